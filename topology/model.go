@@ -1,0 +1,248 @@
+// Package topology holds the inventory model: which hosts make up a cluster,
+// their roles, and how to reach and control them. It parses YAML cluster files
+// and legacy ips.txt files and validates them before anything connects.
+package topology
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"time"
+)
+
+// Role is what a host does in a benchmark cluster.
+type Role string
+
+const (
+	RoleMaster  Role = "master"
+	RoleSlave   Role = "slave"
+	RoleLoadBox Role = "loadbox"
+)
+
+// Inventory is a parsed, defaulted and validated description of a cluster.
+type Inventory struct {
+	// Source is the file the inventory came from; Format is "yaml" or "ips".
+	Source string `json:"source"`
+	Format string `json:"format"`
+	Name   string `json:"name,omitempty"`
+	// Hosts in role order: master, slaves (file order), load box.
+	Hosts []*Host `json:"hosts"`
+	// Existing is set by the two-line ips.txt form: one existing server to
+	// benchmark, with this machine as the load box; no cluster setup allowed.
+	Existing bool `json:"existing,omitempty"`
+	// KnownHostsFile is where host keys are verified (and appended to when
+	// new keys are accepted). Relative paths are resolved against Source's dir.
+	KnownHostsFile string `json:"known_hosts_file"`
+	// Settings holds per-inventory engine and replication settings used by
+	// later stages (profiles, semi-sync); free-form for forward compatibility
+	// is NOT allowed, so each later issue adds typed fields here.
+}
+
+// Host is one machine of the cluster.
+type Host struct {
+	Name    string      `json:"name"`
+	Role    Role        `json:"role"`
+	Address string      `json:"address"` // IP or DNS name used for SSH
+	SSH     SSHConfig   `json:"ssh"`
+	MySQL   MySQLConfig `json:"mysql"`
+	// Pos is where the host is declared, for error messages.
+	Pos Pos `json:"-"`
+}
+
+// String names the host the way every error and log line does: "name address".
+func (h *Host) String() string { return h.Name + " " + h.Address }
+
+// IsDB reports whether the host runs a database server.
+func (h *Host) IsDB() bool { return h.Role == RoleMaster || h.Role == RoleSlave }
+
+// SSHConfig says how to reach a host over SSH. Zero values mean "not set":
+// ~/.ssh/config and built-in defaults fill them at connect time.
+type SSHConfig struct {
+	User          string   `json:"user,omitempty"`
+	Port          int      `json:"port,omitempty"`
+	IdentityFiles []string `json:"identity_files,omitempty"`
+	// Passphrase for encrypted identity files, never inline.
+	Passphrase Secret `json:"passphrase,omitempty"`
+	// Password for password authentication, never inline.
+	Password Secret `json:"password,omitempty"`
+	// JumpHost is "[user@]host[:port]" of a bastion to go through.
+	JumpHost string `json:"jump_host,omitempty"`
+	// Sudo runs privileged commands through sudo (for a non-root user).
+	Sudo bool `json:"sudo,omitempty"`
+	// SudoPassword is fed to `sudo -S` on stdin; empty means NOPASSWD is
+	// required, or the SSH password is used when set.
+	SudoPassword   Secret        `json:"sudo_password,omitempty"`
+	ConnectTimeout time.Duration `json:"connect_timeout,omitempty"`
+}
+
+// MySQLConfig says how to reach and control the database server on a host.
+type MySQLConfig struct {
+	Port     int    `json:"port,omitempty"`
+	User     string `json:"user,omitempty"`
+	Password Secret `json:"password,omitempty"`
+	Socket   string `json:"socket,omitempty"`
+	Datadir  string `json:"datadir,omitempty"`
+	// ConfigDir is the include directory orch writes its config file into.
+	ConfigDir string `json:"config_dir,omitempty"`
+	ErrorLog  string `json:"error_log,omitempty"`
+	// Flavor is an optional hint ("mariadb", "mysql", "percona") used when
+	// orch does not connect (dry runs); a connected server is detected.
+	Flavor  string         `json:"flavor,omitempty"`
+	Service ServiceControl `json:"service"`
+}
+
+// ServiceControl starts and stops the server: a systemd unit, or explicit
+// shell commands (for hosts without systemd, such as the lab).
+type ServiceControl struct {
+	Unit   string `json:"unit,omitempty"`
+	Start  string `json:"start,omitempty"`
+	Stop   string `json:"stop,omitempty"`
+	Status string `json:"status,omitempty"`
+}
+
+// Secret is a reference to a secret value: an environment variable or a
+// file. Inline values exist only for the legacy ips.txt credentials line.
+// A Secret never prints its value.
+type Secret struct {
+	Env  string `json:"env,omitempty"`
+	File string `json:"file,omitempty"`
+	// value is an inline secret (ips.txt); unexported so it never marshals.
+	value string
+}
+
+// InlineSecret wraps a literal secret (from ips.txt).
+func InlineSecret(v string) Secret { return Secret{value: v} }
+
+// IsSet reports whether the secret refers to anything.
+func (s Secret) IsSet() bool { return s.Env != "" || s.File != "" || s.value != "" }
+
+// String never reveals the value.
+func (s Secret) String() string {
+	switch {
+	case s.Env != "":
+		return "env:" + s.Env + " (***)"
+	case s.File != "":
+		return "file:" + s.File + " (***)"
+	case s.value != "":
+		return "***"
+	}
+	return ""
+}
+
+// MarshalJSON shows where a secret comes from, never its value.
+func (s Secret) MarshalJSON() ([]byte, error) {
+	if !s.IsSet() {
+		return []byte(`""`), nil
+	}
+	return []byte(fmt.Sprintf("%q", s.String())), nil
+}
+
+// Resolve reads the secret's value. A file's trailing newline is dropped.
+func (s Secret) Resolve() (string, error) {
+	switch {
+	case s.value != "":
+		return s.value, nil
+	case s.Env != "":
+		v, ok := os.LookupEnv(s.Env)
+		if !ok {
+			return "", fmt.Errorf("secret: environment variable %s is not set", s.Env)
+		}
+		return v, nil
+	case s.File != "":
+		b, err := os.ReadFile(s.File)
+		if err != nil {
+			return "", fmt.Errorf("secret: %w", err)
+		}
+		return strings.TrimRight(string(b), "\r\n"), nil
+	}
+	return "", nil
+}
+
+// Pos is a position in an inventory file.
+type Pos struct {
+	File string
+	Line int
+	Col  int // 0 when unknown (ips.txt)
+}
+
+// Error is a validation or parse error at a position. Its text is exactly one
+// line: "FILE:LINE:COL: message" or "FILE:LINE: message".
+type Error struct {
+	Pos Pos
+	Msg string
+}
+
+func (e *Error) Error() string {
+	msg := strings.ReplaceAll(e.Msg, "\n", " ")
+	switch {
+	case e.Pos.Line > 0 && e.Pos.Col > 0:
+		return fmt.Sprintf("%s:%d:%d: %s", e.Pos.File, e.Pos.Line, e.Pos.Col, msg)
+	case e.Pos.Line > 0:
+		return fmt.Sprintf("%s:%d: %s", e.Pos.File, e.Pos.Line, msg)
+	}
+	return fmt.Sprintf("%s: %s", e.Pos.File, msg)
+}
+
+// Master returns the master host, or nil.
+func (inv *Inventory) Master() *Host {
+	for _, h := range inv.Hosts {
+		if h.Role == RoleMaster {
+			return h
+		}
+	}
+	return nil
+}
+
+// Slaves returns the slave hosts in file order.
+func (inv *Inventory) Slaves() []*Host { return inv.ByRole(RoleSlave) }
+
+// LoadBox returns the load box, or nil when the control machine is the load box.
+func (inv *Inventory) LoadBox() *Host {
+	for _, h := range inv.Hosts {
+		if h.Role == RoleLoadBox {
+			return h
+		}
+	}
+	return nil
+}
+
+// ByRole returns the hosts with the given role, in inventory order.
+func (inv *Inventory) ByRole(r Role) []*Host {
+	var out []*Host
+	for _, h := range inv.Hosts {
+		if h.Role == r {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// DBHosts returns master and slaves.
+func (inv *Inventory) DBHosts() []*Host {
+	var out []*Host
+	for _, h := range inv.Hosts {
+		if h.IsDB() {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// Select returns hosts for a selector: master, slave, loadbox, db, all, or a
+// host name.
+func (inv *Inventory) Select(sel string) ([]*Host, error) {
+	switch sel {
+	case "", "all":
+		return inv.Hosts, nil
+	case "db":
+		return inv.DBHosts(), nil
+	case string(RoleMaster), string(RoleSlave), string(RoleLoadBox):
+		return inv.ByRole(Role(sel)), nil
+	}
+	for _, h := range inv.Hosts {
+		if h.Name == sel {
+			return []*Host{h}, nil
+		}
+	}
+	return nil, fmt.Errorf("no host or role %q in %s (roles: master, slave, loadbox, db, all)", sel, inv.Source)
+}
