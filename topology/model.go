@@ -33,6 +33,9 @@ type Inventory struct {
 	// KnownHostsFile is where host keys are verified (and appended to when
 	// new keys are accepted). Relative paths are resolved against Source's dir.
 	KnownHostsFile string `json:"known_hosts_file"`
+	// hostsPos is where the host list is declared, for errors about hosts
+	// that are missing (ValidateCluster) rather than wrong.
+	hostsPos Pos
 	// Settings holds per-inventory engine and replication settings used by
 	// later stages (profiles, semi-sync); free-form for forward compatibility
 	// is NOT allowed, so each later issue adds typed fields here.
@@ -62,16 +65,16 @@ type SSHConfig struct {
 	Port          int      `json:"port,omitempty"`
 	IdentityFiles []string `json:"identity_files,omitempty"`
 	// Passphrase for encrypted identity files, never inline.
-	Passphrase Secret `json:"passphrase,omitempty"`
+	Passphrase Secret `json:"passphrase,omitzero"`
 	// Password for password authentication, never inline.
-	Password Secret `json:"password,omitempty"`
+	Password Secret `json:"password,omitzero"`
 	// JumpHost is "[user@]host[:port]" of a bastion to go through.
 	JumpHost string `json:"jump_host,omitempty"`
 	// Sudo runs privileged commands through sudo (for a non-root user).
 	Sudo bool `json:"sudo,omitempty"`
 	// SudoPassword is fed to `sudo -S` on stdin; empty means NOPASSWD is
 	// required, or the SSH password is used when set.
-	SudoPassword   Secret        `json:"sudo_password,omitempty"`
+	SudoPassword   Secret        `json:"sudo_password,omitzero"`
 	ConnectTimeout time.Duration `json:"connect_timeout,omitempty"`
 }
 
@@ -79,7 +82,7 @@ type SSHConfig struct {
 type MySQLConfig struct {
 	Port     int    `json:"port,omitempty"`
 	User     string `json:"user,omitempty"`
-	Password Secret `json:"password,omitempty"`
+	Password Secret `json:"password,omitzero"`
 	Socket   string `json:"socket,omitempty"`
 	Datadir  string `json:"datadir,omitempty"`
 	// ConfigDir is the include directory orch writes its config file into.

@@ -1,0 +1,134 @@
+package topology
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The fuzz targets call parse, Load minus the file read, so each input costs
+// no disk I/O. Property: no panic; an error is one line starting with the
+// file name; a loaded inventory is consistent.
+
+var fuzzOpts = LoadOptions{HomeDir: "/home/fuzz", SSH: SSHConfig{IdentityFiles: []string{"/k"}}}
+
+func FuzzLoadYAML(f *testing.F) {
+	addSeeds(f, ".yaml")
+	f.Add([]byte("hosts:\n  - {name: m, role: master, address: 10.0.0.1, ssh: {port: 22}}\n"))
+	f.Add([]byte("defaults: &d\n  ssh: {user: a}\nhosts:\n  - {name: m, role: master, address: '::1', mysql: {service: {start: a, stop: b}}}\n"))
+	f.Add([]byte("hosts: [{name: a, role: master, address: x}, {name: b, role: loadbox, address: X.}]\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkParse(t, "fuzz.yaml", data)
+	})
+}
+
+func FuzzLoadIPs(f *testing.F) {
+	addSeeds(f, ".txt")
+	f.Add([]byte("10.0.0.1\n10.0.0.2\n10.0.0.3\n10.0.0.4\nroot secret\n"))
+	f.Add([]byte("[::1]:2222 # m\n::2\nh.example:22\nu p#w\n"))
+	f.Add([]byte("10.0.0.1\r\nroot pw\r\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkParse(t, "ips.txt", data)
+	})
+}
+
+// addSeeds adds the example inventories and the bad corpus with the given
+// extension as seeds.
+func addSeeds(f *testing.F, ext string) {
+	paths, _ := filepath.Glob(filepath.Join("testdata", "bad", "*"+ext))
+	paths = append(paths, filepath.Join("..", "inventories", "cluster.example.yaml"), filepath.Join("..", "inventories", "ips.example.txt"))
+	for _, p := range paths {
+		if !strings.HasSuffix(p, ext) {
+			continue
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+}
+
+func checkParse(t *testing.T, name string, data []byte) {
+	opts, err := fuzzOpts.normalize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	inv, err := parse(name, data, opts)
+	if err != nil {
+		checkErrorLine(t, name, err)
+		if pw := ipsPassword(data); pw != "" && !isYAMLName(name) && strings.Contains(err.Error(), pw) {
+			t.Fatalf("error reveals the password %q: %s", pw, err)
+		}
+		return
+	}
+	if len(inv.Hosts) == 0 || inv.Hosts[0].Role != RoleMaster {
+		t.Fatalf("loaded inventory does not start with the master: %v", hostNamesOf(inv))
+	}
+	rank := map[Role]int{RoleMaster: 0, RoleSlave: 1, RoleLoadBox: 2}
+	names := map[string]bool{}
+	for i, h := range inv.Hosts {
+		if r, ok := rank[h.Role]; !ok || i > 0 && r < rank[inv.Hosts[i-1].Role] {
+			t.Fatalf("hosts out of role order: %v", hostNamesOf(inv))
+		}
+		if names[h.Name] || checkHostName(h.Name, h.Role) != "" || checkHost(h.Address) != "" {
+			t.Fatalf("invalid host accepted: %q %q", h.Name, h.Address)
+		}
+		names[h.Name] = true
+		if h.SSH.Port < 0 || h.SSH.Port > 65535 || h.MySQL.Port < 1 || h.MySQL.Port > 65535 || h.SSH.ConnectTimeout <= 0 {
+			t.Fatalf("bad ports or timeout accepted: %+v %+v", h.SSH, h.MySQL)
+		}
+	}
+	if len(inv.ByRole(RoleLoadBox)) > 1 || len(inv.ByRole(RoleMaster)) != 1 {
+		t.Fatalf("role counts wrong: %v", hostNamesOf(inv))
+	}
+	if err := inv.ValidateCluster(); err != nil {
+		checkErrorLine(t, name, err)
+	}
+	b, err := json.Marshal(inv)
+	if err != nil {
+		t.Fatalf("json: %v", err)
+	}
+	if pw := ipsPassword(data); pw != "" && bytes.Contains(b, []byte(pw)) {
+		t.Fatalf("JSON reveals the password: %s", b)
+	}
+}
+
+func checkErrorLine(t *testing.T, name string, err error) {
+	t.Helper()
+	msg := err.Error()
+	if strings.ContainsAny(msg, "\n\r") {
+		t.Fatalf("error is not one line: %q", msg)
+	}
+	if !strings.HasPrefix(msg, name+":") {
+		t.Fatalf("error does not start with %q: %q", name+":", msg)
+	}
+	if _, ok := err.(*Error); !ok {
+		t.Fatalf("error is %T, want *Error: %s", err, msg)
+	}
+}
+
+// ipsPassword returns the password of an ips.txt credentials line, when it
+// is distinctive enough to look for: long, and nowhere else in the file (an
+// error may legitimately quote another line that happens to contain it).
+func ipsPassword(data []byte) string {
+	if !looksLikeIPs(data) {
+		return ""
+	}
+	lines := ipsLines(data)
+	if len(lines) == 0 {
+		return ""
+	}
+	last := lines[len(lines)-1]
+	if len(last.fields) != 2 || len(last.fields[1]) < 6 {
+		return ""
+	}
+	pw := last.fields[1]
+	if bytes.Count(data, []byte(pw)) != 1 {
+		return ""
+	}
+	return pw
+}

@@ -1,0 +1,158 @@
+package topology
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// hostDecl is a parsed host with the positions of its fields, so checks
+// across hosts can point at the offending value. For ips.txt every position
+// is the host's line.
+type hostDecl struct {
+	host                      *Host
+	namePos, rolePos, addrPos Pos
+}
+
+var hostNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
+
+// checkHostName validates a host name; names double as selectors on the
+// command line, so they must not shadow a selector keyword.
+func checkHostName(name string, role Role) string {
+	switch {
+	case name == "":
+		return "empty host name"
+	case !hostNameRE.MatchString(name):
+		return fmt.Sprintf("invalid host name %q (letters, digits, '_', '.' and '-', starting with a letter or digit)", clip(name))
+	case name == "all" || name == "db":
+		return fmt.Sprintf("host name %q is reserved as a host selector", name)
+	case (name == string(RoleMaster) || name == string(RoleSlave) || name == string(RoleLoadBox)) && Role(name) != role:
+		return fmt.Sprintf("host name %q is the name of another role; it would select the %s hosts, not this %s", name, name, role)
+	}
+	return ""
+}
+
+// checkHosts runs the checks that involve more than one host, host by host
+// in file order, so the first problem in the file is the one reported.
+// Lookups are by map: a 1 MiB file can declare tens of thousands of hosts.
+func checkHosts(decls []hostDecl, hostsPos Pos) error {
+	type sshd struct {
+		addr string
+		port int
+	}
+	var (
+		master, loadbox *hostDecl
+		names           = make(map[string]*hostDecl, len(decls))
+		dbAt            = make(map[string]*hostDecl) // first database host per address
+		lbAt            = make(map[string]*hostDecl) // first load box per address
+		sshds           = make(map[sshd]*hostDecl, len(decls))
+	)
+	for i := range decls {
+		d := &decls[i]
+		h := d.host
+		if prev := names[h.Name]; prev != nil {
+			return newError(d.namePos, fmt.Sprintf("duplicate host name %q (first used at line %d)", h.Name, prev.namePos.Line))
+		}
+		names[h.Name] = d
+		switch h.Role {
+		case RoleMaster:
+			if master != nil {
+				return newError(d.rolePos, fmt.Sprintf("only one master is allowed; %q is already the master (line %d)", master.host.Name, master.rolePos.Line))
+			}
+			master = d
+		case RoleLoadBox:
+			if loadbox != nil {
+				return newError(d.rolePos, fmt.Sprintf("only one load box is allowed; %q is already the load box (line %d)", loadbox.host.Name, loadbox.rolePos.Line))
+			}
+			loadbox = d
+		}
+		addr := addrKey(h.Address)
+		mine, other := dbAt, lbAt
+		if !h.IsDB() {
+			mine, other = lbAt, dbAt
+		}
+		if prev := other[addr]; prev != nil {
+			lb, db := h, prev.host
+			if h.IsDB() {
+				lb, db = prev.host, h
+			}
+			return newError(d.addrPos, fmt.Sprintf("load box %q and database host %q have the same address %s (line %d); the load generator must run on a separate machine",
+				lb.Name, db.Name, h.Address, prev.addrPos.Line))
+		}
+		if mine[addr] == nil {
+			mine[addr] = d
+		}
+		key := sshd{addr, sshPortKey(h.SSH.Port)}
+		if prev := sshds[key]; prev != nil {
+			return newError(d.addrPos, fmt.Sprintf("%q has the same address and SSH port as %q (%s port %d, line %d)",
+				h.Name, prev.host.Name, h.Address, key.port, prev.addrPos.Line))
+		}
+		sshds[key] = d
+	}
+	if master == nil {
+		return newError(hostsPos, "no master: one host must have role master")
+	}
+	return nil
+}
+
+// roleOrder lists the hosts master first, then the slaves in file order,
+// then the load box.
+func roleOrder(decls []hostDecl) []*Host {
+	out := make([]*Host, 0, len(decls))
+	for _, r := range []Role{RoleMaster, RoleSlave, RoleLoadBox} {
+		for _, d := range decls {
+			if d.host.Role == r {
+				out = append(out, d.host)
+			}
+		}
+	}
+	return out
+}
+
+// ValidateCluster checks that the inventory describes a cluster orch may
+// set up: exactly one master and two slaves, not an existing server. Load
+// has already checked everything else; this is for cluster commands only.
+func (inv *Inventory) ValidateCluster() error {
+	at := inv.hostsPos
+	if at.File == "" {
+		at = Pos{File: inv.Source}
+	}
+	if at.File == "" {
+		at.File = "inventory"
+	}
+	masters, slaves := inv.ByRole(RoleMaster), inv.Slaves()
+	if inv.Existing {
+		pos := at
+		if len(masters) > 0 && masters[0].Pos.File != "" {
+			pos = masters[0].Pos
+		}
+		return newError(pos, "cluster setup is not allowed on an existing server: this inventory names one server to benchmark; list master, slave and slave addresses to set up a cluster")
+	}
+	switch {
+	case len(masters) != 1:
+		return newError(posOr(masters, 1, at), fmt.Sprintf("a cluster needs exactly one master; found %d%s", len(masters), hostNames(masters)))
+	case len(slaves) != 2:
+		return newError(posOr(slaves, 2, at), fmt.Sprintf("a cluster needs exactly 2 slaves; found %d%s", len(slaves), hostNames(slaves)))
+	}
+	return nil
+}
+
+// posOr points at hosts[i], the first one too many, or at fallback when
+// there are too few.
+func posOr(hosts []*Host, i int, fallback Pos) Pos {
+	if i < len(hosts) && hosts[i].Pos.File != "" {
+		return hosts[i].Pos
+	}
+	return fallback
+}
+
+func hostNames(hosts []*Host) string {
+	if len(hosts) == 0 {
+		return ""
+	}
+	names := make([]string, len(hosts))
+	for i, h := range hosts {
+		names[i] = h.Name
+	}
+	return " (" + strings.Join(names, ", ") + ")"
+}
