@@ -1,0 +1,132 @@
+package flavor
+
+import (
+	"sort"
+	"strings"
+)
+
+// SemiSyncNames are the semi-sync plugin, system variable and status
+// variable names of one server. Fields are "" where the server has no such
+// thing (plugins on MariaDB, the wait count on MariaDB).
+type SemiSyncNames struct {
+	MasterPlugin, MasterLibrary string
+	SlavePlugin, SlaveLibrary   string
+
+	MasterEnabled, MasterTimeout, MasterWaitPoint, MasterWaitCount string
+	SlaveEnabled                                                   string
+
+	// Status variables (SHOW GLOBAL STATUS).
+	MasterStatus, MasterClients, MasterYesTx, MasterNoTx string
+	SlaveStatus                                          string
+}
+
+// SemiSync returns s's semi-sync names.
+func (s Server) SemiSync() SemiSyncNames {
+	m, sl := s.value(SemiSyncMasterPrefix), s.value(SemiSyncSlavePrefix)
+	return SemiSyncNames{
+		MasterPlugin:    s.value(SemiSyncMasterPlugin),
+		MasterLibrary:   s.value(SemiSyncMasterLibrary),
+		SlavePlugin:     s.value(SemiSyncSlavePlugin),
+		SlaveLibrary:    s.value(SemiSyncSlaveLibrary),
+		MasterEnabled:   m + "_enabled",
+		MasterTimeout:   m + "_timeout",
+		MasterWaitPoint: m + "_wait_point",
+		MasterWaitCount: s.value(SemiSyncWaitCountVar),
+		SlaveEnabled:    sl + "_enabled",
+		MasterStatus:    statusVar(m, "status"),
+		MasterClients:   statusVar(m, "clients"),
+		MasterYesTx:     statusVar(m, "yes_tx"),
+		MasterNoTx:      statusVar(m, "no_tx"),
+		SlaveStatus:     statusVar(sl, "status"),
+	}
+}
+
+// statusVar turns a system variable prefix (rpl_semi_sync_master) into a
+// status variable name (Rpl_semi_sync_master_status).
+func statusVar(prefix, suffix string) string {
+	if prefix == "" {
+		return ""
+	}
+	return strings.ToUpper(prefix[:1]) + prefix[1:] + "_" + suffix
+}
+
+// Engine is a storage engine a server can have, and how it is enabled.
+type Engine struct {
+	Name   string // as in ENGINE= and sysbench --mysql-storage-engine: innodb, tokudb, rocksdb
+	Enable string
+}
+
+var engineFeatures = []Feature{EngineInnoDB, EngineTokuDB, EngineRocksDB}
+
+// Engines lists the engines s can have, InnoDB first.
+func (s Server) Engines() []Engine {
+	var out []Engine
+	for _, f := range engineFeatures {
+		if how, ok := s.Lookup(f); ok {
+			out = append(out, Engine{Name: strings.TrimPrefix(string(f), "engine:"), Enable: how})
+		}
+	}
+	return out
+}
+
+// Engine returns the named engine (any case) if s can have it.
+func (s Server) Engine(name string) (Engine, bool) {
+	for _, e := range s.Engines() {
+		if strings.EqualFold(e.Name, name) {
+			return e, true
+		}
+	}
+	return Engine{}, false
+}
+
+// normVar spells a variable the way SHOW VARIABLES does: lower case, '_'
+// for the '-' that option files also allow.
+func normVar(name string) string {
+	return strings.ReplaceAll(strings.ToLower(strings.TrimSpace(name)), "-", "_")
+}
+
+// IgnoredVariable reports whether s accepts variable name but ignores it,
+// with the reason (for example binlog_order_commits on MariaDB).
+func (s Server) IgnoredVariable(name string) (reason string, ignored bool) {
+	return s.Lookup(IgnoredVar(normVar(name)))
+}
+
+// IgnoredVariables lists, sorted, the variables s accepts but ignores.
+func (s Server) IgnoredVariables() []string {
+	var out []string
+	for _, r := range rules {
+		if name, ok := strings.CutPrefix(string(r.feature), ignoredVarPrefix); ok && r.matches(s) {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// GTIDSettings are the settings GTID replication needs on every node. They
+// belong in the config file: MySQL cannot switch gtid_mode straight from
+// OFF to ON at run time, and MariaDB's SET GLOBAL does not persist.
+func (s Server) GTIDSettings() []Setting { return parseSettings(s.value(GTIDSettings)) }
+
+// UsesMariaDBGTID reports whether s uses MariaDB's GTID (domain-server-seq,
+// MASTER_USE_GTID) rather than MySQL's (uuid:n, AUTO_POSITION).
+func (s Server) UsesMariaDBGTID() bool { return s.value(GTIDStyle) == "slave-pos" }
+
+// ReplicaStatusColumn spells a replica status column, given in its classic
+// form (Slave_IO_Running, Exec_Master_Log_Pos), the way s names it
+// (Replica_IO_Running, Exec_Source_Log_Pos on MySQL 8.0.22+).
+func (s Server) ReplicaStatusColumn(classic string) string {
+	if s.value(StatusColumns) != "Replica/Source" {
+		return classic
+	}
+	parts := strings.Split(classic, "_")
+	for i, p := range parts {
+		switch p {
+		case "Slave":
+			parts[i] = "Replica"
+		case "Master":
+			parts[i] = "Source"
+		}
+	}
+	return strings.Join(parts, "_")
+}

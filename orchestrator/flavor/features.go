@@ -1,0 +1,233 @@
+package flavor
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Feature names one way in which servers differ. Its value for a server is
+// looked up in rules; "" (no matching rule) means the server lacks it.
+type Feature string
+
+const (
+	// Supported is "yes" for the flavours and versions orch supports.
+	Supported Feature = "supported"
+
+	// Statement words.
+	ChangeSourceStmt   Feature = "change-source-stmt"   // CHANGE MASTER TO | CHANGE REPLICATION SOURCE TO
+	SourceOptionPrefix Feature = "source-option-prefix" // MASTER_ | SOURCE_ (MASTER_HOST, SOURCE_AUTO_POSITION...)
+	ReplicaKeyword     Feature = "replica-keyword"      // SLAVE | REPLICA in START/STOP/RESET/SHOW ... and IO_THREAD
+	ResetBinlogsStmt   Feature = "reset-binlogs-stmt"   // RESET MASTER | RESET BINARY LOGS AND GTIDS
+	BinlogStatusStmt   Feature = "binlog-status-stmt"   // SHOW MASTER STATUS | SHOW BINARY LOG STATUS
+	// StatusColumns is "Slave/Master" or "Replica/Source": the words in
+	// the replica status column names (Slave_IO_Running, Source_Host...).
+	StatusColumns Feature = "status-columns"
+	// ReplGrants is the privilege list given to the replication account.
+	ReplGrants Feature = "repl-grants"
+
+	// GTID replication.
+	GTIDStyle Feature = "gtid-style" // auto-position (MySQL) | slave-pos (MariaDB)
+	// GTIDSettings are the space-separated name=value server settings GTID
+	// replication needs on every node (persisted in the config file).
+	GTIDSettings      Feature = "gtid-settings"
+	GTIDSourcePosVar  Feature = "gtid-source-pos-var"  // what the master has written: gtid_executed | gtid_binlog_pos
+	GTIDReplicaPosVar Feature = "gtid-replica-pos-var" // what a slave has applied: gtid_executed | gtid_slave_pos
+	GTIDWaitFunc      Feature = "gtid-wait-func"       // WAIT_FOR_EXECUTED_GTID_SET | MASTER_GTID_WAIT
+	PosWaitFunc       Feature = "pos-wait-func"        // MASTER_POS_WAIT | SOURCE_POS_WAIT
+	// PublicKeyOption lets a replica fetch the source's RSA key so that
+	// caching_sha2_password works without TLS (MySQL 8 error 2061).
+	PublicKeyOption Feature = "public-key-option" // GET_MASTER_PUBLIC_KEY | GET_SOURCE_PUBLIC_KEY
+
+	// Semi-synchronous replication. Plugin and library are "" where
+	// semi-sync is built in (MariaDB 10.3.3+).
+	SemiSyncMasterPlugin  Feature = "semisync-master-plugin"
+	SemiSyncMasterLibrary Feature = "semisync-master-library"
+	SemiSyncSlavePlugin   Feature = "semisync-slave-plugin"
+	SemiSyncSlaveLibrary  Feature = "semisync-slave-library"
+	// Variable prefixes: <prefix>_enabled etc., and the status variables
+	// Rpl_semi_sync_<...>_status etc. On MySQL 8.0.26+ the old names are
+	// not aliases: only the loaded plugin's names exist.
+	SemiSyncMasterPrefix Feature = "semisync-master-prefix"
+	SemiSyncSlavePrefix  Feature = "semisync-slave-prefix"
+	// SemiSyncWaitCountVar is the number of acks the master waits for;
+	// MariaDB has none (it always waits for one).
+	SemiSyncWaitCountVar Feature = "semisync-wait-count-var"
+
+	// Storage engines: the value says how the engine is enabled.
+	EngineInnoDB  Feature = "engine:innodb"
+	EngineTokuDB  Feature = "engine:tokudb"
+	EngineRocksDB Feature = "engine:rocksdb"
+)
+
+// ignoredVarPrefix + a variable name is the feature for a server variable
+// that the server accepts but ignores; its value is the explanation.
+const ignoredVarPrefix = "ignored-var:"
+
+// IgnoredVar is the Feature for variable name being accepted but ignored.
+func IgnoredVar(name string) Feature { return Feature(ignoredVarPrefix + name) }
+
+// flavorSet is a set of flavours a rule applies to.
+type flavorSet uint8
+
+const (
+	onMySQL flavorSet = 1 << iota
+	onPercona
+	onMariaDB
+
+	// Percona Server uses MySQL's syntax for the same version.
+	mysqlFamily = onMySQL | onPercona
+)
+
+func (fs flavorSet) has(f Flavor) bool {
+	switch f {
+	case MySQL:
+		return fs&onMySQL != 0
+	case Percona:
+		return fs&onPercona != 0
+	case MariaDB:
+		return fs&onMariaDB != 0
+	}
+	return false
+}
+
+// rule gives a feature's value on some flavours for versions in [min, max).
+// A zero max means no upper bound.
+type rule struct {
+	feature Feature
+	on      flavorSet
+	min     Version
+	max     Version
+	value   string
+}
+
+func (r rule) matches(s Server) bool {
+	return r.on.has(s.Flavor) && s.Version.AtLeast(r.min) &&
+		(r.max.IsZero() || s.Version.Compare(r.max) < 0)
+}
+
+var none = Version{}
+
+// rules is the one place where flavours and versions differ. Sources are
+// the reference notes (shared/reference/mysql-sysbench.md, sections 1-4).
+// For any server, at most one rule per feature may match (tested).
+var rules = []rule{
+	{Supported, mysqlFamily, V(5, 7, 0), none, "yes"},
+	// Semi-sync became built in (and got its wait point) in 10.3.3; earlier
+	// 10.3 releases were pre-GA.
+	{Supported, onMariaDB, V(10, 3, 3), none, "yes"},
+
+	// START/STOP/RESET REPLICA and SHOW REPLICA STATUS came in 8.0.22,
+	// CHANGE REPLICATION SOURCE TO and SOURCE_* options in 8.0.23; 8.4.0
+	// removed the old spellings. MariaDB 10.5+ accepts REPLICA for some
+	// statements but SLAVE works on every version orch supports.
+	{ReplicaKeyword, mysqlFamily, V(5, 7, 0), V(8, 0, 22), "SLAVE"},
+	{ReplicaKeyword, mysqlFamily, V(8, 0, 22), none, "REPLICA"},
+	{ReplicaKeyword, onMariaDB, none, none, "SLAVE"},
+	{StatusColumns, mysqlFamily, V(5, 7, 0), V(8, 0, 22), "Slave/Master"},
+	{StatusColumns, mysqlFamily, V(8, 0, 22), none, "Replica/Source"},
+	{StatusColumns, onMariaDB, none, none, "Slave/Master"},
+	{ChangeSourceStmt, mysqlFamily, V(5, 7, 0), V(8, 0, 23), "CHANGE MASTER TO"},
+	{ChangeSourceStmt, mysqlFamily, V(8, 0, 23), none, "CHANGE REPLICATION SOURCE TO"},
+	{ChangeSourceStmt, onMariaDB, none, none, "CHANGE MASTER TO"},
+	{SourceOptionPrefix, mysqlFamily, V(5, 7, 0), V(8, 0, 23), "MASTER_"},
+	{SourceOptionPrefix, mysqlFamily, V(8, 0, 23), none, "SOURCE_"},
+	{SourceOptionPrefix, onMariaDB, none, none, "MASTER_"},
+	// MariaDB 10.11 rejects the new spellings (ERROR 1064).
+	{ResetBinlogsStmt, mysqlFamily, V(5, 7, 0), V(8, 4, 0), "RESET MASTER"},
+	{ResetBinlogsStmt, mysqlFamily, V(8, 4, 0), none, "RESET BINARY LOGS AND GTIDS"},
+	{ResetBinlogsStmt, onMariaDB, none, none, "RESET MASTER"},
+	{BinlogStatusStmt, mysqlFamily, V(5, 7, 0), V(8, 4, 0), "SHOW MASTER STATUS"},
+	{BinlogStatusStmt, mysqlFamily, V(8, 4, 0), none, "SHOW BINARY LOG STATUS"},
+	{BinlogStatusStmt, onMariaDB, none, none, "SHOW MASTER STATUS"},
+	// REPLICATION SLAVE is all replication needs; REPLICATION CLIENT lets
+	// the same account read master/replica status (MariaDB 10.5+ keeps it
+	// as an alias of BINLOG MONITOR).
+	{ReplGrants, mysqlFamily | onMariaDB, none, none, "REPLICATION SLAVE, REPLICATION CLIENT"},
+
+	// GTIDs: MySQL and MariaDB GTIDs are incompatible and set up differently.
+	{GTIDStyle, mysqlFamily, none, none, "auto-position"},
+	{GTIDStyle, onMariaDB, none, none, "slave-pos"},
+	{GTIDSettings, mysqlFamily, none, none, "gtid_mode=ON enforce_gtid_consistency=ON"},
+	{GTIDSettings, onMariaDB, none, none, "gtid_strict_mode=ON"},
+	{GTIDSourcePosVar, mysqlFamily, none, none, "gtid_executed"},
+	{GTIDSourcePosVar, onMariaDB, none, none, "gtid_binlog_pos"},
+	{GTIDReplicaPosVar, mysqlFamily, none, none, "gtid_executed"},
+	{GTIDReplicaPosVar, onMariaDB, none, none, "gtid_slave_pos"},
+	{GTIDWaitFunc, mysqlFamily, none, none, "WAIT_FOR_EXECUTED_GTID_SET"},
+	{GTIDWaitFunc, onMariaDB, none, none, "MASTER_GTID_WAIT"},
+	{PosWaitFunc, mysqlFamily, V(5, 7, 0), V(8, 0, 26), "MASTER_POS_WAIT"},
+	{PosWaitFunc, mysqlFamily, V(8, 0, 26), none, "SOURCE_POS_WAIT"},
+	{PosWaitFunc, onMariaDB, none, none, "MASTER_POS_WAIT"},
+	// caching_sha2_password is MySQL 8's default; 5.7 and MariaDB default
+	// to mysql_native_password and need nothing.
+	{PublicKeyOption, mysqlFamily, V(8, 0, 0), V(8, 0, 23), "GET_MASTER_PUBLIC_KEY"},
+	{PublicKeyOption, mysqlFamily, V(8, 0, 23), none, "GET_SOURCE_PUBLIC_KEY"},
+
+	// Semi-sync: plugins on MySQL/Percona, renamed in 8.0.26; built in on
+	// MariaDB, which keeps the master/slave names.
+	{SemiSyncMasterPlugin, mysqlFamily, V(5, 7, 0), V(8, 0, 26), "rpl_semi_sync_master"},
+	{SemiSyncMasterPlugin, mysqlFamily, V(8, 0, 26), none, "rpl_semi_sync_source"},
+	{SemiSyncMasterLibrary, mysqlFamily, V(5, 7, 0), V(8, 0, 26), "semisync_master.so"},
+	{SemiSyncMasterLibrary, mysqlFamily, V(8, 0, 26), none, "semisync_source.so"},
+	{SemiSyncSlavePlugin, mysqlFamily, V(5, 7, 0), V(8, 0, 26), "rpl_semi_sync_slave"},
+	{SemiSyncSlavePlugin, mysqlFamily, V(8, 0, 26), none, "rpl_semi_sync_replica"},
+	{SemiSyncSlaveLibrary, mysqlFamily, V(5, 7, 0), V(8, 0, 26), "semisync_slave.so"},
+	{SemiSyncSlaveLibrary, mysqlFamily, V(8, 0, 26), none, "semisync_replica.so"},
+	{SemiSyncMasterPrefix, mysqlFamily, V(5, 7, 0), V(8, 0, 26), "rpl_semi_sync_master"},
+	{SemiSyncMasterPrefix, mysqlFamily, V(8, 0, 26), none, "rpl_semi_sync_source"},
+	{SemiSyncMasterPrefix, onMariaDB, none, none, "rpl_semi_sync_master"},
+	{SemiSyncSlavePrefix, mysqlFamily, V(5, 7, 0), V(8, 0, 26), "rpl_semi_sync_slave"},
+	{SemiSyncSlavePrefix, mysqlFamily, V(8, 0, 26), none, "rpl_semi_sync_replica"},
+	{SemiSyncSlavePrefix, onMariaDB, none, none, "rpl_semi_sync_slave"},
+	{SemiSyncWaitCountVar, mysqlFamily, V(5, 7, 0), V(8, 0, 26), "rpl_semi_sync_master_wait_for_slave_count"},
+	{SemiSyncWaitCountVar, mysqlFamily, V(8, 0, 26), none, "rpl_semi_sync_source_wait_for_replica_count"},
+
+	// Engines. TokuDB: Percona 5.7 only (deprecated in 8.0, removed from
+	// 8.0.28 packages; MariaDB dropped it in 10.5/10.6). MyRocks: MariaDB's
+	// mariadb-plugin-rocksdb package ships rocksdb.cnf loading the plugin;
+	// Percona 8 ships ps-admin (its MyRocks switch is UNCONFIRMED in the notes).
+	{EngineInnoDB, mysqlFamily | onMariaDB, none, none, "built in"},
+	{EngineTokuDB, onPercona, V(5, 7, 0), V(5, 8, 0), "ps-admin --enable-tokudb (or INSTALL PLUGIN tokudb SONAME 'ha_tokudb.so'); needs transparent huge pages off and jemalloc"},
+	{EngineRocksDB, onMariaDB, none, none, "plugin-load-add=ha_rocksdb.so (package mariadb-plugin-rocksdb)"},
+	{EngineRocksDB, onPercona, V(8, 0, 0), none, "ps-admin --enable-rocksdb"},
+
+	// Variables a server accepts and ignores: setting them changes nothing,
+	// so a profile relying on them does not do what it says.
+	{IgnoredVar("binlog_order_commits"), onMariaDB, none, none,
+		"accepted but ignored (MariaDB has its own binlog group commit: binlog_commit_wait_count, binlog_commit_wait_usec)"},
+}
+
+// Lookup returns feature f's value on s, and false when s lacks it.
+func (s Server) Lookup(f Feature) (string, bool) {
+	for _, r := range rules {
+		if r.feature == f && r.matches(s) {
+			return r.value, true
+		}
+	}
+	return "", false
+}
+
+// value is Lookup without the flag: "" when absent.
+func (s Server) value(f Feature) string {
+	v, _ := s.Lookup(f)
+	return v
+}
+
+// supportedRange describes the supported versions of f, for errors.
+func supportedRange(f Flavor) string {
+	var out []string
+	for _, r := range rules {
+		if r.feature != Supported || !r.on.has(f) {
+			continue
+		}
+		d := fmt.Sprintf("%s %s or later", f.Name(), r.min)
+		if !r.max.IsZero() {
+			d = fmt.Sprintf("%s %s up to (not including) %s", f.Name(), r.min, r.max)
+		}
+		out = append(out, d)
+	}
+	if len(out) == 0 {
+		return "a supported flavour"
+	}
+	return strings.Join(out, ", or ")
+}

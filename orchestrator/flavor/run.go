@@ -1,0 +1,80 @@
+package flavor
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// Session is one server session: a phase's statements must share it
+// (SET SESSION sql_log_bin applies to the statements after it).
+type Session interface {
+	Exec(ctx context.Context, sql string) error
+	// Exists reports whether query returns at least one row.
+	Exists(ctx context.Context, query string) (bool, error)
+}
+
+// Run executes statements in order on one session, skipping those whose
+// OnlyIf guard returns no row, and stops at the first failure. Errors show
+// the redacted statement; for a statement holding a secret the server's
+// message is scrubbed and the driver error is not wrapped, so no chain
+// from Run can print the password.
+func Run(ctx context.Context, s Session, sts []Statement) error {
+	for _, st := range sts {
+		if st.OnlyIf != "" {
+			ok, err := s.Exists(ctx, st.OnlyIf)
+			if err != nil {
+				return fmt.Errorf("%s: check %s: %w", st.Redacted, st.OnlyIf, err)
+			}
+			if !ok {
+				continue
+			}
+		}
+		if err := s.Exec(ctx, st.SQL); err != nil {
+			if st.Secret {
+				return fmt.Errorf("%s: %s", st.Redacted, scrub(err.Error(), st.secrets))
+			}
+			return fmt.Errorf("%s: %w", st.Redacted, err)
+		}
+	}
+	return nil
+}
+
+// nearFragment is the statement text a server quotes in a syntax error
+// ("... near 'xyz' at line 1"); it may hold part of a secret.
+var nearFragment = regexp.MustCompile(`(?s)near '.*' at line (\d+)`)
+
+// scrub removes quoted statement text and every secret from a message.
+func scrub(msg string, secrets []string) string {
+	msg = nearFragment.ReplaceAllString(msg, "near "+Redaction+" at line $1")
+	for _, s := range secrets {
+		if s == "" {
+			continue
+		}
+		msg = strings.ReplaceAll(msg, QuoteString(s), Redaction)
+		msg = strings.ReplaceAll(msg, s, Redaction)
+	}
+	return msg
+}
+
+// ConnSession adapts a *sql.Conn (one pinned connection) to Session.
+func ConnSession(c *sql.Conn) Session { return connSession{c} }
+
+type connSession struct{ c *sql.Conn }
+
+func (cs connSession) Exec(ctx context.Context, q string) error {
+	_, err := cs.c.ExecContext(ctx, q)
+	return err
+}
+
+func (cs connSession) Exists(ctx context.Context, q string) (bool, error) {
+	rows, err := cs.c.QueryContext(ctx, q)
+	if err != nil {
+		return false, err
+	}
+	defer rows.Close()
+	found := rows.Next()
+	return found, rows.Err()
+}
