@@ -1,0 +1,104 @@
+package bench
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// sniffLen is how much of the input ParseAuto looks at to detect the tool.
+// Every tool identifies itself within its first lines; the rest is slack
+// for warnings printed ahead of them.
+const sniffLen = 64 << 10
+
+// Parse parses output of the given tool. The result is *Sysbench, Mysqlslap
+// or *DBInsert, with the error semantics of ParseSysbench, ParseMysqlslap and
+// ParseDBInsert. "mariadb-slap" is accepted for ToolMysqlslap.
+func Parse(tool Tool, name string, r io.Reader) (Result, error) {
+	switch tool {
+	case ToolSysbench:
+		res, err := ParseSysbench(name, r)
+		if res == nil {
+			return nil, err // no typed nil inside the interface
+		}
+		return res, err
+	case ToolMysqlslap, "mariadb-slap":
+		res, err := ParseMysqlslap(name, r)
+		if res == nil {
+			return nil, err
+		}
+		return res, err
+	case ToolDBInsert:
+		res, err := ParseDBInsert(name, r)
+		if res == nil {
+			return nil, err
+		}
+		return res, err
+	}
+	return nil, fmt.Errorf("bench: unknown tool %q (want %s, %s or %s)", tool, ToolSysbench, ToolMysqlslap, ToolDBInsert)
+}
+
+// ParseAuto detects the tool from the first 64 KiB of r (see Detect) and
+// parses the whole input with that tool's parser, still streaming.
+func ParseAuto(name string, r io.Reader) (Result, error) {
+	br := bufio.NewReaderSize(r, sniffLen)
+	head, err := br.Peek(sniffLen)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, &ParseError{File: displayName(name), Line: 1, Msg: "read", Err: err}
+	}
+	tool := Detect(head)
+	if tool == "" {
+		msg := "unrecognised output: no sysbench, mysqlslap or db-insert lines in the first 64 KiB"
+		if len(head) == 0 {
+			msg = "empty input"
+		}
+		return nil, &ParseError{File: displayName(name), Msg: msg}
+	}
+	return Parse(tool, name, br)
+}
+
+// Detect names the tool whose output starts with head, or returns "" when
+// none is recognised. The first line characteristic of one tool decides:
+// sysbench's banner, interval lines and report headers; mysqlslap's
+// "Benchmark" block, --debug-info lines and "mysqlslap:" messages;
+// db-insert's header, batch and total lines.
+func Detect(head []byte) Tool {
+	for len(head) > 0 {
+		var line []byte
+		line, head, _ = bytes.Cut(head, []byte("\n"))
+		if tool := detectLine(string(bytes.TrimRight(line, "\r"))); tool != "" {
+			return tool
+		}
+	}
+	return ""
+}
+
+func detectLine(s string) Tool {
+	t := strings.TrimSpace(s)
+	switch {
+	case bannerRE.MatchString(s), isSysbenchInterval(s), strings.HasPrefix(t, "FATAL: "),
+		t == "SQL statistics:", t == "OLTP test statistics:", t == "General statistics:",
+		t == "Threads started!":
+		return ToolSysbench
+	case t == "Benchmark", strings.HasPrefix(t, "Running for engine "),
+		strings.HasPrefix(t, labelAvg+":"), userTimeRE.MatchString(t),
+		strings.HasPrefix(t, "mysqlslap: "), strings.HasPrefix(t, "mariadb-slap: "):
+		return ToolMysqlslap
+	case dbInsertHeaderRE.MatchString(t), strings.HasPrefix(t, "Total time ") && strings.Contains(t, " insertions = "):
+		return ToolDBInsert
+	}
+	if f := strings.Fields(t); len(f) > 2 && (f[0] == "serial" || f[0] == "random") && strings.HasSuffix(f[2], "/s") {
+		return ToolDBInsert
+	}
+	return ""
+}
+
+// isSysbenchInterval reports whether s looks like a sysbench interval line
+// of any version, well-formed or not.
+func isSysbenchInterval(s string) bool {
+	m := timestampRE.FindStringSubmatch(s)
+	return m != nil && (strings.HasPrefix(m[3], "thds:") || strings.HasPrefix(m[3], "threads:"))
+}
