@@ -1,0 +1,154 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/orch-bench/orch/lab"
+)
+
+// newLabCmd is `orch lab`: the local four-host lab (root only).
+func newLabCmd() *cobra.Command {
+	cfg := &lab.Config{}
+	cmd := &cobra.Command{
+		Use:   "lab",
+		Short: "Build, check, break and remove the local four-host lab (root)",
+		Long: `lab manages a local test lab: four hosts (master, slave1, slave2, loadbox) on
+this machine, each in its own network, mount, UTS, IPC and PID namespaces on a
+bridge with no route out, each with its own sshd, host keys, /etc/mysql,
+/var/lib/mysql, /var/log and /root. master and the slaves run MariaDB,
+initialised but not configured for replication; the load box has the clients.
+
+` + "`lab up`" + ` writes two inventories: lab.yaml (root with the lab's key) and, next to
+it, lab-password.yaml (user bench with a password and sudo).`,
+		Example: `  orch lab up
+  orch lab status
+  orch lab fault master link-down
+  orch lab down`,
+	}
+	pf := cmd.PersistentFlags()
+	pf.StringVar(&cfg.StateDir, "state-dir", lab.DefaultStateDir, "where the lab keeps its state, keys, passwords and host files")
+	// Shadows the global -i: here it is the inventory the lab writes.
+	pf.StringVarP(&cfg.InventoryPath, "inventory", "i", lab.DefaultInventory,
+		"inventory to write (lab-password.yaml goes next to it); down removes the ones the lab wrote")
+	cmd.AddCommand(newLabUpCmd(cfg), newLabDownCmd(cfg), newLabStatusCmd(cfg), newLabFaultCmd(cfg), newLabHostInitCmd())
+	return cmd
+}
+
+func newLabUpCmd(cfg *lab.Config) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "up",
+		Short: "Build the lab (or, if it is up and healthy, only rewrite the inventories)",
+		Long: `up builds the four hosts, starts sshd everywhere and MariaDB on master, slave1
+and slave2, and writes the inventories. Run twice it is harmless: a healthy lab
+is kept (the inventories are rewritten), a half-made one is torn down and rebuilt.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c := *cfg
+			c.Out = cmd.ErrOrStderr()
+			return lab.Up(cmd.Context(), c)
+		},
+	}
+	cmd.Flags().StringVar(&cfg.Subnet, "subnet", "",
+		"IPv4 network of the lab, /28 or larger and unused (default "+lab.DefaultSubnet+", or the running lab's)")
+	return cmd
+}
+
+func newLabDownCmd(cfg *lab.Config) *cobra.Command {
+	return &cobra.Command{
+		Use:   "down",
+		Short: "Remove every host, interface, process and file the lab made",
+		Long: `down stops every host (MariaDB cleanly), then removes the namespaces, veths,
+bridge, generated inventories and the state dir, exactly as recorded in the
+state dir. It is safe to run on a half-made lab or when no lab is up.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c := *cfg
+			c.Out = cmd.ErrOrStderr()
+			return lab.Down(cmd.Context(), c)
+		},
+	}
+}
+
+func newLabStatusCmd(cfg *lab.Config) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "status",
+		Short: "Check every host: namespace, PID 1, sshd, MariaDB (exit 1 unless all healthy)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			hosts, err := lab.Status(cmd.Context(), *cfg)
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			if asJSON {
+				enc := json.NewEncoder(out)
+				enc.SetIndent("", "  ")
+				if err := enc.Encode(hosts); err != nil {
+					return err
+				}
+			} else if err := lab.WriteStatusTable(out, hosts); err != nil {
+				return err
+			}
+			if !lab.AllHealthy(hosts) {
+				var bad []string
+				for _, h := range hosts {
+					if !h.Healthy() {
+						bad = append(bad, h.Name+" ("+h.Problem+")")
+					}
+				}
+				return errors.New("lab: not healthy: " + strings.Join(bad, ", "))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the status as JSON")
+	return cmd
+}
+
+func newLabFaultCmd(cfg *lab.Config) *cobra.Command {
+	return &cobra.Command{
+		Use:   "fault HOST " + strings.Join(lab.FaultKinds, "|"),
+		Short: "Inject a fault into one host: cut or restore its link, or kill its MariaDB",
+		Long: `fault breaks one lab host on purpose:
+  link-down    set the host's root-side veth down: no other host (nor this machine) reaches it
+  link-up      restore it
+  kill-mysqld  SIGKILL mysqld_safe, then mariadbd, so the server stays down until
+               its start script (/etc/mysql/lab/start on the host) runs`,
+		Example: `  orch lab fault slave1 link-down
+  orch lab fault master kill-mysqld`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) != 2 {
+				return usagef("lab fault: want HOST and one of %s", strings.Join(lab.FaultKinds, ", "))
+			}
+			if !slices.Contains(lab.FaultKinds, args[1]) {
+				return usagef("lab fault: unknown fault %q (want one of %s)", args[1], strings.Join(lab.FaultKinds, ", "))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c := *cfg
+			c.Out = cmd.ErrOrStderr()
+			return lab.Fault(cmd.Context(), c, args[0], args[1])
+		},
+	}
+}
+
+// newLabHostInitCmd is the hidden PID 1 of every lab host; lab.HostInit
+// parses its own flags.
+func newLabHostInitCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:                "hostinit --name NAME --root DIR",
+		Short:              "PID 1 of a lab host (started by lab up)",
+		Hidden:             true,
+		DisableFlagParsing: true,
+		RunE: func(_ *cobra.Command, args []string) error {
+			return lab.HostInit(args)
+		},
+	}
+}

@@ -1,0 +1,136 @@
+package lab
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"text/tabwriter"
+	"time"
+
+	"github.com/orch-bench/orch/orchestrator"
+)
+
+// HostStatus is the health of one lab host.
+type HostStatus struct {
+	Name string `json:"name"`
+	Role string `json:"role"`
+	IP   string `json:"ip"`
+	// Netns: the host's network namespace exists.
+	Netns bool `json:"netns"`
+	// PID1 is the host init's PID in the root namespace; 0 when not running.
+	PID1 int `json:"pid1"`
+	// SSHD: a TCP connection to IP:22 succeeded.
+	SSHD bool `json:"sshd"`
+	// MySQLD: the server answers a ping; nil on the load box (no server).
+	MySQLD *bool `json:"mysqld,omitempty"`
+	// Problem explains the first failed check, empty when healthy.
+	Problem string `json:"problem,omitempty"`
+}
+
+// Healthy reports whether every check of the host passed.
+func (s HostStatus) Healthy() bool {
+	return s.Netns && s.PID1 > 0 && s.SSHD && (s.MySQLD == nil || *s.MySQLD)
+}
+
+// AllHealthy reports whether every host is healthy (false for no hosts).
+func AllHealthy(hosts []HostStatus) bool {
+	for _, h := range hosts {
+		if !h.Healthy() {
+			return false
+		}
+	}
+	return len(hosts) > 0
+}
+
+// Status checks every lab host: namespace, PID 1, sshd reachable on
+// IP:22, and (on database hosts) that MariaDB answers. It fails with
+// ErrNotUp when there is no lab.
+func Status(ctx context.Context, cfg Config) ([]HostStatus, error) {
+	if err := requireRoot(); err != nil {
+		return nil, err
+	}
+	cfg = cfg.withDefaults()
+	st, err := readState(cfg.StateDir)
+	if err != nil {
+		return nil, notUp(cfg, err)
+	}
+	return statusOf(ctx, st), nil
+}
+
+// statusOf checks the recorded hosts in parallel.
+func statusOf(ctx context.Context, st *State) []HostStatus {
+	out := make([]HostStatus, len(st.Hosts))
+	orchestrator.ForEach(ctx, 0, st.Hosts, func(ctx context.Context, i int, h HostState) error {
+		out[i] = checkHost(ctx, h)
+		return nil
+	})
+	return out
+}
+
+func checkHost(ctx context.Context, h HostState) HostStatus {
+	s := HostStatus{Name: h.Name, Role: h.Role, IP: h.IP}
+	problem := func(msg string) {
+		if s.Problem == "" {
+			s.Problem = msg
+		}
+	}
+	s.Netns = h.Netns != "" && netnsExists(h.Netns)
+	if !s.Netns {
+		problem("network namespace missing")
+	}
+	if pid1, err := hostPID1(h); err == nil {
+		s.PID1 = pid1
+	} else {
+		problem("host init not running")
+	}
+	s.SSHD = tcpReachable(ctx, net.JoinHostPort(h.IP, "22"), time.Second)
+	if !s.SSHD {
+		problem("sshd unreachable on " + net.JoinHostPort(h.IP, "22"))
+	}
+	if h.IsDB() {
+		up := false
+		if s.PID1 > 0 {
+			cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			_, err := nsenter(cctx, s.PID1, nil, scriptStatus)
+			cancel()
+			up = err == nil
+		}
+		s.MySQLD = &up
+		if !up {
+			problem("mariadb not answering")
+		}
+	}
+	return s
+}
+
+// WriteStatusTable prints one row per host.
+func WriteStatusTable(w io.Writer, hosts []HostStatus) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "HOST\tROLE\tIP\tNETNS\tPID1\tSSHD\tMYSQLD\tPROBLEM")
+	for _, h := range hosts {
+		pid1 := "-"
+		if h.PID1 > 0 {
+			pid1 = strconv.Itoa(h.PID1)
+		}
+		mysqld := "n/a"
+		if h.MySQLD != nil {
+			mysqld = okText(*h.MySQLD)
+		}
+		problem := h.Problem
+		if problem == "" {
+			problem = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
+			h.Name, h.Role, h.IP, okText(h.Netns), pid1, okText(h.SSHD), mysqld, problem)
+	}
+	return tw.Flush()
+}
+
+func okText(ok bool) string {
+	if ok {
+		return "ok"
+	}
+	return "DOWN"
+}
