@@ -1,0 +1,122 @@
+// Package cluster holds the live connections to an inventory's hosts: one
+// executor per host, dialled in parallel once and shared by every step of a
+// command, with per-host failures kept so the other hosts can go on.
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/orch-bench/orch/orchestrator"
+	"github.com/orch-bench/orch/orchestrator/executor"
+	"github.com/orch-bench/orch/topology"
+)
+
+// Options controls how hosts are reached.
+type Options struct {
+	Dial     executor.DialConfig
+	Parallel int
+	// Dialer replaces the SSH dialer (tests, the local executor).
+	Dialer func(ctx context.Context, h *topology.Host, cfg executor.DialConfig) (executor.Executor, error)
+}
+
+// Cluster is the set of connections for one command's lifetime.
+type Cluster struct {
+	Inventory *topology.Inventory
+	Hosts     []*topology.Host
+	parallel  int
+	conns     []conn
+}
+
+type conn struct {
+	ex      executor.Executor
+	err     error
+	elapsed time.Duration
+}
+
+// Connect dials every host in parallel. It does not fail as a whole: a host
+// that cannot be reached keeps its error (see Err) and is skipped by Each.
+func Connect(ctx context.Context, inv *topology.Inventory, hosts []*topology.Host, opts Options) *Cluster {
+	dial := opts.Dialer
+	if dial == nil {
+		dial = func(ctx context.Context, h *topology.Host, cfg executor.DialConfig) (executor.Executor, error) {
+			ex, err := executor.Dial(ctx, h, cfg)
+			if err != nil {
+				return nil, err // not a typed nil inside the interface
+			}
+			return ex, nil
+		}
+	}
+	c := &Cluster{Inventory: inv, Hosts: hosts, parallel: opts.Parallel, conns: make([]conn, len(hosts))}
+	orchestrator.ForEach(ctx, opts.Parallel, hosts, func(ctx context.Context, i int, h *topology.Host) error {
+		start := time.Now()
+		ex, err := dial(ctx, h, opts.Dial)
+		if err != nil {
+			ex = nil
+		}
+		c.conns[i] = conn{ex: ex, err: err, elapsed: time.Since(start)}
+		return nil
+	})
+	return c
+}
+
+func (c *Cluster) index(h *topology.Host) int {
+	for i, x := range c.Hosts {
+		if x == h {
+			return i
+		}
+	}
+	return -1
+}
+
+// Executor returns the host's executor, or the error that kept it from
+// connecting.
+func (c *Cluster) Executor(h *topology.Host) (executor.Executor, error) {
+	i := c.index(h)
+	if i < 0 {
+		return nil, fmt.Errorf("%s: not part of this command's hosts", h)
+	}
+	return c.conns[i].ex, c.conns[i].err
+}
+
+// Err returns the host's connect error, if any.
+func (c *Cluster) Err(h *topology.Host) error {
+	_, err := c.Executor(h)
+	return err
+}
+
+// ConnectTime is how long dialling the host took.
+func (c *Cluster) ConnectTime(h *topology.Host) time.Duration {
+	if i := c.index(h); i >= 0 {
+		return c.conns[i].elapsed
+	}
+	return 0
+}
+
+// Each runs fn on the given hosts (all hosts when nil) in parallel, bounded,
+// and returns per-host errors in host order; a host that failed to connect
+// gets its connect error without fn being called.
+func (c *Cluster) Each(ctx context.Context, hosts []*topology.Host, fn func(ctx context.Context, h *topology.Host, ex executor.Executor) error) []error {
+	if hosts == nil {
+		hosts = c.Hosts
+	}
+	return orchestrator.ForEach(ctx, c.parallel, hosts, func(ctx context.Context, _ int, h *topology.Host) error {
+		ex, err := c.Executor(h)
+		if err != nil {
+			return err
+		}
+		return fn(ctx, h, ex)
+	})
+}
+
+// Close closes every connection.
+func (c *Cluster) Close() error {
+	var errs []error
+	for _, cn := range c.conns {
+		if cn.ex != nil {
+			errs = append(errs, cn.ex.Close())
+		}
+	}
+	return orchestrator.Aggregate(errs)
+}

@@ -1,0 +1,81 @@
+// Package mysqlconn opens MySQL connections to a host through that host's
+// existing SSH connection, so only port 22 needs to be reachable from the
+// control machine. The server sees a local client (127.0.0.1 or its socket).
+package mysqlconn
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/orch-bench/orch/topology"
+)
+
+// Dialer opens a connection on the far side of a host's transport (the SSH
+// executor tunnels it; the local executor dials directly).
+type Dialer interface {
+	DialContext(ctx context.Context, network, addr string) (net.Conn, error)
+}
+
+// netSeq makes each registered dial function's network name unique: the
+// driver's registry is global and keyed by name.
+var netSeq atomic.Int64
+
+// Config returns the driver configuration for the host's server, reached
+// through d. The password is resolved here and lives only in memory.
+func Config(d Dialer, h *topology.Host) (*mysql.Config, error) {
+	m := h.MySQL
+	pw, err := m.Password.Resolve()
+	if err != nil {
+		return nil, fmt.Errorf("%s: mysql password: %w", h, err)
+	}
+	network, addr := "tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(portOr(m.Port)))
+	if m.Socket != "" {
+		network, addr = "unix", m.Socket
+	}
+	name := "orch-" + strconv.FormatInt(netSeq.Add(1), 10)
+	mysql.RegisterDialContext(name, func(ctx context.Context, _ string) (net.Conn, error) {
+		return d.DialContext(ctx, network, addr)
+	})
+	cfg := mysql.NewConfig()
+	cfg.User = m.User
+	cfg.Passwd = pw
+	cfg.Net = name
+	cfg.Addr = addr
+	cfg.Timeout = 10 * time.Second
+	cfg.ParseTime = true
+	return cfg, nil
+}
+
+// Open returns a pool to the host's server and checks it answers.
+func Open(ctx context.Context, d Dialer, h *topology.Host) (*sql.DB, error) {
+	cfg, err := Config(d, h)
+	if err != nil {
+		return nil, err
+	}
+	conn, err := mysql.NewConnector(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("%s: mysql: %w", h, err)
+	}
+	db := sql.OpenDB(conn)
+	db.SetMaxOpenConns(4)
+	db.SetConnMaxIdleTime(time.Minute)
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("%s: mysql %s@%s: %w", h, cfg.User, cfg.Addr, err)
+	}
+	return db, nil
+}
+
+func portOr(p int) int {
+	if p == 0 {
+		return 3306
+	}
+	return p
+}

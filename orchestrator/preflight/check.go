@@ -1,0 +1,303 @@
+package preflight
+
+import (
+	"bufio"
+	"context"
+	"database/sql"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/orch-bench/orch/orchestrator/cluster"
+	"github.com/orch-bench/orch/orchestrator/executor"
+	"github.com/orch-bench/orch/orchestrator/flavor"
+	"github.com/orch-bench/orch/orchestrator/mysqlconn"
+	"github.com/orch-bench/orch/topology"
+)
+
+// Facts is what preflight learned about one host. Later stages (run
+// manifests) record it as the host's facts.
+type Facts struct {
+	Host          string    `json:"host"`
+	Role          string    `json:"role"`
+	Address       string    `json:"address"`
+	SSH           string    `json:"ssh"`
+	Sudo          string    `json:"sudo,omitempty"`
+	OS            string    `json:"os,omitempty"`
+	Kernel        string    `json:"kernel,omitempty"`
+	CPUs          int       `json:"cpus,omitempty"`
+	MemoryMB      int64     `json:"memory_mb,omitempty"`
+	DiskPath      string    `json:"disk_path,omitempty"`
+	DiskFreeMB    int64     `json:"disk_free_mb,omitempty"`
+	ClockOffsetMs float64   `json:"clock_offset_ms"`
+	THP           string    `json:"transparent_hugepages,omitempty"`
+	Mysqld        string    `json:"mysqld,omitempty"`  // binary version line, or "" when absent
+	Server        string    `json:"server,omitempty"`  // "MariaDB 10.11.19" from the binary or the server
+	MySQL         string    `json:"mysql,omitempty"`   // "up" or why not
+	Engines       []string  `json:"engines,omitempty"` // loaded engines, then "name (plugin file)" for loadable ones
+	Sysbench      string    `json:"sysbench,omitempty"`
+	Mysqlslap     string    `json:"mysqlslap,omitempty"`
+	RTTToMasterMs float64   `json:"rtt_to_master_ms,omitempty"`
+	Problems      []Problem `json:"problems,omitempty"`
+}
+
+// Problem is one failed check. Blocking problems make `orch check` fail.
+type Problem struct {
+	Blocking bool   `json:"blocking"`
+	Msg      string `json:"message"`
+}
+
+// Blocking reports whether any problem blocks orch from using the host.
+func (f *Facts) Blocking() bool {
+	for _, p := range f.Problems {
+		if p.Blocking {
+			return true
+		}
+	}
+	return false
+}
+
+func (f *Facts) problem(blocking bool, format string, args ...any) {
+	f.Problems = append(f.Problems, Problem{Blocking: blocking, Msg: fmt.Sprintf(format, args...)})
+}
+
+// Limits that turn facts into warnings.
+const (
+	maxClockOffset = 500 * time.Millisecond
+	minDiskFreeMB  = 2048
+)
+
+// Check gathers facts on every host of c in parallel; results are in host
+// order, and a host that could not be reached still gets a row.
+func Check(ctx context.Context, c *cluster.Cluster) []*Facts {
+	facts := make([]*Facts, len(c.Hosts))
+	for i, h := range c.Hosts {
+		facts[i] = &Facts{Host: h.Name, Role: string(h.Role), Address: h.Address}
+	}
+	errs := c.Each(ctx, nil, func(ctx context.Context, h *topology.Host, ex executor.Executor) error {
+		f := facts[indexOf(c.Hosts, h)]
+		f.SSH = "ok (" + c.ConnectTime(h).Round(time.Millisecond).String() + ")"
+		probeHost(ctx, h, ex, f)
+		return nil
+	})
+	for i, err := range errs {
+		if err != nil {
+			facts[i].SSH = "FAILED"
+			facts[i].problem(true, "%v", err)
+		}
+	}
+	if lb, m := c.Inventory.LoadBox(), c.Inventory.Master(); lb != nil && m != nil {
+		if ex, err := c.Executor(lb); err == nil {
+			measureRTT(ctx, ex, m, facts[indexOf(c.Hosts, lb)])
+		}
+	}
+	return facts
+}
+
+func indexOf(hosts []*topology.Host, h *topology.Host) int {
+	for i, x := range hosts {
+		if x == h {
+			return i
+		}
+	}
+	return -1
+}
+
+func probeHost(ctx context.Context, h *topology.Host, ex executor.Executor, f *Facts) {
+	res, err := ex.Run(ctx, executor.Command{Script: probeScript(h.MySQL.Datadir, h.Role == topology.RoleLoadBox), Timeout: 30 * time.Second})
+	if err != nil {
+		f.problem(true, "%s: probe: %v", h, err)
+		return
+	}
+	kv := parseProbe(res.Stdout)
+	f.OS, f.Kernel = first(kv, "os"), first(kv, "kernel")
+	f.CPUs = int(atoi(first(kv, "cpus")))
+	f.MemoryMB = atoi(first(kv, "mem_kb")) / 1024
+	f.DiskPath, f.DiskFreeMB = first(kv, "disk_path"), atoi(first(kv, "disk_free_kb"))/1024
+	f.THP = thpSelected(first(kv, "thp"))
+	checkSudo(ctx, h, ex, f, first(kv, "uid") == "0")
+	checkClock(ctx, h, ex, f)
+	if h.Role == topology.RoleLoadBox {
+		f.Sysbench, f.Mysqlslap = first(kv, "sysbench"), first(kv, "mysqlslap")
+		switch {
+		case f.Sysbench == "" && f.Mysqlslap == "":
+			f.problem(true, "%s: no benchmark client: install sysbench or mariadb-client/mysql-client (mysqlslap)", h)
+		case f.Sysbench == "":
+			f.problem(false, "%s: sysbench not found (sysbench workloads cannot run)", h)
+		case f.Mysqlslap == "":
+			f.problem(false, "%s: mysqlslap/mariadb-slap not found (mysqlslap workloads cannot run)", h)
+		}
+		return
+	}
+	if !h.IsDB() {
+		return
+	}
+	if f.DiskFreeMB > 0 && f.DiskFreeMB < minDiskFreeMB {
+		f.problem(false, "%s: only %d MB free on %s", h, f.DiskFreeMB, f.DiskPath)
+	}
+	f.Mysqld = first(kv, "mysqld_version")
+	if f.Mysqld == "" {
+		f.problem(true, "%s: no mysqld/mariadbd binary found", h)
+	} else if v, c := parseMysqldVersion(f.Mysqld); v != "" {
+		if srv, err := flavor.Detect(v, c); err == nil {
+			f.Server = srv.String()
+		} else {
+			f.problem(true, "%s: %v", h, err)
+		}
+	}
+	if f.THP == "always" {
+		f.problem(false, "%s: transparent huge pages are %q: TokuDB refuses to start; fix: echo never > /sys/kernel/mm/transparent_hugepage/enabled (and defrag)", h, f.THP)
+	}
+	checkServer(ctx, h, ex, f, kv["plugin_file"])
+}
+
+func checkSudo(ctx context.Context, h *topology.Host, ex executor.Executor, f *Facts, root bool) {
+	switch {
+	case root:
+		f.Sudo = "root"
+	case !h.SSH.Sudo:
+		f.Sudo = "not used"
+	default:
+		if _, err := ex.Run(ctx, executor.Command{Script: "true", Sudo: true, Timeout: 20 * time.Second}); err != nil {
+			f.Sudo = "FAILED"
+			f.problem(true, "%v", err)
+			return
+		}
+		f.Sudo = "ok"
+	}
+}
+
+// checkClock compares the host's clock with ours the way NTP does: a shell
+// on the host answers each newline with its time, so one sample costs one
+// round trip, and the sample with the shortest round trip wins (our clock
+// taken at its midpoint).
+func checkClock(ctx context.Context, h *topology.Host, ex executor.Executor, f *Facts) {
+	offset, err := clockOffset(ctx, ex, 5)
+	if err != nil {
+		f.problem(false, "%s: read clock: %v", h, err)
+		return
+	}
+	f.ClockOffsetMs = float64(offset) / float64(time.Millisecond)
+	if offset > maxClockOffset || offset < -maxClockOffset {
+		f.problem(false, "%s: clock is %.0f ms off the control machine (time series across hosts will not line up; run NTP)", h, f.ClockOffsetMs)
+	}
+}
+
+func clockOffset(ctx context.Context, ex executor.Executor, samples int) (time.Duration, error) {
+	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		_, err := ex.Run(ctx, executor.Command{Script: "while read -r _; do date +%s.%N; done", Stdin: inR, Stdout: outW})
+		outW.CloseWithError(err)
+		done <- err
+	}()
+	defer func() { inW.Close(); cancel(); <-done }()
+	sc := bufio.NewScanner(outR)
+	var best, offset time.Duration
+	for i := 0; i < samples; i++ {
+		t0 := time.Now()
+		if _, err := io.WriteString(inW, "\n"); err != nil {
+			return 0, err
+		}
+		if !sc.Scan() {
+			return 0, fmt.Errorf("no answer: %v", sc.Err())
+		}
+		rtt := time.Since(t0)
+		remote, err := strconv.ParseFloat(strings.TrimSpace(sc.Text()), 64)
+		if err != nil {
+			return 0, fmt.Errorf("unexpected %q", sc.Text())
+		}
+		mid := t0.Add(rtt / 2)
+		if i == 0 || rtt < best {
+			best = rtt
+			offset = time.Duration(remote*1e9) - time.Duration(mid.UnixNano())
+		}
+	}
+	return offset, nil
+}
+
+// checkServer logs in through the SSH connection and lists engines.
+func checkServer(ctx context.Context, h *topology.Host, ex executor.Executor, f *Facts, pluginFiles []string) {
+	d, ok := ex.(mysqlconn.Dialer)
+	if !ok {
+		f.MySQL = "no tunnel"
+		return
+	}
+	db, err := mysqlconn.Open(ctx, d, h)
+	if err != nil {
+		f.MySQL = "FAILED"
+		f.problem(true, "%v", err)
+		f.Engines = loadable(nil, pluginFiles)
+		return
+	}
+	defer db.Close()
+	f.MySQL = "up"
+	var version, comment string
+	if err := db.QueryRowContext(ctx, "SELECT VERSION(), @@version_comment").Scan(&version, &comment); err == nil {
+		if srv, err := flavor.Detect(version, comment); err == nil {
+			f.Server = srv.String()
+		}
+	}
+	engines, err := loadedEngines(ctx, db)
+	if err != nil {
+		f.problem(false, "%s: SHOW ENGINES: %v", h, err)
+	}
+	f.Engines = loadable(engines, pluginFiles)
+}
+
+func loadedEngines(ctx context.Context, db *sql.DB) ([]string, error) {
+	rows, err := db.QueryContext(ctx, "SELECT LOWER(ENGINE) FROM information_schema.ENGINES WHERE SUPPORT IN ('YES','DEFAULT')")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var e string
+		if err := rows.Scan(&e); err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	sort.Strings(out)
+	return out, rows.Err()
+}
+
+// loadable appends engines whose plugin file exists but is not loaded.
+func loadable(loaded, pluginFiles []string) []string {
+	have := map[string]bool{}
+	for _, e := range loaded {
+		have[e] = true
+	}
+	out := append([]string(nil), loaded...)
+	for _, f := range pluginFiles {
+		e := strings.TrimSuffix(strings.TrimPrefix(f, "ha_"), ".so")
+		if !have[e] {
+			have[e] = true
+			out = append(out, e+" (plugin file, not loaded)")
+		}
+	}
+	return out
+}
+
+func measureRTT(ctx context.Context, ex executor.Executor, master *topology.Host, f *Facts) {
+	res, err := ex.Run(ctx, executor.Command{Script: rttScript(master.Address, sshPort(master)), Timeout: 15 * time.Second})
+	if rtt, ok := parseRTT(string(res.Stdout)); err == nil && ok {
+		f.RTTToMasterMs = rtt
+		return
+	}
+	f.problem(true, "%s: cannot reach master %s from the load box: %v", ex.Name(), master.Address, err)
+}
+
+func sshPort(h *topology.Host) int {
+	if h.SSH.Port != 0 {
+		return h.SSH.Port
+	}
+	return 22
+}

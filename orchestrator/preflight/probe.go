@@ -1,0 +1,125 @@
+// Package preflight gathers host facts and decides whether a cluster is fit
+// for orch: SSH and sudo work, the server and the benchmark clients exist,
+// clocks agree, TokuDB's transparent-huge-pages requirement, and so on.
+package preflight
+
+import (
+	"bufio"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/orch-bench/orch/orchestrator/shell"
+)
+
+// probeScript prints one key=value line per fact in a single round trip.
+// Every value that comes from the inventory is quoted by the shell helper.
+func probeScript(datadir string, loadbox bool) string {
+	var b strings.Builder
+	b.WriteString(`exec 2>/dev/null
+echo "uid=$(id -u)"
+echo "os=$(. /etc/os-release && echo "$PRETTY_NAME")"
+echo "kernel=$(uname -sr)"
+echo "cpus=$(getconf _NPROCESSORS_ONLN || nproc)"
+echo "mem_kb=$(awk '/^MemTotal:/ {print $2}' /proc/meminfo)"
+echo "thp=$(cat /sys/kernel/mm/transparent_hugepage/enabled)"
+`)
+	b.WriteString("d=" + shell.Quote(datadir) + "\n")
+	b.WriteString(`while [ ! -e "$d" ] && [ "$d" != / ]; do d=$(dirname "$d"); done
+echo "disk_path=$d"
+echo "disk_free_kb=$(df -Pk "$d" | awk 'NR==2 {print $4}')"
+for m in mariadbd mysqld /usr/sbin/mariadbd /usr/sbin/mysqld /usr/libexec/mysqld; do
+  p=$(command -v "$m") && { echo "mysqld_path=$p"; echo "mysqld_version=$("$p" --version | head -n 1)"; break; }
+done
+for dir in /usr/lib/mysql/plugin /usr/lib64/mysql/plugin /usr/lib/x86_64-linux-gnu/mariadb19/plugin /usr/local/mysql/lib/plugin; do
+  for f in ha_rocksdb.so ha_tokudb.so; do [ -e "$dir/$f" ] && echo "plugin_file=$f"; done
+done
+`)
+	if loadbox {
+		b.WriteString(`p=$(command -v sysbench) && echo "sysbench=$(sysbench --version | head -n 1)"
+for m in mariadb-slap mysqlslap; do
+  p=$(command -v "$m") && { echo "mysqlslap=$("$p" --version | head -n 1)"; break; }
+done
+p=$(command -v mariadb || command -v mysql) && echo "mysql_client=$("$p" --version | head -n 1)"
+`)
+	}
+	// A missing tool is a fact, not a failure of the probe.
+	b.WriteString("exit 0\n")
+	return b.String()
+}
+
+// parseProbe turns the probe's key=value lines into a multimap.
+func parseProbe(out []byte) map[string][]string {
+	kv := map[string][]string{}
+	sc := bufio.NewScanner(strings.NewReader(string(out)))
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), "=")
+		if !ok || k == "" {
+			continue
+		}
+		kv[k] = append(kv[k], strings.TrimSpace(v))
+	}
+	return kv
+}
+
+func first(kv map[string][]string, k string) string {
+	if v := kv[k]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
+}
+
+func atoi(s string) int64 {
+	n, _ := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+	return n
+}
+
+// thpSelected extracts the bracketed choice from "always [madvise] never".
+func thpSelected(s string) string {
+	if i := strings.IndexByte(s, '['); i >= 0 {
+		if j := strings.IndexByte(s[i:], ']'); j > 0 {
+			return s[i+1 : i+j]
+		}
+	}
+	return s
+}
+
+// mysqldVersionRE reads `mysqld --version`, e.g.
+// "/usr/sbin/mariadbd  Ver 10.11.19-MariaDB-0+deb12u1 for debian-linux-gnu on x86_64 (Debian 12)".
+var mysqldVersionRE = regexp.MustCompile(`Ver\s+(\S+)\s.*?\((.*)\)\s*$`)
+
+func parseMysqldVersion(line string) (version, comment string) {
+	m := mysqldVersionRE.FindStringSubmatch(line)
+	if m == nil {
+		return "", ""
+	}
+	return m[1], m[2]
+}
+
+// pingRTTRE reads ping's summary: "rtt min/avg/max/mdev = 0.041/0.052/0.064/0.009 ms".
+var pingRTTRE = regexp.MustCompile(`= [\d.]+/([\d.]+)/[\d.]+/[\d.]+ ms`)
+
+// tcpRTT times a TCP connect through bash's /dev/tcp; $1 is the address and
+// $2 the port, passed as arguments so they are never spliced into the text.
+const tcpRTT = `s=$(date +%s%N); exec 3<>"/dev/tcp/$1/$2" && e=$(date +%s%N) && echo "tcp_us=$(( (e - s) / 1000 ))"`
+
+// rttScript measures the round trip from the load box to addr: ping when it
+// is there, else a TCP connect to port.
+func rttScript(addr string, port int) string {
+	a := shell.Quote(addr)
+	return "if command -v ping >/dev/null 2>&1; then ping -n -q -c 3 -i 0.2 -W 1 " + a +
+		"; else bash -c " + shell.Quote(tcpRTT) + " _ " + a + " " + strconv.Itoa(port) + "; fi"
+}
+
+// parseRTT returns the round trip in milliseconds from rttScript's output.
+func parseRTT(out string) (float64, bool) {
+	if m := pingRTTRE.FindStringSubmatch(out); m != nil {
+		v, err := strconv.ParseFloat(m[1], 64)
+		return v, err == nil
+	}
+	if _, v, ok := strings.Cut(out, "tcp_us="); ok {
+		us, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		return us / 1000, err == nil
+	}
+	return 0, false
+}

@@ -1,0 +1,61 @@
+package preflight
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+func TestParseProbeAndHelpers(t *testing.T) {
+	kv := parseProbe([]byte("uid=0\nos=Debian GNU/Linux 12 (bookworm)\nplugin_file=ha_rocksdb.so\nplugin_file=ha_tokudb.so\nnoise\nthp=always madvise [never]\n"))
+	if first(kv, "os") != "Debian GNU/Linux 12 (bookworm)" || len(kv["plugin_file"]) != 2 || first(kv, "missing") != "" {
+		t.Fatalf("parseProbe: %v", kv)
+	}
+	if got := thpSelected(first(kv, "thp")); got != "never" {
+		t.Errorf("thpSelected = %q", got)
+	}
+	for line, want := range map[string][2]string{
+		"/usr/sbin/mariadbd  Ver 10.11.19-MariaDB-0+deb12u1 for debian-linux-gnu on x86_64 (Debian 12)":                {"10.11.19-MariaDB-0+deb12u1", "Debian 12"},
+		"/usr/sbin/mysqld  Ver 8.0.36 for Linux on x86_64 (MySQL Community Server - GPL)":                              {"8.0.36", "MySQL Community Server - GPL"},
+		"/usr/sbin/mysqld  Ver 5.7.44-48 for Linux on x86_64 (Percona Server (GPL), Release 48, Revision 497f936a373)": {"5.7.44-48", "Percona Server (GPL), Release 48, Revision 497f936a373"},
+		"garbage": {"", ""},
+	} {
+		v, c := parseMysqldVersion(line)
+		if v != want[0] || c != want[1] {
+			t.Errorf("parseMysqldVersion(%q) = %q, %q", line, v, c)
+		}
+	}
+	if got := loadable([]string{"innodb", "rocksdb"}, []string{"ha_rocksdb.so", "ha_tokudb.so"}); strings.Join(got, ",") != "innodb,rocksdb,tokudb (plugin file, not loaded)" {
+		t.Errorf("loadable = %v", got)
+	}
+}
+
+func TestParseRTT(t *testing.T) {
+	ping := "--- 10.99.0.11 ping statistics ---\n3 packets transmitted, 3 received, 0% packet loss, time 402ms\nrtt min/avg/max/mdev = 0.041/0.052/0.064/0.009 ms\n"
+	if v, ok := parseRTT(ping); !ok || v != 0.052 {
+		t.Errorf("ping RTT = %v, %v", v, ok)
+	}
+	if v, ok := parseRTT("tcp_us=250\n"); !ok || v != 0.25 {
+		t.Errorf("tcp RTT = %v, %v", v, ok)
+	}
+	if _, ok := parseRTT("connect: Network is unreachable"); ok {
+		t.Error("parsed an RTT out of an error")
+	}
+}
+
+// TestProbeScriptRunsAndQuotes runs the real probe under /bin/sh with a
+// hostile datadir: it must exit 0, report facts, and treat the datadir as
+// one literal path.
+func TestProbeScriptRunsAndQuotes(t *testing.T) {
+	out, err := exec.Command("/bin/sh", "-c", probeScript("/nonexistent/x'; touch /tmp/pwned-orch; echo '", true)).Output()
+	if err != nil {
+		t.Fatalf("probe script failed: %v", err)
+	}
+	kv := parseProbe(out)
+	if first(kv, "kernel") == "" || first(kv, "cpus") == "" || first(kv, "disk_path") != "/" {
+		t.Errorf("probe facts: %v", kv)
+	}
+	if out, _ := exec.Command("sh", "-c", "ls /tmp/pwned-orch 2>/dev/null").Output(); len(out) > 0 {
+		t.Fatal("the datadir value was executed by the shell")
+	}
+}
