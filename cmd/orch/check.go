@@ -1,0 +1,182 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/orch-bench/orch/orchestrator/cluster"
+	"github.com/orch-bench/orch/orchestrator/preflight"
+)
+
+func newCheckCmd(g *globalOptions) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "check",
+		Short: "Preflight every host: SSH, sudo, OS, resources, clock, server, engines, clients",
+		Long: `check connects to every host of the inventory in parallel and reports what
+orch needs to know before it touches anything: SSH and sudo, OS and kernel,
+CPUs, memory, free disk on the datadir, clock offset against this machine,
+the server binary and flavour, storage engines, transparent huge pages, the
+benchmark clients on the load box and the round trip from the load box to
+the master. It exits non-zero when a blocking check fails.`,
+		Example: `  orch check -i cluster.yaml
+  orch check -i inventories/lab.yaml --json
+  orch check -i ips.txt --ssh-user root --accept-new-host-keys`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			inv, err := g.loadInventory("")
+			if err != nil {
+				return err
+			}
+			c := cluster.Connect(cmd.Context(), inv, inv.Hosts, cluster.Options{Dial: g.dialConfig(inv), Parallel: g.parallel})
+			defer c.Close()
+			facts := preflight.Check(cmd.Context(), c)
+			out := cmd.OutOrStdout()
+			if asJSON {
+				enc := json.NewEncoder(out)
+				enc.SetIndent("", "  ")
+				if err := enc.Encode(facts); err != nil {
+					return err
+				}
+			} else {
+				printFacts(out, facts)
+			}
+			blocking := 0
+			for _, f := range facts {
+				if f.Blocking() {
+					blocking++
+				}
+			}
+			if blocking > 0 {
+				return &exitError{code: exitFailure, err: fmt.Errorf("check: %d of %d hosts have blocking problems", blocking, len(facts))}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print facts as JSON")
+	return cmd
+}
+
+// printFacts prints one column per host and one row per check, then the
+// problems, blocking first.
+func printFacts(w io.Writer, facts []*preflight.Facts) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	row := func(label string, val func(*preflight.Facts) string) {
+		cells := []string{label}
+		for _, f := range facts {
+			v := val(f)
+			if v == "" {
+				v = "-"
+			}
+			cells = append(cells, v)
+		}
+		fmt.Fprintln(tw, strings.Join(cells, "\t"))
+	}
+	row("HOST", func(f *preflight.Facts) string { return f.Host })
+	row("role", func(f *preflight.Facts) string { return f.Role })
+	row("address", func(f *preflight.Facts) string { return f.Address })
+	row("ssh", func(f *preflight.Facts) string { return f.SSH })
+	row("sudo", func(f *preflight.Facts) string { return f.Sudo })
+	row("os", func(f *preflight.Facts) string { return f.OS })
+	row("kernel", func(f *preflight.Facts) string { return f.Kernel })
+	row("cpus", func(f *preflight.Facts) string { return itoa(int64(f.CPUs)) })
+	row("memory", func(f *preflight.Facts) string { return mb(f.MemoryMB) })
+	row("disk free", func(f *preflight.Facts) string {
+		if f.DiskPath == "" {
+			return ""
+		}
+		return mb(f.DiskFreeMB) + " on " + f.DiskPath
+	})
+	row("clock offset", func(f *preflight.Facts) string {
+		if f.SSH == "FAILED" {
+			return ""
+		}
+		return fmt.Sprintf("%+.1f ms", f.ClockOffsetMs)
+	})
+	row("server", func(f *preflight.Facts) string { return f.Server })
+	row("mysql login", func(f *preflight.Facts) string { return f.MySQL })
+	row("engines", func(f *preflight.Facts) string { return benchEngines(f.Engines) })
+	row("huge pages", func(f *preflight.Facts) string { return f.THP })
+	row("sysbench", func(f *preflight.Facts) string { return f.Sysbench })
+	row("mysqlslap", func(f *preflight.Facts) string { return shortVersion(f.Mysqlslap) })
+	row("rtt to master", func(f *preflight.Facts) string {
+		if f.RTTToMasterMs == 0 {
+			return ""
+		}
+		return fmt.Sprintf("%.3f ms", f.RTTToMasterMs)
+	})
+	tw.Flush()
+	var lines []string
+	for _, blocking := range []bool{true, false} {
+		for _, f := range facts {
+			for _, p := range f.Problems {
+				if p.Blocking == blocking {
+					tag := "WARNING"
+					if blocking {
+						tag = "BLOCKING"
+					}
+					lines = append(lines, tag+"  "+p.Msg)
+				}
+			}
+		}
+	}
+	if len(lines) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, strings.Join(lines, "\n"))
+	}
+}
+
+func itoa(n int64) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprint(n)
+}
+
+func mb(n int64) string {
+	switch {
+	case n == 0:
+		return ""
+	case n >= 10*1024:
+		return fmt.Sprintf("%.1f GB", float64(n)/1024)
+	}
+	return fmt.Sprintf("%d MB", n)
+}
+
+// benchEngines keeps the table narrow: the engines a benchmark compares, then
+// how many others there are (--json lists them all).
+func benchEngines(engines []string) string {
+	var keep []string
+	others := 0
+	for _, e := range engines {
+		switch strings.Fields(e)[0] {
+		case "innodb", "rocksdb", "tokudb", "myisam", "aria":
+			keep = append(keep, e)
+		default:
+			others++
+		}
+	}
+	if others > 0 {
+		keep = append(keep, fmt.Sprintf("+%d more", others))
+	}
+	return strings.Join(keep, ", ")
+}
+
+// shortVersion turns "/usr/bin/mariadb-slap  Ver 1.0 Distrib 10.11.19-MariaDB, for ..."
+// into "mariadb-slap 1.0 (10.11.19-MariaDB)".
+func shortVersion(line string) string {
+	f := strings.Fields(line)
+	if len(f) < 3 || f[1] != "Ver" {
+		return line
+	}
+	s := f[0][strings.LastIndexByte(f[0], '/')+1:] + " " + f[2]
+	if len(f) >= 5 && f[3] == "Distrib" {
+		s += " (" + strings.TrimSuffix(f[4], ",") + ")"
+	}
+	return s
+}

@@ -1,0 +1,120 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/spf13/cobra"
+
+	"github.com/orch-bench/orch/orchestrator"
+	"github.com/orch-bench/orch/orchestrator/cluster"
+	"github.com/orch-bench/orch/orchestrator/executor"
+	"github.com/orch-bench/orch/topology"
+)
+
+func newExecCmd(g *globalOptions) *cobra.Command {
+	var role string
+	var sudo bool
+	cmd := &cobra.Command{
+		Use:   "exec [flags] -- COMMAND...",
+		Short: "Run a shell command on the chosen hosts in parallel",
+		Long: `exec runs COMMAND through the POSIX shell on every chosen host at once, like
+ssh does (the words are joined with spaces, so pipes and globs work), and
+prints each output line prefixed with the host name. It exits non-zero if the
+command failed on any host or any host could not be reached.`,
+		Example: `  orch exec -i cluster.yaml -- uptime
+  orch exec -i cluster.yaml --role slave -- 'tail -n 20 /var/log/mysql/error.log'
+  orch exec -i cluster.yaml --role db --sudo -- systemctl status mariadb`,
+		Args: usageArgs(cobra.MinimumNArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			inv, err := g.loadInventory("")
+			if err != nil {
+				return err
+			}
+			hosts, err := inv.Select(role)
+			if err != nil {
+				return usagef("%v", err)
+			}
+			if len(hosts) == 0 {
+				return usagef("no %s hosts in %s", role, inv.Source)
+			}
+			c := cluster.Connect(cmd.Context(), inv, hosts, cluster.Options{Dial: g.dialConfig(inv), Parallel: g.parallel})
+			defer c.Close()
+			script := strings.Join(args, " ")
+			out := &syncWriter{w: cmd.OutOrStdout()}
+			width := 0
+			for _, h := range hosts {
+				width = max(width, len(h.Name))
+			}
+			errs := c.Each(cmd.Context(), hosts, func(ctx context.Context, h *topology.Host, ex executor.Executor) error {
+				prefix := fmt.Sprintf("%-*s | ", width, h.Name)
+				stdout := &prefixWriter{out: out, prefix: prefix}
+				stderr := &prefixWriter{out: out, prefix: prefix}
+				_, err := ex.Run(ctx, executor.Command{Script: script, Sudo: sudo, Stdout: stdout, Stderr: stderr})
+				stdout.Flush()
+				stderr.Flush()
+				return err
+			})
+			if err := orchestrator.Aggregate(errs); err != nil {
+				failed := 0
+				for _, e := range errs {
+					if e != nil {
+						failed++
+					}
+				}
+				fmt.Fprintln(cmd.ErrOrStderr(), err)
+				return &silentError{&exitError{code: exitFailure, err: fmt.Errorf("exec: failed on %d of %d hosts", failed, len(hosts))}}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&role, "role", "all", "hosts to run on: master, slave, loadbox, db, all, or a host name")
+	cmd.Flags().BoolVar(&sudo, "sudo", false, "run as root through sudo when the SSH user is not root")
+	return cmd
+}
+
+// syncWriter serialises whole lines from many hosts onto one writer.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
+}
+
+// prefixWriter writes complete lines, each prefixed, so output from hosts
+// running at once never interleaves within a line.
+type prefixWriter struct {
+	out    io.Writer
+	prefix string
+	buf    bytes.Buffer
+}
+
+func (p *prefixWriter) Write(b []byte) (int, error) {
+	p.buf.Write(b)
+	for {
+		i := bytes.IndexByte(p.buf.Bytes(), '\n')
+		if i < 0 {
+			return len(b), nil
+		}
+		line := p.buf.Next(i + 1)
+		if _, err := p.out.Write(append([]byte(p.prefix), line...)); err != nil {
+			return len(b), err
+		}
+	}
+}
+
+// Flush writes a last line that had no newline.
+func (p *prefixWriter) Flush() {
+	if p.buf.Len() > 0 {
+		p.out.Write(append([]byte(p.prefix), append(p.buf.Bytes(), '\n')...))
+		p.buf.Reset()
+	}
+}

@@ -1,0 +1,130 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/orch-bench/orch/topology"
+)
+
+func newInventoryCmd(g *globalOptions) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "inventory [INVENTORY]",
+		Short: "Parse and validate an inventory without connecting; print it normalised",
+		Long: `inventory reads a YAML cluster file or a legacy ips.txt, applies defaults,
+validates it (roles, addresses, ports, unknown keys) and prints the result.
+Secrets are shown only as where they come from (env:VAR, file:PATH) or ***.
+A bad inventory gets one line FILE:LINE[:COL]: message and exit status 2.`,
+		Example: `  orch inventory -i cluster.yaml
+  orch inventory ips.txt --json`,
+		Args: usageArgs(cobra.MaximumNArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			path := ""
+			if len(args) == 1 {
+				path = args[0]
+			}
+			inv, err := g.loadInventory(path)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				enc := json.NewEncoder(cmd.OutOrStdout())
+				enc.SetIndent("", "  ")
+				return enc.Encode(inv)
+			}
+			printInventory(cmd.OutOrStdout(), inv)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the normalised inventory as JSON")
+	return cmd
+}
+
+func printInventory(w io.Writer, inv *topology.Inventory) {
+	fmt.Fprintf(w, "inventory %s (%s)", inv.Source, inv.Format)
+	if inv.Name != "" {
+		fmt.Fprintf(w, ", name %s", inv.Name)
+	}
+	fmt.Fprintln(w)
+	if inv.Existing {
+		fmt.Fprintln(w, "existing server: this machine is the load box; cluster setup is not allowed")
+	}
+	fmt.Fprintf(w, "known_hosts %s\n\n", inv.KnownHostsFile)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "HOST\tROLE\tADDRESS\tSSH\tAUTH\tMYSQL\tDATADIR\tSERVICE")
+	for _, h := range inv.Hosts {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", h.Name, h.Role, h.Address,
+			sshTarget(h), sshAuth(h), mysqlTarget(h), h.MySQL.Datadir, service(h))
+	}
+	tw.Flush()
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func sshTarget(h *topology.Host) string {
+	port := "22"
+	if h.SSH.Port != 0 {
+		port = strconv.Itoa(h.SSH.Port)
+	}
+	s := orDefault(h.SSH.User, "(ssh config)") + "@:" + port
+	if h.SSH.JumpHost != "" {
+		s += " via " + h.SSH.JumpHost
+	}
+	return s
+}
+
+func sshAuth(h *topology.Host) string {
+	var parts []string
+	if len(h.SSH.IdentityFiles) > 0 {
+		parts = append(parts, "keys:"+strings.Join(h.SSH.IdentityFiles, ","))
+	}
+	if h.SSH.Password.IsSet() {
+		parts = append(parts, "password:"+h.SSH.Password.String())
+	}
+	if h.SSH.Sudo {
+		parts = append(parts, "sudo")
+	}
+	if len(parts) == 0 {
+		return "agent/default keys"
+	}
+	return strings.Join(parts, " ")
+}
+
+func mysqlTarget(h *topology.Host) string {
+	if !h.IsDB() {
+		return "-"
+	}
+	where := "127.0.0.1:" + strconv.Itoa(h.MySQL.Port)
+	if h.MySQL.Socket != "" {
+		where = h.MySQL.Socket
+	}
+	s := h.MySQL.User + "@" + where
+	if h.MySQL.Password.IsSet() {
+		s += " password:" + h.MySQL.Password.String()
+	}
+	return s
+}
+
+func service(h *topology.Host) string {
+	switch {
+	case !h.IsDB():
+		return "-"
+	case h.MySQL.Service.Start != "":
+		return "commands"
+	case h.MySQL.Service.Unit != "":
+		return "systemd:" + h.MySQL.Service.Unit
+	}
+	return "systemd:auto"
+}

@@ -1,0 +1,142 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"runtime/debug"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/orch-bench/orch/orchestrator"
+	"github.com/orch-bench/orch/orchestrator/executor"
+	"github.com/orch-bench/orch/topology"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = ""
+
+// globalOptions are the flags every command shares.
+type globalOptions struct {
+	inventory         string
+	acceptNewHostKeys bool
+	sshConfig         string
+	knownHosts        string
+	sshUser           string
+	sshPort           int
+	identities        []string
+	connectTimeout    time.Duration
+	parallel          int
+}
+
+func newRootCmd() *cobra.Command {
+	g := &globalOptions{}
+	root := &cobra.Command{
+		Use:   "orch",
+		Short: "Orchestrate database benchmarks on real MySQL-family clusters",
+		Long: `orch sets up 1-master/2-slave MySQL, Percona Server or MariaDB clusters with
+semi-synchronous replication over SSH, runs benchmarks from a load box while
+watching the cluster, and collects and compares the results.
+
+The inventory is a YAML cluster file (see inventories/cluster.example.yaml) or a
+legacy ips.txt, given with -i (default ./cluster.yaml).`,
+		Example: `  orch inventory -i cluster.yaml
+  orch check -i cluster.yaml --accept-new-host-keys
+  orch exec -i cluster.yaml --role db -- uptime`,
+		Version:       buildVersion(),
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usagef("%v", err) })
+	pf := root.PersistentFlags()
+	pf.StringVarP(&g.inventory, "inventory", "i", "cluster.yaml", "inventory: a YAML cluster file or a legacy ips.txt")
+	pf.BoolVar(&g.acceptNewHostKeys, "accept-new-host-keys", false, "trust and record host keys not yet in known_hosts (a changed key is always refused)")
+	pf.StringVar(&g.sshConfig, "ssh-config", "", `OpenSSH client config to honour (default ~/.ssh/config; "none" to ignore)`)
+	pf.StringVar(&g.knownHosts, "known-hosts", "", "known_hosts file (overrides the inventory's)")
+	pf.StringVar(&g.sshUser, "ssh-user", os.Getenv("ORCH_SSH_USER"), "SSH user for ips.txt inventories (env ORCH_SSH_USER)")
+	pf.IntVar(&g.sshPort, "ssh-port", 0, "SSH port for ips.txt inventories")
+	pf.StringSliceVar(&g.identities, "identity", nil, "SSH private key for ips.txt inventories (repeatable)")
+	pf.DurationVar(&g.connectTimeout, "connect-timeout", 0, "SSH connect timeout (default: inventory's, else 10s)")
+	pf.IntVar(&g.parallel, "parallel", orchestrator.DefaultParallel, "hosts worked on at once")
+
+	root.AddCommand(
+		newInventoryCmd(g),
+		newCheckCmd(g),
+		newExecCmd(g),
+		newLabCmd(),
+		newParseCmd(),
+	)
+	return root
+}
+
+func buildVersion() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		rev, dirty := "", ""
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.modified":
+				if s.Value == "true" {
+					dirty = "-dirty"
+				}
+			}
+		}
+		if len(rev) > 12 {
+			rev = rev[:12]
+		}
+		if rev != "" {
+			return "0.1.0+" + rev + dirty
+		}
+	}
+	return "0.1.0-dev"
+}
+
+// loadInventory parses and validates the inventory named by -i (or path when
+// given), applying the SSH flags that ips.txt inventories need.
+func (g *globalOptions) loadInventory(path string) (*topology.Inventory, error) {
+	if path == "" {
+		path = g.inventory
+	}
+	opts := topology.LoadOptions{KnownHostsFile: g.knownHosts}
+	opts.SSH.User = g.sshUser
+	opts.SSH.Port = g.sshPort
+	opts.SSH.IdentityFiles = g.identities
+	inv, err := topology.Load(path, opts)
+	if err != nil {
+		// Whatever keeps an inventory from loading is bad input: exit 2.
+		return nil, &usageError{msg: err.Error()}
+	}
+	if g.knownHosts != "" {
+		inv.KnownHostsFile = g.knownHosts
+	}
+	return inv, nil
+}
+
+func (g *globalOptions) dialConfig(inv *topology.Inventory) executor.DialConfig {
+	return executor.DialConfig{
+		KnownHostsFile:    inv.KnownHostsFile,
+		AcceptNewHostKeys: g.acceptNewHostKeys,
+		SSHConfigFile:     g.sshConfig,
+		ConnectTimeout:    g.connectTimeout,
+	}
+}
+
+// usageArgs wraps a positional-argument check so its errors are usage
+// errors (exit status 2), like flag errors.
+func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := check(cmd, args); err != nil {
+			return usagef("%s: %v", cmd.CommandPath(), err)
+		}
+		return nil
+	}
+}
+
+// progressf prints a progress line to stderr, keeping stdout for results.
+func progressf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, format+"\n", args...)
+}
