@@ -20,7 +20,7 @@ import (
 
 // testSubnet differs from the default so a lab left up by hand does not
 // get in the way (the state dir, and so every kernel name, differs too).
-const testSubnet = "10.97.0.0/24"
+const testSubnet = "10.95.0.0/24"
 
 // TestIntegrationLab builds the real lab and checks what every other
 // integration test relies on. Run as root with ORCH_LAB=1:

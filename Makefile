@@ -1,0 +1,47 @@
+# orch: build, lab, tests and benchmarks. Run as root on Debian 12 for the lab targets.
+GO      ?= go
+BIN     := bin/orch
+LAB_INV := inventories/lab.yaml
+
+.PHONY: all build demo test unit lint lab-deps lab-up lab-down fuzz bench
+
+all: build
+
+build:
+	$(GO) build -o $(BIN) ./cmd/orch
+
+# The main job on the local lab: install what is needed, bring the lab up, run orch on it.
+demo: lab-deps build
+	./$(BIN) lab up --inventory $(LAB_INV)
+	./$(BIN) check -i $(LAB_INV)
+
+# Everything CI runs: format, vet, unit tests, then integration tests on a fresh lab
+# that is torn down even when a test fails.
+test: lab-deps
+	./scripts/test.sh
+
+unit:
+	$(GO) test -count=1 ./...
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+lab-deps:
+	./scripts/lab-deps.sh
+
+lab-up: build
+	./$(BIN) lab up --inventory $(LAB_INV)
+
+lab-down: build
+	./$(BIN) lab down --inventory $(LAB_INV)
+
+# Short fuzzing of every parser (the seed corpora also run in `make unit`).
+FUZZTIME ?= 20s
+fuzz:
+	$(GO) test ./topology -run '^$$' -fuzz FuzzLoadYAML -fuzztime $(FUZZTIME)
+	$(GO) test ./topology -run '^$$' -fuzz FuzzLoadIPs -fuzztime $(FUZZTIME)
+
+# Benchmarks print figures and ratios; they assert nothing about speed.
+bench:
+	$(GO) test -run '^$$' -bench . -benchtime 1x ./orchestrator/executor/

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The test suite: lint, unit tests, then the integration tests against a real
+# local lab (four hosts in namespaces), which is always torn down at the end.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$PATH:/usr/local/go/bin"
+GO=${GO:-go}
+
+echo "== lint"
+make -s lint
+
+echo "== build"
+make -s build
+
+echo "== unit tests"
+$GO test -count=1 ./...
+
+echo "== the lab's own integration test (a separate lab on another subnet)"
+ORCH_LAB=1 $GO test -count=1 -run Integration ./lab/
+
+echo "== lab up"
+lab_down() {
+  echo "== lab down"
+  ./bin/orch lab down --inventory inventories/lab.yaml || true
+}
+trap lab_down EXIT
+./bin/orch lab up --inventory inventories/lab.yaml
+
+echo "== integration tests"
+ORCH_LAB_INVENTORY="$PWD/inventories/lab.yaml" ORCH_BIN="$PWD/bin/orch" ORCH_REQUIRE_LAB=1 \
+  $GO test -count=1 -timeout 20m -v ./integration/...
