@@ -10,10 +10,30 @@ import (
 // The inventory files follow inventories/cluster.example.yaml. Secrets are
 // referenced by file, never written inline.
 type invFile struct {
-	Name       string      `yaml:"name"`
-	KnownHosts string      `yaml:"known_hosts"`
-	Defaults   invDefaults `yaml:"defaults"`
-	Hosts      []invHost   `yaml:"hosts"`
+	Name        string         `yaml:"name"`
+	KnownHosts  string         `yaml:"known_hosts"`
+	Defaults    invDefaults    `yaml:"defaults"`
+	Replication invReplication `yaml:"replication"`
+	Profile     invProfile     `yaml:"profile"`
+	Hosts       []invHost      `yaml:"hosts"`
+}
+
+// invReplication names the account only: the password defaults to the
+// admin password's file, and semi-sync to the experiment's settings.
+type invReplication struct {
+	User string `yaml:"user"`
+}
+
+type invProfile struct {
+	Engine string            `yaml:"engine"`
+	Vars   map[string]string `yaml:"vars"`
+}
+
+// labMemory keeps the engines' caches small: the lab's three database
+// servers share one 2-core machine and its memory.
+var labMemory = map[string]string{
+	"innodb_buffer_pool_size":  "128M",
+	"rocksdb_block_cache_size": "64M",
 }
 
 type invDefaults struct {
@@ -102,6 +122,8 @@ func renderInventory(hosts []HostState, paths invPaths, v inventoryVariant) ([]b
 				Service:  invService{Start: scriptStart, Stop: scriptStop, Status: scriptStatus},
 			},
 		},
+		Replication: invReplication{User: "repl"},
+		Profile:     invProfile{Engine: "innodb", Vars: labMemory},
 	}
 	for _, h := range hosts {
 		inv.Hosts = append(inv.Hosts, invHost{Name: h.Name, Role: h.Role, Address: h.IP})

@@ -4,6 +4,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -175,7 +176,10 @@ func TestInventoriesLoad(t *testing.T) {
 		t.Errorf("lab.yaml mysql: %+v", my)
 	}
 
+	checkSettings(t, "lab.yaml", inv, paths)
+
 	pinv := load(asBench, "lab-password.yaml")
+	checkSettings(t, "lab-password.yaml", pinv, paths)
 	ps := pinv.Master().SSH
 	if ps.User != "bench" || len(ps.IdentityFiles) != 0 || ps.Password.File != paths.benchPassword ||
 		!ps.Sudo || ps.SudoPassword.File != paths.benchPassword {
@@ -183,5 +187,31 @@ func TestInventoriesLoad(t *testing.T) {
 	}
 	if len(pinv.Hosts) != 4 || pinv.Master().MySQL.Service.Start != scriptStart {
 		t.Errorf("lab-password.yaml hosts/mysql differ from lab.yaml")
+	}
+}
+
+// checkSettings checks the replication and profile settings a generated
+// inventory gives the cluster: the parser's defaults plus small caches.
+func checkSettings(t *testing.T, name string, inv *topology.Inventory, paths invPaths) {
+	t.Helper()
+	wantRepl := topology.Replication{
+		User:     "repl",
+		Password: topology.Secret{File: paths.mysqlPassword},
+		SemiSync: topology.SemiSync{
+			Enabled:           true,
+			TimeoutMs:         topology.DefaultSemiSyncTimeoutMs,
+			WaitPoint:         "AFTER_SYNC",
+			WaitForSlaveCount: 1,
+		},
+	}
+	if !reflect.DeepEqual(inv.Replication, wantRepl) {
+		t.Errorf("%s replication\n got %+v\nwant %+v", name, inv.Replication, wantRepl)
+	}
+	wantProfile := topology.Profile{
+		Engine: "innodb",
+		Vars:   map[string]string{"innodb_buffer_pool_size": "128M", "rocksdb_block_cache_size": "64M"},
+	}
+	if !reflect.DeepEqual(inv.Profile, wantProfile) {
+		t.Errorf("%s profile\n got %+v\nwant %+v", name, inv.Profile, wantProfile)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -20,6 +21,8 @@ func FuzzLoadYAML(f *testing.F) {
 	f.Add([]byte("hosts:\n  - {name: m, role: master, address: 10.0.0.1, ssh: {port: 22}}\n"))
 	f.Add([]byte("defaults: &d\n  ssh: {user: a}\nhosts:\n  - {name: m, role: master, address: '::1', mysql: {service: {start: a, stop: b}}}\n"))
 	f.Add([]byte("hosts: [{name: a, role: master, address: x}, {name: b, role: loadbox, address: X.}]\n"))
+	f.Add([]byte("replication: {user: r, semi_sync: {enabled: false, timeout_ms: 5, wait_point: after_commit, wait_for_slave_count: 1}}\n" +
+		"profile: {engine: rocksdb, dir: p, vars: {a-B: 1M, c: ON}}\nhosts: [{name: m, role: master, address: 10.0.0.1}, {name: s, role: slave, address: 10.0.0.2}]\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		checkParse(t, "fuzz.yaml", data)
 	})
@@ -85,6 +88,7 @@ func checkParse(t *testing.T, name string, data []byte) {
 	if len(inv.ByRole(RoleLoadBox)) > 1 || len(inv.ByRole(RoleMaster)) != 1 {
 		t.Fatalf("role counts wrong: %v", hostNamesOf(inv))
 	}
+	checkSettings(t, inv)
 	if err := inv.ValidateCluster(); err != nil {
 		checkErrorLine(t, name, err)
 	}
@@ -92,9 +96,65 @@ func checkParse(t *testing.T, name string, data []byte) {
 	if err != nil {
 		t.Fatalf("json: %v", err)
 	}
-	if pw := ipsPassword(data); pw != "" && bytes.Contains(b, []byte(pw)) {
+	if pw := ipsPassword(data); pw != "" && slices.ContainsFunc(jsonStrings(t, b), func(s string) bool { return strings.Contains(s, pw) }) {
 		t.Fatalf("JSON reveals the password: %s", b)
 	}
+}
+
+// checkSettings checks the replication and profile settings of a loaded
+// inventory: defaults filled in, every value in range.
+func checkSettings(t *testing.T, inv *Inventory) {
+	t.Helper()
+	r, p := inv.Replication, inv.Profile
+	if !replUserRE.MatchString(r.User) || len(r.User) > maxReplUserLen {
+		t.Fatalf("bad replication user accepted: %q", r.User)
+	}
+	if !r.Password.IsSet() && inv.Master().MySQL.Password.IsSet() {
+		t.Fatalf("replication password not defaulted to the master's")
+	}
+	ss := r.SemiSync
+	if ss.TimeoutMs == 0 || ss.WaitPoint != "AFTER_SYNC" && ss.WaitPoint != "AFTER_COMMIT" ||
+		ss.WaitForSlaveCount < 1 || ss.WaitForSlaveCount > max(1, len(inv.Slaves())) {
+		t.Fatalf("bad semi-sync settings accepted: %+v with %d slaves", ss, len(inv.Slaves()))
+	}
+	if !engineRE.MatchString(p.Engine) {
+		t.Fatalf("bad engine accepted: %q", p.Engine)
+	}
+	for k, v := range p.Vars {
+		if k != normalizeVar(k) || !varNameRE.MatchString(k) || strings.TrimSpace(v) == "" || strings.ContainsFunc(v, isControl) {
+			t.Fatalf("bad variable accepted: %q = %q", k, v)
+		}
+	}
+}
+
+// jsonStrings returns the string values in a JSON document: a leaked
+// secret would be one, while a password of digits may well match a number
+// such as the default semi-sync timeout.
+func jsonStrings(t *testing.T, b []byte) []string {
+	t.Helper()
+	var doc any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatalf("json: %v", err)
+	}
+	var out []string
+	var walk func(any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case string:
+			out = append(out, v)
+		case []any:
+			for _, e := range v {
+				walk(e)
+			}
+		case map[string]any:
+			for k, e := range v {
+				out = append(out, k)
+				walk(e)
+			}
+		}
+	}
+	walk(doc)
+	return out
 }
 
 func checkErrorLine(t *testing.T, name string, err error) {

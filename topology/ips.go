@@ -104,7 +104,8 @@ func parseIPs(file string, data []byte, o LoadOptions) (*Inventory, []hostDecl, 
 		return nil, nil, at(creds.n, "no host addresses: list the master, slave and slave (and optionally the load box), or one existing server, before the credentials line")
 	}
 
-	inv := &Inventory{Source: file, Format: "ips", Existing: len(addrs) == 1, hostsPos: Pos{File: file, Line: addrs[0].n}}
+	inv := newInventory(file, "ips")
+	inv.Existing, inv.hostsPos = len(addrs) == 1, Pos{File: file, Line: addrs[0].n}
 	var decls []hostDecl
 	for i, l := range addrs {
 		if i == len(ipsNames) {

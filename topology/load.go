@@ -87,6 +87,11 @@ func parse(path string, data []byte, o LoadOptions) (*Inventory, error) {
 		return nil, err
 	}
 	inv.Hosts = roleOrder(decls)
+	if !inv.Replication.Password.IsSet() {
+		// The admin password is the one secret every inventory has; a
+		// separate replication password is optional.
+		inv.Replication.Password = inv.Master().MySQL.Password
+	}
 	if inv.KnownHostsFile == "" {
 		inv.KnownHostsFile = o.KnownHostsFile
 	}
@@ -217,6 +222,26 @@ func (r pathResolver) resolve(p string) (string, error) {
 func cloneSSH(c SSHConfig) SSHConfig {
 	c.IdentityFiles = append([]string(nil), c.IdentityFiles...)
 	return c
+}
+
+// newInventory returns an inventory holding the built-in replication and
+// profile settings, which the file's sections then override key by key.
+// The replication password default needs the master, so Load sets it last.
+func newInventory(file, format string) *Inventory {
+	return &Inventory{
+		Source: file,
+		Format: format,
+		Replication: Replication{
+			User: DefaultReplUser,
+			SemiSync: SemiSync{
+				Enabled:           true,
+				TimeoutMs:         DefaultSemiSyncTimeoutMs,
+				WaitPoint:         DefaultWaitPoint,
+				WaitForSlaveCount: DefaultWaitForSlaveCount,
+			},
+		},
+		Profile: Profile{Engine: DefaultEngine},
+	}
 }
 
 // applyBuiltins fills what neither the file nor the options set.

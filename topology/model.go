@@ -36,9 +36,57 @@ type Inventory struct {
 	// hostsPos is where the host list is declared, for errors about hosts
 	// that are missing (ValidateCluster) rather than wrong.
 	hostsPos Pos
-	// Settings holds per-inventory engine and replication settings used by
-	// later stages (profiles, semi-sync); free-form for forward compatibility
-	// is NOT allowed, so each later issue adds typed fields here.
+	// Replication is how `orch up` wires the slaves to the master.
+	Replication Replication `json:"replication"`
+	// Profile chooses and adjusts the engine profile `orch up` lays down.
+	Profile Profile `json:"profile"`
+}
+
+// Replication settings for the 1-master/2-slave cluster.
+type Replication struct {
+	// User is the replication account created on the master (default "repl").
+	User string `json:"user"`
+	// Password of the replication account; default: the master's MySQL
+	// admin password reference.
+	Password Secret   `json:"password,omitzero"`
+	SemiSync SemiSync `json:"semi_sync"`
+}
+
+// SemiSync settings. The defaults are the original experiment's: enabled,
+// a timeout so large the master never falls back to async, AFTER_SYNC.
+type SemiSync struct {
+	Enabled bool `json:"enabled"`
+	// TimeoutMs is rpl_semi_sync_master_timeout (default 1000000000000000000).
+	TimeoutMs uint64 `json:"timeout_ms"`
+	// WaitPoint is AFTER_SYNC (default) or AFTER_COMMIT, in upper case.
+	WaitPoint string `json:"wait_point"`
+	// WaitForSlaveCount is how many slave acks a commit waits for, where the
+	// server has the setting (MySQL/Percona; MariaDB always waits for one).
+	WaitForSlaveCount int `json:"wait_for_slave_count"`
+}
+
+// Defaults for Replication and Profile.
+const (
+	DefaultReplUser          = "repl"
+	DefaultSemiSyncTimeoutMs = uint64(1000000000000000000)
+	DefaultWaitPoint         = "AFTER_SYNC"
+	DefaultWaitForSlaveCount = 1
+	DefaultEngine            = "innodb"
+)
+
+// Profile selects the engine profile and overrides its values.
+type Profile struct {
+	// Engine is the default engine profile for `orch up` (default innodb).
+	Engine string `json:"engine"`
+	// Dir holds user profiles (NAME.cnf templates) that replace the
+	// embedded ones; empty means the embedded profiles. Absolute, resolved
+	// against the inventory's directory; not checked to exist at load.
+	Dir string `json:"dir,omitempty"`
+	// Vars override profile values by server variable name, e.g. smaller
+	// memory sizes on a small lab: {innodb_buffer_pool_size: 256M}. Names
+	// are lower case with '_' (the file may write '-'); values are as
+	// written in the file.
+	Vars map[string]string `json:"vars,omitempty"`
 }
 
 // Host is one machine of the cluster.

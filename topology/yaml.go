@@ -40,7 +40,7 @@ type yamlHost struct {
 }
 
 var (
-	topKeys  = []string{"name", "known_hosts", "defaults", "hosts"}
+	topKeys  = []string{"name", "known_hosts", "defaults", "replication", "profile", "hosts"}
 	defKeys  = []string{"ssh", "mysql"}
 	hostKeys = []string{"name", "role", "address", "ssh", "mysql"}
 )
@@ -62,12 +62,13 @@ func parseYAML(file string, data []byte, o LoadOptions) (*Inventory, []hostDecl,
 		return nil, nil, d.errAt(root, "expected a mapping with keys %s; found %s", strings.Join(topKeys, ", "), describe(root, false))
 	}
 
-	inv := &Inventory{Source: file, Format: "yaml"}
+	inv := newInventory(file, "yaml")
 	var (
-		defSSH   []sshPatch
-		defMySQL []mysqlPatch
-		hosts    []*yamlHost
-		seen     bool
+		defSSH    []sshPatch
+		defMySQL  []mysqlPatch
+		hosts     []*yamlHost
+		seen      bool
+		countNode *yaml.Node // replication.semi_sync.wait_for_slave_count, when set
 	)
 	err = d.mapping(root, "", topKeys, func(key string, k, v *yaml.Node) (err error) {
 		switch key {
@@ -77,6 +78,10 @@ func parseYAML(file string, data []byte, o LoadOptions) (*Inventory, []hostDecl,
 			inv.KnownHostsFile, err = d.localPath(v, key)
 		case "defaults":
 			defSSH, defMySQL, err = d.defaults(v)
+		case "replication":
+			countNode, err = d.replication(v, &inv.Replication)
+		case "profile":
+			err = d.profile(v, &inv.Profile)
 		case "hosts":
 			seen, inv.hostsPos = true, d.pos(k)
 			hosts, err = d.hosts(k, v)
@@ -88,6 +93,11 @@ func parseYAML(file string, data []byte, o LoadOptions) (*Inventory, []hostDecl,
 	}
 	if !seen {
 		return nil, nil, d.errAt(root, `missing required key "hosts"`)
+	}
+	if countNode != nil {
+		if err := d.checkWaitCount(countNode, inv.Replication.SemiSync.WaitForSlaveCount, hosts); err != nil {
+			return nil, nil, err
+		}
 	}
 
 	decls := make([]hostDecl, len(hosts))

@@ -2,6 +2,7 @@ package topology
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -177,6 +178,28 @@ func (d *yamlDecoder) port(n *yaml.Node, path string) (int, error) {
 		return 0, d.errAt(n, "%s: %s", path, problem)
 	}
 	return p, nil
+}
+
+// positive reads a decimal integer 1..2^64-1. The text is checked rather
+// than the tag: yaml.v3 tags an integer too large for int64 as a float.
+// Quoted numbers are strings and refused, as for ports.
+func (d *yamlDecoder) positive(n *yaml.Node, path, want string) (uint64, error) {
+	n, err := d.scalar(n, path, want)
+	if err != nil {
+		return 0, err
+	}
+	tag := n.ShortTag()
+	if tag != "!!int" && tag != "!!float" || n.Value == "" || strings.Trim(n.Value, "0123456789") != "" {
+		return 0, d.errAt(n, "%s: expected %s; found %s", path, want, describe(n, true))
+	}
+	v, perr := strconv.ParseUint(n.Value, 10, 64)
+	switch {
+	case perr != nil:
+		return 0, d.errAt(n, "%s: %s is too large (at most %d)", path, clip(n.Value), uint64(math.MaxUint64))
+	case v == 0:
+		return 0, d.errAt(n, "%s: must be at least 1; found 0", path)
+	}
+	return v, nil
 }
 
 func (d *yamlDecoder) boolean(n *yaml.Node, path string) (bool, error) {

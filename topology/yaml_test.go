@@ -82,8 +82,19 @@ func TestClusterExampleParses(t *testing.T) {
 	if lb := inv.LoadBox(); lb == nil || lb.Address != "10.0.0.4" {
 		t.Errorf("load box %v", lb)
 	}
-	if m.Pos.Line != 65 || m.Pos.Col != 5 || m.Pos.File != path {
-		t.Errorf("master declared at %+v, want %s:65:5", m.Pos, path)
+	if m.Pos.Line != 99 || m.Pos.Col != 5 || m.Pos.File != path {
+		t.Errorf("master declared at %+v, want %s:99:5", m.Pos, path)
+	}
+	wantRepl := Replication{
+		User: "repl", Password: Secret{Env: "ORCH_REPL_PASSWORD"},
+		SemiSync: SemiSync{Enabled: true, TimeoutMs: 1000000000000000000, WaitPoint: "AFTER_SYNC", WaitForSlaveCount: 1},
+	}
+	if !reflect.DeepEqual(inv.Replication, wantRepl) {
+		t.Errorf("replication\n got %+v\nwant %+v", inv.Replication, wantRepl)
+	}
+	wantProfile := Profile{Engine: "innodb", Vars: map[string]string{"innodb_buffer_pool_size": "256M", "rocksdb_block_cache_size": "128M"}}
+	if !reflect.DeepEqual(inv.Profile, wantProfile) {
+		t.Errorf("profile\n got %+v\nwant %+v", inv.Profile, wantProfile)
 	}
 }
 
