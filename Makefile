@@ -1,4 +1,6 @@
 # orch: build, lab, tests and benchmarks. Run as root on Debian 12 for the lab targets.
+# The Go toolchain lives in /usr/local/go on Debian machines set up by hand.
+export PATH := $(PATH):/usr/local/go/bin
 GO      ?= go
 BIN     := bin/orch
 LAB_INV := inventories/lab.yaml
