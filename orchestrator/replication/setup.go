@@ -1,0 +1,280 @@
+package replication
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/orch-bench/orch/orchestrator"
+	"github.com/orch-bench/orch/orchestrator/flavor"
+)
+
+// Setup makes the slaves semi-synchronous GTID replicas of master, changing
+// only what is not already right: run again on a working cluster it sends
+// no STOP, START, RESET or CHANGE at all.
+//
+// The master comes first (replication account, created with binary logging
+// off so that it can neither block on semi-sync nor replicate; then the
+// semi-sync settings), then every slave in parallel. p.MasterHost and
+// p.MasterPort default to the master's inventory address and MySQL port,
+// which is how the slaves reach it. p.Fresh wipes a slave's binary logs and
+// GTID state only when it is not already a replica of this master: one that
+// is holds the master's data, and would re-apply it from the start.
+//
+// The Result lists every step, also when the error is not nil.
+func Setup(ctx context.Context, master *Node, slaves []*Node, p flavor.Params) (*Result, error) {
+	start := time.Now()
+	if err := checkNodes(master, slaves); err != nil {
+		return nil, fmt.Errorf("replication setup: %w", err)
+	}
+	p, err := masterParams(master, p)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{}
+	steps, err := setupMaster(ctx, master, p)
+	res.Steps = append(res.Steps, steps...)
+	if err != nil {
+		res.Duration = time.Since(start)
+		return res, fmt.Errorf("%s: %w", master, err)
+	}
+	per := make([][]Step, len(slaves))
+	errs := orchestrator.ForEach(ctx, len(slaves), slaves, func(ctx context.Context, i int, n *Node) error {
+		var err error
+		if per[i], err = setupSlave(ctx, n, p); err != nil {
+			return fmt.Errorf("%s: %w", n, err)
+		}
+		return nil
+	})
+	for _, s := range per {
+		res.Steps = append(res.Steps, s...)
+	}
+	res.Duration = time.Since(start)
+	return res, orchestrator.Aggregate(errs)
+}
+
+// masterParams fills the master's address in p and validates it.
+func masterParams(master *Node, p flavor.Params) (flavor.Params, error) {
+	host, port := master.Host.Address, mysqlPort(master.Host)
+	if p.MasterHost != "" && p.MasterHost != host || p.MasterPort != 0 && p.MasterPort != port {
+		return p, fmt.Errorf("replication setup: master address %s:%d differs from the inventory's %s:%d",
+			p.MasterHost, p.MasterPort, host, port)
+	}
+	p.MasterHost, p.MasterPort = host, port
+	p, err := p.Resolve()
+	if err != nil {
+		return p, fmt.Errorf("replication setup: %w", err)
+	}
+	return p, nil
+}
+
+func setupMaster(ctx context.Context, n *Node, p flavor.Params) ([]Step, error) {
+	sp := &stepper{host: n.String()}
+	err := withConn(ctx, n.DB, func(c *sql.Conn) error {
+		if err := sp.do(StepAccount, func() (Action, string, []string, error) {
+			return ensureAccount(ctx, c, n.Server, p)
+		}); err != nil {
+			return err
+		}
+		return sp.do(StepMasterSemiSync, func() (Action, string, []string, error) {
+			return masterSemiSync(ctx, c, n.Server, p)
+		})
+	})
+	return sp.steps, err
+}
+
+// ensureAccount creates or re-asserts the replication account. Its
+// password cannot be read back to compare, so an existing account gets it
+// set again; with binary logging off that changes nothing elsewhere.
+func ensureAccount(ctx context.Context, c *sql.Conn, srv flavor.Server, p flavor.Params) (Action, string, []string, error) {
+	exists, err := readAccount(ctx, c, p.ReplUser, p.ReplHost)
+	if err != nil {
+		return Failed, "", nil, err
+	}
+	plan, err := srv.ReplUser(p)
+	if err != nil {
+		return Failed, "", nil, err
+	}
+	ran, err := run(ctx, c, plan)
+	if !exists {
+		return Applied, "account did not exist (created with binary logging off)", ran, err
+	}
+	return Ensured, "account exists; password and grants re-asserted with binary logging off", ran, err
+}
+
+// masterSemiSync applies the master's semi-sync settings unless they all
+// hold already.
+func masterSemiSync(ctx context.Context, c *sql.Conn, srv flavor.Server, p flavor.Params) (Action, string, []string, error) {
+	want, err := srv.MasterSemiSyncSettings(p)
+	if err != nil {
+		return Failed, "", nil, err
+	}
+	cur, err := queryTimeout(ctx, c, StatementTimeout, flavor.VariablesQuery(want))
+	if err != nil {
+		return Failed, "", nil, fmt.Errorf("read settings: %w", err)
+	}
+	diff := settingsDiff(want, cur.nameValues())
+	if len(diff) == 0 {
+		return Skipped, "already set: " + settingsText(want), nil, nil
+	}
+	plan, err := masterSemiSyncPlan(srv, p)
+	if err != nil {
+		return Failed, "", nil, err
+	}
+	ran, err := run(ctx, c, plan)
+	return Applied, strings.Join(diff, "; "), ran, err
+}
+
+// masterSemiSyncPlan is MasterSetup without its ReplUser prefix: the
+// plugin install and the SET GLOBALs, enabling last.
+func masterSemiSyncPlan(srv flavor.Server, p flavor.Params) ([]flavor.Statement, error) {
+	full, err := srv.MasterSetup(p)
+	if err != nil {
+		return nil, err
+	}
+	user, err := srv.ReplUser(p)
+	if err != nil {
+		return nil, err
+	}
+	if len(full) < len(user) {
+		return nil, errors.New("master plan does not start with the account statements")
+	}
+	for i, st := range user {
+		if full[i].SQL != st.SQL {
+			return nil, errors.New("master plan does not start with the account statements")
+		}
+	}
+	return full[len(user):], nil
+}
+
+// settingsDiff lists the settings whose current value differs.
+func settingsDiff(want []flavor.Setting, cur map[string]string) []string {
+	var out []string
+	for _, s := range want {
+		v, ok := lookup(cur, s.Name)
+		switch {
+		case !ok:
+			out = append(out, s.Name+" does not exist yet, want "+s.Value)
+		case !strings.EqualFold(v, s.Value):
+			out = append(out, fmt.Sprintf("%s=%s, want %s", s.Name, v, s.Value))
+		}
+	}
+	return out
+}
+
+func settingsText(ss []flavor.Setting) string {
+	parts := make([]string, len(ss))
+	for i, s := range ss {
+		parts[i] = s.String()
+	}
+	return strings.Join(parts, ", ")
+}
+
+func setupSlave(ctx context.Context, n *Node, p flavor.Params) ([]Step, error) {
+	sp := &stepper{host: n.String()}
+	err := withConn(ctx, n.DB, func(c *sql.Conn) error {
+		srv := n.Server
+		names := srv.SemiSync()
+		rs, isReplica, err := readReplica(ctx, c, srv)
+		var status map[string]string
+		var enabled bool
+		if err == nil {
+			status, enabled, err = readSemiSync(ctx, c, srv.SlaveSemiSyncStatusQuery(), names.SlaveEnabled)
+		}
+		if err != nil {
+			return sp.do(StepReplica, func() (Action, string, []string, error) {
+				return Failed, "could not read the replica's state", nil, err
+			})
+		}
+		active := isOn(status, names.SlaveStatus)
+		wrong := replicaMismatch(srv, rs, isReplica, p)
+		if len(wrong) == 0 {
+			wrong = append(wrong, threadProblem(srv.ReplicaStatusColumn("Slave_IO_Running"), rs.IORunning, rs.LastIOErrno, rs.LastIOError)...)
+			wrong = append(wrong, threadProblem(srv.ReplicaStatusColumn("Slave_SQL_Running"), rs.SQLRunning, rs.LastSQLErrno, rs.LastSQLError)...)
+		}
+		switch {
+		case len(wrong) == 0 && enabled && active:
+			return sp.do(StepReplica, func() (Action, string, []string, error) {
+				return Skipped, fmt.Sprintf("replicating from %s:%d as %s by GTID, both threads running, semi-sync active",
+					p.MasterHost, p.MasterPort, p.ReplUser), nil, nil
+			})
+		case len(wrong) == 0:
+			// Replication is right; only the semi-sync registration is
+			// missing, which needs no reset, only an IO thread reconnect.
+			return sp.do(StepReplicaSemiSync, func() (Action, string, []string, error) {
+				plan, err := slaveSemiSyncPlan(srv, p)
+				if err != nil {
+					return Failed, "", nil, err
+				}
+				ran, err := run(ctx, c, plan)
+				return Applied, fmt.Sprintf("semi-sync not active (enabled=%s): enable it and reconnect the IO thread", onOff(enabled)), ran, err
+			})
+		}
+		return sp.do(StepReplica, func() (Action, string, []string, error) {
+			pp := p
+			if isReplica && rs.MasterHost == p.MasterHost && rs.MasterPort == p.MasterPort {
+				pp.Fresh = false // it holds this master's data: keep its position
+			}
+			plan, err := srv.SlaveSetup(pp)
+			if err != nil {
+				return Failed, "", nil, err
+			}
+			ran, err := run(ctx, c, plan)
+			return Applied, strings.Join(wrong, "; "), ran, err
+		})
+	})
+	return sp.steps, err
+}
+
+// replicaMismatch lists how the slave's replication configuration differs
+// from what p asks for (nothing: it replicates from the right master, as
+// the right user, by GTID).
+func replicaMismatch(srv flavor.Server, rs flavor.ReplicaStatus, isReplica bool, p flavor.Params) []string {
+	if !isReplica {
+		return []string{"not a replica"}
+	}
+	var out []string
+	if rs.MasterHost != p.MasterHost || rs.MasterPort != p.MasterPort {
+		out = append(out, fmt.Sprintf("replicates from %s:%d, want %s:%d", rs.MasterHost, rs.MasterPort, p.MasterHost, p.MasterPort))
+	}
+	if rs.MasterUser != p.ReplUser {
+		out = append(out, fmt.Sprintf("replication user %q, want %q", rs.MasterUser, p.ReplUser))
+	}
+	if srv.UsesMariaDBGTID() {
+		if !strings.EqualFold(rs.UsingGTID, "Slave_Pos") {
+			out = append(out, fmt.Sprintf("Using_Gtid=%s, want Slave_Pos", rs.UsingGTID))
+		}
+	} else if !rs.AutoPosition {
+		out = append(out, "Auto_Position=0, want 1")
+	}
+	return out
+}
+
+// slaveSemiSyncPlan enables semi-sync on a running replica: SlaveSetup's
+// plugin install and semi-sync settings, then an IO thread reconnect (a
+// slave registers as semi-sync only when its IO thread connects).
+func slaveSemiSyncPlan(srv flavor.Server, p flavor.Params) ([]flavor.Statement, error) {
+	full, err := srv.SlaveSetup(p)
+	if err != nil {
+		return nil, err
+	}
+	names := srv.SemiSync()
+	var out []flavor.Statement
+	found := false
+	for _, st := range full {
+		switch {
+		case strings.HasPrefix(st.SQL, "INSTALL PLUGIN "):
+			out = append(out, st)
+		case strings.HasPrefix(st.SQL, "SET GLOBAL "+names.SlaveEnabled+" "):
+			out = append(out, st)
+			found = true
+		}
+	}
+	if !found {
+		return nil, fmt.Errorf("slave plan has no SET GLOBAL %s", names.SlaveEnabled)
+	}
+	return append(out, srv.IOThreadRestart()...), nil
+}

@@ -1,0 +1,375 @@
+package replication
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/orch-bench/orch/orchestrator/flavor"
+	"github.com/orch-bench/orch/topology"
+)
+
+const testPassword = "Test-pw'42"
+
+var (
+	mariadb = mustServer(flavor.MariaDB, flavor.V(10, 11, 19))
+	mysql80 = mustServer(flavor.MySQL, flavor.V(8, 0, 36))
+)
+
+func mustServer(f flavor.Flavor, v flavor.Version) flavor.Server {
+	s, err := flavor.New(f, v)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
+// fixture is a master and two slaves on a fakeCluster.
+type fixture struct {
+	c      *fakeCluster
+	m      *fakeServer
+	s      []*fakeServer
+	master *Node
+	slaves []*Node
+}
+
+func newFixture(t *testing.T, srv flavor.Server) *fixture {
+	t.Helper()
+	c := newFakeCluster(srv, "master", "slave1", "slave2")
+	f := &fixture{c: c, m: c.servers[0], s: c.servers[1:]}
+	for i, s := range c.servers {
+		role := topology.RoleSlave
+		if i == 0 {
+			role = topology.RoleMaster
+		}
+		db := s.open()
+		t.Cleanup(func() { db.Close() })
+		n := &Node{Host: &topology.Host{Name: s.name, Role: role, Address: s.addr}, DB: db, Server: srv}
+		if i == 0 {
+			f.master = n
+		} else {
+			f.slaves = append(f.slaves, n)
+		}
+	}
+	return f
+}
+
+func params() flavor.Params { return flavor.Params{ReplPassword: testPassword, Fresh: true} }
+
+func (f *fixture) setup(t *testing.T) *Result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	res, err := Setup(ctx, f.master, f.slaves, params())
+	if err != nil {
+		t.Fatalf("Setup: %v", err)
+	}
+	return res
+}
+
+func (f *fixture) clearLogs() {
+	f.c.mu.Lock()
+	defer f.c.mu.Unlock()
+	for _, s := range f.c.servers {
+		s.log = nil
+	}
+}
+
+// logOf returns what s received, under the cluster lock.
+func (f *fixture) logOf(s *fakeServer) []string {
+	f.c.mu.Lock()
+	defer f.c.mu.Unlock()
+	return slices.Clone(s.log)
+}
+
+var changing = regexp.MustCompile(`^(STOP|START|RESET|CHANGE|SET GLOBAL|INSTALL|CREATE|ALTER|GRANT|DROP|INSERT)\b`)
+
+func changes(log []string) []string {
+	var out []string
+	for _, q := range log {
+		if changing.MatchString(q) {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+func stepsOf(res *Result, host string) map[string]Step {
+	out := map[string]Step{}
+	for _, s := range res.Steps {
+		if strings.HasPrefix(s.Host, host+" ") {
+			out[s.Name] = s
+		}
+	}
+	return out
+}
+
+func TestSetupFromScratch(t *testing.T) {
+	f := newFixture(t, mariadb)
+	res := f.setup(t)
+
+	m := stepsOf(res, "master")
+	if m[StepAccount].Action != Applied || m[StepMasterSemiSync].Action != Applied {
+		t.Fatalf("master steps: %+v", m)
+	}
+	if f.m.localWrites != 0 {
+		t.Errorf("master binlogged %d writes while creating the account; want none", f.m.localWrites)
+	}
+	for k, want := range map[string]string{"rpl_semi_sync_master_wait_point": "AFTER_SYNC",
+		"rpl_semi_sync_master_timeout": "1000000000000000000", "rpl_semi_sync_master_enabled": "ON"} {
+		if got := f.m.vars[k]; got != want {
+			t.Errorf("master %s = %q, want %q", k, got, want)
+		}
+	}
+	for _, s := range f.s {
+		st := stepsOf(res, s.name)[StepReplica]
+		if st.Action != Applied || st.Reason != "not a replica" {
+			t.Errorf("%s: step %+v", s.name, st)
+		}
+		got := changes(f.logOf(s))
+		want := []string{"STOP SLAVE", "RESET SLAVE ALL", "RESET MASTER", "SET GLOBAL gtid_slave_pos = ''",
+			"CHANGE MASTER TO MASTER_HOST = '10.0.0.1', MASTER_PORT = 3306, MASTER_USER = 'repl', MASTER_PASSWORD = 'Test-pw''42', MASTER_USE_GTID = slave_pos",
+			"SET GLOBAL rpl_semi_sync_slave_enabled = ON", "START SLAVE", "STOP SLAVE IO_THREAD", "START SLAVE IO_THREAD"}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s received\n%q\nwant\n%q", s.name, got, want)
+		}
+		if io, _, msg := s.ioState(); io != "Yes" || !s.replica.semi {
+			t.Errorf("%s: IO %s (%s), semi-sync registered %v", s.name, io, msg, s.replica.semi)
+		}
+	}
+	if n := f.m.clients(); n != 2 {
+		t.Errorf("master semi-sync clients %d, want 2", n)
+	}
+	js, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(js), "Test-pw") {
+		t.Errorf("result JSON leaks the password: %s", js)
+	}
+	if !slices.Contains(res.Executed(), "slave2 10.0.0.3: CHANGE MASTER TO MASTER_HOST = '10.0.0.1', MASTER_PORT = 3306, MASTER_USER = 'repl', MASTER_PASSWORD = '<redacted>', MASTER_USE_GTID = slave_pos") {
+		t.Errorf("result lacks slave2's redacted CHANGE MASTER: %q", res.Executed())
+	}
+}
+
+func TestSetupAgainChangesNothing(t *testing.T) {
+	f := newFixture(t, mariadb)
+	f.setup(t)
+	f.clearLogs()
+	res := f.setup(t)
+
+	if res.Changed() {
+		t.Fatalf("second Setup changed something:\n%s", strings.Join(res.Executed(), "\n"))
+	}
+	for _, s := range f.s {
+		if c := changes(f.logOf(s)); len(c) > 0 {
+			t.Errorf("%s received changing statements on a re-run: %q", s.name, c)
+		}
+		if st := stepsOf(res, s.name)[StepReplica]; st.Action != Skipped || len(st.Statements) > 0 {
+			t.Errorf("%s: %+v, want skipped", s.name, st)
+		}
+	}
+	// Only the account is re-asserted (its password cannot be compared),
+	// unlogged, so nothing replicates or waits for semi-sync.
+	if st := stepsOf(res, "master")[StepMasterSemiSync]; st.Action != Skipped {
+		t.Errorf("master semi-sync: %+v, want skipped", st)
+	}
+	for _, q := range changes(f.logOf(f.m)) {
+		if !strings.Contains(q, "'repl'@'%'") {
+			t.Errorf("master received %q on a re-run", q)
+		}
+	}
+	if f.m.localWrites != 0 {
+		t.Errorf("re-run binlogged %d writes on the master", f.m.localWrites)
+	}
+}
+
+func TestSetupRepairsOnlySemiSync(t *testing.T) {
+	f := newFixture(t, mariadb)
+	f.setup(t)
+	// As after a restart without the setting in the config file.
+	f.s[0].vars["rpl_semi_sync_slave_enabled"] = "OFF"
+	f.s[0].replica.semi = false
+	f.clearLogs()
+	res := f.setup(t)
+
+	st := stepsOf(res, "slave1")[StepReplicaSemiSync]
+	want := []string{"SET GLOBAL rpl_semi_sync_slave_enabled = ON", "STOP SLAVE IO_THREAD", "START SLAVE IO_THREAD"}
+	if st.Action != Applied || !slices.Equal(st.Statements, want) || !slices.Equal(changes(f.logOf(f.s[0])), want) {
+		t.Fatalf("slave1: %+v, server received %q; want exactly %q", st, changes(f.logOf(f.s[0])), want)
+	}
+	if st := stepsOf(res, "slave2")[StepReplica]; st.Action != Skipped {
+		t.Errorf("slave2: %+v, want skipped", st)
+	}
+	if n := f.m.clients(); n != 2 {
+		t.Errorf("master semi-sync clients %d after repair, want 2", n)
+	}
+}
+
+func TestSetupFreshOnlyForOtherMasters(t *testing.T) {
+	f := newFixture(t, mariadb)
+	f.setup(t)
+	f.s[0].replica.sql = false // stopped applier: same master, keep its data
+	f.s[1].replica.io, f.s[1].replica.sql = false, false
+	f.s[1].replica.host = "10.0.0.9" // another master: start afresh
+	f.clearLogs()
+	res := f.setup(t)
+
+	s1, s2 := changes(f.logOf(f.s[0])), changes(f.logOf(f.s[1]))
+	if slices.Contains(s1, "RESET MASTER") || !slices.Contains(s1, "RESET SLAVE ALL") {
+		t.Errorf("slave1 (same master) received %q: want a re-point without RESET MASTER", s1)
+	}
+	if !slices.Contains(s2, "RESET MASTER") {
+		t.Errorf("slave2 (other master) received %q: want RESET MASTER (Fresh)", s2)
+	}
+	if r := stepsOf(res, "slave1")[StepReplica].Reason; r != "Slave_SQL_Running=No" {
+		t.Errorf("slave1 reason %q", r)
+	}
+	if r := stepsOf(res, "slave2")[StepReplica].Reason; r != "replicates from 10.0.0.9:3306, want 10.0.0.1:3306" {
+		t.Errorf("slave2 reason %q", r)
+	}
+}
+
+func TestSetupAggregatesSlaveErrors(t *testing.T) {
+	f := newFixture(t, mariadb)
+	f.s[0].failOn["START SLAVE"] = errors.New("Error 1200 (HY000): boom one")
+	f.s[1].failOn["CHANGE MASTER"] = errors.New("Error 1064 (42000): boom two near 'Test-pw''42' at line 1")
+	res, err := Setup(context.Background(), f.master, f.slaves, params())
+	if err == nil {
+		t.Fatal("Setup succeeded")
+	}
+	lines := strings.Split(err.Error(), "\n")
+	if len(lines) != 2 ||
+		lines[0] != "slave1 10.0.0.2: replica: START SLAVE: Error 1200 (HY000): boom one" ||
+		!strings.HasPrefix(lines[1], "slave2 10.0.0.3: replica: CHANGE MASTER TO MASTER_HOST = '10.0.0.1', MASTER_PORT = 3306, MASTER_USER = 'repl', MASTER_PASSWORD = '<redacted>'") {
+		t.Fatalf("error:\n%v", err)
+	}
+	if strings.Contains(err.Error(), "Test-pw") {
+		t.Errorf("error leaks the password: %v", err)
+	}
+	for _, s := range []string{"slave1", "slave2"} {
+		if st := stepsOf(res, s)[StepReplica]; st.Action != Failed || st.Error == "" {
+			t.Errorf("%s: %+v, want a failed step", s, st)
+		}
+	}
+	// A connection a failed plan ran on is discarded, never reused.
+	if st := stepsOf(res, "slave1")[StepReplica]; !slices.Contains(st.Statements, "CHANGE MASTER TO MASTER_HOST = '10.0.0.1', MASTER_PORT = 3306, MASTER_USER = 'repl', MASTER_PASSWORD = '<redacted>', MASTER_USE_GTID = slave_pos") {
+		t.Errorf("slave1 step lacks the statements that ran before the failure: %q", st.Statements)
+	}
+}
+
+func TestSetupMasterFailureLeavesSlavesAlone(t *testing.T) {
+	f := newFixture(t, mariadb)
+	f.m.failOn["GRANT"] = errors.New("Error 1045: denied")
+	_, err := Setup(context.Background(), f.master, f.slaves, params())
+	if err == nil || !strings.HasPrefix(err.Error(), "master 10.0.0.1: replication account: GRANT REPLICATION SLAVE") {
+		t.Fatalf("error: %v", err)
+	}
+	for _, s := range f.s {
+		if l := f.logOf(s); len(l) > 0 {
+			t.Errorf("%s was touched after the master failed: %q", s.name, l)
+		}
+	}
+}
+
+// With semi-sync already on in the master's config and no slave connected,
+// any binlogged write hangs (the lab's ordering trap); Setup must not.
+func TestSetupWithSemiSyncPersistedOnMaster(t *testing.T) {
+	f := newFixture(t, mariadb)
+	f.m.vars["rpl_semi_sync_master_enabled"] = "ON"
+	f.m.vars["rpl_semi_sync_master_timeout"] = "1000000000000000000"
+	f.setup(t)
+	if f.m.localWrites != 0 || f.m.clients() != 2 {
+		t.Fatalf("master: %d binlogged writes, %d clients", f.m.localWrites, f.m.clients())
+	}
+}
+
+func TestSetupUnreachableMasterDoesNotHang(t *testing.T) {
+	f := newFixture(t, mariadb)
+	f.m.unreachable = true
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { _, err := Setup(ctx, f.master, f.slaves, params()); done <- err }()
+	select {
+	case err := <-done:
+		if err == nil || !strings.HasPrefix(err.Error(), "master 10.0.0.1: connect: no answer within") {
+			t.Fatalf("error: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("Setup hangs on an unreachable master")
+	}
+}
+
+func TestSetupMySQL8(t *testing.T) {
+	f := newFixture(t, mysql80)
+	p := params()
+	p.WaitForReplicaCount = 2
+	if _, err := Setup(context.Background(), f.master, f.slaves, p); err != nil {
+		t.Fatal(err)
+	}
+	if !f.m.plugins["rpl_semi_sync_source"] || f.m.vars["rpl_semi_sync_source_wait_for_replica_count"] != "2" {
+		t.Errorf("master plugins %v, vars %v", f.m.plugins, f.m.vars)
+	}
+	for _, s := range f.s {
+		if io, _, msg := s.ioState(); io != "Yes" || s.replica.gtidMode != "AUTO" || !s.replica.semi {
+			t.Errorf("%s: IO %s %s, mode %s, semi %v", s.name, io, msg, s.replica.gtidMode, s.replica.semi)
+		}
+	}
+	f.clearLogs()
+	res, err := Setup(context.Background(), f.master, f.slaves, p)
+	if err != nil || res.Changed() {
+		t.Fatalf("re-run: %v, changed %v:\n%s", err, res.Changed(), strings.Join(res.Executed(), "\n"))
+	}
+	for _, s := range f.s {
+		if c := changes(f.logOf(s)); len(c) > 0 {
+			t.Errorf("%s received %q on a re-run", s.name, c)
+		}
+	}
+}
+
+func TestSetupRejectsBadInput(t *testing.T) {
+	f := newFixture(t, mariadb)
+	mixed := newFixture(t, mysql80)
+	for name, tc := range map[string]struct {
+		master *Node
+		slaves []*Node
+		p      flavor.Params
+		want   string
+	}{
+		"no slaves":     {f.master, nil, params(), "no slaves"},
+		"no password":   {f.master, f.slaves, flavor.Params{}, "replication password is empty"},
+		"other address": {f.master, f.slaves, flavor.Params{MasterHost: "10.1.1.1", ReplPassword: "x"}, "differs from the inventory's 10.0.0.1:3306"},
+		"mixed flavors": {f.master, []*Node{mixed.slaves[0]}, params(), "incompatible GTIDs"},
+		"nil slave":     {f.master, []*Node{nil}, params(), "slave 1: no host"},
+		"not detected":  {&Node{Host: f.master.Host, DB: f.master.DB}, f.slaves, params(), "server flavour not detected"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := Setup(context.Background(), tc.master, tc.slaves, tc.p)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want it to contain %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestSetupReportsUnreadableSlave(t *testing.T) {
+	f := newFixture(t, mariadb)
+	f.s[1].failOn["SHOW SLAVE STATUS"] = errors.New("Error 1227 (42000): Access denied; you need the REPLICA MONITOR privilege")
+	res, err := Setup(context.Background(), f.master, f.slaves, params())
+	want := "slave2 10.0.0.3: replica: replica status: Error 1227 (42000): Access denied; you need the REPLICA MONITOR privilege"
+	if err == nil || err.Error() != want {
+		t.Fatalf("error\n%v\nwant\n%s", err, want)
+	}
+	if st := stepsOf(res, "slave2")[StepReplica]; st.Action != Failed || len(st.Statements) > 0 {
+		t.Errorf("slave2 step %+v", st)
+	}
+	if st := stepsOf(res, "slave1")[StepReplica]; st.Action != Applied {
+		t.Errorf("slave1 step %+v: the other slave must still be set up", st)
+	}
+}

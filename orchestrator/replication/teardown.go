@@ -1,0 +1,134 @@
+package replication
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/orch-bench/orch/orchestrator"
+	"github.com/orch-bench/orch/orchestrator/flavor"
+)
+
+// Teardown returns the servers to standalone (for `orch down`): semi-sync
+// off on the master first, so that no write waits for slaves about to go;
+// then on every slave in parallel, replication stopped and forgotten and
+// semi-sync off; last, the replication account dropped with binary logging
+// off. Only p.ReplUser and p.ReplHost are used (defaults: 'repl'@'%').
+//
+// Only what is still set up is undone, so a second run sends nothing.
+// Teardown goes on past a failing host and reports every failure.
+func Teardown(ctx context.Context, master *Node, slaves []*Node, p flavor.Params) (*Result, error) {
+	start := time.Now()
+	if err := checkNodes(master, slaves); err != nil {
+		return nil, fmt.Errorf("replication teardown: %w", err)
+	}
+	if p.ReplUser == "" {
+		p.ReplUser = flavor.DefaultReplUser
+	}
+	if p.ReplHost == "" {
+		p.ReplHost = flavor.DefaultReplHost
+	}
+	res := &Result{}
+	var errs []error
+	add := func(steps []Step, err error, n *Node) {
+		res.Steps = append(res.Steps, steps...)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", n, err))
+		}
+	}
+
+	sp := &stepper{host: master.String()}
+	err := withConn(ctx, master.DB, func(c *sql.Conn) error {
+		return sp.do(StepDisableSemiSync, func() (Action, string, []string, error) {
+			return disableSemiSync(ctx, c, master.Server.SemiSync().MasterEnabled, master.Server.MasterTeardown())
+		})
+	})
+	add(sp.steps, err, master)
+
+	per := make([][]Step, len(slaves))
+	serrs := orchestrator.ForEach(ctx, len(slaves), slaves, func(ctx context.Context, i int, n *Node) error {
+		var err error
+		per[i], err = teardownSlave(ctx, n)
+		return err
+	})
+	for i, n := range slaves {
+		add(per[i], serrs[i], n)
+	}
+
+	sp = &stepper{host: master.String()}
+	err = withConn(ctx, master.DB, func(c *sql.Conn) error {
+		return sp.do(StepDropAccount, func() (Action, string, []string, error) {
+			return dropAccount(ctx, c, p.ReplUser, p.ReplHost)
+		})
+	})
+	add(sp.steps, err, master)
+
+	res.Duration = time.Since(start)
+	return res, orchestrator.Aggregate(errs)
+}
+
+func teardownSlave(ctx context.Context, n *Node) ([]Step, error) {
+	sp := &stepper{host: n.String()}
+	err := withConn(ctx, n.DB, func(c *sql.Conn) error {
+		// SlaveTeardown is STOP, RESET ALL, then the semi-sync switch.
+		var stop, semi []flavor.Statement
+		for _, st := range n.Server.SlaveTeardown() {
+			if strings.HasPrefix(st.SQL, "SET GLOBAL ") {
+				semi = append(semi, st)
+			} else {
+				stop = append(stop, st)
+			}
+		}
+		if err := sp.do(StepStopReplica, func() (Action, string, []string, error) {
+			rs, isReplica, err := readReplica(ctx, c, n.Server)
+			if err != nil {
+				return Failed, "", nil, err
+			}
+			if !isReplica {
+				return Skipped, "not a replica", nil, nil
+			}
+			ran, err := run(ctx, c, stop)
+			return Applied, fmt.Sprintf("replicated from %s:%d", rs.MasterHost, rs.MasterPort), ran, err
+		}); err != nil {
+			return err
+		}
+		return sp.do(StepDisableSemiSync, func() (Action, string, []string, error) {
+			return disableSemiSync(ctx, c, n.Server.SemiSync().SlaveEnabled, semi)
+		})
+	})
+	return sp.steps, err
+}
+
+// disableSemiSync runs plan unless the enabled variable is already OFF or
+// does not exist (MySQL without the plugin).
+func disableSemiSync(ctx context.Context, c *sql.Conn, enabledVar string, plan []flavor.Statement) (Action, string, []string, error) {
+	vars, err := queryTimeout(ctx, c, StatementTimeout, flavor.VariablesQuery([]flavor.Setting{{Name: enabledVar}}))
+	if err != nil {
+		return Failed, "", nil, fmt.Errorf("read settings: %w", err)
+	}
+	if !isOn(vars.nameValues(), enabledVar) {
+		return Skipped, enabledVar + " is already OFF", nil, nil
+	}
+	ran, err := run(ctx, c, plan)
+	return Applied, enabledVar + " was ON", ran, err
+}
+
+// dropAccount drops the replication account, unlogged like its creation.
+func dropAccount(ctx context.Context, c *sql.Conn, user, host string) (Action, string, []string, error) {
+	exists, err := readAccount(ctx, c, user, host)
+	if err != nil {
+		return Failed, "", nil, err
+	}
+	acct := flavor.QuoteString(user) + "@" + flavor.QuoteString(host)
+	if !exists {
+		return Skipped, "no account " + acct, nil, nil
+	}
+	ran, err := run(ctx, c, []flavor.Statement{
+		plain("SET SESSION sql_log_bin = 0"),
+		plain("DROP USER IF EXISTS " + acct),
+		plain("SET SESSION sql_log_bin = 1"),
+	})
+	return Applied, "account " + acct + " existed", ran, err
+}
