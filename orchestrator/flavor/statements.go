@@ -193,6 +193,9 @@ func (s Server) MasterSetup(p Params) ([]Statement, error) {
 	return out, nil
 }
 
+// connectRetrySeconds is how often a slave retries a lost master connection.
+const connectRetrySeconds = 2
+
 // changeSource builds CHANGE MASTER TO / CHANGE REPLICATION SOURCE TO with
 // GTID positioning and, on MySQL 8, the public key option.
 func (s Server) changeSource(p Params) Statement {
@@ -202,6 +205,9 @@ func (s Server) changeSource(p Params) Statement {
 	b.raw(", ", pre, "PORT = ", strconv.Itoa(p.MasterPort))
 	b.raw(", ", pre, "USER = ").str(p.ReplUser)
 	b.raw(", ", pre, "PASSWORD = ").secretStr(p.ReplPassword)
+	// The default retry (60 s) would keep a slave away for up to a minute
+	// after every master restart that `orch up` does.
+	b.raw(", ", pre, "CONNECT_RETRY = ", strconv.Itoa(connectRetrySeconds))
 	if s.UsesMariaDBGTID() {
 		b.raw(", MASTER_USE_GTID = slave_pos")
 	} else {

@@ -133,7 +133,7 @@ func TestSetupFromScratch(t *testing.T) {
 		}
 		got := changes(f.logOf(s))
 		want := []string{"STOP SLAVE", "RESET SLAVE ALL", "RESET MASTER", "SET GLOBAL gtid_slave_pos = ''",
-			"CHANGE MASTER TO MASTER_HOST = '10.0.0.1', MASTER_PORT = 3306, MASTER_USER = 'repl', MASTER_PASSWORD = 'Test-pw''42', MASTER_USE_GTID = slave_pos",
+			"CHANGE MASTER TO MASTER_HOST = '10.0.0.1', MASTER_PORT = 3306, MASTER_USER = 'repl', MASTER_PASSWORD = 'Test-pw''42', MASTER_CONNECT_RETRY = 2, MASTER_USE_GTID = slave_pos",
 			"SET GLOBAL rpl_semi_sync_slave_enabled = ON", "START SLAVE", "STOP SLAVE IO_THREAD", "START SLAVE IO_THREAD"}
 		if !slices.Equal(got, want) {
 			t.Errorf("%s received\n%q\nwant\n%q", s.name, got, want)
@@ -152,7 +152,7 @@ func TestSetupFromScratch(t *testing.T) {
 	if strings.Contains(string(js), "Test-pw") {
 		t.Errorf("result JSON leaks the password: %s", js)
 	}
-	if !slices.Contains(res.Executed(), "slave2 10.0.0.3: CHANGE MASTER TO MASTER_HOST = '10.0.0.1', MASTER_PORT = 3306, MASTER_USER = 'repl', MASTER_PASSWORD = '<redacted>', MASTER_USE_GTID = slave_pos") {
+	if !slices.Contains(res.Executed(), "slave2 10.0.0.3: CHANGE MASTER TO MASTER_HOST = '10.0.0.1', MASTER_PORT = 3306, MASTER_USER = 'repl', MASTER_PASSWORD = '<redacted>', MASTER_CONNECT_RETRY = 2, MASTER_USE_GTID = slave_pos") {
 		t.Errorf("result lacks slave2's redacted CHANGE MASTER: %q", res.Executed())
 	}
 }
@@ -258,7 +258,7 @@ func TestSetupAggregatesSlaveErrors(t *testing.T) {
 		}
 	}
 	// A connection a failed plan ran on is discarded, never reused.
-	if st := stepsOf(res, "slave1")[StepReplica]; !slices.Contains(st.Statements, "CHANGE MASTER TO MASTER_HOST = '10.0.0.1', MASTER_PORT = 3306, MASTER_USER = 'repl', MASTER_PASSWORD = '<redacted>', MASTER_USE_GTID = slave_pos") {
+	if st := stepsOf(res, "slave1")[StepReplica]; !slices.Contains(st.Statements, "CHANGE MASTER TO MASTER_HOST = '10.0.0.1', MASTER_PORT = 3306, MASTER_USER = 'repl', MASTER_PASSWORD = '<redacted>', MASTER_CONNECT_RETRY = 2, MASTER_USE_GTID = slave_pos") {
 		t.Errorf("slave1 step lacks the statements that ran before the failure: %q", st.Statements)
 	}
 }

@@ -26,7 +26,7 @@ SET GLOBAL rpl_semi_sync_master_enabled = ON;
 STOP SLAVE;
 RESET SLAVE ALL;
 RESET MASTER;
-CHANGE MASTER TO MASTER_HOST = '10.0.0.1', MASTER_PORT = 3306, MASTER_USER = 'repl', MASTER_PASSWORD = '<redacted>', MASTER_AUTO_POSITION = 1;
+CHANGE MASTER TO MASTER_HOST = '10.0.0.1', MASTER_PORT = 3306, MASTER_USER = 'repl', MASTER_PASSWORD = '<redacted>', MASTER_CONNECT_RETRY = 2, MASTER_AUTO_POSITION = 1;
 -- only if: SELECT 1 FROM DUAL WHERE NOT EXISTS (SELECT 1 FROM information_schema.PLUGINS WHERE PLUGIN_NAME = 'rpl_semi_sync_slave')
 INSTALL PLUGIN rpl_semi_sync_slave SONAME 'semisync_slave.so';
 SET GLOBAL rpl_semi_sync_slave_enabled = ON;
