@@ -1,0 +1,93 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/orch-bench/orch/orchestrator/executor"
+	"github.com/orch-bench/orch/orchestrator/shell"
+)
+
+// Restore undoes orch's configuration for `orch down`: the file orch
+// replaced goes back (FileName.orig), or orch's file is removed when there
+// was none; then the server restarts and every variable orch had set must
+// show what the remaining option files say. When the server does not start
+// without orch's file, orch's file is put back and the server started on
+// it. A host without an orch file is left alone (Result.Unchanged).
+func (n *Node) Restore(ctx context.Context, progress func(step string)) (*Result, error) {
+	res := &Result{Host: n.Host.String()}
+	r := run{res: res, progress: progress}
+	cur, err := n.readState(ctx)
+	if err != nil {
+		return res, err
+	}
+	if !cur.owned() {
+		res.Unchanged = true
+		if cur.exists {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%s: %s is not orch's (no %q header): left alone", n.Host, n.configPath(), ownerMarker))
+		}
+		return res, nil
+	}
+	var names []string
+	if f, err := parseCnf(FileName, cur.text); err == nil {
+		for _, l := range f.lines {
+			if l.kind == lineOption && isServerSection(l.section) {
+				names = append(names, l.name)
+			}
+		}
+	}
+	// The original comes back by copy: .orig stays until the server has
+	// started without orch's file, so a rollback loses nothing.
+	p := shell.Quote(n.configPath())
+	script := "rm -f " + p
+	if cur.origExists {
+		script = "cp -p " + p + ".orig " + p
+	}
+	if err := r.step("restore "+n.configPath(), func() error {
+		_, err := n.Exec.Run(ctx, executor.Command{Script: script, Sudo: true, Timeout: commandTimeout})
+		return err
+	}); err != nil {
+		return res, n.errorf("restore %s: %w", n.configPath(), stripHost(err))
+	}
+	if err := r.step("restart", func() error { return n.restartOrRollBack(ctx, "without orch's config", cur, false, engineInfo{}) }); err != nil {
+		return res, err
+	}
+	if _, err := n.Exec.Run(ctx, executor.Command{Script: "rm -f " + p + ".orig " + p + ".bak", Sudo: true, Timeout: commandTimeout}); err != nil {
+		return res, n.errorf("remove orch's backups: %w", stripHost(err))
+	}
+	res.Restarted = true
+	if err := r.step("verify", func() error { return n.verifyDefaults(ctx, names) }); err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+// verifyDefaults checks that each named variable runs with the value the
+// option files now give it (variables no file sets keep their defaults,
+// which orch cannot know, and are not checked).
+func (n *Node) verifyDefaults(ctx context.Context, names []string) error {
+	opts, err := n.printDefaults(ctx)
+	if err != nil {
+		return err
+	}
+	now, err := n.Variables(ctx)
+	if err != nil {
+		return err
+	}
+	var bad []string
+	for _, name := range names {
+		w, ok := winner(opts, name)
+		actual, shown := now[name]
+		if !ok || !shown {
+			continue
+		}
+		if want := shownValue(name, w.value, w.bare); !sameValue(want, actual) {
+			bad = append(bad, fmt.Sprintf("%s is %s, the option files say %s", name, actual, want))
+		}
+	}
+	if len(bad) > 0 {
+		return n.errorf("after restoring: %s", strings.Join(bad, "; "))
+	}
+	return nil
+}
