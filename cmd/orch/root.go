@@ -65,6 +65,9 @@ legacy ips.txt, given with -i (default ./cluster.yaml).`,
 		newExecCmd(g),
 		newLabCmd(),
 		newParseCmd(),
+		newUpCmd(g),
+		newDownCmd(g),
+		newStatusCmd(g),
 	)
 	return root
 }

@@ -1,0 +1,186 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/orch-bench/orch/orchestrator/cluster"
+	"github.com/orch-bench/orch/orchestrator/replication"
+	"github.com/orch-bench/orch/orchestrator/server"
+	"github.com/orch-bench/orch/orchestrator/up"
+)
+
+func newUpCmd(g *globalOptions) *cobra.Command {
+	var (
+		engine, profileDir, flavorHint string
+		knobs                          []string
+		dryRun, fixTHP                 bool
+		verifyTimeout                  time.Duration
+	)
+	cmd := &cobra.Command{
+		Use:   "up [INVENTORY]",
+		Short: "Configure the cluster: engine profile, knobs, semi-sync replication, and prove it",
+		Long: `up turns three hosts with a MySQL-family server into a 1-master/2-slave cluster
+with semi-synchronous replication (AFTER_SYNC by default), ready for a benchmark.
+
+It renders the engine profile (innodb, tokudb, rocksdb, or your own from
+--profile-dir) with the inventory's profile.vars and every --knob, checks each
+variable against the server before anything restarts (unknown names fail with
+a suggestion; names the server ignores are warned about), writes one
+orch-owned config file per host (the previous one backed up), applies dynamic
+changes with SET GLOBAL and restarts only for static ones, all hosts in
+parallel. A server that will not start is rolled back. Then it wires
+replication and proves it: threads running, semi-sync on both sides, and a
+canary row read on both slaves. Run it again and nothing restarts.`,
+		Example: `  orch up cluster.yaml
+  orch up -i inventories/lab.yaml --engine rocksdb --knob sync_binlog=1
+  orch up cluster.yaml --engine tokudb --dry-run --flavor percona:5.7.44`,
+		Args: usageArgs(cobra.MaximumNArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			path := ""
+			if len(args) == 1 {
+				path = args[0]
+			}
+			inv, err := g.loadInventory(path)
+			if err != nil {
+				return err
+			}
+			if err := inv.ValidateCluster(); err != nil {
+				return &usageError{msg: err.Error()}
+			}
+			kv, err := server.ParseKnobs(knobs)
+			if err != nil {
+				return usagef("%v", err)
+			}
+			desired := server.Desired{Engine: engine, Knobs: kv, ProfileDir: profileDir, FixTHP: fixTHP}
+			out := cmd.OutOrStdout()
+			if dryRun {
+				return up.DryRun(out, inv, desired, flavorHint)
+			}
+			c := cluster.Connect(cmd.Context(), inv, inv.DBHosts(), cluster.Options{Dial: g.dialConfig(inv), Parallel: g.parallel})
+			defer c.Close()
+			rep, err := up.Up(cmd.Context(), c, up.Options{Desired: desired, VerifyTimeout: verifyTimeout, Progress: stepPrinter(cmd.ErrOrStderr(), "up")})
+			if rep != nil {
+				for _, w := range rep.Warnings {
+					fmt.Fprintf(cmd.ErrOrStderr(), "up: WARNING %s\n", w)
+				}
+				if rep.Status != nil {
+					fmt.Fprintln(out)
+					replication.WriteTable(out, rep.Status)
+				}
+				if len(rep.Timings) > 0 {
+					fmt.Fprintln(out)
+					writeTimings(out, rep.Timings, rep.Total)
+				}
+			}
+			return err
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&engine, "engine", "", "engine profile: innodb, tokudb, rocksdb or one of --profile-dir (default: inventory profile.engine, else innodb)")
+	f.StringArrayVar(&knobs, "knob", nil, "server variable override NAME=VALUE (repeatable)")
+	f.StringVar(&profileDir, "profile-dir", "", "directory of NAME.cnf profile templates that replace the embedded ones")
+	f.BoolVar(&dryRun, "dry-run", false, "print the config files and statements per host; connect to nothing, change nothing")
+	f.StringVar(&flavorHint, "flavor", "", "server for --dry-run: mariadb, mysql or percona, optionally :VERSION (default: inventory mysql.flavor)")
+	f.BoolVar(&fixTHP, "fix-thp", false, "turn transparent huge pages off where TokuDB needs it (else fail with instructions)")
+	f.DurationVar(&verifyTimeout, "verify-timeout", up.DefaultVerifyTimeout, "how long replication may take to prove itself")
+	return cmd
+}
+
+func newDownCmd(g *globalOptions) *cobra.Command {
+	return &cobra.Command{
+		Use:   "down [INVENTORY]",
+		Short: "Undo up: stop replication, remove orch's config (restoring the backup), restart",
+		Example: `  orch down cluster.yaml
+  orch down -i inventories/lab.yaml`,
+		Args: usageArgs(cobra.MaximumNArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			inv, err := g.loadInventory(strings.Join(args, ""))
+			if err != nil {
+				return err
+			}
+			if err := inv.ValidateCluster(); err != nil {
+				return &usageError{msg: err.Error()}
+			}
+			c := cluster.Connect(cmd.Context(), inv, inv.DBHosts(), cluster.Options{Dial: g.dialConfig(inv), Parallel: g.parallel})
+			defer c.Close()
+			rep, err := up.Down(cmd.Context(), c, stepPrinter(cmd.ErrOrStderr(), "down"))
+			if rep != nil && len(rep.Timings) > 0 {
+				writeTimings(cmd.OutOrStdout(), rep.Timings, 0)
+			}
+			return err
+		},
+	}
+}
+
+func newStatusCmd(g *globalOptions) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "status [INVENTORY]",
+		Short: "Show replication, semi-sync, lag and engine on every database host",
+		Example: `  orch status cluster.yaml
+  orch status -i inventories/lab.yaml --json`,
+		Args: usageArgs(cobra.MaximumNArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			inv, err := g.loadInventory(strings.Join(args, ""))
+			if err != nil {
+				return err
+			}
+			c := cluster.Connect(cmd.Context(), inv, inv.DBHosts(), cluster.Options{Dial: g.dialConfig(inv), Parallel: g.parallel})
+			defer c.Close()
+			st, err := up.Status(cmd.Context(), c)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				enc := json.NewEncoder(cmd.OutOrStdout())
+				enc.SetIndent("", "  ")
+				if err := enc.Encode(st); err != nil {
+					return err
+				}
+			} else if err := replication.WriteTable(cmd.OutOrStdout(), st); err != nil {
+				return err
+			}
+			if problems := st.Problems(); len(problems) > 0 {
+				return &exitError{code: exitFailure, err: fmt.Errorf("status: %s", strings.Join(problems, "; "))}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the status as JSON")
+	return cmd
+}
+
+// stepPrinter prints one progress line per host per step to w.
+func stepPrinter(w io.Writer, prefix string) func(host, step string, took time.Duration) {
+	return func(host, step string, took time.Duration) {
+		if took > 0 {
+			fmt.Fprintf(w, "%s: %-8s %s (%s)\n", prefix, host, step, took.Round(time.Millisecond))
+		} else {
+			fmt.Fprintf(w, "%s: %-8s %s\n", prefix, host, step)
+		}
+	}
+}
+
+// writeTimings prints per-step wall times, slowest first within each host.
+func writeTimings(w io.Writer, timings []up.Timing, total time.Duration) {
+	ts := append([]up.Timing(nil), timings...)
+	sort.SliceStable(ts, func(i, j int) bool { return ts[i].Host < ts[j].Host })
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "HOST\tSTEP\tTIME")
+	for _, t := range ts {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", t.Host, t.Step, t.Took.Round(time.Millisecond))
+	}
+	if total > 0 {
+		fmt.Fprintf(tw, "total\t\t%s\n", total.Round(time.Millisecond))
+	}
+	tw.Flush()
+}
+

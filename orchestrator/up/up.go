@@ -1,0 +1,238 @@
+// Package up brings a 1-master/2-slave cluster to the wanted state and takes
+// it back down: engine profile and knobs on every database host (validated
+// before anything restarts, hosts in parallel), then semi-sync replication,
+// then proof that it works. It coordinates orchestrator/server (config and
+// restarts) and orchestrator/replication (wiring and verification).
+package up
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/orch-bench/orch/orchestrator"
+	"github.com/orch-bench/orch/orchestrator/cluster"
+	"github.com/orch-bench/orch/orchestrator/executor"
+	"github.com/orch-bench/orch/orchestrator/flavor"
+	"github.com/orch-bench/orch/orchestrator/replication"
+	"github.com/orch-bench/orch/orchestrator/server"
+	"github.com/orch-bench/orch/topology"
+)
+
+// DefaultVerifyTimeout bounds the proof that replication works.
+const DefaultVerifyTimeout = 60 * time.Second
+
+// Options are what `orch up` was asked for.
+type Options struct {
+	Desired       server.Desired
+	VerifyTimeout time.Duration
+	// Progress hears one line per host per step as it happens.
+	Progress func(host, step string, took time.Duration)
+}
+
+// Report is what Up did and found.
+type Report struct {
+	Hosts       []*server.Result    `json:"hosts"`
+	Replication *replication.Result `json:"replication"`
+	Status      *replication.Status `json:"status"`
+	Warnings    []string            `json:"warnings,omitempty"`
+	Timings     []Timing            `json:"timings"`
+	Total       time.Duration       `json:"total_ns"`
+}
+
+// Timing is one step's wall time on one host ("cluster" for steps that span
+// hosts).
+type Timing struct {
+	Host string        `json:"host"`
+	Step string        `json:"step"`
+	Took time.Duration `json:"took_ns"`
+}
+
+// recorder keeps timings from steps running on many hosts at once.
+type recorder struct {
+	mu       sync.Mutex
+	timings  []Timing
+	progress func(host, step string, took time.Duration)
+}
+
+// say reports a step as it starts or happens (no timing yet).
+func (r *recorder) say(host, step string) {
+	if r.progress != nil {
+		r.progress(host, step, 0)
+	}
+}
+
+func (r *recorder) done(host, step string, start time.Time) {
+	took := time.Since(start)
+	r.mu.Lock()
+	r.timings = append(r.timings, Timing{Host: host, Step: step, Took: took})
+	r.mu.Unlock()
+	if r.progress != nil {
+		r.progress(host, step, took)
+	}
+}
+
+// Up configures every database host and wires replication. Nothing restarts
+// until every host's profile and knobs have been validated against its
+// server; a host that fails to start with the new config is rolled back by
+// the server package.
+func Up(ctx context.Context, c *cluster.Cluster, opts Options) (*Report, error) {
+	start := time.Now()
+	rec := &recorder{progress: opts.Progress}
+	inv := c.Inventory
+	if err := inv.ValidateCluster(); err != nil {
+		return nil, err
+	}
+	params, err := replicationParams(inv)
+	if err != nil {
+		return nil, err
+	}
+	nodes, err := openNodes(ctx, c, rec)
+	if err != nil {
+		return nil, err
+	}
+	defer closeNodes(nodes)
+
+	// Validate everything first: a bad knob must not restart anything.
+	configs := make([]*server.Config, len(nodes))
+	plans := make([]*server.Plan, len(nodes))
+	errs := orchestrator.ForEach(ctx, 0, nodes, func(ctx context.Context, i int, n *server.Node) error {
+		t0 := time.Now()
+		t, err := n.Target(ctx, inv)
+		if err != nil {
+			return err
+		}
+		if configs[i], err = server.Render(t, opts.Desired); err != nil {
+			return err
+		}
+		if plans[i], err = n.Check(ctx, configs[i]); err != nil {
+			return err
+		}
+		rec.done(n.Host.Name, "check config", t0)
+		return nil
+	})
+	if err := orchestrator.Aggregate(errs); err != nil {
+		return nil, err
+	}
+	rep := &Report{}
+	for _, p := range plans {
+		rep.Warnings = append(rep.Warnings, p.Warnings...)
+	}
+
+	// Apply on all hosts at once: restarts overlap, which is the point.
+	rep.Hosts = make([]*server.Result, len(nodes))
+	errs = orchestrator.ForEach(ctx, 0, nodes, func(ctx context.Context, i int, n *server.Node) error {
+		res, err := n.Apply(ctx, configs[i], plans[i], func(step string) { rec.say(n.Host.Name, step) })
+		rep.Hosts[i] = res
+		if res != nil {
+			for _, s := range res.Steps {
+				rec.mu.Lock()
+				rec.timings = append(rec.timings, Timing{Host: n.Host.Name, Step: s.Name, Took: s.Took})
+				rec.mu.Unlock()
+			}
+		}
+		return err
+	})
+	if err := orchestrator.Aggregate(errs); err != nil {
+		return rep, err
+	}
+
+	master, slaves, err := replicationNodes(nodes)
+	if err != nil {
+		return rep, err
+	}
+	t0 := time.Now()
+	rep.Replication, err = replication.Setup(ctx, master, slaves, params)
+	rec.done("cluster", "replication setup", t0)
+	if err != nil {
+		return rep, err
+	}
+	t0 = time.Now()
+	timeout := opts.VerifyTimeout
+	if timeout == 0 {
+		timeout = DefaultVerifyTimeout
+	}
+	rep.Status, err = replication.Verify(ctx, master, slaves, timeout)
+	rec.done("cluster", "verify", t0)
+	rep.Timings, rep.Total = rec.timings, time.Since(start)
+	return rep, err
+}
+
+// replicationParams maps the inventory's settings onto the flavour plans'.
+func replicationParams(inv *topology.Inventory) (flavor.Params, error) {
+	r := inv.Replication
+	if !r.SemiSync.Enabled {
+		return flavor.Params{}, fmt.Errorf("%s: replication.semi_sync.enabled=false: asynchronous clusters are not supported yet; orch sets up semi-sync replication", inv.Source)
+	}
+	pw, err := r.Password.Resolve()
+	if err != nil {
+		return flavor.Params{}, fmt.Errorf("%s: replication password: %w", inv.Source, err)
+	}
+	m := inv.Master()
+	port := m.MySQL.Port
+	if port == 0 {
+		port = topology.DefaultMySQLPort
+	}
+	return flavor.Params{
+		MasterHost:          m.Address,
+		MasterPort:          port,
+		ReplUser:            r.User,
+		ReplPassword:        pw,
+		SemiSyncTimeoutMS:   r.SemiSync.TimeoutMs,
+		WaitPoint:           r.SemiSync.WaitPoint,
+		WaitForReplicaCount: r.SemiSync.WaitForSlaveCount,
+	}, nil
+}
+
+// openNodes connects to every database host's server through its SSH
+// connection and detects its flavour, in parallel.
+func openNodes(ctx context.Context, c *cluster.Cluster, rec *recorder) ([]*server.Node, error) {
+	hosts := c.Inventory.DBHosts()
+	nodes := make([]*server.Node, len(hosts))
+	errs := c.Each(ctx, hosts, func(ctx context.Context, h *topology.Host, ex executor.Executor) error {
+		t0 := time.Now()
+		n, err := server.Open(ctx, h, ex)
+		if err != nil {
+			return err
+		}
+		for i, x := range hosts {
+			if x == h {
+				nodes[i] = n
+			}
+		}
+		rec.done(h.Name, "connect "+n.Server.String(), t0)
+		return nil
+	})
+	if err := orchestrator.Aggregate(errs); err != nil {
+		closeNodes(nodes)
+		return nil, err
+	}
+	return nodes, nil
+}
+
+func closeNodes(nodes []*server.Node) {
+	for _, n := range nodes {
+		if n != nil {
+			n.Close()
+		}
+	}
+}
+
+// replicationNodes views the server nodes as replication nodes, master first.
+func replicationNodes(nodes []*server.Node) (*replication.Node, []*replication.Node, error) {
+	var master *replication.Node
+	var slaves []*replication.Node
+	for _, n := range nodes {
+		rn := &replication.Node{Host: n.Host, DB: n.DB, Server: n.Server}
+		if n.Host.Role == topology.RoleMaster {
+			master = rn
+		} else {
+			slaves = append(slaves, rn)
+		}
+	}
+	if master == nil {
+		return nil, nil, fmt.Errorf("no master among the database hosts")
+	}
+	return master, slaves, nil
+}
