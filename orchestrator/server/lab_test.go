@@ -147,7 +147,7 @@ func TestLabApplyRestore(t *testing.T) {
 		}
 		for name, v := range map[string]string{"log_bin": "ON", "bind_address": "0.0.0.0", "server_id": "1",
 			"binlog_format": "ROW", "innodb_flush_log_at_trx_commit": "2", "innodb_buffer_pool_size": "128M",
-			"sync_binlog": "0", "gtid_strict_mode": "ON", "report_host": "10.97.0.11", "relay_log": "relay-bin",
+			"sync_binlog": "0", "gtid_strict_mode": "ON", "report_host": n.Host.Address, "relay_log": "relay-bin",
 			"rpl_semi_sync_master_enabled": "ON", "rpl_semi_sync_master_wait_point": "AFTER_SYNC",
 			"rpl_semi_sync_master_timeout": "1000000000000000000", "max_connections": "151"} {
 			l.want(t, name, v)
@@ -208,7 +208,7 @@ func TestLabApplyRestore(t *testing.T) {
 	t.Run("unknown variable rejected before writing", func(t *testing.T) {
 		before := l.file(t).text
 		_, _, err := l.plan(t, knobs(KV{"binlog_sync", "0"}))
-		want := "master 10.97.0.11: binlog_sync: no such server variable on MariaDB 10.11.19; did you mean sync_binlog?"
+		want := "master " + n.Host.Address + ": binlog_sync: no such server variable on MariaDB 10.11.19; did you mean sync_binlog?"
 		if err == nil || err.Error() != want {
 			t.Fatalf("error %v\nwant %s", err, want)
 		}
@@ -223,7 +223,7 @@ func TestLabApplyRestore(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "master 10.97.0.11: binlog_order_commits: accepted but ignored") ||
+		if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "master " + n.Host.Address + ": binlog_order_commits: accepted but ignored") ||
 			!strings.Contains(res.Warnings[0], "MariaDB 10.11.19") {
 			t.Errorf("warnings %q", res.Warnings)
 		}
@@ -251,7 +251,7 @@ func TestLabApplyRestore(t *testing.T) {
 		}
 		msg := err.Error()
 		t.Log(msg)
-		if !strings.HasPrefix(msg, "master 10.97.0.11: server did not start with the new config (restored the previous one): [ERROR] ") ||
+		if !strings.HasPrefix(msg, "master " + n.Host.Address + ": server did not start with the new config (restored the previous one): [ERROR] ") ||
 			!strings.Contains(msg, "banana") {
 			t.Errorf("error: %s", msg)
 		}
@@ -278,7 +278,7 @@ func TestLabApplyRestore(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err = Render(tg, Desired{Engine: "tokudb"})
-		want := "master 10.97.0.11: tokudb is not available on MariaDB 10.11.19 (removed in 10.6); engines: innodb, rocksdb, "
+		want := "master " + n.Host.Address + ": tokudb is not available on MariaDB 10.11.19 (removed in 10.6); engines: innodb, rocksdb, "
 		if err == nil || !strings.HasPrefix(err.Error(), want) {
 			t.Fatalf("error %v\nwant prefix %s", err, want)
 		}
