@@ -45,5 +45,11 @@ fuzz:
 	$(GO) test ./topology -run '^$$' -fuzz FuzzLoadIPs -fuzztime $(FUZZTIME)
 
 # Benchmarks print figures and ratios; they assert nothing about speed.
-bench:
+# The fan-out benchmark needs no lab; `orch up` against its critical path
+# runs when the lab is up (make lab-up).
+bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./orchestrator/executor/
+	@if [ -f $(LAB_INV) ]; then \
+	  ORCH_LAB_INVENTORY=$(CURDIR)/$(LAB_INV) ORCH_BIN=$(CURDIR)/$(BIN) \
+	    $(GO) test -run '^$$' -bench UpCriticalPath -benchtime 3x ./integration/; \
+	else echo "bench: no lab ($(LAB_INV)); run make lab-up for the orch up benchmark"; fi

@@ -29,3 +29,7 @@ trap lab_down EXIT
 echo "== integration tests"
 ORCH_LAB_INVENTORY="$PWD/inventories/lab.yaml" ORCH_BIN="$PWD/bin/orch" ORCH_REQUIRE_LAB=1 \
   $GO test -count=1 -timeout 20m -v ./integration/...
+
+echo "== package lab tests (server config, replication) on the same lab, one package at a time"
+ORCH_TEST_LAB_INVENTORY="$PWD/inventories/lab.yaml" ORCH_TEST_LAB_STATE_DIR=/var/lib/orch-lab \
+  $GO test -count=1 -p 1 -timeout 10m ./orchestrator/server/ ./orchestrator/replication/

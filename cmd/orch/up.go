@@ -21,7 +21,7 @@ func newUpCmd(g *globalOptions) *cobra.Command {
 	var (
 		engine, profileDir, flavorHint string
 		knobs                          []string
-		dryRun, fixTHP                 bool
+		dryRun, fixTHP, asJSON         bool
 		verifyTimeout                  time.Duration
 	)
 	cmd := &cobra.Command{
@@ -67,7 +67,13 @@ canary row read on both slaves. Run it again and nothing restarts.`,
 			c := cluster.Connect(cmd.Context(), inv, inv.DBHosts(), cluster.Options{Dial: g.dialConfig(inv), Parallel: g.parallel})
 			defer c.Close()
 			rep, err := up.Up(cmd.Context(), c, up.Options{Desired: desired, VerifyTimeout: verifyTimeout, Progress: stepPrinter(cmd.ErrOrStderr(), "up")})
-			if rep != nil {
+			if rep != nil && asJSON {
+				enc := json.NewEncoder(out)
+				enc.SetIndent("", "  ")
+				if jerr := enc.Encode(rep); jerr != nil {
+					return jerr
+				}
+			} else if rep != nil {
 				for _, w := range rep.Warnings {
 					fmt.Fprintf(cmd.ErrOrStderr(), "up: WARNING %s\n", w)
 				}
@@ -90,6 +96,7 @@ canary row read on both slaves. Run it again and nothing restarts.`,
 	f.BoolVar(&dryRun, "dry-run", false, "print the config files and statements per host; connect to nothing, change nothing")
 	f.StringVar(&flavorHint, "flavor", "", "server for --dry-run: mariadb, mysql or percona, optionally :VERSION (default: inventory mysql.flavor)")
 	f.BoolVar(&fixTHP, "fix-thp", false, "turn transparent huge pages off where TokuDB needs it (else fail with instructions)")
+	f.BoolVar(&asJSON, "json", false, "print the report (per-host results, replication steps, status, timings) as JSON")
 	f.DurationVar(&verifyTimeout, "verify-timeout", up.DefaultVerifyTimeout, "how long replication may take to prove itself")
 	return cmd
 }

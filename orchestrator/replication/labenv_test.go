@@ -14,6 +14,7 @@ import (
 	"github.com/orch-bench/orch/lab"
 	"github.com/orch-bench/orch/orchestrator/executor"
 	"github.com/orch-bench/orch/orchestrator/mysqlconn"
+	"github.com/orch-bench/orch/orchestrator/shell"
 	"github.com/orch-bench/orch/topology"
 )
 
@@ -198,4 +199,44 @@ func (l *labCluster) connectionFacts(t *testing.T) string {
 	ids := labValue(t, l.master.DB, "SELECT GROUP_CONCAT(ID ORDER BY ID) FROM information_schema.PROCESSLIST WHERE COMMAND LIKE 'Binlog Dump%'")
 	fmt.Fprintf(&b, "master dump threads %s\n", ids)
 	return b.String()
+}
+
+// TestMain leaves a lab as the lab made it once the lab tests are done: no
+// replication, no test databases or account, and no test config fragment,
+// so tests that run after these (CI runs them on one lab) start clean.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if path := os.Getenv(envLabInventory); path != "" {
+		if err := restoreLab(path); err != nil {
+			fmt.Fprintln(os.Stderr, "restoring the lab:", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+func restoreLab(path string) error {
+	inv, err := topology.Load(path, topology.LoadOptions{})
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	const sql = `SET SESSION sql_log_bin = 0; STOP SLAVE; RESET SLAVE ALL; DROP DATABASE IF EXISTS orch; DROP DATABASE IF EXISTS orch_labtest; DROP USER IF EXISTS 'repl'@'%'`
+	for _, h := range inv.DBHosts() {
+		ex, err := executor.Dial(ctx, h, executor.DialConfig{KnownHostsFile: inv.KnownHostsFile})
+		if err != nil {
+			return err
+		}
+		defer ex.Close()
+		var cur bytes.Buffer
+		if _, err := ex.Download(ctx, labCnfPath, &cur, false); err != nil {
+			continue // never written: nothing to undo
+		}
+		script := "mariadb -e " + shell.Quote(sql) + " && rm -f " + shell.Quote(labCnfPath) + " && " + h.MySQL.Service.Stop + " && " + h.MySQL.Service.Start
+		if _, err := ex.Run(ctx, executor.Command{Script: script, Timeout: time.Minute}); err != nil {
+			return fmt.Errorf("%s: %w", h, err)
+		}
+	}
+	return nil
 }

@@ -21,7 +21,9 @@ const (
 
 // Verify timing.
 const (
-	pollInterval = 200 * time.Millisecond
+	// pollInterval is short: right after restarts the slaves reconnect within
+	// tens of milliseconds, and every poll is only a few queries.
+	pollInterval = 50 * time.Millisecond
 	// minCanaryBudget is the least time the canary gets even when the
 	// servers became healthy at the very end of the timeout, so that a
 	// just-healed cluster is not failed for want of a few milliseconds.
