@@ -152,8 +152,12 @@ func newStatusCmd(g *globalOptions) *cobra.Command {
 				if err := enc.Encode(st); err != nil {
 					return err
 				}
-			} else if err := replication.WriteTable(cmd.OutOrStdout(), st); err != nil {
-				return err
+			} else {
+				if err := replication.WriteTable(cmd.OutOrStdout(), st.Status); err != nil {
+					return err
+				}
+				fmt.Fprintln(cmd.OutOrStdout())
+				up.WriteApplied(cmd.OutOrStdout(), inv.DBHosts(), st.Applied)
 			}
 			if problems := st.Problems(); len(problems) > 0 {
 				return &exitError{code: exitFailure, err: fmt.Errorf("status: %s", strings.Join(problems, "; "))}

@@ -97,3 +97,29 @@ func (n *Node) printDefaults(ctx context.Context) ([]option, error) {
 	}
 	return parseDefaults(string(res.Stdout)), nil
 }
+
+// Applied is what orch's file on a host says was laid down: the profile and
+// the overrides (profile.vars and --knob), read from the file's header.
+type Applied struct {
+	Profile   string   `json:"profile,omitempty"`
+	Overrides []string `json:"overrides,omitempty"`
+}
+
+// Applied reads orch's file; a zero Applied means orch has not configured
+// the host.
+func (n *Node) Applied(ctx context.Context) (Applied, error) {
+	st, err := n.readState(ctx)
+	if err != nil || !st.exists || !st.owned() {
+		return Applied{}, err
+	}
+	var a Applied
+	for _, line := range strings.Split(st.text, "\n") {
+		if v, ok := strings.CutPrefix(line, "# profile: "); ok {
+			a.Profile = v
+		}
+		if v, ok := strings.CutPrefix(line, "# overrides: "); ok {
+			a.Overrides = strings.Split(v, ", ")
+		}
+	}
+	return a, nil
+}

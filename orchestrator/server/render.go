@@ -135,7 +135,7 @@ func Render(t Target, d Desired) (*Config, error) {
 			return nil, fmt.Errorf("%s: profile.vars %w", h, err)
 		}
 		f.set(name, v, "inventory profile.vars")
-		overrides = append(overrides, "profile.vars "+name)
+		overrides = append(overrides, "profile.vars "+name+"="+v)
 	}
 	for _, k := range d.Knobs {
 		name, _ := canonName(k.Name)
@@ -146,7 +146,7 @@ func Render(t Target, d Desired) (*Config, error) {
 			return nil, fmt.Errorf("%s: --knob %w", h, err)
 		}
 		f.set(name, k.Value, "--knob")
-		overrides = append(overrides, "--knob "+name)
+		overrides = append(overrides, "--knob "+name+"="+k.Value)
 	}
 	if err := finishLines(cfg, f, t.Server); err != nil {
 		return nil, err

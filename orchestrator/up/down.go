@@ -2,12 +2,16 @@ package up
 
 import (
 	"context"
+	"fmt"
+	"io"
+	"strings"
 	"time"
 
 	"github.com/orch-bench/orch/orchestrator"
 	"github.com/orch-bench/orch/orchestrator/cluster"
 	"github.com/orch-bench/orch/orchestrator/replication"
 	"github.com/orch-bench/orch/orchestrator/server"
+	"github.com/orch-bench/orch/topology"
 )
 
 // DownReport is what Down did.
@@ -54,8 +58,16 @@ func Down(ctx context.Context, c *cluster.Cluster, progress func(host, step stri
 	return rep, orchestrator.Aggregate(errs)
 }
 
-// Status reads replication and semi-sync state without changing anything.
-func Status(ctx context.Context, c *cluster.Cluster) (*replication.Status, error) {
+// StatusReport is the cluster's replication state plus what orch laid down
+// on each host (profile and overrides, by host name).
+type StatusReport struct {
+	*replication.Status
+	Applied map[string]server.Applied `json:"applied"`
+}
+
+// Status reads replication, semi-sync and config state without changing
+// anything.
+func Status(ctx context.Context, c *cluster.Cluster) (*StatusReport, error) {
 	nodes, err := openNodes(ctx, c, &recorder{})
 	if err != nil {
 		return nil, err
@@ -65,5 +77,38 @@ func Status(ctx context.Context, c *cluster.Cluster) (*replication.Status, error
 	if err != nil {
 		return nil, err
 	}
-	return replication.GetStatus(ctx, master, slaves)
+	applied := make([]server.Applied, len(nodes))
+	errs := orchestrator.ForEach(ctx, 0, nodes, func(ctx context.Context, i int, n *server.Node) error {
+		a, err := n.Applied(ctx)
+		applied[i] = a
+		return err
+	})
+	if err := orchestrator.Aggregate(errs); err != nil {
+		return nil, err
+	}
+	st, err := replication.GetStatus(ctx, master, slaves)
+	if err != nil {
+		return nil, err
+	}
+	rep := &StatusReport{Status: st, Applied: map[string]server.Applied{}}
+	for i, n := range nodes {
+		rep.Applied[n.Host.Name] = applied[i]
+	}
+	return rep, nil
+}
+
+// WriteApplied prints, per host, the profile and overrides orch laid down.
+func WriteApplied(w io.Writer, hosts []*topology.Host, applied map[string]server.Applied) {
+	for _, h := range hosts {
+		a, ok := applied[h.Name]
+		switch {
+		case !ok:
+		case a.Profile == "":
+			fmt.Fprintf(w, "%s: not configured by orch\n", h.Name)
+		case len(a.Overrides) == 0:
+			fmt.Fprintf(w, "%s: profile %s\n", h.Name, a.Profile)
+		default:
+			fmt.Fprintf(w, "%s: profile %s; %s\n", h.Name, a.Profile, strings.Join(a.Overrides, ", "))
+		}
+	}
 }
