@@ -194,4 +194,3 @@ func writeTimings(w io.Writer, timings []up.Timing, total time.Duration) {
 	}
 	tw.Flush()
 }
-

@@ -223,7 +223,7 @@ func TestLabApplyRestore(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "master " + n.Host.Address + ": binlog_order_commits: accepted but ignored") ||
+		if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "master "+n.Host.Address+": binlog_order_commits: accepted but ignored") ||
 			!strings.Contains(res.Warnings[0], "MariaDB 10.11.19") {
 			t.Errorf("warnings %q", res.Warnings)
 		}
@@ -251,7 +251,7 @@ func TestLabApplyRestore(t *testing.T) {
 		}
 		msg := err.Error()
 		t.Log(msg)
-		if !strings.HasPrefix(msg, "master " + n.Host.Address + ": server did not start with the new config (restored the previous one): [ERROR] ") ||
+		if !strings.HasPrefix(msg, "master "+n.Host.Address+": server did not start with the new config (restored the previous one): [ERROR] ") ||
 			!strings.Contains(msg, "banana") {
 			t.Errorf("error: %s", msg)
 		}
