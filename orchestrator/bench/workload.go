@@ -1,0 +1,170 @@
+package bench
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/orch-bench/orch/topology"
+)
+
+// DriverKind names the benchmark driver a workload uses (its `tool:` key).
+type DriverKind string
+
+const (
+	// DriverSysbench is sysbench 1.x: a built-in test or a Lua script path.
+	DriverSysbench DriverKind = "sysbench"
+	// DriverSysbenchLegacy is sysbench 0.4/0.5 (`--test=...` and the old
+	// option names), still used by existing images and scripts.
+	DriverSysbenchLegacy DriverKind = "sysbench-legacy"
+	// DriverMysqlslap is mysqlslap or mariadb-slap.
+	DriverMysqlslap DriverKind = "mysqlslap"
+	// DriverCustom is any program, its output read by a named parser.
+	DriverCustom DriverKind = "custom"
+)
+
+var driverKinds = []DriverKind{DriverSysbench, DriverSysbenchLegacy, DriverMysqlslap, DriverCustom}
+
+// Workload is one benchmark definition: which driver, which binary, which
+// options. Load one with LoadWorkload or ParseWorkload; both validate it and
+// fill the defaults documented on each field.
+type Workload struct {
+	// Name labels runs; default: the file name without .yaml.
+	Name        string     `yaml:"name"`
+	Description string     `yaml:"description"`
+	Tool        DriverKind `yaml:"tool"`
+	// Binary is the program to run (a name looked up in PATH or a path).
+	// Default "sysbench" for the sysbench drivers; for mysqlslap, whichever
+	// of mariadb-slap and mysqlslap the host has. Required for custom.
+	Binary string `yaml:"binary"`
+	// Test is the sysbench test: a built-in name (oltp_insert) or a Lua
+	// path; for legacy sysbench the --test value (./tests/db/insert.lua,
+	// oltp). Required for the sysbench drivers, unused otherwise.
+	Test string `yaml:"test"`
+	// Workdir is the directory the program runs in ("": the login
+	// directory). Relative legacy test paths and db-insert's files are
+	// relative to it.
+	Workdir string `yaml:"workdir"`
+	// RunOn is the host role the program runs on: loadbox (the default;
+	// "" means the same) or master (for programs that benchmark a storage library directly, like
+	// db-insert).
+	RunOn topology.Role `yaml:"run_on"`
+	// Database is the schema the benchmark uses: --mysql-db for sysbench
+	// (default sbtest), --create-schema for mysqlslap (default mysqlslap;
+	// mysqlslap DROPS this schema when it finishes), ORCH_MYSQL_DATABASE
+	// for custom programs.
+	Database string  `yaml:"database"`
+	Options  Options `yaml:"options"`
+	// ExtraArgs are appended to the tool's arguments in every phase (for
+	// custom programs they are the arguments).
+	ExtraArgs []string `yaml:"extra_args"`
+	// Env is exported to the program in every phase.
+	Env map[string]string `yaml:"env"`
+	// Prepare and Cleanup say whether a run includes those phases
+	// (sysbench only; default prepare true, cleanup false so the data stays
+	// for consistency checks and later runs).
+	Prepare bool `yaml:"prepare"`
+	Cleanup bool `yaml:"cleanup"`
+	// Parser names the parser for a custom program's output: db-insert,
+	// sysbench or mysqlslap. Required for custom, unused otherwise.
+	Parser string `yaml:"parser"`
+
+	// Source is the file the workload came from (for errors).
+	Source string `yaml:"-"`
+	// pos maps dotted keys ("options.threads") to where their values are.
+	pos map[string]topology.Pos
+}
+
+// Options are the benchmark knobs. A nil pointer (or empty value) means
+// "not set": the flag is left out and the tool's own default applies. The
+// tools tag lists the drivers an option applies to; min and max bound it.
+type Options struct {
+	Tables          *int  `yaml:"tables" tools:"sysbench,sysbench-legacy" min:"1"`
+	TableSize       *int  `yaml:"table_size" tools:"sysbench,sysbench-legacy" min:"0"`
+	Threads         *int  `yaml:"threads" tools:"sysbench,sysbench-legacy" min:"1"`
+	TimeS           *int  `yaml:"time_s" tools:"sysbench,sysbench-legacy" min:"0"`
+	Events          *int  `yaml:"events" tools:"sysbench,sysbench-legacy" min:"0"`
+	ReportIntervalS *int  `yaml:"report_interval_s" tools:"sysbench,sysbench-legacy" min:"0"`
+	AutoInc         *bool `yaml:"auto_inc" tools:"sysbench,sysbench-legacy"`
+	Percentile      *int  `yaml:"percentile" tools:"sysbench,sysbench-legacy" min:"0" max:"100"`
+	Histogram       *bool `yaml:"histogram" tools:"sysbench"`
+
+	// Engine is the storage engine: --mysql-storage-engine (sysbench 1.x),
+	// --mysql-table-engine (legacy), --engine (mysqlslap, which also takes a
+	// comma-separated list).
+	Engine string `yaml:"engine" tools:"sysbench,sysbench-legacy,mysqlslap"`
+
+	// Concurrency is one or more client counts (mysqlslap runs each).
+	Concurrency     IntList `yaml:"concurrency" tools:"mysqlslap" min:"1"`
+	Iterations      *int    `yaml:"iterations" tools:"mysqlslap" min:"1"`
+	AutoGenerateSQL *bool   `yaml:"auto_generate_sql" tools:"mysqlslap"`
+	// LoadType is mixed, read, write, key or update.
+	LoadType         string `yaml:"auto_generate_sql_load_type" tools:"mysqlslap"`
+	AddAutoIncrement *bool  `yaml:"auto_generate_sql_add_autoincrement" tools:"mysqlslap"`
+	// NumberOfQueries is the total across all clients (each runs its share).
+	NumberOfQueries *int `yaml:"number_of_queries" tools:"mysqlslap" min:"1"`
+	// WriteNumber is how many rows mysqlslap inserts while creating the
+	// table, before the timed load (default 100).
+	WriteNumber *int  `yaml:"auto_generate_sql_write_number" tools:"mysqlslap" min:"1"`
+	DebugInfo   *bool `yaml:"debug_info" tools:"mysqlslap"`
+}
+
+// IntList is one integer or several; YAML accepts 4, [4, 8] or "4,8".
+type IntList []int
+
+// String is the comma-separated form the tools take.
+func (l IntList) String() string {
+	s := make([]string, len(l))
+	for i, n := range l {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, ",")
+}
+
+// Phases lists the phases a run of this workload goes through, in order.
+func (w *Workload) Phases() []Phase {
+	var p []Phase
+	if w.Prepare {
+		p = append(p, PhasePrepare)
+	}
+	p = append(p, PhaseRun)
+	if w.Cleanup {
+		p = append(p, PhaseCleanup)
+	}
+	return p
+}
+
+func (w *Workload) sysbench() bool {
+	return w.Tool == DriverSysbench || w.Tool == DriverSysbenchLegacy
+}
+
+// applyDefaults fills what the file left out. Presence is judged by the
+// recorded key positions, so `prepare: false` is told apart from absence.
+func (w *Workload) applyDefaults() {
+	if _, set := w.pos["prepare"]; !set {
+		w.Prepare = w.sysbench()
+	}
+	if w.RunOn == "" {
+		w.RunOn = topology.RoleLoadBox
+	}
+	if w.Binary == "" && w.sysbench() {
+		w.Binary = "sysbench"
+	}
+	if w.Database == "" {
+		switch {
+		case w.sysbench():
+			w.Database = "sbtest"
+		case w.Tool == DriverMysqlslap:
+			w.Database = "mysqlslap"
+		}
+	}
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
