@@ -1,0 +1,236 @@
+package dataset
+
+import (
+	"bufio"
+	"context"
+	"database/sql"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/orch-bench/orch/orchestrator/executor"
+	"github.com/orch-bench/orch/orchestrator/shell"
+)
+
+// Where SizeReport.DatadirBytes came from.
+const (
+	SourceDu      = "du"
+	SourceCatalog = "information_schema"
+)
+
+// RocksDBDir is MyRocks' directory inside the datadir.
+const RocksDBDir = "#rocksdb"
+
+// SizeOptions say how Sizes measures.
+type SizeOptions struct {
+	// Exec runs du -sb on the server's host (with sudo: the datadir
+	// belongs to the server's user). Nil: the datadir size is the sum of
+	// every table's data and index length, which leaves out logs.
+	Exec executor.Executor
+	// Refresh brings the catalogue up to date first: MyRocks memtables are
+	// flushed to disk (until then its tables read as 0 bytes) and each
+	// table is analysed, without binary logging (ANALYZE NO_WRITE_TO_BINLOG),
+	// so InnoDB's lengths are current after a write-heavy run.
+	Refresh bool
+}
+
+// SizeReport is what a database takes on one server.
+type SizeReport struct {
+	Database string       `json:"database"`
+	Tables   []TableSize  `json:"tables"`
+	Engines  []EngineSize `json:"engines"`
+	// DataBytes and IndexBytes are the database's totals.
+	DataBytes  int64 `json:"data_bytes"`
+	IndexBytes int64 `json:"index_bytes"`
+
+	Datadir       string `json:"datadir"`
+	DatadirBytes  int64  `json:"datadir_bytes"`
+	DatadirSource string `json:"datadir_source"`
+	// Paths are du -sb sizes of the engine directories inside the datadir
+	// that exist: the database's own (InnoDB's .ibd files) and #rocksdb.
+	Paths map[string]int64 `json:"paths,omitempty"`
+	// Note says why du was not used.
+	Note string `json:"note,omitempty"`
+}
+
+// TableSize is one table's footprint as the catalogue reports it.
+type TableSize struct {
+	Table  string `json:"table"`
+	Engine string `json:"engine"`
+	// Rows is TABLE_ROWS: an estimate on InnoDB and RocksDB.
+	Rows       int64 `json:"rows"`
+	DataBytes  int64 `json:"data_bytes"`
+	IndexBytes int64 `json:"index_bytes"`
+	FreeBytes  int64 `json:"free_bytes"`
+}
+
+// EngineSize totals the tables of one engine.
+type EngineSize struct {
+	Engine     string `json:"engine"`
+	Tables     int    `json:"tables"`
+	DataBytes  int64  `json:"data_bytes"`
+	IndexBytes int64  `json:"index_bytes"`
+}
+
+// Sizes reports the data and index length of every base table of database,
+// per table and per engine, and the datadir's size on disk.
+func Sizes(ctx context.Context, db *sql.DB, database string, opts SizeOptions) (*SizeReport, error) {
+	if opts.Refresh {
+		if err := refresh(ctx, db, database); err != nil {
+			return nil, err
+		}
+	}
+	_, rows, err := queryRows(ctx, db, StatementTimeout,
+		"SELECT TABLE_NAME, ENGINE, TABLE_ROWS, DATA_LENGTH, INDEX_LENGTH, DATA_FREE FROM information_schema.TABLES "+
+			"WHERE TABLE_SCHEMA = ? AND TABLE_TYPE = 'BASE TABLE' ORDER BY TABLE_NAME", database)
+	if err != nil {
+		return nil, fmt.Errorf("table sizes of %s: %w", database, err)
+	}
+	rep := &SizeReport{Database: database}
+	engines := map[string]*EngineSize{}
+	for _, r := range rows {
+		t := TableSize{Table: str(r[0]), Engine: strings.ToLower(str(r[1]))}
+		for i, p := range []*int64{&t.Rows, &t.DataBytes, &t.IndexBytes, &t.FreeBytes} {
+			if r[2+i] != nil {
+				if *p, err = strconv.ParseInt(*r[2+i], 10, 64); err != nil {
+					return nil, fmt.Errorf("table sizes of %s.%s: %w", database, t.Table, err)
+				}
+			}
+		}
+		rep.Tables = append(rep.Tables, t)
+		rep.DataBytes += t.DataBytes
+		rep.IndexBytes += t.IndexBytes
+		e := engines[t.Engine]
+		if e == nil {
+			e = &EngineSize{Engine: t.Engine}
+			engines[t.Engine] = e
+		}
+		e.Tables++
+		e.DataBytes += t.DataBytes
+		e.IndexBytes += t.IndexBytes
+	}
+	for _, e := range engines {
+		rep.Engines = append(rep.Engines, *e)
+	}
+	sort.Slice(rep.Engines, func(i, j int) bool { return rep.Engines[i].Engine < rep.Engines[j].Engine })
+
+	v, err := queryValue(ctx, db, StatementTimeout, "SELECT @@datadir")
+	if err != nil {
+		return nil, fmt.Errorf("datadir: %w", err)
+	}
+	rep.Datadir = strings.TrimSuffix(str(v), "/")
+	if opts.Exec != nil {
+		err := duSizes(ctx, opts.Exec, rep)
+		if err == nil {
+			return rep, nil
+		}
+		rep.Note = "du failed, datadir size from " + SourceCatalog + ": " + err.Error()
+	}
+	return rep, catalogDatadir(ctx, db, rep)
+}
+
+// refresh makes the catalogue describe what is on disk now.
+func refresh(ctx context.Context, db *sql.DB, database string) error {
+	_, rows, err := queryRows(ctx, db, StatementTimeout,
+		"SELECT TABLE_NAME, ENGINE FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_TYPE = 'BASE TABLE'", database)
+	if err != nil {
+		return fmt.Errorf("table sizes of %s: %w", database, err)
+	}
+	rocks := false
+	var names []string
+	for _, r := range rows {
+		n, err := qualified(database, str(r[0]))
+		if err != nil {
+			return err
+		}
+		names = append(names, n)
+		rocks = rocks || strings.EqualFold(str(r[1]), "rocksdb")
+	}
+	if rocks {
+		fctx, cancel := context.WithTimeout(ctx, StatementTimeout)
+		_, err := db.ExecContext(fctx, "SET GLOBAL rocksdb_force_flush_memtable_now = 1")
+		cancel()
+		if err != nil {
+			return fmt.Errorf("flush RocksDB memtables: %w", err)
+		}
+	}
+	for _, n := range names {
+		// ANALYZE reports failures as rows (Msg_type error), not errors.
+		_, rows, err := queryRows(ctx, db, ScanTimeout, "ANALYZE NO_WRITE_TO_BINLOG TABLE "+n)
+		if err != nil {
+			return fmt.Errorf("analyze %s: %w", n, err)
+		}
+		for _, r := range rows {
+			if len(r) >= 4 && strings.EqualFold(str(r[2]), "error") {
+				return fmt.Errorf("analyze %s: %s", n, str(r[3]))
+			}
+		}
+	}
+	return nil
+}
+
+// duScript prints "bytes<TAB>path" for the datadir (".") and each of the
+// engine directories that exists.
+func duScript(datadir, database string) string {
+	return "cd " + shell.Quote(datadir) + " || exit 1\n" +
+		"for p in . " + shell.Join(RocksDBDir, database) + "; do\n" +
+		`  if [ -e "$p" ]; then du -sb -- "$p" || exit 1; fi` + "\ndone\n"
+}
+
+func duSizes(ctx context.Context, ex executor.Executor, rep *SizeReport) error {
+	res, err := ex.Run(ctx, executor.Command{Script: duScript(rep.Datadir, rep.Database), Sudo: true, Timeout: StatementTimeout})
+	if err != nil {
+		return err
+	}
+	sizes, err := parseDu(string(res.Stdout))
+	if err != nil {
+		return err
+	}
+	total, ok := sizes["."]
+	if !ok {
+		return fmt.Errorf("du printed no size for %s", rep.Datadir)
+	}
+	delete(sizes, ".")
+	rep.DatadirBytes, rep.DatadirSource = total, SourceDu
+	if len(sizes) > 0 {
+		rep.Paths = sizes
+	}
+	return nil
+}
+
+// parseDu reads du -sb lines: "bytes<TAB>path".
+func parseDu(out string) (map[string]int64, error) {
+	sizes := map[string]int64{}
+	sc := bufio.NewScanner(strings.NewReader(out))
+	for sc.Scan() {
+		if strings.TrimSpace(sc.Text()) == "" {
+			continue
+		}
+		n, p, ok := strings.Cut(sc.Text(), "\t")
+		if !ok {
+			return nil, fmt.Errorf("du output %q: want bytes<TAB>path", sc.Text())
+		}
+		b, err := strconv.ParseInt(n, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("du output %q: %w", sc.Text(), err)
+		}
+		sizes[p] = b
+	}
+	return sizes, nil
+}
+
+// catalogDatadir sums every table's lengths, for a host without du.
+func catalogDatadir(ctx context.Context, db *sql.DB, rep *SizeReport) error {
+	v, err := queryValue(ctx, db, StatementTimeout,
+		"SELECT COALESCE(SUM(DATA_LENGTH + INDEX_LENGTH), 0) FROM information_schema.TABLES WHERE TABLE_TYPE = 'BASE TABLE'")
+	if err != nil {
+		return fmt.Errorf("datadir size from %s: %w", SourceCatalog, err)
+	}
+	n, err := strconv.ParseInt(str(v), 10, 64)
+	if err != nil {
+		return fmt.Errorf("datadir size from %s: %w", SourceCatalog, err)
+	}
+	rep.DatadirBytes, rep.DatadirSource = n, SourceCatalog
+	return nil
+}

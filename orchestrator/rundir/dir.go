@@ -1,0 +1,285 @@
+package rundir
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Permissions of what a run directory holds. Nothing in it is secret (see
+// ScanForSecrets), so results can be shared as they are.
+const (
+	dirPerm  = 0o755
+	filePerm = 0o644
+)
+
+// maxNameLen keeps directory names readable and far below NAME_MAX.
+const maxNameLen = 64
+
+// Dir is one run directory. Its methods are safe for concurrent use.
+type Dir struct {
+	path string
+	// mu serialises appends to events.jsonl and manifest read-modify-write
+	// cycles within this process.
+	mu sync.Mutex
+}
+
+// Create makes a new run directory under root, named after now (in UTC) and
+// name, and points root/latest at it. Two runs started in the same second
+// with the same name get distinct directories (a -2, -3 ... suffix).
+func Create(root, name string, now time.Time) (*Dir, error) {
+	if root == "" {
+		return nil, errors.New("run directory: empty root")
+	}
+	if err := os.MkdirAll(root, dirPerm); err != nil {
+		return nil, fmt.Errorf("run directory: %w", err)
+	}
+	base := now.UTC().Format(TimeLayout) + "-" + Sanitize(name)
+	var p string
+	for i := 1; ; i++ {
+		cand := base
+		if i > 1 {
+			cand += "-" + strconv.Itoa(i)
+		}
+		p = filepath.Join(root, cand)
+		err := os.Mkdir(p, dirPerm)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, fs.ErrExist) || i >= 1000 {
+			return nil, fmt.Errorf("run directory: %w", err)
+		}
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return nil, fmt.Errorf("run directory: %w", err)
+	}
+	if err := pointLatest(root, filepath.Base(p)); err != nil {
+		return nil, err
+	}
+	return &Dir{path: abs}, nil
+}
+
+// pointLatest replaces root/latest atomically: a symlink made under a
+// temporary name, renamed over the old one. Readers never find it missing.
+// The target is relative so the whole root can be moved or copied.
+func pointLatest(root, target string) error {
+	link := filepath.Join(root, LatestLink)
+	tmp := filepath.Join(root, "."+LatestLink+".tmp-"+strconv.Itoa(os.Getpid())+"-"+strconv.FormatInt(time.Now().UnixNano(), 36))
+	if err := os.Symlink(target, tmp); err != nil {
+		return fmt.Errorf("run directory: latest link: %w", err)
+	}
+	if err := os.Rename(tmp, link); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("run directory: latest link: %w", err)
+	}
+	return nil
+}
+
+// Open returns the run directory at path. A symlink (such as runs/latest) is
+// resolved, so the Dir keeps naming the same run when the link moves on.
+func Open(path string) (*Dir, error) {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return nil, fmt.Errorf("run directory %s: %w", path, err)
+	}
+	abs, err := filepath.Abs(real)
+	if err != nil {
+		return nil, fmt.Errorf("run directory %s: %w", path, err)
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		return nil, fmt.Errorf("run directory %s: %w", path, err)
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("run directory %s: not a directory", path)
+	}
+	return &Dir{path: abs}, nil
+}
+
+// OpenLatest opens the run root/latest points at.
+func OpenLatest(root string) (*Dir, error) {
+	d, err := Open(filepath.Join(root, LatestLink))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("no runs in %s yet (%s is missing)", root, LatestLink)
+	}
+	return d, err
+}
+
+// Path is the run directory's absolute path.
+func (d *Dir) Path() string { return d.path }
+
+// HostDir is the absolute path of host's directory (hosts/<name>). It is
+// created by the first file written into it.
+func (d *Dir) HostDir(name string) string {
+	return filepath.Join(d.path, "hosts", Sanitize(name))
+}
+
+// Abs turns a path relative to the run directory into an absolute one,
+// refusing paths that would leave the directory.
+func (d *Dir) Abs(rel string) (string, error) {
+	if !filepath.IsLocal(rel) {
+		return "", fmt.Errorf("run directory: %q is not a path inside the run directory", rel)
+	}
+	return filepath.Join(d.path, rel), nil
+}
+
+// WriteFile replaces rel with data atomically, creating parent directories.
+func (d *Dir) WriteFile(rel string, data []byte) error {
+	p, err := d.Abs(rel)
+	if err != nil {
+		return err
+	}
+	if err := writeAtomic(p, data); err != nil {
+		return fmt.Errorf("run directory: write %s: %w", rel, err)
+	}
+	return nil
+}
+
+// WriteJSON writes v as indented JSON to rel, atomically.
+func (d *Dir) WriteJSON(rel string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("run directory: encode %s: %w", rel, err)
+	}
+	return d.WriteFile(rel, append(data, '\n'))
+}
+
+// Create opens rel for streaming (raw client output, CSV time series),
+// truncating it if it exists. It is written in place, not atomically, so
+// that it can be followed while the run goes on; the caller closes it.
+func (d *Dir) Create(rel string) (*os.File, error) {
+	p, err := d.Abs(rel)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Dir(p), dirPerm); err != nil {
+		return nil, fmt.Errorf("run directory: create %s: %w", rel, err)
+	}
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, filePerm)
+	if err != nil {
+		return nil, fmt.Errorf("run directory: create %s: %w", rel, err)
+	}
+	return f, nil
+}
+
+// Event is one line of events.jsonl: something a monitor or the runner saw.
+type Event struct {
+	T      time.Time `json:"t"`
+	Host   string    `json:"host,omitempty"`
+	Kind   string    `json:"kind"` // semisync_off, stall, lag, ...
+	Detail string    `json:"detail,omitempty"`
+}
+
+// AppendEvent adds e to events.jsonl as one line; a zero T is set to now.
+// Each event is a single write on a file opened for appending, so lines from
+// concurrent writers never interleave.
+func (d *Dir) AppendEvent(e Event) error {
+	if e.Kind == "" {
+		return errors.New("run directory: event without a kind")
+	}
+	if e.T.IsZero() {
+		e.T = time.Now()
+	}
+	e.T = e.T.UTC()
+	line, err := json.Marshal(e)
+	if err != nil {
+		return fmt.Errorf("run directory: encode event: %w", err)
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	f, err := os.OpenFile(filepath.Join(d.path, FileEvents), os.O_WRONLY|os.O_CREATE|os.O_APPEND, filePerm)
+	if err != nil {
+		return fmt.Errorf("run directory: events: %w", err)
+	}
+	_, werr := f.Write(append(line, '\n'))
+	if err := errors.Join(werr, f.Close()); err != nil {
+		return fmt.Errorf("run directory: events: %w", err)
+	}
+	return nil
+}
+
+// writeAtomic writes data to a temporary file next to path, syncs it and
+// renames it over path, then syncs the directory so the rename survives a
+// crash.
+func writeAtomic(path string, data []byte) (err error) {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, dirPerm); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if _, err := f.Write(data); err != nil {
+		return err
+	}
+	if err := f.Chmod(filePerm); err != nil {
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		return err
+	}
+	return syncDir(dir)
+}
+
+func syncDir(dir string) error {
+	f, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return f.Sync()
+}
+
+// Sanitize makes name safe as one path element and readable in a listing:
+// letters, digits, '.', '_' and '-' are kept, runs of anything else become
+// one '-', leading dots and dashes go (no hidden files, no "..", no flags),
+// and it is cut to 64 bytes. An empty result is "run".
+func Sanitize(name string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range name {
+		ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-'
+		if !ok {
+			r = '-'
+		}
+		if r == '-' {
+			if dash {
+				continue
+			}
+			dash = true
+		} else {
+			dash = false
+		}
+		b.WriteRune(r)
+	}
+	s := strings.TrimLeft(b.String(), ".-")
+	if len(s) > maxNameLen {
+		s = s[:maxNameLen]
+	}
+	s = strings.TrimRight(s, "-")
+	if s == "" {
+		return "run"
+	}
+	return s
+}

@@ -1,0 +1,86 @@
+// Package rundir is the directory one `orch run` leaves behind: everything
+// needed to understand, compare and reproduce a benchmark, written as the
+// run goes so that an interrupted run still explains itself, and completed
+// later by `orch collect` from what the manifest says is missing.
+//
+// # Layout
+//
+// Runs live under a root (runs/ by default): each in
+// <root>/<UTC start, 20060102T150405Z>-<name>/, with <root>/latest a
+// relative symlink to the newest. Relative paths inside a run directory are
+// the contract other tools read:
+//
+//	manifest.json                  orch version, command line (secrets redacted), inventory
+//	                               (normalised, no secrets), workload, engine, knobs, server and
+//	                               client versions, host facts, start/end (RFC 3339), status
+//	                               running|ok|failed|interrupted, error, remote {host, dir, pid},
+//	                               expected files (what collect fetches while they are missing)
+//	results.json                   parsed benchmark result, consistency, sizes, semi-sync health
+//	benchmark/prepare.txt          raw client output, likewise run.txt and cleanup.txt
+//	hosts/<name>/config.cnf        orch's rendered config as on the host
+//	hosts/<name>/variables.before.tsv, status.before.tsv, status.after.tsv
+//	hosts/<name>/replication.before.json, replication.after.json
+//	hosts/<name>/error.log         error log slice for the run window; slow.log likewise
+//	timeseries/<host>-mysql.csv    per-second SHOW GLOBAL STATUS deltas, semi-sync, lag
+//	timeseries/<host>-os.csv       per-second CPU, iowait, disk from /proc
+//	events.jsonl                   one Event per line
+//
+// The constants and helpers below (FileManifest, HostFile, TimeseriesMySQL,
+// ...) spell these paths; use them rather than literals.
+//
+// # Guarantees
+//
+// Small files (manifest, results, host files) are written atomically: a
+// temporary file in the same directory, fsync, rename. A reader sees the old
+// or the new content, never a torn one. Streams (raw output, time series)
+// are written in place, so they can be followed live.
+//
+// No file in a run directory may hold a password. The manifest's command
+// line goes through RedactArgs, free text through Redact, and ScanForSecrets
+// is the last check over the whole directory.
+package rundir
+
+import "path"
+
+// Paths inside a run directory.
+const (
+	FileManifest     = "manifest.json"
+	FileResults      = "results.json"
+	FileEvents       = "events.jsonl"
+	BenchmarkPrepare = "benchmark/prepare.txt"
+	BenchmarkRun     = "benchmark/run.txt"
+	BenchmarkCleanup = "benchmark/cleanup.txt"
+
+	// LatestLink is the symlink in the root naming the newest run.
+	LatestLink = "latest"
+	// TimeLayout is how a run directory's name starts: its UTC start.
+	TimeLayout = "20060102T150405Z"
+)
+
+// Files under hosts/<name>/.
+const (
+	HostConfig            = "config.cnf"
+	HostVariablesBefore   = "variables.before.tsv"
+	HostStatusBefore      = "status.before.tsv"
+	HostStatusAfter       = "status.after.tsv"
+	HostReplicationBefore = "replication.before.json"
+	HostReplicationAfter  = "replication.after.json"
+	HostErrorLog          = "error.log"
+	HostSlowLog           = "slow.log"
+)
+
+// HostFile is the relative path of file in host's directory:
+// HostFile("slave1", HostErrorLog) is "hosts/slave1/error.log".
+func HostFile(host, file string) string {
+	return path.Join("hosts", Sanitize(host), file)
+}
+
+// TimeseriesMySQL is the relative path of host's server time series.
+func TimeseriesMySQL(host string) string {
+	return "timeseries/" + Sanitize(host) + "-mysql.csv"
+}
+
+// TimeseriesOS is the relative path of host's operating system time series.
+func TimeseriesOS(host string) string {
+	return "timeseries/" + Sanitize(host) + "-os.csv"
+}

@@ -1,0 +1,250 @@
+package rundir
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"time"
+)
+
+// Status is where a run stands.
+type Status string
+
+const (
+	StatusRunning     Status = "running"
+	StatusOK          Status = "ok"
+	StatusFailed      Status = "failed"
+	StatusInterrupted Status = "interrupted"
+)
+
+func (s Status) valid() bool {
+	switch s {
+	case StatusRunning, StatusOK, StatusFailed, StatusInterrupted:
+		return true
+	}
+	return false
+}
+
+// Manifest is manifest.json: what ran, where, with what, and how it ended.
+// It holds no secret: Command is redacted (RedactArgs) and Inventory is the
+// normalised inventory, whose secrets marshal as references only.
+type Manifest struct {
+	OrchVersion string `json:"orch_version"`
+	// Command is orch's argv with secrets redacted.
+	Command []string `json:"command"`
+	// Inventory and Workload are stored as JSON (see SetInventory,
+	// SetWorkload): the manifest keeps what they marshalled to, which need
+	// not unmarshal back into their Go types.
+	Inventory json.RawMessage   `json:"inventory,omitempty"`
+	Workload  json.RawMessage   `json:"workload,omitempty"`
+	Engine    string            `json:"engine,omitempty"`
+	Knobs     map[string]string `json:"knobs,omitempty"`
+	// Servers maps a host name to its server ("MariaDB 10.11.19"); Clients
+	// a client tool to its version line ("sysbench 1.0.20").
+	Servers map[string]string `json:"servers,omitempty"`
+	Clients map[string]string `json:"clients,omitempty"`
+	// HostFacts maps a host name to what was learnt about it (CPU, memory,
+	// kernel, disks), as JSON.
+	HostFacts map[string]json.RawMessage `json:"host_facts,omitempty"`
+
+	Start  time.Time `json:"start"`
+	End    time.Time `json:"end,omitzero"`
+	Status Status    `json:"status"`
+	Error  string    `json:"error,omitempty"`
+	// Remote is where the benchmark runs detached, so that a later orch
+	// can find it again.
+	Remote *Remote `json:"remote,omitempty"`
+	// Expected lists the files that belong in the run directory but come
+	// from the hosts; Collect fetches those not Done.
+	Expected []ExpectedFile `json:"expected,omitempty"`
+}
+
+// Remote is the detached benchmark process on the load box.
+type Remote struct {
+	Host string `json:"host"`
+	Dir  string `json:"dir"`
+	PID  int    `json:"pid,omitempty"`
+}
+
+// FileKind says how an expected file is fetched.
+type FileKind string
+
+const (
+	// KindFile is a whole file.
+	KindFile FileKind = "file"
+	// KindLogSlice is the part of a growing log written during the run:
+	// from Offset (the log's size when the run started) to End, or to the
+	// end of the file when End is 0.
+	KindLogSlice FileKind = "log-slice"
+)
+
+// ExpectedFile is one file to fetch from a host into the run directory.
+type ExpectedFile struct {
+	// Host is the inventory host name: the key of Collect's executors.
+	Host string `json:"host"`
+	// Remote is the absolute path on the host.
+	Remote string `json:"remote"`
+	// Local is the path relative to the run directory.
+	Local  string   `json:"local"`
+	Kind   FileKind `json:"kind"`
+	Offset int64    `json:"offset,omitempty"`
+	End    int64    `json:"end,omitempty"`
+	// Sudo reads the file as root (error logs are owned by the server).
+	Sudo bool `json:"sudo,omitempty"`
+	// Done is set once the file is complete in the run directory.
+	Done bool `json:"done,omitempty"`
+}
+
+func (f ExpectedFile) validate() error {
+	switch {
+	case f.Host == "":
+		return errors.New("no host")
+	case !path.IsAbs(f.Remote):
+		return fmt.Errorf("remote path %q is not absolute", f.Remote)
+	case !filepath.IsLocal(f.Local):
+		return fmt.Errorf("local path %q is not inside the run directory", f.Local)
+	case f.Offset < 0 || f.End < 0:
+		return errors.New("negative offset")
+	}
+	switch f.Kind {
+	case KindFile:
+		if f.Offset != 0 || f.End != 0 {
+			return errors.New("a whole file has no offsets")
+		}
+	case KindLogSlice:
+		if f.End != 0 && f.End < f.Offset {
+			return fmt.Errorf("slice ends (%d) before it starts (%d)", f.End, f.Offset)
+		}
+	default:
+		return fmt.Errorf("kind %q: want %s or %s", f.Kind, KindFile, KindLogSlice)
+	}
+	return nil
+}
+
+// SetInventory stores v (a *topology.Inventory) as JSON. Secrets in an
+// inventory marshal as references ("file:/path (***)"), never values.
+func (m *Manifest) SetInventory(v any) error {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("manifest: inventory: %w", err)
+	}
+	m.Inventory = raw
+	return nil
+}
+
+// SetWorkload stores v (the resolved workload) as JSON.
+func (m *Manifest) SetWorkload(v any) error {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("manifest: workload: %w", err)
+	}
+	m.Workload = raw
+	return nil
+}
+
+// Expect adds f to the expected files, replacing an entry with the same
+// Local path (a file has one source).
+func (m *Manifest) Expect(f ExpectedFile) error {
+	if err := f.validate(); err != nil {
+		return fmt.Errorf("manifest: expected file %s: %w", f.Local, err)
+	}
+	for i := range m.Expected {
+		if m.Expected[i].Local == f.Local {
+			m.Expected[i] = f
+			return nil
+		}
+	}
+	m.Expected = append(m.Expected, f)
+	return nil
+}
+
+// MarkDone records that the expected file at rel is complete. It reports
+// whether rel was expected.
+func (m *Manifest) MarkDone(rel string) bool {
+	for i := range m.Expected {
+		if m.Expected[i].Local == rel {
+			m.Expected[i].Done = true
+			return true
+		}
+	}
+	return false
+}
+
+// Missing returns the expected files not yet complete.
+func (m *Manifest) Missing() []ExpectedFile {
+	var out []ExpectedFile
+	for _, f := range m.Expected {
+		if !f.Done {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Finish sets the end time, status and error of the run.
+func (m *Manifest) Finish(end time.Time, status Status, err error) {
+	m.End = end.UTC()
+	m.Status = status
+	m.Error = ""
+	if err != nil {
+		m.Error = err.Error()
+	}
+}
+
+func (m *Manifest) validate() error {
+	if !m.Status.valid() {
+		return fmt.Errorf("status %q: want running, ok, failed or interrupted", m.Status)
+	}
+	for _, f := range m.Expected {
+		if err := f.validate(); err != nil {
+			return fmt.Errorf("expected file %s: %w", f.Local, err)
+		}
+	}
+	return nil
+}
+
+// SaveManifest writes m to manifest.json atomically.
+func (d *Dir) SaveManifest(m *Manifest) error {
+	if err := m.validate(); err != nil {
+		return fmt.Errorf("manifest: %w", err)
+	}
+	return d.WriteJSON(FileManifest, m)
+}
+
+// LoadManifest reads manifest.json.
+func (d *Dir) LoadManifest() (*Manifest, error) {
+	data, err := os.ReadFile(filepath.Join(d.path, FileManifest))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s: no %s: not a run directory, or the run never started", d.path, FileManifest)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("manifest: %w", err)
+	}
+	var m Manifest
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(d.path, FileManifest), err)
+	}
+	if err := m.validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(d.path, FileManifest), err)
+	}
+	return &m, nil
+}
+
+// UpdateManifest loads the manifest, lets fn change it and saves it, under
+// the Dir's lock, so concurrent updaters in one process do not lose changes.
+func (d *Dir) UpdateManifest(fn func(m *Manifest) error) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	m, err := d.LoadManifest()
+	if err != nil {
+		return err
+	}
+	if err := fn(m); err != nil {
+		return err
+	}
+	return d.SaveManifest(m)
+}
