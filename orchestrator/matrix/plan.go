@@ -1,0 +1,190 @@
+package matrix
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/orch-bench/orch/orchestrator/server"
+)
+
+// State is where a cell stands (see the package doc).
+type State string
+
+const (
+	Pending     State = "pending"
+	Running     State = "running"
+	OK          State = "ok"
+	Failed      State = "failed"
+	Interrupted State = "interrupted"
+)
+
+func (s State) valid() bool {
+	switch s {
+	case Pending, Running, OK, Failed, Interrupted:
+		return true
+	}
+	return false
+}
+
+// finished reports whether a cell in state s is behind us: resuming skips it.
+func (s State) finished() bool { return s == OK || s == Failed }
+
+// Cell is one label in one repetition.
+type Cell struct {
+	ID     string `json:"id"`
+	Label  string `json:"label"`
+	Engine string `json:"engine"`
+	Knobs  []KV   `json:"knobs"`
+	Rep    int    `json:"rep"`
+	State  State  `json:"state"`
+	Error  string `json:"error,omitempty"`
+	// Dir is the cell's run directory relative to the matrix directory
+	// (cells/<id>); it exists once the cell has started.
+	Dir     string    `json:"dir"`
+	Started time.Time `json:"started,omitzero"`
+	Ended   time.Time `json:"ended,omitzero"`
+}
+
+// ServerKnobs is the cell's knobs as the server package takes them.
+func (c *Cell) ServerKnobs() []server.KV {
+	out := make([]server.KV, len(c.Knobs))
+	for i, k := range c.Knobs {
+		out[i] = server.KV{Name: k.Name, Value: k.Value}
+	}
+	return out
+}
+
+// CellsDir is the matrix subdirectory holding the cells' run directories.
+const CellsDir = "cells"
+
+// maxIDDesc bounds the descriptive part of an id, keeping it far below
+// NAME_MAX however many knobs there are. The position prefix keeps ids
+// unique when the rest is cut.
+const maxIDDesc = 150
+
+// Plan lays out the cells of engines × axes, each label repeat times, in
+// execution order (see the package doc for the exact rule). It expects
+// parsed input; without engines or with repeat < 1 there is no cell.
+func Plan(engines []string, axes []Axis, repeat int) []Cell {
+	if len(engines) == 0 || repeat < 1 {
+		return nil
+	}
+	combos := knobCombos(axes)
+	cells := make([]Cell, 0, len(engines)*len(combos)*repeat)
+	for r := 1; r <= repeat; r++ {
+		order := slices.Clone(engines)
+		if r%2 == 0 {
+			// Start this round with the engine the last one ended on.
+			slices.Reverse(order)
+		}
+		for _, e := range order {
+			for _, kv := range combos {
+				cells = append(cells, Cell{Label: label(e, kv), Engine: e, Knobs: kv, Rep: r, State: Pending})
+			}
+		}
+	}
+	width := max(2, len(strconv.Itoa(len(cells))))
+	for i := range cells {
+		c := &cells[i]
+		c.ID = cellID(i+1, width, c)
+		c.Dir = CellsDir + "/" + c.ID
+	}
+	return cells
+}
+
+// knobCombos is the Cartesian product of the axes' values, the last axis
+// varying fastest. No axis gives one empty combination.
+func knobCombos(axes []Axis) [][]KV {
+	out := [][]KV{{}}
+	for _, ax := range axes {
+		next := make([][]KV, 0, len(out)*len(ax.Values))
+		for _, c := range out {
+			for _, v := range ax.Values {
+				// Clip so that each append copies: combos share no backing array.
+				next = append(next, append(slices.Clip(c), KV{Name: ax.Name, Value: v}))
+			}
+		}
+		out = next
+	}
+	return out
+}
+
+// label names a configuration: "innodb sync_binlog=0 binlog_order_commits=ON".
+func label(engine string, knobs []KV) string {
+	parts := []string{engine}
+	for _, k := range knobs {
+		parts = append(parts, k.Name+"="+k.Value)
+	}
+	return strings.Join(parts, " ")
+}
+
+// cellID is "<pos>-<engine>-<name=value>...-r<rep>", filesystem-safe.
+func cellID(pos, width int, c *Cell) string {
+	desc := idSafe(strings.ReplaceAll(c.Label, " ", "-"))
+	if len(desc) > maxIDDesc {
+		desc = strings.TrimRight(desc[:maxIDDesc], "-")
+	}
+	return fmt.Sprintf("%0*d-%s-r%d", width, pos, desc, c.Rep)
+}
+
+// idSafe keeps letters, digits and . _ = - (safe in a path element on any
+// filesystem and in a shell word) and turns anything else into '_'.
+func idSafe(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' ||
+			r == '.' || r == '_' || r == '=' || r == '-' {
+			return r
+		}
+		return '_'
+	}, s)
+}
+
+// Labels lists the distinct configurations of cells in first-seen order.
+func Labels(cells []Cell) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, c := range cells {
+		if !seen[c.Label] {
+			seen[c.Label] = true
+			out = append(out, c.Label)
+		}
+	}
+	return out
+}
+
+// DefaultBaseline is the label compared against unless the user picks
+// another: the first engine with the first value of every knob.
+func DefaultBaseline(engines []string, axes []Axis) string {
+	if len(engines) == 0 {
+		return ""
+	}
+	var kv []KV
+	for _, ax := range axes {
+		if len(ax.Values) > 0 {
+			kv = append(kv, KV{Name: ax.Name, Value: ax.Values[0]})
+		}
+	}
+	return label(engines[0], kv)
+}
+
+// EngineSwitches counts consecutive cells on different engines: each is a
+// profile change with a server restart.
+func EngineSwitches(cells []Cell) int {
+	n := 0
+	for i := 1; i < len(cells); i++ {
+		if cells[i].Engine != cells[i-1].Engine {
+			n++
+		}
+	}
+	return n
+}
+
+// Estimate is how long cells take: perCell each, plus switchCost for each
+// engine switch between them. Bringing the cluster to the first cell's
+// engine is not counted: it is the same for any order.
+func Estimate(cells []Cell, perCell, switchCost time.Duration) time.Duration {
+	return time.Duration(len(cells))*perCell + time.Duration(EngineSwitches(cells))*switchCost
+}

@@ -1,0 +1,179 @@
+package matrix
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/orch-bench/orch/orchestrator/flavor"
+)
+
+// NoEffect returns, for matrix.json's no_effect, the knobs of axes that srv
+// accepts but ignores, each with the reason as the plan and report show it
+// ("MariaDB 10.11.19: accepted but ignored (...)"). Such a knob still runs
+// (the cells are cheap and prove the point) but is no finding.
+func NoEffect(srv flavor.Server, axes []Axis) map[string]string {
+	out := map[string]string{}
+	for _, ax := range axes {
+		if reason, ignored := srv.IgnoredVariable(ax.Name); ignored {
+			out[ax.Name] = srv.String() + ": " + reason
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// Costs are what the plan's estimate assumes: the time of one cell (load
+// plus benchmark plus checks) and of one engine switch (profile change and
+// restarts). Zero means unknown.
+type Costs struct {
+	PerCell time.Duration
+	Switch  time.Duration
+}
+
+// WritePlan prints the plan: one row per cell in execution order, then the
+// totals, the estimated duration of what is left to run, and the knobs with
+// no effect on this server. A resumed matrix shows each cell's state.
+func WritePlan(w io.Writer, m *Matrix, costs Costs) error {
+	p := &printer{w: w}
+	p.printf("Matrix %s: %s, %d configuration(s) x %d repetition(s); baseline: %s\n",
+		orDash(m.Workload), axesSummary(m), len(m.Labels()), m.Repeat, m.Baseline)
+	if len(m.Overrides) > 0 {
+		p.printf("Workload overrides: %s\n", overridesSummary(m.Overrides))
+	}
+	p.printf("\n")
+	resumed := m.Count(Pending) != len(m.Cells)
+	tw := tabwriter.NewWriter(p, 0, 0, 2, ' ', 0)
+	header := "#\tID\tENGINE\tKNOBS\tREP"
+	if resumed {
+		header += "\tSTATE"
+	}
+	fmt.Fprintln(tw, header)
+	for i, c := range m.Cells {
+		row := fmt.Sprintf("%d\t%s\t%s\t%s\t%d", i+1, c.ID, c.Engine, knobsColumn(c.Knobs, m.NoEffect), c.Rep)
+		if resumed {
+			row += "\t" + string(c.State)
+		}
+		fmt.Fprintln(tw, row)
+	}
+	if err := tw.Flush(); err != nil && p.err == nil {
+		p.err = err
+	}
+	p.printf("\n")
+
+	left := m.Remaining()
+	total := fmt.Sprintf("%d cells", len(m.Cells))
+	if resumed {
+		total += fmt.Sprintf(" (%d ok, %d failed, %d to run)", m.Count(OK), m.Count(Failed), len(left))
+	}
+	p.printf("Total: %s, %d engine switch(es)\n", total, EngineSwitches(m.Cells))
+	if costs.PerCell > 0 {
+		p.printf("Estimated duration: %s (%d cell(s) x %s + %d switch(es) x %s)\n",
+			FormatDuration(Estimate(left, costs.PerCell, costs.Switch)),
+			len(left), FormatDuration(costs.PerCell), EngineSwitches(left), FormatDuration(costs.Switch))
+	} else {
+		p.printf("Estimated duration: unknown\n")
+	}
+	for _, name := range sortedKeys(m.NoEffect) {
+		p.printf("* %s: no effect on this server: %s\n", name, m.NoEffect[name])
+	}
+	return p.err
+}
+
+// printer is an io.Writer that keeps the first write error, so the plan is
+// written without a check after every line.
+type printer struct {
+	w   io.Writer
+	err error
+}
+
+func (p *printer) Write(b []byte) (int, error) {
+	if p.err != nil {
+		return 0, p.err
+	}
+	n, err := p.w.Write(b)
+	p.err = err
+	return n, err
+}
+
+func (p *printer) printf(format string, a ...any) { fmt.Fprintf(p, format, a...) }
+
+// axesSummary is "engines innodb,rocksdb; sync_binlog=0,1; ...".
+func axesSummary(m *Matrix) string {
+	parts := []string{"engines " + strings.Join(m.Engines, ",")}
+	for _, ax := range m.Knobs {
+		parts = append(parts, ax.Name+"="+strings.Join(ax.Values, ","))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// knobsColumn lists a cell's knobs, a knob with no effect marked '*' (the
+// footnote says why).
+func knobsColumn(knobs []KV, noEffect map[string]string) string {
+	if len(knobs) == 0 {
+		return "-"
+	}
+	parts := make([]string, len(knobs))
+	for i, k := range knobs {
+		parts[i] = k.Name + "=" + k.Value
+		if _, ok := noEffect[k.Name]; ok {
+			parts[i] += "*"
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+func overridesSummary(o map[string]string) string {
+	var parts []string
+	for _, k := range sortedKeys(o) {
+		parts = append(parts, k+"="+o[k])
+	}
+	return strings.Join(parts, " ")
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// FormatDuration is a duration for people: whole seconds under a minute,
+// whole minutes from an hour ("1h12m", "4m30s", "45s").
+func FormatDuration(d time.Duration) string {
+	d = d.Round(time.Second)
+	switch {
+	case d <= 0:
+		return "0s"
+	case d >= time.Hour:
+		d = d.Round(time.Minute)
+		h, m := int(d/time.Hour), int(d%time.Hour/time.Minute)
+		if m == 0 {
+			return strconv.Itoa(h) + "h"
+		}
+		return fmt.Sprintf("%dh%02dm", h, m)
+	case d >= time.Minute:
+		m, s := int(d/time.Minute), int(d%time.Minute/time.Second)
+		if s == 0 {
+			return strconv.Itoa(m) + "m"
+		}
+		return fmt.Sprintf("%dm%02ds", m, s)
+	default:
+		return d.String()
+	}
+}
