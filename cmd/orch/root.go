@@ -68,6 +68,8 @@ legacy ips.txt, given with -i (default ./cluster.yaml).`,
 		newUpCmd(g),
 		newDownCmd(g),
 		newStatusCmd(g),
+		newRunCmd(g),
+		newCollectCmd(g),
 	)
 	return root
 }

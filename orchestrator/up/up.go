@@ -95,24 +95,8 @@ func Up(ctx context.Context, c *cluster.Cluster, opts Options) (*Report, error) 
 	defer closeNodes(nodes)
 
 	// Validate everything first: a bad knob must not restart anything.
-	configs := make([]*server.Config, len(nodes))
-	plans := make([]*server.Plan, len(nodes))
-	errs := orchestrator.ForEach(ctx, 0, nodes, func(ctx context.Context, i int, n *server.Node) error {
-		t0 := time.Now()
-		t, err := n.Target(ctx, inv)
-		if err != nil {
-			return err
-		}
-		if configs[i], err = server.Render(t, opts.Desired); err != nil {
-			return err
-		}
-		if plans[i], err = n.Check(ctx, configs[i]); err != nil {
-			return err
-		}
-		rec.done(n.Host.Name, "check config", t0)
-		return nil
-	})
-	if err := orchestrator.Aggregate(errs); err != nil {
+	configs, plans, err := check(ctx, nodes, inv, opts.Desired, rec)
+	if err != nil {
 		return nil, err
 	}
 	rep := &Report{}
@@ -122,7 +106,7 @@ func Up(ctx context.Context, c *cluster.Cluster, opts Options) (*Report, error) 
 
 	// Apply on all hosts at once: restarts overlap, which is the point.
 	rep.Hosts = make([]*server.Result, len(nodes))
-	errs = orchestrator.ForEach(ctx, 0, nodes, func(ctx context.Context, i int, n *server.Node) error {
+	errs := orchestrator.ForEach(ctx, 0, nodes, func(ctx context.Context, i int, n *server.Node) error {
 		res, err := n.Apply(ctx, configs[i], plans[i], func(step string) { rec.say(n.Host.Name, step) })
 		rep.Hosts[i] = res
 		if res != nil {
@@ -157,6 +141,57 @@ func Up(ctx context.Context, c *cluster.Cluster, opts Options) (*Report, error) 
 	rec.done("cluster", "verify", t0)
 	rep.Timings, rep.Total = rec.timings, time.Since(start)
 	return rep, err
+}
+
+// check renders each host's config and checks it against its server.
+func check(ctx context.Context, nodes []*server.Node, inv *topology.Inventory, d server.Desired, rec *recorder) ([]*server.Config, []*server.Plan, error) {
+	configs := make([]*server.Config, len(nodes))
+	plans := make([]*server.Plan, len(nodes))
+	errs := orchestrator.ForEach(ctx, 0, nodes, func(ctx context.Context, i int, n *server.Node) error {
+		t0 := time.Now()
+		t, err := n.Target(ctx, inv)
+		if err != nil {
+			return err
+		}
+		if configs[i], err = server.Render(t, d); err != nil {
+			return err
+		}
+		if plans[i], err = n.Check(ctx, configs[i]); err != nil {
+			return err
+		}
+		rec.done(n.Host.Name, "check config", t0)
+		return nil
+	})
+	return configs, plans, orchestrator.Aggregate(errs)
+}
+
+// Validate checks several wanted states against every server without
+// changing anything (a matrix validates all its cells before the first
+// runs). It returns the servers' warnings (ignored knobs, once each) and the
+// master's server, for flavour-dependent decisions.
+func Validate(ctx context.Context, c *cluster.Cluster, want []server.Desired) ([]string, flavor.Server, error) {
+	nodes, err := openNodes(ctx, c, &recorder{})
+	if err != nil {
+		return nil, flavor.Server{}, err
+	}
+	defer closeNodes(nodes)
+	seen := map[string]bool{}
+	var warnings []string
+	for _, d := range want {
+		_, plans, err := check(ctx, nodes, c.Inventory, d, &recorder{})
+		if err != nil {
+			return nil, flavor.Server{}, err
+		}
+		for _, p := range plans {
+			for _, w := range p.Warnings {
+				if !seen[w] {
+					seen[w] = true
+					warnings = append(warnings, w)
+				}
+			}
+		}
+	}
+	return warnings, nodes[0].Server, nil
 }
 
 // replicationParams maps the inventory's settings onto the flavour plans'.

@@ -1,0 +1,261 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/orch-bench/orch/orchestrator/bench"
+	"github.com/orch-bench/orch/orchestrator/cluster"
+	"github.com/orch-bench/orch/orchestrator/rundir"
+	"github.com/orch-bench/orch/orchestrator/runner"
+	"github.com/orch-bench/orch/orchestrator/server"
+	"github.com/orch-bench/orch/orchestrator/up"
+)
+
+// exitInterrupted is the status of a run stopped with Ctrl-C (128+SIGINT).
+const exitInterrupted = 130
+
+func newRunCmd(g *globalOptions) *cobra.Command {
+	var (
+		workload, engine, root string
+		knobs, sets            []string
+		noUp                   bool
+		stallLimit             time.Duration
+		short                  = map[string]*string{}
+	)
+	cmd := &cobra.Command{
+		Use:   "run [INVENTORY] --workload NAME|FILE",
+		Short: "Run one benchmark from the load box while watching the cluster; keep everything in a run directory",
+		Long: `run brings the cluster to the wanted engine and knobs (as up does; --no-up skips
+it), prepares the dataset unless it already matches, and runs the workload's
+benchmark detached on the load box, so a dropped connection does not stop it:
+orch follows its output, shows progress and re-attaches. Monitors sample every
+database host each second into CSV time series; a master that stalls longer
+than --stall-limit stops the run with that diagnosis. Afterwards the slaves
+must catch up and agree with the master (CHECKSUM TABLE, row counts), and
+the engine footprint is measured. Everything lands in runs/<UTC>-<name>/
+(runs/latest points at it): manifest.json, results.json, raw output, host
+snapshots, error log slices and time series. No password is ever written there.
+
+Workloads: the embedded pure-random-writes, mysqlslap-write, db-insert, or a
+YAML file. Ctrl-C stops the benchmark, collects what there is and marks the
+run interrupted.`,
+		Example: `  orch run cluster.yaml --workload pure-random-writes
+  orch run -i inventories/lab.yaml --workload pure-random-writes --engine rocksdb \
+      --tables 4 --threads 16 --time 20 --table-size 10000
+  orch run cluster.yaml --workload mysqlslap-write --set concurrency=50 --set iterations=2`,
+		Args: usageArgs(cobra.MaximumNArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			inv, err := g.loadInventory(strings.Join(args, ""))
+			if err != nil {
+				return err
+			}
+			if err := inv.ValidateCluster(); err != nil {
+				return &usageError{msg: err.Error()}
+			}
+			if workload == "" {
+				return usagef("run: --workload is required (%s, or a YAML file)", strings.Join(bench.BuiltinWorkloads(), ", "))
+			}
+			w, err := bench.LoadWorkload(workload)
+			if err != nil {
+				return &usageError{msg: err.Error()}
+			}
+			kv, err := server.ParseKnobs(knobs)
+			if err != nil {
+				return usagef("%v", err)
+			}
+			if engine == "" {
+				engine = inv.Profile.Engine
+			}
+			over, err := overrides(short, sets)
+			if err != nil {
+				return err
+			}
+			if w.Tool != bench.DriverCustom {
+				if _, set := over["engine"]; !set {
+					over["engine"] = engine // tables are created with the cluster's engine
+				}
+			}
+			if err := w.Override(over); err != nil {
+				return &usageError{msg: err.Error()}
+			}
+			ctx := cmd.Context()
+			c := cluster.Connect(ctx, inv, inv.Hosts, cluster.Options{Dial: g.dialConfig(inv), Parallel: g.parallel})
+			defer c.Close()
+			for _, h := range inv.Hosts {
+				if err := c.Err(h); err != nil {
+					return err
+				}
+			}
+			if !noUp {
+				rep, err := up.Up(ctx, c, up.Options{Desired: server.Desired{Engine: engine, Knobs: kv}, Progress: stepPrinter(cmd.ErrOrStderr(), "up")})
+				if rep != nil {
+					for _, warn := range rep.Warnings {
+						fmt.Fprintf(cmd.ErrOrStderr(), "up: WARNING %s\n", warn)
+					}
+				}
+				if err != nil {
+					return err
+				}
+			}
+			stderr := cmd.ErrOrStderr()
+			progress := &runner.Progress{W: stderr, Terminal: isTerminal(stderr)}
+			if w.Options.TimeS != nil {
+				progress.Total = time.Duration(*w.Options.TimeS) * time.Second
+			}
+			out, err := runner.Run(ctx, runner.Config{
+				Cluster: c, Workload: w, Engine: engine, Knobs: kv, Root: root,
+				Command: os.Args, Version: buildVersion(), StallLimit: stallLimit,
+				Progress: progress, Logf: func(f string, a ...any) { fmt.Fprintf(stderr, f+"\n", a...) },
+			})
+			if out != nil {
+				printOutcome(cmd, out)
+			}
+			switch {
+			case errors.Is(err, runner.ErrInterrupted) || (out != nil && out.Status == rundir.StatusInterrupted):
+				return &exitError{code: exitInterrupted, err: fmt.Errorf("run interrupted: stopped the benchmark and collected what there is in %s", out.Dir.Path())}
+			case err != nil:
+				return err
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&workload, "workload", "", "workload: an embedded name ("+strings.Join(bench.BuiltinWorkloads(), ", ")+") or a YAML file")
+	f.StringVar(&engine, "engine", "", "engine profile for the cluster and the tables (default: inventory profile.engine)")
+	f.StringArrayVar(&knobs, "knob", nil, "server variable override NAME=VALUE (repeatable)")
+	f.StringArrayVar(&sets, "set", nil, "workload option override KEY=VALUE (repeatable), e.g. concurrency=4,8")
+	for _, k := range []string{"threads", "time", "tables", "table-size", "events", "concurrency", "iterations"} {
+		short[k] = f.String(k, "", "workload override: "+k)
+	}
+	f.BoolVar(&noUp, "no-up", false, "do not bring the cluster to the engine and knobs first")
+	f.StringVar(&root, "runs", "runs", "directory that holds run directories")
+	f.DurationVar(&stallLimit, "stall-limit", 60*time.Second, "stop the run when the master makes no progress this long")
+	return cmd
+}
+
+// overrides merges the short flags and --set KEY=VALUE into one map.
+func overrides(short map[string]*string, sets []string) (map[string]string, error) {
+	over := map[string]string{}
+	for k, v := range short {
+		if *v != "" {
+			over[k] = *v
+		}
+	}
+	for _, s := range sets {
+		k, v, ok := strings.Cut(s, "=")
+		if !ok || k == "" {
+			return nil, usagef("--set %q: want KEY=VALUE", s)
+		}
+		over[k] = v
+	}
+	return over, nil
+}
+
+func isTerminal(w any) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// printOutcome prints where the run is and its headline figures.
+func printOutcome(cmd *cobra.Command, out *runner.Outcome) {
+	w := cmd.OutOrStdout()
+	fmt.Fprintf(w, "run %s: %s\n", out.Status, out.Dir.Path())
+	res := out.Results
+	if res == nil {
+		return
+	}
+	switch b := res.Benchmark.(type) {
+	case *bench.Sysbench:
+		if !b.Complete {
+			fmt.Fprintf(w, "  sysbench %s: incomplete output (%d interval reports, no final report)\n", res.Workload, len(b.Intervals))
+			break
+		}
+		fmt.Fprintf(w, "  sysbench %s: %s tps, %s qps, latency avg %s ms, p%d %s ms, max %s ms, errors %d\n",
+			res.Workload, b.TPS, b.QPS, b.LatencyMS.Avg, b.Percentile, b.LatencyMS.Pct, b.LatencyMS.Max, b.Errors)
+	case bench.Mysqlslap:
+		for _, blk := range b {
+			fmt.Fprintf(w, "  mysqlslap %s: %d clients, avg %s s, min %s s, max %s s\n", blk.Engine, blk.Clients, blk.AvgS, blk.MinS, blk.MaxS)
+		}
+	case *bench.DBInsert:
+		fmt.Fprintf(w, "  db-insert: %s rows/s over %s s\n", b.Rate, b.TotalS)
+	}
+	if res.Consistency != nil {
+		verdict := "ok: CHECKSUM TABLE and row counts match on master and slaves"
+		if !res.Consistency.OK {
+			verdict = "MISMATCH: " + res.Consistency.Summary()
+		}
+		fmt.Fprintf(w, "  consistency: %s\n", verdict)
+	}
+	for _, c := range res.Checks {
+		fmt.Fprintf(w, "  FAILED CHECK: %s\n", c)
+	}
+}
+
+func newCollectCmd(g *globalOptions) *cobra.Command {
+	var root string
+	cmd := &cobra.Command{
+		Use:   "collect [RUNDIR]",
+		Short: "Fetch whatever a run directory should hold but does not yet (resumable, idempotent)",
+		Long: `collect completes a run directory from the hosts in the inventory: the
+benchmark's output once it has ended (after an interrupted run, a detached run
+or a crash of this machine), error log slices for the run window, and any
+other file the manifest expects. Partial files are resumed, transfers are
+compressed, and a second collect fetches nothing. RUNDIR defaults to the
+latest run.`,
+		Example: `  orch collect
+  orch collect -i cluster.yaml runs/20261129T221102Z-pure-random-writes-innodb`,
+		Args: usageArgs(cobra.MaximumNArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var d *rundir.Dir
+			var err error
+			if len(args) == 1 {
+				d, err = rundir.Open(args[0])
+			} else {
+				d, err = rundir.OpenLatest(root)
+			}
+			if err != nil {
+				return &usageError{msg: err.Error()}
+			}
+			inv, err := g.loadInventory("")
+			if err != nil {
+				return err
+			}
+			c := cluster.Connect(cmd.Context(), inv, inv.Hosts, cluster.Options{Dial: g.dialConfig(inv), Parallel: g.parallel})
+			defer c.Close()
+			res, err := runner.Collect(cmd.Context(), d, c)
+			w := cmd.OutOrStdout()
+			if res != nil && res.Report != nil {
+				fetched := 0
+				for _, f := range res.Report.Files {
+					if f.Outcome == rundir.Fetched {
+						fetched++
+						fmt.Fprintf(w, "fetched %s:%s -> %s (%d bytes, %d on the wire", f.Host, f.Remote, f.Local, f.Written, f.WireBytes)
+						if f.ResumedAt > 0 {
+							fmt.Fprintf(w, ", resumed at %d", f.ResumedAt)
+						}
+						fmt.Fprintln(w, ")")
+					} else if f.Outcome != rundir.Present {
+						fmt.Fprintf(w, "%s %s:%s -> %s %s\n", f.Outcome, f.Host, f.Remote, f.Local, f.Error)
+					}
+				}
+				fmt.Fprintf(w, "collect: %s: %d file(s) fetched, %d already present\n", d.Path(), fetched, len(res.Report.Files)-fetched)
+				if res.StillRunning {
+					fmt.Fprintln(w, "collect: the benchmark is still running; run orch collect again when it ends")
+				}
+				if res.Parsed {
+					fmt.Fprintln(w, "collect: results.json updated from the benchmark output")
+				}
+			}
+			return err
+		},
+	}
+	cmd.Flags().StringVar(&root, "runs", "runs", "directory that holds run directories")
+	return cmd
+}

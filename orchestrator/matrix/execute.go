@@ -1,0 +1,121 @@
+package matrix
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/orch-bench/orch/orchestrator/bench"
+	"github.com/orch-bench/orch/orchestrator/cluster"
+	"github.com/orch-bench/orch/orchestrator/rundir"
+	"github.com/orch-bench/orch/orchestrator/runner"
+	"github.com/orch-bench/orch/orchestrator/server"
+	"github.com/orch-bench/orch/orchestrator/up"
+)
+
+// ExecConfig is how a matrix runs its cells.
+type ExecConfig struct {
+	Cluster *cluster.Cluster
+	// Workload returns a fresh workload for a cell's engine, overrides
+	// applied (a workload is changed by the runner, so never shared).
+	Workload func(engine string) (*bench.Workload, error)
+	Version  string
+	Command  []string
+	// FailFast stops at the first failed cell; by default a failed cell is
+	// recorded with its reason and the matrix goes on.
+	FailFast   bool
+	StallLimit time.Duration
+	Progress   *runner.Progress
+	Logf       func(format string, args ...any)
+	// Secrets are masked out of cell errors saved in matrix.json.
+	Secrets []string
+}
+
+// Execute runs every unfinished cell in order: bring the cluster to the
+// cell's engine and knobs (restarting only for static changes, re-verifying
+// replication), then run the benchmark into the cell's run directory. It
+// saves matrix.json around every cell, so a crash or Ctrl-C loses at most
+// the cell in progress, which --resume runs again.
+func Execute(ctx context.Context, m *Matrix, cfg ExecConfig) error {
+	logf := cfg.Logf
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	var failed []error
+	for {
+		c, ok := m.Next()
+		if !ok {
+			break
+		}
+		total, done := len(m.Cells), len(m.Cells)-len(m.Remaining())
+		logf("matrix: cell %d/%d %s", done+1, total, c.ID)
+		if err := m.Start(c.ID, time.Now()); err != nil {
+			return err
+		}
+		if err := m.Save(); err != nil {
+			return err
+		}
+		state, err := runCell(ctx, m, c, cfg)
+		if err != nil {
+			err = errors.New(rundir.Redact(err.Error(), cfg.Secrets...))
+			logf("matrix: cell %s %s: %v", c.ID, state, err)
+		} else {
+			logf("matrix: cell %s ok", c.ID)
+		}
+		if ferr := m.Finish(c.ID, state, err, time.Now()); ferr != nil {
+			return ferr
+		}
+		if serr := m.Save(); serr != nil {
+			return serr
+		}
+		switch {
+		case state == Interrupted:
+			return fmt.Errorf("matrix interrupted at cell %s: orch matrix --resume %s continues", c.ID, m.Dir())
+		case state == Failed:
+			failed = append(failed, fmt.Errorf("cell %s: %w", c.ID, err))
+			if cfg.FailFast {
+				return errors.Join(failed...)
+			}
+		}
+	}
+	return errors.Join(failed...)
+}
+
+// runCell brings the cluster to the cell's configuration and runs it.
+func runCell(ctx context.Context, m *Matrix, c *Cell, cfg ExecConfig) (State, error) {
+	interrupted := func(err error) (State, error) {
+		if ctx.Err() != nil || errors.Is(err, runner.ErrInterrupted) {
+			return Interrupted, err
+		}
+		return Failed, err
+	}
+	desired := server.Desired{Engine: c.Engine, Knobs: c.ServerKnobs()}
+	if _, err := up.Up(ctx, cfg.Cluster, up.Options{Desired: desired}); err != nil {
+		return interrupted(fmt.Errorf("up: %w", err))
+	}
+	w, err := cfg.Workload(c.Engine)
+	if err != nil {
+		return Failed, err
+	}
+	path, err := m.CellDir(c.ID)
+	if err != nil {
+		return Failed, err
+	}
+	d, err := rundir.Open(path)
+	if err != nil {
+		return Failed, err
+	}
+	out, err := runner.Run(ctx, runner.Config{
+		Cluster: cfg.Cluster, Workload: w, Engine: c.Engine, Knobs: desired.Knobs, Dir: d,
+		Command: cfg.Command, Version: cfg.Version, StallLimit: cfg.StallLimit,
+		Progress: cfg.Progress, Logf: cfg.Logf,
+	})
+	if err != nil {
+		return interrupted(err)
+	}
+	if out.Status != rundir.StatusOK {
+		return Failed, fmt.Errorf("run %s", out.Status)
+	}
+	return OK, nil
+}

@@ -1,0 +1,116 @@
+package monitor
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+)
+
+// Event kinds written to events.jsonl.
+const (
+	// KindSemiSyncOff: the master's semi-sync is enabled but its status
+	// went OFF (fallen back to asynchronous replication); KindSemiSyncOn:
+	// back ON.
+	KindSemiSyncOff = "semisync_off"
+	KindSemiSyncOn  = "semisync_on"
+	// KindStall: master commits, binlog position and semi-sync acks all
+	// frozen while the benchmark runs. Its time is when progress was last
+	// seen, so it is written later than it happened.
+	KindStall = "stall"
+	// KindStallLimit: a stall lasted Config.StallLimit; OnStall is called.
+	KindStallLimit = "stall_limit"
+	// KindStallCleared: the master makes progress again (or the load stopped).
+	KindStallCleared = "stall_cleared"
+	// KindHostError: a host's mysql or os sampling started failing;
+	// KindHostRecovered: it answers again. The other hosts go on.
+	KindHostError     = "host_error"
+	KindHostRecovered = "host_recovered"
+	// KindCounterReset: a counter went backwards (server restart, FLUSH
+	// STATUS, RESET MASTER): that row's affected rates are left empty.
+	KindCounterReset = "counter_reset"
+	// KindTicksSkipped: a sample took longer than the interval; the ticks
+	// it overran were skipped rather than queued.
+	KindTicksSkipped = "ticks_skipped"
+	// KindReplicaStopped: a slave's IO or SQL thread is not running (or it
+	// has no replication); KindReplicaRunning: both run again.
+	KindReplicaStopped = "replica_stopped"
+	KindReplicaRunning = "replica_running"
+	// KindMonitorStart and KindMonitorStop bracket the series (no host).
+	KindMonitorStart = "monitor_start"
+	KindMonitorStop  = "monitor_stop"
+)
+
+// Event is one line of events.jsonl.
+type Event struct {
+	T      time.Time
+	Host   string
+	Kind   string
+	Detail string
+}
+
+// timeLayout is RFC 3339 in UTC with milliseconds, in the CSVs and events.
+const timeLayout = "2006-01-02T15:04:05.000Z07:00"
+
+// MarshalJSON writes {"t", "host", "kind", "detail"}, t as timeLayout.
+func (e Event) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		T      string `json:"t"`
+		Host   string `json:"host"`
+		Kind   string `json:"kind"`
+		Detail string `json:"detail"`
+	}{e.T.UTC().Format(timeLayout), e.Host, e.Kind, e.Detail})
+}
+
+// eventLog appends events to events.jsonl, one write call per event and
+// no buffering, so that a crash loses none. Safe for concurrent use.
+type eventLog struct {
+	mu     sync.Mutex
+	f      *os.File
+	closed bool
+	count  int
+	err    error
+}
+
+func openEventLog(path string) (*eventLog, error) {
+	// Append: the runner may have written events before the monitors start.
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("monitor: %w", err)
+	}
+	return &eventLog{f: f}, nil
+}
+
+func (l *eventLog) write(e Event) {
+	b, err := json.Marshal(e)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return
+	}
+	l.count++
+	if l.err != nil {
+		return
+	}
+	if err == nil {
+		_, err = l.f.Write(append(b, '\n'))
+	}
+	if err != nil {
+		l.err = fmt.Errorf("monitor: write %s: %w", l.f.Name(), err)
+	}
+}
+
+// close closes the file, returning the first error seen.
+func (l *eventLog) close() (count int, err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return l.count, l.err
+	}
+	if cerr := l.f.Close(); cerr != nil && l.err == nil {
+		l.err = fmt.Errorf("monitor: close %s: %w", l.f.Name(), cerr)
+	}
+	l.closed = true
+	return l.count, l.err
+}

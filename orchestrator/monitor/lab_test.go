@@ -1,0 +1,183 @@
+package monitor
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// TestLabMonitor samples the lab's cluster under sysbench, then cuts both
+// slaves off: the master stalls with semi-sync still ON and 2 clients, and
+// only frozen commits show it.
+func TestLabMonitor(t *testing.T) {
+	env := needLab(t)
+	if env.stateDir == "" {
+		t.Skipf("set %s to the lab's state dir to inject link faults", envLabStateDir)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	if out, err := env.sysbench(ctx, "prepare", 2, 10); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+
+	dir := t.TempDir()
+	var stalls atomic.Int32
+	stalled := make(chan Event, 4)
+	m, err := Start(ctx, Config{Dir: dir, StallAfter: 2 * time.Second, StallLimit: 5 * time.Second,
+		OnStall: func(e Event) { stalls.Add(1); stalled <- e }}, env.targets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	began := time.Now()
+	m.SetLoadActive(true)
+	type result struct {
+		out string
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		out, err := env.sysbench(ctx, "run", 4, 25)
+		done <- result{out, err}
+	}()
+
+	time.Sleep(7 * time.Second)
+	cut := time.Now()
+	t.Logf("links cut at %s", cut.UTC().Format(timeLayout))
+	env.fault(t, "slave1", "link-down")
+	env.fault(t, "slave2", "link-down")
+	restored := false
+	restore := func() {
+		if !restored {
+			restored = true
+			env.fault(t, "slave1", "link-up")
+			env.fault(t, "slave2", "link-up")
+		}
+	}
+	defer restore()
+	select {
+	case e := <-stalled:
+		t.Logf("OnStall after %.1fs of cut: %s", time.Since(cut).Seconds(), e.Detail)
+		if !strings.Contains(e.Detail, "semi-sync is ON with 2 clients") {
+			t.Errorf("diagnosis %q does not name the semi-sync wait", e.Detail)
+		}
+	case <-time.After(20 * time.Second):
+		t.Error("no OnStall within 20s of cutting both slaves")
+	}
+	if wait := 8*time.Second - time.Since(cut); wait > 0 {
+		time.Sleep(wait)
+	}
+	restore()
+	t.Logf("links back at %s", time.Now().UTC().Format(timeLayout))
+	r := <-done
+	m.SetLoadActive(false)
+	elapsed := time.Since(began)
+	sum, err := m.Stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.err != nil {
+		t.Fatalf("%v\n%s", r.err, r.out)
+	}
+	summary, _ := json.MarshalIndent(sum, "", "  ")
+	t.Logf("sysbench: %.1f tps over %s; monitor summary:\n%s", env.tps(t, r.out), elapsed.Round(time.Second), summary)
+
+	// ~1 row per second per file, with the load visible.
+	master := csvRows(t, filepath.Join(dir, "timeseries", "master-mysql.csv"), MySQLColumns)
+	if n, want := len(master), int(elapsed.Seconds()); n < want-3 || n > want+2 {
+		t.Errorf("master: %d rows over %s", n, elapsed)
+	}
+	busy := 0
+	for _, row := range master {
+		t.Logf("master %s +%ss: insert/s %s gtid/s %s yes/s %s wait %sus clients %s", row["t"], row["elapsed_s"],
+			row["com_insert_ps"], row["gtid_tx_ps"], row["semisync_yes_tx_ps"], row["semisync_avg_wait_us"], row["semisync_clients"])
+	}
+	for _, row := range master[1:] {
+		if num(t, row, "com_insert_ps") > 0 && num(t, row, "gtid_tx_ps") > 0 && num(t, row, "semisync_yes_tx_ps") > 0 {
+			busy++
+		}
+		if iv := num(t, row, "interval_s"); iv < 0.8 || iv > 1.5 {
+			t.Errorf("master row at %s: interval %.3fs", row["t"], iv)
+		}
+	}
+	if busy < 8 {
+		t.Errorf("only %d master rows show inserts, binlog writes and acks", busy)
+	}
+	for _, slave := range []string{"slave1", "slave2"} {
+		rows := csvRows(t, filepath.Join(dir, "timeseries", slave+"-mysql.csv"), MySQLColumns)
+		lagged, applying := 0, 0
+		for _, row := range rows {
+			if row["lag_tx"] != "" && row["lag_s"] != "" {
+				lagged++
+			}
+			if row["gtid_tx_ps"] != "" && num(t, row, "gtid_tx_ps") > 0 {
+				applying++
+			}
+		}
+		// The cut leaves a hole in the slaves' series.
+		if lagged < 10 || applying < 5 {
+			t.Errorf("%s: %d rows with lag, %d applying, of %d", slave, lagged, applying, len(rows))
+		}
+		osRows := csvRows(t, filepath.Join(dir, "timeseries", slave+"-os.csv"), OSColumns)
+		if len(osRows) < 10 || osRows[len(osRows)-1]["cpu_idle_pct"] == "" || osRows[len(osRows)-1]["disk"] == "" {
+			t.Errorf("%s os: %d rows, last %v", slave, len(osRows), osRows[len(osRows)-1])
+		}
+	}
+
+	evs := readEvents(t, dir)
+	for _, e := range evs {
+		t.Logf("event %s %s %s: %s", e.T, e.Host, e.Kind, e.Detail)
+	}
+	stallEv := eventsOf(evs, "master", KindStall)
+	if len(stallEv) != 1 || len(eventsOf(evs, "master", KindStallLimit)) != 1 || len(eventsOf(evs, "master", KindStallCleared)) != 1 {
+		t.Errorf("want one stall, stall_limit and stall_cleared; events:\n%v", evs)
+	}
+	if len(stallEv) == 1 {
+		at, err := time.Parse(timeLayout, stallEv[0].T)
+		if err != nil || at.Before(cut.Add(-2*time.Second)) || at.After(cut.Add(2*time.Second)) {
+			t.Errorf("stall starts at %s, links cut at %s", stallEv[0].T, cut.UTC().Format(timeLayout))
+		}
+	}
+	for _, slave := range []string{"slave1", "slave2"} {
+		if len(eventsOf(evs, slave, KindHostError)) == 0 || len(eventsOf(evs, slave, KindHostRecovered)) == 0 {
+			t.Errorf("%s: no host_error/host_recovered events", slave)
+		}
+	}
+	if n := stalls.Load(); n != 1 {
+		t.Errorf("OnStall called %d times", n)
+	}
+	if len(sum.Stalls) != 1 || !sum.Stalls[0].LimitReached || !sum.Stalls[0].Cleared || sum.Stalls[0].Seconds < 5 {
+		t.Errorf("summary stalls %+v", sum.Stalls)
+	}
+	if ss := sum.SemiSync; ss == nil || !ss.Enabled || ss.YesTx < 100 || ss.NoTx != 0 || ss.AvgWaitUs == nil || ss.AsyncFallbackSeconds != 0 {
+		t.Errorf("semi-sync health %+v", sum.SemiSync)
+	}
+	for _, l := range sum.Lag {
+		if l.MaxTransactions == nil || l.MaxSeconds == nil {
+			t.Errorf("%s: lag %+v", l.Host, l)
+		}
+	}
+	assertNoSecret(t, dir, env.password)
+}
+
+// assertNoSecret fails if any file under dir holds the password.
+func assertNoSecret(t *testing.T, dir, secret string) {
+	t.Helper()
+	filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), secret) {
+			t.Errorf("%s holds the MySQL password", path)
+		}
+		return nil
+	})
+}

@@ -1,0 +1,282 @@
+package monitor
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/orch-bench/orch/orchestrator/executor"
+	"github.com/orch-bench/orch/orchestrator/flavor"
+	"github.com/orch-bench/orch/topology"
+)
+
+// Defaults for Config.
+const (
+	DefaultInterval   = time.Second
+	DefaultStallAfter = 5 * time.Second
+	DefaultStallLimit = 60 * time.Second
+)
+
+// Target is one host to monitor, reached through connections the caller
+// owns (the monitor never dials). DB nil: no mysql series; Exec nil: no os
+// series (a load box can be watched with Exec alone).
+type Target struct {
+	Host   *topology.Host
+	Exec   executor.Executor
+	DB     *sql.DB
+	Server flavor.Server // required with DB
+	Role   topology.Role // default Host.Role
+}
+
+// Config says where the series go and when a stall matters.
+type Config struct {
+	// Dir is the run directory: timeseries/<host>-mysql.csv,
+	// timeseries/<host>-os.csv and events.jsonl are written under it.
+	Dir string
+	// Interval between samples (default 1s).
+	Interval time.Duration
+	// SampleTimeout bounds one sample (default 5 intervals, at least 2s).
+	SampleTimeout time.Duration
+	// StallAfter is how long the master may make no progress while the
+	// load runs before a "stall" event (default 5s, at most StallLimit).
+	StallAfter time.Duration
+	// StallLimit is how long a stall may last before OnStall (default 60s).
+	StallLimit time.Duration
+	// OnStall is called once per stall that reaches StallLimit, on its own
+	// goroutine; the runner stops the benchmark and collects.
+	OnStall func(Event)
+	// Now is the clock for timestamps (tests); default time.Now.
+	Now func() time.Time
+}
+
+func (c Config) withDefaults() (Config, error) {
+	if c.Dir == "" {
+		return c, errors.New("monitor: no run directory")
+	}
+	if c.Interval < 0 || c.SampleTimeout < 0 || c.StallAfter < 0 || c.StallLimit < 0 {
+		return c, errors.New("monitor: negative duration in config")
+	}
+	if c.Interval == 0 {
+		c.Interval = DefaultInterval
+	}
+	if c.SampleTimeout == 0 {
+		c.SampleTimeout = max(5*c.Interval, 2*time.Second)
+	}
+	if c.StallLimit == 0 {
+		c.StallLimit = DefaultStallLimit
+	}
+	if c.StallAfter == 0 {
+		c.StallAfter = DefaultStallAfter
+	}
+	c.StallAfter = min(c.StallAfter, c.StallLimit)
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	return c, nil
+}
+
+// Monitor samples every target until Stop.
+type Monitor struct {
+	cfg       Config
+	start     time.Time
+	events    *eventLog
+	det       *detector
+	masterPos atomic.Pointer[masterPosition]
+	hosts     []*hostMon
+
+	cancel   context.CancelFunc
+	wg       sync.WaitGroup
+	stopOnce sync.Once
+	summary  *Summary
+	stopErr  error
+}
+
+// hostMon is one target's streams and processors.
+type hostMon struct {
+	name   string
+	role   topology.Role
+	mysql  *stream[mysqlRaw]
+	mysqlP *mysqlProc
+	os     *stream[string]
+	osP    *osProc
+}
+
+// spec is a target with its sources: the real ones, or fakes in tests.
+type spec struct {
+	name    string
+	role    topology.Role
+	srv     flavor.Server
+	datadir string
+	// mysql reads the server (nil: no mysql series).
+	mysql func(ctx context.Context) (mysqlRaw, error)
+	// exec reads /proc through a procSource; proc, when set instead,
+	// returns /proc text directly.
+	exec executor.Executor
+	proc func(ctx context.Context) (string, error)
+}
+
+// Start validates the targets, creates the files and starts sampling. It
+// does no network I/O: each host's first sample runs on its own goroutine.
+// ctx bounds the monitors' life; Stop ends them and flushes.
+func Start(ctx context.Context, cfg Config, targets []Target) (*Monitor, error) {
+	specs := make([]spec, 0, len(targets))
+	for i, t := range targets {
+		if t.Host == nil {
+			return nil, fmt.Errorf("monitor: target %d has no host", i)
+		}
+		sp := spec{name: t.Host.Name, role: t.Role, srv: t.Server, datadir: t.Host.MySQL.Datadir}
+		if sp.role == "" {
+			sp.role = t.Host.Role
+		}
+		if t.DB == nil && t.Exec == nil {
+			return nil, fmt.Errorf("monitor: %s: neither a database nor an executor to sample", t.Host)
+		}
+		if t.DB != nil {
+			if t.Server.Flavor == "" {
+				return nil, fmt.Errorf("monitor: %s: database without a detected server flavour", t.Host)
+			}
+			names := namesFor(t.Server, sp.role)
+			sp.mysql = newSQLSource(t.DB, t.Server, sp.role, &names).fetch
+		}
+		sp.exec = t.Exec
+		specs = append(specs, sp)
+	}
+	return start(ctx, cfg, specs)
+}
+
+func start(ctx context.Context, cfg Config, specs []spec) (*Monitor, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	master := ""
+	seen := map[string]bool{}
+	for _, sp := range specs {
+		if sp.name == "" || sp.name == "." || sp.name == ".." || strings.ContainsAny(sp.name, `/\`) {
+			return nil, fmt.Errorf("monitor: host name %q cannot name a file", sp.name)
+		}
+		if seen[sp.name] {
+			return nil, fmt.Errorf("monitor: host %s listed twice", sp.name)
+		}
+		seen[sp.name] = true
+		if sp.role == topology.RoleMaster && sp.mysql != nil {
+			if master != "" {
+				return nil, fmt.Errorf("monitor: two masters: %s and %s", master, sp.name)
+			}
+			master = sp.name
+		}
+	}
+	m, err := newMonitor(cfg, master)
+	if err != nil {
+		return nil, err
+	}
+	ctx, m.cancel = context.WithCancel(ctx)
+	for _, sp := range specs {
+		h, err := m.newHost(ctx, filepath.Join(cfg.Dir, "timeseries"), sp)
+		if err != nil {
+			m.cancel()
+			m.closeFiles()
+			return nil, err
+		}
+		m.hosts = append(m.hosts, h)
+	}
+	for _, h := range m.hosts {
+		if h.mysql != nil {
+			m.goRun(func() { h.mysql.run(ctx) })
+		}
+		if h.os != nil {
+			m.goRun(func() { h.os.run(ctx) })
+		}
+	}
+	m.goRun(func() { m.watch(ctx) })
+	m.events.write(Event{T: m.start, Kind: KindMonitorStart, Detail: fmt.Sprintf(
+		"%d host(s), interval %s, stall after %s, limit %s", len(specs), cfg.Interval, cfg.StallAfter, cfg.StallLimit)})
+	return m, nil
+}
+
+// newMonitor makes the directory and event log, with no host yet.
+func newMonitor(cfg Config, master string) (*Monitor, error) {
+	if err := os.MkdirAll(filepath.Join(cfg.Dir, "timeseries"), 0o755); err != nil {
+		return nil, fmt.Errorf("monitor: %w", err)
+	}
+	events, err := openEventLog(filepath.Join(cfg.Dir, "events.jsonl"))
+	if err != nil {
+		return nil, err
+	}
+	return &Monitor{cfg: cfg, start: cfg.Now(), events: events,
+		det: &detector{events: events, master: master, stallAfter: cfg.StallAfter, stallLimit: cfg.StallLimit, onStall: cfg.OnStall}}, nil
+}
+
+func (m *Monitor) goRun(f func()) {
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		f()
+	}()
+}
+
+// newHost creates a host's files and streams; ctx is the monitor's, for
+// the /proc sessions.
+func (m *Monitor) newHost(ctx context.Context, dir string, sp spec) (*hostMon, error) {
+	h := &hostMon{name: sp.name, role: sp.role}
+	if sp.mysql != nil {
+		c, err := createCSV(filepath.Join(dir, sp.name+"-mysql.csv"), MySQLColumns)
+		if err != nil {
+			return nil, err
+		}
+		h.mysqlP = newMySQLProc(m, sp.name, sp.role, sp.srv)
+		h.mysql = &stream[mysqlRaw]{m: m, host: sp.name, kind: "mysql", csv: c, fetch: sp.mysql, handle: h.mysqlP.handle}
+	}
+	if sp.exec != nil || sp.proc != nil {
+		c, err := createCSV(filepath.Join(dir, sp.name+"-os.csv"), OSColumns)
+		if err != nil {
+			if h.mysql != nil {
+				h.mysql.close()
+			}
+			return nil, err
+		}
+		h.osP = &osProc{m: m, host: sp.name, datadir: sp.datadir}
+		fetch := sp.proc
+		if sp.exec != nil {
+			fetch = (&procSource{ex: sp.exec, proc: h.osP, ctx: ctx, wg: &m.wg}).fetch
+		}
+		h.os = &stream[string]{m: m, host: sp.name, kind: "os", csv: c, fetch: fetch, handle: h.osP.handle}
+	}
+	return h, nil
+}
+
+// watch is the stall watchdog, on its own ticker.
+func (m *Monitor) watch(ctx context.Context) {
+	t := time.NewTicker(min(m.cfg.Interval, time.Second))
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			m.det.check(m.now())
+		}
+	}
+}
+
+func (m *Monitor) now() time.Time { return m.cfg.Now() }
+
+// SetLoadActive tells the monitor whether the benchmark is running: a
+// master that makes no progress is a stall only while it is.
+func (m *Monitor) SetLoadActive(active bool) { m.det.setLoad(active, m.now()) }
+
+// Record appends an event of the caller's (the runner's) to events.jsonl,
+// through the same writer as the monitors' own; a zero T means now.
+func (m *Monitor) Record(e Event) {
+	if e.T.IsZero() {
+		e.T = m.now()
+	}
+	m.events.write(e)
+}

@@ -1,0 +1,99 @@
+package monitor
+
+import (
+	"math"
+	"time"
+)
+
+// OSColumns is the header of timeseries/<host>-os.csv (see the package
+// documentation for each column).
+var OSColumns = []string{"t", "elapsed_s", "interval_s",
+	"cpu_user_pct", "cpu_sys_pct", "cpu_iowait_pct", "cpu_idle_pct", "cpu_steal_pct",
+	"load1", "load5", "load15", "procs_running",
+	"disk", "disk_read_mbps", "disk_write_mbps", "disk_reads_ps", "disk_writes_ps", "disk_util_pct"}
+
+// osProc turns one host's /proc reads into CSV rows.
+type osProc struct {
+	m       *Monitor
+	host    string
+	datadir string
+	// picked is set once the disks to follow are chosen (first sample).
+	picked    bool
+	diskLabel string
+	diskNames []string
+
+	prevAt   time.Time
+	prevCPU  [nCPU]uint64
+	prevDisk diskTotals
+	hasPrev  bool
+	resets   int
+}
+
+func (p *osProc) handle(out string, at time.Time, c *csvFile) error {
+	s, err := parseProc(out)
+	if err != nil {
+		return err
+	}
+	if !p.picked {
+		p.diskLabel, p.diskNames = pickDisks(&s)
+		p.picked = true
+	}
+	disk := sumDisks(&s, p.diskNames)
+	var dt time.Duration
+	if p.hasPrev {
+		dt = at.Sub(p.prevAt)
+	}
+	c.start(at, at.Sub(p.m.start), dt)
+
+	// CPU shares of the interval's jiffies; guest time is inside user.
+	var d [nCPU]uint64
+	var total uint64
+	cpuBack := false
+	for i := range s.cpu {
+		cpuBack = cpuBack || s.cpu[i] < p.prevCPU[i]
+		d[i] = s.cpu[i] - p.prevCPU[i]
+		total += d[i]
+	}
+	cpuOK := p.hasPrev && !cpuBack && total > 0
+	pct := func(v uint64) float64 {
+		if !cpuOK {
+			return math.NaN()
+		}
+		return 100 * float64(v) / float64(total)
+	}
+	c.float(pct(d[cpuUser]+d[cpuNice]), 1)
+	c.float(pct(d[cpuSystem]+d[cpuIRQ]+d[cpuSoftIRQ]), 1)
+	c.float(pct(d[cpuIOWait]), 1)
+	c.float(pct(d[cpuIdle]), 1)
+	c.float(pct(d[cpuSteal]), 1)
+	for _, l := range s.load {
+		c.float(l, 2)
+	}
+	c.int(s.running, true)
+
+	c.text(p.diskLabel)
+	pd := p.prevDisk
+	diskBack := disk.reads < pd.reads || disk.writes < pd.writes || disk.sectorsRead < pd.sectorsRead ||
+		disk.sectorsWritten < pd.sectorsWritten || disk.ioTicks < pd.ioTicks
+	diskOK := p.hasPrev && disk.n > 0 && disk.n == pd.n && !diskBack
+	const mb = 1e6
+	c.float(rate((disk.sectorsRead-pd.sectorsRead)*512, diskOK, dt)/mb, 3)
+	c.float(rate((disk.sectorsWritten-pd.sectorsWritten)*512, diskOK, dt)/mb, 3)
+	c.float(rate(disk.reads-pd.reads, diskOK, dt), 1)
+	c.float(rate(disk.writes-pd.writes, diskOK, dt), 1)
+	util := math.NaN()
+	if diskOK && dt >= time.Millisecond {
+		// io_ticks is ms busy; averaged over the followed disks.
+		util = math.Min(100, 100*float64(disk.ioTicks-pd.ioTicks)/float64(disk.n)/float64(dt.Milliseconds()))
+	}
+	c.float(util, 1)
+	c.end()
+
+	if p.hasPrev && (cpuBack || diskBack && disk.n == pd.n) {
+		p.resets++
+		p.m.events.write(Event{T: at, Host: p.host, Kind: KindCounterReset,
+			Detail: "os: /proc counters went backwards (host rebooted?); rates left empty for this row"})
+	}
+	p.prevAt, p.prevCPU, p.prevDisk, p.hasPrev = at, s.cpu, disk, true
+	return nil
+}

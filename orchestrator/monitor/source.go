@@ -1,0 +1,149 @@
+package monitor
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+
+	"github.com/orch-bench/orch/orchestrator/flavor"
+	"github.com/orch-bench/orch/topology"
+)
+
+// sqlSource reads one server per sample: SHOW GLOBAL STATUS of a fixed
+// name list, the GTID position with flavor's MasterGTIDQuery or
+// SlaveGTIDQuery, and on a slave SHOW SLAVE STATUS (MariaDB's has no
+// applied-GTID column). SHOW GLOBAL VARIABLES costs as much as SHOW STATUS
+// (the server builds every variable before filtering), so the master's
+// semi-sync enabled setting is read only when its status changes. The
+// SELECT counts in Com_select: the source counts its own, and the rows
+// leave them out.
+type sqlSource struct {
+	db       *sql.DB
+	statusQ  string
+	gtidQ    string
+	replicaQ string
+	names    *serverNames
+	enabledQ string // master only
+
+	selects     uint64 // SELECTs sent so far
+	enabled     string
+	haveEnabled bool
+	lastStatus  string
+}
+
+func newSQLSource(db *sql.DB, srv flavor.Server, role topology.Role, n *serverNames) *sqlSource {
+	s := &sqlSource{db: db, names: n, statusQ: "SHOW GLOBAL STATUS" + whereNameIn(n.statusNames()), gtidQ: srv.SlaveGTIDQuery()}
+	if role == topology.RoleMaster {
+		s.gtidQ = srv.MasterGTIDQuery()
+		if n.semiEnabled != "" {
+			s.enabledQ = "SHOW GLOBAL VARIABLES" + whereNameIn([]string{n.semiEnabled})
+		}
+	} else {
+		s.replicaQ = srv.ReplicaStatusQuery()
+	}
+	return s
+}
+
+func whereNameIn(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = flavor.QuoteString(n)
+	}
+	return " WHERE Variable_name IN (" + strings.Join(q, ", ") + ")"
+}
+
+func (s *sqlSource) fetch(ctx context.Context) (mysqlRaw, error) {
+	raw := mysqlRaw{Vars: map[string]string{}, OwnSelects: s.selects}
+	var err error
+	if raw.Status, err = queryPairs(ctx, s.db, s.statusQ); err != nil {
+		return raw, err
+	}
+	if s.enabledQ != "" {
+		status := raw.Status[s.names.semiStatus]
+		if !s.haveEnabled || status != s.lastStatus {
+			vars, err := queryPairs(ctx, s.db, s.enabledQ)
+			if err != nil {
+				return raw, err
+			}
+			s.enabled, s.haveEnabled, s.lastStatus = vars[s.names.semiEnabled], true, status
+		}
+		raw.Vars[s.names.semiEnabled] = s.enabled
+	}
+	if s.names.gtidVar != "" {
+		s.selects++ // counted before sending: it may run even if we time out
+		var pos sql.NullString
+		if err := s.db.QueryRowContext(ctx, s.gtidQ).Scan(&pos); err != nil {
+			return raw, fmt.Errorf("%s: %w", s.gtidQ, err)
+		}
+		raw.Vars[s.names.gtidVar] = pos.String
+	}
+	if s.replicaQ != "" {
+		if raw.Replica, err = queryRow(ctx, s.db, s.replicaQ); err != nil {
+			return raw, err
+		}
+	}
+	return raw, nil
+}
+
+// queryPairs reads (Variable_name, Value) rows.
+func queryPairs(ctx context.Context, db *sql.DB, q string) (map[string]string, error) {
+	rows, err := db.QueryContext(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", firstWords(q), err)
+	}
+	defer rows.Close()
+	out := make(map[string]string, 48)
+	for rows.Next() {
+		var name string
+		var value sql.NullString
+		if err := rows.Scan(&name, &value); err != nil {
+			return nil, fmt.Errorf("%s: %w", firstWords(q), err)
+		}
+		out[name] = value.String
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", firstWords(q), err)
+	}
+	return out, nil
+}
+
+// queryRow reads the first row as column -> value (NULL columns left
+// out); nil when there is no row.
+func queryRow(ctx context.Context, db *sql.DB, q string) (map[string]string, error) {
+	rows, err := db.QueryContext(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", q, err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", q, err)
+	}
+	if !rows.Next() {
+		return nil, rows.Err()
+	}
+	vals := make([]sql.NullString, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	if err := rows.Scan(ptrs...); err != nil {
+		return nil, fmt.Errorf("%s: %w", q, err)
+	}
+	out := make(map[string]string, len(cols))
+	for i, c := range cols {
+		if vals[i].Valid {
+			out[c] = vals[i].String
+		}
+	}
+	return out, rows.Err()
+}
+
+// firstWords names a query in errors without its long name list.
+func firstWords(q string) string {
+	if i := strings.Index(q, " WHERE "); i > 0 {
+		return q[:i]
+	}
+	return q
+}

@@ -1,0 +1,132 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/orch-bench/orch/orchestrator/bench"
+	"github.com/orch-bench/orch/orchestrator/dataset"
+	"github.com/orch-bench/orch/orchestrator/executor"
+	"github.com/orch-bench/orch/orchestrator/monitor"
+	"github.com/orch-bench/orch/orchestrator/rundir"
+)
+
+// Results is results.json: the parsed benchmark plus everything the run
+// proved about the cluster around it.
+type Results struct {
+	Workload    string                         `json:"workload"`
+	Tool        string                         `json:"tool"`
+	Engine      string                         `json:"engine,omitempty"`
+	Benchmark   bench.Result                   `json:"benchmark"`
+	ParseError  string                         `json:"parse_error,omitempty"`
+	CatchUp     *dataset.CatchUp               `json:"catch_up,omitempty"`
+	Consistency *dataset.ConsistencyReport     `json:"consistency,omitempty"`
+	Sizes       map[string]*dataset.SizeReport `json:"sizes,omitempty"`
+	Monitor     *monitor.Summary               `json:"monitor,omitempty"`
+	// Checks lists every failed check (consistency, catch-up): a run whose
+	// replicas disagree with the master is a failed run.
+	Checks []string `json:"failed_checks,omitempty"`
+}
+
+// catchUpTimeout bounds the wait for slaves after the benchmark: the lab saw
+// single-threaded appliers 40-50 s behind after 30 s of load.
+const catchUpTimeout = 10 * time.Minute
+
+// parse reads the run's raw output into the results.
+func (r *run) parse(res *Results) {
+	res.Workload, res.Tool, res.Engine = r.cfg.Workload.Name, string(r.cfg.Workload.Tool), r.cfg.Engine
+	p, err := r.dir.Abs(rundir.BenchmarkRun)
+	if err != nil {
+		res.ParseError = err.Error()
+		return
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		res.ParseError = err.Error()
+		return
+	}
+	defer f.Close()
+	out, err := r.driver.Parse(rundir.BenchmarkRun, f)
+	res.Benchmark = out
+	if err != nil {
+		res.ParseError = err.Error()
+	}
+}
+
+// checks runs after a complete benchmark: slaves catch up, the benchmark
+// tables agree on all three servers, and the engine footprint is measured.
+func (r *run) checks(ctx context.Context, res *Results) error {
+	master, slaves := r.replicationNodes()
+	var failed []error
+	cu, err := dataset.WaitCaughtUp(ctx, master, slaves, catchUpTimeout)
+	res.CatchUp = cu
+	if err != nil {
+		failed = append(failed, err)
+	}
+	if spec, ok := r.spec(); ok && err == nil {
+		r.logf("run: checking consistency of %s on all servers", spec.Database)
+		cr, err := dataset.Consistency(ctx, master, slaves, spec.Database, spec.TableNames())
+		res.Consistency = cr
+		switch {
+		case err != nil:
+			failed = append(failed, err)
+		case !cr.OK:
+			failed = append(failed, fmt.Errorf("consistency: %s", cr.Summary()))
+		}
+		res.Sizes = map[string]*dataset.SizeReport{}
+		for _, n := range r.nodes {
+			sz, err := dataset.Sizes(ctx, n.DB, spec.Database, dataset.SizeOptions{Exec: n.Exec, Refresh: true})
+			if err != nil {
+				r.logf("run: %s: sizes: %v", n.Host, err)
+				continue
+			}
+			res.Sizes[n.Host.Name] = sz
+		}
+	}
+	for _, e := range failed {
+		res.Checks = append(res.Checks, e.Error())
+	}
+	return errors.Join(failed...)
+}
+
+// finish completes the run directory whatever happened: status after,
+// error log slices, results, the manifest's end and status, and the proof
+// that no password is in it.
+func (r *run) finish(ctx context.Context, status rundir.Status, runErr error) error {
+	if len(r.nodes) > 0 && r.nodes[0] != nil {
+		if err := r.snapshot(ctx, "after"); err != nil {
+			r.logf("run: %v", err)
+		}
+	}
+	end := time.Now().UTC()
+	if err := r.dir.UpdateManifest(func(m *rundir.Manifest) error {
+		m.Finish(end, status, runErr)
+		return nil
+	}); err != nil {
+		return err
+	}
+	hosts := map[string]executor.Executor{}
+	for _, h := range r.inv.Hosts {
+		if ex, err := r.cfg.Cluster.Executor(h); err == nil {
+			hosts[h.Name] = ex
+		}
+	}
+	if r.bexec != nil {
+		hosts[r.bhost] = r.bexec
+	}
+	if _, err := rundir.Collect(ctx, r.dir, hosts); err != nil {
+		return fmt.Errorf("collect: %w (orch collect %s retries)", err, r.dir.Path())
+	}
+	return nil
+}
+
+// writeResults saves results.json.
+func (r *run) writeResults(res *Results) error {
+	if res == nil {
+		return nil
+	}
+	return r.dir.WriteJSON(rundir.FileResults, res)
+}

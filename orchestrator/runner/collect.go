@@ -1,0 +1,207 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/orch-bench/orch/orchestrator/bench"
+	"github.com/orch-bench/orch/orchestrator/cluster"
+	"github.com/orch-bench/orch/orchestrator/executor"
+	"github.com/orch-bench/orch/orchestrator/rundir"
+	"github.com/orch-bench/orch/orchestrator/shell"
+)
+
+// CollectResult is what `orch collect` did to a run directory.
+type CollectResult struct {
+	Report *rundir.CollectReport
+	// StillRunning is set when the benchmark had not ended: its output was
+	// left for a later collect.
+	StillRunning bool
+	// Parsed is set when results.json was (re)written from collected output.
+	Parsed bool
+}
+
+// Collect completes a run directory from the hosts: the benchmark's output
+// once it has ended, error log slices, and anything else the manifest
+// expects but the directory lacks. It is idempotent.
+func Collect(ctx context.Context, d *rundir.Dir, c *cluster.Cluster) (*CollectResult, error) {
+	m, err := d.LoadManifest()
+	if err != nil {
+		return nil, err
+	}
+	hosts := map[string]executor.Executor{"local": executor.NewLocal("local")}
+	for _, h := range c.Hosts {
+		if ex, err := c.Executor(h); err == nil {
+			hosts[h.Name] = ex
+		}
+	}
+	res := &CollectResult{}
+	if rem := m.Remote; rem != nil {
+		if ex := hosts[rem.Host]; ex != nil {
+			running, code, err := remoteState(ctx, ex, rem)
+			if err != nil {
+				return nil, err
+			}
+			res.StillRunning = running
+			if !running && m.Status == rundir.StatusRunning {
+				// orch itself stopped (a crash) while the benchmark went on.
+				err := fmt.Errorf("orch stopped before the run ended; the benchmark ended on its own (exit %d) and was collected later; replicas were not checked", code)
+				if err := d.UpdateManifest(func(m *rundir.Manifest) error {
+					m.Finish(time.Now().UTC(), rundir.StatusInterrupted, err)
+					return nil
+				}); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	if res.StillRunning {
+		// Fetch everything but the benchmark's own output, which is not
+		// complete yet: a complete-looking partial file would be wrong.
+		hosts = withoutRemoteFiles(hosts, m)
+	}
+	res.Report, err = rundir.Collect(ctx, d, hosts)
+	if res.StillRunning && res.Report != nil {
+		err = waitingForBenchmark(res.Report, m.Remote.Dir, err)
+	}
+	if err != nil {
+		return res, err
+	}
+	if !res.StillRunning {
+		res.Parsed, err = reparse(d, m)
+	}
+	return res, err
+}
+
+// Waiting is the outcome of a benchmark file left for a later collect
+// because the benchmark still writes it.
+const Waiting rundir.FileOutcome = "waiting"
+
+// waitingForBenchmark turns the failures of the running benchmark's own
+// files into Waiting; err stands only if another file failed.
+func waitingForBenchmark(rep *rundir.CollectReport, dir string, err error) error {
+	others := false
+	for i := range rep.Files {
+		f := &rep.Files[i]
+		switch {
+		case f.Outcome == rundir.Failed && strings.HasPrefix(f.Remote, dir+"/"):
+			f.Outcome, f.Error = Waiting, "the benchmark is still running"
+		case f.Outcome == rundir.Failed:
+			others = true
+		}
+	}
+	if !others {
+		return nil
+	}
+	return err
+}
+
+// remoteState tells whether the benchmark still runs, or its exit status.
+func remoteState(ctx context.Context, ex executor.Executor, rem *rundir.Remote) (running bool, code int, err error) {
+	script := "d=" + shell.Quote(rem.Dir) + `
+for f in "$d"/*.exit; do [ -e "$f" ] || continue; echo "exit $(basename "$f" .exit) $(cat "$f")"; done
+if [ -n ` + shell.Quote(strconv.Itoa(rem.PID)) + ` ] && kill -0 ` + strconv.Itoa(rem.PID) + ` 2>/dev/null; then echo running; fi`
+	out, err := ex.Run(ctx, executor.Command{Script: script, Timeout: 30 * time.Second})
+	if err != nil {
+		return false, -1, fmt.Errorf("%s: benchmark state: %w", ex.Name(), err)
+	}
+	code = -1
+	for _, line := range strings.Split(string(out.Stdout), "\n") {
+		f := strings.Fields(line)
+		switch {
+		case len(f) == 1 && f[0] == "running":
+			running = true
+		case len(f) == 3 && f[0] == "exit" && f[1] == string(bench.PhaseRun):
+			code, _ = strconv.Atoi(f[2])
+		}
+	}
+	return running, code, nil
+}
+
+// withoutRemoteFiles hides the benchmark host from Collect when the only
+// files it would fetch there are the running benchmark's.
+func withoutRemoteFiles(hosts map[string]executor.Executor, m *rundir.Manifest) map[string]executor.Executor {
+	out := map[string]executor.Executor{}
+	for name, ex := range hosts {
+		keep := true
+		for _, f := range m.Expected {
+			if f.Host == name && strings.HasPrefix(f.Remote, m.Remote.Dir+"/") {
+				keep = false
+			}
+		}
+		if keep {
+			out[name] = ex
+		}
+	}
+	return out
+}
+
+// reparse fills results.json's benchmark from benchmark/run.txt when it
+// has no complete benchmark result yet (an interrupted or detached run),
+// keeping every other key it has.
+func reparse(d *rundir.Dir, m *rundir.Manifest) (bool, error) {
+	runPath, err := d.Abs(rundir.BenchmarkRun)
+	if err != nil {
+		return false, err
+	}
+	f, err := os.Open(runPath)
+	if err != nil {
+		return false, nil // nothing to parse (yet)
+	}
+	defer f.Close()
+	doc := map[string]json.RawMessage{}
+	if b, err := os.ReadFile(path.Join(d.Path(), rundir.FileResults)); err == nil {
+		if err := json.Unmarshal(b, &doc); err != nil {
+			return false, fmt.Errorf("%s: %w", rundir.FileResults, err)
+		}
+		if complete(doc["benchmark"]) {
+			return false, nil
+		}
+	}
+	var w struct{ Name, Tool string }
+	json.Unmarshal(m.Workload, &w)
+	out, perr := bench.ParseAuto(rundir.BenchmarkRun, f)
+	set := func(k string, v any) {
+		if b, err := json.Marshal(v); err == nil {
+			doc[k] = b
+		}
+	}
+	if b, err := json.Marshal(out); err == nil && sameJSON(b, doc["benchmark"]) {
+		return false, nil // the same (incomplete) output as last time
+	}
+	set("workload", w.Name)
+	set("tool", w.Tool)
+	set("benchmark", out)
+	delete(doc, "parse_error")
+	if perr != nil {
+		set("parse_error", perr.Error())
+	}
+	return true, d.WriteJSON(rundir.FileResults, doc)
+}
+
+// complete reports whether a results.json benchmark value is a full result.
+func complete(b json.RawMessage) bool {
+	if len(b) == 0 || string(b) == "null" {
+		return false
+	}
+	var probe struct {
+		Complete *bool `json:"complete"`
+	}
+	if json.Unmarshal(b, &probe) != nil || probe.Complete == nil {
+		return true // mysqlslap blocks (an array) have no complete flag
+	}
+	return *probe.Complete
+}
+
+// sameJSON compares two JSON texts whatever their indentation.
+func sameJSON(a, b []byte) bool {
+	var ca, cb bytes.Buffer
+	return json.Compact(&ca, a) == nil && json.Compact(&cb, b) == nil && bytes.Equal(ca.Bytes(), cb.Bytes())
+}

@@ -1,0 +1,273 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/orch-bench/orch/orchestrator"
+	"github.com/orch-bench/orch/orchestrator/bench"
+	"github.com/orch-bench/orch/orchestrator/dataset"
+	"github.com/orch-bench/orch/orchestrator/executor"
+	"github.com/orch-bench/orch/orchestrator/preflight"
+	"github.com/orch-bench/orch/orchestrator/replication"
+	"github.com/orch-bench/orch/orchestrator/rundir"
+	"github.com/orch-bench/orch/orchestrator/server"
+	"github.com/orch-bench/orch/orchestrator/shell"
+	"github.com/orch-bench/orch/topology"
+)
+
+// RemoteRoot is where benchmark output lives on the load box: /var/tmp
+// survives a reboot, unlike /tmp on many hosts.
+const RemoteRoot = "/var/tmp/orch"
+
+// connect opens the database servers (through the cluster's SSH
+// connections), records versions and host facts, and picks the host the
+// benchmark runs on.
+func (r *run) connect(ctx context.Context) error {
+	c := r.cfg.Cluster
+	dbHosts := append([]*topology.Host{r.inv.Master()}, r.inv.Slaves()...)
+	r.nodes = make([]*server.Node, len(dbHosts))
+	errs := c.Each(ctx, dbHosts, func(ctx context.Context, h *topology.Host, ex executor.Executor) error {
+		n, err := server.Open(ctx, h, ex)
+		for i, x := range dbHosts {
+			if x == h {
+				r.nodes[i] = n
+			}
+		}
+		return err
+	})
+	if err := orchestrator.Aggregate(errs); err != nil {
+		return err
+	}
+	on := r.cfg.Workload.RunOn
+	switch {
+	case on == topology.RoleMaster:
+		r.bhost = r.inv.Master().Name
+		r.bexec = r.nodes[0].Exec
+	case r.inv.LoadBox() != nil:
+		lb := r.inv.LoadBox()
+		ex, err := c.Executor(lb)
+		if err != nil {
+			return err
+		}
+		r.bhost, r.bexec = lb.Name, ex
+	default:
+		// ips.txt's two-line form: this machine is the load box.
+		r.bhost, r.bexec = "local", executor.NewLocal("local")
+	}
+	r.remote = path.Join(RemoteRoot, path.Base(r.dir.Path()))
+
+	facts := preflight.Check(ctx, c)
+	return r.dir.UpdateManifest(func(m *rundir.Manifest) error {
+		m.Servers, m.Clients, m.HostFacts = map[string]string{}, map[string]string{}, map[string]json.RawMessage{}
+		for _, n := range r.nodes {
+			m.Servers[n.Host.Name] = n.Server.String()
+		}
+		for _, f := range facts {
+			b, err := json.Marshal(f)
+			if err != nil {
+				return err
+			}
+			m.HostFacts[f.Host] = b
+			if f.Sysbench != "" {
+				m.Clients["sysbench"] = f.Sysbench
+			}
+			if f.Mysqlslap != "" {
+				m.Clients["mysqlslap"] = f.Mysqlslap
+			}
+		}
+		return nil
+	})
+}
+
+// target is the master as the benchmark host reaches it.
+func (r *run) target() bench.Target {
+	m := r.inv.Master()
+	pw, _ := m.MySQL.Password.Resolve()
+	host := m.Address
+	if r.bhost == m.Name {
+		host = "127.0.0.1"
+	}
+	return bench.Target{Host: host, Port: m.MySQL.Port, User: m.MySQL.User, Password: pw}
+}
+
+// snapshot saves, per database host, the server's variables or status and
+// the replication state, "before" or "after" the run; before the run it
+// also saves orch's config and notes where the error log ends.
+func (r *run) snapshot(ctx context.Context, when string) error {
+	master, slaves := r.replicationNodes()
+	st, err := replication.GetStatus(ctx, master, slaves)
+	if err != nil {
+		r.logf("run: replication status %s: %v", when, err)
+	}
+	errs := orchestrator.ForEach(ctx, 0, r.nodes, func(ctx context.Context, i int, n *server.Node) error {
+		name := n.Host.Name
+		if st != nil {
+			hs := st.Master
+			if i > 0 && i-1 < len(st.Slaves) {
+				hs = st.Slaves[i-1]
+			}
+			if b, err := json.MarshalIndent(hs, "", "  "); err == nil {
+				r.writeFile(rundir.HostFile(name, "replication."+when+".json"), b)
+			}
+		}
+		status, err := showTSV(ctx, n.DB, "SHOW GLOBAL STATUS")
+		if err != nil {
+			return fmt.Errorf("%s: %w", n.Host, err)
+		}
+		r.writeFile(rundir.HostFile(name, "status."+when+".tsv"), status)
+		if when != "before" {
+			return nil
+		}
+		vars, err := showTSV(ctx, n.DB, "SHOW GLOBAL VARIABLES")
+		if err != nil {
+			return fmt.Errorf("%s: %w", n.Host, err)
+		}
+		r.writeFile(rundir.HostFile(name, rundir.HostVariablesBefore), vars)
+		var cnf bytes.Buffer
+		if _, err := n.Exec.Download(ctx, path.Join(n.Facts.ConfigDir, server.FileName), &cnf, true); err == nil {
+			r.writeFile(rundir.HostFile(name, rundir.HostConfig), cnf.Bytes())
+		}
+		return r.expectLogSlice(ctx, n)
+	})
+	return orchestrator.Aggregate(errs)
+}
+
+// expectLogSlice records the error log's current size: the run's slice of
+// it starts there, and collect fetches it when the run ends.
+func (r *run) expectLogSlice(ctx context.Context, n *server.Node) error {
+	if n.Facts.ErrorLog == "" {
+		return nil
+	}
+	res, err := n.Exec.Run(ctx, executor.Command{Script: "stat -c %s " + shell.Quote(n.Facts.ErrorLog), Sudo: true, Timeout: 30 * time.Second})
+	if err != nil {
+		return nil // no log file yet: nothing to slice
+	}
+	off, err := strconv.ParseInt(strings.TrimSpace(string(res.Stdout)), 10, 64)
+	if err != nil {
+		return nil
+	}
+	return r.dir.UpdateManifest(func(m *rundir.Manifest) error {
+		return m.Expect(rundir.ExpectedFile{Host: n.Host.Name, Remote: n.Facts.ErrorLog,
+			Local: rundir.HostFile(n.Host.Name, rundir.HostErrorLog), Kind: rundir.KindLogSlice, Offset: off, Sudo: true})
+	})
+}
+
+// showTSV renders a SHOW statement's name/value rows as TSV.
+func showTSV(ctx context.Context, db *sql.DB, q string) ([]byte, error) {
+	rows, err := db.QueryContext(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", q, err)
+	}
+	defer rows.Close()
+	var b bytes.Buffer
+	for rows.Next() {
+		var k, v sql.NullString
+		if err := rows.Scan(&k, &v); err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(&b, "%s\t%s\n", k.String, v.String)
+	}
+	return b.Bytes(), rows.Err()
+}
+
+func (r *run) replicationNodes() (*replication.Node, []*replication.Node) {
+	var slaves []*replication.Node
+	for _, n := range r.nodes[1:] {
+		slaves = append(slaves, &replication.Node{Host: n.Host, DB: n.DB, Server: n.Server})
+	}
+	m := r.nodes[0]
+	return &replication.Node{Host: m.Host, DB: m.DB, Server: m.Server}, slaves
+}
+
+// spec is the dataset the workload prepares, as the dataset package knows it.
+func (r *run) spec() (dataset.Spec, bool) {
+	ds, ok := r.driver.Dataset()
+	if !ok || len(ds.Tables) == 0 {
+		return dataset.Spec{}, false
+	}
+	prefix := strings.TrimRight(ds.Tables[0], "0123456789")
+	return dataset.Spec{Database: ds.Database, Tables: len(ds.Tables), TablePrefix: prefix,
+		TableSize: int64(ds.TableSize), Engine: ds.Engine}, true
+}
+
+// prepare creates the dataset unless it already matches what the
+// workload's prepare leaves (tables, engine, row counts); a dataset that
+// does not match is cleaned up first, since prepare fails on existing tables.
+func (r *run) prepare(ctx context.Context) error {
+	if !r.cfg.Workload.Prepare {
+		return nil
+	}
+	ds, ok := r.driver.Dataset()
+	if !ok {
+		_, err := r.phase(ctx, bench.PhasePrepare)
+		return err
+	}
+	master := r.nodes[0]
+	if _, err := master.DB.ExecContext(ctx, ds.CreateDatabaseSQL()); err != nil {
+		return fmt.Errorf("%s: create database %s: %w", master.Host, ds.Database, err)
+	}
+	err := datasetMatches(ctx, master.DB, ds)
+	if err == nil {
+		r.logf("run: dataset %s already matches: prepare skipped", ds.Database)
+		return nil
+	}
+	if !errors.Is(err, bench.ErrDatasetMismatch) {
+		return fmt.Errorf("%s: %w", master.Host, err)
+	}
+	r.logf("run: %v: preparing it", err)
+	if _, err := r.phase(ctx, bench.PhaseCleanup); err != nil {
+		return err
+	}
+	_, err = r.phase(ctx, bench.PhasePrepare)
+	return err
+}
+
+// datasetMatches follows bench.DatasetSpec's recipe: tables and engines
+// first, exact row counts only when those match (COUNT(*) reads a table).
+func datasetMatches(ctx context.Context, db *sql.DB, ds bench.DatasetSpec) error {
+	q, args := ds.TablesQuery()
+	rows, err := db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	var found []bench.TableState
+	for rows.Next() {
+		var name, engine sql.NullString
+		if err := rows.Scan(&name, &engine); err != nil {
+			rows.Close()
+			return err
+		}
+		found = append(found, bench.TableState{Name: name.String, Engine: engine.String, Rows: -1})
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if err := ds.Check(found); err != nil {
+		return err
+	}
+	for i := range found {
+		if err := db.QueryRowContext(ctx, ds.CountQuery(found[i].Name)).Scan(&found[i].Rows); err != nil {
+			return err
+		}
+	}
+	return ds.Check(found)
+}
+
+// phase runs prepare or cleanup to completion; a non-zero exit fails it.
+func (r *run) phase(ctx context.Context, p bench.Phase) (int, error) {
+	code, err := r.benchmark(ctx, p)
+	if err == nil && code != 0 {
+		err = fmt.Errorf("%s: %s exited %d (see benchmark/%s.txt)", r.bhost, p, code, p)
+	}
+	return code, err
+}

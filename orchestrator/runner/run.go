@@ -1,0 +1,355 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"sync"
+	"time"
+
+	"github.com/orch-bench/orch/orchestrator/bench"
+	"github.com/orch-bench/orch/orchestrator/cluster"
+	"github.com/orch-bench/orch/orchestrator/executor"
+	"github.com/orch-bench/orch/orchestrator/monitor"
+	"github.com/orch-bench/orch/orchestrator/rundir"
+	"github.com/orch-bench/orch/orchestrator/server"
+	"github.com/orch-bench/orch/topology"
+)
+
+// Config is one `orch run`.
+type Config struct {
+	Cluster  *cluster.Cluster // connected to every host of the inventory
+	Workload *bench.Workload  // overrides applied
+	// Engine is the cluster's engine profile (recorded; the tables are
+	// created with it).
+	Engine string
+	Knobs  []server.KV
+	Root   string // runs directory (default "runs")
+	// Dir, when set, is the run directory to use (a matrix cell's) instead
+	// of a new one under Root.
+	Dir     *rundir.Dir
+	Command []string // orch's argv, redacted before it is saved
+	Version string   // orch's version
+	// StallLimit stops a run whose master makes no progress this long.
+	StallLimit time.Duration
+	// Reattach is how long to keep trying to re-attach to the benchmark's
+	// output after the connection to its host breaks (default 5m).
+	Reattach time.Duration
+	Progress *Progress
+	Logf     func(format string, args ...any)
+}
+
+// Outcome is how a run ended.
+type Outcome struct {
+	Dir     *rundir.Dir
+	Status  rundir.Status
+	Results *Results
+}
+
+// ErrInterrupted is returned when the run was stopped by the user.
+var ErrInterrupted = errors.New("interrupted")
+
+// run is the state of one run while it goes.
+type run struct {
+	cfg     Config
+	inv     *topology.Inventory
+	dir     *rundir.Dir
+	nodes   []*server.Node // master, then slaves
+	bexec   executor.Executor
+	bhost   string // name of the host the benchmark runs on
+	remote  string // the benchmark's directory there
+	driver  bench.Driver
+	secrets []string
+	logf    func(string, ...any)
+
+	mu      sync.Mutex
+	stopped string // why the benchmark was stopped early ("" if it was not)
+}
+
+// Run performs the whole run; the returned Outcome's Dir holds everything
+// that happened, also when err is not nil.
+func Run(ctx context.Context, cfg Config) (*Outcome, error) {
+	r, err := start(cfg)
+	if err != nil {
+		return nil, err
+	}
+	out := &Outcome{Dir: r.dir}
+	res, runErr := r.execute(ctx)
+	out.Status = rundir.StatusOK
+	switch {
+	case errors.Is(runErr, ErrInterrupted) || ctx.Err() != nil:
+		out.Status = rundir.StatusInterrupted
+	case runErr != nil:
+		out.Status = rundir.StatusFailed
+	}
+	// Whatever happened, finish the run directory with a fresh context: an
+	// interrupted run still collects what it can.
+	fctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	if err := r.finish(fctx, out.Status, runErr); err != nil {
+		r.logf("run: %v", err)
+	}
+	if res == nil {
+		res = &Results{}
+	}
+	if res.Benchmark == nil {
+		r.parse(res) // the output is complete only now (interrupted runs)
+	}
+	out.Results = res
+	if err := r.writeResults(res); err != nil && runErr == nil {
+		runErr = err
+	}
+	for _, n := range r.nodes {
+		if n != nil {
+			n.Close()
+		}
+	}
+	found, err := rundir.ScanForSecrets(r.dir.Path(), r.secrets)
+	if err == nil && len(found) > 0 {
+		err = fmt.Errorf("run directory: a password was found in %v; remove these files before sharing the run", found)
+	}
+	if err != nil {
+		out.Status = rundir.StatusFailed
+		r.dir.UpdateManifest(func(m *rundir.Manifest) error { m.Finish(m.End, rundir.StatusFailed, err); return nil })
+		if runErr == nil {
+			runErr = err
+		}
+	}
+	return out, runErr
+}
+
+func start(cfg Config) (*run, error) {
+	c := cfg.Cluster
+	inv := c.Inventory
+	if cfg.Root == "" {
+		cfg.Root = "runs"
+	}
+	if cfg.Reattach == 0 {
+		cfg.Reattach = 5 * time.Minute
+	}
+	logf := cfg.Logf
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	driver, err := bench.NewDriver(cfg.Workload)
+	if err != nil {
+		return nil, err
+	}
+	now := time.Now().UTC()
+	name := cfg.Workload.Name
+	if cfg.Engine != "" {
+		name += "-" + cfg.Engine
+	}
+	dir := cfg.Dir
+	if dir == nil {
+		if dir, err = rundir.Create(cfg.Root, name, now); err != nil {
+			return nil, err
+		}
+	}
+	r := &run{cfg: cfg, inv: inv, dir: dir, driver: driver, logf: logf}
+	r.secrets = Secrets(inv)
+	m := &rundir.Manifest{
+		OrchVersion: cfg.Version,
+		Command:     rundir.RedactArgs(cfg.Command, r.secrets...),
+		Engine:      cfg.Engine,
+		Start:       now,
+		Status:      rundir.StatusRunning,
+	}
+	if len(cfg.Knobs) > 0 {
+		m.Knobs = map[string]string{}
+		for _, k := range cfg.Knobs {
+			m.Knobs[k.Name] = k.Value
+		}
+	}
+	if err := m.SetInventory(inv); err != nil {
+		return nil, err
+	}
+	if err := m.SetWorkload(cfg.Workload); err != nil {
+		return nil, err
+	}
+	if err := dir.SaveManifest(m); err != nil {
+		return nil, err
+	}
+	logf("run: %s", dir.Path())
+	return r, nil
+}
+
+// Secrets resolves every password the inventory refers to, so a run
+// directory (or a matrix's state) can be proven free of them.
+func Secrets(inv *topology.Inventory) []string {
+	var out []string
+	add := func(s topology.Secret) {
+		if v, err := s.Resolve(); err == nil && v != "" {
+			out = append(out, v)
+		}
+	}
+	add(inv.Replication.Password)
+	for _, h := range inv.Hosts {
+		add(h.SSH.Password)
+		add(h.SSH.SudoPassword)
+		add(h.SSH.Passphrase)
+		add(h.MySQL.Password)
+	}
+	return out
+}
+
+// execute is the run proper: snapshot, prepare, benchmark under monitors,
+// checks. Its error decides the run's status.
+func (r *run) execute(ctx context.Context) (*Results, error) {
+	if err := r.connect(ctx); err != nil {
+		return nil, err
+	}
+	if err := r.snapshot(ctx, "before"); err != nil {
+		return nil, err
+	}
+	if err := r.prepare(ctx); err != nil {
+		return nil, err
+	}
+	res := &Results{}
+	mon, err := r.startMonitors(ctx)
+	if err != nil {
+		return nil, err
+	}
+	mon.SetLoadActive(true)
+	code, runErr := r.benchmark(ctx, bench.PhaseRun)
+	mon.SetLoadActive(false)
+	summary, monErr := mon.Stop()
+	res.Monitor = summary
+	if monErr != nil {
+		r.logf("run: monitors: %v", monErr)
+	}
+	r.parse(res)
+	if runErr != nil {
+		return res, runErr
+	}
+	if why := r.stoppedWhy(); why != "" {
+		return res, fmt.Errorf("benchmark stopped: %s", why)
+	}
+	if code != 0 {
+		return res, fmt.Errorf("%s: benchmark exited %d (see %s)", r.bhost, code, rundir.BenchmarkRun)
+	}
+	if err := r.checks(ctx, res); err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+func (r *run) stoppedWhy() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.stopped
+}
+
+// benchmark runs one phase detached on the benchmark host and follows it
+// into the run directory.
+func (r *run) benchmark(ctx context.Context, phase bench.Phase) (int, error) {
+	step, err := r.driver.Step(phase, r.target())
+	if err != nil {
+		return -1, err
+	}
+	local := path.Join("benchmark", string(phase)+".txt")
+	// Stream into the .part file collect resumes; it becomes the final
+	// file only when the whole output is in.
+	f, err := r.dir.Create(local + rundir.PartSuffix)
+	if err != nil {
+		return -1, err
+	}
+	defer f.Close()
+	rem, err := Launch(ctx, r.bexec, r.remote, step)
+	if err != nil {
+		return -1, err
+	}
+	remoteOut := path.Join(r.remote, string(phase)+".out")
+	r.dir.UpdateManifest(func(m *rundir.Manifest) error {
+		m.Remote = &rundir.Remote{Host: r.bhost, Dir: r.remote, PID: rem.PID}
+		return m.Expect(rundir.ExpectedFile{Host: r.bhost, Remote: remoteOut, Local: local, Kind: rundir.KindFile})
+	})
+	r.logf("%s: %s (%s)", r.bhost, step.Name, step.String())
+	var onLine func(string)
+	if phase == bench.PhaseRun && r.cfg.Progress != nil {
+		r.cfg.Progress.Start(time.Now())
+		onLine = func(line string) {
+			if iv, ok := r.driver.Progress(line); ok {
+				r.cfg.Progress.Interval(iv, time.Now())
+			}
+		}
+		defer r.cfg.Progress.Done()
+	}
+	code, err := rem.Follow(ctx, f, onLine, r.cfg.Reattach, r.logf)
+	if ctx.Err() != nil {
+		// Ctrl-C: stop the benchmark (it keeps running otherwise) and let
+		// the caller collect what is there.
+		sctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if serr := rem.Stop(sctx, 5*time.Second); serr != nil {
+			r.logf("%s: stop benchmark: %v", r.bhost, serr)
+		}
+		return -1, ErrInterrupted
+	}
+	if err == nil {
+		err = r.complete(f, local)
+	}
+	return code, err
+}
+
+// stopBenchmark is the monitors' OnStall: the master is stuck, so waiting
+// for the benchmark's own end could take an hour.
+func (r *run) stopBenchmark(why string) {
+	r.mu.Lock()
+	if r.stopped != "" {
+		r.mu.Unlock()
+		return
+	}
+	r.stopped = why
+	r.mu.Unlock()
+	r.logf("run: stopping the benchmark: %s", why)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	rem, err := Attach(ctx, r.bexec, r.remote, bench.PhaseRun)
+	if err == nil {
+		err = rem.Stop(ctx, 5*time.Second)
+	}
+	if err != nil {
+		r.logf("run: stop benchmark: %v", err)
+	}
+}
+
+func (r *run) startMonitors(ctx context.Context) (*monitor.Monitor, error) {
+	var targets []monitor.Target
+	for _, n := range r.nodes {
+		targets = append(targets, monitor.Target{Host: n.Host, Exec: n.Exec, DB: n.DB, Server: n.Server})
+	}
+	return monitor.Start(ctx, monitor.Config{
+		Dir:        r.dir.Path(),
+		StallLimit: r.cfg.StallLimit,
+		OnStall: func(e monitor.Event) {
+			r.stopBenchmark(e.Detail)
+		},
+	}, targets)
+}
+
+// writeFile saves a small file into the run directory, logging failures
+// instead of failing the run: a missing snapshot is evidence lost, not a
+// reason to stop a benchmark.
+func (r *run) writeFile(rel string, data []byte) {
+	if err := r.dir.WriteFile(rel, data); err != nil {
+		r.logf("run: %v", err)
+	}
+}
+
+// complete turns a fully followed .part file into the final file.
+func (r *run) complete(f *os.File, local string) error {
+	if err := f.Close(); err != nil {
+		return err
+	}
+	final, err := r.dir.Abs(local)
+	if err != nil {
+		return err
+	}
+	if err := os.Rename(final+rundir.PartSuffix, final); err != nil {
+		return err
+	}
+	return r.dir.UpdateManifest(func(m *rundir.Manifest) error { m.MarkDone(local); return nil })
+}
