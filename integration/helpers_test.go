@@ -75,6 +75,17 @@ func (l *lab) mustOK(t *testing.T, args ...string) result {
 	return r
 }
 
+// fault injects a lab fault (orch lab fault HOST KIND) into the lab under
+// test; ORCH_LAB_STATE_DIR names a lab other than the default one.
+func (l *lab) fault(t *testing.T, host, kind string) {
+	t.Helper()
+	args := []string{"lab", "fault", host, kind}
+	if dir := os.Getenv("ORCH_LAB_STATE_DIR"); dir != "" {
+		args = append(args, "--state-dir", dir)
+	}
+	l.mustOK(t, args...)
+}
+
 // inventoryDoc reads the lab inventory as a generic YAML document so a test
 // can derive variants of it.
 func (l *lab) inventoryDoc(t *testing.T, name string) map[string]any {

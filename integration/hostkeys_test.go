@@ -110,8 +110,8 @@ func TestUnknownHostKeys(t *testing.T) {
 // connect timeout, names slave2, and still prints the other hosts.
 func TestUnreachableHost(t *testing.T) {
 	l := needLab(t)
-	l.mustOK(t, "lab", "fault", "slave2", "link-down")
-	defer l.mustOK(t, "lab", "fault", "slave2", "link-up")
+	l.fault(t, "slave2", "link-down")
+	defer l.fault(t, "slave2", "link-up")
 	addr := hostAddress(t, l.inventoryDoc(t, "lab.yaml"), "slave2")
 	r := l.orch(t, "check", "-i", l.inventory, "--connect-timeout", "5s")
 	if r.code != 1 {

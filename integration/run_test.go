@@ -167,9 +167,9 @@ func TestRunSurvivesLinkDrop(t *testing.T) {
 			t.Fatalf("a password is in a process argv on the load box")
 		}
 	}
-	l.mustOK(t, "lab", "fault", "loadbox", "link-down")
+	l.fault(t, "loadbox", "link-down")
 	time.Sleep(5 * time.Second)
-	l.mustOK(t, "lab", "fault", "loadbox", "link-up")
+	l.fault(t, "loadbox", "link-up")
 	// A link that comes back in seconds may leave TCP and SSH unbroken;
 	// killing the follower's tail breaks orch's stream for certain.
 	time.Sleep(time.Second)

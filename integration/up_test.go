@@ -142,3 +142,18 @@ func TestUpLifecycle(t *testing.T) {
 		}
 	})
 }
+
+// TestUpStartsAStoppedServer: a server left down (here killed, as an orch
+// killed mid-restart would leave it) is started by the next up instead of
+// failing it.
+func TestUpStartsAStoppedServer(t *testing.T) {
+	l := needLab(t)
+	defer l.orch(t, "down", "-i", l.inventory)
+	l.mustOK(t, "up", "-i", l.inventory)
+	l.fault(t, "slave1", "kill-mysqld")
+	r := l.mustOK(t, "up", "-i", l.inventory)
+	if !strings.Contains(r.stderr, "slave1") || !strings.Contains(r.stderr, "started the server, which was down") {
+		t.Errorf("up did not say it started slave1's server:\n%s", r.stderr)
+	}
+	assertReplicating(t, l.status(t), "innodb")
+}

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/orch-bench/orch/orchestrator/executor"
+	"github.com/orch-bench/orch/orchestrator/mysqlconn"
+	"github.com/orch-bench/orch/topology"
 )
 
 // pollInterval is how often a starting server is pinged: the lab measured
@@ -95,5 +97,44 @@ func (n *Node) dropConnections() {
 	if n.DB != nil {
 		n.DB.SetMaxIdleConns(0)
 		n.DB.SetMaxIdleConns(2)
+	}
+}
+
+// StartIfDown starts a host's server when it does not answer at all, with
+// the service control Open would choose, and waits until it does. An orch
+// killed between the stop and the start of a restart leaves a server down;
+// the next `orch up` (or a resumed matrix) brings it back instead of failing
+// to connect. It reports whether it started the server.
+func StartIfDown(ctx context.Context, h *topology.Host, ex executor.Executor) (bool, error) {
+	d, ok := ex.(mysqlconn.Dialer)
+	if !ok {
+		return false, fmt.Errorf("%s: executor %T cannot open MySQL connections", h, ex)
+	}
+	if db, err := mysqlconn.Open(ctx, d, h); err == nil {
+		db.Close()
+		return false, nil
+	}
+	n := &Node{Host: h, Exec: ex}
+	if err := n.probe(ctx); err != nil {
+		return false, err
+	}
+	if err := n.serviceCmd(ctx, "start", n.Facts.Service.Start); err != nil {
+		return false, err
+	}
+	deadline := time.Now().Add(n.startTimeout())
+	for {
+		db, err := mysqlconn.Open(ctx, d, h)
+		if err == nil {
+			db.Close()
+			return true, nil
+		}
+		if time.Now().After(deadline) {
+			return true, n.errorf("started the server, but it does not answer after %s: %w", n.startTimeout(), err)
+		}
+		select {
+		case <-ctx.Done():
+			return true, ctx.Err()
+		case <-time.After(pollInterval):
+		}
 	}
 }

@@ -229,7 +229,16 @@ func openNodes(ctx context.Context, c *cluster.Cluster, rec *recorder) ([]*serve
 		t0 := time.Now()
 		n, err := server.Open(ctx, h, ex)
 		if err != nil {
-			return err
+			// A server left stopped (orch killed mid-restart) is started
+			// again rather than failing the whole command.
+			started, serr := server.StartIfDown(ctx, h, ex)
+			if serr != nil || !started {
+				return err
+			}
+			rec.say(h.Name, "started the server, which was down")
+			if n, err = server.Open(ctx, h, ex); err != nil {
+				return err
+			}
 		}
 		for i, x := range hosts {
 			if x == h {
