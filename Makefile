@@ -13,17 +13,19 @@ build:
 	$(GO) build -o $(BIN) ./cmd/orch
 
 # The main job on the local lab: install what is needed, bring the lab up, check it,
-# configure semi-sync replication and run a shortened pure-random-writes benchmark.
+# configure semi-sync replication, and compare InnoDB with MyRocks on a shortened
+# pure-random-writes (two repetitions each); the report's paths are printed at the end.
 demo: lab-deps build
 	./$(BIN) lab up --inventory $(LAB_INV)
 	./$(BIN) check -i $(LAB_INV)
 	./$(BIN) up -i $(LAB_INV) --engine innodb
-	./$(BIN) run -i $(LAB_INV) --workload pure-random-writes --tables 4 --threads 16 --time 20 --table-size 10000
-	@echo "run directory: $$(readlink -f runs/latest)"
+	./$(BIN) matrix -i $(LAB_INV) --engines=innodb,rocksdb --repeat 2 --workload pure-random-writes \
+	  --tables 4 --threads 16 --time 20 --table-size 10000 --warmup 5
 
 # Everything CI runs: format, vet, unit tests, then integration tests on a fresh lab
 # that is torn down even when a test fails.
-test: lab-deps
+test:
+	./scripts/lab-deps.sh --test
 	./scripts/test.sh
 
 unit:

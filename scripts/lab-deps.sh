@@ -9,6 +9,11 @@ pkgs=(
   sudo openssl                           # the lab's password+sudo user
   iproute2 iputils-ping util-linux procps # namespaces, veths, nsenter/unshare, ping
 )
+# With --test, also what the test suite needs beyond the lab: Debian's
+# chromium renders the HTML report headless in a browser test.
+if [ "${1:-}" = "--test" ]; then
+  pkgs+=(chromium)
+fi
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

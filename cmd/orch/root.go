@@ -70,6 +70,8 @@ legacy ips.txt, given with -i (default ./cluster.yaml).`,
 		newStatusCmd(g),
 		newRunCmd(g),
 		newCollectCmd(g),
+		newMatrixCmd(g),
+		newReportCmd(g),
 	)
 	return root
 }

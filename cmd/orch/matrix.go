@@ -1,0 +1,252 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/orch-bench/orch/orchestrator/bench"
+	"github.com/orch-bench/orch/orchestrator/cluster"
+	"github.com/orch-bench/orch/orchestrator/matrix"
+	"github.com/orch-bench/orch/orchestrator/report"
+	"github.com/orch-bench/orch/orchestrator/runner"
+	"github.com/orch-bench/orch/orchestrator/server"
+	"github.com/orch-bench/orch/orchestrator/up"
+)
+
+func newMatrixCmd(g *globalOptions) *cobra.Command {
+	var (
+		engines, workload, root, baseline, resume string
+		knobs, sets                               []string
+		repeat, warmup                            int
+		dryRun, failFast                          bool
+		stallLimit                                time.Duration
+		short                                     = map[string]*string{}
+	)
+	cmd := &cobra.Command{
+		Use:   "matrix [INVENTORY] --engines=E1,E2 [--knobs=NAME[=V1,V2][;NAME...]]... [--repeat N]",
+		Short: "Run a workload over engines x knob values x repetitions, resumably, and report",
+		Long: `matrix answers "which engine and which settings are faster, by how much, and is
+the difference real" in one command. Cells are the Cartesian product of
+--engines and every --knobs axis (a bare boolean knob sweeps ON and OFF,
+NAME=V1,V2 gives values, ';' separates knobs in one flag, and the flag may be
+repeated), each run --repeat times. Repetitions are interleaved (A B C A B C)
+and engine switches minimised. Every knob of the plan is validated against the
+servers before the first cell; knobs a server ignores are flagged as having no
+effect. A failed cell is recorded with its reason and the matrix goes on
+(--fail-fast stops). After Ctrl-C or a crash, --resume continues with the
+unfinished cells. Each cell is a full run directory under cells/.`,
+		Example: `  orch matrix cluster.yaml --engines=innodb,tokudb --knobs=binlog_order_commits
+  orch matrix -i inventories/lab.yaml --engines=innodb,rocksdb --knobs=sync_binlog=0,1 --repeat 2 \
+      --workload pure-random-writes --tables 4 --threads 8 --time 20 --table-size 10000
+  orch matrix -i inventories/lab.yaml --resume`,
+		Args: usageArgs(cobra.MaximumNArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			stderr := cmd.ErrOrStderr()
+			logf := func(f string, a ...any) { fmt.Fprintf(stderr, f+"\n", a...) }
+			resuming := cmd.Flags().Changed("resume")
+			if resuming && resume == resumeLatest {
+				resume = ""
+				// `--resume RUNDIR`: a bare --resume leaves the directory as
+				// the positional argument.
+				if len(args) == 1 && isMatrixDir(args[0]) {
+					resume, args = args[0], nil
+				}
+			}
+			inv, err := g.loadInventory(strings.Join(args, ""))
+			if err != nil {
+				return err
+			}
+			if err := inv.ValidateCluster(); err != nil {
+				return &usageError{msg: err.Error()}
+			}
+			var m *matrix.Matrix
+			if resuming {
+				dir := resume
+				if dir == "" {
+					if dir, err = matrix.FindLatest(root); err != nil {
+						return &usageError{msg: err.Error()}
+					}
+				}
+				if m, err = matrix.Load(dir); err != nil {
+					return &usageError{msg: err.Error()}
+				}
+				logf("matrix: resuming %s: %d of %d cells left", m.Dir(), len(m.Remaining()), len(m.Cells))
+			} else {
+				over, err := overrides(short, sets)
+				if err != nil {
+					return err
+				}
+				if m, err = newMatrix(engines, knobs, workload, repeat, warmup, baseline, over); err != nil {
+					return &usageError{msg: err.Error()}
+				}
+			}
+			makeWorkload := func(engine string) (*bench.Workload, error) {
+				w, err := bench.LoadWorkload(m.Workload)
+				if err != nil {
+					return nil, err
+				}
+				over := map[string]string{}
+				for k, v := range m.Overrides {
+					over[k] = v
+				}
+				if _, set := over["engine"]; !set && w.Tool != bench.DriverCustom {
+					over["engine"] = engine
+				}
+				return w, w.Override(over)
+			}
+			w, err := makeWorkload(m.Engines[0])
+			if err != nil {
+				return &usageError{msg: err.Error()}
+			}
+			if err := matrix.WritePlan(cmd.OutOrStdout(), m, planCosts(w)); err != nil {
+				return err
+			}
+			if dryRun {
+				return nil
+			}
+			ctx := cmd.Context()
+			c := cluster.Connect(ctx, inv, inv.Hosts, cluster.Options{Dial: g.dialConfig(inv), Parallel: g.parallel})
+			defer c.Close()
+			for _, h := range inv.Hosts {
+				if err := c.Err(h); err != nil {
+					return err
+				}
+			}
+			if !resuming {
+				if err := validatePlan(cmd, c, m); err != nil {
+					return err
+				}
+				if _, err := matrix.Create(root, m, time.Now()); err != nil {
+					return err
+				}
+				logf("matrix: %s", m.Dir())
+			}
+			progress := &runner.Progress{W: stderr, Terminal: isTerminal(stderr)}
+			if w.Options.TimeS != nil {
+				progress.Total = time.Duration(*w.Options.TimeS) * time.Second
+			}
+			err = matrix.Execute(ctx, m, matrix.ExecConfig{
+				Cluster: c, Workload: makeWorkload, Version: buildVersion(), Command: os.Args,
+				FailFast: failFast, StallLimit: stallLimit, Progress: progress, Logf: logf,
+				Secrets: runner.Secrets(inv),
+			})
+			fmt.Fprintf(cmd.OutOrStdout(), "matrix %s: %d ok, %d failed, %d not run\n", m.Dir(),
+				m.Count(matrix.OK), m.Count(matrix.Failed), len(m.Remaining()))
+			if rerr := writeMatrixReport(cmd, m.Dir()); rerr != nil && err == nil {
+				err = rerr
+			}
+			if ctx.Err() != nil {
+				return &exitError{code: exitInterrupted, err: err}
+			}
+			return err
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&engines, "engines", "", "engine profiles to compare, comma-separated (default: inventory profile.engine)")
+	f.StringArrayVar(&knobs, "knobs", nil, "knob axis: NAME (ON,OFF), NAME=V1,V2; several separated by ';' (repeatable)")
+	f.StringVar(&workload, "workload", "pure-random-writes", "workload: an embedded name or a YAML file")
+	f.IntVar(&repeat, "repeat", 1, "runs of each configuration (interleaved)")
+	f.IntVar(&warmup, "warmup", 10, "seconds at the start of each run left out of steady-state figures")
+	f.StringVar(&baseline, "baseline", "", "configuration label to compare against (default: first engine, first knob values)")
+	f.StringVar(&resume, "resume", "", "continue an interrupted matrix: --resume [RUNDIR] (default: the latest under --runs)")
+	f.Lookup("resume").NoOptDefVal = resumeLatest
+	f.BoolVar(&dryRun, "dry-run", false, "print the plan and stop")
+	f.BoolVar(&failFast, "fail-fast", false, "stop at the first failed cell")
+	f.StringVar(&root, "runs", "runs", "directory that holds run directories")
+	f.StringArrayVar(&sets, "set", nil, "workload option override KEY=VALUE (repeatable)")
+	f.DurationVar(&stallLimit, "stall-limit", 60*time.Second, "stop a cell when the master makes no progress this long")
+	for _, k := range []string{"threads", "time", "tables", "table-size", "events", "concurrency", "iterations"} {
+		short[k] = f.String(k, "", "workload override: "+k)
+	}
+	return cmd
+}
+
+// resumeLatest is --resume without a directory.
+const resumeLatest = "latest"
+
+// isMatrixDir reports whether dir holds a matrix.json.
+func isMatrixDir(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, "matrix.json"))
+	return err == nil
+}
+
+func newMatrix(engines string, knobs []string, workload string, repeat, warmup int, baseline string, over map[string]string) (*matrix.Matrix, error) {
+	if engines == "" {
+		return nil, fmt.Errorf("matrix: --engines is required, e.g. --engines=innodb,rocksdb")
+	}
+	es, err := matrix.ParseEngines(engines)
+	if err != nil {
+		return nil, err
+	}
+	axes, err := matrix.ParseKnobAxes(knobs)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := bench.LoadWorkload(workload); err != nil {
+		return nil, err
+	}
+	m, err := matrix.New(workload, es, axes, repeat)
+	if err != nil {
+		return nil, err
+	}
+	m.Overrides, m.WarmupS = over, warmup
+	if baseline != "" {
+		if err := m.SetBaseline(baseline); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+// planCosts estimates a cell from the workload's duration plus orch's own
+// overhead per cell, and an engine switch from a restart round.
+func planCosts(w *bench.Workload) matrix.Costs {
+	if w.Options.TimeS == nil {
+		return matrix.Costs{}
+	}
+	return matrix.Costs{PerCell: time.Duration(*w.Options.TimeS)*time.Second + 15*time.Second, Switch: 5 * time.Second}
+}
+
+// validatePlan checks every configuration of the plan against the servers
+// before anything runs, and records the knobs they ignore.
+func validatePlan(cmd *cobra.Command, c *cluster.Cluster, m *matrix.Matrix) error {
+	var want []server.Desired
+	seen := map[string]bool{}
+	for i := range m.Cells {
+		cell := &m.Cells[i]
+		if seen[cell.Label] {
+			continue
+		}
+		seen[cell.Label] = true
+		want = append(want, server.Desired{Engine: cell.Engine, Knobs: cell.ServerKnobs()})
+	}
+	warnings, srv, err := up.Validate(cmd.Context(), c, want)
+	if err != nil {
+		return err
+	}
+	m.NoEffect = matrix.NoEffect(srv, m.Knobs)
+	for name, why := range m.NoEffect {
+		fmt.Fprintf(cmd.ErrOrStderr(), "matrix: WARNING %s has no effect on this server: %s\n", name, why)
+	}
+	_ = warnings // per-host duplicates of NoEffect, already said once above
+	return nil
+}
+
+// writeMatrixReport writes report.md, report.html and results.csv into the
+// matrix directory, as `orch report DIR` would.
+func writeMatrixReport(cmd *cobra.Command, dir string) error {
+	formats := []string{report.FormatMarkdown, report.FormatHTML, report.FormatCSV}
+	_, paths, err := report.Generate([]string{dir}, dir, formats, report.Options{})
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	for _, p := range paths {
+		fmt.Fprintf(cmd.OutOrStdout(), "report: %s\n", p)
+	}
+	return nil
+}

@@ -1,0 +1,86 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/orch-bench/orch/orchestrator/report"
+	"github.com/orch-bench/orch/orchestrator/rundir"
+)
+
+func newReportCmd(_ *globalOptions) *cobra.Command {
+	var (
+		baseline, out, formats, root string
+		warmup                       float64
+	)
+	cmd := &cobra.Command{
+		Use:   "report [RUNDIR|MATRIXDIR|PARSE.json]...",
+		Short: "Compare runs: tables, ratios against a baseline, significance, plots and evidence",
+		Long: `report compares benchmark results and writes report.md, a self-contained
+report.html (plots inline, opens offline) and results.csv. Inputs, in any mix:
+a matrix directory (matrix.json + cells/), run directories of orch run (old
+ones too), and JSON files printed by orch parse for hand-run client logs.
+Each input becomes a configuration labelled by its directory or file name,
+unless a matrix labels its cells; repetitions of a label are summarised as
+mean, standard deviation and 95% confidence interval, and compared with the
+baseline label by Welch's t-test (significant at p < 0.05).
+
+The compared figure is each run's steady-state rate: the mean of its
+per-second interval rates after the warm-up (--warmup, else the matrix's,
+else 10 s), or the tool's final figure without intervals. Only runs that
+ended ok enter the statistics; the others are listed with their state.
+
+Without an input, the latest run (runs/latest) is reported. The report goes
+into the input's directory when there is one input, else ./report (--out).`,
+		Example: `  orch report
+  orch report runs/20261130T101500Z-matrix-pure-random-writes
+  orch report --baseline "innodb sync_binlog=1" --warmup 30 runs/...-matrix-...
+  orch parse legacy-0.5.log > legacy.json && orch report legacy.json runs/latest --out cmp`,
+		Args: usageArgs(cobra.ArbitraryArgs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			fs, err := report.ParseFormats(formats)
+			if err != nil {
+				return usagef("report: --format: %v", err)
+			}
+			if len(args) == 0 {
+				latest := filepath.Join(root, rundir.LatestLink)
+				if _, err := os.Stat(latest); err != nil {
+					return usagef("report: no %s to report on: give a run or matrix directory, or orch parse output", latest)
+				}
+				args = []string{latest}
+			}
+			opts := report.Options{Baseline: baseline}
+			if cmd.Flags().Changed("warmup") {
+				if warmup < 0 {
+					return usagef("report: --warmup %v: want 0 or more seconds", warmup)
+				}
+				opts.WarmupS = &warmup
+			}
+			rep, paths, err := report.Generate(args, out, fs, opts)
+			var inErr *report.InputError
+			if errors.As(err, &inErr) {
+				return &usageError{msg: "report: " + err.Error()}
+			}
+			w := cmd.OutOrStdout()
+			for _, p := range paths {
+				fmt.Fprintf(w, "wrote %s\n", p)
+			}
+			if err != nil {
+				return err
+			}
+			fmt.Fprint(w, rep.Summary())
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&baseline, "baseline", "", "label to compare with (default: the matrix's baseline, else the first label)")
+	f.Float64Var(&warmup, "warmup", report.DefaultWarmupS, "seconds at the start of each run left out of steady-state figures (default: the matrix's, else 10)")
+	f.StringVar(&out, "out", "", "output directory (default: the input's directory when there is one input, else ./report)")
+	f.StringVar(&formats, "format", "md,html,csv", "outputs to write: md, html, csv (comma-separated)")
+	f.StringVar(&root, "runs", "runs", "directory that holds run directories (for the default input, runs/latest)")
+	return cmd
+}

@@ -1,0 +1,136 @@
+package report
+
+import (
+	"math"
+	"os"
+	"strings"
+	"testing"
+)
+
+func readBench(t *testing.T, path string) *Bench {
+	t.Helper()
+	runs, err := readParseFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return runs[0].Bench
+}
+
+func TestSysbenchWriteOnlyIsWritesPerSecond(t *testing.T) {
+	run, err := readRunDir("testdata/runs/20261129T221023Z-pure-random-writes-innodb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := run.Bench
+	if got := chooseMetric([]*Run{run}); got != metricWrites {
+		t.Fatalf("metric = %q, want writes/s for oltp_insert", got)
+	}
+	// oltp_insert: every query is a write, so the printed qps is writes/s.
+	if got := b.final(metricWrites); got != 3196.03 {
+		t.Errorf("final writes/s = %v, want the printed 3196.03", got)
+	}
+	if b.Pctl != 95 || b.LatAvg != 2.49 || b.LatPct != 5.37 || b.LatMax != 78.24 || b.Errors != 0 {
+		t.Errorf("latency/errors = p%d %v/%v/%v errors %v, want p95 2.49/5.37/78.24 errors 0", b.Pctl, b.LatAvg, b.LatPct, b.LatMax, b.Errors)
+	}
+	// Intervals t=1..9; a 5 s warm-up leaves t=6..9.
+	v, how := b.steady(metricWrites, 5)
+	want := (3618.74 + 3171.39 + 2891.12 + 2989.85) / 4
+	if how != "intervals" || math.Abs(v-want) > 1e-9 {
+		t.Errorf("steady(5 s) = %v (%s), want %v from intervals", v, how, want)
+	}
+	// The lab run lasted 10 s: a 10 s warm-up leaves no interval, so the
+	// final figure stands in.
+	if v, how := b.steady(metricWrites, 10); how != "final" || v != 3196.03 {
+		t.Errorf("steady(10 s) = %v (%s), want the final 3196.03", v, how)
+	}
+}
+
+func TestLegacySysbenchHasNoTransactions(t *testing.T) {
+	b := readBench(t, "testdata/parse/legacy-0.5.json")
+	if b.has(metricTPS) {
+		t.Error("sysbench 0.5 insert printed 0 transactions, yet tps is offered as a metric")
+	}
+	if got := b.final(metricWrites); got != 7676.49 {
+		t.Errorf("final writes/s = %v, want the read/write requests rate 7676.49", got)
+	}
+	s := b.series(metricWrites)
+	if len(s) == 0 || s[0] != (Point{1, 8112.35}) {
+		t.Errorf("first interval = %v, want {1 8112.35}", s)
+	}
+	// Legacy interval lines have no qps: queries/s is reads+writes.
+	if q := b.series(metricQueries); len(q) == 0 || q[0].V != 8112.35 {
+		t.Errorf("first queries/s interval = %v, want reads+writes 8112.35", q)
+	}
+}
+
+func TestMysqlslapRate(t *testing.T) {
+	b := readBench(t, "testdata/parse/mysqlslap.json")
+	// 50 clients x 400 queries each in 4.890 s on average.
+	if got, want := b.final(metricQueries), 50*400/4.890; math.Abs(got-want) > 1e-9 {
+		t.Errorf("queries/s = %v, want %v", got, want)
+	}
+	if !math.IsNaN(b.LatAvg) {
+		t.Errorf("mysqlslap latency = %v: it reports run times, not latency", b.LatAvg)
+	}
+}
+
+func TestDBInsertBatches(t *testing.T) {
+	b := readBench(t, "testdata/parse/db-insert.json")
+	if got := b.final(metricRows); got != 123792 {
+		t.Errorf("rows/s = %v, want 123792", got)
+	}
+	s := b.series(metricRows)
+	// First batch: 2 x 1048576 rows in 2.811002 + 11.402113 s.
+	want := 2 * 1048576 / (2.811002 + 11.402113)
+	if len(s) != 2 || s[0].T != 14.213115 || math.Abs(s[0].V-want) > 1e-6 {
+		t.Errorf("batches = %v, want 2 points, the first {14.213115 %v}", s, want)
+	}
+}
+
+func TestIncompleteSysbenchHasNoFinalFigure(t *testing.T) {
+	run, err := readRunDir("testdata/runs/20261129T220957Z-pure-random-writes-innodb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.State != "failed" || run.Bench == nil || run.Bench.Complete {
+		t.Fatalf("state %q, bench %+v: want a failed run with an incomplete result", run.State, run.Bench)
+	}
+	if !math.IsNaN(run.Bench.final(metricWrites)) {
+		t.Errorf("final = %v for output without a final report", run.Bench.final(metricWrites))
+	}
+	if run.usable() {
+		t.Error("a failed run would enter the statistics")
+	}
+}
+
+func TestDecodeBenchRejectsForeignJSON(t *testing.T) {
+	for _, doc := range []string{`{"tps": 3}`, `{"tool": "hammerdb"}`, `[{"avg_s": "x"}]`} {
+		if _, err := decodeBench([]byte(doc), ""); err == nil {
+			t.Errorf("%s: decoded without error", doc)
+		}
+	}
+	// results.json names the tool beside the benchmark: enough for a
+	// benchmark object without its own "tool".
+	if b, err := decodeBench([]byte(`{"complete": true, "tps": 5, "qps": 5, "transactions": 50, "writes": 50}`), "sysbench"); err != nil || b.final(metricWrites) != 5 {
+		t.Errorf("benchmark without tool, results.json tool sysbench: %v, %v", b, err)
+	}
+	dir := t.TempDir()
+	p := dir + "/two.json"
+	a, _ := os.ReadFile("testdata/parse/legacy-0.5.json")
+	b, _ := os.ReadFile("testdata/parse/mysqlslap.json")
+	if err := os.WriteFile(p, append(a, b...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runs, err := readParseFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// `orch parse a.log b.log > two.json` holds two documents.
+	if len(runs) != 2 || runs[0].ID != "two" || runs[1].ID != "two#2" || runs[1].Tool != "mysqlslap" {
+		var ids []string
+		for _, r := range runs {
+			ids = append(ids, r.ID+"/"+r.Tool)
+		}
+		t.Errorf("runs = %s, want two/sysbench and two#2/mysqlslap", strings.Join(ids, ", "))
+	}
+}

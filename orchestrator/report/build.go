@@ -1,0 +1,312 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// DefaultWarmupS is the warm-up excluded from steady-state figures when
+// neither the options nor a matrix say otherwise.
+const DefaultWarmupS = 10
+
+// Options tune a report.
+type Options struct {
+	// Baseline is the label others are compared with; default: the
+	// matrix's baseline, else the first label of each table.
+	Baseline string
+	// WarmupS, when not nil, overrides the matrix's warm-up.
+	WarmupS *float64
+}
+
+// Report is the comparison of the inputs' runs, ready to be written.
+type Report struct {
+	Sources []string
+	WarmupS float64
+	// WarmupFrom says where the warm-up came from: "--warmup",
+	// "matrix.json" or "default".
+	WarmupFrom string
+	Tables     []*Table
+	// NoEffect lists the knobs the server ignores (from matrix.json).
+	NoEffect [][2]string
+}
+
+// Table compares the configurations of one workload.
+type Table struct {
+	Workload string
+	Tool     string
+	Metric   string // writes/s, tps, queries/s, rows/s
+	Baseline *Group
+	// BaselineNote explains a baseline that is not the one asked for.
+	BaselineNote string
+	Groups       []*Group // in order of first appearance
+	Runs         []*Run   // in input order
+	Plots        []Plot
+}
+
+// Group is one configuration (label) of a table and its runs.
+type Group struct {
+	Label string
+	Runs  []*Run
+	// Steady holds the steady-state rate of each run that enters the
+	// statistics (state ok), Rate their description.
+	Steady []float64
+	Rate   Sample
+	// Whole-run latency (ms) and health, over the runs in the statistics.
+	LatAvg, LatPct, LatMax float64
+	Pctl                   int
+	Errors                 float64 // total
+	TableBytes             float64 // mean
+	DatadirBytes           float64 // mean
+	FallbackS, NoTx        float64 // total
+	MaxLagS, MaxLagTx      float64 // worst
+	Consistency            string  // ok, MISMATCH, ""
+	// Ratio is Rate.Mean over the baseline's.
+	Ratio float64
+	// Test is Welch's t-test against the baseline; TestErr says why there
+	// is none.
+	Test    *TTest
+	TestErr error
+	// NoEffect lists the knobs that set this label apart from the
+	// baseline but that the server ignores.
+	NoEffect []string
+	// Verdict is the comparison in words; "" for the baseline itself.
+	Verdict string
+}
+
+// steadyOf is a run's steady-state rate in its table and how it was got.
+func (t *Table) steadyOf(r *Run, warmupS float64) (float64, string) {
+	if r.Bench == nil {
+		return math.NaN(), ""
+	}
+	return r.Bench.steady(t.Metric, warmupS)
+}
+
+// Build compares the input's runs.
+func Build(in *Input, opts Options) (*Report, error) {
+	rep := &Report{Sources: in.Sources, WarmupS: DefaultWarmupS, WarmupFrom: "default"}
+	switch {
+	case opts.WarmupS != nil:
+		rep.WarmupS, rep.WarmupFrom = *opts.WarmupS, "--warmup"
+	case in.WarmupS != nil:
+		rep.WarmupS, rep.WarmupFrom = *in.WarmupS, FileMatrix
+	}
+	if rep.WarmupS < 0 || math.IsNaN(rep.WarmupS) {
+		return nil, &InputError{Path: "warm-up", Err: fmt.Errorf("%v s: want 0 or more seconds", rep.WarmupS)}
+	}
+	for _, k := range sortedKeys(in.NoEffect) {
+		rep.NoEffect = append(rep.NoEffect, [2]string{k, in.NoEffect[k]})
+	}
+	rep.Tables = tables(in.Runs)
+	baseline := opts.Baseline
+	if baseline == "" {
+		baseline = in.Baseline
+	}
+	if opts.Baseline != "" && !slices.ContainsFunc(rep.Tables, func(t *Table) bool { return t.group(opts.Baseline) != nil }) {
+		return nil, &InputError{Path: "--baseline " + opts.Baseline, Err: fmt.Errorf("no such label; the labels are %s", strings.Join(rep.labels(), ", "))}
+	}
+	for _, t := range rep.Tables {
+		t.compare(baseline, rep.WarmupS, in.NoEffect)
+		plots, err := t.plots(rep.WarmupS)
+		if err != nil {
+			return nil, fmt.Errorf("%s: plots: %w", t.Workload, err)
+		}
+		t.Plots = plots
+	}
+	return rep, nil
+}
+
+// tables groups runs by workload. Parse output has no workload name: it
+// joins the only workload run with the same tool, or a table of its own.
+func tables(runs []*Run) []*Table {
+	var out []*Table
+	byKey := map[string]*Table{}
+	add := func(key, tool string, r *Run) {
+		t, ok := byKey[key]
+		if !ok {
+			t = &Table{Workload: key, Tool: tool}
+			byKey[key] = t
+			out = append(out, t)
+		}
+		t.Runs = append(t.Runs, r)
+		if t.Tool == "" {
+			t.Tool = tool
+		}
+	}
+	for _, r := range runs {
+		if r.Workload != "" {
+			add(r.Workload, r.Tool, r)
+		}
+	}
+	toolTables := map[string][]string{}
+	for _, t := range out {
+		toolTables[t.Tool] = append(toolTables[t.Tool], t.Workload)
+	}
+	for _, r := range runs {
+		if r.Workload != "" {
+			continue
+		}
+		if ws := toolTables[r.Tool]; len(ws) == 1 {
+			add(ws[0], r.Tool, r)
+		} else {
+			add(r.Tool, r.Tool, r)
+		}
+	}
+	// Runs joined out of input order; put each table back in it.
+	pos := map[*Run]int{}
+	for i, r := range runs {
+		pos[r] = i
+	}
+	for _, t := range out {
+		sort.SliceStable(t.Runs, func(i, j int) bool { return pos[t.Runs[i]] < pos[t.Runs[j]] })
+		t.Metric = chooseMetric(t.Runs)
+		for _, r := range t.Runs {
+			g := t.group(r.Label)
+			if g == nil {
+				g = &Group{Label: r.Label}
+				t.Groups = append(t.Groups, g)
+			}
+			g.Runs = append(g.Runs, r)
+		}
+	}
+	return out
+}
+
+func (t *Table) group(label string) *Group {
+	for _, g := range t.Groups {
+		if g.Label == label {
+			return g
+		}
+	}
+	return nil
+}
+
+func (rep *Report) labels() []string {
+	var out []string
+	for _, t := range rep.Tables {
+		for _, g := range t.Groups {
+			if q := fmt.Sprintf("%q", g.Label); !slices.Contains(out, q) {
+				out = append(out, q)
+			}
+		}
+	}
+	return out
+}
+
+// compare computes each group's figures and compares them with the
+// baseline group's.
+func (t *Table) compare(baseline string, warmupS float64, noEffect map[string]string) {
+	for _, g := range t.Groups {
+		t.describe(g, warmupS)
+	}
+	t.Baseline = t.group(baseline)
+	if t.Baseline == nil {
+		t.Baseline = t.Groups[0]
+		if baseline != "" {
+			t.BaselineNote = fmt.Sprintf("%q is not in this table; the first configuration is the baseline", baseline)
+		}
+	}
+	b := t.Baseline
+	for _, g := range t.Groups {
+		if g == b {
+			continue
+		}
+		g.Ratio = g.Rate.Mean / b.Rate.Mean
+		if g.Rate.N == 0 || b.Rate.N == 0 {
+			g.TestErr = ErrNoRuns
+		} else if tt, err := Welch(g.Steady, b.Steady); err != nil {
+			g.TestErr = err
+		} else {
+			g.Test = &tt
+		}
+		g.NoEffect = ignoredKnobs(b, g, noEffect)
+		g.Verdict = verdict(t.Metric, b, g, noEffect)
+	}
+}
+
+// describe computes a group's statistics over its runs that ended ok.
+func (t *Table) describe(g *Group, warmupS float64) {
+	var lavg, lpct, lmax, tbl, ddir []float64
+	g.Errors, g.FallbackS, g.NoTx, g.MaxLagS, g.MaxLagTx = nan(), nan(), nan(), nan(), nan()
+	for _, r := range g.Runs {
+		if !r.usable() {
+			continue
+		}
+		v, _ := t.steadyOf(r, warmupS)
+		g.Steady = append(g.Steady, v)
+		b, h := r.Bench, r.Health
+		lavg, lpct, lmax = append(lavg, b.LatAvg), append(lpct, b.LatPct), append(lmax, b.LatMax)
+		if b.Pctl > 0 {
+			g.Pctl = b.Pctl
+		}
+		tbl, ddir = append(tbl, h.TableBytes), append(ddir, h.DatadirBytes)
+		g.Errors = addNaN(g.Errors, b.Errors)
+		g.FallbackS, g.NoTx = addNaN(g.FallbackS, h.FallbackS), addNaN(g.NoTx, h.NoTx)
+		g.MaxLagS, g.MaxLagTx = maxNaN(g.MaxLagS, h.MaxLagS), maxNaN(g.MaxLagTx, h.MaxLagTx)
+		switch {
+		case h.Consistency == "MISMATCH" || g.Consistency == "MISMATCH":
+			g.Consistency = "MISMATCH"
+		case h.Consistency == "ok":
+			g.Consistency = "ok"
+		}
+	}
+	g.Rate = Describe(g.Steady)
+	g.LatAvg, g.LatPct, g.LatMax = meanOf(lavg), meanOf(lpct), meanOf(lmax)
+	g.TableBytes, g.DatadirBytes = meanOf(tbl), meanOf(ddir)
+}
+
+// ignoredKnobs lists the knobs whose values set g apart from the baseline
+// but which the server ignores. It is empty unless every difference
+// between the two (engine included) is such a knob.
+func ignoredKnobs(base, g *Group, noEffect map[string]string) []string {
+	if len(noEffect) == 0 || len(base.Runs) == 0 || len(g.Runs) == 0 {
+		return nil
+	}
+	a, b := base.Runs[0], g.Runs[0]
+	if a.Engine != b.Engine {
+		return nil
+	}
+	values := func(r *Run) map[string]string {
+		m := map[string]string{}
+		for _, k := range r.Knobs {
+			m[k.Name] = k.Value
+		}
+		return m
+	}
+	va, vb := values(a), values(b)
+	var diff []string
+	for _, name := range sortedKeys(mergeKeys(va, vb)) {
+		if va[name] == vb[name] {
+			continue
+		}
+		if _, ignored := noEffect[name]; !ignored {
+			return nil
+		}
+		diff = append(diff, name)
+	}
+	return diff
+}
+
+func mergeKeys(a, b map[string]string) map[string]bool {
+	m := map[string]bool{}
+	for k := range a {
+		m[k] = true
+	}
+	for k := range b {
+		m[k] = true
+	}
+	return m
+}
+
+// addNaN adds b to a, treating NaN as "not measured".
+func addNaN(a, b float64) float64 {
+	switch {
+	case math.IsNaN(a):
+		return b
+	case math.IsNaN(b):
+		return a
+	}
+	return a + b
+}

@@ -1,0 +1,196 @@
+package report
+
+import (
+	"encoding/base64"
+	"html/template"
+	"io"
+	"strings"
+)
+
+// htmlTable is a table as the template renders it.
+type htmlTable struct {
+	Header []string
+	Rows   [][]string
+	// Links, when set, make each row's first cell a link to this anchor.
+	Links []string
+}
+
+// htmlRun is one run's evidence, shown in a <details>.
+type htmlRun struct {
+	*Run
+	Summary  string
+	Baseline bool
+	Diffs    []string   // versions and host facts against the baseline run
+	Hosts    []HostDiff // configuration against the baseline run
+}
+
+type htmlWorkload struct {
+	*Table
+	Verdicts     []string
+	Groups, Runs htmlTable
+	Images       []htmlImage
+	BaseRun      string
+	Evidence     []htmlRun
+}
+
+type htmlImage struct {
+	Title string
+	Src   template.URL
+}
+
+// WriteHTML writes report.html: one file that opens offline, plots as SVG
+// data URIs, each run's evidence one click away in a <details>.
+func (rep *Report) WriteHTML(w io.Writer) error {
+	data := struct {
+		Preamble []string
+		NoEffect [][2]string
+		Shading  string
+		Tables   []htmlWorkload
+	}{Preamble: rep.preamble(), NoEffect: rep.NoEffect, Shading: shadingNote}
+	for _, t := range rep.Tables {
+		hw := htmlWorkload{Table: t, Verdicts: t.verdicts(),
+			Groups: htmlTable{Header: t.groupHeader(), Rows: t.groupRows()},
+			Runs:   htmlTable{Header: t.runHeader(), Rows: t.runRows(rep.WarmupS)}}
+		for _, p := range t.Plots {
+			// The URI is built here from SVG this package rendered, so it
+			// is safe to mark as a URL.
+			src := "data:image/svg+xml;base64," + base64.StdEncoding.EncodeToString(p.SVG)
+			hw.Images = append(hw.Images, htmlImage{Title: p.Title, Src: template.URL(src)})
+		}
+		base := t.baselineRun()
+		if base != nil {
+			hw.BaseRun = base.ID
+		}
+		for _, r := range t.Runs {
+			link := ""
+			if r.Evidence != nil {
+				link = evidenceAnchor(t, r)
+			}
+			hw.Runs.Links = append(hw.Runs.Links, link)
+			if r.Evidence == nil {
+				continue
+			}
+			hr := htmlRun{Run: r, Baseline: r == base, Summary: r.ID + " — " + r.Label + " — " + dash(r.State)}
+			if base != nil && r != base {
+				hr.Diffs = t.evidenceDiffs(base, r)
+				hr.Hosts = diffEvidence(base.Evidence, r.Evidence)
+			}
+			hw.Evidence = append(hw.Evidence, hr)
+		}
+		data.Tables = append(data.Tables, hw)
+	}
+	return htmlTmpl.Execute(w, data)
+}
+
+var htmlTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
+	"kv":      kv,
+	"diffcls": diffClass,
+	"slug":    slugify,
+	"anchor":  evidenceAnchor,
+}).Parse(htmlSource))
+
+// evidenceAnchor is the id of a run's evidence <details>.
+func evidenceAnchor(t *Table, r *Run) string {
+	return "ev-" + slugify(t.Workload) + "-" + slugify(r.ID)
+}
+
+func diffClass(line string) string {
+	switch {
+	case strings.HasPrefix(line, "+"):
+		return "add"
+	case strings.HasPrefix(line, "-"):
+		return "del"
+	}
+	return ""
+}
+
+const htmlSource = `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Benchmark report</title>
+<style>
+body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em auto; max-width: 1400px; padding: 0 1em; color: #222; }
+h1, h2, h3 { font-weight: 600; }
+h2 { border-bottom: 1px solid #ccc; padding-bottom: .2em; margin-top: 2em; }
+table { border-collapse: collapse; margin: .5em 0 1.5em; font-size: 13px; }
+th, td { border: 1px solid #ddd; padding: 3px 7px; text-align: right; white-space: nowrap; }
+th { background: #f3f3f3; }
+td:first-child, th:first-child, td.text { text-align: left; }
+td.text { white-space: normal; }
+table.runs td:nth-child(2) { text-align: left; }
+table.runs td:nth-child(4), table.runs td:nth-child(6) { text-align: left; white-space: normal; min-width: 14em; }
+tr.baseline td { font-weight: 600; background: #f6fbff; }
+ul.verdicts li { margin: .25em 0; font-size: 15px; }
+figure { margin: 1em 0; }
+figure img { max-width: 100%; height: auto; border: 1px solid #eee; }
+figcaption { font-size: 13px; color: #555; }
+details { margin: .4em 0; border: 1px solid #ddd; border-radius: 4px; padding: .3em .8em; }
+summary { cursor: pointer; font-weight: 600; }
+pre.diff { background: #fafafa; padding: .5em; font-size: 12px; overflow-x: auto; }
+pre.diff .add { color: #116611; } pre.diff .del { color: #aa1111; }
+.note { color: #555; font-size: 14px; }
+.scroll { overflow-x: auto; }
+code { background: #f3f3f3; padding: 0 .2em; }
+</style>
+</head>
+<body>
+<h1>Benchmark report</h1>
+{{range .Preamble}}<p class="note">{{.}}</p>
+{{end}}
+{{if .NoEffect}}<h2>Knobs with no effect on this server</h2>
+<ul>{{range .NoEffect}}<li><code>{{index . 0}}</code>: no effect on this server ({{index . 1}}). Differences between settings of it are noise, not findings.</li>{{end}}</ul>
+{{end}}
+{{range .Tables}}{{$t := .}}
+<section class="workload" id="w-{{slug .Workload}}">
+<h2>{{.Workload}} ({{.Tool}}, {{.Metric}})</h2>
+<p>Baseline: <strong>{{.Baseline.Label}}</strong>{{if .BaselineNote}} ({{.BaselineNote}}){{end}}</p>
+{{if .Verdicts}}<ul class="verdicts">{{range .Verdicts}}<li>{{.}}</li>{{end}}</ul>{{end}}
+<h3>Configurations</h3>
+<div class="scroll"><table class="configurations">
+<thead><tr>{{range .Groups.Header}}<th>{{.}}</th>{{end}}</tr></thead>
+<tbody>{{range $i, $row := .Groups.Rows}}<tr{{if eq (index $row 0) $t.Baseline.Label}} class="baseline"{{end}}>{{range $row}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</tbody>
+</table></div>
+<h3>Runs</h3>
+<div class="scroll"><table class="runs">
+<thead><tr>{{range .Runs.Header}}<th>{{.}}</th>{{end}}</tr></thead>
+<tbody>{{range $i, $row := .Runs.Rows}}<tr>{{range $j, $c := $row}}<td>{{if and (eq $j 0) (index $t.Runs.Links $i)}}<a href="#{{index $t.Runs.Links $i}}">{{$c}}</a>{{else}}{{$c}}{{end}}</td>{{end}}</tr>
+{{end}}</tbody>
+</table></div>
+{{if .Images}}<h3>Plots</h3>
+<p class="note">{{$.Shading}}</p>
+{{range .Images}}<figure><img src="{{.Src}}" alt="{{.Title}}"><figcaption>{{.Title}}</figcaption></figure>
+{{end}}{{end}}
+{{if .Evidence}}<h3>Evidence</h3>
+<p class="note">Each run's versions, host facts and configuration; differences are against the baseline run {{.BaseRun}}.</p>
+{{range .Evidence}}<details class="evidence" id="{{anchor $t.Table .Run}}">
+<summary>{{.Summary}}</summary>
+<p>Source: <code>{{.Source}}</code>{{if .Evidence.Command}}<br>Command: <code>{{.Evidence.Command}}</code>{{end}}</p>
+<table class="versions"><tbody>
+<tr><th>orch</th><td class="text">{{.Evidence.OrchVersion}}</td></tr>
+<tr><th>servers</th><td class="text">{{kv .Evidence.Servers}}</td></tr>
+<tr><th>clients</th><td class="text">{{kv .Evidence.Clients}}</td></tr>
+</tbody></table>
+{{if .Evidence.Facts}}<table class="facts"><thead><tr><th>host</th><th>facts</th></tr></thead><tbody>
+{{range .Evidence.Facts}}<tr><td>{{.Host}}</td><td class="text">{{range $i, $f := .Facts}}{{if $i}} · {{end}}{{index $f 0}}: {{index $f 1}}{{end}}</td></tr>
+{{end}}</tbody></table>{{end}}
+{{if .Baseline}}<p>This is the baseline run.</p>{{else}}
+<ul>{{range .Diffs}}<li>{{.}}</li>{{end}}</ul>
+{{range .Hosts}}<h4>{{.Host}}</h4>
+{{if .Missing}}<p>{{.Missing}}</p>{{else}}{{if or .Config .Vars}}
+{{if .Config}}<pre class="diff">{{range .Config}}<span class="{{diffcls .}}">{{.}}</span>
+{{end}}</pre>{{end}}
+{{if .Vars}}<table class="variables"><thead><tr><th>variable</th><th>baseline</th><th>this run</th></tr></thead><tbody>
+{{range .Vars}}<tr><td>{{.Name}}</td><td class="text">{{.Base}}</td><td class="text">{{.Cur}}</td></tr>
+{{end}}</tbody></table>{{end}}
+{{else}}<p>config.cnf and SHOW VARIABLES as the baseline's.</p>{{end}}{{end}}
+{{end}}{{end}}
+</details>
+{{end}}{{end}}
+</section>
+{{end}}
+</body>
+</html>
+`

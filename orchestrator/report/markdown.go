@@ -1,0 +1,232 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"path"
+	"strconv"
+	"strings"
+)
+
+// WriteMarkdown writes report.md; plots are referenced as plots/<name>.svg
+// (Write puts them there).
+func (rep *Report) WriteMarkdown(w io.Writer) error {
+	var b strings.Builder
+	b.WriteString("# Benchmark report\n\n")
+	for _, l := range rep.preamble() {
+		b.WriteString(l + "\n")
+	}
+	b.WriteString("\n")
+	if len(rep.NoEffect) > 0 {
+		b.WriteString("## Knobs with no effect on this server\n\n")
+		for _, ne := range rep.NoEffect {
+			fmt.Fprintf(&b, "- `%s`: no effect on this server (%s). Differences between settings of it are noise, not findings.\n", ne[0], ne[1])
+		}
+		b.WriteString("\n")
+	}
+	for _, t := range rep.Tables {
+		rep.mdTable(&b, t)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// preamble explains the method in a few lines, shared by md and html.
+func (rep *Report) preamble() []string {
+	src := make([]string, len(rep.Sources))
+	for i, s := range rep.Sources {
+		src[i] = "`" + s + "`"
+	}
+	return []string{
+		"Inputs: " + strings.Join(src, ", ") + ".",
+		fmt.Sprintf("Warm-up: the first %s s of each run are left out of the steady-state figures (%s).", num(rep.WarmupS, 0), rep.WarmupFrom),
+		"Steady-state rate: the mean of the per-second interval rates after the warm-up; the tool's final figure when it printed none after it. " +
+			"Latency avg/pNN/max are the tool's whole-run figures.",
+		fmt.Sprintf("Statistics: over the runs that ended ok; sd is the sample standard deviation, the 95%% CI uses Student's t; "+
+			"Welch's t-test against the baseline, significant when p < %.2f.", Alpha),
+	}
+}
+
+func (rep *Report) mdTable(b *strings.Builder, t *Table) {
+	fmt.Fprintf(b, "## %s (%s, %s)\n\n", t.Workload, t.Tool, t.Metric)
+	fmt.Fprintf(b, "Baseline: **%s**", md(t.Baseline.Label))
+	if t.BaselineNote != "" {
+		fmt.Fprintf(b, " (%s)", md(t.BaselineNote))
+	}
+	b.WriteString("\n\n")
+	if vs := t.verdicts(); len(vs) > 0 {
+		for _, v := range vs {
+			b.WriteString("- " + md(v) + "\n")
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("### Configurations\n\n")
+	mdRows(b, t.groupHeader(), t.groupRows())
+	b.WriteString("\n### Runs\n\n")
+	mdRows(b, t.runHeader(), t.runRows(rep.WarmupS))
+	if len(t.Plots) > 0 {
+		b.WriteString("\n### Plots\n\n")
+		b.WriteString(shadingNote + "\n\n")
+		for _, p := range t.Plots {
+			fmt.Fprintf(b, "![%s](%s)\n\n", md(p.Title), path.Join(PlotsDir, p.Name+".svg"))
+		}
+	}
+	rep.mdEvidence(b, t)
+}
+
+// shadingNote explains the shaded bands of the time charts.
+const shadingNote = "Shaded: semi-sync off (orange), stalls (red), faults (purple), replica stopped or host not answering (grey); " +
+	"the dashed line ends the warm-up. Time counts from the monitors' start, right before the benchmark."
+
+func (t *Table) verdicts() []string {
+	var out []string
+	for _, g := range t.Groups {
+		if g.Verdict != "" {
+			out = append(out, g.Verdict)
+		}
+	}
+	return out
+}
+
+func (t *Table) groupHeader() []string {
+	p := pctlName(t.pctl())
+	return []string{"configuration", "n", t.Metric + " mean", "sd", "95% CI", "vs baseline", "p", "lat avg ms",
+		p + " ms", "max ms", "errors", "tables MiB", "datadir MiB", "async s / no_tx", "max lag s / tx", "consistency"}
+}
+
+func (t *Table) groupRows() [][]string {
+	var rows [][]string
+	for _, g := range t.Groups {
+		ratio, p := "baseline", ""
+		if g != t.Baseline {
+			ratio, p = Ratio(g.Ratio), pText(g)
+			if len(g.NoEffect) > 0 {
+				p = "no effect on this server"
+			}
+		}
+		rows = append(rows, []string{g.Label, strconv.Itoa(g.Rate.N), num(g.Rate.Mean, 2), num(g.Rate.SD, 2), ci(g.Rate, 2),
+			ratio, p, num(g.LatAvg, 2), num(g.LatPct, 2), num(g.LatMax, 2), num(g.Errors, 0),
+			mib(g.TableBytes), mib(g.DatadirBytes), semiText(g.FallbackS, g.NoTx), lagText(g.MaxLagS, g.MaxLagTx), dash(g.Consistency)})
+	}
+	return rows
+}
+
+func (t *Table) runHeader() []string {
+	p := pctlName(t.pctl())
+	return []string{"run", "configuration", "rep", "state", t.Metric + " steady", "from", "final", "lat avg ms",
+		p + " ms", "max ms", "errors", "async s / no_tx", "max lag s / tx", "consistency"}
+}
+
+func (t *Table) runRows(warmupS float64) [][]string {
+	var rows [][]string
+	for _, r := range t.Runs {
+		v, how := t.steadyOf(r, warmupS)
+		b := r.Bench
+		if b == nil {
+			b = &Bench{LatAvg: nan(), LatPct: nan(), LatMax: nan(), Errors: nan()}
+		}
+		rep := "—"
+		if r.Rep > 0 {
+			rep = strconv.Itoa(r.Rep)
+		}
+		state := dash(r.State)
+		if r.State == "" {
+			state = "parsed log"
+		}
+		if r.Error != "" && r.Error != r.State {
+			state += ": " + r.Error
+		}
+		h := r.Health
+		rows = append(rows, []string{r.ID, r.Label, rep, state, num(v, 2), dash(steadyText(how, warmupS)), num(b.final(t.Metric), 2),
+			num(b.LatAvg, 2), num(b.LatPct, 2), num(b.LatMax, 2), num(b.Errors, 0),
+			semiText(h.FallbackS, h.NoTx), lagText(h.MaxLagS, h.MaxLagTx), dash(h.Consistency)})
+	}
+	return rows
+}
+
+func mdRows(b *strings.Builder, header []string, rows [][]string) {
+	line := func(cells []string) {
+		b.WriteString("|")
+		for _, c := range cells {
+			b.WriteString(" " + md(c) + " |")
+		}
+		b.WriteString("\n")
+	}
+	line(header)
+	b.WriteString("|" + strings.Repeat(" --- |", len(header)) + "\n")
+	for _, r := range rows {
+		line(r)
+	}
+}
+
+// mdEvidence lists per run what differs from the baseline run: versions,
+// host facts, rendered config and server variables.
+func (rep *Report) mdEvidence(b *strings.Builder, t *Table) {
+	base := t.baselineRun()
+	if base == nil {
+		return
+	}
+	b.WriteString("\n### Evidence\n\n")
+	fmt.Fprintf(b, "Compared with the baseline run %s. The HTML report has every run's full versions and host facts.\n\n", md(base.ID))
+	for _, r := range t.Runs {
+		if r.Evidence == nil {
+			continue
+		}
+		fmt.Fprintf(b, "#### %s\n\n", md(r.ID))
+		ev := r.Evidence
+		if r == base {
+			fmt.Fprintf(b, "- orch %s; servers: %s; clients: %s\n", dash(ev.OrchVersion), kv(ev.Servers), kv(ev.Clients))
+			b.WriteString("- baseline run\n\n")
+			continue
+		}
+		for _, d := range t.evidenceDiffs(base, r) {
+			b.WriteString("- " + md(d) + "\n")
+		}
+		for _, hd := range diffEvidence(base.Evidence, ev) {
+			switch {
+			case hd.Missing != "":
+				fmt.Fprintf(b, "- %s: %s\n", hd.Host, md(hd.Missing))
+			case len(hd.Config) == 0 && len(hd.Vars) == 0:
+				fmt.Fprintf(b, "- %s: config and variables as the baseline's\n", hd.Host)
+			default:
+				fmt.Fprintf(b, "- %s:\n", hd.Host)
+				if len(hd.Config) > 0 {
+					b.WriteString("\n  ```diff\n")
+					for _, l := range hd.Config {
+						b.WriteString("  " + l + "\n")
+					}
+					b.WriteString("  ```\n\n")
+				}
+				for _, v := range hd.Vars {
+					fmt.Fprintf(b, "  - `%s`: %s → %s\n", v.Name, md(v.Base), md(v.Cur))
+				}
+			}
+		}
+		b.WriteString("\n")
+	}
+}
+
+// md escapes text for a Markdown table cell or list item.
+func md(s string) string {
+	s = strings.ReplaceAll(s, "|", `\|`)
+	return strings.ReplaceAll(s, "\n", " ")
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
+}
+
+// kv formats a map as "k: v, k: v" sorted by key.
+func kv(m map[string]string) string {
+	if len(m) == 0 {
+		return "—"
+	}
+	parts := make([]string, 0, len(m))
+	for _, k := range sortedKeys(m) {
+		parts = append(parts, k+": "+m[k])
+	}
+	return strings.Join(parts, ", ")
+}

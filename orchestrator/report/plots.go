@@ -1,0 +1,397 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+	"math"
+	"slices"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/text"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// Plot is one rendered chart.
+type Plot struct {
+	// Name is the file stem under plots/ ("pure-random-writes-throughput").
+	Name  string
+	Title string
+	SVG   []byte
+}
+
+// chart is a plot and the legend drawn to its right, outside the data
+// (inside, it would hide the lines it names).
+type chart struct {
+	p      *plot.Plot
+	legend plot.Legend
+	height vg.Length // 0: plotH
+}
+
+// palette has ten colours told apart easily, lines and bars alike; past
+// ten, lines repeat them dashed.
+var palette = []color.Color{
+	color.RGBA{0x4e, 0x79, 0xa7, 0xff}, color.RGBA{0xf2, 0x8e, 0x2b, 0xff}, color.RGBA{0xe1, 0x57, 0x59, 0xff},
+	color.RGBA{0x76, 0xb7, 0xb2, 0xff}, color.RGBA{0x59, 0xa1, 0x4f, 0xff}, color.RGBA{0xed, 0xc9, 0x48, 0xff},
+	color.RGBA{0xb0, 0x7a, 0xa1, 0xff}, color.RGBA{0xff, 0x9d, 0xa7, 0xff}, color.RGBA{0x9c, 0x75, 0x5f, 0xff},
+	color.RGBA{0x5a, 0x5a, 0x5a, 0xff},
+}
+
+// Plot size: wide enough for a minute of per-second points to read.
+const (
+	plotW = 9 * vg.Inch
+	plotH = 4 * vg.Inch
+)
+
+// spanColors shades the periods the monitors flagged; translucent so that
+// overlapping periods and the lines under them stay visible.
+var spanColors = map[string]color.NRGBA{
+	"semi-sync off":      {R: 255, G: 165, A: 70},
+	"stall":              {R: 220, G: 20, B: 60, A: 60},
+	"fault":              {R: 128, B: 160, A: 60},
+	"replica stopped":    {R: 120, G: 120, B: 120, A: 50},
+	"host not answering": {R: 90, G: 90, B: 90, A: 50},
+}
+
+func spanColor(what string) (string, color.NRGBA) {
+	if strings.HasPrefix(what, "fault") {
+		what = "fault"
+	}
+	c, ok := spanColors[what]
+	if !ok {
+		c = color.NRGBA{R: 100, G: 100, B: 100, A: 50}
+	}
+	return what, c
+}
+
+// plots renders the table's charts: throughput and latency over time, the
+// worst replica lag over time, and the comparison bars with 95% CIs.
+// Time charts overlay one line per label (the mean of its runs at each
+// second) on a time axis that starts with the monitors, which start right
+// before the benchmark.
+func (t *Table) plots(warmupS float64) ([]Plot, error) {
+	slug := slugify(t.Workload)
+	var out []Plot
+	add := func(name, title string, ch *chart, err error) error {
+		if err != nil || ch == nil {
+			return err
+		}
+		svg, err := renderSVG(ch)
+		if err != nil {
+			return err
+		}
+		out = append(out, Plot{Name: slug + "-" + name, Title: title, SVG: svg})
+		return nil
+	}
+	rate := func(r *Run) []Point {
+		if r.Bench == nil {
+			return nil
+		}
+		return r.Bench.series(t.Metric)
+	}
+	lat := func(r *Run) []Point {
+		if r.Bench == nil {
+			return nil
+		}
+		return r.Bench.LatSeries
+	}
+	lag := func(r *Run) []Point { return r.Lag }
+	pctl := pctlName(t.pctl())
+	steps := []struct {
+		name, title, ylabel string
+		series              func(*Run) []Point
+	}{
+		{"throughput", t.Workload + ": " + t.Metric + " per second", t.Metric, rate},
+		{"latency", t.Workload + ": " + pctl + " latency per second", pctl + " latency (ms)", lat},
+		{"lag", t.Workload + ": worst replica lag", "transactions behind the master", lag},
+	}
+	for _, s := range steps {
+		p, err := t.timePlot(s.title, s.ylabel, s.series, warmupS)
+		if err := add(s.name, s.title, p, err); err != nil {
+			return nil, fmt.Errorf("%s: %w", s.name, err)
+		}
+	}
+	p, err := t.barPlot()
+	title := t.Workload + ": steady-state " + t.Metric + ", mean and 95% CI"
+	if err := add("comparison", title, p, err); err != nil {
+		return nil, fmt.Errorf("comparison: %w", err)
+	}
+	return out, nil
+}
+
+func (t *Table) pctl() int {
+	for _, g := range t.Groups {
+		if g.Pctl > 0 {
+			return g.Pctl
+		}
+	}
+	for _, r := range t.Runs {
+		if r.Bench != nil && r.Bench.Pctl > 0 {
+			return r.Bench.Pctl
+		}
+	}
+	return 0
+}
+
+// plotRuns is the group's runs a time chart shows: those in the
+// statistics, or all of them when none ended ok (an interrupted run's
+// curve still tells what happened).
+func plotRuns(g *Group) []*Run {
+	var ok []*Run
+	for _, r := range g.Runs {
+		if r.usable() {
+			ok = append(ok, r)
+		}
+	}
+	if len(ok) == 0 {
+		return g.Runs
+	}
+	return ok
+}
+
+// timePlot overlays one line per label; nil when no run has the series.
+func (t *Table) timePlot(title, ylabel string, series func(*Run) []Point, warmupS float64) (*chart, error) {
+	ch := newChart()
+	p := ch.p
+	p.Title.Text = title
+	p.X.Label.Text = "seconds since start"
+	p.Y.Label.Text = ylabel
+	ymax, xmax := 0.0, 0.0
+	var lines []*plotter.Line
+	var names []string
+	for _, g := range t.Groups {
+		var all [][]Point
+		for _, r := range plotRuns(g) {
+			if s := series(r); len(s) > 0 {
+				all = append(all, s)
+			}
+		}
+		mean := meanSeries(all)
+		if len(mean) == 0 {
+			continue
+		}
+		xys := make(plotter.XYs, len(mean))
+		for i, pt := range mean {
+			xys[i] = plotter.XY{X: pt.T, Y: pt.V}
+			ymax, xmax = math.Max(ymax, pt.V), math.Max(xmax, pt.T)
+		}
+		l, err := plotter.NewLine(xys)
+		if err != nil {
+			return nil, err
+		}
+		l.Color = palette[len(lines)%len(palette)]
+		l.Dashes = plotutil.Dashes(len(lines) / len(palette))
+		l.Width = vg.Points(1.5)
+		lines = append(lines, l)
+		names = append(names, g.Label)
+	}
+	if len(lines) == 0 {
+		return nil, nil
+	}
+	if ymax <= 0 {
+		ymax = 1
+	}
+	p.Y.Min, p.Y.Max = 0, ymax*1.1
+	p.X.Min, p.X.Max = 0, xmax
+	if err := t.shade(ch, p.Y.Max, xmax); err != nil {
+		return nil, err
+	}
+	if warmupS > 0 && warmupS < xmax {
+		w, err := plotter.NewLine(plotter.XYs{{X: warmupS, Y: 0}, {X: warmupS, Y: p.Y.Max}})
+		if err != nil {
+			return nil, err
+		}
+		w.Color, w.Dashes = color.Gray{Y: 110}, []vg.Length{vg.Points(4), vg.Points(3)}
+		p.Add(w)
+		ch.legend.Add("end of warm-up", w)
+	}
+	for i, l := range lines {
+		p.Add(l)
+		ch.legend.Add(names[i], l)
+	}
+	return ch, nil
+}
+
+// shade adds a translucent band for every flagged period of the table's
+// runs, one legend entry per kind.
+func (t *Table) shade(ch *chart, ymax, xmax float64) error {
+	var kinds []string
+	for _, r := range t.Runs {
+		for _, s := range r.Spans {
+			from, to := math.Max(s.From, 0), math.Min(s.To, xmax)
+			if math.IsNaN(to) || to <= from {
+				continue
+			}
+			kind, c := spanColor(s.What)
+			poly, err := plotter.NewPolygon(plotter.XYs{{X: from, Y: 0}, {X: to, Y: 0}, {X: to, Y: ymax}, {X: from, Y: ymax}})
+			if err != nil {
+				return err
+			}
+			poly.Color, poly.LineStyle.Width = c, 0
+			ch.p.Add(poly)
+			if !slices.Contains(kinds, kind) {
+				kinds = append(kinds, kind)
+				ch.legend.Add(kind, poly)
+			}
+		}
+	}
+	return nil
+}
+
+// meanSeries averages runs second by second (points rounded to the
+// second); a second only some runs reached averages those.
+func meanSeries(runs [][]Point) []Point {
+	sums, counts := map[int]float64{}, map[int]int{}
+	for _, s := range runs {
+		for _, p := range s {
+			if math.IsNaN(p.V) {
+				continue
+			}
+			k := int(math.Round(p.T))
+			sums[k] += p.V
+			counts[k]++
+		}
+	}
+	keys := make([]int, 0, len(sums))
+	for k := range sums {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	out := make([]Point, len(keys))
+	for i, k := range keys {
+		out[i] = Point{float64(k), sums[k] / float64(counts[k])}
+	}
+	return out
+}
+
+// barPlot draws each label's mean steady-state rate with its 95% CI as
+// horizontal bars, the baseline on top: labels are long ("rocksdb
+// sync_binlog=1 binlog_order_commits=OFF") and read best on their own
+// lines. nil when no label has a figure.
+func (t *Table) barPlot() (*chart, error) {
+	var shown []*Group
+	for _, g := range t.Groups {
+		if g.Rate.N > 0 {
+			shown = append(shown, g)
+		}
+	}
+	if len(shown) == 0 {
+		return nil, nil
+	}
+	n := len(shown)
+	vals := make(plotter.Values, n)
+	names := make([]string, n)
+	var xys plotter.XYs
+	var errs plotter.XErrors
+	xmax := 0.0
+	for i, g := range shown {
+		y := n - 1 - i // NominalY counts from the bottom
+		vals[y], names[y] = g.Rate.Mean, g.Label
+		xmax = math.Max(xmax, g.Rate.Mean)
+		if g.Rate.N > 1 {
+			half := g.Rate.CIHigh - g.Rate.Mean
+			xys = append(xys, plotter.XY{X: g.Rate.Mean, Y: float64(y)})
+			errs = append(errs, struct{ Low, High float64 }{half, half})
+			xmax = math.Max(xmax, g.Rate.CIHigh)
+		}
+	}
+	ch := newChart()
+	ch.height = vg.Length(n)*vg.Points(30) + vg.Inch
+	p := ch.p
+	p.Title.Text = t.Workload + ": steady-state " + t.Metric
+	p.X.Label.Text = t.Metric + " (mean; bars: 95% CI)"
+	bars, err := plotter.NewBarChart(vals, vg.Points(18))
+	if err != nil {
+		return nil, err
+	}
+	bars.Horizontal = true
+	bars.Color = palette[0]
+	bars.LineStyle.Width = 0
+	p.Add(bars)
+	if len(xys) > 0 {
+		eb, err := plotter.NewXErrorBars(errorBars{xys, errs})
+		if err != nil {
+			return nil, err
+		}
+		eb.CapWidth = vg.Points(10)
+		eb.LineStyle.Width = vg.Points(1.5)
+		p.Add(eb)
+	}
+	p.NominalY(names...)
+	p.X.Min, p.X.Max = 0, xmax*1.1
+	return ch, nil
+}
+
+// errorBars feeds NewXErrorBars: points and their error half-widths.
+type errorBars struct {
+	plotter.XYs
+	plotter.XErrors
+}
+
+// sans is the charts' font. SVG names fonts rather than embedding them:
+// renderSVG adds fallbacks so a browser without Liberation Sans uses its
+// own sans-serif, and each chart stays a few kilobytes.
+var sans = font.Font{Typeface: "Liberation", Variant: "Sans"}
+
+func newChart() *chart {
+	p := plot.New()
+	for _, ts := range []*text.Style{&p.Title.TextStyle, &p.X.Label.TextStyle, &p.Y.Label.TextStyle,
+		&p.X.Tick.Label, &p.Y.Tick.Label} {
+		ts.Font = font.From(sans, ts.Font.Size)
+	}
+	l := plot.NewLegend()
+	l.TextStyle.Font = font.From(sans, l.TextStyle.Font.Size)
+	l.Top = true
+	return &chart{p: p, legend: l}
+}
+
+// renderSVG draws the chart as a standalone SVG document, the legend in a
+// column of its own on the right that widens the canvas rather than
+// narrowing the data.
+func renderSVG(ch *chart) ([]byte, error) {
+	h := ch.height
+	if h == 0 {
+		h = plotH
+	}
+	var legendW vg.Length
+	if r := ch.legend.Rectangle(draw.New(vgsvg.New(plotW, h))); r.Max.X > r.Min.X {
+		legendW = r.Max.X - r.Min.X + vg.Points(12)
+	}
+	c := vgsvg.New(plotW+legendW, h)
+	dc := draw.New(c)
+	ch.p.Draw(draw.Crop(dc, 0, -legendW, 0, 0))
+	if legendW > 0 {
+		ch.legend.YOffs = -ch.p.Title.Padding - ch.p.Title.TextStyle.Height(ch.p.Title.Text)
+		ch.legend.XOffs = -vg.Points(4)
+		ch.legend.Draw(dc)
+	}
+	var b bytes.Buffer
+	if _, err := c.WriteTo(&b); err != nil {
+		return nil, err
+	}
+	return bytes.ReplaceAll(b.Bytes(), []byte("font-family:Liberation Sans;"),
+		[]byte("font-family:'Liberation Sans',Arial,Helvetica,sans-serif;")), nil
+}
+
+// slugify makes a file-name-safe stem.
+func slugify(s string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(s) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('-')
+		}
+	}
+	if out := strings.Trim(b.String(), "-."); out != "" {
+		return out
+	}
+	return "workload"
+}

@@ -1,0 +1,320 @@
+package report
+
+import (
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+func mustTime(t *testing.T, s string) time.Time {
+	t.Helper()
+	v, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func build(t *testing.T, opts Options, inputs ...string) *Report {
+	t.Helper()
+	in, err := Load(inputs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Build(in, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+func TestMatrixComparison(t *testing.T) {
+	rep := build(t, Options{}, matrixDir)
+	if rep.WarmupS != 2 || rep.WarmupFrom != "matrix.json" || len(rep.Tables) != 1 {
+		t.Fatalf("warm-up %v from %s, %d tables", rep.WarmupS, rep.WarmupFrom, len(rep.Tables))
+	}
+	tb := rep.Tables[0]
+	if tb.Workload != "pure-random-writes" || tb.Tool != "sysbench" || tb.Metric != "writes/s" || tb.Baseline.Label != "innodb" {
+		t.Fatalf("table %s/%s/%s baseline %s", tb.Workload, tb.Tool, tb.Metric, tb.Baseline.Label)
+	}
+	inno, rocks := tb.group("innodb"), tb.group("rocksdb")
+	// Only the cells that ended ok count: r3 failed (innodb) or is pending.
+	if inno.Rate.N != 2 || rocks.Rate.N != 2 || len(inno.Runs) != 3 {
+		t.Fatalf("n = %d/%d, runs %d", inno.Rate.N, rocks.Rate.N, len(inno.Runs))
+	}
+	// Each run's steady rate is the mean of its intervals after 2 s.
+	for i, id := range []string{"01-innodb-r1", "03-innodb-r2"} {
+		r := inno.Runs[i]
+		if r.ID != id {
+			t.Fatalf("run %d = %s, want %s", i, r.ID, id)
+		}
+		var sum float64
+		var n int
+		for _, p := range r.Bench.series(metricWrites) {
+			if p.T > 2 {
+				sum += p.V
+				n++
+			}
+		}
+		near(t, id+" steady", inno.Steady[i], sum/float64(n), 1e-9)
+	}
+	want := Describe(inno.Steady)
+	if !reflect.DeepEqual(inno.Rate, want) {
+		t.Errorf("innodb rate = %+v, want %+v", inno.Rate, want)
+	}
+	near(t, "ratio", rocks.Ratio, rocks.Rate.Mean/inno.Rate.Mean, 1e-12)
+	tt, _ := Welch(rocks.Steady, inno.Steady)
+	if rocks.Test == nil || rocks.Test.P != tt.P {
+		t.Fatalf("test = %+v, want p %v", rocks.Test, tt.P)
+	}
+	wantVerdict := "rocksdb: " + Ratio(rocks.Ratio) + " innodb writes/s (" + PValue(tt.P) + ", not significant)"
+	if rocks.Verdict != wantVerdict {
+		t.Errorf("verdict = %q, want %q", rocks.Verdict, wantVerdict)
+	}
+	// Health over the ok runs: r2's 3 s of async fallback and its commits
+	// without an ack.
+	if rocks.FallbackS != 3 || rocks.NoTx != 4120 || rocks.Consistency != "ok" {
+		t.Errorf("rocksdb health: fallback %v no_tx %v consistency %q", rocks.FallbackS, rocks.NoTx, rocks.Consistency)
+	}
+}
+
+func TestWarmupOptionOverridesMatrix(t *testing.T) {
+	w := 0.0
+	rep := build(t, Options{WarmupS: &w}, matrixDir)
+	inno := rep.Tables[0].group("innodb")
+	r := inno.Runs[1]
+	var sum float64
+	s := r.Bench.series(metricWrites)
+	for _, p := range s {
+		sum += p.V
+	}
+	if rep.WarmupFrom != "--warmup" {
+		t.Errorf("warm-up from %q", rep.WarmupFrom)
+	}
+	near(t, "steady without warm-up", inno.Steady[1], sum/float64(len(s)), 1e-9)
+}
+
+func TestBaselineOption(t *testing.T) {
+	rep := build(t, Options{Baseline: "rocksdb"}, matrixDir)
+	tb := rep.Tables[0]
+	if tb.Baseline.Label != "rocksdb" || tb.group("rocksdb").Verdict != "" || !strings.HasPrefix(tb.group("innodb").Verdict, "innodb: ") ||
+		!strings.Contains(tb.group("innodb").Verdict, "x rocksdb writes/s (p=") {
+		t.Errorf("baseline %s, innodb verdict %q", tb.Baseline.Label, tb.group("innodb").Verdict)
+	}
+	in, err := Load([]string{matrixDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Build(in, Options{Baseline: "tokudb"})
+	var ie *InputError
+	if !errors.As(err, &ie) || !strings.Contains(err.Error(), `"innodb", "rocksdb"`) {
+		t.Errorf("unknown baseline: err = %v, want an InputError listing the labels", err)
+	}
+}
+
+func TestMixedParseOutputAndRunDir(t *testing.T) {
+	// A hand-run legacy sysbench log (orch parse output) next to a new run.
+	rep := build(t, Options{}, "testdata/runs/20261129T221023Z-pure-random-writes-innodb", "testdata/parse/legacy-0.5.json")
+	if len(rep.Tables) != 1 {
+		t.Fatalf("%d tables, want the parse output in the run's table", len(rep.Tables))
+	}
+	tb := rep.Tables[0]
+	if tb.Workload != "pure-random-writes" || tb.Metric != "writes/s" || tb.Baseline.Label != "20261129T221023Z-pure-random-writes-innodb" {
+		t.Fatalf("table %s %s baseline %s", tb.Workload, tb.Metric, tb.Baseline.Label)
+	}
+	legacy := tb.group("legacy-0.5")
+	// Warm-up 10 s: the lab run printed intervals up to 9 s, so its final
+	// 3196.03 stands; the legacy log lasted 5 s: its final 7676.49.
+	near(t, "legacy ratio", legacy.Ratio, 7676.49/3196.03, 1e-12)
+	want := "legacy-0.5: 2.40x 20261129T221023Z-pure-random-writes-innodb writes/s (n/a (one run))"
+	if legacy.Verdict != want {
+		t.Errorf("verdict = %q, want %q", legacy.Verdict, want)
+	}
+}
+
+func TestParseOnlyTablesPerTool(t *testing.T) {
+	rep := build(t, Options{}, "testdata/parse/db-insert.json", "testdata/parse/mysqlslap.json")
+	var got []string
+	for _, tb := range rep.Tables {
+		got = append(got, tb.Workload+" "+tb.Metric+" "+num(tb.Baseline.Rate.Mean, 0))
+	}
+	if want := []string{"db-insert rows/s 123792", "mysqlslap queries/s 4090"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("tables = %q, want %q", got, want)
+	}
+}
+
+func TestNoEffectKnobIsNotAFinding(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []string{"01-innodb-r1", "03-innodb-r2"} {
+		copyDir(t, filepath.Join(matrixDir, "cells", c), filepath.Join(dir, "cells", c))
+	}
+	m := `{"version":1,"workload":"pure-random-writes","engines":["innodb"],
+ "knobs":[{"name":"binlog_order_commits","values":["ON","OFF"]}],"repeat":1,"warmup_s":2,
+ "no_effect":{"binlog_order_commits":"MariaDB 10.11.19: accepted but ignored"},
+ "cells":[
+  {"id":"01-innodb-r1","label":"innodb binlog_order_commits=ON","engine":"innodb","knobs":[{"name":"binlog_order_commits","value":"ON"}],"rep":1,"state":"ok","dir":"cells/01-innodb-r1"},
+  {"id":"03-innodb-r2","label":"innodb binlog_order_commits=OFF","engine":"innodb","knobs":[{"name":"binlog_order_commits","value":"OFF"}],"rep":1,"state":"ok","dir":"cells/03-innodb-r2"}]}`
+	if err := os.WriteFile(filepath.Join(dir, FileMatrix), []byte(m), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep := build(t, Options{}, dir)
+	g := rep.Tables[0].group("innodb binlog_order_commits=OFF")
+	if !reflect.DeepEqual(g.NoEffect, []string{"binlog_order_commits"}) {
+		t.Fatalf("no effect = %v", g.NoEffect)
+	}
+	if !strings.Contains(g.Verdict, "no effect on this server (binlog_order_commits: MariaDB 10.11.19: accepted but ignored)") ||
+		!strings.Contains(g.Verdict, "not a finding") || strings.Contains(g.Verdict, "significant") {
+		t.Errorf("verdict = %q", g.Verdict)
+	}
+	var md bytes.Buffer
+	if err := rep.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "## Knobs with no effect on this server") || !strings.Contains(md.String(), "| no effect on this server |") {
+		t.Errorf("report.md does not flag the knob:\n%s", md.String())
+	}
+}
+
+func TestCSV(t *testing.T) {
+	rep := build(t, Options{}, matrixDir, "testdata/parse/legacy-0.5.json")
+	var b bytes.Buffer
+	if err := rep.WriteCSV(&b); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&b).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(rows[0], CSVColumns) {
+		t.Fatalf("header = %q", rows[0])
+	}
+	if len(rows) != 1+7 {
+		t.Fatalf("%d rows, want a header and 7 runs", len(rows))
+	}
+	col := map[string]int{}
+	for i, c := range rows[0] {
+		col[c] = i
+	}
+	get := func(row int, c string) string { return rows[row][col[c]] }
+	tb := rep.Tables[0]
+	rocks := tb.group("rocksdb")
+	// Row 2 is 02-rocksdb-r1.
+	if get(2, "run") != "02-rocksdb-r1" || get(2, "label") != "rocksdb" || get(2, "rep") != "1" || get(2, "in_statistics") != "true" ||
+		get(2, "final") != "2155.97" || get(2, "steady") != f4(rocks.Steady[0]) || get(2, "steady_source") != "intervals" ||
+		get(2, "lat_percentile") != "95" || get(2, "lat_pct_ms") != "29.72" || get(2, "label_n") != "2" ||
+		get(2, "ratio_vs_baseline") != f4(rocks.Ratio) || get(2, "p_value") != strconv.FormatFloat(rocks.Test.P, 'g', 4, 64) || get(2, "significant") != "false" {
+		t.Errorf("rocksdb row = %q", rows[2])
+	}
+	// The pending cell: no figures, empty cells, not in the statistics.
+	if get(6, "run") != "06-rocksdb-r3" || get(6, "state") != "pending" || get(6, "in_statistics") != "false" || get(6, "steady") != "" {
+		t.Errorf("pending row = %q", rows[6])
+	}
+	if get(1, "is_baseline") != "true" || get(1, "ratio_vs_baseline") != "" {
+		t.Errorf("baseline row = %q", rows[1])
+	}
+	if get(7, "label") != "legacy-0.5" || get(7, "p_value") != "" || get(7, "state") != "" {
+		t.Errorf("parse-output row = %q", rows[7])
+	}
+	if v, err := parseFloat(get(1, "label_ci95_high")); err != nil || math.Abs(v-tb.Baseline.Rate.CIHigh) > 1e-4 {
+		t.Errorf("ci high = %q, want %v", get(1, "label_ci95_high"), tb.Baseline.Rate.CIHigh)
+	}
+}
+
+func TestMarkdownTables(t *testing.T) {
+	rep := build(t, Options{}, matrixDir)
+	var b bytes.Buffer
+	if err := rep.WriteMarkdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	md := b.String()
+	tb := rep.Tables[0]
+	inno, rocks := tb.group("innodb"), tb.group("rocksdb")
+	for _, want := range []string{
+		"## pure-random-writes (sysbench, writes/s)",
+		"Baseline: **innodb**",
+		"- " + rocks.Verdict,
+		"| configuration | n | writes/s mean | sd | 95% CI | vs baseline | p | lat avg ms | p95 ms | max ms |",
+		"| innodb | 2 | " + num(inno.Rate.Mean, 2) + " | " + num(inno.Rate.SD, 2) + " | " + ci(inno.Rate, 2) + " | baseline |",
+		"| rocksdb | 2 | " + num(rocks.Rate.Mean, 2) + " | " + num(rocks.Rate.SD, 2) + " | " + ci(rocks.Rate, 2) + " | " + Ratio(rocks.Ratio) + " | " + PValue(rocks.Test.P) + " |",
+		"| 05-innodb-r3 | innodb | 3 | failed: benchmark stopped: master stalled for 60s | — |",
+		"| 04-rocksdb-r2 | rocksdb | 2 | ok | " + num(rocks.Steady[1], 2) + " | mean of intervals after 2 s | 2069.73 |",
+		"![pure-random-writes: writes/s per second](plots/pure-random-writes-throughput.svg)",
+		"Warm-up: the first 2 s of each run are left out of the steady-state figures (matrix.json).",
+		"+ default_storage_engine = ROCKSDB",
+		"`rocksdb_flush_log_at_trx_commit`: 1 → 2",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report.md lacks %q", want)
+		}
+	}
+	// Every table row has as many cells as its header.
+	for _, line := range strings.Split(md, "\n") {
+		if strings.HasPrefix(line, "| configuration ") || strings.HasPrefix(line, "| run ") {
+			continue
+		}
+		if strings.HasPrefix(line, "| ") && strings.Count(line, " |") != 16 && strings.Count(line, " |") != 14 {
+			t.Errorf("row with %d cells: %s", strings.Count(line, " |"), line)
+		}
+	}
+}
+
+func TestGenerateWritesFiles(t *testing.T) {
+	out := t.TempDir()
+	_, paths, err := Generate([]string{matrixDir}, out, []string{FormatCSV, FormatMarkdown}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rel []string
+	for _, p := range paths {
+		r, _ := filepath.Rel(out, p)
+		rel = append(rel, r)
+	}
+	want := []string{"results.csv", "plots/pure-random-writes-throughput.svg", "plots/pure-random-writes-latency.svg",
+		"plots/pure-random-writes-lag.svg", "plots/pure-random-writes-comparison.svg", "report.md"}
+	if !reflect.DeepEqual(rel, want) {
+		t.Errorf("written %q, want %q", rel, want)
+	}
+	for _, p := range paths {
+		if st, err := os.Stat(p); err != nil || st.Size() == 0 {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(out, FileHTML)); err == nil {
+		t.Error("report.html written though not asked for")
+	}
+	if _, err := ParseFormats("md,pdf"); err == nil {
+		t.Error("format pdf accepted")
+	}
+}
+
+func copyDir(t *testing.T, from, to string) {
+	t.Helper()
+	err := filepath.Walk(from, func(p string, info os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, p)
+		dst := filepath.Join(to, rel)
+		if info.IsDir() {
+			return os.MkdirAll(dst, 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(dst, b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func parseFloat(s string) (float64, error) { return strconv.ParseFloat(s, 64) }

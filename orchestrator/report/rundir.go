@@ -1,0 +1,335 @@
+package report
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/orch-bench/orch/orchestrator/rundir"
+)
+
+// manifestDoc is the part of manifest.json the report reads.
+type manifestDoc struct {
+	OrchVersion string                     `json:"orch_version"`
+	Command     []string                   `json:"command"`
+	Engine      string                     `json:"engine"`
+	Knobs       map[string]string          `json:"knobs"`
+	Servers     map[string]string          `json:"servers"`
+	Clients     map[string]string          `json:"clients"`
+	HostFacts   map[string]json.RawMessage `json:"host_facts"`
+	Status      string                     `json:"status"`
+	Error       string                     `json:"error"`
+	Start       time.Time                  `json:"start"`
+	Workload    json.RawMessage            `json:"workload"`
+	Inventory   struct {
+		Hosts []struct {
+			Name string `json:"name"`
+			Role string `json:"role"`
+		} `json:"hosts"`
+	} `json:"inventory"`
+}
+
+// resultsDoc is the part of results.json the report reads.
+type resultsDoc struct {
+	Workload    string          `json:"workload"`
+	Tool        string          `json:"tool"`
+	Engine      string          `json:"engine"`
+	Benchmark   json.RawMessage `json:"benchmark"`
+	Consistency *struct {
+		OK bool `json:"ok"`
+	} `json:"consistency"`
+	Sizes map[string]struct {
+		DataBytes    *float64 `json:"data_bytes"`
+		IndexBytes   *float64 `json:"index_bytes"`
+		DatadirBytes *float64 `json:"datadir_bytes"`
+	} `json:"sizes"`
+	Monitor *struct {
+		Start    time.Time `json:"start"`
+		SemiSync *struct {
+			Enabled        bool     `json:"enabled"`
+			AsyncFallbackS *float64 `json:"async_fallback_s"`
+			NoTx           *float64 `json:"no_tx"`
+		} `json:"semi_sync"`
+		Lag []struct {
+			Host            string   `json:"host"`
+			MaxSeconds      *float64 `json:"max_seconds"`
+			MaxTransactions *float64 `json:"max_transactions"`
+		} `json:"lag"`
+		Stalls []json.RawMessage `json:"stalls"`
+	} `json:"monitor"`
+	FailedChecks []string `json:"failed_checks"`
+}
+
+// readRunDir reads one run directory. A run without results.json (still
+// running, or failed before the benchmark) is returned without figures.
+func readRunDir(dir string) (*Run, error) {
+	r := &Run{ID: filepath.Base(dir), Source: dir, Dir: dir, Health: emptyHealth()}
+	r.Label = r.ID
+	var man manifestDoc
+	haveMan, err := readJSON(filepath.Join(dir, rundir.FileManifest), &man)
+	if err != nil {
+		return nil, err
+	}
+	var res resultsDoc
+	haveRes, err := readJSON(filepath.Join(dir, rundir.FileResults), &res)
+	if err != nil {
+		return nil, err
+	}
+	if !haveMan && !haveRes {
+		return nil, fmt.Errorf("%s: neither %s nor %s: not a run directory", dir, rundir.FileManifest, rundir.FileResults)
+	}
+	r.State, r.Error, r.Engine, r.Workload = man.Status, man.Error, man.Engine, workloadName(man.Workload)
+	for _, k := range sortedKeys(man.Knobs) {
+		r.Knobs = append(r.Knobs, Knob{k, man.Knobs[k]})
+	}
+	if haveRes {
+		if res.Workload != "" {
+			r.Workload = res.Workload
+		}
+		if res.Engine != "" {
+			r.Engine = res.Engine
+		}
+		r.Tool = res.Tool
+		// A benchmark this report cannot read leaves the run without
+		// figures rather than failing the whole report.
+		if r.Bench, err = decodeBench(res.Benchmark, res.Tool); err != nil {
+			r.Bench, r.Error = nil, rundir.FileResults+": "+err.Error()
+		}
+		if r.Bench != nil && r.Tool == "" {
+			r.Tool = r.Bench.Tool
+		}
+		r.Health = health(&res)
+	} else if r.State == stateOK {
+		r.State = "ok, but no " + rundir.FileResults
+	}
+	start := man.Start
+	if res.Monitor != nil && !res.Monitor.Start.IsZero() {
+		start = res.Monitor.Start
+	}
+	events, err := readEvents(filepath.Join(dir, rundir.FileEvents))
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range events {
+		if e.Kind == "monitor_start" && (res.Monitor == nil || res.Monitor.Start.IsZero()) {
+			start = e.T
+			break
+		}
+	}
+	r.Spans = spans(events, start)
+	roles := map[string]string{}
+	for _, h := range man.Inventory.Hosts {
+		roles[h.Name] = h.Role
+	}
+	if r.Lag, err = readLag(dir, roles); err != nil {
+		return nil, err
+	}
+	r.Evidence, err = readEvidence(dir, &man, roles)
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// workloadName reads the workload's name from the manifest, which stores
+// the workload as it marshalled ({"Name": ...}); a bare string or another
+// shape from an older orch is taken as it comes or ignored.
+func workloadName(raw json.RawMessage) string {
+	var name string
+	if json.Unmarshal(raw, &name) == nil {
+		return name
+	}
+	var w map[string]any
+	if json.Unmarshal(raw, &w) != nil {
+		return ""
+	}
+	for _, k := range []string{"Name", "name"} {
+		if s, ok := w[k].(string); ok {
+			return s
+		}
+	}
+	return ""
+}
+
+func emptyHealth() Health {
+	n := math.NaN()
+	return Health{FallbackS: n, NoTx: n, MaxLagS: n, MaxLagTx: n, TableBytes: n, DatadirBytes: n}
+}
+
+func health(res *resultsDoc) Health {
+	h := emptyHealth()
+	h.FailedChecks = res.FailedChecks
+	if res.Consistency != nil {
+		h.Consistency = "ok"
+		if !res.Consistency.OK {
+			h.Consistency = "MISMATCH"
+		}
+	}
+	if s, ok := res.Sizes["master"]; ok {
+		if s.DataBytes != nil || s.IndexBytes != nil {
+			h.TableBytes = sum(s.DataBytes, s.IndexBytes)
+		}
+		h.DatadirBytes = fl(s.DatadirBytes)
+	}
+	if m := res.Monitor; m != nil {
+		if ss := m.SemiSync; ss != nil && ss.Enabled {
+			h.SemiSync = true
+			h.FallbackS, h.NoTx = fl(ss.AsyncFallbackS), fl(ss.NoTx)
+		}
+		for _, l := range m.Lag {
+			h.MaxLagS = maxNaN(h.MaxLagS, fl(l.MaxSeconds))
+			h.MaxLagTx = maxNaN(h.MaxLagTx, fl(l.MaxTransactions))
+		}
+		h.Stalls = len(m.Stalls)
+	}
+	return h
+}
+
+// readJSON decodes path into v; a missing file is not an error (false).
+func readJSON(path string, v any) (bool, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return false, fmt.Errorf("%s: %w", path, err)
+	}
+	return true, nil
+}
+
+// readEvents reads events.jsonl, skipping a torn last line (the file is
+// appended to while a run goes on).
+func readEvents(path string) ([]Event, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []Event
+	lines := strings.Split(string(b), "\n")
+	for i, line := range lines {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		var e Event
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			if i == len(lines)-1 {
+				break
+			}
+			return nil, fmt.Errorf("%s:%d: %w", path, i+1, err)
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// spanKinds pairs the event kinds that open a shaded period with the kinds
+// that close it.
+var spanKinds = map[string]struct{ end, what string }{
+	"semisync_off":    {"semisync_on", "semi-sync off"},
+	"stall":           {"stall_cleared", "stall"},
+	"replica_stopped": {"replica_running", "replica stopped"},
+	"host_error":      {"host_recovered", "host not answering"},
+}
+
+// isFault reports whether kind is a fault-injection event and whether it
+// opens (fault, fault_start, fault_partition...) or closes (fault_end,
+// fault_cleared, fault_healed...) a fault.
+func isFault(kind string) (fault, closes bool) {
+	if kind != "fault" && !strings.HasPrefix(kind, "fault_") {
+		return false, false
+	}
+	for _, s := range []string{"_end", "_cleared", "_healed", "_stop", "_removed", "_off"} {
+		if strings.HasSuffix(kind, s) {
+			return true, true
+		}
+	}
+	return true, false
+}
+
+// spans turns events into shaded periods, in seconds since start. A period
+// still open when the events end lasts until the monitor stopped (or the
+// last event); a fault without an end is shaded for one second.
+func spans(events []Event, start time.Time) []Span {
+	if start.IsZero() && len(events) > 0 {
+		start = events[0].T
+	}
+	sec := func(t time.Time) float64 { return t.Sub(start).Seconds() }
+	end := 0.0
+	for _, e := range events {
+		end = math.Max(end, sec(e.T))
+	}
+	var out []Span
+	open := map[string]int{} // host+closing kind -> index in out
+	for _, e := range events {
+		if k, ok := spanKinds[e.Kind]; ok {
+			key := e.Host + "\x00" + k.end
+			if _, dup := open[key]; !dup {
+				open[key] = len(out)
+				out = append(out, Span{From: sec(e.T), To: math.NaN(), What: k.what, Host: e.Host})
+			}
+			continue
+		}
+		if fault, closes := isFault(e.Kind); fault {
+			key := e.Host + "\x00fault"
+			if closes {
+				if i, ok := open[key]; ok {
+					out[i].To = sec(e.T)
+					delete(open, key)
+				}
+				continue
+			}
+			if _, dup := open[key]; !dup {
+				open[key] = len(out)
+				what := "fault"
+				if e.Detail != "" {
+					what += ": " + e.Detail
+				}
+				out = append(out, Span{From: sec(e.T), To: math.NaN(), What: what, Host: e.Host})
+			}
+			continue
+		}
+		if i, ok := open[e.Host+"\x00"+e.Kind]; ok {
+			out[i].To = sec(e.T)
+			delete(open, e.Host+"\x00"+e.Kind)
+		}
+	}
+	for key, i := range open {
+		out[i].To = end
+		if strings.HasSuffix(key, "\x00fault") {
+			out[i].To = out[i].From + 1
+		}
+	}
+	return out
+}
+
+func maxNaN(a, b float64) float64 {
+	switch {
+	case math.IsNaN(a):
+		return b
+	case math.IsNaN(b):
+		return a
+	}
+	return math.Max(a, b)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

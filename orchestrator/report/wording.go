@@ -1,0 +1,181 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// verdict words a comparison the way engineers say it:
+// "rocksdb sync_binlog=1: 0.84x innodb sync_binlog=0 writes/s (p=0.003, significant)".
+func verdict(metric string, base, g *Group, noEffect map[string]string) string {
+	switch {
+	case g.Rate.N == 0:
+		return fmt.Sprintf("%s: no run ended ok, nothing to compare", g.Label)
+	case base.Rate.N == 0:
+		return fmt.Sprintf("%s: the baseline %s has no run that ended ok, nothing to compare with", g.Label, base.Label)
+	}
+	cmp := fmt.Sprintf("%s %s %s", Ratio(g.Ratio), base.Label, metric)
+	if len(g.NoEffect) > 0 {
+		why := make([]string, len(g.NoEffect))
+		for i, k := range g.NoEffect {
+			why[i] = k
+			if r := noEffect[k]; r != "" {
+				why[i] += ": " + r
+			}
+		}
+		return fmt.Sprintf("%s: no effect on this server (%s); %s is noise, not a finding",
+			g.Label, strings.Join(why, "; "), cmp)
+	}
+	return fmt.Sprintf("%s: %s (%s)", g.Label, cmp, Significance(g.Test, g.TestErr))
+}
+
+// Ratio formats a ratio as "1.63x".
+func Ratio(r float64) string {
+	if math.IsNaN(r) || math.IsInf(r, 0) {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.2fx", r)
+}
+
+// Significance words a t-test outcome: "p=0.003, significant",
+// "p=0.412, not significant", or why there is none ("n/a (one run)").
+func Significance(t *TTest, err error) string {
+	if t == nil {
+		if err == nil {
+			err = errors.New("n/a")
+		}
+		return err.Error()
+	}
+	word := "not significant"
+	if t.Significant() {
+		word = "significant"
+	}
+	return PValue(t.P) + ", " + word
+}
+
+// PValue formats a p-value with three significant digits, so that one
+// just under 0.05 never reads as 0.050: "p=0.0499", "p=0.204", "p<0.001".
+func PValue(p float64) string {
+	if p < 0.001 {
+		return "p<0.001"
+	}
+	return fmt.Sprintf("p=%.3g", p)
+}
+
+// num formats v with the given decimals; "—" when absent.
+func num(v float64, decimals int) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "—"
+	}
+	return strconv.FormatFloat(v, 'f', decimals, 64)
+}
+
+// mib formats a byte count in MiB.
+func mib(v float64) string {
+	if math.IsNaN(v) {
+		return "—"
+	}
+	return strconv.FormatFloat(v/(1<<20), 'f', 1, 64)
+}
+
+// ci formats a confidence interval "[lo, hi]".
+func ci(s Sample, decimals int) string {
+	if math.IsNaN(s.CILow) {
+		return "—"
+	}
+	return "[" + num(s.CILow, decimals) + ", " + num(s.CIHigh, decimals) + "]"
+}
+
+// pText is a group's p-value cell.
+func pText(g *Group) string {
+	switch {
+	case g.Test != nil:
+		return PValue(g.Test.P)
+	case g.TestErr != nil:
+		return g.TestErr.Error()
+	}
+	return ""
+}
+
+// lagText is "s / tx" of the worst replica lag.
+func lagText(s, tx float64) string {
+	if math.IsNaN(s) && math.IsNaN(tx) {
+		return "—"
+	}
+	return num(s, 0) + " s / " + num(tx, 0) + " tx"
+}
+
+// semiText is the semi-sync health: async fallback time and commits made
+// without an acknowledgement.
+func semiText(fallbackS, noTx float64) string {
+	if math.IsNaN(fallbackS) && math.IsNaN(noTx) {
+		return "—"
+	}
+	return num(fallbackS, 0) + " s / " + num(noTx, 0)
+}
+
+// steadyText says where a run's steady-state figure comes from.
+func steadyText(how string, warmupS float64) string {
+	switch how {
+	case "intervals":
+		return "mean of intervals after " + num(warmupS, 0) + " s"
+	case "final":
+		return "final report (no interval after the warm-up)"
+	case "none":
+		return ""
+	}
+	return how
+}
+
+// pctlName is "p95" for rank 95, "pNN" when unknown.
+func pctlName(rank int) string {
+	if rank <= 0 {
+		return "pNN"
+	}
+	return "p" + strconv.Itoa(rank)
+}
+
+// Summary is the short text `orch report` prints: per table its baseline
+// and verdicts.
+func (rep *Report) Summary() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "warm-up %s s (%s) excluded from steady-state figures\n", num(rep.WarmupS, 0), rep.WarmupFrom)
+	for _, t := range rep.Tables {
+		bl := t.Baseline
+		fmt.Fprintf(&b, "%s (%s, %s): baseline %s: ", t.Workload, t.Tool, t.Metric, bl.Label)
+		switch {
+		case bl.Rate.N == 0:
+			b.WriteString("no run ended ok")
+		case bl.Rate.N == 1:
+			fmt.Fprintf(&b, "%s %s", num(bl.Rate.Mean, 2), t.Metric)
+		default:
+			fmt.Fprintf(&b, "%s %s ± %s (n=%d)", num(bl.Rate.Mean, 2), t.Metric, num(bl.Rate.SD, 2), bl.Rate.N)
+		}
+		b.WriteString("\n")
+		for _, g := range t.Groups {
+			if g.Verdict != "" && g.Rate.N > 0 {
+				fmt.Fprintf(&b, "  %s\n", g.Verdict)
+			}
+		}
+		// Runs left out still have figures worth a glance (an interrupted
+		// run reported alone would otherwise show nothing).
+		for _, r := range t.Runs {
+			if r.usable() {
+				continue
+			}
+			state := r.State
+			if state == "" {
+				state = "incomplete output"
+			}
+			fmt.Fprintf(&b, "  not in the statistics: %s (%s)", r.ID, state)
+			if v, _ := t.steadyOf(r, rep.WarmupS); !math.IsNaN(v) {
+				fmt.Fprintf(&b, ": %s %s", num(v, 2), t.Metric)
+			}
+			b.WriteString("\n")
+		}
+	}
+	return b.String()
+}

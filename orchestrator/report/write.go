@@ -1,0 +1,147 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Files Write produces.
+const (
+	FileMarkdown = "report.md"
+	FileHTML     = "report.html"
+	FileCSV      = "results.csv"
+	PlotsDir     = "plots"
+)
+
+// Formats are the outputs Write produces.
+const (
+	FormatMarkdown = "md"
+	FormatHTML     = "html"
+	FormatCSV      = "csv"
+)
+
+// AllFormats is the default: every output.
+var AllFormats = []string{FormatMarkdown, FormatHTML, FormatCSV}
+
+// ParseFormats reads a comma-separated format list ("md,html").
+func ParseFormats(s string) ([]string, error) {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(strings.ToLower(f))
+		switch f {
+		case "":
+			continue
+		case FormatMarkdown, FormatHTML, FormatCSV:
+			if !slices.Contains(out, f) {
+				out = append(out, f)
+			}
+		default:
+			return nil, fmt.Errorf("unknown format %q (md, html or csv)", f)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no format given (md, html or csv)")
+	}
+	return out, nil
+}
+
+// Write writes the formats into dir (created if missing) and returns the
+// paths written. Markdown references its plots, so with md the plots are
+// written under dir/plots/ too. Each file is replaced atomically.
+func (rep *Report) Write(dir string, formats []string) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	var written []string
+	put := func(name string, render func(*bytes.Buffer) error) error {
+		var b bytes.Buffer
+		if err := render(&b); err != nil {
+			return fmt.Errorf("report: %s: %w", name, err)
+		}
+		p := filepath.Join(dir, name)
+		if err := writeAtomic(p, b.Bytes()); err != nil {
+			return fmt.Errorf("report: %w", err)
+		}
+		written = append(written, p)
+		return nil
+	}
+	for _, f := range formats {
+		var err error
+		switch f {
+		case FormatMarkdown:
+			for _, t := range rep.Tables {
+				for _, p := range t.Plots {
+					svg := p.SVG
+					if err = put(filepath.Join(PlotsDir, p.Name+".svg"), func(b *bytes.Buffer) error { _, e := b.Write(svg); return e }); err != nil {
+						return written, err
+					}
+				}
+			}
+			err = put(FileMarkdown, func(b *bytes.Buffer) error { return rep.WriteMarkdown(b) })
+		case FormatHTML:
+			err = put(FileHTML, func(b *bytes.Buffer) error { return rep.WriteHTML(b) })
+		case FormatCSV:
+			err = put(FileCSV, func(b *bytes.Buffer) error { return rep.WriteCSV(b) })
+		default:
+			err = fmt.Errorf("report: unknown format %q", f)
+		}
+		if err != nil {
+			return written, err
+		}
+	}
+	return written, nil
+}
+
+// writeAtomic writes data to path through a temporary file and a rename,
+// so a reader (a browser reloading the report) never sees half a file.
+func writeAtomic(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // after a successful rename this fails harmlessly
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// Generate loads the inputs, builds the report and writes it: what
+// `orch report` and the end of a matrix do. out "" means the single
+// input's directory, else ./report. It returns the report and the paths
+// written.
+func Generate(inputs []string, out string, formats []string, opts Options) (*Report, []string, error) {
+	in, err := Load(inputs)
+	if err != nil {
+		return nil, nil, err
+	}
+	rep, err := Build(in, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	if out == "" {
+		out = in.Home
+	}
+	if out == "" {
+		out = "report"
+	}
+	if len(formats) == 0 {
+		formats = AllFormats
+	}
+	paths, err := rep.Write(out, formats)
+	return rep, paths, err
+}
