@@ -62,7 +62,7 @@
 //	                   reads 0 on a slave whose link is down: use lag_tx
 //	lag_tx             slave: transactions in the master's GTID position
 //	                   (its latest sample, at most about an interval older)
-//	                   that the slave has not applied; see GTIDGap
+//	                   that the slave has not applied; see flavor.Server.GTIDGap
 //	gtid_pos           master: gtid_binlog_pos / gtid_executed; slave:
 //	                   gtid_slave_pos / gtid_executed (applied)
 //

@@ -27,7 +27,10 @@ type fakeServer struct {
 }
 
 func newFakeServer(t testing.TB, role topology.Role) *fakeServer {
-	srv := mariadb(t)
+	srv, err := flavor.New(flavor.MariaDB, flavor.V(10, 11, 19))
+	if err != nil {
+		t.Fatal(err)
+	}
 	f := &fakeServer{srv: srv, role: role, names: namesFor(srv, role), counters: map[string]uint64{}, status: "ON", clients: 2, enabled: true}
 	for _, n := range f.names.statusNames() {
 		f.counters[n] = 0

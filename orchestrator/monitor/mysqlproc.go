@@ -165,7 +165,7 @@ func (p *mysqlProc) writeReplica(cur *mysqlSample, c *csvFile) {
 	if mp := p.m.masterPos.Load(); mp != nil && cur.hasGTID {
 		// The master was read at most about an interval before: under
 		// load the gap is approximate, at rest it is exact.
-		n, err := GTIDGap(mp.srv, mp.pos, cur.gtidPos)
+		n, err := mp.srv.GTIDGap(mp.pos, cur.gtidPos)
 		lagTx, hasTx = n, err == nil
 	}
 	c.int(lagTx, hasTx)

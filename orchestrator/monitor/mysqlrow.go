@@ -202,7 +202,7 @@ func parseMySQL(at time.Time, raw mysqlRaw, n *serverNames, srv flavor.Server) (
 		s.semiEnabled = v == "ON" || v == "1"
 	}
 	if pos, ok := raw.Vars[n.gtidVar]; ok && n.gtidVar != "" {
-		count, err := gtidCount(srv, pos)
+		count, err := srv.GTIDCount(pos)
 		if err != nil {
 			return s, fmt.Errorf("%s: %w", n.gtidVar, err)
 		}

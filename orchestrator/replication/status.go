@@ -182,7 +182,7 @@ func computeLag(st *Status) {
 		if sl.Replica == nil || sl.Lag == nil || st.Master.Error != "" || sl.Error != "" {
 			continue
 		}
-		if n, err := gtidBehind(st.Master.GTIDPosition, sl.GTIDPosition, st.Master.srv.UsesMariaDBGTID()); err == nil {
+		if n, err := st.Master.srv.GTIDGap(st.Master.GTIDPosition, sl.GTIDPosition); err == nil {
 			sl.Lag.Transactions = &n
 		} else {
 			sl.Problems = append(sl.Problems, "lag: "+err.Error())

@@ -217,7 +217,7 @@ func behindText(ctx context.Context, n *Node, pos string, mariadb bool) string {
 	}
 	have := normGTID(t.value())
 	msg := fmt.Sprintf("applied %q, master at %q", have, pos)
-	if gap, err := gtidBehind(pos, have, mariadb); err == nil {
+	if gap, err := n.Server.GTIDGap(pos, have); err == nil {
 		msg += fmt.Sprintf(" (%d transactions behind)", gap)
 	}
 	return msg

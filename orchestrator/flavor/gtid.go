@@ -1,4 +1,4 @@
-package monitor
+package flavor
 
 import (
 	"fmt"
@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/orch-bench/orch/orchestrator/flavor"
 )
 
 // GTIDGap counts the transactions in the master's GTID position that the
@@ -14,7 +13,7 @@ import (
 // trust, because Seconds_Behind_Master reads 0 on a slave whose link is
 // down. Positions are what srv's MasterGTIDQuery and SlaveGTIDQuery return:
 // MariaDB domain-server-seq lists or MySQL uuid[:tag]:ranges sets.
-func GTIDGap(srv flavor.Server, master, slave string) (int64, error) {
+func (srv Server) GTIDGap(master, slave string) (int64, error) {
 	m, err := parseGTID(srv, master)
 	if err != nil {
 		return 0, fmt.Errorf("master GTID position: %w", err)
@@ -30,10 +29,10 @@ func GTIDGap(srv flavor.Server, master, slave string) (int64, error) {
 	return int64(gap), nil
 }
 
-// gtidCount is how many transactions a position covers. Its per-second
+// GTIDCount is how many transactions a position covers. Its per-second
 // delta is the master's binlog commit rate (a slave's apply rate), and a
 // frozen count is one sign of a stalled master.
-func gtidCount(srv flavor.Server, pos string) (uint64, error) {
+func (srv Server) GTIDCount(pos string) (uint64, error) {
 	g, err := parseGTID(srv, pos)
 	if err != nil {
 		return 0, err
@@ -56,7 +55,7 @@ type span struct{ lo, hi uint64 }
 // so both flavours count the same way.
 type gtidSet map[string][]span
 
-func parseGTID(srv flavor.Server, pos string) (gtidSet, error) {
+func parseGTID(srv Server, pos string) (gtidSet, error) {
 	if srv.UsesMariaDBGTID() {
 		return parseMariaDBGTID(pos)
 	}

@@ -1,22 +1,21 @@
-package monitor
+package flavor
 
 import (
 	"testing"
 
-	"github.com/orch-bench/orch/orchestrator/flavor"
 )
 
-func server(t testing.TB, f flavor.Flavor, v flavor.Version) flavor.Server {
+func gtidServer(t testing.TB, f Flavor, v Version) Server {
 	t.Helper()
-	s, err := flavor.New(f, v)
+	s, err := New(f, v)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return s
 }
 
-func mariadb(t testing.TB) flavor.Server { return server(t, flavor.MariaDB, flavor.V(10, 11, 19)) }
-func mysql80(t testing.TB) flavor.Server { return server(t, flavor.MySQL, flavor.V(8, 0, 36)) }
+func gtidMariaDB(t testing.TB) Server { return gtidServer(t, MariaDB, V(10, 11, 19)) }
+func gtidMySQL80(t testing.TB) Server { return gtidServer(t, MySQL, V(8, 0, 36)) }
 
 const (
 	uuidA = "3E11FA47-71CA-11E1-9E33-C80AA9429562"
@@ -47,11 +46,11 @@ func TestGTIDGap(t *testing.T) {
 		{"mysql empty", true, "", "", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := mariadb(t)
+			srv := gtidMariaDB(t)
 			if tc.mysql {
-				srv = mysql80(t)
+				srv = gtidMySQL80(t)
 			}
-			got, err := GTIDGap(srv, tc.master, tc.slave)
+			got, err := srv.GTIDGap(tc.master, tc.slave)
 			if err != nil || got != tc.want {
 				t.Fatalf("GTIDGap(%q, %q) = %d, %v; want %d", tc.master, tc.slave, got, err, tc.want)
 			}
@@ -70,11 +69,11 @@ func TestGTIDCount(t *testing.T) {
 		{false, "", 0},
 		{true, uuidA + ":1-5:7-9," + uuidB + ":1", 9},
 	} {
-		srv := mariadb(t)
+		srv := gtidMariaDB(t)
 		if tc.mysql {
-			srv = mysql80(t)
+			srv = gtidMySQL80(t)
 		}
-		if got, err := gtidCount(srv, tc.pos); err != nil || got != tc.want {
+		if got, err := srv.GTIDCount(tc.pos); err != nil || got != tc.want {
 			t.Errorf("gtidCount(%q) = %d, %v; want %d", tc.pos, got, err, tc.want)
 		}
 	}
@@ -93,11 +92,11 @@ func TestGTIDGapRejectsGarbage(t *testing.T) {
 		{true, uuidA + ":1-", ""},
 		{true, "", uuidA + "::1"},
 	} {
-		srv := mariadb(t)
+		srv := gtidMariaDB(t)
 		if tc.mysql {
-			srv = mysql80(t)
+			srv = gtidMySQL80(t)
 		}
-		if n, err := GTIDGap(srv, tc.master, tc.slave); err == nil {
+		if n, err := srv.GTIDGap(tc.master, tc.slave); err == nil {
 			t.Errorf("GTIDGap(%q, %q) = %d, want an error", tc.master, tc.slave, n)
 		}
 	}
