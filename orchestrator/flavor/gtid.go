@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-
 )
 
 // GTIDGap counts the transactions in the master's GTID position that the

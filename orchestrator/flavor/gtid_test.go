@@ -2,7 +2,6 @@ package flavor
 
 import (
 	"testing"
-
 )
 
 func gtidServer(t testing.TB, f Flavor, v Version) Server {
