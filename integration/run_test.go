@@ -235,3 +235,42 @@ func mustRead(t *testing.T, p string) []byte {
 	}
 	return b
 }
+
+// TestRunStopsOnStall: with both slaves cut off and a semi-sync timeout that
+// never falls back to async, the master stalls while its semi-sync status
+// stays ON; the run is stopped after --stall-limit with that diagnosis
+// instead of hanging until the benchmark's end.
+func TestRunStopsOnStall(t *testing.T) {
+	l := needLab(t)
+	defer l.orch(t, "down", "-i", l.inventory)
+	done := make(chan result, 1)
+	go func() {
+		done <- l.orch(t, "run", "-i", l.inventory, "--workload", "pure-random-writes", "--tables", "2",
+			"--threads", "4", "--time", "120", "--table-size", "10000", "--stall-limit", "8s", "--runs", t.TempDir())
+	}()
+	time.Sleep(10 * time.Second)
+	l.fault(t, "slave1", "link-down")
+	l.fault(t, "slave2", "link-down")
+	defer l.fault(t, "slave2", "link-up")
+	defer l.fault(t, "slave1", "link-up")
+	var r result
+	select {
+	case r = <-done:
+	case <-time.After(90 * time.Second):
+		t.Fatal("the run did not stop on a stalled master")
+	}
+	if r.code == 0 {
+		t.Fatalf("a stalled run exited 0")
+	}
+	if !strings.Contains(r.stderr+r.stdout, "stall") {
+		t.Errorf("no stall diagnosis:\n%s\n%s", r.stdout, r.stderr)
+	}
+	dir := runDir(t, r)
+	m := readJSON(t, filepath.Join(dir, "manifest.json"))
+	if m["status"] != "failed" || !strings.Contains(m["error"].(string), "stall") {
+		t.Errorf("manifest: status %v, error %v", m["status"], m["error"])
+	}
+	if !strings.Contains(string(mustRead(t, filepath.Join(dir, "events.jsonl"))), `"stall"`) {
+		t.Errorf("events.jsonl has no stall event")
+	}
+}
