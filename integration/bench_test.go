@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
 	"strings"
 	"testing"
 	"time"
@@ -56,4 +59,64 @@ func BenchmarkUpCriticalPath(b *testing.B) {
 	}
 	b.ReportMetric(sum/float64(b.N), "x-critical-path")
 	fmt.Println("target: total <= 1.2x critical path (slowest restart + replica connect)")
+}
+
+// BenchmarkMatrixCellOverhead runs a small matrix (one engine, two knob
+// values, two repetitions, 10 s runs) and prints, per cell, the wall time
+// orch spent beyond the benchmark's own run (target <= 15 s) and orch's
+// peak resident memory (target < 100 MB). It asserts nothing about speed.
+//
+//	make lab-up && ORCH_LAB_INVENTORY=$PWD/inventories/lab.yaml ORCH_BIN=$PWD/bin/orch \
+//	  go test -run '^$' -bench MatrixCellOverhead -benchtime 1x ./integration/
+func BenchmarkMatrixCellOverhead(b *testing.B) {
+	inv, bin := os.Getenv("ORCH_LAB_INVENTORY"), os.Getenv("ORCH_BIN")
+	if inv == "" || bin == "" {
+		b.Skip("no lab: set ORCH_LAB_INVENTORY and ORCH_BIN")
+	}
+	for i := 0; i < b.N; i++ {
+		runs := b.TempDir()
+		cmd := exec.Command(bin, "matrix", "-i", inv, "--engines=innodb", "--knobs=sync_binlog=0,1", "--repeat", "2",
+			"--runs", runs, "--workload", "pure-random-writes", "--tables", "2", "--threads", "4", "--time", "10", "--table-size", "10000")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("matrix: %v\n%s", err, out)
+		}
+		rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss // KiB on Linux
+		dir, _ := filepath.EvalSymlinks(filepath.Join(runs, "latest"))
+		var m struct {
+			Cells []struct {
+				ID, Dir        string
+				Started, Ended time.Time
+			}
+		}
+		if err := json.Unmarshal(mustReadB(b, filepath.Join(dir, "matrix.json")), &m); err != nil {
+			b.Fatal(err)
+		}
+		fmt.Printf("%-34s %8s %10s %9s\n", "cell", "wall", "benchmark", "overhead")
+		var worst time.Duration
+		for _, c := range m.Cells {
+			var res struct {
+				Benchmark struct {
+					DurationS float64 `json:"duration_s"`
+				} `json:"benchmark"`
+			}
+			json.Unmarshal(mustReadB(b, filepath.Join(dir, c.Dir, "results.json")), &res)
+			wall := c.Ended.Sub(c.Started)
+			bench := time.Duration(res.Benchmark.DurationS * float64(time.Second))
+			over := wall - bench
+			worst = max(worst, over)
+			fmt.Printf("%-34s %8s %10s %9s\n", c.ID, wall.Round(time.Second), bench.Round(100*time.Millisecond), over.Round(100*time.Millisecond))
+		}
+		fmt.Printf("worst per-cell overhead %s (target <= 15s); orch peak RSS %.1f MB (target < 100 MB)\n", worst.Round(100*time.Millisecond), float64(rss)/1024)
+		b.ReportMetric(worst.Seconds(), "s-overhead/cell")
+		b.ReportMetric(float64(rss)/1024, "MB-rss")
+	}
+}
+
+func mustReadB(b *testing.B, p string) []byte {
+	b.Helper()
+	data, err := os.ReadFile(p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return data
 }
