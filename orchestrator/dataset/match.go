@@ -19,8 +19,11 @@ type Spec struct {
 	// Tables is how many tables: <prefix>1 .. <prefix>N.
 	Tables      int
 	TablePrefix string // default DefaultTablePrefix
-	// TableSize is the rows per table; 0 means the count does not matter.
+	// TableSize is the rows per table; 0 means the count does not matter,
+	// unless ExactRows says it must be exactly TableSize (a prepare that
+	// leaves empty tables, like oltp_insert with auto_inc off).
 	TableSize int64
+	ExactRows bool
 	// Engine is the storage engine (innodb, rocksdb, tokudb; any case);
 	// "" means any.
 	Engine string
@@ -94,7 +97,7 @@ func Matches(ctx context.Context, db *sql.DB, spec Spec) (bool, string, error) {
 	if problems := compareTables(spec, tables); len(problems) > 0 {
 		return false, spec.Database + ": " + strings.Join(problems, "; "), nil
 	}
-	if spec.TableSize > 0 {
+	if spec.TableSize > 0 || spec.ExactRows {
 		for _, t := range spec.TableNames() {
 			n, err := countRows(ctx, db, spec.Database, t)
 			if err != nil {
@@ -180,7 +183,7 @@ func describe(spec Spec) string {
 	if spec.Engine != "" {
 		s += " (" + strings.ToLower(spec.Engine) + ")"
 	}
-	if spec.TableSize > 0 {
+	if spec.TableSize > 0 || spec.ExactRows {
 		s += fmt.Sprintf(" with %d rows each", spec.TableSize)
 	}
 	return s

@@ -5,7 +5,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"path"
 	"strconv"
@@ -188,7 +187,9 @@ func (r *run) replicationNodes() (*replication.Node, []*replication.Node) {
 	return &replication.Node{Host: m.Host, DB: m.DB, Server: m.Server}, slaves
 }
 
-// spec is the dataset the workload prepares, as the dataset package knows it.
+// spec is the dataset the workload prepares, as the dataset package checks
+// it: exact row counts, since what prepare leaves (even empty tables) is
+// what a run must start from.
 func (r *run) spec() (dataset.Spec, bool) {
 	ds, ok := r.driver.Dataset()
 	if !ok || len(ds.Tables) == 0 {
@@ -196,7 +197,7 @@ func (r *run) spec() (dataset.Spec, bool) {
 	}
 	prefix := strings.TrimRight(ds.Tables[0], "0123456789")
 	return dataset.Spec{Database: ds.Database, Tables: len(ds.Tables), TablePrefix: prefix,
-		TableSize: int64(ds.TableSize), Engine: ds.Engine}, true
+		TableSize: int64(ds.TableSize), ExactRows: true, Engine: ds.Engine}, true
 }
 
 // prepare creates the dataset unless it already matches what the
@@ -206,61 +207,30 @@ func (r *run) prepare(ctx context.Context) error {
 	if !r.cfg.Workload.Prepare {
 		return nil
 	}
-	ds, ok := r.driver.Dataset()
+	spec, ok := r.spec()
 	if !ok {
 		_, err := r.phase(ctx, bench.PhasePrepare)
 		return err
 	}
 	master := r.nodes[0]
+	ds, _ := r.driver.Dataset()
 	if _, err := master.DB.ExecContext(ctx, ds.CreateDatabaseSQL()); err != nil {
 		return fmt.Errorf("%s: create database %s: %w", master.Host, ds.Database, err)
 	}
-	err := datasetMatches(ctx, master.DB, ds)
-	if err == nil {
-		r.logf("run: dataset %s already matches: prepare skipped", ds.Database)
-		return nil
-	}
-	if !errors.Is(err, bench.ErrDatasetMismatch) {
+	match, why, err := dataset.Matches(ctx, master.DB, spec)
+	if err != nil {
 		return fmt.Errorf("%s: %w", master.Host, err)
 	}
-	r.logf("run: %v: preparing it", err)
+	if match {
+		r.logf("run: dataset matches (%s): prepare skipped", why)
+		return nil
+	}
+	r.logf("run: dataset does not match (%s): preparing it", why)
 	if _, err := r.phase(ctx, bench.PhaseCleanup); err != nil {
 		return err
 	}
 	_, err = r.phase(ctx, bench.PhasePrepare)
 	return err
-}
-
-// datasetMatches follows bench.DatasetSpec's recipe: tables and engines
-// first, exact row counts only when those match (COUNT(*) reads a table).
-func datasetMatches(ctx context.Context, db *sql.DB, ds bench.DatasetSpec) error {
-	q, args := ds.TablesQuery()
-	rows, err := db.QueryContext(ctx, q, args...)
-	if err != nil {
-		return err
-	}
-	var found []bench.TableState
-	for rows.Next() {
-		var name, engine sql.NullString
-		if err := rows.Scan(&name, &engine); err != nil {
-			rows.Close()
-			return err
-		}
-		found = append(found, bench.TableState{Name: name.String, Engine: engine.String, Rows: -1})
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	if err := ds.Check(found); err != nil {
-		return err
-	}
-	for i := range found {
-		if err := db.QueryRowContext(ctx, ds.CountQuery(found[i].Name)).Scan(&found[i].Rows); err != nil {
-			return err
-		}
-	}
-	return ds.Check(found)
 }
 
 // phase runs prepare or cleanup to completion; a non-zero exit fails it.
