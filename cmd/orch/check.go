@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/orch-bench/orch/orchestrator/cluster"
 	"github.com/orch-bench/orch/orchestrator/preflight"
 )
 
@@ -33,7 +32,7 @@ the master. It exits non-zero when a blocking check fails.`,
 			if err != nil {
 				return err
 			}
-			c := cluster.Connect(cmd.Context(), inv, inv.Hosts, cluster.Options{Dial: g.dialConfig(inv), Parallel: g.parallel})
+			c := g.connect(cmd.Context(), inv, inv.Hosts)
 			defer c.Close()
 			facts := preflight.Check(cmd.Context(), c)
 			out := cmd.OutOrStdout()

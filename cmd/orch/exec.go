@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/orch-bench/orch/orchestrator"
-	"github.com/orch-bench/orch/orchestrator/cluster"
 	"github.com/orch-bench/orch/orchestrator/executor"
 	"github.com/orch-bench/orch/topology"
 )
@@ -42,7 +41,7 @@ command failed on any host or any host could not be reached.`,
 			if len(hosts) == 0 {
 				return usagef("no %s hosts in %s", role, inv.Source)
 			}
-			c := cluster.Connect(cmd.Context(), inv, hosts, cluster.Options{Dial: g.dialConfig(inv), Parallel: g.parallel})
+			c := g.connect(cmd.Context(), inv, hosts)
 			defer c.Close()
 			script := strings.Join(args, " ")
 			out := &syncWriter{w: cmd.OutOrStdout()}

@@ -110,12 +110,10 @@ unfinished cells. Each cell is a full run directory under cells/.`,
 				return nil
 			}
 			ctx := cmd.Context()
-			c := cluster.Connect(ctx, inv, inv.Hosts, cluster.Options{Dial: g.dialConfig(inv), Parallel: g.parallel})
+			c := g.connect(ctx, inv, inv.Hosts)
 			defer c.Close()
-			for _, h := range inv.Hosts {
-				if err := c.Err(h); err != nil {
-					return err
-				}
+			if err := c.ConnectErr(); err != nil {
+				return err
 			}
 			if !resuming {
 				if err := validatePlan(cmd, c, m); err != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"runtime/debug"
@@ -9,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/orch-bench/orch/orchestrator"
+	"github.com/orch-bench/orch/orchestrator/cluster"
 	"github.com/orch-bench/orch/orchestrator/executor"
 	"github.com/orch-bench/orch/topology"
 )
@@ -141,6 +143,12 @@ func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
 		}
 		return nil
 	}
+}
+
+// connect dials hosts of inv with the command's SSH settings. The cluster
+// keeps per-host failures; commands that need every host check ConnectErr.
+func (g *globalOptions) connect(ctx context.Context, inv *topology.Inventory, hosts []*topology.Host) *cluster.Cluster {
+	return cluster.Connect(ctx, inv, hosts, cluster.Options{Dial: g.dialConfig(inv), Parallel: g.parallel})
 }
 
 // progressf prints a progress line to stderr, keeping stdout for results.

@@ -11,7 +11,6 @@ import (
 	"golang.org/x/term"
 
 	"github.com/orch-bench/orch/orchestrator/bench"
-	"github.com/orch-bench/orch/orchestrator/cluster"
 	"github.com/orch-bench/orch/orchestrator/rundir"
 	"github.com/orch-bench/orch/orchestrator/runner"
 	"github.com/orch-bench/orch/orchestrator/server"
@@ -86,12 +85,10 @@ run interrupted.`,
 				return &usageError{msg: err.Error()}
 			}
 			ctx := cmd.Context()
-			c := cluster.Connect(ctx, inv, inv.Hosts, cluster.Options{Dial: g.dialConfig(inv), Parallel: g.parallel})
+			c := g.connect(ctx, inv, inv.Hosts)
 			defer c.Close()
-			for _, h := range inv.Hosts {
-				if err := c.Err(h); err != nil {
-					return err
-				}
+			if err := c.ConnectErr(); err != nil {
+				return err
 			}
 			if !noUp {
 				rep, err := up.Up(ctx, c, up.Options{Desired: server.Desired{Engine: engine, Knobs: kv}, Progress: stepPrinter(cmd.ErrOrStderr(), "up")})
@@ -227,7 +224,7 @@ latest run.`,
 			if err != nil {
 				return err
 			}
-			c := cluster.Connect(cmd.Context(), inv, inv.Hosts, cluster.Options{Dial: g.dialConfig(inv), Parallel: g.parallel})
+			c := g.connect(cmd.Context(), inv, inv.Hosts)
 			defer c.Close()
 			res, err := runner.Collect(cmd.Context(), d, c)
 			w := cmd.OutOrStdout()

@@ -11,7 +11,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/orch-bench/orch/orchestrator/cluster"
 	"github.com/orch-bench/orch/orchestrator/replication"
 	"github.com/orch-bench/orch/orchestrator/server"
 	"github.com/orch-bench/orch/orchestrator/up"
@@ -64,7 +63,7 @@ canary row read on both slaves. Run it again and nothing restarts.`,
 			if dryRun {
 				return up.DryRun(out, inv, desired, flavorHint)
 			}
-			c := cluster.Connect(cmd.Context(), inv, inv.DBHosts(), cluster.Options{Dial: g.dialConfig(inv), Parallel: g.parallel})
+			c := g.connect(cmd.Context(), inv, inv.DBHosts())
 			defer c.Close()
 			rep, err := up.Up(cmd.Context(), c, up.Options{Desired: desired, VerifyTimeout: verifyTimeout, Progress: stepPrinter(cmd.ErrOrStderr(), "up")})
 			if rep != nil && asJSON {
@@ -116,7 +115,7 @@ func newDownCmd(g *globalOptions) *cobra.Command {
 			if err := inv.ValidateCluster(); err != nil {
 				return &usageError{msg: err.Error()}
 			}
-			c := cluster.Connect(cmd.Context(), inv, inv.DBHosts(), cluster.Options{Dial: g.dialConfig(inv), Parallel: g.parallel})
+			c := g.connect(cmd.Context(), inv, inv.DBHosts())
 			defer c.Close()
 			rep, err := up.Down(cmd.Context(), c, stepPrinter(cmd.ErrOrStderr(), "down"))
 			if rep != nil && len(rep.Timings) > 0 {
@@ -140,7 +139,7 @@ func newStatusCmd(g *globalOptions) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			c := cluster.Connect(cmd.Context(), inv, inv.DBHosts(), cluster.Options{Dial: g.dialConfig(inv), Parallel: g.parallel})
+			c := g.connect(cmd.Context(), inv, inv.DBHosts())
 			defer c.Close()
 			st, err := up.Status(cmd.Context(), c)
 			if err != nil {

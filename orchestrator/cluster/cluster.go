@@ -86,6 +86,16 @@ func (c *Cluster) Err(h *topology.Host) error {
 	return err
 }
 
+// ConnectErr aggregates every host's connect error (nil when all are
+// connected), for commands that need the whole cluster.
+func (c *Cluster) ConnectErr() error {
+	errs := make([]error, len(c.conns))
+	for i, cn := range c.conns {
+		errs[i] = cn.err
+	}
+	return orchestrator.Aggregate(errs)
+}
+
 // ConnectTime is how long dialling the host took.
 func (c *Cluster) ConnectTime(h *topology.Host) time.Duration {
 	if i := c.index(h); i >= 0 {

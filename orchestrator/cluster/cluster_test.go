@@ -36,6 +36,9 @@ func TestConnectKeepsGoingPastDeadHosts(t *testing.T) {
 	if err := c.Err(hosts[1]); err == nil || !strings.Contains(err.Error(), "slave1 10.0.0.2") {
 		t.Fatalf("slave1 error %v", err)
 	}
+	if err := c.ConnectErr(); err == nil || err.Error() != "slave1 10.0.0.2: connect: timed out" {
+		t.Fatalf("ConnectErr = %v, want slave1's error alone", err)
+	}
 	if ex, err := c.Executor(hosts[1]); ex != nil || err == nil {
 		t.Fatalf("dead host has executor %v", ex)
 	}
