@@ -8,9 +8,10 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"syscall"
 	"time"
+
+	"github.com/orch-bench/orch/orchestrator/atomicfile"
 )
 
 // Local runs commands on the control machine (the load box when the
@@ -119,34 +120,15 @@ func (l *Local) Upload(ctx context.Context, r io.Reader, path string, mode os.Fi
 	return nil
 }
 
-func writeFileAtomic(ctx context.Context, r io.Reader, path string, mode os.FileMode) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".orch-*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
+func writeFileAtomic(ctx context.Context, r io.Reader, path string, mode os.FileMode) error {
 	src := &sourceReader{ctx: ctx, r: r}
-	if _, err := io.Copy(f, src); err != nil {
+	if err := atomicfile.Write(path, src, mode); err != nil {
 		if src.err != nil {
 			return fmt.Errorf("reading source: %w", src.err)
 		}
 		return err
 	}
-	if err := f.Chmod(mode); err != nil {
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
+	return nil
 }
 
 // Download copies the file at path to w and returns its permissions.

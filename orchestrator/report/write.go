@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/orch-bench/orch/orchestrator/atomicfile"
 )
 
 // Files Write produces.
@@ -63,7 +65,7 @@ func (rep *Report) Write(dir string, formats []string) ([]string, error) {
 			return fmt.Errorf("report: %s: %w", name, err)
 		}
 		p := filepath.Join(dir, name)
-		if err := writeAtomic(p, b.Bytes()); err != nil {
+		if err := atomicfile.Write(p, bytes.NewReader(b.Bytes()), 0o644); err != nil {
 			return fmt.Errorf("report: %w", err)
 		}
 		written = append(written, p)
@@ -94,30 +96,6 @@ func (rep *Report) Write(dir string, formats []string) ([]string, error) {
 		}
 	}
 	return written, nil
-}
-
-// writeAtomic writes data to path through a temporary file and a rename,
-// so a reader (a browser reloading the report) never sees half a file.
-func writeAtomic(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // after a successful rename this fails harmlessly
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 // Generate loads the inputs, builds the report and writes it: what

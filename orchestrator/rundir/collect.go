@@ -1,6 +1,7 @@
 package rundir
 
 import (
+	"bytes"
 	"compress/gzip"
 	"context"
 	"errors"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/orch-bench/orch/orchestrator"
+	"github.com/orch-bench/orch/orchestrator/atomicfile"
 	"github.com/orch-bench/orch/orchestrator/executor"
 	"github.com/orch-bench/orch/orchestrator/shell"
 )
@@ -174,7 +176,7 @@ func collectFile(ctx context.Context, d *Dir, ex executor.Executor, f ExpectedFi
 	if f.End > 0 && start == f.End && have == 0 {
 		// An empty slice (nothing was logged during the run) is complete
 		// without asking the host.
-		if err := writeAtomic(part, nil); err != nil {
+		if err := atomicfile.Write(part, bytes.NewReader(nil), filePerm); err != nil {
 			return fail(err)
 		}
 	}

@@ -1,6 +1,7 @@
 package rundir
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/orch-bench/orch/orchestrator/atomicfile"
 )
 
 // Permissions of what a run directory holds. Nothing in it is secret (see
@@ -137,7 +140,7 @@ func (d *Dir) WriteFile(rel string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	if err := writeAtomic(p, data); err != nil {
+	if err := atomicfile.Write(p, bytes.NewReader(data), filePerm); err != nil {
 		return fmt.Errorf("run directory: write %s: %w", rel, err)
 	}
 	return nil
@@ -204,51 +207,6 @@ func (d *Dir) AppendEvent(e Event) error {
 		return fmt.Errorf("run directory: events: %w", err)
 	}
 	return nil
-}
-
-// writeAtomic writes data to a temporary file next to path, syncs it and
-// renames it over path, then syncs the directory so the rename survives a
-// crash.
-func writeAtomic(path string, data []byte) (err error) {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, dirPerm); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if _, err := f.Write(data); err != nil {
-		return err
-	}
-	if err := f.Chmod(filePerm); err != nil {
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		return err
-	}
-	return syncDir(dir)
-}
-
-func syncDir(dir string) error {
-	f, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return f.Sync()
 }
 
 // Sanitize makes name safe as one path element and readable in a listing:
