@@ -5,11 +5,12 @@ import (
 	"context"
 	"database/sql"
 	"io"
-	"os"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/orch-bench/orch/orchestrator/labenv"
 
 	"github.com/orch-bench/orch/orchestrator/dataset"
 	"github.com/orch-bench/orch/orchestrator/executor"
@@ -37,10 +38,7 @@ type lab struct {
 
 func openLab(t *testing.T) *lab {
 	t.Helper()
-	path := os.Getenv("ORCH_TEST_LAB_INVENTORY")
-	if path == "" {
-		t.Skip("no lab: set ORCH_TEST_LAB_INVENTORY to an `orch lab up` inventory")
-	}
+	path := labenv.Inventory(t)
 	inv, err := topology.Load(path, topology.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -4,10 +4,11 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/orch-bench/orch/orchestrator/labenv"
 
 	"github.com/orch-bench/orch/orchestrator/executor"
 	"github.com/orch-bench/orch/orchestrator/mysqlconn"
@@ -23,7 +24,6 @@ import (
 // It creates and drops the orch_ds_* databases on the master (replicated),
 // stops and restarts slave2's replication threads and deletes a row on
 // slave2 without binary logging.
-const envLabInventory = "ORCH_TEST_LAB_INVENTORY"
 
 // Test databases: two InnoDB tables of 1000 rows, one RocksDB table.
 const (
@@ -40,10 +40,7 @@ type lab struct {
 
 func needLab(t *testing.T) *lab {
 	t.Helper()
-	path := os.Getenv(envLabInventory)
-	if path == "" {
-		t.Skipf("set %s to the lab.yaml of a lab wired by orch up to run lab tests", envLabInventory)
-	}
+	path := labenv.Inventory(t)
 	inv, err := topology.Load(path, topology.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -12,41 +12,51 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+	"github.com/orch-bench/orch/orchestrator/executor"
+	"github.com/orch-bench/orch/orchestrator/labenv"
+	"github.com/orch-bench/orch/orchestrator/mysqlconn"
+	"github.com/orch-bench/orch/topology"
 )
 
 // TestLiveReplication runs the generated phases against two real servers:
 // set up a master and a slave, replicate a write, wait for it by GTID and
 // by position, tear down. It is DESTRUCTIVE (the slave's binlogs and
-// replication state are wiped), so it runs only when both DSNs are given:
+// replication state are wiped), so it runs only when both DSNs are given,
+// or on the lab's master and slave2 (labenv), reached through SSH, after
+// `orch up` has configured them (scripts/test.sh runs it so):
 //
 //	ORCH_FLAVOR_LIVE_MASTER='root:pw@tcp(10.0.0.1:3306)/'
 //	ORCH_FLAVOR_LIVE_SLAVE='root:pw@tcp(10.0.0.2:3306)/'
 //	ORCH_FLAVOR_LIVE_MASTER_ADDR=10.0.0.1:3306  # as the slave reaches it (default: from the DSN)
 func TestLiveReplication(t *testing.T) {
-	masterDSN, slaveDSN := os.Getenv("ORCH_FLAVOR_LIVE_MASTER"), os.Getenv("ORCH_FLAVOR_LIVE_SLAVE")
-	if masterDSN == "" || slaveDSN == "" {
-		t.Skip("set ORCH_FLAVOR_LIVE_MASTER and ORCH_FLAVOR_LIVE_SLAVE to run against real servers")
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	master, ms := openLive(ctx, t, masterDSN)
-	slave, ss := openLive(ctx, t, slaveDSN)
-	t.Logf("master %v, slave %v", ms, ss)
-
-	addr := os.Getenv("ORCH_FLAVOR_LIVE_MASTER_ADDR")
-	if addr == "" {
-		cfg, err := mysql.ParseDSN(masterDSN)
-		if err != nil {
-			t.Fatal(err)
+	var master, slave *sql.DB
+	var ms, ss Server
+	var addr string
+	masterDSN, slaveDSN := os.Getenv("ORCH_FLAVOR_LIVE_MASTER"), os.Getenv("ORCH_FLAVOR_LIVE_SLAVE")
+	if masterDSN != "" && slaveDSN != "" {
+		master, ms = openLive(ctx, t, masterDSN)
+		slave, ss = openLive(ctx, t, slaveDSN)
+		if addr = os.Getenv("ORCH_FLAVOR_LIVE_MASTER_ADDR"); addr == "" {
+			cfg, err := mysql.ParseDSN(masterDSN)
+			if err != nil {
+				t.Fatal(err)
+			}
+			addr = cfg.Addr
 		}
-		addr = cfg.Addr
+	} else {
+		master, ms, slave, ss, addr = openLabPair(ctx, t)
 	}
+	t.Logf("master %v, slave %v", ms, ss)
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Quotes and backslashes in the account prove the quoting end to end.
-	p := Params{MasterHost: host, ReplUser: `orch_re'pl\`, ReplPassword: `live-Test'pw\`, Fresh: true, WaitForReplicaCount: 1}
+	// Two DSNs name fresh servers; the lab's slave already replicates the
+	// master's data, so it is re-pointed from where it is.
+	p := Params{MasterHost: host, ReplUser: `orch_re'pl\`, ReplPassword: `live-Test'pw\`, Fresh: masterDSN != "", WaitForReplicaCount: 1}
 	if p.MasterPort, err = strconv.Atoi(port); err != nil {
 		t.Fatal(err)
 	}
@@ -162,6 +172,11 @@ func openLive(ctx context.Context, t *testing.T, dsn string) (*sql.DB, Server) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
+	return db, detectLive(ctx, t, db)
+}
+
+func detectLive(ctx context.Context, t *testing.T, db *sql.DB) Server {
+	t.Helper()
 	var version, comment string
 	if err := db.QueryRowContext(ctx, "SELECT VERSION(), @@version_comment").Scan(&version, &comment); err != nil {
 		t.Fatal(err)
@@ -170,7 +185,7 @@ func openLive(ctx context.Context, t *testing.T, dsn string) (*sql.DB, Server) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return db, s
+	return s
 }
 
 // runLive runs statements on one pinned connection through Run.
@@ -250,4 +265,35 @@ func replicaStatus(ctx context.Context, t *testing.T, db *sql.DB, s Server) Repl
 		t.Fatal(err)
 	}
 	return st
+}
+
+// openLabPair opens the lab's master and slave2 through their SSH
+// connections; the slave reaches the master at its lab address.
+func openLabPair(ctx context.Context, t *testing.T) (master *sql.DB, ms Server, slave *sql.DB, ss Server, masterAddr string) {
+	t.Helper()
+	inv, err := topology.Load(labenv.Inventory(t), topology.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	open := func(h *topology.Host) (*sql.DB, Server) {
+		ex, err := executor.Dial(ctx, h, executor.DialConfig{KnownHostsFile: inv.KnownHostsFile})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { ex.Close() })
+		db, err := mysqlconn.Open(ctx, ex, h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return db, detectLive(ctx, t, db)
+	}
+	m := inv.Master()
+	master, ms = open(m)
+	slave, ss = open(inv.Slaves()[1])
+	port := m.MySQL.Port
+	if port == 0 {
+		port = 3306
+	}
+	return master, ms, slave, ss, net.JoinHostPort(m.Address, strconv.Itoa(port))
 }

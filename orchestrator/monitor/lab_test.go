@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/orch-bench/orch/orchestrator/labenv"
 )
 
 // TestLabMonitor samples the lab's cluster under sysbench, then cuts both
@@ -16,9 +18,7 @@ import (
 // only frozen commits show it.
 func TestLabMonitor(t *testing.T) {
 	env := needLab(t)
-	if env.stateDir == "" {
-		t.Skipf("set %s to the lab's state dir to inject link faults", envLabStateDir)
-	}
+	env.stateDir = labenv.StateDir(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	if out, err := env.sysbench(ctx, "prepare", 2, 10); err != nil {

@@ -5,10 +5,11 @@ import (
 	"database/sql"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/orch-bench/orch/orchestrator/labenv"
 
 	"github.com/orch-bench/orch/lab"
 	"github.com/orch-bench/orch/orchestrator/bench"
@@ -28,10 +29,6 @@ import (
 //
 // They configure the cluster with orch up (as `orch run` does), and
 // create and drop the sbtest database.
-const (
-	envLabInventory = "ORCH_TEST_LAB_INVENTORY"
-	envLabStateDir  = "ORCH_TEST_LAB_STATE_DIR"
-)
 
 type labEnv struct {
 	inv      *topology.Inventory
@@ -46,10 +43,7 @@ type labEnv struct {
 // returns monitor targets on the same connections.
 func needLab(t testing.TB) *labEnv {
 	t.Helper()
-	path := os.Getenv(envLabInventory)
-	if path == "" {
-		t.Skipf("set %s to the lab.yaml of a running lab (orch lab up) to run lab tests", envLabInventory)
-	}
+	path := labenv.Inventory(t)
 	inv, err := topology.Load(path, topology.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -65,7 +59,7 @@ func needLab(t testing.TB) *labEnv {
 	if _, err := up.Up(ctx, c, up.Options{VerifyTimeout: time.Minute}); err != nil {
 		t.Fatalf("orch up: %v", err)
 	}
-	env := &labEnv{inv: inv, stateDir: os.Getenv(envLabStateDir)}
+	env := &labEnv{inv: inv}
 	for _, h := range inv.DBHosts() {
 		ex, err := c.Executor(h)
 		if err != nil {

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orch-bench/orch/orchestrator/labenv"
+
 	"github.com/orch-bench/orch/orchestrator/executor"
 	"github.com/orch-bench/orch/orchestrator/flavor"
 	"github.com/orch-bench/orch/orchestrator/shell"
@@ -184,9 +186,7 @@ func labChecksum(t *testing.T, n *Node) string {
 // Verify must fail naming slave2 within its timeout while the master still
 // answers, and pass again once the link is back.
 func labLinkDown(t *testing.T, l *labCluster) {
-	if l.stateDir == "" {
-		t.Skipf("set %s to the lab's state dir to inject link faults", envLabStateDir)
-	}
+	l.stateDir = labenv.StateDir(t)
 	l.fault(t, "slave2", "link-down")
 	restored := false
 	defer func() {

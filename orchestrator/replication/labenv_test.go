@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orch-bench/orch/orchestrator/labenv"
+
 	"github.com/orch-bench/orch/lab"
 	"github.com/orch-bench/orch/orchestrator/executor"
 	"github.com/orch-bench/orch/orchestrator/mysqlconn"
@@ -25,10 +27,6 @@ import (
 //
 // They are destructive: replication state, binary logs and the orch and
 // orch_labtest schemas on the lab's servers are wiped.
-const (
-	envLabInventory = "ORCH_TEST_LAB_INVENTORY"
-	envLabStateDir  = "ORCH_TEST_LAB_STATE_DIR"
-)
 
 // labCnfPath sorts after Debian's 50-server.cnf (bind-address=127.0.0.1)
 // and the lab's own 60-orch-lab.cnf.
@@ -72,17 +70,14 @@ report_host = %s
 // log wiped: a freshly built cluster.
 func needLab(t *testing.T) *labCluster {
 	t.Helper()
-	path := os.Getenv(envLabInventory)
-	if path == "" {
-		t.Skipf("set %s to the lab.yaml of a running lab (orch lab up) to run lab tests", envLabInventory)
-	}
+	path := labenv.Inventory(t)
 	inv, err := topology.Load(path, topology.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	l := &labCluster{inv: inv, stateDir: os.Getenv(envLabStateDir)}
+	l := &labCluster{inv: inv}
 	hosts := append([]*topology.Host{inv.Master()}, inv.Slaves()...)
 	if hosts[0] == nil || len(hosts) != 3 {
 		t.Fatalf("%s: want a master and two slaves", path)
@@ -206,7 +201,7 @@ func (l *labCluster) connectionFacts(t *testing.T) string {
 // so tests that run after these (CI runs them on one lab) start clean.
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if path := os.Getenv(envLabInventory); path != "" {
+	if path := os.Getenv(labenv.EnvInventory); path != "" {
 		if err := restoreLab(path); err != nil {
 			fmt.Fprintln(os.Stderr, "restoring the lab:", err)
 			code = 1

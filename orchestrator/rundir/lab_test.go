@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orch-bench/orch/orchestrator/labenv"
+
 	"github.com/orch-bench/orch/orchestrator/executor"
 	"github.com/orch-bench/orch/topology"
 )
@@ -20,11 +22,7 @@ import (
 // skipped unless ORCH_TEST_LAB_INVENTORY names the lab.yaml of a running
 // lab (orch lab up), next to which the lab writes lab-password.yaml.
 func TestLabCollectWithSudo(t *testing.T) {
-	root := os.Getenv("ORCH_TEST_LAB_INVENTORY")
-	if root == "" {
-		t.Skip("set ORCH_TEST_LAB_INVENTORY to the lab.yaml of a running lab to run lab tests")
-	}
-	inv, err := topology.Load(filepath.Join(filepath.Dir(root), "lab-password.yaml"), topology.LoadOptions{})
+	inv, err := topology.Load(labenv.PasswordInventory(t), topology.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orch-bench/orch/orchestrator/labenv"
+
 	"github.com/orch-bench/orch/orchestrator/executor"
 	"github.com/orch-bench/orch/topology"
 )
@@ -23,10 +25,7 @@ type labMaster struct {
 
 func openLab(t *testing.T) *labMaster {
 	t.Helper()
-	path := os.Getenv("ORCH_TEST_LAB_INVENTORY")
-	if path == "" {
-		t.Skip("no lab: set ORCH_TEST_LAB_INVENTORY to an `orch lab up` inventory")
-	}
+	path := labenv.Inventory(t)
 	inv, err := topology.Load(path, topology.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
