@@ -13,6 +13,12 @@ import (
 func (rep *Report) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
 	b.WriteString("# Benchmark report\n\n")
+	for _, t := range rep.Tables {
+		for _, v := range t.verdicts() {
+			b.WriteString("- " + md(v) + "\n")
+		}
+	}
+	b.WriteString("\n")
 	for _, l := range rep.preamble() {
 		b.WriteString(l + "\n")
 	}
@@ -37,14 +43,18 @@ func (rep *Report) preamble() []string {
 	for i, s := range rep.Sources {
 		src[i] = "`" + s + "`"
 	}
-	return []string{
-		"Inputs: " + strings.Join(src, ", ") + ".",
-		fmt.Sprintf("Warm-up: the first %s s of each run are left out of the steady-state figures (%s).", num(rep.WarmupS, 0), rep.WarmupFrom),
-		"Steady-state rate: the mean of the per-second interval rates after the warm-up; the tool's final figure when it printed none after it. " +
-			"Latency avg/pNN/max are the tool's whole-run figures.",
-		fmt.Sprintf("Statistics: over the runs that ended ok; sd is the sample standard deviation, the 95%% CI uses Student's t; "+
-			"Welch's t-test against the baseline, significant when p < %.2f.", Alpha),
+	out := []string{"Inputs: " + strings.Join(src, ", ") + "."}
+	if w := rep.warmupSummary(); w != "" {
+		out = append(out, w)
 	}
+	return append(out,
+		"Steady-state rate: the mean of the per-second interval rates after the warm-up; the tool's final figure when it printed none after it. "+
+			"Latency avg/pNN/max are the tool's whole-run figures.",
+		fmt.Sprintf("Statistics: over the runs that ended ok; sd is the sample standard deviation, the 95%% CI of a mean uses Student's t; "+
+			"Welch's t-test against the baseline, significant when p < %.2f; the ratio's 95%% CI is Fieller's (t with Welch-Satterthwaite degrees of freedom); "+
+			"CV above %s is flagged noisy, with the runs per configuration a test would need to resolve the difference (80%% power); "+
+			"with at least %d runs on both sides, the median and a Mann-Whitney U test too.", Alpha, pct(MaxCV), MinMannWhitney),
+	)
 }
 
 func (rep *Report) mdTable(b *strings.Builder, t *Table) {
@@ -60,8 +70,19 @@ func (rep *Report) mdTable(b *strings.Builder, t *Table) {
 		}
 		b.WriteString("\n")
 	}
-	b.WriteString("### Configurations\n\n")
-	mdRows(b, t.groupHeader(), t.groupRows())
+	for _, l := range rep.head(t) {
+		b.WriteString("- " + md(l) + "\n")
+	}
+	b.WriteString("\n### Configurations\n\n")
+	h, rows := t.groupHeader(), t.groupRows()
+	mdRows(b, h[:statCols], colsOf(rows, 0, statCols))
+	b.WriteString("\n### Latency, footprint and health\n\n")
+	mdRows(b, append(h[:1:1], h[statCols:]...), healthCols(rows))
+	if t.hasReplicas() {
+		b.WriteString("\n### Replicas\n\n")
+		b.WriteString(replicaNote + "\n\n")
+		mdRows(b, t.replicaHeader(), t.replicaRows())
+	}
 	b.WriteString("\n### Runs\n\n")
 	mdRows(b, t.runHeader(), t.runRows(rep.WarmupS))
 	if len(t.Plots) > 0 {
@@ -90,7 +111,7 @@ func (t *Table) verdicts() []string {
 
 func (t *Table) groupHeader() []string {
 	p := pctlName(t.pctl())
-	return []string{"configuration", "n", t.Metric + " mean", "sd", "95% CI", "vs baseline", "p", "lat avg ms",
+	return []string{"configuration", "n", t.Metric + " mean", "sd", "95% CI", "median", "CV", "vs baseline", "ratio 95% CI", "p", "lat avg ms",
 		p + " ms", "max ms", "errors", "tables MiB", "datadir MiB", "async s / no_tx", "max lag s / tx", "consistency"}
 }
 
@@ -105,22 +126,45 @@ func (t *Table) groupRows() [][]string {
 			}
 		}
 		rows = append(rows, []string{g.Label, strconv.Itoa(g.Rate.N), num(g.Rate.Mean, 2), num(g.Rate.SD, 2), ci(g.Rate, 2),
-			ratio, p, num(g.LatAvg, 2), num(g.LatPct, 2), num(g.LatMax, 2), num(g.Errors, 0),
+			num(g.Median, 2), cvText(g), ratio, ratioCIText(g, t.Baseline), p, num(g.LatAvg, 2), num(g.LatPct, 2), num(g.LatMax, 2), num(g.Errors, 0),
 			mib(g.TableBytes), mib(g.DatadirBytes), semiText(g.FallbackS, g.NoTx), lagText(g.MaxLagS, g.MaxLagTx), dash(g.Consistency)})
 	}
 	return rows
 }
 
+// statCols is how many of the configuration columns hold the rate
+// statistics; the others (latency, footprint, health) make a second table
+// so that neither is wider than a page.
+const statCols = 10
+
+// colsOf keeps columns [from, to) of each row.
+func colsOf(rows [][]string, from, to int) [][]string {
+	out := make([][]string, len(rows))
+	for i, r := range rows {
+		out[i] = r[from:to:to]
+	}
+	return out
+}
+
+// healthCols keeps the label and the columns after statCols.
+func healthCols(rows [][]string) [][]string {
+	out := make([][]string, len(rows))
+	for i, r := range rows {
+		out[i] = append(r[:1:1], r[statCols:]...)
+	}
+	return out
+}
+
 func (t *Table) runHeader() []string {
 	p := pctlName(t.pctl())
-	return []string{"run", "configuration", "rep", "state", t.Metric + " steady", "from", "final", "lat avg ms",
+	return []string{"run", "configuration", "rep", "state", t.Metric + " steady", "from", "final", "catch-up s", "lat avg ms",
 		p + " ms", "max ms", "errors", "async s / no_tx", "max lag s / tx", "consistency"}
 }
 
 func (t *Table) runRows(warmupS float64) [][]string {
 	var rows [][]string
 	for _, r := range t.Runs {
-		v, how := t.steadyOf(r, warmupS)
+		v, how := t.steadyOf(r)
 		b := r.Bench
 		if b == nil {
 			b = &Bench{LatAvg: nan(), LatPct: nan(), LatMax: nan(), Errors: nan()}
@@ -137,7 +181,7 @@ func (t *Table) runRows(warmupS float64) [][]string {
 			state += ": " + r.Error
 		}
 		h := r.Health
-		rows = append(rows, []string{r.ID, r.Label, rep, state, num(v, 2), dash(steadyText(how, warmupS)), num(b.final(t.Metric), 2),
+		rows = append(rows, []string{r.ID, r.Label, rep, state, num(v, 2), dash(steadyText(how, r)), num(b.final(t.Metric), 2), secsCell(r.Repl.CatchUpS),
 			num(b.LatAvg, 2), num(b.LatPct, 2), num(b.LatMax, 2), num(b.Errors, 0),
 			semiText(h.FallbackS, h.NoTx), lagText(h.MaxLagS, h.MaxLagTx), dash(h.Consistency)})
 	}

@@ -31,7 +31,26 @@ type Run struct {
 	Spans    []Span  // semi-sync off, stalls, faults: seconds since the monitor start
 	Lag      []Point // worst slave's lag in transactions, per second
 	Evidence *Evidence
+
+	// Replicas are the slaves' apply rates, lags and catch-up; MasterTx is
+	// the master's commit rate (gtid_tx_ps) per second.
+	Replicas []Replica
+	MasterTx []Point
+	// Repl is the run's replica figures in its table's metric.
+	Repl ReplicaFigures
+	// WarmupS is where this run's steady state starts (seconds since the
+	// start) and WarmupHow how that was decided: "detected", "--warmup",
+	// or the fallback's source when detection had too few intervals.
+	WarmupS   float64
+	WarmupHow string
+	// Params are the workload's effective parameters and Topology the
+	// cluster it ran on, for the report's head and the comparability check.
+	Params   []Param
+	Topology string
 }
+
+// Param is one effective workload parameter ("threads", "16").
+type Param struct{ Name, Value string }
 
 // Knob is a server variable a matrix cell set.
 type Knob struct {
@@ -55,6 +74,8 @@ type Bench struct {
 	LatAvg, LatPct, LatMax float64 // milliseconds, whole run
 	LatSeries              []Point // interval pNN latency, ms
 	Errors                 float64
+	// DurationS is how long the benchmark ran (NaN when not printed).
+	DurationS float64
 }
 
 // rate is one throughput metric: the tool's final figure and its

@@ -29,11 +29,14 @@ type manifestDoc struct {
 	Start       time.Time                  `json:"start"`
 	Workload    json.RawMessage            `json:"workload"`
 	Inventory   struct {
-		Hosts []struct {
-			Name string `json:"name"`
-			Role string `json:"role"`
-		} `json:"hosts"`
+		Hosts []hostDoc `json:"hosts"`
 	} `json:"inventory"`
+}
+
+// hostDoc is one inventory host as the manifest records it.
+type hostDoc struct {
+	Name string `json:"name"`
+	Role string `json:"role"`
 }
 
 // resultsDoc is the part of results.json the report reads.
@@ -65,6 +68,9 @@ type resultsDoc struct {
 		Stalls []json.RawMessage `json:"stalls"`
 	} `json:"monitor"`
 	FailedChecks []string `json:"failed_checks"`
+	CatchUp      *struct {
+		Slaves []catchUpDoc `json:"slaves"`
+	} `json:"catch_up"`
 }
 
 // readRunDir reads one run directory. A run without results.json (still
@@ -131,6 +137,17 @@ func readRunDir(dir string) (*Run, error) {
 	if r.Lag, err = readLag(dir, roles); err != nil {
 		return nil, err
 	}
+	catchUp := map[string]catchUpDoc{}
+	if res.CatchUp != nil {
+		for _, s := range res.CatchUp.Slaves {
+			catchUp[s.Host] = s
+		}
+	}
+	if r.Replicas, r.MasterTx, err = readReplicas(dir, roles, catchUp); err != nil {
+		return nil, err
+	}
+	r.Params = workloadParams(man.Workload)
+	r.Topology = topologyText(man.Inventory.Hosts, res.Monitor != nil && res.Monitor.SemiSync != nil, r.Health.SemiSync)
 	r.Evidence, err = readEvidence(dir, &man, roles)
 	if err != nil {
 		return nil, err
