@@ -43,6 +43,8 @@ type Run struct {
 	// or the fallback's source when detection had too few intervals.
 	WarmupS   float64
 	WarmupHow string
+	// tableMetric is the metric of the table the run is in.
+	tableMetric string
 	// Params are the workload's effective parameters and Topology the
 	// cluster it ran on, for the report's head and the comparability check.
 	Params   []Param

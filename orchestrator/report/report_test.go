@@ -343,3 +343,42 @@ func copyDir(t *testing.T, from, to string) {
 }
 
 func parseFloat(s string) (float64, error) { return strconv.ParseFloat(s, 64) }
+
+func TestRefusesIncomparable(t *testing.T) {
+	// The matrix fixture's first cell ran 15 s, the others 10 s; the
+	// legacy log is sysbench 0.5. Without --allow-mixed: refused, naming
+	// both differences and the runs on each side.
+	in, err := Load([]string{matrixDir, "testdata/parse/legacy-0.5.json"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Build(in, Options{})
+	var ie *InputError
+	if !errors.As(err, &ie) {
+		t.Fatalf("err = %v, want an InputError", err)
+	}
+	for _, want := range []string{"--allow-mixed", "time_s: 15 (01-innodb-r1) vs 10 (02-rocksdb-r1, 03-innodb-r2, 04-rocksdb-r2)",
+		"client: sysbench 1.0.20 (01-innodb-r1, 02-rocksdb-r1, 03-innodb-r2, 04-rocksdb-r2) vs sysbench 0.5 (legacy-0.5)"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q: %v", want, err)
+		}
+	}
+	// Allowed: compared, and the head says they are not comparable.
+	rep := build(t, Options{}, matrixDir, "testdata/parse/legacy-0.5.json")
+	if len(rep.Tables[0].Mixed) != 2 || !strings.HasPrefix(rep.head(rep.Tables[0])[1], "NOT COMPARABLE") {
+		t.Errorf("mixed = %q, head %q", rep.Tables[0].Mixed, rep.head(rep.Tables[0]))
+	}
+	// Same parameters: no complaint.
+	if _, err := Build(mustLoad(t, "testdata/matrix/cells/02-rocksdb-r1", "testdata/matrix/cells/04-rocksdb-r2"), Options{}); err != nil {
+		t.Errorf("identical workloads refused: %v", err)
+	}
+}
+
+func mustLoad(t *testing.T, paths ...string) *Input {
+	t.Helper()
+	in, err := Load(paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in
+}

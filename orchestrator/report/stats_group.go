@@ -50,7 +50,7 @@ const (
 // fallback.
 func (t *Table) setWarmups(fixed bool, fallback float64, from string) {
 	for _, r := range t.Runs {
-		r.WarmupS, r.WarmupHow = fallback, from
+		r.WarmupS, r.WarmupHow, r.tableMetric = fallback, from, t.Metric
 		if fixed || r.Bench == nil {
 			continue
 		}

@@ -99,6 +99,9 @@ func steadyText(how string, r *Run) string {
 	case "intervals":
 		return "mean of intervals after " + num(r.WarmupS, 0) + " s (" + r.WarmupHow + ")"
 	case "final":
+		if r.Bench != nil && len(r.Bench.rates[r.tableMetric].Series) == 0 {
+			return "the tool's figure (no intervals)"
+		}
 		return "final report (no interval after the warm-up)"
 	case "none":
 		return ""
@@ -118,7 +121,9 @@ func pctlName(rank int) string {
 // and verdicts.
 func (rep *Report) Summary() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "warm-up %s s (%s) excluded from steady-state figures\n", num(rep.WarmupS, 0), rep.WarmupFrom)
+	if w := rep.warmupSummary(); w != "" {
+		b.WriteString(w + "\n")
+	}
 	for _, t := range rep.Tables {
 		bl := t.Baseline
 		fmt.Fprintf(&b, "%s (%s, %s): baseline %s: ", t.Workload, t.Tool, t.metricWords(), bl.Label)
