@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/orch-bench/orch/orchestrator/rundir"
 )
 
 // workloadParams reads the effective workload parameters from the
@@ -39,15 +41,7 @@ func workloadParams(raw json.RawMessage) []Param {
 		if v == nil || v == "" || strings.EqualFold(k, "engine") {
 			continue
 		}
-		val := fmt.Sprint(v)
-		if l, ok := v.([]any); ok {
-			parts := make([]string, len(l))
-			for i, x := range l {
-				parts[i] = fmt.Sprint(x)
-			}
-			val = strings.Join(parts, ",")
-		}
-		out = append(out, Param{snake(k), val})
+		out = append(out, Param{snake(k), rundir.OptionText(v)})
 	}
 	if len(w.ExtraArgs) > 0 {
 		out = append(out, Param{"extra_args", strings.Join(w.ExtraArgs, " ")})
