@@ -59,7 +59,24 @@ type Warning struct {
 }
 
 func (w Warning) String() string {
-	return fmt.Sprintf("%s %s: %s differs: %s", w.Host, w.Kind, w.What, strings.Join(w.Values, " vs "))
+	return fmt.Sprintf("%s: %s differs (%s): %s", w.Host, w.What, w.Kind, strings.Join(w.Values, " vs "))
+}
+
+// merge joins warnings that say the same on several hosts into one whose
+// Host lists them ("slave1, slave2").
+func merge(ws []Warning) []Warning {
+	var out []Warning
+	index := map[string]int{}
+	for _, w := range ws {
+		key := string(w.Kind) + "\x00" + w.What + "\x00" + strings.Join(w.Values, "\x00")
+		if i, ok := index[key]; ok {
+			out[i].Host += ", " + w.Host
+			continue
+		}
+		index[key] = len(out)
+		out = append(out, w)
+	}
+	return out
 }
 
 // HasDurability reports whether any warning is about durability.
@@ -108,7 +125,7 @@ func Lint(configs []Config, axes []string) []Warning {
 		}
 		out = append(out, idleCaches(configs, host)...)
 	}
-	return out
+	return merge(out)
 }
 
 // lintAlone checks what needs no second configuration: idle caches.
@@ -117,7 +134,7 @@ func lintAlone(configs []Config) []Warning {
 	for _, host := range hostNames(configs) {
 		out = append(out, idleCaches(configs, host)...)
 	}
-	return out
+	return merge(out)
 }
 
 func compare(configs []Config, host string, a aspect, onAxis map[string]bool) (Warning, bool) {

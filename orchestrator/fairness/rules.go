@@ -130,7 +130,7 @@ var aspects = []aspect{
 			return "", "", nil, false
 		}
 		// Within 10% counts as equal: budgets are set in round units.
-		return strconv.FormatFloat(math.Round(math.Log(b)/math.Log(1.1)), 'f', 0, 64), c.Engine + " " + shown, []string{name}, true
+		return strconv.FormatFloat(math.Round(math.Log(b)/math.Log(1.1)), 'f', 0, 64), shown, []string{name}, true
 	}},
 	{kind: IO, what: "direct or buffered IO of the engine under test", of: func(c Config, h Host) (string, string, []string, bool) {
 		return engineIO(c.Engine, h.Vars)

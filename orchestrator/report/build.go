@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/orch-bench/orch/orchestrator/fairness"
 )
 
 // DefaultWarmupS is the warm-up excluded from steady-state figures when
@@ -56,6 +58,9 @@ type Table struct {
 	// Mixed names what differs between the compared runs when the report
 	// was asked to compare them anyway (--allow-mixed).
 	Mixed []string
+	// Fairness lists the asymmetries between configurations that are not
+	// on the comparison's axes (fair.go).
+	Fairness []fairness.Warning
 }
 
 // Group is one configuration (label) of a table and its runs.
@@ -128,6 +133,7 @@ func Build(in *Input, opts Options) (*Report, error) {
 		t.setWarmups(opts.WarmupS != nil, rep.WarmupS, rep.WarmupFrom)
 		t.Headline = opts.Headline
 		t.compare(baseline, rep.WarmupS, in.NoEffect)
+		t.lintFairness()
 		plots, err := t.plots(t.warmupLine())
 		if err != nil {
 			return nil, fmt.Errorf("%s: plots: %w", t.Workload, err)

@@ -28,6 +28,7 @@ type htmlWorkload struct {
 	*Table
 	Verdicts     []string
 	Head         []string
+	Fairness     []string
 	Groups, Runs htmlTable
 	Health       htmlTable
 	Replicas     *htmlTable
@@ -52,7 +53,7 @@ func (rep *Report) WriteHTML(w io.Writer) error {
 		Tables   []htmlWorkload
 	}{Preamble: rep.preamble(), NoEffect: rep.NoEffect, Shading: shadingNote}
 	for _, t := range rep.Tables {
-		hw := htmlWorkload{Table: t, Verdicts: t.verdicts(), Head: rep.head(t),
+		hw := htmlWorkload{Table: t, Verdicts: t.verdicts(), Head: rep.head(t), Fairness: t.fairnessLines(),
 			Runs: htmlTable{Header: t.runHeader(), Rows: t.runRows(rep.WarmupS)}}
 		h, rows := t.groupHeader(), t.groupRows()
 		hw.Groups = htmlTable{Header: h[:statCols], Rows: colsOf(rows, 0, statCols)}
@@ -157,6 +158,8 @@ code { background: #f3f3f3; padding: 0 .2em; }
 <h2>{{.Workload}} ({{.Tool}}, {{.Metric}})</h2>
 <p>Baseline: <strong>{{.Baseline.Label}}</strong>{{if .BaselineNote}} ({{.BaselineNote}}){{end}}</p>
 {{if .Verdicts}}<ul class="verdicts">{{range .Verdicts}}<li>{{.}}</li>{{end}}</ul>{{end}}
+{{if .Fairness}}<p>Fairness: differences between the configurations that are not on the comparison's axes:</p>
+<ul class="fairness">{{range .Fairness}}<li>{{.}}</li>{{end}}</ul>{{end}}
 <ul class="head">{{range .Head}}<li>{{.}}</li>{{end}}</ul>
 <h3>Configurations</h3>
 <div class="scroll"><table class="configurations">

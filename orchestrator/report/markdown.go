@@ -17,6 +17,9 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 		for _, v := range t.verdicts() {
 			b.WriteString("- " + md(v) + "\n")
 		}
+		for _, v := range t.fairnessLines() {
+			b.WriteString("- " + md(v) + "\n")
+		}
 	}
 	b.WriteString("\n")
 	for _, l := range rep.preamble() {
@@ -69,6 +72,15 @@ func (rep *Report) mdTable(b *strings.Builder, t *Table) {
 			b.WriteString("- " + md(v) + "\n")
 		}
 		b.WriteString("\n")
+	}
+	if fl := t.fairnessLines(); len(fl) > 0 {
+		b.WriteString("Fairness: differences between the configurations that are not on the comparison's axes:\n\n")
+		for _, l := range fl {
+			b.WriteString("- " + md(l) + "\n")
+		}
+		b.WriteString("\n")
+	} else if len(t.Groups) > 1 && t.hasVariables() {
+		b.WriteString("Fairness: no durability, caching or IO difference between the configurations beyond their axes.\n\n")
 	}
 	for _, l := range rep.head(t) {
 		b.WriteString("- " + md(l) + "\n")

@@ -127,6 +127,7 @@ type Evidence struct {
 	Hosts     []string
 	Config    map[string][]string          // host -> config.cnf lines
 	Variables map[string]map[string]string // host -> SHOW VARIABLES
+	Roles     map[string]string            // host -> master, slave
 }
 
 // HostFacts is one host's facts as `orch check` gathered them, as

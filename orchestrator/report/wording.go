@@ -144,6 +144,9 @@ func (rep *Report) Summary() string {
 				fmt.Fprintf(&b, "  %s\n", g.Verdict)
 			}
 		}
+		for _, l := range t.fairnessLines() {
+			fmt.Fprintf(&b, "  %s\n", l)
+		}
 		// Runs left out still have figures worth a glance (an interrupted
 		// run reported alone would otherwise show nothing).
 		for _, r := range t.Runs {
