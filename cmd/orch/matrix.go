@@ -11,11 +11,13 @@ import (
 
 	"github.com/orch-bench/orch/orchestrator/bench"
 	"github.com/orch-bench/orch/orchestrator/cluster"
+	"github.com/orch-bench/orch/orchestrator/fairness"
 	"github.com/orch-bench/orch/orchestrator/matrix"
 	"github.com/orch-bench/orch/orchestrator/report"
 	"github.com/orch-bench/orch/orchestrator/runner"
 	"github.com/orch-bench/orch/orchestrator/server"
 	"github.com/orch-bench/orch/orchestrator/up"
+	"github.com/orch-bench/orch/topology"
 )
 
 func newMatrixCmd(g *globalOptions) *cobra.Command {
@@ -23,7 +25,7 @@ func newMatrixCmd(g *globalOptions) *cobra.Command {
 		engines, workload, root, baseline, resume string
 		knobs, sets                               []string
 		repeat, warmup                            int
-		dryRun, failFast                          bool
+		dryRun, failFast, allowAsymmetry          bool
 		stallLimit                                time.Duration
 		short                                     = map[string]*string{}
 	)
@@ -106,6 +108,9 @@ unfinished cells. Each cell is a full run directory under cells/.`,
 			if err := matrix.WritePlan(cmd.OutOrStdout(), m, planCosts(w)); err != nil {
 				return err
 			}
+			if err := lintPlan(cmd, inv, m, allowAsymmetry); err != nil {
+				return err
+			}
 			if dryRun {
 				return nil
 			}
@@ -155,6 +160,7 @@ unfinished cells. Each cell is a full run directory under cells/.`,
 	f.Lookup("resume").NoOptDefVal = resumeLatest
 	f.BoolVar(&dryRun, "dry-run", false, "print the plan and stop")
 	f.BoolVar(&failFast, "fail-fast", false, "stop at the first failed cell")
+	f.BoolVar(&allowAsymmetry, "allow-asymmetry", false, "run although the configurations differ in durability beyond the matrix's axes")
 	f.StringVar(&root, "runs", "runs", "directory that holds run directories")
 	f.StringArrayVar(&sets, "set", nil, "workload option override KEY=VALUE (repeatable)")
 	f.DurationVar(&stallLimit, "stall-limit", 60*time.Second, "stop a cell when the master makes no progress this long")
@@ -162,6 +168,22 @@ unfinished cells. Each cell is a full run directory under cells/.`,
 		short[k] = f.String(k, "", "workload override: "+k)
 	}
 	return cmd
+}
+
+// lintPlan prints the plan's fairness warnings and refuses a durability
+// asymmetry unless allowed.
+func lintPlan(cmd *cobra.Command, inv *topology.Inventory, m *matrix.Matrix, allow bool) error {
+	ws, err := matrix.Fairness(inv, m, "")
+	if err != nil {
+		return &usageError{msg: "matrix: fairness: " + err.Error()}
+	}
+	if err := matrix.WriteFairness(cmd.OutOrStdout(), ws); err != nil {
+		return err
+	}
+	if fairness.HasDurability(ws) && !allow {
+		return usagef("matrix: the configurations differ in durability beyond the matrix's axes (ASYMMETRY above): fix the profiles or pass --allow-asymmetry")
+	}
+	return nil
 }
 
 // resumeLatest is --resume without a directory.

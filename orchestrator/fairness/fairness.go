@@ -59,6 +59,9 @@ type Warning struct {
 }
 
 func (w Warning) String() string {
+	if len(w.Values) == 1 { // about one configuration (an idle cache)
+		return fmt.Sprintf("%s: %s (%s): %s", w.Host, w.What, w.Kind, w.Values[0])
+	}
 	return fmt.Sprintf("%s: %s differs (%s): %s", w.Host, w.What, w.Kind, strings.Join(w.Values, " vs "))
 }
 
