@@ -261,12 +261,14 @@ func validatePlan(cmd *cobra.Command, c *cluster.Cluster, m *matrix.Matrix) erro
 // matrix directory, as `orch report DIR` would.
 func writeMatrixReport(cmd *cobra.Command, dir string) error {
 	formats := []string{report.FormatMarkdown, report.FormatHTML, report.FormatCSV}
-	_, paths, err := report.Generate([]string{dir}, dir, formats, report.Options{})
+	rep, paths, err := report.Generate([]string{dir}, dir, formats, report.Options{})
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
 	for _, p := range paths {
 		fmt.Fprintf(cmd.OutOrStdout(), "report: %s\n", p)
 	}
+	// The verdicts (and fairness warnings), not only where they are.
+	fmt.Fprint(cmd.OutOrStdout(), rep.Summary())
 	return nil
 }

@@ -179,8 +179,11 @@ func (r *Run) replicaFigures(warmupS, total, runS float64) ReplicaFigures {
 	return f
 }
 
-// meanAfter is the mean of the points after t0 (NaN when none).
+// meanAfter is the mean of the points after t0, or of all of them when
+// the warm-up covers the whole series (a run shorter than a fixed
+// warm-up); NaN when there are none.
 func meanAfter(ps []Point, t0 float64) float64 {
+	t0 = within(ps, t0)
 	var xs []float64
 	for _, p := range ps {
 		if p.T > t0 {
@@ -190,9 +193,20 @@ func meanAfter(ps []Point, t0 float64) float64 {
 	return meanOf(xs)
 }
 
+// within returns t0, or -1 (everything) when no point is after t0.
+func within(ps []Point, t0 float64) float64 {
+	for _, p := range ps {
+		if p.T > t0 {
+			return t0
+		}
+	}
+	return -1
+}
+
 // slopeAfter is the least-squares slope of the points after t0 (per
 // second); NaN with fewer than three.
 func slopeAfter(ps []Point, t0 float64) float64 {
+	t0 = within(ps, t0)
 	var sx, sy, sxx, sxy, n float64
 	for _, p := range ps {
 		if p.T <= t0 || math.IsNaN(p.V) {

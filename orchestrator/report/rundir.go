@@ -140,7 +140,10 @@ func readRunDir(dir string) (*Run, error) {
 	catchUp := map[string]catchUpDoc{}
 	if res.CatchUp != nil {
 		for _, s := range res.CatchUp.Slaves {
-			catchUp[s.Host] = s
+			// The runner names hosts "slave1 10.99.0.12": the name is the
+			// first word.
+			name, _, _ := strings.Cut(s.Host, " ")
+			catchUp[name] = s
 		}
 	}
 	if r.Replicas, r.MasterTx, err = readReplicas(dir, roles, catchUp); err != nil {

@@ -147,6 +147,8 @@ func secs(v float64) string {
 	switch {
 	case math.IsNaN(v):
 		return "—"
+	case v < 0.0005:
+		return "<1 ms"
 	case v < 0.1:
 		return fmt.Sprintf("%.0f ms", v*1000)
 	case v < 10:

@@ -157,6 +157,12 @@ func (rep *Report) Summary() string {
 			if state == "" {
 				state = "incomplete output"
 			}
+			if r.Error != "" && r.Error != state {
+				state += ": " + r.Error
+			}
+			if r.Bench == nil && r.State == stateOK {
+				state += ": no benchmark result"
+			}
 			fmt.Fprintf(&b, "  not in the statistics: %s (%s)", r.ID, state)
 			if v, _ := t.steadyOf(r); !math.IsNaN(v) {
 				fmt.Fprintf(&b, ": %s %s", num(v, 2), t.Metric)
