@@ -108,7 +108,7 @@ func (rep *Report) mdTable(b *strings.Builder, t *Table) {
 }
 
 // shadingNote explains the shaded bands of the time charts.
-const shadingNote = "Shaded: semi-sync off (orange), stalls (red), faults (purple), replica stopped or host not answering (grey); " +
+const shadingNote = "Each configuration has one colour in every chart; a time chart's thick line is the mean of its runs at each second, the faint lines each run. Shaded: semi-sync off (orange), stalls (red), faults (purple), replica stopped or host not answering (grey); " +
 	"the dashed line ends the warm-up. Time counts from the monitors' start, right before the benchmark."
 
 func (t *Table) verdicts() []string {
