@@ -142,3 +142,52 @@ func labPasswordFile(t *testing.T, doc map[string]any) string {
 	}
 	return f
 }
+
+// TestFairnessPlantedAsymmetry: a rocksdb profile that leaves InnoDB at its
+// default flush policy and mysql.gtid_slave_pos in InnoDB (the profile of
+// before the fix) is refused by matrix without --allow-asymmetry, before
+// any host is touched; with it, the report names the asymmetry from the
+// servers' own SHOW VARIABLES.
+func TestFairnessPlantedAsymmetry(t *testing.T) {
+	l := needLab(t)
+	defer l.orch(t, "up", "-i", l.inventory, "--engine", "innodb")
+	doc := l.inventoryDoc(t, filepath.Base(l.inventory))
+	vars := doc["profile"].(map[string]any)["vars"].(map[string]any)
+	vars["rocksdb_block_cache_size"] = vars["innodb_buffer_pool_size"]
+	dir := t.TempDir()
+	doc["profile"].(map[string]any)["dir"] = filepath.Join(dir, "profiles")
+	if err := os.MkdirAll(filepath.Join(dir, "profiles"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	unfair := "{{template \"base.cnf\" .}}\nrocksdb_flush_log_at_trx_commit = 2\nrocksdb_use_direct_reads = ON\n" +
+		"rocksdb_use_direct_io_for_flush_and_compaction = ON\nsync_binlog = 0\n"
+	if err := os.WriteFile(filepath.Join(dir, "profiles", "rocksdb.cnf"), []byte(unfair), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	inv := filepath.Join(dir, "unfair.yaml")
+	writeYAML(t, inv, doc)
+	runs := t.TempDir()
+	args := []string{"matrix", "-i", inv, "--engines=innodb,rocksdb", "--runs", runs,
+		"--workload", "pure-random-writes", "--tables", "1", "--threads", "2", "--time", "3", "--table-size", "1000"}
+	r := l.orch(t, args...)
+	if r.code != 2 || !strings.Contains(r.stderr, "--allow-asymmetry") ||
+		!strings.Contains(r.stdout, "ASYMMETRY slave1, slave2: replica side tables (applied position) differs (durability)") {
+		t.Fatalf("unfair plan: exit %d, want 2 with the asymmetry named", r.code)
+	}
+	if entries, _ := os.ReadDir(runs); len(entries) != 0 {
+		t.Errorf("a refused matrix left %d entries in its runs directory", len(entries))
+	}
+	l.mustOK(t, append(args, "--allow-asymmetry")...)
+	mdir, err := filepath.EvalSymlinks(filepath.Join(runs, "latest"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := string(mustRead(t, filepath.Join(mdir, "report.md")))
+	// From the servers: InnoDB at 1 on the rocksdb cells' slaves, whose
+	// gtid_pos_auto_engines is empty.
+	want := "UNFAIR: slave1, slave2: replica side tables (applied position) differs (durability): innodb: mysql.gtid_slave_pos in innodb (gtid_pos_auto_engines='') vs " +
+		"rocksdb: mysql.gtid_slave_pos in innodb (gtid_pos_auto_engines=''), innodb_flush_log_at_trx_commit=1 (fsync at each commit)"
+	if !strings.Contains(md, want) {
+		t.Errorf("report.md lacks %q", want)
+	}
+}
