@@ -314,3 +314,40 @@ func catalogDatadir(ctx context.Context, db *sql.DB, rep *SizeReport) error {
 	rep.DatadirBytes, rep.DatadirSource = n, SourceCatalog
 	return nil
 }
+
+// DropBeyond drops the benchmark tables numbered beyond the spec's table
+// count (sbtest3 and sbtest4 left by a wider earlier workload when this
+// one wants two), so that they are neither counted in the footprint nor
+// make every later dataset check fail: the client's own cleanup drops only
+// the tables it was told about. The drops are binary-logged, so the slaves
+// drop them too. It returns the tables dropped.
+func DropBeyond(ctx context.Context, db *sql.DB, spec Spec) ([]string, error) {
+	if err := spec.validate(); err != nil {
+		return nil, fmt.Errorf("dataset spec: %w", err)
+	}
+	_, rows, err := queryRows(ctx, db, StatementTimeout,
+		"SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_TYPE = 'BASE TABLE'", spec.Database)
+	if err != nil {
+		return nil, fmt.Errorf("list tables of %s: %w", spec.Database, err)
+	}
+	var dropped []string
+	for _, r := range rows {
+		name := str(r[0])
+		if n, ok := benchmarkIndex(spec.prefix(), name); !ok || n <= spec.Tables {
+			continue
+		}
+		q, err := qualified(spec.Database, name)
+		if err != nil {
+			return dropped, err
+		}
+		dctx, cancel := context.WithTimeout(ctx, StatementTimeout)
+		_, err = db.ExecContext(dctx, "DROP TABLE IF EXISTS "+q)
+		cancel()
+		if err != nil {
+			return dropped, fmt.Errorf("drop %s: %w", q, err)
+		}
+		dropped = append(dropped, name)
+	}
+	sort.Strings(dropped)
+	return dropped, nil
+}

@@ -27,6 +27,7 @@ var CSVColumns = []string{
 	"label_master_tx_ps", "label_replica_apply_tx_ps", "label_catchup_s", "label_sustained_mean",
 	"sustained_ratio_vs_baseline", "sustained_ratio_ci95_low", "sustained_ratio_ci95_high", "replica_apply_ratio_vs_baseline",
 	"label_kept_up",
+	"disk_bytes", "binlog_bytes", "relay_log_bytes", "rows", "space_amp",
 }
 
 // WriteCSV writes results.csv.
@@ -83,7 +84,7 @@ func (rep *Report) csvRow(t *Table, r *Run) []string {
 
 // csvMore is the replica, warm-up and noise columns of a run's row.
 func (rep *Report) csvMore(t *Table, g *Group, r *Run) []string {
-	f, gf := r.Repl, g.Replica
+	rf, gf := r.Repl, g.Replica
 	kept := func(known, ok bool) string {
 		if !known {
 			return ""
@@ -116,11 +117,12 @@ func (rep *Report) csvMore(t *Table, g *Group, r *Run) []string {
 		reps = strconv.Itoa(g.RepsNeeded)
 	}
 	return []string{
-		warm, how, f4(f.RunS), f4(f.MasterTxPS), f4(f.ApplyTxPS), f4(f.LagEndTx), f4(f.LagEndS),
-		f4(f.LagGrowthTxPS), f4(f.CatchUpS), f4(f.Sustained), kept(f.Known(), f.KeptUp()),
+		warm, how, f4(rf.RunS), f4(rf.MasterTxPS), f4(rf.ApplyTxPS), f4(rf.LagEndTx), f4(rf.LagEndS),
+		f4(rf.LagGrowthTxPS), f4(rf.CatchUpS), f4(rf.Sustained), kept(rf.Known(), rf.KeptUp()),
 		f4(g.Median), f4(g.CV), strconv.FormatBool(g.Noisy), ciLo, ciHi, mw, reps,
 		f4(gf.MasterTxPS), f4(gf.ApplyTxPS), f4(gf.CatchUpS), f4(g.SustainedRate.Mean),
 		cmp(g.SustainedRatio), sLo, sHi, cmp(g.ApplyRatio), kept(gf.Known(), g.KeptUp),
+		f(r.Health.DiskBytes), f(r.Health.BinlogBytes), f(r.Health.RelayBytes), f(r.Health.Rows), f4(r.spaceAmp()),
 	}
 }
 

@@ -124,7 +124,8 @@ func (t *Table) verdicts() []string {
 func (t *Table) groupHeader() []string {
 	p := pctlName(t.pctl())
 	return []string{"configuration", "n", t.Metric + " mean", "sd", "95% CI", "median", "CV", "vs baseline", "ratio 95% CI", "p", "lat avg ms",
-		p + " ms", "max ms", "errors", "tables MiB", "datadir MiB", "async s / no_tx", "max lag s / tx", "consistency"}
+		p + " ms", "max ms", "errors", "tables MiB", "on disk MiB", "space amp", "binlog MiB", "relay MiB", "datadir MiB",
+		"async s / no_tx", "max lag s / tx", "consistency"}
 }
 
 func (t *Table) groupRows() [][]string {
@@ -139,7 +140,8 @@ func (t *Table) groupRows() [][]string {
 		}
 		rows = append(rows, []string{g.Label, strconv.Itoa(g.Rate.N), num(g.Rate.Mean, 2), num(g.Rate.SD, 2), ci(g.Rate, 2),
 			num(g.Median, 2), cvText(g), ratio, ratioCIText(g, t.Baseline), p, num(g.LatAvg, 2), num(g.LatPct, 2), num(g.LatMax, 2), num(g.Errors, 0),
-			mib(g.TableBytes), mib(g.DatadirBytes), semiText(g.FallbackS, g.NoTx), lagText(g.MaxLagS, g.MaxLagTx), dash(g.Consistency)})
+			mib(g.TableBytes), mib(g.DiskBytes), num(g.SpaceAmp, 2), mib(g.BinlogBytes), mib(g.RelayBytes), mib(g.DatadirBytes),
+			semiText(g.FallbackS, g.NoTx), lagText(g.MaxLagS, g.MaxLagTx), dash(g.Consistency)})
 	}
 	return rows
 }

@@ -105,7 +105,12 @@ type Health struct {
 	// TableBytes: the benchmark tables' data+index on the master as the
 	// engine reports them; DatadirBytes: the master's datadir on disk.
 	TableBytes, DatadirBytes float64
-	FailedChecks             []string
+	// DiskBytes: the benchmark tables' files of the run's engine on the
+	// master (.ibd, #rocksdb, .tokudb); BinlogBytes the master's binary
+	// logs, RelayBytes the largest slave relay logs; Rows the master's row
+	// count after the run (consistency check).
+	DiskBytes, BinlogBytes, RelayBytes, Rows float64
+	FailedChecks                             []string
 }
 
 // Span is a period shaded on the time plots.

@@ -46,12 +46,21 @@ type resultsDoc struct {
 	Engine      string          `json:"engine"`
 	Benchmark   json.RawMessage `json:"benchmark"`
 	Consistency *struct {
-		OK bool `json:"ok"`
+		OK     bool `json:"ok"`
+		Tables []struct {
+			Values []struct {
+				Host string `json:"host"`
+				Rows int64  `json:"rows"`
+			} `json:"values"`
+		} `json:"tables"`
 	} `json:"consistency"`
 	Sizes map[string]struct {
-		DataBytes    *float64 `json:"data_bytes"`
-		IndexBytes   *float64 `json:"index_bytes"`
-		DatadirBytes *float64 `json:"datadir_bytes"`
+		DataBytes       *float64           `json:"data_bytes"`
+		IndexBytes      *float64           `json:"index_bytes"`
+		DatadirBytes    *float64           `json:"datadir_bytes"`
+		EngineDiskBytes map[string]float64 `json:"engine_disk_bytes"`
+		BinlogBytes     *float64           `json:"binlog_bytes"`
+		RelayLogBytes   *float64           `json:"relay_log_bytes"`
 	} `json:"sizes"`
 	Monitor *struct {
 		Start    time.Time `json:"start"`
@@ -180,7 +189,8 @@ func workloadName(raw json.RawMessage) string {
 
 func emptyHealth() Health {
 	n := math.NaN()
-	return Health{FallbackS: n, NoTx: n, MaxLagS: n, MaxLagTx: n, TableBytes: n, DatadirBytes: n}
+	return Health{FallbackS: n, NoTx: n, MaxLagS: n, MaxLagTx: n, TableBytes: n, DatadirBytes: n,
+		DiskBytes: n, BinlogBytes: n, RelayBytes: n, Rows: n}
 }
 
 func health(res *resultsDoc) Health {
@@ -197,6 +207,27 @@ func health(res *resultsDoc) Health {
 			h.TableBytes = sum(s.DataBytes, s.IndexBytes)
 		}
 		h.DatadirBytes = fl(s.DatadirBytes)
+		if v, ok := s.EngineDiskBytes[strings.ToLower(res.Engine)]; ok {
+			h.DiskBytes = v
+		}
+		h.BinlogBytes = fl(s.BinlogBytes)
+	}
+	for host, s := range res.Sizes {
+		if host != "master" {
+			h.RelayBytes = maxNaN(h.RelayBytes, fl(s.RelayLogBytes))
+		}
+	}
+	if c := res.Consistency; c != nil {
+		// The master's row counts (the first host of each table's values).
+		var rows int64
+		for _, t := range c.Tables {
+			if len(t.Values) > 0 {
+				rows += t.Values[0].Rows
+			}
+		}
+		if rows > 0 {
+			h.Rows = float64(rows)
+		}
 	}
 	if m := res.Monitor; m != nil {
 		if ss := m.SemiSync; ss != nil && ss.Enabled {

@@ -2,6 +2,7 @@ package report
 
 import (
 	"math"
+	"strings"
 )
 
 // Stats are a configuration's noise figures, its comparison with the
@@ -37,6 +38,9 @@ type Stats struct {
 	ApplyRatio     float64
 	// Warmups are the runs' warm-ups (seconds), in the statistics' order.
 	Warmups []float64
+	// Footprint: means of the runs' tables on disk (the run's engine),
+	// binary and relay logs (bytes), and space amplification.
+	DiskBytes, BinlogBytes, RelayBytes, SpaceAmp float64
 }
 
 // Headline choices (Options.Headline).
@@ -85,6 +89,39 @@ func (t *Table) describeMore(g *Group) {
 	// slope is noisy, and the line must agree with its own figures.
 	g.KeptUp = !g.Replica.Known() || g.Replica.KeptUp()
 	g.SustainedRate = Describe(g.Sustained)
+	var disk, binlog, relay, amp []float64
+	for _, r := range g.Runs {
+		if r.usable() {
+			h := r.Health
+			disk, binlog, relay = append(disk, h.DiskBytes), append(binlog, h.BinlogBytes), append(relay, h.RelayBytes)
+			amp = append(amp, r.spaceAmp())
+		}
+	}
+	g.DiskBytes, g.BinlogBytes, g.RelayBytes, g.SpaceAmp = meanOf(disk), meanOf(binlog), meanOf(relay), meanOf(amp)
+}
+
+// rowBytes are the logical bytes of one row of a workload's tables, where
+// the test's schema is known: sysbench's oltp_* tables are id INT (4),
+// k INT (4), c CHAR(120), pad CHAR(60) (sysbench oltp_common.lua).
+var rowBytes = map[string]float64{"sysbench oltp": 4 + 4 + 120 + 60}
+
+// spaceAmp is the run's tables on disk over the logical bytes of its rows
+// (NaN when either is unknown).
+func (r *Run) spaceAmp() float64 {
+	var tool, test string
+	for _, p := range r.Params {
+		switch p.Name {
+		case "tool":
+			tool = p.Value
+		case "test":
+			test = p.Value
+		}
+	}
+	per, ok := rowBytes[tool+" "+strings.SplitN(test, "_", 2)[0]]
+	if !ok || math.IsNaN(r.Health.Rows) || r.Health.Rows <= 0 {
+		return math.NaN()
+	}
+	return r.Health.DiskBytes / (r.Health.Rows * per)
 }
 
 // runReplicas is a run's replica figures in this table's metric.
