@@ -69,6 +69,7 @@ func TestVerdictInnodbVsRocksdb(t *testing.T) {
 		perLabel[row["label"]]++
 		// Master and replica figures, catch-up: measured, positive.
 		for _, col := range []string{"master_tx_ps", "replica_apply_tx_ps", "catchup_s", "run_s", "sustained_metric",
+			"disk_bytes", "binlog_bytes", "rows", "space_amp",
 			"label_master_tx_ps", "label_replica_apply_tx_ps", "label_catchup_s", "label_sustained_mean"} {
 			v, err := strconv.ParseFloat(row[col], 64)
 			if err != nil || v < 0 || (col != "catchup_s" && col != "label_catchup_s" && v == 0) {
