@@ -12,6 +12,7 @@ import (
 	"github.com/orch-bench/orch/orchestrator/bench"
 	"github.com/orch-bench/orch/orchestrator/cluster"
 	"github.com/orch-bench/orch/orchestrator/fairness"
+	"github.com/orch-bench/orch/orchestrator/flavor"
 	"github.com/orch-bench/orch/orchestrator/matrix"
 	"github.com/orch-bench/orch/orchestrator/report"
 	"github.com/orch-bench/orch/orchestrator/runner"
@@ -108,7 +109,10 @@ unfinished cells. Each cell is a full run directory under cells/.`,
 			if err := matrix.WritePlan(cmd.OutOrStdout(), m, planCosts(w)); err != nil {
 				return err
 			}
-			if err := lintPlan(cmd, inv, m, allowAsymmetry); err != nil {
+			// Linted before any host when the inventory names the flavour,
+			// else once the servers have said what they are.
+			linted, err := lintPlan(cmd, inv, m, "", allowAsymmetry)
+			if err != nil {
 				return err
 			}
 			if dryRun {
@@ -121,8 +125,14 @@ unfinished cells. Each cell is a full run directory under cells/.`,
 				return err
 			}
 			if !resuming {
-				if err := validatePlan(cmd, c, m); err != nil {
+				srv, err := validatePlan(cmd, c, m)
+				if err != nil {
 					return err
+				}
+				if !linted {
+					if _, err := lintPlan(cmd, inv, m, string(srv.Flavor)+":"+srv.Version.String(), allowAsymmetry); err != nil {
+						return err
+					}
 				}
 				if _, err := matrix.Create(root, m, time.Now()); err != nil {
 					return err
@@ -171,19 +181,25 @@ unfinished cells. Each cell is a full run directory under cells/.`,
 }
 
 // lintPlan prints the plan's fairness warnings and refuses a durability
-// asymmetry unless allowed.
-func lintPlan(cmd *cobra.Command, inv *topology.Inventory, m *matrix.Matrix, allow bool) error {
-	ws, err := matrix.Fairness(inv, m, "")
+// asymmetry unless allowed. hint names the servers' flavour ("" for the
+// inventory's); without one the lint waits for the servers (linted false,
+// said on stderr), so that an inventory without mysql.flavor still runs.
+func lintPlan(cmd *cobra.Command, inv *topology.Inventory, m *matrix.Matrix, hint string, allow bool) (linted bool, err error) {
+	ws, err := matrix.Fairness(inv, m, hint)
 	if err != nil {
-		return &usageError{msg: "matrix: fairness: " + err.Error()}
+		if hint == "" {
+			fmt.Fprintf(cmd.ErrOrStderr(), "matrix: fairness checked once the servers are known (%v)\n", err)
+			return false, nil
+		}
+		return false, fmt.Errorf("matrix: fairness: %w", err)
 	}
 	if err := matrix.WriteFairness(cmd.OutOrStdout(), ws); err != nil {
-		return err
+		return true, err
 	}
 	if fairness.HasDurability(ws) && !allow {
-		return usagef("matrix: the configurations differ in durability beyond the matrix's axes (ASYMMETRY above): fix the profiles or pass --allow-asymmetry")
+		return true, usagef("matrix: the configurations differ in durability beyond the matrix's axes (ASYMMETRY above): fix the profiles or pass --allow-asymmetry")
 	}
-	return nil
+	return true, nil
 }
 
 // resumeLatest is --resume without a directory.
@@ -234,7 +250,7 @@ func planCosts(w *bench.Workload) matrix.Costs {
 
 // validatePlan checks every configuration of the plan against the servers
 // before anything runs, and records the knobs they ignore.
-func validatePlan(cmd *cobra.Command, c *cluster.Cluster, m *matrix.Matrix) error {
+func validatePlan(cmd *cobra.Command, c *cluster.Cluster, m *matrix.Matrix) (flavor.Server, error) {
 	var want []server.Desired
 	seen := map[string]bool{}
 	for i := range m.Cells {
@@ -247,14 +263,14 @@ func validatePlan(cmd *cobra.Command, c *cluster.Cluster, m *matrix.Matrix) erro
 	}
 	warnings, srv, err := up.Validate(cmd.Context(), c, want)
 	if err != nil {
-		return err
+		return srv, err
 	}
 	m.NoEffect = matrix.NoEffect(srv, m.Knobs)
 	for name, why := range m.NoEffect {
 		fmt.Fprintf(cmd.ErrOrStderr(), "matrix: WARNING %s has no effect on this server: %s\n", name, why)
 	}
 	_ = warnings // per-host duplicates of NoEffect, already said once above
-	return nil
+	return srv, nil
 }
 
 // writeMatrixReport writes report.md, report.html and results.csv into the
