@@ -29,6 +29,7 @@ type htmlWorkload struct {
 	Verdicts     []string
 	Head         []string
 	Fairness     []string
+	FairnessOK   bool // linted, nothing found
 	Groups, Runs htmlTable
 	Health       htmlTable
 	Replicas     *htmlTable
@@ -54,7 +55,8 @@ func (rep *Report) WriteHTML(w io.Writer) error {
 	}{Preamble: rep.preamble(), NoEffect: rep.NoEffect, Shading: shadingNote}
 	for _, t := range rep.Tables {
 		hw := htmlWorkload{Table: t, Verdicts: t.verdicts(), Head: rep.head(t), Fairness: t.fairnessLines(),
-			Runs: htmlTable{Header: t.runHeader(), Rows: t.runRows(rep.WarmupS)}}
+			FairnessOK: len(t.Fairness) == 0 && len(t.Groups) > 1 && t.hasVariables(),
+			Runs:       htmlTable{Header: t.runHeader(), Rows: t.runRows(rep.WarmupS)}}
 		h, rows := t.groupHeader(), t.groupRows()
 		hw.Groups = htmlTable{Header: h[:statCols], Rows: colsOf(rows, 0, statCols)}
 		hw.Health = htmlTable{Header: append(h[:1:1], h[statCols:]...), Rows: healthCols(rows)}
@@ -159,7 +161,7 @@ code { background: #f3f3f3; padding: 0 .2em; }
 <p>Baseline: <strong>{{.Baseline.Label}}</strong>{{if .BaselineNote}} ({{.BaselineNote}}){{end}}</p>
 {{if .Verdicts}}<ul class="verdicts">{{range .Verdicts}}<li>{{.}}</li>{{end}}</ul>{{end}}
 {{if .Fairness}}<p>Fairness: differences between the configurations that are not on the comparison's axes:</p>
-<ul class="fairness">{{range .Fairness}}<li>{{.}}</li>{{end}}</ul>{{end}}
+<ul class="fairness">{{range .Fairness}}<li>{{.}}</li>{{end}}</ul>{{else if .FairnessOK}}<p>Fairness: no durability, caching or IO difference between the configurations beyond their axes.</p>{{end}}
 <ul class="head">{{range .Head}}<li>{{.}}</li>{{end}}</ul>
 <h3>Configurations</h3>
 <div class="scroll"><table class="configurations">
