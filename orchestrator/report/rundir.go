@@ -77,6 +77,7 @@ type resultsDoc struct {
 		Stalls []json.RawMessage `json:"stalls"`
 	} `json:"monitor"`
 	FailedChecks []string `json:"failed_checks"`
+	ParseError   string   `json:"parse_error"`
 	CatchUp      *struct {
 		Slaves []catchUpDoc `json:"slaves"`
 	} `json:"catch_up"`
@@ -119,6 +120,10 @@ func readRunDir(dir string) (*Run, error) {
 		}
 		if r.Bench != nil && r.Tool == "" {
 			r.Tool = r.Bench.Tool
+		}
+		if r.Bench == nil && res.ParseError != "" && r.Error == "" {
+			// Why a run that ended ok has no figures.
+			r.Error = "benchmark output: " + res.ParseError
 		}
 		r.Health = health(&res)
 	} else if r.State == stateOK {
