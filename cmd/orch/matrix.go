@@ -11,11 +11,14 @@ import (
 
 	"github.com/orch-bench/orch/orchestrator/bench"
 	"github.com/orch-bench/orch/orchestrator/cluster"
+	"github.com/orch-bench/orch/orchestrator/fairness"
+	"github.com/orch-bench/orch/orchestrator/flavor"
 	"github.com/orch-bench/orch/orchestrator/matrix"
 	"github.com/orch-bench/orch/orchestrator/report"
 	"github.com/orch-bench/orch/orchestrator/runner"
 	"github.com/orch-bench/orch/orchestrator/server"
 	"github.com/orch-bench/orch/orchestrator/up"
+	"github.com/orch-bench/orch/topology"
 )
 
 func newMatrixCmd(g *globalOptions) *cobra.Command {
@@ -23,7 +26,7 @@ func newMatrixCmd(g *globalOptions) *cobra.Command {
 		engines, workload, root, baseline, resume string
 		knobs, sets                               []string
 		repeat, warmup                            int
-		dryRun, failFast                          bool
+		dryRun, failFast, allowAsymmetry          bool
 		stallLimit                                time.Duration
 		short                                     = map[string]*string{}
 	)
@@ -106,6 +109,12 @@ unfinished cells. Each cell is a full run directory under cells/.`,
 			if err := matrix.WritePlan(cmd.OutOrStdout(), m, planCosts(w)); err != nil {
 				return err
 			}
+			// Linted before any host when the inventory names the flavour,
+			// else once the servers have said what they are.
+			linted, err := lintPlan(cmd, inv, m, "", allowAsymmetry)
+			if err != nil {
+				return err
+			}
 			if dryRun {
 				return nil
 			}
@@ -116,8 +125,14 @@ unfinished cells. Each cell is a full run directory under cells/.`,
 				return err
 			}
 			if !resuming {
-				if err := validatePlan(cmd, c, m); err != nil {
+				srv, err := validatePlan(cmd, c, m)
+				if err != nil {
 					return err
+				}
+				if !linted {
+					if _, err := lintPlan(cmd, inv, m, string(srv.Flavor)+":"+srv.Version.String(), allowAsymmetry); err != nil {
+						return err
+					}
 				}
 				if _, err := matrix.Create(root, m, time.Now()); err != nil {
 					return err
@@ -155,6 +170,7 @@ unfinished cells. Each cell is a full run directory under cells/.`,
 	f.Lookup("resume").NoOptDefVal = resumeLatest
 	f.BoolVar(&dryRun, "dry-run", false, "print the plan and stop")
 	f.BoolVar(&failFast, "fail-fast", false, "stop at the first failed cell")
+	f.BoolVar(&allowAsymmetry, "allow-asymmetry", false, "run although the configurations differ in durability beyond the matrix's axes")
 	f.StringVar(&root, "runs", "runs", "directory that holds run directories")
 	f.StringArrayVar(&sets, "set", nil, "workload option override KEY=VALUE (repeatable)")
 	f.DurationVar(&stallLimit, "stall-limit", 60*time.Second, "stop a cell when the master makes no progress this long")
@@ -162,6 +178,28 @@ unfinished cells. Each cell is a full run directory under cells/.`,
 		short[k] = f.String(k, "", "workload override: "+k)
 	}
 	return cmd
+}
+
+// lintPlan prints the plan's fairness warnings and refuses a durability
+// asymmetry unless allowed. hint names the servers' flavour ("" for the
+// inventory's); without one the lint waits for the servers (linted false,
+// said on stderr), so that an inventory without mysql.flavor still runs.
+func lintPlan(cmd *cobra.Command, inv *topology.Inventory, m *matrix.Matrix, hint string, allow bool) (linted bool, err error) {
+	ws, err := matrix.Fairness(inv, m, hint)
+	if err != nil {
+		if hint == "" {
+			fmt.Fprintf(cmd.ErrOrStderr(), "matrix: fairness checked once the servers are known (%v)\n", err)
+			return false, nil
+		}
+		return false, fmt.Errorf("matrix: fairness: %w", err)
+	}
+	if err := matrix.WriteFairness(cmd.OutOrStdout(), ws); err != nil {
+		return true, err
+	}
+	if fairness.HasDurability(ws) && !allow {
+		return true, usagef("matrix: the configurations differ in durability beyond the matrix's axes (ASYMMETRY above): fix the profiles or pass --allow-asymmetry")
+	}
+	return true, nil
 }
 
 // resumeLatest is --resume without a directory.
@@ -212,7 +250,7 @@ func planCosts(w *bench.Workload) matrix.Costs {
 
 // validatePlan checks every configuration of the plan against the servers
 // before anything runs, and records the knobs they ignore.
-func validatePlan(cmd *cobra.Command, c *cluster.Cluster, m *matrix.Matrix) error {
+func validatePlan(cmd *cobra.Command, c *cluster.Cluster, m *matrix.Matrix) (flavor.Server, error) {
 	var want []server.Desired
 	seen := map[string]bool{}
 	for i := range m.Cells {
@@ -225,26 +263,28 @@ func validatePlan(cmd *cobra.Command, c *cluster.Cluster, m *matrix.Matrix) erro
 	}
 	warnings, srv, err := up.Validate(cmd.Context(), c, want)
 	if err != nil {
-		return err
+		return srv, err
 	}
 	m.NoEffect = matrix.NoEffect(srv, m.Knobs)
 	for name, why := range m.NoEffect {
 		fmt.Fprintf(cmd.ErrOrStderr(), "matrix: WARNING %s has no effect on this server: %s\n", name, why)
 	}
 	_ = warnings // per-host duplicates of NoEffect, already said once above
-	return nil
+	return srv, nil
 }
 
 // writeMatrixReport writes report.md, report.html and results.csv into the
 // matrix directory, as `orch report DIR` would.
 func writeMatrixReport(cmd *cobra.Command, dir string) error {
 	formats := []string{report.FormatMarkdown, report.FormatHTML, report.FormatCSV}
-	_, paths, err := report.Generate([]string{dir}, dir, formats, report.Options{})
+	rep, paths, err := report.Generate([]string{dir}, dir, formats, report.Options{})
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
 	for _, p := range paths {
 		fmt.Fprintf(cmd.OutOrStdout(), "report: %s\n", p)
 	}
+	// The verdicts (and fairness warnings), not only where they are.
+	fmt.Fprint(cmd.OutOrStdout(), rep.Summary())
 	return nil
 }

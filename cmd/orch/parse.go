@@ -17,7 +17,8 @@ func newParseCmd() *cobra.Command {
 		Use:   "parse [--tool TOOL] FILE...",
 		Short: "Parse benchmark client output (sysbench, mysqlslap, db-insert) into JSON",
 		Long: `parse reads the output of a benchmark client and prints the parsed result as
-JSON, one document per file, in file order. sysbench 1.x and legacy 0.4/0.5
+JSON: for one file its document, for several one JSON array of
+{"file": NAME, "result": DOCUMENT} in file order (orch report reads both). sysbench 1.x and legacy 0.4/0.5
 output are told apart automatically; --tool auto (the default) also detects
 mysqlslap / mariadb-slap and TokuDB's db-insert. Numbers keep exactly the
 digits the tool printed. Output cut short (an interrupted run) is printed
@@ -35,6 +36,14 @@ error naming FILE:LINE, with exit status 2. The keys are listed in README.md.`,
 			}
 			enc := json.NewEncoder(cmd.OutOrStdout())
 			enc.SetIndent("", "  ")
+			// One file: its document. Several: one JSON array of
+			// {"file", "result"}, so `orch parse a b > x.json` is one valid
+			// document that orch report labels by file name.
+			type doc struct {
+				File   string       `json:"file"`
+				Result bench.Result `json:"result"`
+			}
+			var docs []doc
 			for _, name := range files {
 				res, err := parseFile(tool, name)
 				if err != nil && !errors.Is(err, bench.ErrIncomplete) {
@@ -43,11 +52,12 @@ error naming FILE:LINE, with exit status 2. The keys are listed in README.md.`,
 				if err != nil {
 					fmt.Fprintf(cmd.ErrOrStderr(), "orch: warning: %v\n", err)
 				}
-				if err := enc.Encode(res); err != nil {
-					return err
-				}
+				docs = append(docs, doc{File: name, Result: res})
 			}
-			return nil
+			if len(docs) == 1 {
+				return enc.Encode(docs[0].Result)
+			}
+			return enc.Encode(docs)
 		},
 	}
 	cmd.Flags().StringVar(&tool, "tool", "auto", "output format: sysbench, mysqlslap, db-insert or auto")

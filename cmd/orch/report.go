@@ -14,8 +14,9 @@ import (
 
 func newReportCmd(_ *globalOptions) *cobra.Command {
 	var (
-		baseline, out, formats, root string
-		warmup                       float64
+		baseline, out, formats, root, headline string
+		warmup                                 float64
+		allowMixed                             bool
 	)
 	cmd := &cobra.Command{
 		Use:   "report [RUNDIR|MATRIXDIR|PARSE.json]...",
@@ -23,15 +24,22 @@ func newReportCmd(_ *globalOptions) *cobra.Command {
 		Long: `report compares benchmark results and writes report.md, a self-contained
 report.html (plots inline, opens offline) and results.csv. Inputs, in any mix:
 a matrix directory (matrix.json + cells/), run directories of orch run (old
-ones too), and JSON files printed by orch parse for hand-run client logs.
+ones too), JSON files printed by orch parse, and raw client logs (sysbench,
+mysqlslap, db-insert output, parsed as orch parse does). Runs whose workload
+parameters, client or topology differ are refused (naming the differences)
+unless --allow-mixed.
 Each input becomes a configuration labelled by its directory or file name,
 unless a matrix labels its cells; repetitions of a label are summarised as
 mean, standard deviation and 95% confidence interval, and compared with the
 baseline label by Welch's t-test (significant at p < 0.05).
 
 The compared figure is each run's steady-state rate: the mean of its
-per-second interval rates after the warm-up (--warmup, else the matrix's,
-else 10 s), or the tool's final figure without intervals. Only runs that
+per-second interval rates after the warm-up, detected per run as a
+changepoint in its per-second rate (--warmup fixes it; runs with too few
+intervals use the matrix's, else 10 s), or the tool's final figure without
+intervals. Verdicts give the ratio with Fieller's 95% CI, and with replicas
+the master's and the sustained ratio, the replicas' apply rate, lag and
+catch-up (--headline). Only runs that
 ended ok enter the statistics; the others are listed with their state.
 
 Without an input, the latest run (runs/latest) is reported. The report goes
@@ -53,7 +61,12 @@ into the input's directory when there is one input, else ./report (--out).`,
 				}
 				args = []string{latest}
 			}
-			opts := report.Options{Baseline: baseline}
+			switch headline {
+			case report.HeadlineBoth, report.HeadlineMaster, report.HeadlineSustained:
+			default:
+				return usagef("report: --headline %q: want both, master or sustained", headline)
+			}
+			opts := report.Options{Baseline: baseline, Headline: headline, AllowMixed: allowMixed}
 			if cmd.Flags().Changed("warmup") {
 				if warmup < 0 {
 					return usagef("report: --warmup %v: want 0 or more seconds", warmup)
@@ -78,9 +91,11 @@ into the input's directory when there is one input, else ./report (--out).`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&baseline, "baseline", "", "label to compare with (default: the matrix's baseline, else the first label)")
-	f.Float64Var(&warmup, "warmup", report.DefaultWarmupS, "seconds at the start of each run left out of steady-state figures (default: the matrix's, else 10)")
+	f.Float64Var(&warmup, "warmup", report.DefaultWarmupS, "seconds at the start of each run left out of steady-state figures (default: detected per run)")
 	f.StringVar(&out, "out", "", "output directory (default: the input's directory when there is one input, else ./report)")
 	f.StringVar(&formats, "format", "md,html,csv", "outputs to write: md, html, csv (comma-separated)")
+	f.StringVar(&headline, "headline", report.HeadlineBoth, "what verdicts lead with: master (the master's rate), sustained (transactions / (run + replica catch-up)) or both")
+	f.BoolVar(&allowMixed, "allow-mixed", false, "compare runs whose workload parameters, client or topology differ (labelled in the report) instead of refusing")
 	f.StringVar(&root, "runs", "runs", "directory that holds run directories (for the default input, runs/latest)")
 	return cmd
 }

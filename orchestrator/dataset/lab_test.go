@@ -218,6 +218,11 @@ func TestLab(t *testing.T) {
 			rocks.Paths[RocksDBDir] < rocks.DataBytes || inno.Paths[labInno] < inno.DataBytes {
 			t.Fatalf("datadir: %+v / %+v", rocks, inno.Paths)
 		}
+		// Tables on disk per engine, from the files; the logs apart.
+		if inno.EngineDiskBytes["innodb"] < inno.DataBytes || rocks.EngineDiskBytes["rocksdb"] < rocks.DataBytes ||
+			inno.BinlogBytes <= 0 {
+			t.Errorf("on disk: innodb %v binlog %d / rocksdb %v", inno.EngineDiskBytes, inno.BinlogBytes, rocks.EngineDiskBytes)
+		}
 		// Without an executor the catalogue stands in for du.
 		cat, err := Sizes(ctx, l.slaves[0].DB, labInno, SizeOptions{})
 		if err != nil {

@@ -50,6 +50,16 @@ type SizeReport struct {
 	// Paths are du -sb sizes of the engine directories inside the datadir
 	// that exist: the database's own (InnoDB's .ibd files) and #rocksdb.
 	Paths map[string]int64 `json:"paths,omitempty"`
+	// EngineDiskBytes are the database's tables on disk per engine, from
+	// the files themselves: innodb the database directory's .ibd files,
+	// rocksdb the #rocksdb directory (all of MyRocks' data on the server),
+	// tokudb the database's .tokudb files in the datadir.
+	EngineDiskBytes map[string]int64 `json:"engine_disk_bytes,omitempty"`
+	// BinlogBytes and RelayLogBytes are the binary and relay logs on disk,
+	// kept apart from the tables: they grow with every run a server has
+	// seen, not with the dataset.
+	BinlogBytes   int64 `json:"binlog_bytes"`
+	RelayLogBytes int64 `json:"relay_log_bytes"`
 	// Note says why du was not used.
 	Note string `json:"note,omitempty"`
 }
@@ -121,7 +131,10 @@ func Sizes(ctx context.Context, db *sql.DB, database string, opts SizeOptions) (
 	}
 	rep.Datadir = strings.TrimSuffix(str(v), "/")
 	if opts.Exec != nil {
-		err := duSizes(ctx, opts.Exec, rep)
+		logs, err := readLogBasenames(ctx, db)
+		if err == nil {
+			err = duSizes(ctx, opts.Exec, rep, logs)
+		}
 		if err == nil {
 			return rep, nil
 		}
@@ -170,16 +183,57 @@ func refresh(ctx context.Context, db *sql.DB, database string) error {
 	return nil
 }
 
-// duScript prints "bytes<TAB>path" for the datadir (".") and each of the
-// engine directories that exists.
-func duScript(datadir, database string) string {
-	return "cd " + shell.Quote(datadir) + " || exit 1\n" +
-		"for p in . " + shell.Join(RocksDBDir, database) + "; do\n" +
-		`  if [ -e "$p" ]; then du -sb -- "$p" || exit 1; fi` + "\ndone\n"
+// logBasenames are the binary and relay logs' file name stems ("" when the
+// server writes none), as the server resolved them.
+type logBasenames struct{ binlog, relay string }
+
+func readLogBasenames(ctx context.Context, db *sql.DB) (logBasenames, error) {
+	var out logBasenames
+	for _, q := range []struct {
+		v    *string
+		name string
+	}{{&out.binlog, "log_bin_basename"}, {&out.relay, "relay_log_basename"}} {
+		_, rows, err := queryRows(ctx, db, StatementTimeout, "SHOW GLOBAL VARIABLES LIKE '"+q.name+"'")
+		if err != nil {
+			return out, fmt.Errorf("%s: %w", q.name, err)
+		}
+		if len(rows) == 1 && len(rows[0]) == 2 {
+			*q.v = str(rows[0][1])
+		}
+	}
+	return out, nil
 }
 
-func duSizes(ctx context.Context, ex executor.Executor, rep *SizeReport) error {
-	res, err := ex.Run(ctx, executor.Command{Script: duScript(rep.Datadir, rep.Database), Sudo: true, Timeout: StatementTimeout})
+// Labels duScript prints for totals of several files.
+const (
+	duInnoDB = "files:innodb"
+	duTokuDB = "files:tokudb"
+	duBinlog = "files:binlog"
+	duRelay  = "files:relay"
+)
+
+// duScript prints "bytes<TAB>path" for the datadir (".") and each of the
+// engine directories that exists, then "bytes<TAB>files:KIND" totals of the
+// database's InnoDB and TokuDB files and of the binary and relay logs.
+func duScript(datadir, database string, logs logBasenames) string {
+	var b strings.Builder
+	b.WriteString("cd " + shell.Quote(datadir) + " || exit 1\n" +
+		"for p in . " + shell.Join(RocksDBDir, database) + "; do\n" +
+		`  if [ -e "$p" ]; then du -sb -- "$p" || exit 1; fi` + "\ndone\n" +
+		// total LABEL FILE...: the files' bytes, when there is any.
+		"total() { l=$1; shift; [ -e \"$1\" ] || return 0; printf '%s\\t%s\\n' \"$(du -cb -- \"$@\" | tail -n 1 | cut -f 1)\" \"$l\"; }\n")
+	b.WriteString("total " + duInnoDB + " " + shell.Quote(database) + "/*.ibd\n")
+	b.WriteString("total " + duTokuDB + " ./_" + shell.Quote(database) + "_*.tokudb\n")
+	for _, l := range []struct{ label, base string }{{duBinlog, logs.binlog}, {duRelay, logs.relay}} {
+		if l.base != "" {
+			b.WriteString("total " + l.label + " " + shell.Quote(l.base) + ".[0-9]*\n")
+		}
+	}
+	return b.String()
+}
+
+func duSizes(ctx context.Context, ex executor.Executor, rep *SizeReport, logs logBasenames) error {
+	res, err := ex.Run(ctx, executor.Command{Script: duScript(rep.Datadir, rep.Database, logs), Sudo: true, Timeout: StatementTimeout})
 	if err != nil {
 		return err
 	}
@@ -193,10 +247,36 @@ func duSizes(ctx context.Context, ex executor.Executor, rep *SizeReport) error {
 	}
 	delete(sizes, ".")
 	rep.DatadirBytes, rep.DatadirSource = total, SourceDu
+	rep.applyFileTotals(sizes)
 	if len(sizes) > 0 {
 		rep.Paths = sizes
 	}
 	return nil
+}
+
+// applyFileTotals moves duScript's file totals out of the path sizes into
+// the engine and log figures.
+func (rep *SizeReport) applyFileTotals(sizes map[string]int64) {
+	rep.EngineDiskBytes = map[string]int64{}
+	take := func(key string) (int64, bool) {
+		v, ok := sizes[key]
+		delete(sizes, key)
+		return v, ok
+	}
+	if v, ok := take(duInnoDB); ok {
+		rep.EngineDiskBytes["innodb"] = v
+	}
+	if v, ok := take(duTokuDB); ok {
+		rep.EngineDiskBytes["tokudb"] = v
+	}
+	if v, ok := sizes[RocksDBDir]; ok {
+		rep.EngineDiskBytes["rocksdb"] = v
+	}
+	rep.BinlogBytes, _ = take(duBinlog)
+	rep.RelayLogBytes, _ = take(duRelay)
+	if len(rep.EngineDiskBytes) == 0 {
+		rep.EngineDiskBytes = nil
+	}
 }
 
 // parseDu reads du -sb lines: "bytes<TAB>path".
@@ -233,4 +313,41 @@ func catalogDatadir(ctx context.Context, db *sql.DB, rep *SizeReport) error {
 	}
 	rep.DatadirBytes, rep.DatadirSource = n, SourceCatalog
 	return nil
+}
+
+// DropBeyond drops the benchmark tables numbered beyond the spec's table
+// count (sbtest3 and sbtest4 left by a wider earlier workload when this
+// one wants two), so that they are neither counted in the footprint nor
+// make every later dataset check fail: the client's own cleanup drops only
+// the tables it was told about. The drops are binary-logged, so the slaves
+// drop them too. It returns the tables dropped.
+func DropBeyond(ctx context.Context, db *sql.DB, spec Spec) ([]string, error) {
+	if err := spec.validate(); err != nil {
+		return nil, fmt.Errorf("dataset spec: %w", err)
+	}
+	_, rows, err := queryRows(ctx, db, StatementTimeout,
+		"SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_TYPE = 'BASE TABLE'", spec.Database)
+	if err != nil {
+		return nil, fmt.Errorf("list tables of %s: %w", spec.Database, err)
+	}
+	var dropped []string
+	for _, r := range rows {
+		name := str(r[0])
+		if n, ok := benchmarkIndex(spec.prefix(), name); !ok || n <= spec.Tables {
+			continue
+		}
+		q, err := qualified(spec.Database, name)
+		if err != nil {
+			return dropped, err
+		}
+		dctx, cancel := context.WithTimeout(ctx, StatementTimeout)
+		_, err = db.ExecContext(dctx, "DROP TABLE IF EXISTS "+q)
+		cancel()
+		if err != nil {
+			return dropped, fmt.Errorf("drop %s: %w", q, err)
+		}
+		dropped = append(dropped, name)
+	}
+	sort.Strings(dropped)
+	return dropped, nil
 }

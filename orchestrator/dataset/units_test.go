@@ -120,7 +120,7 @@ func TestDuSizes(t *testing.T) {
 	write("sb test/sbtest1.ibd", 3000)
 	write(RocksDBDir+"/000012.sst", 5000)
 	rep := &SizeReport{Database: "sb test", Datadir: dir}
-	if err := duSizes(context.Background(), executor.NewLocal("master"), rep); err != nil {
+	if err := duSizes(context.Background(), executor.NewLocal("master"), rep, logBasenames{}); err != nil {
 		t.Fatal(err)
 	}
 	if rep.DatadirSource != SourceDu || rep.DatadirBytes < 9000 {
@@ -133,14 +133,14 @@ func TestDuSizes(t *testing.T) {
 	// No MyRocks directory: only what exists is reported.
 	os.RemoveAll(filepath.Join(dir, RocksDBDir))
 	rep = &SizeReport{Database: "other", Datadir: dir}
-	if err := duSizes(context.Background(), executor.NewLocal("master"), rep); err != nil {
+	if err := duSizes(context.Background(), executor.NewLocal("master"), rep, logBasenames{}); err != nil {
 		t.Fatal(err)
 	}
 	if rep.Paths != nil {
 		t.Fatalf("paths for missing directories: %v", rep.Paths)
 	}
 	rep = &SizeReport{Database: "x", Datadir: filepath.Join(dir, "nope")}
-	if err := duSizes(context.Background(), executor.NewLocal("master"), rep); err == nil {
+	if err := duSizes(context.Background(), executor.NewLocal("master"), rep, logBasenames{}); err == nil {
 		t.Fatal("a missing datadir was measured")
 	}
 }

@@ -7,7 +7,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/orch-bench/orch/orchestrator/fairness"
 	"github.com/orch-bench/orch/orchestrator/server"
+	"github.com/orch-bench/orch/topology"
 )
 
 // State is where a cell stands (see the package doc).
@@ -187,4 +189,44 @@ func EngineSwitches(cells []Cell) int {
 // engine is not counted: it is the same for any order.
 func Estimate(cells []Cell, perCell, switchCost time.Duration) time.Duration {
 	return time.Duration(len(cells))*perCell + time.Duration(EngineSwitches(cells))*switchCost
+}
+
+// Fairness lints the plan before any host is touched: each configuration's
+// profile and knobs rendered for every database host (offline, the
+// server's flavour from hint or the inventory) over the server's defaults,
+// compared for asymmetries off the matrix's axes (orchestrator/fairness).
+func Fairness(inv *topology.Inventory, m *Matrix, hint string) ([]fairness.Warning, error) {
+	var configs []fairness.Config
+	seen := map[string]bool{}
+	for i := range m.Cells {
+		c := &m.Cells[i]
+		if seen[c.Label] {
+			continue
+		}
+		seen[c.Label] = true
+		fc := fairness.Config{Label: c.Label, Engine: strings.ToLower(c.Engine)}
+		for _, h := range inv.DBHosts() {
+			t, err := server.OfflineTarget(h, inv, hint)
+			if err != nil {
+				return nil, err
+			}
+			cfg, err := server.Render(t, server.Desired{Engine: c.Engine, Knobs: c.ServerKnobs()})
+			if err != nil {
+				return nil, err
+			}
+			rendered := map[string]string{}
+			for _, v := range cfg.Vars {
+				rendered[v.Name] = v.Value
+			}
+			key := fairness.ServerKey(string(t.Server.Flavor), t.Server.Version.Major)
+			fc.Hosts = append(fc.Hosts, fairness.Host{Name: h.Name, Role: string(h.Role),
+				Vars: fairness.Effective(key, fc.Engine, rendered)})
+		}
+		configs = append(configs, fc)
+	}
+	axes := make([]string, len(m.Knobs))
+	for i, a := range m.Knobs {
+		axes[i] = a.Name
+	}
+	return fairness.Lint(configs, axes), nil
 }

@@ -1,6 +1,8 @@
 package matrix
 
 import (
+	"github.com/orch-bench/orch/orchestrator/fairness"
+
 	"fmt"
 	"io"
 	"slices"
@@ -176,4 +178,18 @@ func FormatDuration(d time.Duration) string {
 	default:
 		return d.String()
 	}
+}
+
+// WriteFairness prints the plan's fairness warnings, durability first
+// marked as what stops the matrix without --allow-asymmetry.
+func WriteFairness(w io.Writer, ws []fairness.Warning) error {
+	p := &printer{w: w}
+	for _, x := range ws {
+		mark := "WARNING"
+		if x.Kind == fairness.Durability {
+			mark = "ASYMMETRY"
+		}
+		p.printf("%s %s\n", mark, x)
+	}
+	return p.err
 }

@@ -14,6 +14,9 @@ const (
 	metricTPS     = "tps"
 	metricQueries = "queries/s"
 	metricRows    = "rows/s"
+	// metricSeconds is mysqlslap's own figure: seconds to run all queries
+	// (the sum of its blocks' averages); lower is better.
+	metricSeconds = "s to run all queries"
 )
 
 // The JSON shapes of `orch parse` (orchestrator/bench), decoded here
@@ -107,7 +110,7 @@ func decodeBench(raw json.RawMessage, tool string) (*Bench, error) {
 
 func sysbenchBench(d *sysbenchDoc) *Bench {
 	b := &Bench{Tool: "sysbench", Version: d.Version, Complete: d.Complete, rates: map[string]rate{},
-		Errors: fl(d.Errors), Pctl: d.Percentile, LatAvg: nan(), LatPct: nan(), LatMax: nan()}
+		Errors: fl(d.Errors), Pctl: d.Percentile, LatAvg: nan(), LatPct: nan(), LatMax: nan(), DurationS: fl(d.DurationS)}
 	if !d.Complete {
 		b.Errors = nan() // an incomplete report's zero counts are not measurements
 	}
@@ -153,7 +156,7 @@ func sysbenchBench(d *sysbenchDoc) *Bench {
 
 func slapBench(blocks []slapBlock) *Bench {
 	b := &Bench{Tool: "mysqlslap", Complete: len(blocks) > 0, rates: map[string]rate{},
-		LatAvg: nan(), LatPct: nan(), LatMax: nan(), Errors: nan()}
+		LatAvg: nan(), LatPct: nan(), LatMax: nan(), Errors: nan(), DurationS: nan()}
 	// Every block is one concurrency level run `iterations` times; its
 	// average time covers clients x queries_per_client queries.
 	queries, secs := 0.0, 0.0
@@ -165,14 +168,20 @@ func slapBench(blocks []slapBlock) *Bench {
 		secs += *blk.AvgS
 	}
 	if secs > 0 {
-		b.rates[metricQueries] = rate{Final: queries / secs}
+		b.rates[metricSeconds] = rate{Final: secs}
+		b.DurationS = secs
+		// Auto-generated SQL can report 0 queries per client; a rate of 0
+		// would compare as n/a, so the rate exists only when it means one.
+		if queries > 0 {
+			b.rates[metricQueries] = rate{Final: queries / secs}
+		}
 	}
 	return b
 }
 
 func dbInsertBench(d *dbInsertDoc) *Bench {
 	b := &Bench{Tool: "db-insert", Complete: d.Complete, rates: map[string]rate{},
-		LatAvg: nan(), LatPct: nan(), LatMax: nan(), Errors: nan()}
+		LatAvg: nan(), LatPct: nan(), LatMax: nan(), Errors: nan(), DurationS: nan()}
 	var series []Point
 	for _, bt := range d.Batches {
 		// A batch inserts batch_size rows in each half it ran.
@@ -195,10 +204,11 @@ func dbInsertBench(d *dbInsertDoc) *Bench {
 	return b
 }
 
-// chooseMetric picks the throughput metric every run of a table supports:
-// writes/s when all are write-only, else tps, else queries/s, else rows/s.
+// chooseMetric picks the metric every run of a table supports: writes/s
+// when all are write-only, else tps, else mysqlslap's time, else
+// queries/s, else rows/s.
 func chooseMetric(runs []*Run) string {
-	for _, m := range []string{metricWrites, metricTPS, metricQueries, metricRows} {
+	for _, m := range []string{metricWrites, metricTPS, metricSeconds, metricQueries, metricRows} {
 		ok, any := true, false
 		for _, r := range runs {
 			if r.Bench == nil {

@@ -134,3 +134,26 @@ func TestDecodeBenchRejectsForeignJSON(t *testing.T) {
 		t.Errorf("runs = %s, want two/sysbench and two#2/mysqlslap", strings.Join(ids, ", "))
 	}
 }
+
+func TestRawMariadbSlapLogs(t *testing.T) {
+	// Two raw mariadb-slap logs, given to the report as they are: the
+	// metric is the tool's own (seconds to run all queries, lower is
+	// better) and the verdict says whose time was longer: 9.340 / 4.890 =
+	// 1.91x.
+	rep := build(t, Options{}, "testdata/logs/slap-innodb.txt", "testdata/logs/slap-rocksdb.txt")
+	tb := rep.Tables[0]
+	if tb.Metric != metricSeconds || !tb.LowerIsBetter || tb.Baseline.Label != "slap-innodb" {
+		t.Fatalf("table metric %q lower-is-better %v baseline %s", tb.Metric, tb.LowerIsBetter, tb.Baseline.Label)
+	}
+	want := "slap-rocksdb: took 1.91x slap-innodb's time (n/a (one run)); caveat: n=1, too few runs to judge the noise"
+	if got := tb.group("slap-rocksdb").Verdict; got != want {
+		t.Errorf("verdict = %q, want %q", got, want)
+	}
+	var md strings.Builder
+	if err := rep.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(md.String(), "Warm-up") {
+		t.Error("report on logs without intervals speaks of a warm-up")
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/orch-bench/orch/orchestrator/fairness"
 )
 
 // DefaultWarmupS is the warm-up excluded from steady-state figures when
@@ -17,8 +19,14 @@ type Options struct {
 	// Baseline is the label others are compared with; default: the
 	// matrix's baseline, else the first label of each table.
 	Baseline string
-	// WarmupS, when not nil, overrides the matrix's warm-up.
+	// WarmupS, when not nil, overrides the warm-up detected per run.
 	WarmupS *float64
+	// Headline is the figure verdicts lead with: HeadlineMaster,
+	// HeadlineSustained or HeadlineBoth (the default, "").
+	Headline string
+	// AllowMixed compares runs whose workload parameters, client or
+	// topology differ (labelled as such) instead of refusing.
+	AllowMixed bool
 }
 
 // Report is the comparison of the inputs' runs, ready to be written.
@@ -44,6 +52,15 @@ type Table struct {
 	Groups       []*Group // in order of first appearance
 	Runs         []*Run   // in input order
 	Plots        []Plot
+	// LowerIsBetter: the metric is a time (mysqlslap's seconds).
+	LowerIsBetter bool
+	Headline      string
+	// Mixed names what differs between the compared runs when the report
+	// was asked to compare them anyway (--allow-mixed).
+	Mixed []string
+	// Fairness lists the asymmetries between configurations that are not
+	// on the comparison's axes (fair.go).
+	Fairness []fairness.Warning
 }
 
 // Group is one configuration (label) of a table and its runs.
@@ -74,14 +91,16 @@ type Group struct {
 	NoEffect []string
 	// Verdict is the comparison in words; "" for the baseline itself.
 	Verdict string
+
+	Stats // noise, ratio interval, rank test, replicas (stats_group.go)
 }
 
 // steadyOf is a run's steady-state rate in its table and how it was got.
-func (t *Table) steadyOf(r *Run, warmupS float64) (float64, string) {
+func (t *Table) steadyOf(r *Run) (float64, string) {
 	if r.Bench == nil {
 		return math.NaN(), ""
 	}
-	return r.Bench.steady(t.Metric, warmupS)
+	return r.Bench.steady(t.Metric, r.WarmupS)
 }
 
 // Build compares the input's runs.
@@ -107,9 +126,15 @@ func Build(in *Input, opts Options) (*Report, error) {
 	if opts.Baseline != "" && !slices.ContainsFunc(rep.Tables, func(t *Table) bool { return t.group(opts.Baseline) != nil }) {
 		return nil, &InputError{Path: "--baseline " + opts.Baseline, Err: fmt.Errorf("no such label; the labels are %s", strings.Join(rep.labels(), ", "))}
 	}
+	if err := rep.checkComparable(opts.AllowMixed); err != nil {
+		return nil, err
+	}
 	for _, t := range rep.Tables {
+		t.setWarmups(opts.WarmupS != nil, rep.WarmupS, rep.WarmupFrom)
+		t.Headline = opts.Headline
 		t.compare(baseline, rep.WarmupS, in.NoEffect)
-		plots, err := t.plots(rep.WarmupS)
+		t.lintFairness()
+		plots, err := t.plots(t.warmupLine())
 		if err != nil {
 			return nil, fmt.Errorf("%s: plots: %w", t.Workload, err)
 		}
@@ -162,6 +187,7 @@ func tables(runs []*Run) []*Table {
 	for _, t := range out {
 		sort.SliceStable(t.Runs, func(i, j int) bool { return pos[t.Runs[i]] < pos[t.Runs[j]] })
 		t.Metric = chooseMetric(t.Runs)
+		t.LowerIsBetter = t.Metric == metricSeconds
 		for _, r := range t.Runs {
 			g := t.group(r.Label)
 			if g == nil {
@@ -222,7 +248,8 @@ func (t *Table) compare(baseline string, warmupS float64, noEffect map[string]st
 			g.Test = &tt
 		}
 		g.NoEffect = ignoredKnobs(b, g, noEffect)
-		g.Verdict = verdict(t.Metric, b, g, noEffect)
+		g.compareWith(b)
+		g.Verdict = verdict(t, b, g, noEffect)
 	}
 }
 
@@ -234,7 +261,7 @@ func (t *Table) describe(g *Group, warmupS float64) {
 		if !r.usable() {
 			continue
 		}
-		v, _ := t.steadyOf(r, warmupS)
+		v, _ := t.steadyOf(r)
 		g.Steady = append(g.Steady, v)
 		b, h := r.Bench, r.Health
 		lavg, lpct, lmax = append(lavg, b.LatAvg), append(lpct, b.LatPct), append(lmax, b.LatMax)
@@ -255,6 +282,7 @@ func (t *Table) describe(g *Group, warmupS float64) {
 	g.Rate = Describe(g.Steady)
 	g.LatAvg, g.LatPct, g.LatMax = meanOf(lavg), meanOf(lpct), meanOf(lmax)
 	g.TableBytes, g.DatadirBytes = meanOf(tbl), meanOf(ddir)
+	t.describeMore(g)
 }
 
 // ignoredKnobs lists the knobs whose values set g apart from the baseline

@@ -33,7 +33,8 @@ window.addEventListener("load", function () {
     configurations: rows("table.configurations tbody tr"),
     runs: rows("table.runs tbody tr"),
     details: rows("details.evidence"),
-    tableWidth: document.querySelector("table.configurations").getBoundingClientRect().width
+    tableWidth: document.querySelector("table.configurations").getBoundingClientRect().width,
+    hidden: Array.from(document.querySelectorAll("div.scroll")).filter(function (d) { return d.scrollWidth > d.clientWidth + 1; }).map(function (d) { return d.firstElementChild.className + " " + d.scrollWidth + ">" + d.clientWidth; })
   });
   document.body.appendChild(probe);
 });
@@ -80,6 +81,7 @@ func TestHTMLRendersInChromium(t *testing.T) {
 		Tables, Configurations, Runs int
 		Details                      int
 		TableWidth                   float64
+		Hidden                       []string
 	}
 	if err := json.Unmarshal([]byte(html.UnescapeString(string(m[1]))), &got); err != nil {
 		t.Fatalf("probe %q: %v", m[1], err)
@@ -88,6 +90,10 @@ func TestHTMLRendersInChromium(t *testing.T) {
 	if got.Configurations != len(tb.Groups) || got.Runs != len(tb.Runs) || got.TableWidth <= 0 {
 		t.Errorf("rendered %d configuration rows, %d run rows, width %v: want %d, %d and a laid-out table",
 			got.Configurations, got.Runs, got.TableWidth, len(tb.Groups), len(tb.Runs))
+	}
+	// At 1400 px no table hides columns behind a scroll bar.
+	if len(got.Hidden) > 0 {
+		t.Errorf("tables wider than the page at 1400 px: %v", got.Hidden)
 	}
 	if got.Details != 4 || got.Tables < 2 {
 		t.Errorf("rendered %d tables and %d evidence details", got.Tables, got.Details)

@@ -19,6 +19,15 @@ var CSVColumns = []string{
 	"stalls", "consistency", "failed_checks",
 	"label_n", "label_mean", "label_sd", "label_ci95_low", "label_ci95_high",
 	"ratio_vs_baseline", "p_value", "significant", "no_effect", "verdict", "source",
+	// Added with the replica-aware verdicts; units in the names, rates in
+	// the unit of "metric" where the name says "metric".
+	"warmup_s", "warmup_source", "run_s", "master_tx_ps", "replica_apply_tx_ps", "lag_end_tx", "lag_end_s",
+	"lag_growth_tx_ps", "catchup_s", "sustained_metric", "replicas_kept_up",
+	"label_median", "label_cv", "label_noisy", "ratio_ci95_low", "ratio_ci95_high", "mann_whitney_p", "reps_needed",
+	"label_master_tx_ps", "label_replica_apply_tx_ps", "label_catchup_s", "label_sustained_mean",
+	"sustained_ratio_vs_baseline", "sustained_ratio_ci95_low", "sustained_ratio_ci95_high", "replica_apply_ratio_vs_baseline",
+	"label_kept_up",
+	"disk_bytes", "binlog_bytes", "relay_log_bytes", "rows", "space_amp",
 }
 
 // WriteCSV writes results.csv.
@@ -40,7 +49,7 @@ func (rep *Report) WriteCSV(w io.Writer) error {
 
 func (rep *Report) csvRow(t *Table, r *Run) []string {
 	g := t.group(r.Label)
-	steady, how := t.steadyOf(r, rep.WarmupS)
+	steady, how := t.steadyOf(r)
 	b := r.Bench
 	if b == nil {
 		b = &Bench{LatAvg: nan(), LatPct: nan(), LatMax: nan(), Errors: nan()}
@@ -62,7 +71,7 @@ func (rep *Report) csvRow(t *Table, r *Run) []string {
 	if g != t.Baseline {
 		ratio = f4(g.Ratio)
 	}
-	return []string{
+	return append([]string{
 		t.Workload, t.Tool, t.Metric, r.Label, strconv.FormatBool(g == t.Baseline), r.ID, rep0, r.State,
 		strconv.FormatBool(r.usable()), r.Engine, r.KnobString(), f4(steady), how, f(b.final(t.Metric)),
 		f(b.LatAvg), pctl, f(b.LatPct), f(b.LatMax), f(b.Errors),
@@ -70,6 +79,50 @@ func (rep *Report) csvRow(t *Table, r *Run) []string {
 		strconv.Itoa(h.Stalls), h.Consistency, strings.Join(h.FailedChecks, "; "),
 		strconv.Itoa(g.Rate.N), f4(g.Rate.Mean), f4(g.Rate.SD), f4(g.Rate.CILow), f4(g.Rate.CIHigh),
 		ratio, p, sig, strings.Join(g.NoEffect, " "), g.Verdict, r.Source,
+	}, rep.csvMore(t, g, r)...)
+}
+
+// csvMore is the replica, warm-up and noise columns of a run's row.
+func (rep *Report) csvMore(t *Table, g *Group, r *Run) []string {
+	rf, gf := r.Repl, g.Replica
+	kept := func(known, ok bool) string {
+		if !known {
+			return ""
+		}
+		return strconv.FormatBool(ok)
+	}
+	warm, how := "", ""
+	if r.Bench != nil {
+		warm, how = f4(r.WarmupS), r.WarmupHow
+	}
+	base := g == t.Baseline
+	cmp := func(v float64) string {
+		if base {
+			return ""
+		}
+		return f4(v)
+	}
+	ciLo, ciHi, sLo, sHi, mw := "", "", "", "", ""
+	if g.RatioCI != nil {
+		ciLo, ciHi = f4(g.RatioCI.Low), f4(g.RatioCI.High)
+	}
+	if g.SustainedCI != nil {
+		sLo, sHi = f4(g.SustainedCI.Low), f4(g.SustainedCI.High)
+	}
+	if g.UTest != nil {
+		mw = strconv.FormatFloat(g.UTest.P, 'g', 4, 64)
+	}
+	reps := ""
+	if g.RepsNeeded > 0 {
+		reps = strconv.Itoa(g.RepsNeeded)
+	}
+	return []string{
+		warm, how, f4(rf.RunS), f4(rf.MasterTxPS), f4(rf.ApplyTxPS), f4(rf.LagEndTx), f4(rf.LagEndS),
+		f4(rf.LagGrowthTxPS), f4(rf.CatchUpS), f4(rf.Sustained), kept(rf.Known(), rf.KeptUp()),
+		f4(g.Median), f4(g.CV), strconv.FormatBool(g.Noisy), ciLo, ciHi, mw, reps,
+		f4(gf.MasterTxPS), f4(gf.ApplyTxPS), f4(gf.CatchUpS), f4(g.SustainedRate.Mean),
+		cmp(g.SustainedRatio), sLo, sHi, cmp(g.ApplyRatio), kept(gf.Known(), g.KeptUp),
+		f(r.Health.DiskBytes), f(r.Health.BinlogBytes), f(r.Health.RelayBytes), f(r.Health.Rows), f4(r.spaceAmp()),
 	}
 }
 

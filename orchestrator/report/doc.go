@@ -12,8 +12,12 @@
 //	a run directory        results.json + manifest.json + timeseries/...;
 //	                       labelled by its directory name
 //	an `orch parse` file   one or more bare benchmark documents (a sysbench or
-//	                       db-insert object, a mysqlslap array); labelled by
-//	                       the file name, "#2", "#3"... for later documents
+//	                       db-insert object, a mysqlslap array), labelled by
+//	                       the file name ("#2", "#3"... for later documents),
+//	                       or the array `orch parse a b` prints, labelled by
+//	                       each document's file
+//	a raw client log       sysbench, mysqlslap or db-insert output, parsed as
+//	                       `orch parse` does; labelled by the file name
 //
 // A parse file carries no workload name: it joins the table of the one
 // workload run with the same tool, so a legacy sysbench log sits next to a
@@ -22,19 +26,28 @@
 // # Figures
 //
 // Each workload gets a table with one row per configuration (label) and,
-// below it, one row per run. The compared figure is the tool's main rate:
-// writes/s for write-only sysbench tests, else tps (else queries/s for
-// legacy logs without transactions), queries/s for mysqlslap, rows/s for
-// db-insert. A run's steady-state rate is the mean of its per-second
-// interval rates after the warm-up (interval t > warm-up); without interval
-// reports after the warm-up it is the tool's final figure, and the report
-// says so. Latency avg/pNN/max are the tool's whole-run figures.
+// below it, one row per run. The compared figure is the tool's own: writes/s
+// for write-only sysbench tests, else tps (else queries/s for legacy logs
+// without transactions), seconds to run all queries for mysqlslap (lower is
+// better), rows/s for db-insert. A run's steady-state rate is the mean of
+// its per-second interval rates after its warm-up, which is detected per run
+// as a changepoint in that series (steady.go; Options.WarmupS fixes it);
+// without intervals after the warm-up it is the tool's final figure.
 //
 // Only runs that ended "ok" (and complete parse files) enter the
-// statistics; the others are listed with their state. Per label: n, mean,
-// standard deviation, a 95% confidence interval from Student's t, and
-// Welch's unequal-variance t-test against the baseline label, significant at
-// p < 0.05; with fewer than two runs on either side there is no test.
+// statistics. Per label: n, mean, sd, Student's 95% CI, median, coefficient
+// of variation (noisy above 5%); against the baseline: the ratio with
+// Fieller's 95% CI, Welch's t-test, Mann-Whitney U with 5+ runs per side,
+// and the runs per configuration needed to resolve a difference the test
+// did not. With replicas: the master's commit rate, the slowest slave's
+// apply rate, lag at the end and its growth, catch-up after the run, and
+// the sustained cluster rate (work / (run + catch-up)); verdicts say "not
+// sustained" when the replicas did not keep up (replica.go, verdict.go).
+//
+// Runs whose workload parameters, client or topology differ are refused
+// (comparable.go) unless Options.AllowMixed; differences between the
+// configurations' server variables that change durability, caching or IO
+// are listed under the verdicts (fair.go, orchestrator/fairness).
 //
 // # Output
 //

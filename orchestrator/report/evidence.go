@@ -30,7 +30,7 @@ var volatileVars = map[string]bool{
 func readEvidence(dir string, man *manifestDoc, roles map[string]string) (*Evidence, error) {
 	ev := &Evidence{OrchVersion: man.OrchVersion, Command: strings.Join(man.Command, " "),
 		Servers: man.Servers, Clients: man.Clients,
-		Config: map[string][]string{}, Variables: map[string]map[string]string{}}
+		Config: map[string][]string{}, Variables: map[string]map[string]string{}, Roles: roles}
 	for _, host := range sortedKeys(man.HostFacts) {
 		hf, err := facts(host, man.HostFacts[host])
 		if err != nil {

@@ -27,7 +27,13 @@ type htmlRun struct {
 type htmlWorkload struct {
 	*Table
 	Verdicts     []string
+	Head         []string
+	Fairness     []string
+	FairnessOK   bool // linted, nothing found
 	Groups, Runs htmlTable
+	Health       htmlTable
+	Replicas     *htmlTable
+	ReplicaNote  string
 	Images       []htmlImage
 	BaseRun      string
 	Evidence     []htmlRun
@@ -48,9 +54,16 @@ func (rep *Report) WriteHTML(w io.Writer) error {
 		Tables   []htmlWorkload
 	}{Preamble: rep.preamble(), NoEffect: rep.NoEffect, Shading: shadingNote}
 	for _, t := range rep.Tables {
-		hw := htmlWorkload{Table: t, Verdicts: t.verdicts(),
-			Groups: htmlTable{Header: t.groupHeader(), Rows: t.groupRows()},
-			Runs:   htmlTable{Header: t.runHeader(), Rows: t.runRows(rep.WarmupS)}}
+		hw := htmlWorkload{Table: t, Verdicts: t.verdicts(), Head: rep.head(t), Fairness: t.fairnessLines(),
+			FairnessOK: len(t.Fairness) == 0 && len(t.Groups) > 1 && t.hasVariables(),
+			Runs:       htmlTable{Header: t.runHeader(), Rows: t.runRows(rep.WarmupS)}}
+		h, rows := t.groupHeader(), t.groupRows()
+		hw.Groups = htmlTable{Header: h[:statCols], Rows: colsOf(rows, 0, statCols)}
+		hw.Health = htmlTable{Header: append(h[:1:1], h[statCols:]...), Rows: healthCols(rows)}
+		if t.hasReplicas() {
+			hw.Replicas = &htmlTable{Header: t.replicaHeader(), Rows: t.replicaRows()}
+			hw.ReplicaNote = replicaNote
+		}
 		for _, p := range t.Plots {
 			// The URI is built here from SVG this package rendered, so it
 			// is safe to mark as a URL.
@@ -115,8 +128,8 @@ body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2e
 h1, h2, h3 { font-weight: 600; }
 h2 { border-bottom: 1px solid #ccc; padding-bottom: .2em; margin-top: 2em; }
 table { border-collapse: collapse; margin: .5em 0 1.5em; font-size: 13px; }
-th, td { border: 1px solid #ddd; padding: 3px 7px; text-align: right; white-space: nowrap; }
-th { background: #f3f3f3; }
+th, td { border: 1px solid #ddd; padding: 3px 6px; text-align: right; white-space: nowrap; }
+th { background: #f3f3f3; white-space: normal; vertical-align: bottom; }
 td:first-child, th:first-child, td.text { text-align: left; }
 td.text { white-space: normal; }
 table.runs td:nth-child(2) { text-align: left; }
@@ -147,12 +160,28 @@ code { background: #f3f3f3; padding: 0 .2em; }
 <h2>{{.Workload}} ({{.Tool}}, {{.Metric}})</h2>
 <p>Baseline: <strong>{{.Baseline.Label}}</strong>{{if .BaselineNote}} ({{.BaselineNote}}){{end}}</p>
 {{if .Verdicts}}<ul class="verdicts">{{range .Verdicts}}<li>{{.}}</li>{{end}}</ul>{{end}}
+{{if .Fairness}}<p>Fairness: differences between the configurations that are not on the comparison's axes:</p>
+<ul class="fairness">{{range .Fairness}}<li>{{.}}</li>{{end}}</ul>{{else if .FairnessOK}}<p>Fairness: no durability, caching or IO difference between the configurations beyond their axes.</p>{{end}}
+<ul class="head">{{range .Head}}<li>{{.}}</li>{{end}}</ul>
 <h3>Configurations</h3>
 <div class="scroll"><table class="configurations">
 <thead><tr>{{range .Groups.Header}}<th>{{.}}</th>{{end}}</tr></thead>
 <tbody>{{range $i, $row := .Groups.Rows}}<tr{{if eq (index $row 0) $t.Baseline.Label}} class="baseline"{{end}}>{{range $row}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</tbody>
 </table></div>
+<h3>Latency, footprint and health</h3>
+<div class="scroll"><table class="health">
+<thead><tr>{{range .Health.Header}}<th>{{.}}</th>{{end}}</tr></thead>
+<tbody>{{range .Health.Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</tbody>
+</table></div>
+{{if .Replicas}}<h3>Replicas</h3>
+<p class="note">{{.ReplicaNote}}</p>
+<div class="scroll"><table class="replicas">
+<thead><tr>{{range .Replicas.Header}}<th>{{.}}</th>{{end}}</tr></thead>
+<tbody>{{range .Replicas.Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</tbody>
+</table></div>{{end}}
 <h3>Runs</h3>
 <div class="scroll"><table class="runs">
 <thead><tr>{{range .Runs.Header}}<th>{{.}}</th>{{end}}</tr></thead>

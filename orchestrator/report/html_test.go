@@ -126,7 +126,7 @@ func TestHTMLReport(t *testing.T) {
 		}
 	}
 	throughput := string(doc.images[0])
-	for _, label := range []string{"innodb", "rocksdb", "legacy-0.5", "semi-sync off", "fault", "end of warm-up"} {
+	for _, label := range []string{"innodb", "rocksdb", "legacy-0.5", "semi-sync off", "fault"} {
 		if !strings.Contains(throughput, ">"+label+"<") {
 			t.Errorf("throughput chart has no legend entry %q", label)
 		}

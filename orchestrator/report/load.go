@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/orch-bench/orch/orchestrator/bench"
 	"github.com/orch-bench/orch/orchestrator/rundir"
 )
 
@@ -135,6 +136,13 @@ func readParseFile(path string) ([]*Run, error) {
 		return nil, err
 	}
 	name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	trimmed := bytes.TrimSpace(b)
+	if len(trimmed) > 0 && trimmed[0] != '{' && trimmed[0] != '[' {
+		return readRawLog(path, name, b)
+	}
+	if files, ok := parseBundle(trimmed); ok {
+		return bundleRuns(path, files)
+	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	var runs []*Run
 	for i := 1; ; i++ {
@@ -166,4 +174,64 @@ func readParseFile(path string) ([]*Run, error) {
 func exists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
+}
+
+// readRawLog parses a benchmark client's own output (what `orch parse`
+// would read), labelled by the file name.
+func readRawLog(path, name string, b []byte) ([]*Run, error) {
+	res, err := bench.ParseAuto(path, bytes.NewReader(b))
+	if err != nil && !errors.Is(err, bench.ErrIncomplete) {
+		return nil, err
+	}
+	raw, err := json.Marshal(res)
+	if err != nil {
+		return nil, err
+	}
+	bn, err := decodeBench(raw, "")
+	if err != nil || bn == nil {
+		return nil, fmt.Errorf("not a benchmark log orch can parse: %v", err)
+	}
+	return []*Run{{ID: name, Label: name, Source: path, Tool: bn.Tool, Bench: bn, Health: emptyHealth()}}, nil
+}
+
+// bundleDoc is one element of `orch parse a b` output: the file and its
+// parsed result.
+type bundleDoc struct {
+	File   string          `json:"file"`
+	Result json.RawMessage `json:"result"`
+}
+
+// parseBundle reads `orch parse` output of several files: a JSON array of
+// {"file", "result"} objects.
+func parseBundle(b []byte) ([]bundleDoc, bool) {
+	if len(b) == 0 || b[0] != '[' {
+		return nil, false
+	}
+	var docs []bundleDoc
+	if json.Unmarshal(b, &docs) != nil || len(docs) == 0 {
+		return nil, false
+	}
+	for _, d := range docs {
+		if d.File == "" || len(d.Result) == 0 {
+			return nil, false
+		}
+	}
+	return docs, true
+}
+
+// bundleRuns makes one run per file of a bundle, labelled by its file name.
+func bundleRuns(path string, docs []bundleDoc) ([]*Run, error) {
+	var runs []*Run
+	for i, d := range docs {
+		bn, err := decodeBench(d.Result, "")
+		if err != nil {
+			return nil, fmt.Errorf("document %d (%s): %w", i+1, d.File, err)
+		}
+		if bn == nil {
+			return nil, fmt.Errorf("document %d (%s): null, not a benchmark result", i+1, d.File)
+		}
+		name := strings.TrimSuffix(filepath.Base(d.File), filepath.Ext(d.File))
+		runs = append(runs, &Run{ID: name, Label: name, Source: path, Tool: bn.Tool, Bench: bn, Health: emptyHealth()})
+	}
+	return runs, nil
 }

@@ -13,6 +13,15 @@ import (
 func (rep *Report) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
 	b.WriteString("# Benchmark report\n\n")
+	for _, t := range rep.Tables {
+		for _, v := range t.verdicts() {
+			b.WriteString("- " + md(v) + "\n")
+		}
+		for _, v := range t.fairnessLines() {
+			b.WriteString("- " + md(v) + "\n")
+		}
+	}
+	b.WriteString("\n")
 	for _, l := range rep.preamble() {
 		b.WriteString(l + "\n")
 	}
@@ -37,14 +46,18 @@ func (rep *Report) preamble() []string {
 	for i, s := range rep.Sources {
 		src[i] = "`" + s + "`"
 	}
-	return []string{
-		"Inputs: " + strings.Join(src, ", ") + ".",
-		fmt.Sprintf("Warm-up: the first %s s of each run are left out of the steady-state figures (%s).", num(rep.WarmupS, 0), rep.WarmupFrom),
-		"Steady-state rate: the mean of the per-second interval rates after the warm-up; the tool's final figure when it printed none after it. " +
-			"Latency avg/pNN/max are the tool's whole-run figures.",
-		fmt.Sprintf("Statistics: over the runs that ended ok; sd is the sample standard deviation, the 95%% CI uses Student's t; "+
-			"Welch's t-test against the baseline, significant when p < %.2f.", Alpha),
+	out := []string{"Inputs: " + strings.Join(src, ", ") + "."}
+	if w := rep.warmupSummary(); w != "" {
+		out = append(out, w)
 	}
+	return append(out,
+		"Steady-state rate: the mean of the per-second interval rates after the warm-up; the tool's final figure when it printed none after it. "+
+			"Latency avg/pNN/max are the tool's whole-run figures.",
+		fmt.Sprintf("Statistics: over the runs that ended ok; sd is the sample standard deviation, the 95%% CI of a mean uses Student's t; "+
+			"Welch's t-test against the baseline, significant when p < %.2f; the ratio's 95%% CI is Fieller's (t with Welch-Satterthwaite degrees of freedom); "+
+			"CV above %s is flagged noisy, with the runs per configuration a test would need to resolve the difference (80%% power); "+
+			"with at least %d runs on both sides, the median and a Mann-Whitney U test too.", Alpha, pct(MaxCV), MinMannWhitney),
+	)
 }
 
 func (rep *Report) mdTable(b *strings.Builder, t *Table) {
@@ -60,8 +73,28 @@ func (rep *Report) mdTable(b *strings.Builder, t *Table) {
 		}
 		b.WriteString("\n")
 	}
-	b.WriteString("### Configurations\n\n")
-	mdRows(b, t.groupHeader(), t.groupRows())
+	if fl := t.fairnessLines(); len(fl) > 0 {
+		b.WriteString("Fairness: differences between the configurations that are not on the comparison's axes:\n\n")
+		for _, l := range fl {
+			b.WriteString("- " + md(l) + "\n")
+		}
+		b.WriteString("\n")
+	} else if len(t.Groups) > 1 && t.hasVariables() {
+		b.WriteString("Fairness: no durability, caching or IO difference between the configurations beyond their axes.\n\n")
+	}
+	for _, l := range rep.head(t) {
+		b.WriteString("- " + md(l) + "\n")
+	}
+	b.WriteString("\n### Configurations\n\n")
+	h, rows := t.groupHeader(), t.groupRows()
+	mdRows(b, h[:statCols], colsOf(rows, 0, statCols))
+	b.WriteString("\n### Latency, footprint and health\n\n")
+	mdRows(b, append(h[:1:1], h[statCols:]...), healthCols(rows))
+	if t.hasReplicas() {
+		b.WriteString("\n### Replicas\n\n")
+		b.WriteString(replicaNote + "\n\n")
+		mdRows(b, t.replicaHeader(), t.replicaRows())
+	}
 	b.WriteString("\n### Runs\n\n")
 	mdRows(b, t.runHeader(), t.runRows(rep.WarmupS))
 	if len(t.Plots) > 0 {
@@ -75,7 +108,7 @@ func (rep *Report) mdTable(b *strings.Builder, t *Table) {
 }
 
 // shadingNote explains the shaded bands of the time charts.
-const shadingNote = "Shaded: semi-sync off (orange), stalls (red), faults (purple), replica stopped or host not answering (grey); " +
+const shadingNote = "Each configuration has one colour in every chart; a time chart's thick line is the mean of its runs at each second, the faint lines each run. Shaded: semi-sync off (orange), stalls (red), faults (purple), replica stopped or host not answering (grey); " +
 	"the dashed line ends the warm-up. Time counts from the monitors' start, right before the benchmark."
 
 func (t *Table) verdicts() []string {
@@ -90,8 +123,9 @@ func (t *Table) verdicts() []string {
 
 func (t *Table) groupHeader() []string {
 	p := pctlName(t.pctl())
-	return []string{"configuration", "n", t.Metric + " mean", "sd", "95% CI", "vs baseline", "p", "lat avg ms",
-		p + " ms", "max ms", "errors", "tables MiB", "datadir MiB", "async s / no_tx", "max lag s / tx", "consistency"}
+	return []string{"configuration", "n", t.Metric + " mean", "sd", "95% CI", "median", "CV", "vs baseline", "ratio 95% CI", "p", "lat avg ms",
+		p + " ms", "max ms", "errors", "tables MiB", "on disk MiB", "space amp", "binlog MiB", "relay MiB", "datadir MiB",
+		"async s / no_tx", "max lag s / tx", "consistency"}
 }
 
 func (t *Table) groupRows() [][]string {
@@ -105,22 +139,46 @@ func (t *Table) groupRows() [][]string {
 			}
 		}
 		rows = append(rows, []string{g.Label, strconv.Itoa(g.Rate.N), num(g.Rate.Mean, 2), num(g.Rate.SD, 2), ci(g.Rate, 2),
-			ratio, p, num(g.LatAvg, 2), num(g.LatPct, 2), num(g.LatMax, 2), num(g.Errors, 0),
-			mib(g.TableBytes), mib(g.DatadirBytes), semiText(g.FallbackS, g.NoTx), lagText(g.MaxLagS, g.MaxLagTx), dash(g.Consistency)})
+			num(g.Median, 2), cvText(g), ratio, ratioCIText(g, t.Baseline), p, num(g.LatAvg, 2), num(g.LatPct, 2), num(g.LatMax, 2), num(g.Errors, 0),
+			mib(g.TableBytes), mib(g.DiskBytes), num(g.SpaceAmp, 2), mib(g.BinlogBytes), mib(g.RelayBytes), mib(g.DatadirBytes),
+			semiText(g.FallbackS, g.NoTx), lagText(g.MaxLagS, g.MaxLagTx), dash(g.Consistency)})
 	}
 	return rows
 }
 
+// statCols is how many of the configuration columns hold the rate
+// statistics; the others (latency, footprint, health) make a second table
+// so that neither is wider than a page.
+const statCols = 10
+
+// colsOf keeps columns [from, to) of each row.
+func colsOf(rows [][]string, from, to int) [][]string {
+	out := make([][]string, len(rows))
+	for i, r := range rows {
+		out[i] = r[from:to:to]
+	}
+	return out
+}
+
+// healthCols keeps the label and the columns after statCols.
+func healthCols(rows [][]string) [][]string {
+	out := make([][]string, len(rows))
+	for i, r := range rows {
+		out[i] = append(r[:1:1], r[statCols:]...)
+	}
+	return out
+}
+
 func (t *Table) runHeader() []string {
 	p := pctlName(t.pctl())
-	return []string{"run", "configuration", "rep", "state", t.Metric + " steady", "from", "final", "lat avg ms",
+	return []string{"run", "configuration", "rep", "state", t.Metric + " steady", "from", "final", "catch-up s", "lat avg ms",
 		p + " ms", "max ms", "errors", "async s / no_tx", "max lag s / tx", "consistency"}
 }
 
 func (t *Table) runRows(warmupS float64) [][]string {
 	var rows [][]string
 	for _, r := range t.Runs {
-		v, how := t.steadyOf(r, warmupS)
+		v, how := t.steadyOf(r)
 		b := r.Bench
 		if b == nil {
 			b = &Bench{LatAvg: nan(), LatPct: nan(), LatMax: nan(), Errors: nan()}
@@ -137,7 +195,7 @@ func (t *Table) runRows(warmupS float64) [][]string {
 			state += ": " + r.Error
 		}
 		h := r.Health
-		rows = append(rows, []string{r.ID, r.Label, rep, state, num(v, 2), dash(steadyText(how, warmupS)), num(b.final(t.Metric), 2),
+		rows = append(rows, []string{r.ID, r.Label, rep, state, num(v, 2), dash(steadyText(how, r)), num(b.final(t.Metric), 2), secsCell(r.Repl.CatchUpS),
 			num(b.LatAvg, 2), num(b.LatPct, 2), num(b.LatMax, 2), num(b.Errors, 0),
 			semiText(h.FallbackS, h.NoTx), lagText(h.MaxLagS, h.MaxLagTx), dash(h.Consistency)})
 	}

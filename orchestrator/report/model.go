@@ -31,7 +31,28 @@ type Run struct {
 	Spans    []Span  // semi-sync off, stalls, faults: seconds since the monitor start
 	Lag      []Point // worst slave's lag in transactions, per second
 	Evidence *Evidence
+
+	// Replicas are the slaves' apply rates, lags and catch-up; MasterTx is
+	// the master's commit rate (gtid_tx_ps) per second.
+	Replicas []Replica
+	MasterTx []Point
+	// Repl is the run's replica figures in its table's metric.
+	Repl ReplicaFigures
+	// WarmupS is where this run's steady state starts (seconds since the
+	// start) and WarmupHow how that was decided: "detected", "--warmup",
+	// or the fallback's source when detection had too few intervals.
+	WarmupS   float64
+	WarmupHow string
+	// tableMetric is the metric of the table the run is in.
+	tableMetric string
+	// Params are the workload's effective parameters and Topology the
+	// cluster it ran on, for the report's head and the comparability check.
+	Params   []Param
+	Topology string
 }
+
+// Param is one effective workload parameter ("threads", "16").
+type Param struct{ Name, Value string }
 
 // Knob is a server variable a matrix cell set.
 type Knob struct {
@@ -55,6 +76,8 @@ type Bench struct {
 	LatAvg, LatPct, LatMax float64 // milliseconds, whole run
 	LatSeries              []Point // interval pNN latency, ms
 	Errors                 float64
+	// DurationS is how long the benchmark ran (NaN when not printed).
+	DurationS float64
 }
 
 // rate is one throughput metric: the tool's final figure and its
@@ -82,7 +105,12 @@ type Health struct {
 	// TableBytes: the benchmark tables' data+index on the master as the
 	// engine reports them; DatadirBytes: the master's datadir on disk.
 	TableBytes, DatadirBytes float64
-	FailedChecks             []string
+	// DiskBytes: the benchmark tables' files of the run's engine on the
+	// master (.ibd, #rocksdb, .tokudb); BinlogBytes the master's binary
+	// logs, RelayBytes the largest slave relay logs; Rows the master's row
+	// count after the run (consistency check).
+	DiskBytes, BinlogBytes, RelayBytes, Rows float64
+	FailedChecks                             []string
 }
 
 // Span is a period shaded on the time plots.
@@ -104,6 +132,7 @@ type Evidence struct {
 	Hosts     []string
 	Config    map[string][]string          // host -> config.cnf lines
 	Variables map[string]map[string]string // host -> SHOW VARIABLES
+	Roles     map[string]string            // host -> master, slave
 }
 
 // HostFacts is one host's facts as `orch check` gathered them, as

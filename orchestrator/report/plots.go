@@ -6,6 +6,7 @@ import (
 	"image/color"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -163,7 +164,7 @@ func (t *Table) timePlot(title, ylabel string, series func(*Run) []Point, warmup
 	p.X.Label.Text = "seconds since start"
 	p.Y.Label.Text = ylabel
 	ymax, xmax := 0.0, 0.0
-	var lines []*plotter.Line
+	var lines, spread []*plotter.Line
 	var names []string
 	for _, g := range t.Groups {
 		var all [][]Point
@@ -176,6 +177,28 @@ func (t *Table) timePlot(title, ylabel string, series func(*Run) []Point, warmup
 		if len(mean) == 0 {
 			continue
 		}
+		col, dashes := t.groupColor(g)
+		if len(all) > 1 {
+			// Each repetition faintly under the mean: the spread shows.
+			for _, run := range all {
+				xys := make(plotter.XYs, 0, len(run))
+				for _, pt := range run {
+					if !math.IsNaN(pt.V) {
+						xys = append(xys, plotter.XY{X: pt.T, Y: pt.V})
+						ymax, xmax = math.Max(ymax, pt.V), math.Max(xmax, pt.T)
+					}
+				}
+				if len(xys) == 0 {
+					continue
+				}
+				rl, err := plotter.NewLine(xys)
+				if err != nil {
+					return nil, err
+				}
+				rl.Color, rl.Dashes, rl.Width = faint(col), dashes, vg.Points(0.8)
+				spread = append(spread, rl)
+			}
+		}
 		xys := make(plotter.XYs, len(mean))
 		for i, pt := range mean {
 			xys[i] = plotter.XY{X: pt.T, Y: pt.V}
@@ -185,8 +208,7 @@ func (t *Table) timePlot(title, ylabel string, series func(*Run) []Point, warmup
 		if err != nil {
 			return nil, err
 		}
-		l.Color = palette[len(lines)%len(palette)]
-		l.Dashes = plotutil.Dashes(len(lines) / len(palette))
+		l.Color, l.Dashes = col, dashes
 		l.Width = vg.Points(1.5)
 		lines = append(lines, l)
 		names = append(names, g.Label)
@@ -210,6 +232,9 @@ func (t *Table) timePlot(title, ylabel string, series func(*Run) []Point, warmup
 		w.Color, w.Dashes = color.Gray{Y: 110}, []vg.Length{vg.Points(4), vg.Points(3)}
 		p.Add(w)
 		ch.legend.Add("end of warm-up", w)
+	}
+	for _, l := range spread {
+		p.Add(l)
 	}
 	for i, l := range lines {
 		p.Add(l)
@@ -305,15 +330,36 @@ func (t *Table) barPlot() (*chart, error) {
 	ch.height = vg.Length(n)*vg.Points(30) + vg.Inch
 	p := ch.p
 	p.Title.Text = t.Workload + ": steady-state " + t.Metric
-	p.X.Label.Text = t.Metric + " (mean; bars: 95% CI)"
-	bars, err := plotter.NewBarChart(vals, vg.Points(18))
-	if err != nil {
-		return nil, err
+	p.X.Label.Text = t.Metric + " (bar: mean; whiskers: 95% CI; dots: runs)"
+	// One bar chart per configuration (the others' values 0) so each bar
+	// has its configuration's colour, as in the time charts; each run's
+	// own figure is a dot on its bar.
+	var dots plotter.XYs
+	for i, g := range shown {
+		y := n - 1 - i
+		one := make(plotter.Values, n)
+		one[y] = vals[y]
+		bars, err := plotter.NewBarChart(one, vg.Points(18))
+		if err != nil {
+			return nil, err
+		}
+		bars.Horizontal = true
+		bars.Color, _ = t.groupColor(g)
+		bars.LineStyle.Width = 0
+		p.Add(bars)
+		for _, v := range finite(g.Steady) {
+			dots = append(dots, plotter.XY{X: v, Y: float64(y)})
+			xmax = math.Max(xmax, v)
+		}
 	}
-	bars.Horizontal = true
-	bars.Color = palette[0]
-	bars.LineStyle.Width = 0
-	p.Add(bars)
+	if len(dots) > 0 {
+		sc, err := plotter.NewScatter(dots)
+		if err != nil {
+			return nil, err
+		}
+		sc.GlyphStyle.Color, sc.GlyphStyle.Radius = color.Black, vg.Points(2.5)
+		p.Add(sc)
+	}
 	if len(xys) > 0 {
 		eb, err := plotter.NewXErrorBars(errorBars{xys, errs})
 		if err != nil {
@@ -345,6 +391,7 @@ func newChart() *chart {
 		&p.X.Tick.Label, &p.Y.Tick.Label} {
 		ts.Font = font.From(sans, ts.Font.Size)
 	}
+	p.X.Tick.Marker, p.Y.Tick.Marker = plainTicks{}, plainTicks{}
 	l := plot.NewLegend()
 	l.TextStyle.Font = font.From(sans, l.TextStyle.Font.Size)
 	l.Top = true
@@ -394,4 +441,37 @@ func slugify(s string) string {
 		return out
 	}
 	return "workload"
+}
+
+// plainTicks are gonum's default ticks labelled with the fewest digits
+// that say the value: 5000, not 5000.00; 2.5, not 2.50.
+type plainTicks struct{}
+
+func (plainTicks) Ticks(min, max float64) []plot.Tick {
+	ticks := plot.DefaultTicks{}.Ticks(min, max)
+	for i := range ticks {
+		if ticks[i].Label != "" {
+			ticks[i].Label = strconv.FormatFloat(ticks[i].Value, 'f', -1, 64)
+			if len(ticks[i].Label) > 9 { // float noise: 0.30000000000000004
+				ticks[i].Label = strconv.FormatFloat(ticks[i].Value, 'g', 6, 64)
+			}
+		}
+	}
+	return ticks
+}
+
+// groupColor is a configuration's colour, the same in every chart of the
+// report: its place among the table's configurations.
+func (t *Table) groupColor(g *Group) (color.Color, []vg.Length) {
+	i := slices.Index(t.Groups, g)
+	if i < 0 {
+		i = 0
+	}
+	return palette[i%len(palette)], plotutil.Dashes(i / len(palette))
+}
+
+// faint is c at a quarter opacity, for per-repetition lines.
+func faint(c color.Color) color.Color {
+	r, g, b, _ := c.RGBA()
+	return color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: 70}
 }

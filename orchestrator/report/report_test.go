@@ -23,8 +23,13 @@ func mustTime(t *testing.T, s string) time.Time {
 	return v
 }
 
+// build loads and builds a report. The matrix fixture's first cell ran
+// 15 s against the others' 10 s (a real lab run, kept as it was) and the
+// legacy log is sysbench 0.5: tests of other features compare them anyway
+// (TestRefusesIncomparable covers the refusal).
 func build(t *testing.T, opts Options, inputs ...string) *Report {
 	t.Helper()
+	opts.AllowMixed = true
 	in, err := Load(inputs)
 	if err != nil {
 		t.Fatal(err)
@@ -50,16 +55,21 @@ func TestMatrixComparison(t *testing.T) {
 	if inno.Rate.N != 2 || rocks.Rate.N != 2 || len(inno.Runs) != 3 {
 		t.Fatalf("n = %d/%d, runs %d", inno.Rate.N, rocks.Rate.N, len(inno.Runs))
 	}
-	// Each run's steady rate is the mean of its intervals after 2 s.
+	// Each run's steady rate is the mean of its intervals after its
+	// detected warm-up (the matrix's 2 s is the fallback for runs with
+	// too few intervals).
 	for i, id := range []string{"01-innodb-r1", "03-innodb-r2"} {
 		r := inno.Runs[i]
 		if r.ID != id {
 			t.Fatalf("run %d = %s, want %s", i, r.ID, id)
 		}
+		if r.WarmupHow != "detected" {
+			t.Errorf("%s warm-up %v from %q, want detected", id, r.WarmupS, r.WarmupHow)
+		}
 		var sum float64
 		var n int
 		for _, p := range r.Bench.series(metricWrites) {
-			if p.T > 2 {
+			if p.T > r.WarmupS {
 				sum += p.V
 				n++
 			}
@@ -75,8 +85,8 @@ func TestMatrixComparison(t *testing.T) {
 	if rocks.Test == nil || rocks.Test.P != tt.P {
 		t.Fatalf("test = %+v, want p %v", rocks.Test, tt.P)
 	}
-	wantVerdict := "rocksdb: " + Ratio(rocks.Ratio) + " innodb writes/s (" + PValue(tt.P) + ", not significant)"
-	if rocks.Verdict != wantVerdict {
+	wantVerdict := "rocksdb: " + Ratio(rocks.Ratio) + " innodb writes/s on the master"
+	if !strings.HasPrefix(rocks.Verdict, wantVerdict) || !strings.Contains(rocks.Verdict, "("+PValue(tt.P)+", not significant)") {
 		t.Errorf("verdict = %q, want %q", rocks.Verdict, wantVerdict)
 	}
 	// Health over the ok runs: r2's 3 s of async fallback and its commits
@@ -106,7 +116,7 @@ func TestBaselineOption(t *testing.T) {
 	rep := build(t, Options{Baseline: "rocksdb"}, matrixDir)
 	tb := rep.Tables[0]
 	if tb.Baseline.Label != "rocksdb" || tb.group("rocksdb").Verdict != "" || !strings.HasPrefix(tb.group("innodb").Verdict, "innodb: ") ||
-		!strings.Contains(tb.group("innodb").Verdict, "x rocksdb writes/s (p=") {
+		!strings.Contains(tb.group("innodb").Verdict, "x rocksdb writes/s on the master") {
 		t.Errorf("baseline %s, innodb verdict %q", tb.Baseline.Label, tb.group("innodb").Verdict)
 	}
 	in, err := Load([]string{matrixDir})
@@ -131,10 +141,18 @@ func TestMixedParseOutputAndRunDir(t *testing.T) {
 		t.Fatalf("table %s %s baseline %s", tb.Workload, tb.Metric, tb.Baseline.Label)
 	}
 	legacy := tb.group("legacy-0.5")
-	// Warm-up 10 s: the lab run printed intervals up to 9 s, so its final
-	// 3196.03 stands; the legacy log lasted 5 s: its final 7676.49.
-	near(t, "legacy ratio", legacy.Ratio, 7676.49/3196.03, 1e-12)
-	want := "legacy-0.5: 2.40x 20261129T221023Z-pure-random-writes-innodb writes/s (n/a (one run))"
+	// The legacy log printed 5 intervals, too few to detect a warm-up:
+	// with the default 10 s its final 7676.49 stands. The lab run's 9
+	// intervals show a warm-up of 1 s: its steady rate is the mean of the
+	// 8 intervals after it.
+	lab := tb.Baseline.Runs[0]
+	if lab.WarmupS != 1 || lab.WarmupHow != "detected" || legacy.Runs[0].WarmupHow != "default" {
+		t.Errorf("warm-ups: lab %v (%s), legacy %v (%s)", lab.WarmupS, lab.WarmupHow, legacy.Runs[0].WarmupS, legacy.Runs[0].WarmupHow)
+	}
+	steady := (3305.0 + 3009 + 2808 + 3326 + 3619 + 3171 + 2891 + 2990) / 8
+	near(t, "lab steady", tb.Baseline.Rate.Mean, steady, 1)
+	near(t, "legacy ratio", legacy.Ratio, 7676.49/tb.Baseline.Rate.Mean, 1e-12)
+	want := "legacy-0.5: 2.44x 20261129T221023Z-pure-random-writes-innodb writes/s (n/a (one run)); caveat: n=1, too few runs to judge the noise"
 	if legacy.Verdict != want {
 		t.Errorf("verdict = %q, want %q", legacy.Verdict, want)
 	}
@@ -146,7 +164,7 @@ func TestParseOnlyTablesPerTool(t *testing.T) {
 	for _, tb := range rep.Tables {
 		got = append(got, tb.Workload+" "+tb.Metric+" "+num(tb.Baseline.Rate.Mean, 0))
 	}
-	if want := []string{"db-insert rows/s 123792", "mysqlslap queries/s 4090"}; !reflect.DeepEqual(got, want) {
+	if want := []string{"db-insert rows/s 123792", "mysqlslap s to run all queries 5"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("tables = %q, want %q", got, want)
 	}
 }
@@ -241,13 +259,18 @@ func TestMarkdownTables(t *testing.T) {
 		"## pure-random-writes (sysbench, writes/s)",
 		"Baseline: **innodb**",
 		"- " + rocks.Verdict,
-		"| configuration | n | writes/s mean | sd | 95% CI | vs baseline | p | lat avg ms | p95 ms | max ms |",
-		"| innodb | 2 | " + num(inno.Rate.Mean, 2) + " | " + num(inno.Rate.SD, 2) + " | " + ci(inno.Rate, 2) + " | baseline |",
-		"| rocksdb | 2 | " + num(rocks.Rate.Mean, 2) + " | " + num(rocks.Rate.SD, 2) + " | " + ci(rocks.Rate, 2) + " | " + Ratio(rocks.Ratio) + " | " + PValue(rocks.Test.P) + " |",
+		"| configuration | n | writes/s mean | sd | 95% CI | median | CV | vs baseline | ratio 95% CI | p |",
+		"| configuration | lat avg ms | p95 ms | max ms | errors |",
+		"| innodb | 2 | " + num(inno.Rate.Mean, 2) + " | " + num(inno.Rate.SD, 2) + " | " + ci(inno.Rate, 2) + " | " + num(inno.Median, 2) + " | 19.1% (noisy) | baseline |",
+		"| rocksdb | 2 | " + num(rocks.Rate.Mean, 2) + " | " + num(rocks.Rate.SD, 2) + " | " + ci(rocks.Rate, 2) + " | " + num(rocks.Median, 2) + " | 2.9% | " +
+			Ratio(rocks.Ratio) + " | [95% CI unbounded] | " + PValue(rocks.Test.P) + " |",
 		"| 05-innodb-r3 | innodb | 3 | failed: benchmark stopped: master stalled for 60s | — |",
-		"| 04-rocksdb-r2 | rocksdb | 2 | ok | " + num(rocks.Steady[1], 2) + " | mean of intervals after 2 s | 2069.73 |",
+		"| 04-rocksdb-r2 | rocksdb | 2 | ok | " + num(rocks.Steady[1], 2) + " | mean of intervals after 0 s (detected) | 2069.73 | 0.610 |",
+		"| rocksdb | 3186 | 3085 | 0.86x |",
 		"![pure-random-writes: writes/s per second](plots/pure-random-writes-throughput.svg)",
-		"Warm-up: the first 2 s of each run are left out of the steady-state figures (matrix.json).",
+		"Warm-up: detected per run as a changepoint in its per-second rate (--warmup overrides); detected 0-1 s",
+		"- Workload pure-random-writes: tool=sysbench, test=oltp_insert,",
+		"- Topology: 1 master + 2 slaves, semi-sync on",
 		"+ default_storage_engine = ROCKSDB",
 		"`rocksdb_flush_log_at_trx_commit`: 1 → 2",
 	} {
@@ -256,19 +279,21 @@ func TestMarkdownTables(t *testing.T) {
 		}
 	}
 	// Every table row has as many cells as its header.
+	cells := 0
 	for _, line := range strings.Split(md, "\n") {
 		if strings.HasPrefix(line, "| configuration ") || strings.HasPrefix(line, "| run ") {
+			cells = strings.Count(line, " |")
 			continue
 		}
-		if strings.HasPrefix(line, "| ") && strings.Count(line, " |") != 16 && strings.Count(line, " |") != 14 {
-			t.Errorf("row with %d cells: %s", strings.Count(line, " |"), line)
+		if strings.HasPrefix(line, "| ") && strings.Count(line, " |") != cells {
+			t.Errorf("row with %d cells, header %d: %s", strings.Count(line, " |"), cells, line)
 		}
 	}
 }
 
 func TestGenerateWritesFiles(t *testing.T) {
 	out := t.TempDir()
-	_, paths, err := Generate([]string{matrixDir}, out, []string{FormatCSV, FormatMarkdown}, Options{})
+	_, paths, err := Generate([]string{matrixDir}, out, []string{FormatCSV, FormatMarkdown}, Options{AllowMixed: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -318,3 +343,42 @@ func copyDir(t *testing.T, from, to string) {
 }
 
 func parseFloat(s string) (float64, error) { return strconv.ParseFloat(s, 64) }
+
+func TestRefusesIncomparable(t *testing.T) {
+	// The matrix fixture's first cell ran 15 s, the others 10 s; the
+	// legacy log is sysbench 0.5. Without --allow-mixed: refused, naming
+	// both differences and the runs on each side.
+	in, err := Load([]string{matrixDir, "testdata/parse/legacy-0.5.json"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Build(in, Options{})
+	var ie *InputError
+	if !errors.As(err, &ie) {
+		t.Fatalf("err = %v, want an InputError", err)
+	}
+	for _, want := range []string{"--allow-mixed", "time_s: 15 (01-innodb-r1) vs 10 (02-rocksdb-r1, 03-innodb-r2, 04-rocksdb-r2)",
+		"client: sysbench 1.0.20 (01-innodb-r1, 02-rocksdb-r1, 03-innodb-r2, 04-rocksdb-r2) vs sysbench 0.5 (legacy-0.5)"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q: %v", want, err)
+		}
+	}
+	// Allowed: compared, and the head says they are not comparable.
+	rep := build(t, Options{}, matrixDir, "testdata/parse/legacy-0.5.json")
+	if len(rep.Tables[0].Mixed) != 2 || !strings.HasPrefix(rep.head(rep.Tables[0])[1], "NOT COMPARABLE") {
+		t.Errorf("mixed = %q, head %q", rep.Tables[0].Mixed, rep.head(rep.Tables[0]))
+	}
+	// Same parameters: no complaint.
+	if _, err := Build(mustLoad(t, "testdata/matrix/cells/02-rocksdb-r1", "testdata/matrix/cells/04-rocksdb-r2"), Options{}); err != nil {
+		t.Errorf("identical workloads refused: %v", err)
+	}
+}
+
+func mustLoad(t *testing.T, paths ...string) *Input {
+	t.Helper()
+	in, err := Load(paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in
+}

@@ -29,11 +29,14 @@ type manifestDoc struct {
 	Start       time.Time                  `json:"start"`
 	Workload    json.RawMessage            `json:"workload"`
 	Inventory   struct {
-		Hosts []struct {
-			Name string `json:"name"`
-			Role string `json:"role"`
-		} `json:"hosts"`
+		Hosts []hostDoc `json:"hosts"`
 	} `json:"inventory"`
+}
+
+// hostDoc is one inventory host as the manifest records it.
+type hostDoc struct {
+	Name string `json:"name"`
+	Role string `json:"role"`
 }
 
 // resultsDoc is the part of results.json the report reads.
@@ -43,12 +46,21 @@ type resultsDoc struct {
 	Engine      string          `json:"engine"`
 	Benchmark   json.RawMessage `json:"benchmark"`
 	Consistency *struct {
-		OK bool `json:"ok"`
+		OK     bool `json:"ok"`
+		Tables []struct {
+			Values []struct {
+				Host string `json:"host"`
+				Rows int64  `json:"rows"`
+			} `json:"values"`
+		} `json:"tables"`
 	} `json:"consistency"`
 	Sizes map[string]struct {
-		DataBytes    *float64 `json:"data_bytes"`
-		IndexBytes   *float64 `json:"index_bytes"`
-		DatadirBytes *float64 `json:"datadir_bytes"`
+		DataBytes       *float64           `json:"data_bytes"`
+		IndexBytes      *float64           `json:"index_bytes"`
+		DatadirBytes    *float64           `json:"datadir_bytes"`
+		EngineDiskBytes map[string]float64 `json:"engine_disk_bytes"`
+		BinlogBytes     *float64           `json:"binlog_bytes"`
+		RelayLogBytes   *float64           `json:"relay_log_bytes"`
 	} `json:"sizes"`
 	Monitor *struct {
 		Start    time.Time `json:"start"`
@@ -65,6 +77,10 @@ type resultsDoc struct {
 		Stalls []json.RawMessage `json:"stalls"`
 	} `json:"monitor"`
 	FailedChecks []string `json:"failed_checks"`
+	ParseError   string   `json:"parse_error"`
+	CatchUp      *struct {
+		Slaves []catchUpDoc `json:"slaves"`
+	} `json:"catch_up"`
 }
 
 // readRunDir reads one run directory. A run without results.json (still
@@ -105,6 +121,10 @@ func readRunDir(dir string) (*Run, error) {
 		if r.Bench != nil && r.Tool == "" {
 			r.Tool = r.Bench.Tool
 		}
+		if r.Bench == nil && res.ParseError != "" && r.Error == "" {
+			// Why a run that ended ok has no figures.
+			r.Error = "benchmark output: " + res.ParseError
+		}
 		r.Health = health(&res)
 	} else if r.State == stateOK {
 		r.State = "ok, but no " + rundir.FileResults
@@ -131,6 +151,20 @@ func readRunDir(dir string) (*Run, error) {
 	if r.Lag, err = readLag(dir, roles); err != nil {
 		return nil, err
 	}
+	catchUp := map[string]catchUpDoc{}
+	if res.CatchUp != nil {
+		for _, s := range res.CatchUp.Slaves {
+			// The runner names hosts "slave1 10.99.0.12": the name is the
+			// first word.
+			name, _, _ := strings.Cut(s.Host, " ")
+			catchUp[name] = s
+		}
+	}
+	if r.Replicas, r.MasterTx, err = readReplicas(dir, roles, catchUp); err != nil {
+		return nil, err
+	}
+	r.Params = workloadParams(man.Workload)
+	r.Topology = topologyText(man.Inventory.Hosts, res.Monitor != nil && res.Monitor.SemiSync != nil, r.Health.SemiSync)
 	r.Evidence, err = readEvidence(dir, &man, roles)
 	if err != nil {
 		return nil, err
@@ -160,7 +194,8 @@ func workloadName(raw json.RawMessage) string {
 
 func emptyHealth() Health {
 	n := math.NaN()
-	return Health{FallbackS: n, NoTx: n, MaxLagS: n, MaxLagTx: n, TableBytes: n, DatadirBytes: n}
+	return Health{FallbackS: n, NoTx: n, MaxLagS: n, MaxLagTx: n, TableBytes: n, DatadirBytes: n,
+		DiskBytes: n, BinlogBytes: n, RelayBytes: n, Rows: n}
 }
 
 func health(res *resultsDoc) Health {
@@ -177,6 +212,27 @@ func health(res *resultsDoc) Health {
 			h.TableBytes = sum(s.DataBytes, s.IndexBytes)
 		}
 		h.DatadirBytes = fl(s.DatadirBytes)
+		if v, ok := s.EngineDiskBytes[strings.ToLower(res.Engine)]; ok {
+			h.DiskBytes = v
+		}
+		h.BinlogBytes = fl(s.BinlogBytes)
+	}
+	for host, s := range res.Sizes {
+		if host != "master" {
+			h.RelayBytes = maxNaN(h.RelayBytes, fl(s.RelayLogBytes))
+		}
+	}
+	if c := res.Consistency; c != nil {
+		// The master's row counts (the first host of each table's values).
+		var rows int64
+		for _, t := range c.Tables {
+			if len(t.Values) > 0 {
+				rows += t.Values[0].Rows
+			}
+		}
+		if rows > 0 {
+			h.Rows = float64(rows)
+		}
 	}
 	if m := res.Monitor; m != nil {
 		if ss := m.SemiSync; ss != nil && ss.Enabled {

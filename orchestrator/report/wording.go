@@ -8,30 +8,6 @@ import (
 	"strings"
 )
 
-// verdict words a comparison the way engineers say it:
-// "rocksdb sync_binlog=1: 0.84x innodb sync_binlog=0 writes/s (p=0.003, significant)".
-func verdict(metric string, base, g *Group, noEffect map[string]string) string {
-	switch {
-	case g.Rate.N == 0:
-		return fmt.Sprintf("%s: no run ended ok, nothing to compare", g.Label)
-	case base.Rate.N == 0:
-		return fmt.Sprintf("%s: the baseline %s has no run that ended ok, nothing to compare with", g.Label, base.Label)
-	}
-	cmp := fmt.Sprintf("%s %s %s", Ratio(g.Ratio), base.Label, metric)
-	if len(g.NoEffect) > 0 {
-		why := make([]string, len(g.NoEffect))
-		for i, k := range g.NoEffect {
-			why[i] = k
-			if r := noEffect[k]; r != "" {
-				why[i] += ": " + r
-			}
-		}
-		return fmt.Sprintf("%s: no effect on this server (%s); %s is noise, not a finding",
-			g.Label, strings.Join(why, "; "), cmp)
-	}
-	return fmt.Sprintf("%s: %s (%s)", g.Label, cmp, Significance(g.Test, g.TestErr))
-}
-
 // Ratio formats a ratio as "1.63x".
 func Ratio(r float64) string {
 	if math.IsNaN(r) || math.IsInf(r, 0) {
@@ -118,11 +94,14 @@ func semiText(fallbackS, noTx float64) string {
 }
 
 // steadyText says where a run's steady-state figure comes from.
-func steadyText(how string, warmupS float64) string {
+func steadyText(how string, r *Run) string {
 	switch how {
 	case "intervals":
-		return "mean of intervals after " + num(warmupS, 0) + " s"
+		return "mean of intervals after " + num(r.WarmupS, 0) + " s (" + r.WarmupHow + ")"
 	case "final":
+		if r.Bench != nil && len(r.Bench.rates[r.tableMetric].Series) == 0 {
+			return "the tool's figure (no intervals)"
+		}
 		return "final report (no interval after the warm-up)"
 	case "none":
 		return ""
@@ -142,10 +121,12 @@ func pctlName(rank int) string {
 // and verdicts.
 func (rep *Report) Summary() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "warm-up %s s (%s) excluded from steady-state figures\n", num(rep.WarmupS, 0), rep.WarmupFrom)
+	if w := rep.warmupSummary(); w != "" {
+		b.WriteString(w + "\n")
+	}
 	for _, t := range rep.Tables {
 		bl := t.Baseline
-		fmt.Fprintf(&b, "%s (%s, %s): baseline %s: ", t.Workload, t.Tool, t.Metric, bl.Label)
+		fmt.Fprintf(&b, "%s (%s, %s): baseline %s: ", t.Workload, t.Tool, t.metricWords(), bl.Label)
 		switch {
 		case bl.Rate.N == 0:
 			b.WriteString("no run ended ok")
@@ -154,11 +135,17 @@ func (rep *Report) Summary() string {
 		default:
 			fmt.Fprintf(&b, "%s %s ± %s (n=%d)", num(bl.Rate.Mean, 2), t.Metric, num(bl.Rate.SD, 2), bl.Rate.N)
 		}
+		if bl.Replica.Known() {
+			b.WriteString("; " + replicaText(bl))
+		}
 		b.WriteString("\n")
 		for _, g := range t.Groups {
 			if g.Verdict != "" && g.Rate.N > 0 {
 				fmt.Fprintf(&b, "  %s\n", g.Verdict)
 			}
+		}
+		for _, l := range t.fairnessLines() {
+			fmt.Fprintf(&b, "  %s\n", l)
 		}
 		// Runs left out still have figures worth a glance (an interrupted
 		// run reported alone would otherwise show nothing).
@@ -170,8 +157,14 @@ func (rep *Report) Summary() string {
 			if state == "" {
 				state = "incomplete output"
 			}
+			if r.Error != "" && r.Error != state {
+				state += ": " + r.Error
+			}
+			if r.Bench == nil && r.State == stateOK {
+				state += ": no benchmark result"
+			}
 			fmt.Fprintf(&b, "  not in the statistics: %s (%s)", r.ID, state)
-			if v, _ := t.steadyOf(r, rep.WarmupS); !math.IsNaN(v) {
+			if v, _ := t.steadyOf(r); !math.IsNaN(v) {
 				fmt.Fprintf(&b, ": %s %s", num(v, 2), t.Metric)
 			}
 			b.WriteString("\n")

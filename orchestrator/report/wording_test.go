@@ -9,11 +9,13 @@ import (
 func TestWording(t *testing.T) {
 	base := &Group{Label: "innodb sync_binlog=0", Rate: Sample{N: 3, Mean: 1000}}
 	g := &Group{Label: "rocksdb sync_binlog=1", Rate: Sample{N: 3, Mean: 840}, Ratio: 0.84, Test: &TTest{P: 0.003}}
-	if got, want := verdict("writes/s", base, g, nil), "rocksdb sync_binlog=1: 0.84x innodb sync_binlog=0 writes/s (p=0.003, significant)"; got != want {
+	tb := &Table{Metric: "writes/s"}
+	if got, want := verdict(tb, base, g, nil), "rocksdb sync_binlog=1: 0.84x innodb sync_binlog=0 writes/s (p=0.003, significant)"; got != want {
 		t.Errorf("verdict = %q, want %q", got, want)
 	}
 	g = &Group{Label: "tokudb", Rate: Sample{N: 1, Mean: 1630}, Ratio: 1.63, TestErr: ErrTooFew}
-	if got, want := verdict("writes/s", &Group{Label: "innodb", Rate: Sample{N: 1}}, g, nil), "tokudb: 1.63x innodb writes/s (n/a (one run))"; got != want {
+	if got, want := verdict(tb, &Group{Label: "innodb", Rate: Sample{N: 1}}, g, nil),
+		"tokudb: 1.63x innodb writes/s (n/a (one run)); caveat: n=1, too few runs to judge the noise"; got != want {
 		t.Errorf("verdict = %q, want %q", got, want)
 	}
 	for _, c := range []struct {
@@ -40,14 +42,58 @@ func TestSummary(t *testing.T) {
 	s := rep.Summary()
 	inno := rep.Tables[0].Baseline
 	for _, want := range []string{
-		"warm-up 2 s (matrix.json) excluded from steady-state figures",
+		"Warm-up: detected per run as a changepoint in its per-second rate",
+		"; replicas applied 3.6k tx/s (master 3.6k tx/s; lag grew 31 tx/s, catch-up 0.2 s)\n",
 		"pure-random-writes (sysbench, writes/s): baseline innodb: " + num(inno.Rate.Mean, 2) + " writes/s ± " + num(inno.Rate.SD, 2) + " (n=2)",
 		"  " + rep.Tables[0].group("rocksdb").Verdict,
-		"  not in the statistics: 05-innodb-r3 (failed)\n",
+		"  not in the statistics: 05-innodb-r3 (failed: benchmark stopped: master stalled for 60s)\n",
 		"  not in the statistics: 06-rocksdb-r3 (pending)\n",
 	} {
 		if !strings.Contains(s, want) {
 			t.Errorf("summary lacks %q:\n%s", want, s)
 		}
+	}
+}
+
+func TestReplicaVerdict(t *testing.T) {
+	kept := ReplicaFigures{Has: true, MasterTxPS: 3500, ApplyTxPS: 3490, LagGrowthTxPS: 1, CatchUpS: 0.001, RunS: 20}
+	base := &Group{Label: "innodb", Rate: Sample{N: 3, Mean: 3500, SD: 20}, Stats: Stats{Replica: kept, KeptUp: true, CV: 20.0 / 3500}}
+	behind := ReplicaFigures{Has: true, MasterTxPS: 2765, ApplyTxPS: 872.5, LagGrowthTxPS: 2600, CatchUpS: 38, RunS: 20}
+	g := &Group{Label: "rocksdb", Rate: Sample{N: 3, Mean: 2765, SD: 30}, Ratio: 0.79, Test: &TTest{P: 0.003},
+		Stats: Stats{Replica: behind, KeptUp: behind.KeptUp(), CV: 30.0 / 2765, RatioCI: &RatioCI{Low: 0.76, High: 0.82},
+			SustainedRatio: 0.45, SustainedCI: &RatioCI{Low: 0.41, High: 0.49}, ApplyRatio: 0.25}}
+	if g.KeptUp {
+		t.Fatal("lag growing at 2600 tx/s against 2765 tx/s committed counts as kept up")
+	}
+	tb := &Table{Metric: "writes/s"}
+	want := "rocksdb: 0.79x innodb writes/s on the master [0.76, 0.82], 0.45x sustained [0.41, 0.49]; " +
+		"replicas applied 0.25x (lag grew 2.6k tx/s, catch-up 38 s): not sustained (p=0.003, significant)"
+	if got := verdict(tb, base, g, nil); got != want {
+		t.Errorf("verdict =\n %q, want\n %q", got, want)
+	}
+	tb.Headline = HeadlineMaster
+	if got := verdict(tb, base, g, nil); !strings.HasPrefix(got, "rocksdb: 0.79x innodb writes/s on the master [0.76, 0.82]; replicas") {
+		t.Errorf("master headline: %q", got)
+	}
+	tb.Headline = HeadlineSustained
+	if got := verdict(tb, base, g, nil); !strings.HasPrefix(got, "rocksdb: 0.45x innodb writes/s sustained [0.41, 0.49]; replicas") {
+		t.Errorf("sustained headline: %q", got)
+	}
+	// Catch-up alone: 3 s after a 20 s run is 15% > 10%.
+	if (ReplicaFigures{Has: true, MasterTxPS: 100, LagGrowthTxPS: 0, CatchUpS: 3, RunS: 20}).KeptUp() {
+		t.Error("catch-up of 15% of the run counts as kept up")
+	}
+	if !(ReplicaFigures{Has: true, MasterTxPS: 100, LagGrowthTxPS: 4, CatchUpS: 1.9, RunS: 20}).KeptUp() {
+		t.Error("lag growth 4% and catch-up 9.5% count as not kept up")
+	}
+}
+
+func TestSlapVerdictLowerIsBetter(t *testing.T) {
+	tb := &Table{Metric: metricSeconds, LowerIsBetter: true}
+	base := &Group{Label: "slap-innodb", Rate: Sample{N: 1, Mean: 0.084}}
+	g := &Group{Label: "slap-tokudb", Rate: Sample{N: 1, Mean: 0.044}, Ratio: 0.044 / 0.084, TestErr: ErrTooFew}
+	want := "slap-tokudb: took 0.52x slap-innodb's time (n/a (one run)); caveat: n=1, too few runs to judge the noise"
+	if got := verdict(tb, base, g, nil); got != want {
+		t.Errorf("verdict = %q, want %q", got, want)
 	}
 }

@@ -248,3 +248,26 @@ func TestAppendEventConcurrent(t *testing.T) {
 		t.Fatalf("t = %v, want RFC 3339 UTC", raw["t"])
 	}
 }
+
+func TestAppendCommand(t *testing.T) {
+	d, err := Create(t.TempDir(), "cmds", time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.AppendCommand("prepare", "loadbox", "sysbench oltp_insert --threads=16 prepare", nil, "s3cret"); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.AppendCommand("run", "loadbox", "sysbench oltp_insert --mysql-password=s3cret --threads=16 run",
+		map[string]string{"LD_LIBRARY_PATH": "/opt/lib", "API_SECRET": "tok"}, "s3cret"); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(d.Path(), BenchmarkCommands))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "# prepare on loadbox\nsysbench oltp_insert --threads=16 prepare\n" +
+		"# run on loadbox\nAPI_SECRET=*** LD_LIBRARY_PATH=/opt/lib sysbench oltp_insert --mysql-password=*** --threads=16 run\n"
+	if string(b) != want {
+		t.Errorf("commands.txt =\n%s\nwant\n%s", b, want)
+	}
+}

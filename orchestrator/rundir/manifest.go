@@ -8,6 +8,8 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"time"
 )
 
@@ -39,10 +41,13 @@ type Manifest struct {
 	// Inventory and Workload are stored as JSON (see SetInventory,
 	// SetWorkload): the manifest keeps what they marshalled to, which need
 	// not unmarshal back into their Go types.
-	Inventory json.RawMessage   `json:"inventory,omitempty"`
-	Workload  json.RawMessage   `json:"workload,omitempty"`
-	Engine    string            `json:"engine,omitempty"`
-	Knobs     map[string]string `json:"knobs,omitempty"`
+	Inventory json.RawMessage `json:"inventory,omitempty"`
+	Workload  json.RawMessage `json:"workload,omitempty"`
+	// Description is the workload's description with the figures it
+	// states set to the options the run used ("4 tables, 16 threads, 20 s").
+	Description string            `json:"description,omitempty"`
+	Engine      string            `json:"engine,omitempty"`
+	Knobs       map[string]string `json:"knobs,omitempty"`
 	// Servers maps a host name to its server ("MariaDB 10.11.19"); Clients
 	// a client tool to its version line ("sysbench 1.0.20").
 	Servers map[string]string `json:"servers,omitempty"`
@@ -136,13 +141,14 @@ func (m *Manifest) SetInventory(v any) error {
 	return nil
 }
 
-// SetWorkload stores v (the resolved workload) as JSON.
+// SetWorkload stores v (the resolved workload) as JSON, its description
+// rewritten to the options it runs with (see descriptionRules).
 func (m *Manifest) SetWorkload(v any) error {
 	raw, err := json.Marshal(v)
 	if err != nil {
 		return fmt.Errorf("manifest: workload: %w", err)
 	}
-	m.Workload = raw
+	m.Workload, m.Description = effectiveDescription(raw)
 	return nil
 }
 
@@ -247,4 +253,65 @@ func (d *Dir) UpdateManifest(fn func(m *Manifest) error) error {
 		return err
 	}
 	return d.SaveManifest(m)
+}
+
+// descriptionRules rewrite the figures a workload's description states
+// ("8 tables, 128 threads, 3600 s") to the options the run used, so that a
+// manifest never describes the file's defaults when overrides shortened
+// the run. Each rule is a pattern with one number group and the option
+// (as the workload marshals it) whose value replaces that number.
+var descriptionRules = []struct {
+	re     *regexp.Regexp
+	option string
+}{
+	{regexp.MustCompile(`\b([\d,]+)( tables\b)`), "Tables"},
+	{regexp.MustCompile(`\b([\d,]+)( threads\b)`), "Threads"},
+	{regexp.MustCompile(`\b([\d,]+)( s\b)`), "TimeS"},
+	{regexp.MustCompile(`\b([\d,]+)( rows\b)`), "TableSize"},
+	{regexp.MustCompile(`\b([\d,]+)( clients\b)`), "Concurrency"},
+	{regexp.MustCompile(`\b([\d,]+)( iterations\b)`), "Iterations"},
+	{regexp.MustCompile(`\b([\d,]+)( (?:writes|queries)\b)`), "NumberOfQueries"},
+}
+
+// effectiveDescription rewrites the workload JSON's Description with its
+// effective options and returns the new JSON and the description.
+func effectiveDescription(raw json.RawMessage) (json.RawMessage, string) {
+	var w map[string]json.RawMessage
+	if json.Unmarshal(raw, &w) != nil {
+		return raw, ""
+	}
+	var desc string
+	if json.Unmarshal(w["Description"], &desc) != nil || desc == "" {
+		return raw, ""
+	}
+	var opts map[string]any
+	_ = json.Unmarshal(w["Options"], &opts) // absent options leave the text alone
+	for _, r := range descriptionRules {
+		v, ok := opts[r.option]
+		if !ok || v == nil {
+			continue
+		}
+		desc = r.re.ReplaceAllString(desc, strings.ReplaceAll(OptionText(v), "$", "")+"${2}")
+	}
+	d, _ := json.Marshal(desc) // a string always marshals
+	w["Description"] = d
+	out, err := json.Marshal(w)
+	if err != nil {
+		return raw, desc
+	}
+	return out, desc
+}
+
+// OptionText formats a workload option decoded from the manifest's JSON as
+// the workload files write it: lists as "4,8".
+func OptionText(v any) string {
+	l, ok := v.([]any)
+	if !ok {
+		return fmt.Sprint(v)
+	}
+	parts := make([]string, len(l))
+	for i, x := range l {
+		parts[i] = fmt.Sprint(x)
+	}
+	return strings.Join(parts, ",")
 }

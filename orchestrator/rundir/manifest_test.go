@@ -186,3 +186,33 @@ func TestUpdateManifest(t *testing.T) {
 		t.Fatalf("after updates: done=%v status=%s", m.Expected[0].Done, m.Status)
 	}
 }
+
+func TestManifestDescriptionFollowsOverrides(t *testing.T) {
+	// The workload as the runner marshals it after --tables 4 --threads 16
+	// --time 20: the file's description still says 8/128/3600.
+	w := map[string]any{
+		"Name":        "pure-random-writes",
+		"Description": "sysbench oltp_insert, random primary keys (auto_inc off), 8 tables, 128 threads, 3600 s",
+		"Options":     map[string]any{"Tables": 4, "Threads": 16, "TimeS": 20, "TableSize": 10000, "Events": nil},
+	}
+	var m Manifest
+	if err := m.SetWorkload(w); err != nil {
+		t.Fatal(err)
+	}
+	want := "sysbench oltp_insert, random primary keys (auto_inc off), 4 tables, 16 threads, 20 s"
+	if m.Description != want {
+		t.Errorf("description = %q, want %q", m.Description, want)
+	}
+	if !strings.Contains(string(m.Workload), `"Description":"`+want+`"`) {
+		t.Errorf("workload JSON keeps the old description: %s", m.Workload)
+	}
+	// mysqlslap's wording: clients, iterations, writes.
+	w = map[string]any{"Description": "mysqlslap auto-generated writes with auto-increment, 100 clients, 5 iterations, 1,000,000 writes",
+		"Options": map[string]any{"Concurrency": []int{8}, "Iterations": 2, "NumberOfQueries": 5000}}
+	if err := m.SetWorkload(w); err != nil {
+		t.Fatal(err)
+	}
+	if want := "mysqlslap auto-generated writes with auto-increment, 8 clients, 2 iterations, 5000 writes"; m.Description != want {
+		t.Errorf("description = %q, want %q", m.Description, want)
+	}
+}

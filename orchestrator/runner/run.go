@@ -249,6 +249,9 @@ func (r *run) benchmark(ctx context.Context, phase bench.Phase) (int, error) {
 	if err != nil {
 		return -1, err
 	}
+	if err := r.dir.AppendCommand(string(phase), r.bhost, step.String(), step.Env, r.secrets...); err != nil {
+		r.logf("run: %v", err) // evidence lost, not a reason to stop
+	}
 	local := path.Join("benchmark", string(phase)+".txt")
 	// Stream into the .part file collect resumes; it becomes the final
 	// file only when the whole output is in.

@@ -1,0 +1,194 @@
+package integration
+
+import (
+	"encoding/csv"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestVerdictInnodbVsRocksdb: a short innodb vs rocksdb matrix (3
+// repetitions, 10 s each) on the lab with equal cache budgets. Asserted
+// from the files the matrix wrote: master and replica figures per
+// configuration, catch-up times, the ratio with its CI, the workload's
+// parameters in the report's head, the exact sysbench command in each cell
+// and, with the embedded profiles, no fairness warning.
+func TestVerdictInnodbVsRocksdb(t *testing.T) {
+	l := needLab(t)
+	defer l.orch(t, "up", "-i", l.inventory, "--engine", "innodb")
+	// The lab gives InnoDB 128M and RocksDB 64M: equal budgets here.
+	doc := l.inventoryDoc(t, filepath.Base(l.inventory))
+	vars := doc["profile"].(map[string]any)["vars"].(map[string]any)
+	vars["rocksdb_block_cache_size"] = vars["innodb_buffer_pool_size"]
+	inv := filepath.Join(t.TempDir(), "fair.yaml")
+	writeYAML(t, inv, doc)
+	runs := t.TempDir()
+	r := l.mustOK(t, "matrix", "-i", inv, "--engines=innodb,rocksdb", "--repeat", "3", "--runs", runs,
+		"--workload", "pure-random-writes", "--tables", "2", "--threads", "4", "--time", "10", "--table-size", "5000")
+	if strings.Contains(r.stdout, "ASYMMETRY") || strings.Contains(r.stdout, "WARNING") {
+		t.Errorf("the plan of the embedded profiles has fairness warnings:\n%s", r.stdout)
+	}
+	// The console ends with the verdict, not only file paths.
+	if !strings.Contains(r.stdout, "  rocksdb: ") || !strings.Contains(r.stdout, "x innodb writes/s on the master [") {
+		t.Errorf("no verdict line on the console:\n%s", r.stdout)
+	}
+	dir, err := filepath.EvalSymlinks(filepath.Join(runs, "latest"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := string(mustRead(t, filepath.Join(dir, "report.md")))
+	for _, want := range []string{
+		"- Workload pure-random-writes: tool=sysbench, test=oltp_insert,",
+		"table_size=5000, tables=2, threads=4, time_s=10",
+		"- Topology: 1 master + 2 slaves, semi-sync on",
+		"- Runs in the statistics: innodb n=3, rocksdb n=3",
+		"Durability and caches, rocksdb (master): innodb_flush_log_at_trx_commit=2 ",
+		"gtid_pos_auto_engines=ROCKSDB",
+		"### Replicas",
+		"Fairness: no durability, caching or IO difference between the configurations beyond their axes.",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report.md lacks %q", want)
+		}
+	}
+	if strings.Contains(md, "UNFAIR") {
+		t.Errorf("report.md has fairness warnings")
+	}
+
+	rows := readCSV(t, filepath.Join(dir, "results.csv"))
+	password := strings.TrimSpace(string(mustRead(t, labPasswordFile(t, doc))))
+	perLabel := map[string]int{}
+	for _, row := range rows {
+		if row["in_statistics"] != "true" {
+			res, _ := os.ReadFile(filepath.Join(dir, "cells", row["run"], "results.json"))
+			t.Errorf("cell %s: state %s, not in the statistics; results.json starts:\n%.1500s", row["run"], row["state"], res)
+			continue
+		}
+		perLabel[row["label"]]++
+		// Master and replica figures, catch-up: measured, positive.
+		for _, col := range []string{"master_tx_ps", "replica_apply_tx_ps", "catchup_s", "run_s", "sustained_metric",
+			"disk_bytes", "binlog_bytes", "rows", "space_amp",
+			"label_master_tx_ps", "label_replica_apply_tx_ps", "label_catchup_s", "label_sustained_mean"} {
+			v, err := strconv.ParseFloat(row[col], 64)
+			if err != nil || v < 0 || (col != "catchup_s" && col != "label_catchup_s" && v == 0) {
+				t.Errorf("cell %s: %s = %q", row["run"], col, row[col])
+			}
+		}
+		if row["replicas_kept_up"] == "" || row["warmup_source"] == "" {
+			t.Errorf("cell %s: kept up %q, warm-up from %q", row["run"], row["replicas_kept_up"], row["warmup_source"])
+		}
+		if row["label"] == "rocksdb" {
+			lo, err1 := strconv.ParseFloat(row["ratio_ci95_low"], 64)
+			hi, err2 := strconv.ParseFloat(row["ratio_ci95_high"], 64)
+			ratio, err3 := strconv.ParseFloat(row["ratio_vs_baseline"], 64)
+			if err1 != nil || err2 != nil || err3 != nil || !(lo <= ratio && ratio <= hi) {
+				t.Errorf("cell %s: ratio %q outside its CI [%q, %q]", row["run"], row["ratio_vs_baseline"], row["ratio_ci95_low"], row["ratio_ci95_high"])
+			}
+			if !strings.Contains(row["verdict"], "replicas applied ") {
+				t.Errorf("verdict without replicas: %q", row["verdict"])
+			}
+		}
+		// The exact client commands, archived with the cell, no password.
+		cell := filepath.Join(dir, "cells", row["run"])
+		cmds := string(mustRead(t, filepath.Join(cell, "benchmark", "commands.txt")))
+		if !strings.Contains(cmds, "# run on loadbox\n") || !strings.Contains(cmds, "sysbench oltp_insert") ||
+			!strings.Contains(cmds, "--threads=4") || !strings.Contains(cmds, "--time=10") || !strings.Contains(cmds, " run\n") {
+			t.Errorf("cell %s: commands.txt:\n%s", row["run"], cmds)
+		}
+		if password != "" && strings.Contains(cmds, password) {
+			t.Errorf("cell %s: commands.txt holds the MySQL password", row["run"])
+		}
+		man := readJSON(t, filepath.Join(cell, "manifest.json"))
+		if d, _ := man["description"].(string); !strings.Contains(d, "2 tables, 4 threads, 10 s") {
+			t.Errorf("cell %s: manifest description %q", row["run"], d)
+		}
+	}
+	if perLabel["innodb"] != 3 || perLabel["rocksdb"] != 3 {
+		t.Errorf("cells in the statistics per label: %v", perLabel)
+	}
+}
+
+// readCSV reads a CSV file with a header into one map per row.
+func readCSV(t *testing.T, path string) []map[string]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil || len(recs) < 2 {
+		t.Fatalf("%s: %d records, %v", path, len(recs), err)
+	}
+	var out []map[string]string
+	for _, rec := range recs[1:] {
+		m := map[string]string{}
+		for i, h := range recs[0] {
+			m[h] = rec[i]
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// labPasswordFile is where the lab inventory keeps the MySQL password.
+func labPasswordFile(t *testing.T, doc map[string]any) string {
+	t.Helper()
+	pw, _ := doc["defaults"].(map[string]any)["mysql"].(map[string]any)["password"].(map[string]any)
+	f, _ := pw["file"].(string)
+	if f == "" {
+		t.Fatal("lab inventory: no defaults.mysql.password.file")
+	}
+	return f
+}
+
+// TestFairnessPlantedAsymmetry: a rocksdb profile that leaves InnoDB at its
+// default flush policy and mysql.gtid_slave_pos in InnoDB (the profile of
+// before the fix) is refused by matrix without --allow-asymmetry, before
+// any host is touched; with it, the report names the asymmetry from the
+// servers' own SHOW VARIABLES.
+func TestFairnessPlantedAsymmetry(t *testing.T) {
+	l := needLab(t)
+	defer l.orch(t, "up", "-i", l.inventory, "--engine", "innodb")
+	doc := l.inventoryDoc(t, filepath.Base(l.inventory))
+	vars := doc["profile"].(map[string]any)["vars"].(map[string]any)
+	vars["rocksdb_block_cache_size"] = vars["innodb_buffer_pool_size"]
+	dir := t.TempDir()
+	doc["profile"].(map[string]any)["dir"] = filepath.Join(dir, "profiles")
+	if err := os.MkdirAll(filepath.Join(dir, "profiles"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	unfair := "{{template \"base.cnf\" .}}\nrocksdb_flush_log_at_trx_commit = 2\nrocksdb_use_direct_reads = ON\n" +
+		"rocksdb_use_direct_io_for_flush_and_compaction = ON\nsync_binlog = 0\n"
+	if err := os.WriteFile(filepath.Join(dir, "profiles", "rocksdb.cnf"), []byte(unfair), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	inv := filepath.Join(dir, "unfair.yaml")
+	writeYAML(t, inv, doc)
+	runs := t.TempDir()
+	args := []string{"matrix", "-i", inv, "--engines=innodb,rocksdb", "--runs", runs,
+		"--workload", "pure-random-writes", "--tables", "1", "--threads", "2", "--time", "3", "--table-size", "1000"}
+	r := l.orch(t, args...)
+	if r.code != 2 || !strings.Contains(r.stderr, "--allow-asymmetry") ||
+		!strings.Contains(r.stdout, "ASYMMETRY slave1, slave2: replica side tables (applied position) differs (durability)") {
+		t.Fatalf("unfair plan: exit %d, want 2 with the asymmetry named", r.code)
+	}
+	if entries, _ := os.ReadDir(runs); len(entries) != 0 {
+		t.Errorf("a refused matrix left %d entries in its runs directory", len(entries))
+	}
+	l.mustOK(t, append(args, "--allow-asymmetry")...)
+	mdir, err := filepath.EvalSymlinks(filepath.Join(runs, "latest"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := string(mustRead(t, filepath.Join(mdir, "report.md")))
+	// From the servers: InnoDB at 1 on the rocksdb cells' slaves, whose
+	// gtid_pos_auto_engines is empty.
+	want := "UNFAIR: slave1, slave2: replica side tables (applied position) differs (durability): innodb: mysql.gtid_slave_pos in innodb (gtid_pos_auto_engines='') vs " +
+		"rocksdb: mysql.gtid_slave_pos in innodb (gtid_pos_auto_engines=''), innodb_flush_log_at_trx_commit=1 (fsync at each commit)"
+	if !strings.Contains(md, want) {
+		t.Errorf("report.md lacks %q", want)
+	}
+}

@@ -1,0 +1,133 @@
+package fairness
+
+import (
+	"strings"
+	"testing"
+)
+
+// labVars are a lab host's variables as SHOW VARIABLES printed them in the
+// issue's unfair demo (MariaDB 10.11, innodb and rocksdb profiles of
+// before the fix), written out by hand.
+func labVars(over map[string]string) map[string]string {
+	v := map[string]string{
+		"innodb_flush_log_at_trx_commit": "2", "innodb_doublewrite": "ON", "innodb_flush_method": "O_DIRECT",
+		"innodb_buffer_pool_size": "134217728", "rocksdb_flush_log_at_trx_commit": "1",
+		"rocksdb_block_cache_size": "67108864", "rocksdb_use_direct_reads": "OFF",
+		"rocksdb_use_direct_io_for_flush_and_compaction": "OFF", "sync_binlog": "0", "binlog_format": "ROW",
+		"gtid_pos_auto_engines": "", "rpl_semi_sync_master_wait_point": "AFTER_SYNC",
+	}
+	for k, x := range over {
+		v[k] = x
+	}
+	return v
+}
+
+func cluster(label, engine string, over map[string]string) Config {
+	c := Config{Label: label, Engine: engine}
+	for _, h := range []struct{ name, role string }{{"master", "master"}, {"slave1", "slave"}, {"slave2", "slave"}} {
+		c.Hosts = append(c.Hosts, Host{Name: h.name, Role: h.role, Vars: labVars(over), MemoryBytes: 24105 << 20})
+	}
+	return c
+}
+
+func TestLintUnfairRocksdbProfile(t *testing.T) {
+	// The rocksdb cells: InnoDB at its default 1, RocksDB flushing as the
+	// InnoDB profile does (2), gtid_slave_pos left in InnoDB, and a 64M
+	// block cache against InnoDB's 128M buffer pool.
+	inno := cluster("innodb", "innodb", nil)
+	rocks := cluster("rocksdb", "rocksdb", map[string]string{"innodb_flush_log_at_trx_commit": "1", "rocksdb_flush_log_at_trx_commit": "2"})
+	ws := Lint([]Config{inno, rocks}, nil)
+	got := map[string]int{}
+	for _, w := range ws {
+		got[w.Host+" "+w.What]++
+	}
+	for _, want := range []string{"slave1, slave2 replica side tables (applied position)",
+		"master, slave1, slave2 cache of the engine under test"} {
+		if got[want] != 1 {
+			t.Errorf("no warning %q in %v", want, ws)
+		}
+	}
+	// Both engines under test write at each commit and fsync once a
+	// second: their own flush policies match.
+	if got["master flush policy of the engine under test"] != 0 {
+		t.Errorf("flush policies 2 and 2 flagged: %v", ws)
+	}
+	if !HasDurability(ws) {
+		t.Error("side tables fsynced by InnoDB on one side only are a durability asymmetry")
+	}
+	var side string
+	for _, w := range ws {
+		if w.Kind == Durability {
+			side = w.String()
+		}
+	}
+	want := "slave1, slave2: replica side tables (applied position) differs (durability): innodb: mysql.gtid_slave_pos in innodb (gtid_pos_auto_engines='') vs " +
+		"rocksdb: mysql.gtid_slave_pos in innodb (gtid_pos_auto_engines=''), innodb_flush_log_at_trx_commit=1 (fsync at each commit)"
+	if side != want {
+		t.Errorf("warning =\n %q, want\n %q", side, want)
+	}
+}
+
+func TestLintFixedProfilesAreFair(t *testing.T) {
+	inno := cluster("innodb", "innodb", map[string]string{"rocksdb_block_cache_size": "134217728"})
+	rocks := cluster("rocksdb", "rocksdb", map[string]string{"rocksdb_flush_log_at_trx_commit": "2",
+		"gtid_pos_auto_engines": "rocksdb", "rocksdb_block_cache_size": "134217728",
+		"rocksdb_use_direct_reads": "ON", "rocksdb_use_direct_io_for_flush_and_compaction": "ON"})
+	if ws := Lint([]Config{inno, rocks}, nil); len(ws) != 0 {
+		t.Errorf("fixed profiles: %v", ws)
+	}
+	// Buffered RocksDB against O_DIRECT InnoDB is an IO asymmetry.
+	rocks.Hosts[0].Vars["rocksdb_use_direct_reads"] = "OFF"
+	ws := Lint([]Config{inno, rocks}, nil)
+	if len(ws) != 1 || ws[0].Kind != IO || !strings.Contains(ws[0].String(), "(direct) vs rocksdb: rocksdb_use_direct_reads=OFF") {
+		t.Errorf("partly direct rocksdb: %v", ws)
+	}
+}
+
+func TestLintAxesAndPlainVariables(t *testing.T) {
+	a := cluster("innodb sync_binlog=0", "innodb", nil)
+	b := cluster("innodb sync_binlog=1", "innodb", map[string]string{"sync_binlog": "1"})
+	if ws := Lint([]Config{a, b}, []string{"sync_binlog"}); len(ws) != 0 {
+		t.Errorf("a difference on the axis is the point: %v", ws)
+	}
+	ws := Lint([]Config{a, b}, nil)
+	if len(ws) != 1 || ws[0].What != "sync_binlog" || ws[0].Host != "master, slave1, slave2" || !HasDurability(ws) {
+		t.Errorf("sync_binlog off the axes: %v", ws)
+	}
+	// Doublewrite and direct IO, InnoDB under test on both sides.
+	c := cluster("innodb dw", "innodb", map[string]string{"innodb_doublewrite": "OFF", "innodb_flush_method": "fsync"})
+	kinds := map[Kind]int{}
+	for _, w := range Lint([]Config{a, c}, nil) {
+		kinds[w.Kind]++
+	}
+	if kinds[Durability] != 1 || kinds[IO] != 1 {
+		t.Errorf("doublewrite and flush method: %v", kinds)
+	}
+}
+
+func TestLintIdleTokuDBCache(t *testing.T) {
+	// A loaded TokuDB with tokudb_cache_size=0 takes half the RAM while
+	// InnoDB is under test (Percona, 2016-03-22).
+	c := cluster("innodb", "innodb", map[string]string{"tokudb_cache_size": "0", "tokudb_commit_sync": "ON"})
+	ws := Lint([]Config{c}, nil)
+	if len(ws) != 1 || ws[0].Kind != Caching || !strings.Contains(ws[0].String(), "tokudb_cache_size=0 (half the RAM, 12053M), 50.0% of RAM") {
+		t.Errorf("idle TokuDB: %v", ws)
+	}
+}
+
+func TestEffectiveDefaults(t *testing.T) {
+	// The rocksdb profile before the fix rendered only its own settings:
+	// the rest are MariaDB's defaults.
+	v := Effective("mariadb", "rocksdb", map[string]string{"rocksdb_flush_log_at_trx_commit": "2", "loose-rocksdb_block_cache_size": "64M"})
+	if v["innodb_flush_log_at_trx_commit"] != "1" || v["gtid_pos_auto_engines"] != "" || v["rocksdb_block_cache_size"] != "64M" {
+		t.Errorf("effective = %v", v)
+	}
+	if _, ok := Effective("mariadb", "innodb", nil)["rocksdb_block_cache_size"]; ok {
+		t.Error("an engine neither under test nor configured has no defaults to lint")
+	}
+	for in, want := range map[string]float64{"134217728": 134217728, "128M": 128 << 20, "4G": 4 << 30, "512k": 512 << 10} {
+		if got, err := ParseBytes(in); err != nil || got != want {
+			t.Errorf("ParseBytes(%q) = %v, %v", in, got, err)
+		}
+	}
+}

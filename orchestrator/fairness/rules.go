@@ -1,0 +1,311 @@
+package fairness
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// flushPolicy classifies how an engine makes a commit durable.
+type flushPolicy struct {
+	class string // "fsync per commit", "write per commit, fsync ~1 s", ...
+	shown string // the variable as set
+	vars  []string
+}
+
+// Commit durability classes, comparable across engines.
+const (
+	syncPerCommit  = "fsync at each commit"
+	writePerCommit = "written at each commit, fsync about once a second"
+	periodic       = "written and fsynced about once a second"
+)
+
+// engineFlush is engine's commit durability on a host; ok is false when
+// the host does not show the engine's variable.
+func engineFlush(engine string, vars map[string]string) (flushPolicy, bool) {
+	level := func(name string) (flushPolicy, bool) {
+		v, ok := vars[name]
+		if !ok {
+			return flushPolicy{}, false
+		}
+		p := flushPolicy{shown: name + "=" + v, vars: []string{name}}
+		switch strings.TrimSpace(v) {
+		case "1", "3":
+			p.class = syncPerCommit
+		case "2":
+			p.class = writePerCommit
+		case "0":
+			p.class = periodic
+		default:
+			p.class = v
+		}
+		return p, true
+	}
+	switch engine {
+	case "innodb":
+		return level("innodb_flush_log_at_trx_commit")
+	case "rocksdb":
+		return level("rocksdb_flush_log_at_trx_commit")
+	case "tokudb":
+		v, ok := vars["tokudb_commit_sync"]
+		if !ok {
+			return flushPolicy{}, false
+		}
+		p := flushPolicy{shown: "tokudb_commit_sync=" + v, vars: []string{"tokudb_commit_sync", "tokudb_fsync_log_period"}}
+		if isOn(v) {
+			p.class = syncPerCommit
+		} else {
+			p.class = periodic
+			p.shown += " tokudb_fsync_log_period=" + vars["tokudb_fsync_log_period"]
+		}
+		return p, true
+	}
+	return flushPolicy{}, false
+}
+
+// sideEngine is the engine of the replica's position tables: MariaDB keeps
+// mysql.gtid_slave_pos in InnoDB unless gtid_pos_auto_engines lists the
+// engine the transaction used; MySQL keeps relay-log info in an InnoDB
+// table when relay_log_info_repository=TABLE (8.0's only choice).
+func sideEngine(engine string, vars map[string]string) (side, shown string, names []string, ok bool) {
+	if list, ok := vars["gtid_pos_auto_engines"]; ok {
+		for _, e := range strings.Split(strings.ToLower(list), ",") {
+			if strings.TrimSpace(e) == engine {
+				return engine, "mysql.gtid_slave_pos in " + engine + " (gtid_pos_auto_engines=" + quoted(list) + ")",
+					[]string{"gtid_pos_auto_engines"}, true
+			}
+		}
+		return "innodb", "mysql.gtid_slave_pos in innodb (gtid_pos_auto_engines=" + quoted(list) + ")", []string{"gtid_pos_auto_engines"}, true
+	}
+	if repo, ok := vars["relay_log_info_repository"]; ok {
+		if strings.EqualFold(repo, "TABLE") {
+			return "innodb", "relay-log info in an InnoDB table (relay_log_info_repository=TABLE)", []string{"relay_log_info_repository"}, true
+		}
+		return "file", "relay-log info in a file (relay_log_info_repository=" + repo + ")", []string{"relay_log_info_repository"}, true
+	}
+	return "", "", nil, false
+}
+
+// aspects are the settings compared on every host.
+var aspects = []aspect{
+	{kind: Durability, what: "flush policy of the engine under test", of: func(c Config, h Host) (string, string, []string, bool) {
+		p, ok := engineFlush(c.Engine, h.Vars)
+		return p.class, c.Engine + " " + p.shown + " (" + p.class + ")", p.vars, ok
+	}},
+	{kind: Durability, what: "replica side tables (applied position)", of: func(c Config, h Host) (string, string, []string, bool) {
+		if h.Role != "slave" {
+			return "", "", nil, false
+		}
+		side, shown, names, ok := sideEngine(c.Engine, h.Vars)
+		if !ok {
+			return "", "", nil, false
+		}
+		if side == c.Engine || side == "file" {
+			return "engine under test", shown, names, true
+		}
+		// A side table in another engine costs that engine's commit on
+		// every applied transaction, at its own flush policy.
+		p, _ := engineFlush(side, h.Vars)
+		return side + ": " + p.class, shown + ", " + p.shown + " (" + p.class + ")", append(names, p.vars...), true
+	}},
+	plainVar(Durability, "sync_binlog"),
+	plainVar(Durability, "sync_relay_log"),
+	plainVar(Durability, "sync_relay_log_info"),
+	plainVar(Durability, "sync_master_info"),
+	plainVar(Durability, "binlog_format"),
+	plainVar(Durability, "rpl_semi_sync_master_wait_point"),
+	plainVar(Durability, "rpl_semi_sync_master_enabled"),
+	plainVar(Durability, "rpl_semi_sync_slave_enabled"),
+	{kind: Durability, what: "InnoDB doublewrite", sameEngine: true, of: func(c Config, h Host) (string, string, []string, bool) {
+		v, ok := h.Vars["innodb_doublewrite"]
+		if c.Engine != "innodb" {
+			ok = false
+		}
+		return boolKey(v), "innodb_doublewrite=" + v, []string{"innodb_doublewrite"}, ok
+	}},
+	{kind: Caching, what: "cache of the engine under test", of: func(c Config, h Host) (string, string, []string, bool) {
+		b, shown, name, ok := engineCache(c.Engine, h)
+		if !ok {
+			return "", "", nil, false
+		}
+		// Within 10% counts as equal: budgets are set in round units.
+		return strconv.FormatFloat(math.Round(math.Log(b)/math.Log(1.1)), 'f', 0, 64), shown, []string{name}, true
+	}},
+	{kind: IO, what: "direct or buffered IO of the engine under test", of: func(c Config, h Host) (string, string, []string, bool) {
+		return engineIO(c.Engine, h.Vars)
+	}},
+}
+
+// plainVar compares one variable as it is.
+func plainVar(k Kind, name string) aspect {
+	return aspect{kind: k, what: name, of: func(c Config, h Host) (string, string, []string, bool) {
+		v, ok := h.Vars[name]
+		return boolKey(v), name + "=" + v, []string{name}, ok
+	}}
+}
+
+// engineCacheVars are the engines' cache sizes.
+var engineCacheVars = map[string]string{
+	"innodb":  "innodb_buffer_pool_size",
+	"rocksdb": "rocksdb_block_cache_size",
+	"tokudb":  "tokudb_cache_size",
+}
+
+// engineCache is an engine's cache in bytes and how it reads; TokuDB's 0
+// means half the RAM.
+func engineCache(engine string, h Host) (float64, string, string, bool) {
+	name, ok := engineCacheVars[engine]
+	if !ok {
+		return 0, "", "", false
+	}
+	v, ok := h.Vars[name]
+	if !ok {
+		return 0, "", "", false
+	}
+	b, err := ParseBytes(v)
+	if err != nil {
+		return 0, "", "", false
+	}
+	shown := name + "=" + mib(b)
+	if engine == "tokudb" && b == 0 {
+		if h.MemoryBytes <= 0 {
+			return 0, "", "", false
+		}
+		b = h.MemoryBytes / 2
+		shown = name + "=0 (half the RAM, " + mib(b) + ")"
+	}
+	if h.MemoryBytes > 0 {
+		shown += fmt.Sprintf(", %.1f%% of RAM", 100*b/h.MemoryBytes)
+	}
+	return b, shown, name, true
+}
+
+// engineIO says whether the engine under test reads and writes its data
+// with O_DIRECT.
+func engineIO(engine string, vars map[string]string) (string, string, []string, bool) {
+	switch engine {
+	case "innodb":
+		v, ok := vars["innodb_flush_method"]
+		key := "buffered"
+		if strings.Contains(strings.ToUpper(v), "O_DIRECT") {
+			key = "direct"
+		}
+		return key, "innodb_flush_method=" + v + " (" + key + ")", []string{"innodb_flush_method"}, ok
+	case "rocksdb":
+		r, ok1 := vars["rocksdb_use_direct_reads"]
+		w, ok2 := vars["rocksdb_use_direct_io_for_flush_and_compaction"]
+		key := "buffered"
+		switch {
+		case isOn(r) && isOn(w):
+			key = "direct"
+		case isOn(r) || isOn(w):
+			key = "partly direct"
+		}
+		return key, fmt.Sprintf("rocksdb_use_direct_reads=%s rocksdb_use_direct_io_for_flush_and_compaction=%s (%s)", r, w, key),
+			[]string{"rocksdb_use_direct_reads", "rocksdb_use_direct_io_for_flush_and_compaction"}, ok1 || ok2
+	case "tokudb":
+		v, ok := vars["tokudb_directio"]
+		key := "buffered"
+		if isOn(v) {
+			key = "direct"
+		}
+		return key, "tokudb_directio=" + v + " (" + key + ")", []string{"tokudb_directio"}, ok
+	}
+	return "", "", nil, false
+}
+
+// MaxIdleCacheShare is the share of RAM above which the cache of an
+// engine loaded but not under test is flagged: that memory is not the
+// page cache's any more (a loaded TokuDB takes half the RAM by default).
+const MaxIdleCacheShare = 0.10
+
+// idleCaches flags, per configuration, the caches of engines that are
+// loaded (their variables exist) but not under test, when they hold more
+// than MaxIdleCacheShare of RAM, or, RAM unknown, more than the cache of
+// the engine under test.
+func idleCaches(configs []Config, host string) []Warning {
+	var out []Warning
+	for _, c := range configs {
+		h, ok := findHost(c, host)
+		if !ok {
+			continue
+		}
+		mine, _, _, _ := engineCache(c.Engine, h)
+		for _, e := range []string{"innodb", "rocksdb", "tokudb"} {
+			if e == c.Engine {
+				continue
+			}
+			b, shown, name, ok := engineCache(e, h)
+			if !ok {
+				continue
+			}
+			big := b > mine
+			if h.MemoryBytes > 0 {
+				big = b > MaxIdleCacheShare*h.MemoryBytes
+			}
+			if big {
+				out = append(out, Warning{Kind: Caching, Host: host, What: "cache of " + e + ", loaded but not under test",
+					Values: []string{c.Label + ": " + shown}, Vars: []string{name}})
+			}
+		}
+	}
+	return out
+}
+
+// ParseBytes reads a size as servers print or take it: 134217728, 128M,
+// 4G, 512K.
+func ParseBytes(s string) (float64, error) {
+	s = strings.TrimSpace(s)
+	mult := 1.0
+	if n := len(s); n > 0 {
+		switch s[n-1] {
+		case 'k', 'K':
+			mult, s = 1<<10, s[:n-1]
+		case 'm', 'M':
+			mult, s = 1<<20, s[:n-1]
+		case 'g', 'G':
+			mult, s = 1<<30, s[:n-1]
+		case 't', 'T':
+			mult, s = 1<<40, s[:n-1]
+		}
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || v < 0 {
+		return 0, fmt.Errorf("size %q: want bytes or a K/M/G/T suffix", s)
+	}
+	return v * mult, nil
+}
+
+func mib(b float64) string {
+	if b >= 1<<30 && math.Mod(b, 1<<30) == 0 {
+		return strconv.FormatFloat(b/(1<<30), 'f', -1, 64) + "G"
+	}
+	return strconv.FormatFloat(math.Round(b/(1<<20)), 'f', -1, 64) + "M"
+}
+
+func isOn(v string) bool {
+	switch strings.ToUpper(strings.TrimSpace(v)) {
+	case "ON", "1", "TRUE", "YES":
+		return true
+	}
+	return false
+}
+
+// boolKey makes ON/1 and OFF/0 compare equal.
+func boolKey(v string) string {
+	switch strings.ToUpper(strings.TrimSpace(v)) {
+	case "ON", "1", "TRUE", "YES":
+		return "ON"
+	case "OFF", "0", "FALSE", "NO":
+		return "OFF"
+	}
+	return v
+}
+
+func quoted(s string) string {
+	if s == "" {
+		return "''"
+	}
+	return s
+}

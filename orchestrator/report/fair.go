@@ -1,0 +1,84 @@
+package report
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/orch-bench/orch/orchestrator/fairness"
+)
+
+// lintFairness compares the configurations' effective variables (each
+// label's first run in the statistics that recorded them) for asymmetries
+// the comparison did not ask for.
+func (t *Table) lintFairness() {
+	var configs []fairness.Config
+	var axes []string
+	for _, g := range t.Groups {
+		r := firstWithVariables(g)
+		if r == nil {
+			continue
+		}
+		c := fairness.Config{Label: g.Label, Engine: strings.ToLower(r.Engine)}
+		ev := r.Evidence
+		for _, h := range ev.Hosts {
+			role := ev.Roles[h]
+			if role == "" && h == "master" {
+				role = "master"
+			} else if role == "" {
+				role = "slave"
+			}
+			c.Hosts = append(c.Hosts, fairness.Host{Name: h, Role: role, Vars: ev.Variables[h], MemoryBytes: memoryOf(ev, h)})
+		}
+		configs = append(configs, c)
+		for _, k := range r.Knobs {
+			axes = append(axes, k.Name)
+		}
+	}
+	t.Fairness = fairness.Lint(configs, axes)
+}
+
+func firstWithVariables(g *Group) *Run {
+	for _, r := range g.Runs {
+		if r.usable() && r.Evidence != nil && len(r.Evidence.Variables) > 0 {
+			return r
+		}
+	}
+	return nil
+}
+
+// memoryOf is a host's RAM from its facts (memory_mb), 0 when unknown.
+func memoryOf(ev *Evidence, host string) float64 {
+	for _, hf := range ev.Facts {
+		if hf.Host != host {
+			continue
+		}
+		for _, f := range hf.Facts {
+			if f[0] == "memory_mb" {
+				if mb, err := strconv.ParseFloat(f[1], 64); err == nil {
+					return mb * (1 << 20)
+				}
+			}
+		}
+	}
+	return 0
+}
+
+// fairnessLines are the warnings as the report lists them under the
+// verdicts.
+func (t *Table) fairnessLines() []string {
+	out := make([]string, len(t.Fairness))
+	for i, w := range t.Fairness {
+		out[i] = "UNFAIR: " + w.String()
+	}
+	return out
+}
+
+// hasVariables reports whether the lint had variables to read.
+func (t *Table) hasVariables() bool {
+	for _, g := range t.Groups {
+		if firstWithVariables(g) != nil {
+			return true
+		}
+	}
+	return false
+}

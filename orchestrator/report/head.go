@@ -1,0 +1,264 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// durabilityVars are the server settings that decide how much a commit
+// costs and what a cache holds: the report's head shows them per
+// configuration (master), so a reader sees at once whether two
+// configurations were equally durable.
+var durabilityVars = []string{
+	"innodb_flush_log_at_trx_commit", "sync_binlog", "innodb_doublewrite", "innodb_flush_method",
+	"innodb_buffer_pool_size", "rocksdb_flush_log_at_trx_commit", "rocksdb_block_cache_size",
+	"rocksdb_use_direct_io_for_flush_and_compaction", "rocksdb_use_direct_reads",
+	"tokudb_commit_sync", "tokudb_cache_size", "tokudb_directio", "gtid_pos_auto_engines",
+	"rpl_semi_sync_master_enabled", "rpl_semi_sync_master_wait_point", "binlog_format",
+}
+
+// head says what was run: workload and its effective parameters, client
+// and server versions, topology and semi-sync, the axes, n per
+// configuration and the durability settings, one line each.
+func (rep *Report) head(t *Table) []string {
+	var out []string
+	first := t.firstRunWith(func(r *Run) bool { return len(r.Params) > 0 })
+	if first != nil {
+		parts := make([]string, len(first.Params))
+		for i, p := range first.Params {
+			parts[i] = p.Name + "=" + p.Value
+		}
+		out = append(out, "Workload "+t.Workload+": "+strings.Join(parts, ", "))
+	}
+	if len(t.Mixed) > 0 {
+		out = append(out, "NOT COMPARABLE, compared as asked (--allow-mixed): "+strings.Join(t.Mixed, "; "))
+	}
+	clients, servers, topo := map[string]bool{}, map[string]bool{}, map[string]bool{}
+	for _, r := range t.Runs {
+		if r.Bench != nil && r.Bench.Version != "" {
+			clients[r.Bench.Tool+" "+r.Bench.Version] = true
+		}
+		if r.Evidence != nil {
+			for _, v := range r.Evidence.Servers {
+				servers[v] = true
+			}
+		}
+		if r.Topology != "" {
+			topo[r.Topology] = true
+		}
+	}
+	if len(clients) > 0 {
+		out = append(out, "Client: "+strings.Join(sortedKeys(clients), ", "))
+	}
+	if len(servers) > 0 {
+		out = append(out, "Servers: "+strings.Join(sortedKeys(servers), ", "))
+	}
+	if len(topo) > 0 {
+		out = append(out, "Topology: "+strings.Join(sortedKeys(topo), "; "))
+	}
+	if ax := t.axes(); ax != "" {
+		out = append(out, "Axes: "+ax)
+	}
+	ns := make([]string, len(t.Groups))
+	for i, g := range t.Groups {
+		ns[i] = fmt.Sprintf("%s n=%d", g.Label, g.Rate.N)
+	}
+	out = append(out, "Runs in the statistics: "+strings.Join(ns, ", "))
+	for _, g := range t.Groups {
+		if d := durability(g); d != "" {
+			out = append(out, "Durability and caches, "+g.Label+" (master): "+d)
+		}
+	}
+	return out
+}
+
+func (t *Table) firstRunWith(ok func(*Run) bool) *Run {
+	for _, r := range t.Runs {
+		if ok(r) {
+			return r
+		}
+	}
+	return nil
+}
+
+// axes lists what the configurations vary: engines and knob names.
+func (t *Table) axes() string {
+	var engines, knobs []string
+	for _, r := range t.Runs {
+		if r.Engine != "" && !slices.Contains(engines, r.Engine) {
+			engines = append(engines, r.Engine)
+		}
+		for _, k := range r.Knobs {
+			if !slices.Contains(knobs, k.Name) {
+				knobs = append(knobs, k.Name)
+			}
+		}
+	}
+	var parts []string
+	if len(engines) > 0 {
+		parts = append(parts, "engine ("+strings.Join(engines, ", ")+")")
+	}
+	for _, k := range knobs {
+		parts = append(parts, k)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// durability is the master's durability and cache settings of the
+// group's first run with evidence.
+func durability(g *Group) string {
+	for _, r := range g.Runs {
+		if r.Evidence == nil || len(r.Evidence.Variables) == 0 {
+			continue
+		}
+		host := "master"
+		if len(r.Evidence.Hosts) > 0 {
+			host = r.Evidence.Hosts[0]
+		}
+		vars := r.Evidence.Variables[host]
+		var parts []string
+		for _, name := range durabilityVars {
+			if v, ok := vars[name]; ok {
+				if v == "" {
+					v = "''"
+				}
+				parts = append(parts, name+"="+v)
+			}
+		}
+		return strings.Join(parts, " ")
+	}
+	return ""
+}
+
+// hasReplicas reports whether any run of the table had replicas.
+func (t *Table) hasReplicas() bool {
+	for _, g := range t.Groups {
+		if g.Replica.Known() {
+			return true
+		}
+	}
+	return false
+}
+
+// replicaNote explains the replica table.
+var replicaNote = fmt.Sprintf("Master: its commit rate (gtid_tx_ps) over the steady state; applied: the slowest slave's apply rate over the same window; "+
+	"lag growth: least-squares slope of the worst slave's lag (transactions) through the steady state; catch-up: time after the benchmark until every slave "+
+	"had applied the master's last transaction; sustained: everything the benchmark did / (run time + catch-up). Kept up: lag grew by at most %s of the "+
+	"master's rate and catch-up took at most %s of the run.", pct(MaxLagGrowthShare), pct(MaxCatchUpShare))
+
+func (t *Table) replicaHeader() []string {
+	return []string{"configuration", "master tx/s", "applied tx/s", "applied vs baseline", "lag at end tx / s", "lag growth tx/s",
+		"catch-up s", "run s", "sustained " + t.Metric, "sustained vs baseline", "kept up"}
+}
+
+func (t *Table) replicaRows() [][]string {
+	var rows [][]string
+	for _, g := range t.Groups {
+		f := g.Replica
+		applied, sust := "baseline", "baseline"
+		if !f.Known() {
+			applied, sust = "—", "—"
+		}
+		if g != t.Baseline && f.Known() {
+			applied, sust = Ratio(g.ApplyRatio), Ratio(g.SustainedRatio)+ciPhrase(g.SustainedCI, nil)
+		}
+		kept := "yes"
+		switch {
+		case !f.Known():
+			kept = "—"
+		case !g.KeptUp:
+			kept = "NO"
+		}
+		rows = append(rows, []string{g.Label, num(f.MasterTxPS, 0), num(f.ApplyTxPS, 0), applied,
+			num(f.LagEndTx, 0) + " / " + num(f.LagEndS, 0), num(f.LagGrowthTxPS, 0), secsCell(f.CatchUpS), num(f.RunS, 1),
+			num(f.Sustained, 2), sust, kept})
+	}
+	return rows
+}
+
+// cvText is the CV cell, flagged above MaxCV.
+func cvText(g *Group) string {
+	if math.IsNaN(g.CV) {
+		return "—"
+	}
+	if g.Noisy {
+		return pct(g.CV) + " (noisy)"
+	}
+	return pct(g.CV)
+}
+
+// ratioCIText is the ratio's 95% CI cell.
+func ratioCIText(g, base *Group) string {
+	if g == base {
+		return ""
+	}
+	if s := strings.TrimSpace(ciPhrase(g.RatioCI, g.RatioCIErr)); s != "" {
+		return s
+	}
+	return "—"
+}
+
+// secsCell formats seconds with 3 decimals (catch-up is often ms).
+func secsCell(v float64) string { return num(v, 3) }
+
+// warmupLine is where the time charts mark the end of the warm-up: the
+// median of the runs' warm-ups.
+func (t *Table) warmupLine() float64 {
+	var ws []float64
+	for _, r := range t.Runs {
+		if r.Bench != nil {
+			ws = append(ws, r.WarmupS)
+		}
+	}
+	if m := Median(ws); !math.IsNaN(m) {
+		return m
+	}
+	return 0
+}
+
+// warmupSummary says how the warm-ups were decided and what they were.
+func (rep *Report) warmupSummary() string {
+	var detected, fixed []float64
+	intervals := false
+	for _, t := range rep.Tables {
+		for _, r := range t.Runs {
+			if r.Bench == nil {
+				continue
+			}
+			if rt, ok := r.Bench.rates[t.Metric]; ok && len(rt.Series) > 0 && !rt.plotOnly {
+				intervals = true
+			}
+			if r.WarmupHow == "detected" {
+				detected = append(detected, r.WarmupS)
+			} else {
+				fixed = append(fixed, r.WarmupS)
+			}
+		}
+	}
+	if !intervals {
+		return "" // no per-second series: no warm-up to speak of
+	}
+	if rep.WarmupFrom == "--warmup" {
+		return fmt.Sprintf("Warm-up: the first %s s of each run are left out of the steady-state figures (--warmup).", num(rep.WarmupS, 0))
+	}
+	s := "Warm-up: detected per run as a changepoint in its per-second rate (--warmup overrides)"
+	if len(detected) > 0 {
+		slices.Sort(detected)
+		s += fmt.Sprintf("; detected %s-%s s (median %s s) over %d runs", num(detected[0], 0), num(detected[len(detected)-1], 0),
+			num(Median(detected), 0), len(detected))
+	}
+	if len(fixed) > 0 {
+		s += fmt.Sprintf("; %s s (%s) for %s with too few intervals to detect one", num(rep.WarmupS, 0), rep.WarmupFrom, plural(len(fixed), "run"))
+	}
+	return s + "."
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return strconv.Itoa(n) + " " + what + "s"
+}

@@ -1,0 +1,188 @@
+package report
+
+import (
+	"math"
+	"strings"
+)
+
+// Stats are a configuration's noise figures, its comparison with the
+// baseline beyond the mean ratio, and its replicas.
+type Stats struct {
+	// Median of the steady-state rates; CV their coefficient of variation;
+	// Noisy when CV > MaxCV.
+	Median, CV float64
+	Noisy      bool
+	// RatioCI is Fieller's 95% interval of Ratio (nil: RatioCIErr says why).
+	RatioCI    *RatioCI
+	RatioCIErr error
+	// UTest is the Mann-Whitney test against the baseline, with at least
+	// MinMannWhitney runs on both sides.
+	UTest *UTest
+	// RepsNeeded is how many runs per configuration would resolve the
+	// observed difference (0: not computed); set when the difference is
+	// not significant or either side is noisy.
+	RepsNeeded int
+
+	// Replica holds the means of the runs' replica figures.
+	Replica ReplicaFigures
+	// KeptUp: the configuration's mean replica figures kept up (see
+	// ReplicaFigures.KeptUp); each run's own judgement is in results.csv.
+	KeptUp bool
+	// Sustained are the runs' sustained cluster rates, SustainedRate their
+	// description; SustainedRatio/SustainedCI compare them with the
+	// baseline's, ApplyRatio the slowest replicas' apply rates.
+	Sustained      []float64
+	SustainedRate  Sample
+	SustainedRatio float64
+	SustainedCI    *RatioCI
+	ApplyRatio     float64
+	// Warmups are the runs' warm-ups (seconds), in the statistics' order.
+	Warmups []float64
+	// Footprint: means of the runs' tables on disk (the run's engine),
+	// binary and relay logs (bytes), and space amplification.
+	DiskBytes, BinlogBytes, RelayBytes, SpaceAmp float64
+}
+
+// Headline choices (Options.Headline).
+const (
+	HeadlineBoth      = "both"
+	HeadlineMaster    = "master"
+	HeadlineSustained = "sustained"
+)
+
+// setWarmups decides each run's warm-up: fixed when the option says so,
+// else detected on its per-second rate, else (too few intervals) the
+// fallback.
+func (t *Table) setWarmups(fixed bool, fallback float64, from string) {
+	for _, r := range t.Runs {
+		r.WarmupS, r.WarmupHow, r.tableMetric = fallback, from, t.Metric
+		if fixed || r.Bench == nil {
+			continue
+		}
+		rt, ok := r.Bench.rates[t.Metric]
+		if !ok || rt.plotOnly {
+			continue
+		}
+		if w, ok := DetectWarmup(rt.Series); ok {
+			r.WarmupS, r.WarmupHow = w, "detected"
+		}
+	}
+}
+
+// describeMore adds the noise and replica figures of g's runs in the
+// statistics.
+func (t *Table) describeMore(g *Group) {
+	g.Median, g.CV = Median(g.Steady), CV(g.Rate)
+	g.Noisy = !math.IsNaN(g.CV) && g.CV > MaxCV
+	var figs []ReplicaFigures
+	for _, r := range g.Runs {
+		r.Repl = t.runReplicas(r)
+		if !r.usable() {
+			continue
+		}
+		g.Warmups = append(g.Warmups, r.WarmupS)
+		figs = append(figs, r.Repl)
+		g.Sustained = append(g.Sustained, r.Repl.Sustained)
+	}
+	g.Replica = meanFigures(figs)
+	// Judged on the means the verdict shows: a single short run's lag
+	// slope is noisy, and the line must agree with its own figures.
+	g.KeptUp = !g.Replica.Known() || g.Replica.KeptUp()
+	g.SustainedRate = Describe(g.Sustained)
+	var disk, binlog, relay, amp []float64
+	for _, r := range g.Runs {
+		if r.usable() {
+			h := r.Health
+			disk, binlog, relay = append(disk, h.DiskBytes), append(binlog, h.BinlogBytes), append(relay, h.RelayBytes)
+			amp = append(amp, r.spaceAmp())
+		}
+	}
+	g.DiskBytes, g.BinlogBytes, g.RelayBytes, g.SpaceAmp = meanOf(disk), meanOf(binlog), meanOf(relay), meanOf(amp)
+}
+
+// rowBytes are the logical bytes of one row of a workload's tables, where
+// the test's schema is known: sysbench's oltp_* tables are id INT (4),
+// k INT (4), c CHAR(120), pad CHAR(60) (sysbench oltp_common.lua).
+var rowBytes = map[string]float64{"sysbench oltp": 4 + 4 + 120 + 60}
+
+// spaceAmp is the run's tables on disk over the logical bytes of its rows
+// (NaN when either is unknown).
+func (r *Run) spaceAmp() float64 {
+	var tool, test string
+	for _, p := range r.Params {
+		switch p.Name {
+		case "tool":
+			tool = p.Value
+		case "test":
+			test = p.Value
+		}
+	}
+	per, ok := rowBytes[tool+" "+strings.SplitN(test, "_", 2)[0]]
+	if !ok || math.IsNaN(r.Health.Rows) || r.Health.Rows <= 0 {
+		return math.NaN()
+	}
+	return r.Health.DiskBytes / (r.Health.Rows * per)
+}
+
+// runReplicas is a run's replica figures in this table's metric.
+func (t *Table) runReplicas(r *Run) ReplicaFigures {
+	if r.Bench == nil {
+		return emptyReplicaFigures()
+	}
+	runS := r.Bench.DurationS
+	f := r.replicaFigures(r.WarmupS, r.Bench.final(t.Metric)*runS, runS)
+	if t.LowerIsBetter && f.Has {
+		// A time metric: the cluster is done when the slowest replica is.
+		f.Sustained = runS + f.CatchUpS
+	}
+	return f
+}
+
+// meanFigures averages each figure over the runs that have it.
+func meanFigures(fs []ReplicaFigures) ReplicaFigures {
+	out := emptyReplicaFigures()
+	pick := []func(*ReplicaFigures) *float64{
+		func(f *ReplicaFigures) *float64 { return &f.MasterTxPS },
+		func(f *ReplicaFigures) *float64 { return &f.ApplyTxPS },
+		func(f *ReplicaFigures) *float64 { return &f.LagEndTx },
+		func(f *ReplicaFigures) *float64 { return &f.LagEndS },
+		func(f *ReplicaFigures) *float64 { return &f.LagGrowthTxPS },
+		func(f *ReplicaFigures) *float64 { return &f.CatchUpS },
+		func(f *ReplicaFigures) *float64 { return &f.RunS },
+		func(f *ReplicaFigures) *float64 { return &f.Sustained },
+	}
+	for _, p := range pick {
+		var xs []float64
+		for i := range fs {
+			xs = append(xs, *p(&fs[i]))
+		}
+		*p(&out) = meanOf(xs)
+	}
+	for _, f := range fs {
+		out.NotCaughtUp = out.NotCaughtUp || f.NotCaughtUp
+		out.Has = out.Has || f.Has
+	}
+	return out
+}
+
+// compareWith sets g's comparison figures against the baseline b.
+func (g *Group) compareWith(b *Group) {
+	if ci, err := FiellerCI(g.Steady, b.Steady); err == nil {
+		g.RatioCI = &ci
+	} else {
+		g.RatioCIErr = err
+	}
+	if len(finite(g.Steady)) >= MinMannWhitney && len(finite(b.Steady)) >= MinMannWhitney {
+		if u, err := MannWhitney(g.Steady, b.Steady); err == nil {
+			g.UTest = &u
+		}
+	}
+	if (g.Test != nil && !g.Test.Significant()) || g.Noisy || b.Noisy {
+		g.RepsNeeded = RepsNeeded(g.Rate, b.Rate)
+	}
+	g.SustainedRatio = g.SustainedRate.Mean / b.SustainedRate.Mean
+	if ci, err := FiellerCI(g.Sustained, b.Sustained); err == nil {
+		g.SustainedCI = &ci
+	}
+	g.ApplyRatio = g.Replica.ApplyTxPS / b.Replica.ApplyTxPS
+}

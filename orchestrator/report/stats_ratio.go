@@ -1,0 +1,242 @@
+package report
+
+import (
+	"errors"
+	"math"
+	"slices"
+
+	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// RatioCI is a 95% confidence interval of mean(a)/mean(b) by Fieller's
+// method: the set of ratios r for which a - r·b is not significantly
+// different from zero. It is stated as Fieller's (not a bootstrap) because
+// with the 2-5 repetitions a matrix usually has, resampling repetitions
+// gives a handful of distinct values and an interval narrower than the
+// data support.
+type RatioCI struct {
+	Low, High float64
+	// DF is the Welch–Satterthwaite degrees of freedom used for t.
+	DF float64
+}
+
+// ErrUnbounded: the baseline's mean is not significantly different from
+// zero at this confidence, so the ratio's interval is not a finite range.
+var ErrUnbounded = errors.New("unbounded (the baseline's mean is not significantly above 0)")
+
+// FiellerCI computes the 95% interval of mean(a)/mean(b) for independent
+// samples. With va = s_a²/n_a, vb = s_b²/n_b and t the Student quantile,
+// the bounds are the roots of
+//
+//	(ma - r·mb)² = t²·(va + r²·vb)
+//	r²(mb² - t²vb) - 2r·ma·mb + (ma² - t²va) = 0
+//
+// t's degrees of freedom are Welch–Satterthwaite's for the variance
+// va + r²vb at the point estimate r = ma/mb.
+func FiellerCI(a, b []float64) (RatioCI, error) {
+	a, b = finite(a), finite(b)
+	if len(a) < 2 || len(b) < 2 {
+		return RatioCI{}, ErrTooFew
+	}
+	ma, sa2 := stat.MeanVariance(a, nil)
+	mb, sb2 := stat.MeanVariance(b, nil)
+	na, nb := float64(len(a)), float64(len(b))
+	va, vb := sa2/na, sb2/nb
+	r := ma / mb
+	num := va + r*r*vb
+	if num == 0 {
+		return RatioCI{Low: r, High: r, DF: math.Inf(1)}, nil
+	}
+	df := num * num / (va*va/(na-1) + math.Pow(r, 4)*vb*vb/(nb-1))
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(0.975)
+	t2 := t * t
+	A := mb*mb - t2*vb
+	if A <= 0 {
+		return RatioCI{DF: df}, ErrUnbounded
+	}
+	disc := t2*(va*mb*mb+vb*ma*ma) - t2*t2*va*vb
+	if disc < 0 {
+		return RatioCI{DF: df}, ErrUnbounded
+	}
+	sq := math.Sqrt(disc)
+	return RatioCI{Low: (ma*mb - sq) / A, High: (ma*mb + sq) / A, DF: df}, nil
+}
+
+// CV is the coefficient of variation sd/mean; NaN with fewer than two
+// values or a zero mean.
+func CV(s Sample) float64 {
+	if s.N < 2 || s.Mean == 0 {
+		return math.NaN()
+	}
+	return s.SD / math.Abs(s.Mean)
+}
+
+// MaxCV is the coefficient of variation above which a configuration is
+// flagged as noisy (pbench's --max-stddev default).
+const MaxCV = 0.05
+
+// Power is the power RepsNeeded plans for.
+const Power = 0.8
+
+// RepsNeeded is how many repetitions per configuration a two-sided test at
+// Alpha would need to detect the observed difference of means with Power,
+// by the normal approximation
+//
+//	n = (z_{1-α/2} + z_{power})² · (s_a² + s_b²) / (ma - mb)²
+//
+// rounded up, at least 2. 0 when it cannot be computed (fewer than two runs
+// on a side, or no difference).
+func RepsNeeded(a, b Sample) int {
+	if a.N < 2 || b.N < 2 {
+		return 0
+	}
+	d := a.Mean - b.Mean
+	if d == 0 || math.IsNaN(d) {
+		return 0
+	}
+	norm := distuv.UnitNormal
+	z := norm.Quantile(1-Alpha/2) + norm.Quantile(Power)
+	n := math.Ceil(z * z * (a.SD*a.SD + b.SD*b.SD) / (d * d))
+	if n < 2 {
+		n = 2
+	}
+	if n > 1e6 {
+		n = 1e6
+	}
+	return int(n)
+}
+
+// Median of the finite values, NaN when there are none.
+func Median(xs []float64) float64 {
+	xs = finite(xs)
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := append([]float64(nil), xs...)
+	slices.Sort(s)
+	m := len(s) / 2
+	if len(s)%2 == 1 {
+		return s[m]
+	}
+	return (s[m-1] + s[m]) / 2
+}
+
+// MinMannWhitney is the smallest n per side for which the report runs a
+// Mann-Whitney test: with fewer, even a complete separation cannot reach
+// p < 0.05 by much and the rank test says little.
+const MinMannWhitney = 5
+
+// UTest is the outcome of a two-sided Mann-Whitney U test.
+type UTest struct {
+	U float64 // U of the first sample: pairs (a, b) with a > b, ties ½
+	P float64
+	// Exact is set when P comes from the exact distribution of U (no ties,
+	// both samples of at most 20); else the normal approximation with tie
+	// and continuity corrections.
+	Exact bool
+}
+
+// MannWhitney tests whether a and b come from the same distribution without
+// assuming normality (benchstat's default for benchmark results).
+func MannWhitney(a, b []float64) (UTest, error) {
+	a, b = finite(a), finite(b)
+	n1, n2 := len(a), len(b)
+	if n1 < 1 || n2 < 1 {
+		return UTest{}, ErrTooFew
+	}
+	u := 0.0
+	for _, x := range a {
+		for _, y := range b {
+			switch {
+			case x > y:
+				u++
+			case x == y:
+				u += 0.5
+			}
+		}
+	}
+	ties := tieGroups(append(append([]float64(nil), a...), b...))
+	if len(ties) == 0 && n1 <= 20 && n2 <= 20 {
+		return UTest{U: u, P: exactUP(u, n1, n2), Exact: true}, nil
+	}
+	n := float64(n1 + n2)
+	mu := float64(n1*n2) / 2
+	tc := 0.0
+	for _, t := range ties {
+		tc += t*t*t - t
+	}
+	sigma2 := float64(n1*n2) / 12 * ((n + 1) - tc/(n*(n-1)))
+	if sigma2 <= 0 {
+		return UTest{U: u, P: 1}, nil
+	}
+	z := (math.Abs(u-mu) - 0.5) / math.Sqrt(sigma2)
+	if z < 0 {
+		z = 0
+	}
+	return UTest{U: u, P: math.Min(1, 2*distuv.UnitNormal.Survival(z))}, nil
+}
+
+// exactUP is the two-sided p-value of U for samples of n1 and n2 without
+// ties: twice the smaller tail of U's null distribution, which counts, for
+// each u, the rank arrangements (of C(n1+n2, n1)) giving that U.
+func exactUP(u float64, n1, n2 int) float64 {
+	// f[i][j][k]: arrangements of i values of a and j of b with U = k.
+	maxU := n1 * n2
+	prev := make([][]float64, n2+1)
+	for j := range prev {
+		prev[j] = make([]float64, maxU+1)
+		prev[j][0] = 1 // no a value: U = 0
+	}
+	for i := 1; i <= n1; i++ {
+		cur := make([][]float64, n2+1)
+		for j := 0; j <= n2; j++ {
+			cur[j] = make([]float64, maxU+1)
+			for k := 0; k <= maxU; k++ {
+				// The largest value is an a (it beats all j b's) or a b.
+				v := 0.0
+				if k-j >= 0 {
+					v += prev[j][k-j]
+				}
+				if j > 0 {
+					v += cur[j-1][k]
+				}
+				cur[j][k] = v
+			}
+		}
+		prev = cur
+	}
+	dist := prev[n2]
+	total := 0.0
+	for _, c := range dist {
+		total += c
+	}
+	k := int(math.Round(u))
+	lower, upper := 0.0, 0.0
+	for i, c := range dist {
+		if i <= k {
+			lower += c
+		}
+		if i >= k {
+			upper += c
+		}
+	}
+	return math.Min(1, 2*math.Min(lower, upper)/total)
+}
+
+// tieGroups returns the sizes of the groups of equal values (size > 1).
+func tieGroups(xs []float64) []float64 {
+	slices.Sort(xs)
+	var out []float64
+	for i := 0; i < len(xs); {
+		j := i
+		for j < len(xs) && xs[j] == xs[i] {
+			j++
+		}
+		if j-i > 1 {
+			out = append(out, float64(j-i))
+		}
+		i = j
+	}
+	return out
+}

@@ -1,0 +1,174 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+)
+
+// verdict words a comparison the way engineers say it, with everything a
+// reviewer needs on the same line:
+//
+//	rocksdb: 0.79x innodb writes/s on the master [0.76, 0.82], 0.45x sustained;
+//	replicas applied 0.25x (lag grew 2.6k tx/s, catch-up 38 s): not sustained
+//	(p=0.003, significant)
+func verdict(t *Table, base, g *Group, noEffect map[string]string) string {
+	switch {
+	case g.Rate.N == 0:
+		return fmt.Sprintf("%s: no run ended ok, nothing to compare", g.Label)
+	case base.Rate.N == 0:
+		return fmt.Sprintf("%s: the baseline %s has no run that ended ok, nothing to compare with", g.Label, base.Label)
+	}
+	if len(g.NoEffect) > 0 {
+		why := make([]string, len(g.NoEffect))
+		for i, k := range g.NoEffect {
+			why[i] = k
+			if r := noEffect[k]; r != "" {
+				why[i] += ": " + r
+			}
+		}
+		return fmt.Sprintf("%s: no effect on this server (%s); %s %s %s is noise, not a finding",
+			g.Label, strings.Join(why, "; "), Ratio(g.Ratio), base.Label, t.Metric)
+	}
+	var b strings.Builder
+	b.WriteString(g.Label + ": " + t.ratioPhrase(base, g))
+	if g.Replica.Known() && base.Replica.Known() {
+		fmt.Fprintf(&b, "; replicas applied %s (%s)", Ratio(g.ApplyRatio), lagPhrase(g.Replica))
+		if !g.KeptUp {
+			b.WriteString(": not sustained")
+		}
+		if !base.KeptUp {
+			fmt.Fprintf(&b, "; %s's replicas did not keep up either (%s)", base.Label, lagPhrase(base.Replica))
+		}
+	}
+	fmt.Fprintf(&b, " (%s", Significance(g.Test, g.TestErr))
+	if g.UTest != nil {
+		fmt.Fprintf(&b, "; Mann-Whitney %s", PValue(g.UTest.P))
+	}
+	b.WriteString(")")
+	if g.Noisy || base.Noisy {
+		fmt.Fprintf(&b, "; noisy: CV %s (%s %s) above %s", pct(g.CV), base.Label, pct(base.CV), pct(MaxCV))
+	}
+	if g.RepsNeeded > 0 && g.RepsNeeded > min(g.Rate.N, base.Rate.N) {
+		fmt.Fprintf(&b, "; about %d runs per configuration would resolve this difference", g.RepsNeeded)
+	}
+	if n := min(g.Rate.N, base.Rate.N); n < 3 {
+		fmt.Fprintf(&b, "; caveat: n=%d, too few runs to judge the noise", n)
+	}
+	return b.String()
+}
+
+// ratioPhrase is "0.79x innodb writes/s on the master [0.76, 0.82]", with
+// the sustained ratio too as the headline option says, or for a time
+// metric "took 1.91x innodb's time [1.52, 2.40]".
+func (t *Table) ratioPhrase(base, g *Group) string {
+	if t.LowerIsBetter {
+		return fmt.Sprintf("took %s %s's time%s", Ratio(g.Ratio), base.Label, ciPhrase(g.RatioCI, g.RatioCIErr))
+	}
+	master := fmt.Sprintf("%s %s %s", Ratio(g.Ratio), base.Label, t.Metric)
+	if !g.Replica.Known() || !base.Replica.Known() {
+		return master + ciPhrase(g.RatioCI, g.RatioCIErr)
+	}
+	master += " on the master" + ciPhrase(g.RatioCI, g.RatioCIErr)
+	if math.IsNaN(g.SustainedRatio) {
+		return master // no catch-up measured: no sustained rate
+	}
+	sustained := fmt.Sprintf("%s sustained%s", Ratio(g.SustainedRatio), ciPhrase(g.SustainedCI, nil))
+	switch t.Headline {
+	case HeadlineMaster:
+		return master
+	case HeadlineSustained:
+		return fmt.Sprintf("%s %s %s sustained%s", Ratio(g.SustainedRatio), base.Label, t.Metric, ciPhrase(g.SustainedCI, nil))
+	}
+	return master + ", " + sustained
+}
+
+// ciPhrase is " [0.76, 0.82]", " [CI unbounded]" or "" (too few runs).
+func ciPhrase(ci *RatioCI, err error) string {
+	switch {
+	case ci != nil:
+		// Rates are never negative: a lower bound below 0 (the numerator's
+		// mean not significantly above 0) reads as 0.
+		return fmt.Sprintf(" [%.2f, %.2f]", math.Max(0, ci.Low), ci.High)
+	case errors.Is(err, ErrUnbounded):
+		return " [95% CI unbounded]"
+	}
+	return ""
+}
+
+// lagPhrase is "lag grew 2.6k tx/s, catch-up 38 s".
+func lagPhrase(f ReplicaFigures) string {
+	var parts []string
+	switch {
+	case !math.IsNaN(f.LagGrowthTxPS) && f.LagGrowthTxPS > 0:
+		parts = append(parts, "lag grew "+kilo(f.LagGrowthTxPS)+" tx/s")
+	case !math.IsNaN(f.LagEndTx):
+		parts = append(parts, "lag at end "+kilo(f.LagEndTx)+" tx")
+	}
+	switch {
+	case f.NotCaughtUp:
+		parts = append(parts, "never caught up")
+	case !math.IsNaN(f.CatchUpS):
+		parts = append(parts, "catch-up "+secs(f.CatchUpS))
+	}
+	if len(parts) == 0 {
+		return "no lag figures"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// replicaText sums up a configuration's replicas for the console.
+func replicaText(g *Group) string {
+	f := g.Replica
+	s := fmt.Sprintf("replicas applied %s tx/s (master %s tx/s; %s)", kilo(f.ApplyTxPS), kilo(f.MasterTxPS), lagPhrase(f))
+	if !g.KeptUp {
+		s += ": not sustained"
+	}
+	return s
+}
+
+// kilo formats a count readably: 875, 2.6k, 1.2M.
+func kilo(v float64) string {
+	a := math.Abs(v)
+	switch {
+	case math.IsNaN(v):
+		return "—"
+	case a < 1000:
+		return fmt.Sprintf("%.0f", v)
+	case a < 1e6:
+		return strings.TrimSuffix(fmt.Sprintf("%.1f", v/1e3), ".0") + "k"
+	}
+	return strings.TrimSuffix(fmt.Sprintf("%.1f", v/1e6), ".0") + "M"
+}
+
+// secs formats a duration in seconds: "38 s", "2.5 s", "1 ms".
+func secs(v float64) string {
+	switch {
+	case math.IsNaN(v):
+		return "—"
+	case v < 0.0005:
+		return "<1 ms"
+	case v < 0.1:
+		return fmt.Sprintf("%.0f ms", v*1000)
+	case v < 10:
+		return fmt.Sprintf("%.1f s", v)
+	}
+	return fmt.Sprintf("%.0f s", v)
+}
+
+// pct formats a fraction as a percentage: "7.2%".
+func pct(v float64) string {
+	if math.IsNaN(v) {
+		return "—"
+	}
+	return strings.TrimSuffix(fmt.Sprintf("%.1f", 100*v), ".0") + "%"
+}
+
+// metricWords names the metric with its direction.
+func (t *Table) metricWords() string {
+	if t.LowerIsBetter {
+		return t.Metric + ", lower is better"
+	}
+	return t.Metric
+}
