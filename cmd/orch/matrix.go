@@ -85,6 +85,11 @@ unfinished cells. Each cell is a full run directory under cells/.`,
 					return &usageError{msg: err.Error()}
 				}
 			}
+			for _, e := range m.Engines {
+				if err := server.CheckDesired(inv, server.Desired{Engine: e}, "--engines"); err != nil {
+					return usagef("%v", err)
+				}
+			}
 			makeWorkload := func(engine string) (*bench.Workload, error) {
 				w, err := bench.LoadWorkload(m.Workload)
 				if err != nil {

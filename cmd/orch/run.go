@@ -69,6 +69,11 @@ run interrupted.`,
 			if err != nil {
 				return usagef("%v", err)
 			}
+			if !noUp {
+				if err := server.CheckDesired(inv, server.Desired{Engine: engine, Knobs: kv}, "--engine"); err != nil {
+					return usagef("%v", err)
+				}
+			}
 			if engine == "" {
 				engine = inv.Profile.Engine
 			}
