@@ -114,6 +114,7 @@ unfinished cells. Each cell is a full run directory under cells/.`,
 			if dryRun {
 				return nil
 			}
+			warnWeakSecrets(stderr, inv)
 			ctx := cmd.Context()
 			c := g.connect(ctx, inv, inv.Hosts)
 			defer c.Close()

@@ -89,6 +89,7 @@ run interrupted.`,
 			if err := w.Override(over); err != nil {
 				return &usageError{msg: err.Error()}
 			}
+			warnWeakSecrets(cmd.ErrOrStderr(), inv)
 			ctx := cmd.Context()
 			c := g.connect(ctx, inv, inv.Hosts)
 			defer c.Close()
