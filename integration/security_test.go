@@ -53,3 +53,41 @@ func TestSudoPasswordNeverReachesTheCommand(t *testing.T) {
 		remove()
 	}
 }
+
+// TestTooLongReplicationPasswordScrubbed: MariaDB refuses a replication
+// password over 96 characters with error 1470, quoting its first 64
+// characters and "..."; that prefix must not reach orch's output. The
+// cluster is brought back with the lab's own inventory afterwards.
+func TestTooLongReplicationPasswordScrubbed(t *testing.T) {
+	l := needLab(t)
+	dir := t.TempDir()
+	pw := strings.Repeat("Zq8-long-repl-pw-", 8) // 136 characters
+	pwFile := filepath.Join(dir, "repl-password")
+	if err := os.WriteFile(pwFile, []byte(pw+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	doc := l.inventoryDoc(t, "lab.yaml")
+	repl, _ := doc["replication"].(map[string]any)
+	if repl == nil {
+		repl = map[string]any{}
+		doc["replication"] = repl
+	}
+	repl["password"] = map[string]any{"file": pwFile}
+	inv := filepath.Join(dir, "lab.yaml")
+	writeYAML(t, inv, doc)
+	t.Cleanup(func() { l.mustOK(t, "up", "-i", l.inventory, "--engine", "innodb") })
+	// up leaves working replication alone: unwire slave1 so that up wires
+	// it again, with the new password.
+	l.mustOK(t, "exec", "-i", l.inventory, "--role", "slave1", "--", `mariadb -e "STOP SLAVE; RESET SLAVE ALL"`)
+
+	r := l.orch(t, "up", "-i", inv, "--engine", "innodb")
+	if r.code == 0 {
+		t.Fatal("up with a 136-character replication password succeeded; MariaDB allows at most 96")
+	}
+	if strings.Contains(r.stdout+r.stderr, pw[:12]) {
+		t.Fatal("the replication password's first characters are in orch's output")
+	}
+	if !strings.Contains(r.stderr, "too long") {
+		t.Fatalf("stderr does not give the server's reason: %s", r.stderr)
+	}
+}
