@@ -23,7 +23,7 @@ func newMatrixCmd(g *globalOptions) *cobra.Command {
 		engines, workload, root, baseline, resume string
 		knobs, sets                               []string
 		repeat, warmup                            int
-		dryRun, failFast                          bool
+		dryRun, failFast, keepRemote              bool
 		stallLimit                                time.Duration
 		short                                     = map[string]*string{}
 	)
@@ -136,7 +136,7 @@ unfinished cells. Each cell is a full run directory under cells/.`,
 			}
 			err = matrix.Execute(ctx, m, matrix.ExecConfig{
 				Cluster: c, Workload: makeWorkload, Version: buildVersion(), Command: os.Args,
-				FailFast: failFast, StallLimit: stallLimit, Progress: progress, Logf: logf,
+				FailFast: failFast, StallLimit: stallLimit, KeepRemote: keepRemote, Progress: progress, Logf: logf,
 				Secrets: runner.Secrets(inv),
 			})
 			fmt.Fprintf(cmd.OutOrStdout(), "matrix %s: %d ok, %d failed, %d not run\n", m.Dir(),
@@ -161,6 +161,7 @@ unfinished cells. Each cell is a full run directory under cells/.`,
 	f.Lookup("resume").NoOptDefVal = resumeLatest
 	f.BoolVar(&dryRun, "dry-run", false, "print the plan and stop")
 	f.BoolVar(&failFast, "fail-fast", false, "stop at the first failed cell")
+	f.BoolVar(&keepRemote, "keep-remote", false, "keep each cell's working directory on the load box (removed once collected)")
 	f.StringVar(&root, "runs", "runs", "directory that holds run directories")
 	f.StringArrayVar(&sets, "set", nil, "workload option override KEY=VALUE (repeatable)")
 	f.DurationVar(&stallLimit, "stall-limit", 60*time.Second, "stop a cell when the master makes no progress this long")

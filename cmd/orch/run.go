@@ -24,7 +24,7 @@ func newRunCmd(g *globalOptions) *cobra.Command {
 	var (
 		workload, engine, root string
 		knobs, sets            []string
-		noUp                   bool
+		noUp, keepRemote       bool
 		stallLimit             time.Duration
 		short                  = map[string]*string{}
 	)
@@ -114,7 +114,7 @@ run interrupted.`,
 			}
 			out, err := runner.Run(ctx, runner.Config{
 				Cluster: c, Workload: w, Engine: engine, Knobs: kv, Root: root,
-				Command: os.Args, Version: buildVersion(), StallLimit: stallLimit,
+				Command: os.Args, Version: buildVersion(), StallLimit: stallLimit, KeepRemote: keepRemote,
 				Progress: progress, Logf: func(f string, a ...any) { fmt.Fprintf(stderr, f+"\n", a...) },
 			})
 			if out != nil {
@@ -138,6 +138,7 @@ run interrupted.`,
 		short[k] = f.String(k, "", "workload override: "+k)
 	}
 	f.BoolVar(&noUp, "no-up", false, "do not bring the cluster to the engine and knobs first")
+	f.BoolVar(&keepRemote, "keep-remote", false, "keep the benchmark's working directory on the load box (removed once collected)")
 	f.StringVar(&root, "runs", "runs", "directory that holds run directories")
 	f.DurationVar(&stallLimit, "stall-limit", 60*time.Second, "stop the run when the master makes no progress this long")
 	return cmd
@@ -203,6 +204,7 @@ func printOutcome(cmd *cobra.Command, out *runner.Outcome) {
 
 func newCollectCmd(g *globalOptions) *cobra.Command {
 	var root string
+	var keepRemote bool
 	cmd := &cobra.Command{
 		Use:   "collect [RUNDIR]",
 		Short: "Fetch whatever a run directory should hold but does not yet (resumable, idempotent)",
@@ -230,9 +232,12 @@ latest run.`,
 			if err != nil {
 				return err
 			}
+			if err := runner.CheckSources(d, inv); err != nil {
+				return &usageError{msg: err.Error()}
+			}
 			c := g.connect(cmd.Context(), inv, inv.Hosts)
 			defer c.Close()
-			res, err := runner.Collect(cmd.Context(), d, c)
+			res, err := runner.Collect(cmd.Context(), d, c, keepRemote)
 			w := cmd.OutOrStdout()
 			if res != nil && res.Report != nil {
 				fetched := 0
@@ -255,10 +260,14 @@ latest run.`,
 				if res.Parsed {
 					fmt.Fprintln(w, "collect: results.json updated from the benchmark output")
 				}
+				if res.RemovedRemote {
+					fmt.Fprintln(w, "collect: removed the benchmark's working directory from its host (--keep-remote keeps it)")
+				}
 			}
 			return err
 		},
 	}
 	cmd.Flags().StringVar(&root, "runs", "runs", "directory that holds run directories")
+	cmd.Flags().BoolVar(&keepRemote, "keep-remote", false, "keep the benchmark's working directory on its host after a complete collect")
 	return cmd
 }

@@ -37,8 +37,11 @@ type Config struct {
 	// Reattach is how long to keep trying to re-attach to the benchmark's
 	// output after the connection to its host breaks (default 5m).
 	Reattach time.Duration
-	Progress *Progress
-	Logf     func(format string, args ...any)
+	// KeepRemote keeps the benchmark's working directory on its host after
+	// a complete collect (it is removed by default).
+	KeepRemote bool
+	Progress   *Progress
+	Logf       func(format string, args ...any)
 }
 
 // Outcome is how a run ended.
