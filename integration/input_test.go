@@ -50,7 +50,7 @@ func TestBadInputTouchesNoHost(t *testing.T) {
 		want string
 	}{
 		{[]string{"up", "-i", inv, "--engine", "../x"}, "--engine ../x: unknown engine profile"},
-		{[]string{"up", "-i", inv, "--profile-dir", filepath.Join(dir, "nope")}, "profile dir"},
+		{[]string{"up", "-i", inv, "--profile-dir", filepath.Join(dir, "nope")}, "--profile-dir: stat "},
 		{[]string{"up", "-i", inv, "--knob", "sync_binlog="}, "empty value"},
 		{[]string{"up", "-i", async}, "replication.semi_sync.enabled: false is not supported"},
 		{[]string{"run", "-i", unset, "--workload", "pure-random-writes"}, "ORCH_TEST_UNSET_PASSWORD is not set"},

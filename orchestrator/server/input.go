@@ -28,15 +28,18 @@ func CheckDesired(inv *topology.Inventory, d Desired, flag string) error {
 	if !ok {
 		return fmt.Errorf("%s: unknown engine profile (profiles: %s)", from, strings.Join(engineNames(), ", "))
 	}
-	dir := firstSet(d.ProfileDir, inv.Profile.Dir)
+	dir, dirFrom := d.ProfileDir, "--profile-dir"
+	if dir == "" {
+		dir, dirFrom = inv.Profile.Dir, inv.Source+": profile.dir"
+	}
 	if dir != "" {
 		if err := checkProfileDir(dir); err != nil {
-			return err
+			return fmt.Errorf("%s: %w", dirFrom, err)
 		}
 	}
 	tmpl, _, err := loadProfiles(dir)
 	if err != nil {
-		return fmt.Errorf("profile dir %s: %w", dir, err)
+		return fmt.Errorf("%s %s: %w", dirFrom, dir, err)
 	}
 	name := engine + ".cnf"
 	if tmpl.Lookup(name) == nil {
@@ -75,9 +78,9 @@ func checkProfileDir(dir string) error {
 	st, err := os.Stat(dir)
 	switch {
 	case err != nil:
-		return fmt.Errorf("profile dir: %w", err)
+		return err
 	case !st.IsDir():
-		return fmt.Errorf("profile dir %s: not a directory", dir)
+		return fmt.Errorf("%s: not a directory", dir)
 	}
 	return nil
 }

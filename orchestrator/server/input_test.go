@@ -28,7 +28,7 @@ func TestCheckDesiredOffline(t *testing.T) {
 		{"embedded rocksdb, knob", Desired{Engine: "rocksdb", Knobs: []KV{{"sync_binlog", "1"}}}, ""},
 		{"path as engine", Desired{Engine: "../x"}, `--engine ../x: unknown engine profile (profiles: innodb, tokudb, rocksdb)`},
 		{"unknown engine", Desired{Engine: "myisam"}, `--engine myisam: unknown engine profile`},
-		{"missing profile dir", Desired{ProfileDir: filepath.Join(dir, "nope")}, "profile dir: stat " + filepath.Join(dir, "nope") + ": no such file or directory"},
+		{"missing profile dir", Desired{ProfileDir: filepath.Join(dir, "nope")}, "--profile-dir: stat " + filepath.Join(dir, "nope") + ": no such file or directory"},
 		{"profile dir is a file", Desired{ProfileDir: file}, "not a directory"},
 		{"template syntax", Desired{ProfileDir: bad}, "innodb.cnf"},
 		{"template field", Desired{ProfileDir: missingKey}, "NoSuchField"},
