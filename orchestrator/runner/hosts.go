@@ -58,6 +58,7 @@ func (r *run) connect(ctx context.Context) error {
 		// ips.txt's two-line form: this machine is the load box.
 		r.bhost, r.bexec = rundir.LocalHost, executor.NewLocal(rundir.LocalHost)
 	}
+	r.removeStale(ctx)
 	remote, err := makeWorkdir(ctx, r.bexec, path.Base(r.dir.Path()))
 	if err != nil {
 		return err

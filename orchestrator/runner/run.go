@@ -61,8 +61,9 @@ type run struct {
 	dir     *rundir.Dir
 	nodes   []*server.Node // master, then slaves
 	bexec   executor.Executor
-	bhost   string // name of the host the benchmark runs on
-	remote  string // the benchmark's directory there
+	bhost   string         // name of the host the benchmark runs on
+	remote  string         // the benchmark's directory there
+	stale   *rundir.Remote // an earlier attempt's directory, removed at connect
 	driver  bench.Driver
 	secrets []string
 	logf    func(string, ...any)
@@ -152,6 +153,9 @@ func start(cfg Config) (*run, error) {
 		}
 	}
 	r := &run{cfg: cfg, inv: inv, dir: dir, driver: driver, logf: logf}
+	if old, err := dir.LoadManifest(); err == nil && old.Remote != nil && !old.Remote.Removed {
+		r.stale = old.Remote // a redone matrix cell: the last attempt's working directory
+	}
 	r.secrets = Secrets(inv)
 	m := &rundir.Manifest{
 		OrchVersion: cfg.Version,

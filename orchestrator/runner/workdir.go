@@ -108,3 +108,24 @@ func sources(inv *topology.Inventory, runID string) rundir.Sources {
 	}
 	return s
 }
+
+// removeStale removes the working directory an earlier attempt at this run
+// directory left (a matrix cell redone after a crash), once nothing runs in
+// it: its output is not wanted, the cell starts again from a clean state.
+func (r *run) removeStale(ctx context.Context) {
+	old := r.stale
+	if old == nil || old.Host != r.bhost || rundir.ValidWorkdir(old.Dir, path.Base(r.dir.Path())) != nil {
+		return
+	}
+	running, _, err := remoteState(ctx, r.bexec, old)
+	switch {
+	case err != nil:
+		r.logf("run: %v", err)
+	case running:
+		r.logf("run: %s: the last attempt's benchmark (pid %d) still runs in %s: left alone", r.bhost, old.PID, old.Dir)
+	default:
+		if err := removeWorkdir(ctx, r.bexec, old.Dir); err != nil {
+			r.logf("run: %v", err)
+		}
+	}
+}

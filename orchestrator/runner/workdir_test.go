@@ -114,3 +114,33 @@ func TestCleanWorkdirAfterCompleteCollect(t *testing.T) {
 		t.Fatal("the manifest does not record the removal")
 	}
 }
+
+// A matrix cell redone after a crash removes the last attempt's directory.
+func TestRemoveStaleWorkdir(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	ex := executor.NewLocal(rundir.LocalHost)
+	ctx := context.Background()
+	d, err := rundir.Create(t.TempDir(), "cell", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, err := makeWorkdir(ctx, ex, filepath.Base(d.Path()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := makeWorkdir(ctx, ex, "another-run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, stale := range []string{other, old} {
+		r := &run{dir: d, bhost: rundir.LocalHost, bexec: ex, logf: t.Logf, stale: &rundir.Remote{Host: rundir.LocalHost, Dir: stale}}
+		r.removeStale(ctx)
+	}
+	if _, err := os.Lstat(old); !os.IsNotExist(err) {
+		t.Errorf("the last attempt's directory %s is still there", old)
+	}
+	if _, err := os.Lstat(other); err != nil {
+		t.Errorf("another run's directory was removed: %v", err)
+	}
+}
