@@ -42,6 +42,9 @@ type LoadOptions struct {
 	// KnownHostsFile is used when the inventory names none
 	// (default ~/.ssh/known_hosts).
 	KnownHostsFile string
+	// KnownHostsOverride replaces the inventory's known_hosts (the
+	// --known-hosts flag); "~/" is expanded like every other path.
+	KnownHostsOverride string
 	// HomeDir expands "~/"; empty means os.UserHomeDir().
 	HomeDir string
 }
@@ -91,6 +94,9 @@ func parse(path string, data []byte, o LoadOptions) (*Inventory, error) {
 		// The admin password is the one secret every inventory has; a
 		// separate replication password is optional.
 		inv.Replication.Password = inv.Master().MySQL.Password
+	}
+	if o.KnownHostsOverride != "" {
+		inv.KnownHostsFile = o.KnownHostsOverride
 	}
 	if inv.KnownHostsFile == "" {
 		inv.KnownHostsFile = o.KnownHostsFile
@@ -166,12 +172,15 @@ func (o LoadOptions) normalize() (LoadOptions, error) {
 		}
 		s.File = p
 	}
-	if o.KnownHostsFile != "" {
-		p, err := r.resolve(o.KnownHostsFile)
+	for _, kh := range []*string{&o.KnownHostsFile, &o.KnownHostsOverride} {
+		if *kh == "" {
+			continue
+		}
+		p, err := r.resolve(*kh)
 		if err != nil {
 			return o, fmt.Errorf("inventory options: known_hosts: %v", err)
 		}
-		o.KnownHostsFile = p
+		*kh = p
 	}
 	switch {
 	case o.SSH.Port < 0 || o.SSH.Port > 65535:
@@ -188,6 +197,13 @@ func (o LoadOptions) normalize() (LoadOptions, error) {
 // paths from the command line, which are relative to the working directory).
 func (o LoadOptions) paths(dir string) pathResolver {
 	return pathResolver{home: o.HomeDir, base: dir}
+}
+
+// LocalPath is a path from the command line made absolute, with "~/"
+// expanded as in an inventory (a shell leaves --flag=~/x alone).
+func LocalPath(p string) (string, error) {
+	home, _ := os.UserHomeDir()
+	return pathResolver{home: home}.resolve(p)
 }
 
 // pathResolver expands "~/" and anchors relative paths: a path in an

@@ -36,6 +36,10 @@ type Inventory struct {
 	// hostsPos is where the host list is declared, for errors about hosts
 	// that are missing (ValidateCluster) rather than wrong.
 	hostsPos Pos
+	// secretRefs are the file's secret references where declared, for
+	// CheckSecrets; asyncAt is where semi_sync.enabled: false is written.
+	secretRefs []secretRef
+	asyncAt    Pos
 	// Replication is how `orch up` wires the slaves to the master.
 	Replication Replication `json:"replication"`
 	// Profile chooses and adjusts the engine profile `orch up` lays down.

@@ -133,6 +133,12 @@ func (inv *Inventory) ValidateCluster() error {
 		return newError(posOr(masters, 1, at), fmt.Sprintf("a cluster needs exactly one master; found %d%s", len(masters), hostNames(masters)))
 	case len(slaves) != 2:
 		return newError(posOr(slaves, 2, at), fmt.Sprintf("a cluster needs exactly 2 slaves; found %d%s", len(slaves), hostNames(slaves)))
+	case !inv.Replication.SemiSync.Enabled:
+		pos := inv.asyncAt
+		if pos.File == "" {
+			pos = at
+		}
+		return newError(pos, "replication.semi_sync.enabled: false is not supported: orch sets up semi-sync replication (asynchronous clusters are not supported yet)")
 	}
 	return nil
 }

@@ -31,6 +31,9 @@ type (
 type yamlDecoder struct {
 	file  string
 	paths pathResolver
+	// What the Inventory keeps for later checks (CheckSecrets, ValidateCluster).
+	secretRefs []secretRef
+	asyncAt    Pos
 }
 
 type yamlHost struct {
@@ -118,6 +121,7 @@ func parseYAML(file string, data []byte, o LoadOptions) (*Inventory, []hostDecl,
 		applyBuiltins(h)
 		decls[i] = yh.decl
 	}
+	inv.secretRefs, inv.asyncAt = d.secretRefs, d.asyncAt
 	return inv, decls, nil
 }
 

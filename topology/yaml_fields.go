@@ -249,6 +249,9 @@ func (d *yamlDecoder) secret(n *yaml.Node, path string) (Secret, error) {
 	if err == nil && first == "" {
 		err = d.errAt(n, "%s: empty secret; %s", path, hint)
 	}
+	if err == nil {
+		d.secretRefs = append(d.secretRefs, secretRef{at: d.pos(n), key: path, secret: s})
+	}
 	return s, err
 }
 

@@ -69,7 +69,9 @@ func (d *yamlDecoder) semiSync(n *yaml.Node, path string, s *SemiSync) (countNod
 		p := path + "." + key
 		switch key {
 		case "enabled":
-			s.Enabled, err = d.boolean(v, p)
+			if s.Enabled, err = d.boolean(v, p); err == nil && !s.Enabled {
+				d.asyncAt = d.pos(v)
+			}
 		case "timeout_ms":
 			s.TimeoutMs, err = d.positive(v, p, "a whole number of milliseconds")
 		case "wait_point":
@@ -207,6 +209,10 @@ func (d *yamlDecoder) varValue(n *yaml.Node, path string) (string, error) {
 		return "", d.errAt(n, "%s: control characters are not allowed (a value is one line)", path)
 	case strings.TrimSpace(n.Value) == "":
 		return "", d.errAt(n, "%s: must not be empty", path)
+	case n.Value != strings.TrimSpace(n.Value):
+		return "", d.errAt(n, "%s: leading or trailing spaces", path)
+	case strings.ContainsAny(n.Value, "#\"'\\"):
+		return "", d.errAt(n, "%s: %q holds # or a quote, which an option file reads differently", path, clip(n.Value))
 	}
 	return n.Value, nil
 }

@@ -65,7 +65,7 @@ command failed on any host or any host could not be reached.`,
 						failed++
 					}
 				}
-				fmt.Fprintln(cmd.ErrOrStderr(), err)
+				fmt.Fprintln(cmd.ErrOrStderr(), capLines(err.Error()))
 				return &silentError{&exitError{code: exitFailure, err: fmt.Errorf("exec: failed on %d of %d hosts", failed, len(hosts))}}
 			}
 			return nil

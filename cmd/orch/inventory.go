@@ -30,9 +30,12 @@ A bad inventory gets one line FILE:LINE[:COL]: message and exit status 2.`,
 			if len(args) == 1 {
 				path = args[0]
 			}
-			inv, err := g.loadInventory(path)
+			inv, err := g.parseInventory(path)
 			if err != nil {
 				return err
+			}
+			if err := inv.CheckSecrets(); err != nil {
+				fmt.Fprintf(cmd.ErrOrStderr(), "inventory: WARNING %v\n", err)
 			}
 			if asJSON {
 				enc := json.NewEncoder(cmd.OutOrStdout())

@@ -37,7 +37,7 @@ func run(ctx context.Context, args []string) int {
 	}
 	var silent *silentError
 	if !errors.As(err, &silent) {
-		fmt.Fprintln(os.Stderr, "orch: "+err.Error())
+		fmt.Fprintln(os.Stderr, "orch: "+capLines(err.Error()))
 	}
 	return exitCode(err)
 }

@@ -26,7 +26,8 @@ func newMatrixCmd(g *globalOptions) *cobra.Command {
 		engines, workload, root, baseline, resume string
 		knobs, sets                               []string
 		repeat, warmup                            int
-		dryRun, failFast, allowAsymmetry          bool
+		dryRun, failFast, keepRemote              bool
+		allowAsymmetry                            bool
 		stallLimit                                time.Duration
 		short                                     = map[string]*string{}
 	)
@@ -88,6 +89,11 @@ unfinished cells. Each cell is a full run directory under cells/.`,
 					return &usageError{msg: err.Error()}
 				}
 			}
+			for _, e := range m.Engines {
+				if err := server.CheckDesired(inv, server.Desired{Engine: e}, "--engines"); err != nil {
+					return usagef("%v", err)
+				}
+			}
 			makeWorkload := func(engine string) (*bench.Workload, error) {
 				w, err := bench.LoadWorkload(m.Workload)
 				if err != nil {
@@ -118,6 +124,7 @@ unfinished cells. Each cell is a full run directory under cells/.`,
 			if dryRun {
 				return nil
 			}
+			warnWeakSecrets(stderr, inv)
 			ctx := cmd.Context()
 			c := g.connect(ctx, inv, inv.Hosts)
 			defer c.Close()
@@ -145,7 +152,7 @@ unfinished cells. Each cell is a full run directory under cells/.`,
 			}
 			err = matrix.Execute(ctx, m, matrix.ExecConfig{
 				Cluster: c, Workload: makeWorkload, Version: buildVersion(), Command: os.Args,
-				FailFast: failFast, StallLimit: stallLimit, Progress: progress, Logf: logf,
+				FailFast: failFast, StallLimit: stallLimit, KeepRemote: keepRemote, Progress: progress, Logf: logf,
 				Secrets: runner.Secrets(inv),
 			})
 			fmt.Fprintf(cmd.OutOrStdout(), "matrix %s: %d ok, %d failed, %d not run\n", m.Dir(),
@@ -170,6 +177,7 @@ unfinished cells. Each cell is a full run directory under cells/.`,
 	f.Lookup("resume").NoOptDefVal = resumeLatest
 	f.BoolVar(&dryRun, "dry-run", false, "print the plan and stop")
 	f.BoolVar(&failFast, "fail-fast", false, "stop at the first failed cell")
+	f.BoolVar(&keepRemote, "keep-remote", false, "keep each cell's working directory on the load box (removed once collected)")
 	f.BoolVar(&allowAsymmetry, "allow-asymmetry", false, "run although the configurations differ in durability beyond the matrix's axes")
 	f.StringVar(&root, "runs", "runs", "directory that holds run directories")
 	f.StringArrayVar(&sets, "set", nil, "workload option override KEY=VALUE (repeatable)")

@@ -48,6 +48,11 @@ legacy ips.txt, given with -i (default ./cluster.yaml).`,
 		Version:       buildVersion(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Args:          unknownCommand,
+		RunE:          func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			return checkFlags(cmd)
+		},
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usagef("%v", err) })
 	pf := root.PersistentFlags()
@@ -105,12 +110,27 @@ func buildVersion() string {
 }
 
 // loadInventory parses and validates the inventory named by -i (or path when
-// given), applying the SSH flags that ips.txt inventories need.
+// given), applying the SSH flags that ips.txt inventories need, and
+// resolves its secret references: whatever is wrong with it is found before
+// a command contacts any host.
 func (g *globalOptions) loadInventory(path string) (*topology.Inventory, error) {
+	inv, err := g.parseInventory(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := inv.CheckSecrets(); err != nil {
+		return nil, &usageError{msg: err.Error()}
+	}
+	return inv, nil
+}
+
+// parseInventory is loadInventory without resolving secrets (orch
+// inventory shows an inventory whose secrets are not at hand).
+func (g *globalOptions) parseInventory(path string) (*topology.Inventory, error) {
 	if path == "" {
 		path = g.inventory
 	}
-	opts := topology.LoadOptions{KnownHostsFile: g.knownHosts}
+	opts := topology.LoadOptions{KnownHostsOverride: g.knownHosts}
 	opts.SSH.User = g.sshUser
 	opts.SSH.Port = g.sshPort
 	opts.SSH.IdentityFiles = g.identities
@@ -118,9 +138,6 @@ func (g *globalOptions) loadInventory(path string) (*topology.Inventory, error) 
 	if err != nil {
 		// Whatever keeps an inventory from loading is bad input: exit 2.
 		return nil, &usageError{msg: err.Error()}
-	}
-	if g.knownHosts != "" {
-		inv.KnownHostsFile = g.knownHosts
 	}
 	return inv, nil
 }

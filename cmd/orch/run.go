@@ -24,7 +24,7 @@ func newRunCmd(g *globalOptions) *cobra.Command {
 	var (
 		workload, engine, root string
 		knobs, sets            []string
-		noUp                   bool
+		noUp, keepRemote       bool
 		stallLimit             time.Duration
 		short                  = map[string]*string{}
 	)
@@ -69,6 +69,11 @@ run interrupted.`,
 			if err != nil {
 				return usagef("%v", err)
 			}
+			if !noUp {
+				if err := server.CheckDesired(inv, server.Desired{Engine: engine, Knobs: kv}, "--engine"); err != nil {
+					return usagef("%v", err)
+				}
+			}
 			if engine == "" {
 				engine = inv.Profile.Engine
 			}
@@ -84,6 +89,7 @@ run interrupted.`,
 			if err := w.Override(over); err != nil {
 				return &usageError{msg: err.Error()}
 			}
+			warnWeakSecrets(cmd.ErrOrStderr(), inv)
 			ctx := cmd.Context()
 			c := g.connect(ctx, inv, inv.Hosts)
 			defer c.Close()
@@ -108,7 +114,7 @@ run interrupted.`,
 			}
 			out, err := runner.Run(ctx, runner.Config{
 				Cluster: c, Workload: w, Engine: engine, Knobs: kv, Root: root,
-				Command: os.Args, Version: buildVersion(), StallLimit: stallLimit,
+				Command: os.Args, Version: buildVersion(), StallLimit: stallLimit, KeepRemote: keepRemote,
 				Progress: progress, Logf: func(f string, a ...any) { fmt.Fprintf(stderr, f+"\n", a...) },
 			})
 			if out != nil {
@@ -132,6 +138,7 @@ run interrupted.`,
 		short[k] = f.String(k, "", "workload override: "+k)
 	}
 	f.BoolVar(&noUp, "no-up", false, "do not bring the cluster to the engine and knobs first")
+	f.BoolVar(&keepRemote, "keep-remote", false, "keep the benchmark's working directory on the load box (removed once collected)")
 	f.StringVar(&root, "runs", "runs", "directory that holds run directories")
 	f.DurationVar(&stallLimit, "stall-limit", 60*time.Second, "stop the run when the master makes no progress this long")
 	return cmd
@@ -197,6 +204,7 @@ func printOutcome(cmd *cobra.Command, out *runner.Outcome) {
 
 func newCollectCmd(g *globalOptions) *cobra.Command {
 	var root string
+	var keepRemote bool
 	cmd := &cobra.Command{
 		Use:   "collect [RUNDIR]",
 		Short: "Fetch whatever a run directory should hold but does not yet (resumable, idempotent)",
@@ -224,9 +232,12 @@ latest run.`,
 			if err != nil {
 				return err
 			}
+			if err := runner.CheckSources(d, inv); err != nil {
+				return &usageError{msg: err.Error()}
+			}
 			c := g.connect(cmd.Context(), inv, inv.Hosts)
 			defer c.Close()
-			res, err := runner.Collect(cmd.Context(), d, c)
+			res, err := runner.Collect(cmd.Context(), d, c, keepRemote)
 			w := cmd.OutOrStdout()
 			if res != nil && res.Report != nil {
 				fetched := 0
@@ -249,10 +260,14 @@ latest run.`,
 				if res.Parsed {
 					fmt.Fprintln(w, "collect: results.json updated from the benchmark output")
 				}
+				if res.RemovedRemote {
+					fmt.Fprintln(w, "collect: removed the benchmark's working directory from its host (--keep-remote keeps it)")
+				}
 			}
 			return err
 		},
 	}
 	cmd.Flags().StringVar(&root, "runs", "runs", "directory that holds run directories")
+	cmd.Flags().BoolVar(&keepRemote, "keep-remote", false, "keep the benchmark's working directory on its host after a complete collect")
 	return cmd
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/orch-bench/orch/orchestrator/replication"
 	"github.com/orch-bench/orch/orchestrator/server"
 	"github.com/orch-bench/orch/orchestrator/up"
+	"github.com/orch-bench/orch/topology"
 )
 
 func newUpCmd(g *globalOptions) *cobra.Command {
@@ -58,7 +59,13 @@ canary row read on both slaves. Run it again and nothing restarts.`,
 			if err != nil {
 				return usagef("%v", err)
 			}
+			if profileDir, err = topology.LocalPath(profileDir); err != nil {
+				return usagef("--profile-dir: %v", err)
+			}
 			desired := server.Desired{Engine: engine, Knobs: kv, ProfileDir: profileDir, FixTHP: fixTHP}
+			if err := server.CheckDesired(inv, desired, "--engine"); err != nil {
+				return usagef("%v", err)
+			}
 			out := cmd.OutOrStdout()
 			if dryRun {
 				return up.DryRun(out, inv, desired, flavorHint)

@@ -82,7 +82,7 @@ type Options struct {
 	Tables          *int  `yaml:"tables" tools:"sysbench,sysbench-legacy" min:"1"`
 	TableSize       *int  `yaml:"table_size" tools:"sysbench,sysbench-legacy" min:"0"`
 	Threads         *int  `yaml:"threads" tools:"sysbench,sysbench-legacy" min:"1"`
-	TimeS           *int  `yaml:"time_s" tools:"sysbench,sysbench-legacy" min:"0"`
+	TimeS           *int  `yaml:"time_s" tools:"sysbench,sysbench-legacy" min:"0" max:"2592000"` // 30 days: more is a typo, and its estimates overflow
 	Events          *int  `yaml:"events" tools:"sysbench,sysbench-legacy" min:"0"`
 	ReportIntervalS *int  `yaml:"report_interval_s" tools:"sysbench,sysbench-legacy" min:"0"`
 	AutoInc         *bool `yaml:"auto_inc" tools:"sysbench,sysbench-legacy"`

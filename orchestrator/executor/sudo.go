@@ -2,8 +2,11 @@ package executor
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/orch-bench/orch/orchestrator/shell"
@@ -14,8 +17,8 @@ type sudoMode int
 
 const (
 	sudoUnknown    sudoMode = iota
-	sudoNoPassword          // sudo -n works (NOPASSWD)
-	sudoPassword            // sudo -S with the password on stdin's first line
+	sudoNoPassword          // sudo -n works for orch's command shape (NOPASSWD)
+	sudoPassword            // sudo -S with the password on stdin's first line, then the guard's nonce
 )
 
 // sudoState caches the probe: the mode, the verified password, or the
@@ -23,14 +26,35 @@ const (
 type sudoState struct {
 	mode     sudoMode
 	password string
+	nonce    string // the guard's line after the password
 	err      error
+}
+
+// rootShape is the command line every root command runs as: sudo rules
+// name commands (NOPASSWD: /bin/sh), so the probe asks about this shape.
+const rootShape = "-- sh -c "
+
+// guardExit is the status of a root command refused because sudo did not
+// read the password (see sudoGuard).
+const guardExit = 98
+
+// sudoGuard proves that sudo consumed the password line: the password is
+// followed on stdin by a nonce line, and the root shell reads the next line
+// before anything else. If sudo ran the command without asking (a NOPASSWD
+// rule orch's probe did not see), the line the guard reads is the password
+// itself: it is discarded, the command does not run, and nothing of the
+// caller's ever reads it.
+func sudoGuard(nonce string) string {
+	return "IFS= read -r orch_sudo_nonce || exit " + strconv.Itoa(guardExit) + "\n" +
+		`[ "$orch_sudo_nonce" = ` + shell.Quote(nonce) + ` ] || { orch_sudo_nonce=; ` +
+		`echo 'orch: sudo ran the command without reading the password (a NOPASSWD rule for it?); refusing to run it' >&2; exit ` + strconv.Itoa(guardExit) + "; }\n" +
+		"unset orch_sudo_nonce\n"
 }
 
 // asRoot wraps p so it runs as root. Root logins run it as is. The password
 // never enters argv: `sudo -S` reads it from stdin's first line, ahead of the
-// secret lines and the caller's stdin. `-k` makes sudo always ask, so the
-// line is always consumed; the probe verified the password, so sudo never
-// retries by reading further lines.
+// guard's nonce line, the secret lines and the caller's stdin. `-k` makes
+// sudo ask whenever a password is needed at all; the guard proves it did.
 func (s *SSH) asRoot(ctx context.Context, p prepared) (prepared, error) {
 	user := s.route.target.user
 	if user == "root" {
@@ -43,17 +67,17 @@ func (s *SSH) asRoot(ctx context.Context, p prepared) (prepared, error) {
 	if err != nil {
 		return prepared{}, err
 	}
-	inner := "sh -c " + shell.Quote(p.script)
 	if st.mode == sudoNoPassword {
-		return prepared{script: "sudo -n -- " + inner, prefix: p.prefix}, nil
+		return prepared{script: "sudo -n " + rootShape + shell.Quote(p.script), prefix: p.prefix}, nil
 	}
-	prefix := append([]byte(st.password+"\n"), p.prefix...)
-	return prepared{script: "sudo -S -k -p '' -- " + inner, prefix: prefix}, nil
+	prefix := append([]byte(st.password+"\n"+st.nonce+"\n"), p.prefix...)
+	return prepared{script: "sudo -S -k -p '' " + rootShape + shell.Quote(sudoGuard(st.nonce)+p.script), prefix: prefix}, nil
 }
 
-// probeSudo finds how sudo works here, once per executor: `sudo -n true`,
-// and when that needs a password, a check that the configured one works.
-// Transport failures are not cached.
+// probeSudo finds how sudo works here, once per executor: `sudo -n` with
+// the shape of orch's root commands, and when that needs a password, that
+// the configured one works and sudo reads it. Transport failures are not
+// cached.
 func (s *SSH) probeSudo(ctx context.Context) (sudoState, error) {
 	s.sudoMu.Lock()
 	defer s.sudoMu.Unlock()
@@ -61,7 +85,7 @@ func (s *SSH) probeSudo(ctx context.Context) (sudoState, error) {
 		return s.sudo, s.sudo.err
 	}
 	out := newOutputs(Command{})
-	code, err := s.exec(ctx, "sudo -n true", nil, out, false)
+	code, err := s.exec(ctx, "sudo -n "+rootShape+"'exit 0'", nil, out, false)
 	if err != nil {
 		return sudoState{}, fmt.Errorf("sudo probe: %w", err)
 	}
@@ -85,17 +109,33 @@ func (s *SSH) probeSudo(ctx context.Context) (sudoState, error) {
 		s.sudo.err = errors.New("sudo password contains a newline, which sudo -S cannot read")
 		return s.sudo, s.sudo.err
 	}
-	out = newOutputs(Command{})
-	code, err = s.exec(ctx, "sudo -S -k -p '' true", strings.NewReader(password+"\n"), out, false)
+	nonce, err := newNonce()
 	if err != nil {
-		return sudoState{}, fmt.Errorf("sudo probe: %w", err)
+		return sudoState{}, err
 	}
-	if code != 0 {
+	out = newOutputs(Command{})
+	code, err = s.exec(ctx, "sudo -S -k -p '' "+rootShape+shell.Quote(sudoGuard(nonce)+"exit 0"), strings.NewReader(password+"\n"+nonce+"\n"), out, false)
+	switch {
+	case err != nil:
+		return sudoState{}, fmt.Errorf("sudo probe: %w", err)
+	case code == guardExit:
+		s.sudo.err = fmt.Errorf("sudo -n refused, yet sudo -S ran without reading the password: %s", oneLine(out.stderrTail()))
+		return s.sudo, s.sudo.err
+	case code != 0:
 		s.sudo.err = fmt.Errorf("sudo refused the configured password (ssh.sudo_password, else ssh.password): %s", oneLine(out.stderrTail()))
 		return s.sudo, s.sudo.err
 	}
-	s.sudo = sudoState{mode: sudoPassword, password: password}
+	s.sudo = sudoState{mode: sudoPassword, password: password, nonce: nonce}
 	return s.sudo, nil
+}
+
+// newNonce is the guard's line: random, so no password can equal it.
+func newNonce() (string, error) {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("sudo: nonce: %w", err)
+	}
+	return "orch-sudo-" + hex.EncodeToString(b), nil
 }
 
 // sudoPassword is ssh.sudo_password, else the SSH password, else "".

@@ -2,6 +2,7 @@ package executor
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +14,9 @@ import (
 // fakeSudo behaves like sudo for the options orch uses: -n fails unless
 // NOPASSWD is on; -S reads the password from stdin's first line (byte by
 // byte through the shell's read, as sudo does). Every call is logged.
+// FAKE_SUDO_NOPASSWD_CMD (a program name) and FAKE_SUDO_NOPASSWD_MATCH (a
+// word in the command's arguments) are sudoers NOPASSWD rules for one
+// command: sudo runs it without asking, so -S reads nothing.
 const fakeSudo = `#!/bin/sh
 stdin_pw= opts=
 while [ $# -gt 0 ]; do
@@ -27,10 +31,15 @@ while [ $# -gt 0 ]; do
   shift
 done
 echo "$opts$1" >> "$FAKE_SUDO_LOG"
-if [ -n "$stdin_pw" ]; then
+nopw=$FAKE_SUDO_NOPASSWD
+[ -n "$FAKE_SUDO_NOPASSWD_CMD" ] && [ "$1" = "$FAKE_SUDO_NOPASSWD_CMD" ] && nopw=1
+case "$*" in *"${FAKE_SUDO_NOPASSWD_MATCH:-no match set}"*) nopw=1 ;; esac
+if [ "$nopw" = 1 ]; then
+  :
+elif [ -n "$stdin_pw" ]; then
   IFS= read -r pw || { echo "sudo: no password was provided" >&2; exit 1; }
   [ "$pw" = "$(cat "$FAKE_SUDO_PASSWORD_FILE")" ] || { echo "sudo: 1 incorrect password attempt" >&2; exit 1; }
-elif [ "$FAKE_SUDO_NOPASSWD" != 1 ]; then
+else
   echo "sudo: a password is required" >&2; exit 1
 fi
 FAKE_SUDO_ROOT=1 exec "$@"
@@ -41,7 +50,7 @@ type sudoEnv struct {
 }
 
 // newSudoServer starts a server whose PATH has the fake sudo first.
-func newSudoServer(t *testing.T, f *fixture, nopasswd bool, password string) (*testServer, *sudoEnv) {
+func newSudoServer(t *testing.T, f *fixture, nopasswd bool, password string, extraEnv ...string) (*testServer, *sudoEnv) {
 	t.Helper()
 	bin := mkdir(t, f.dir, "bin")
 	if err := os.WriteFile(filepath.Join(bin, "sudo"), []byte(fakeSudo), 0o755); err != nil {
@@ -54,8 +63,8 @@ func newSudoServer(t *testing.T, f *fixture, nopasswd bool, password string) (*t
 	if nopasswd {
 		nopw = "1"
 	}
-	ts := newTestServer(t, withEnv("PATH="+bin+":"+os.Getenv("PATH"), "FAKE_SUDO_LOG="+env.log,
-		"FAKE_SUDO_PASSWORD_FILE="+pwFile, "FAKE_SUDO_NOPASSWD="+nopw))
+	ts := newTestServer(t, withEnv(append([]string{"PATH=" + bin + ":" + os.Getenv("PATH"), "FAKE_SUDO_LOG=" + env.log,
+		"FAKE_SUDO_PASSWORD_FILE=" + pwFile, "FAKE_SUDO_NOPASSWD=" + nopw}, extraEnv...)...))
 	f.trust(ts)
 	return ts, env
 }
@@ -99,7 +108,7 @@ func TestSudoNoPassword(t *testing.T) {
 		}
 	}
 	calls := env.calls(t)
-	if len(calls) != 4 || calls[0] != "-n true" || calls[1] != "-n -- sh" {
+	if len(calls) != 4 || calls[0] != "-n -- sh" || calls[1] != "-n -- sh" {
 		t.Errorf("sudo calls %q: want one probe, then sudo -n per command", calls)
 	}
 }
@@ -117,7 +126,7 @@ func TestSudoPasswordOnStdin(t *testing.T) {
 		t.Fatalf("%q, %v", res.Stdout, err)
 	}
 	calls := env.calls(t)
-	if len(calls) != 3 || calls[0] != "-n true" || calls[1] != "-S -k -p '' true" || calls[2] != "-S -k -p '' -- sh" {
+	if len(calls) != 3 || calls[0] != "-n -- sh" || calls[1] != "-S -k -p '' -- sh" || calls[2] != "-S -k -p '' -- sh" {
 		t.Errorf("sudo calls %q", calls)
 	}
 	for _, c := range ts.Commands() {
@@ -190,5 +199,53 @@ func TestSudoSkippedForRoot(t *testing.T) {
 	}
 	if calls := env.calls(t); len(calls) != 0 {
 		t.Errorf("root used sudo: %q", calls)
+	}
+}
+
+// A sudoers rule NOPASSWD: /bin/sh (and a password for everything else):
+// orch's root commands are `sh -c ...`, so they need no password, and the
+// password must never reach the command's stdin. Before, orch probed with
+// `sudo -n true`, chose `sudo -S`, and sudo left the password line to the
+// command: `cat` printed it.
+func TestSudoNopasswdShellGetsNoPassword(t *testing.T) {
+	f := newFixture(t)
+	const pw = "sudo-secret-pw"
+	ts, env := newSudoServer(t, f, false, pw, "FAKE_SUDO_NOPASSWD_CMD=sh")
+	h := sudoHost(f, ts)
+	h.SSH.SudoPassword = topology.InlineSecret(pw)
+	s := f.dial(h, f.config())
+	res, err := s.Run(context.Background(), Command{Script: "cat", Sudo: true, Stdin: strings.NewReader("data")})
+	if err != nil || string(res.Stdout) != "data" {
+		t.Fatalf("sudo cat: %q, %v; want exactly the caller's stdin", res.Stdout, err)
+	}
+	for _, c := range env.calls(t) {
+		if strings.Contains(c, "-S") {
+			t.Errorf("sudo -S used although sudo -n works for orch's command shape: %q", env.calls(t))
+		}
+	}
+}
+
+// A NOPASSWD rule for one exact command line the probe cannot see: sudo
+// -S runs it without reading the password. The guard reads the password
+// line instead of the command, discards it and refuses to run.
+func TestSudoGuardRefusesUnreadPassword(t *testing.T) {
+	f := newFixture(t)
+	const pw = "sudo-secret-pw"
+	ts, _ := newSudoServer(t, f, false, pw, "FAKE_SUDO_NOPASSWD_MATCH=nopasswd-marker")
+	h := sudoHost(f, ts)
+	h.SSH.SudoPassword = topology.InlineSecret(pw)
+	s := f.dial(h, f.config())
+	// The probe's shape asks for the password: password mode.
+	if res, err := s.Run(context.Background(), Command{Script: "echo ok", Sudo: true}); err != nil || string(res.Stdout) != "ok\n" {
+		t.Fatalf("sudo echo: %q, %v", res.Stdout, err)
+	}
+	res, err := s.Run(context.Background(), Command{Script: "cat # nopasswd-marker", Sudo: true, Stdin: strings.NewReader("data")})
+	var ee *ExitError
+	if !errors.As(err, &ee) || ee.ExitCode != guardExit {
+		t.Fatalf("unread password: %v, want the guard exit %d", err, guardExit)
+	}
+	mustContain(t, ee.Stderr, "sudo ran the command without reading the password")
+	if strings.Contains(string(res.Stdout)+string(res.Stderr)+ee.Stderr, pw) {
+		t.Fatalf("the password reached the output: %q %q", res.Stdout, res.Stderr)
 	}
 }

@@ -46,7 +46,17 @@ func Run(ctx context.Context, s Session, sts []Statement) error {
 // ("... near 'xyz' at line 1"); it may hold part of a secret.
 var nearFragment = regexp.MustCompile(`(?s)near '.*' at line (\d+)`)
 
-// scrub removes quoted statement text and every secret from a message.
+// quoted is a single-quoted fragment of a server message.
+var quoted = regexp.MustCompile(`'[^']*'`)
+
+// minQuotedPrefix is how long a quoted prefix of a secret must be, without
+// the server's "...", to be taken for the secret cut short.
+const minQuotedPrefix = 8
+
+// scrub removes quoted statement text and every secret from a message,
+// also a secret the server quoted only in part: MariaDB's error 1470
+// ("String 'abc...' is too long for MASTER_PASSWORD") shows the first
+// characters of a too-long password (68 on 10.11) and "...".
 func scrub(msg string, secrets []string) string {
 	msg = nearFragment.ReplaceAllString(msg, "near "+Redaction+" at line $1")
 	for _, s := range secrets {
@@ -56,7 +66,16 @@ func scrub(msg string, secrets []string) string {
 		msg = strings.ReplaceAll(msg, QuoteString(s), Redaction)
 		msg = strings.ReplaceAll(msg, s, Redaction)
 	}
-	return msg
+	return quoted.ReplaceAllStringFunc(msg, func(q string) string {
+		body := q[1 : len(q)-1]
+		cut := strings.TrimSuffix(body, "...")
+		for _, s := range secrets {
+			if cut != "" && strings.HasPrefix(s, cut) && (cut != body || len(cut) >= min(len(s), minQuotedPrefix)) {
+				return "'" + Redaction + "'"
+			}
+		}
+		return q
+	})
 }
 
 // ConnSession adapts a *sql.Conn (one pinned connection) to Session.

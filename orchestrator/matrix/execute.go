@@ -26,6 +26,8 @@ type ExecConfig struct {
 	// recorded with its reason and the matrix goes on.
 	FailFast   bool
 	StallLimit time.Duration
+	// KeepRemote keeps each cell's working directory on the load box.
+	KeepRemote bool
 	Progress   *runner.Progress
 	Logf       func(format string, args ...any)
 	// Secrets are masked out of cell errors saved in matrix.json.
@@ -108,7 +110,7 @@ func runCell(ctx context.Context, m *Matrix, c *Cell, cfg ExecConfig) (State, er
 	}
 	out, err := runner.Run(ctx, runner.Config{
 		Cluster: cfg.Cluster, Workload: w, Engine: c.Engine, Knobs: desired.Knobs, Dir: d,
-		Command: cfg.Command, Version: cfg.Version, StallLimit: cfg.StallLimit,
+		Command: cfg.Command, Version: cfg.Version, StallLimit: cfg.StallLimit, KeepRemote: cfg.KeepRemote,
 		Progress: cfg.Progress, Logf: cfg.Logf,
 	})
 	if err != nil {

@@ -2,6 +2,7 @@ package matrix
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -187,8 +188,17 @@ func EngineSwitches(cells []Cell) int {
 // Estimate is how long cells take: perCell each, plus switchCost for each
 // engine switch between them. Bringing the cluster to the first cell's
 // engine is not counted: it is the same for any order.
+// It saturates at the largest Duration rather than wrap around.
 func Estimate(cells []Cell, perCell, switchCost time.Duration) time.Duration {
-	return time.Duration(len(cells))*perCell + time.Duration(EngineSwitches(cells))*switchCost
+	total := time.Duration(0)
+	for _, part := range [][2]time.Duration{{time.Duration(len(cells)), perCell}, {time.Duration(EngineSwitches(cells)), switchCost}} {
+		n, each := part[0], part[1]
+		if each > 0 && n > (math.MaxInt64-total)/each {
+			return math.MaxInt64
+		}
+		total += n * each
+	}
+	return total
 }
 
 // Fairness lints the plan before any host is touched: each configuration's

@@ -2,6 +2,7 @@ package matrix
 
 import (
 	"fmt"
+	"math"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -232,5 +233,11 @@ func TestEstimate(t *testing.T) {
 	}
 	if got := Estimate(nil, time.Minute, time.Minute); got != 0 {
 		t.Errorf("Estimate(no cells) = %v", got)
+	}
+	// The longest workload over the largest plan: no wrap to a small or
+	// negative figure.
+	huge := Plan([]string{"innodb", "rocksdb"}, nil, MaxCells/2)
+	if got := Estimate(huge, 30*24*time.Hour, time.Minute); got != math.MaxInt64 {
+		t.Errorf("Estimate(%d cells x 30 days) = %v, want the saturated maximum", len(huge), got)
 	}
 }

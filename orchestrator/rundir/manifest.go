@@ -73,6 +73,8 @@ type Remote struct {
 	Host string `json:"host"`
 	Dir  string `json:"dir"`
 	PID  int    `json:"pid,omitempty"`
+	// Removed is set once Dir is deleted after a complete collect.
+	Removed bool `json:"removed,omitempty"`
 }
 
 // FileKind says how an expected file is fetched.

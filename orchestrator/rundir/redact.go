@@ -16,11 +16,17 @@ import (
 // Mask is what a secret reads as in a run directory.
 const Mask = "***"
 
-// Redact replaces every occurrence of each non-empty secret in s with Mask.
+// Redact replaces each non-empty secret in s with Mask: everywhere for a
+// strong secret, only where it stands as a whole word for a Weak one, so
+// the password "1" does not turn "cell 01-innodb-r1" into "cell 0***-innodb-r***".
 // Longer secrets go first, so a secret containing another is masked whole.
 func Redact(s string, secrets ...string) string {
 	for _, sec := range bySize(secrets) {
-		s = strings.ReplaceAll(s, sec, Mask)
+		if Weak(sec) {
+			s = replaceTokens(s, sec)
+		} else {
+			s = strings.ReplaceAll(s, sec, Mask)
+		}
 	}
 	return s
 }
@@ -158,9 +164,12 @@ func maskValue(v string) string {
 
 // ScanForSecrets walks a run directory and returns, sorted, the relative
 // paths of the files whose name or content holds any of the secrets. Empty
-// secrets are ignored; symlinks (latest) are not followed.
+// secrets are ignored; symlinks (latest) are not followed. Weak secrets are
+// not looked for: as words they are in any run directory ("root" is the
+// SSH user, "1" a value in every status file), so a hit would prove nothing
+// and fail every run; commands warn about such a password instead.
 func ScanForSecrets(dir string, secrets []string) ([]string, error) {
-	secs := bySize(secrets)
+	secs := strongOnly(secrets)
 	if len(secs) == 0 {
 		return nil, nil
 	}

@@ -120,6 +120,11 @@ func (r *run) finish(ctx context.Context, status rundir.Status, runErr error) er
 	if _, err := rundir.Collect(ctx, r.dir, hosts); err != nil {
 		return fmt.Errorf("collect: %w (orch collect %s retries)", err, r.dir.Path())
 	}
+	if !r.cfg.KeepRemote {
+		if _, err := cleanWorkdir(ctx, r.dir, r.bexec); err != nil {
+			r.logf("run: %v", err)
+		}
+	}
 	return nil
 }
 

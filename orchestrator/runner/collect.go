@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path"
@@ -16,6 +17,7 @@ import (
 	"github.com/orch-bench/orch/orchestrator/executor"
 	"github.com/orch-bench/orch/orchestrator/rundir"
 	"github.com/orch-bench/orch/orchestrator/shell"
+	"github.com/orch-bench/orch/topology"
 )
 
 // CollectResult is what `orch collect` did to a run directory.
@@ -26,24 +28,37 @@ type CollectResult struct {
 	StillRunning bool
 	// Parsed is set when results.json was (re)written from collected output.
 	Parsed bool
+	// RemovedRemote is set when the benchmark's working directory was
+	// removed from its host.
+	RemovedRemote bool
 }
+
+// ErrForeignSource marks a manifest that names files orch did not put
+// there: bad input, refused before any host is contacted.
+var ErrForeignSource = errors.New("refused")
 
 // Collect completes a run directory from the hosts: the benchmark's output
 // once it has ended, error log slices, and anything else the manifest
-// expects but the directory lacks. It is idempotent.
-func Collect(ctx context.Context, d *rundir.Dir, c *cluster.Cluster) (*CollectResult, error) {
+// expects but the directory lacks. It is idempotent. It fetches only what a
+// run of c's inventory put there (see rundir.Sources): a manifest naming
+// anything else is refused with ErrForeignSource. After a complete collect
+// the benchmark's working directory is removed, unless keepRemote.
+func Collect(ctx context.Context, d *rundir.Dir, c *cluster.Cluster, keepRemote bool) (*CollectResult, error) {
+	if err := CheckSources(d, c.Inventory); err != nil {
+		return nil, err
+	}
 	m, err := d.LoadManifest()
 	if err != nil {
 		return nil, err
 	}
-	hosts := map[string]executor.Executor{"local": executor.NewLocal("local")}
+	hosts := map[string]executor.Executor{rundir.LocalHost: executor.NewLocal(rundir.LocalHost)}
 	for _, h := range c.Hosts {
 		if ex, err := c.Executor(h); err == nil {
 			hosts[h.Name] = ex
 		}
 	}
 	res := &CollectResult{}
-	if rem := m.Remote; rem != nil {
+	if rem := m.Remote; rem != nil && !rem.Removed {
 		if ex := hosts[rem.Host]; ex != nil {
 			running, code, err := remoteState(ctx, ex, rem)
 			if err != nil {
@@ -75,9 +90,28 @@ func Collect(ctx context.Context, d *rundir.Dir, c *cluster.Cluster) (*CollectRe
 		return res, err
 	}
 	if !res.StillRunning {
-		res.Parsed, err = reparse(d, m)
+		if res.Parsed, err = reparse(d, m); err != nil {
+			return res, err
+		}
+		if m.Remote != nil && !keepRemote {
+			res.RemovedRemote, err = cleanWorkdir(ctx, d, hosts[m.Remote.Host])
+		}
 	}
 	return res, err
+}
+
+// CheckSources validates d's manifest against what a run of inv may have
+// put on its hosts, without contacting any: the error wraps
+// ErrForeignSource when the manifest names anything else.
+func CheckSources(d *rundir.Dir, inv *topology.Inventory) error {
+	m, err := d.LoadManifest()
+	if err != nil {
+		return err
+	}
+	if err := sources(inv, path.Base(d.Path())).Check(m); err != nil {
+		return fmt.Errorf("%s: %w: %w", d.Path(), ErrForeignSource, err)
+	}
+	return nil
 }
 
 // Waiting is the outcome of a benchmark file left for a later collect
@@ -106,8 +140,12 @@ func waitingForBenchmark(rep *rundir.CollectReport, dir string, err error) error
 // remoteState tells whether the benchmark still runs, or its exit status.
 func remoteState(ctx context.Context, ex executor.Executor, rem *rundir.Remote) (running bool, code int, err error) {
 	script := "d=" + shell.Quote(rem.Dir) + `
-for f in "$d"/*.exit; do [ -e "$f" ] || continue; echo "exit $(basename "$f" .exit) $(cat "$f")"; done
-if [ -n ` + shell.Quote(strconv.Itoa(rem.PID)) + ` ] && kill -0 ` + strconv.Itoa(rem.PID) + ` 2>/dev/null; then echo running; fi`
+for f in "$d"/*.exit; do [ -e "$f" ] || continue; echo "exit $(basename "$f" .exit) $(cat "$f")"; done`
+	if rem.PID > 1 {
+		// No PID yet (the run stopped before launching): nothing runs.
+		// `kill -0 0` would signal this shell's own group and say yes.
+		script += "\nif kill -0 " + strconv.Itoa(rem.PID) + " 2>/dev/null; then echo running; fi"
+	}
 	out, err := ex.Run(ctx, executor.Command{Script: script, Timeout: 30 * time.Second})
 	if err != nil {
 		return false, -1, fmt.Errorf("%s: benchmark state: %w", ex.Name(), err)

@@ -23,10 +23,6 @@ import (
 	"github.com/orch-bench/orch/topology"
 )
 
-// RemoteRoot is where benchmark output lives on the load box: /var/tmp
-// survives a reboot, unlike /tmp on many hosts.
-const RemoteRoot = "/var/tmp/orch"
-
 // connect opens the database servers (through the cluster's SSH
 // connections), records versions and host facts, and picks the host the
 // benchmark runs on.
@@ -60,9 +56,20 @@ func (r *run) connect(ctx context.Context) error {
 		r.bhost, r.bexec = lb.Name, ex
 	default:
 		// ips.txt's two-line form: this machine is the load box.
-		r.bhost, r.bexec = "local", executor.NewLocal("local")
+		r.bhost, r.bexec = rundir.LocalHost, executor.NewLocal(rundir.LocalHost)
 	}
-	r.remote = path.Join(RemoteRoot, path.Base(r.dir.Path()))
+	r.removeStale(ctx)
+	remote, err := makeWorkdir(ctx, r.bexec, path.Base(r.dir.Path()))
+	if err != nil {
+		return err
+	}
+	r.remote = remote
+	if err := r.dir.UpdateManifest(func(m *rundir.Manifest) error {
+		m.Remote = &rundir.Remote{Host: r.bhost, Dir: r.remote}
+		return nil
+	}); err != nil {
+		return err
+	}
 
 	facts := preflight.Check(ctx, c)
 	return r.dir.UpdateManifest(func(m *rundir.Manifest) error {

@@ -44,14 +44,12 @@ const launcher = `setsid sh -c 'trap : INT TERM; sh "$1" > "$2" 2>&1 < /dev/null
 echo $! > "$4"
 echo $!`
 
-// Launch uploads step's script into dir on the host and starts it detached.
+// Launch uploads step's script into dir on the host (the run's private
+// working directory, see makeWorkdir) and starts it detached.
 // The MySQL password reaches the program through the environment (delivered
 // on stdin by the executor), never through argv or a file.
 func Launch(ctx context.Context, ex executor.Executor, dir string, step bench.Step) (*Remote, error) {
 	r := &Remote{Exec: ex, Dir: dir, Name: string(step.Phase)}
-	if _, err := ex.Run(ctx, executor.Command{Script: "mkdir -p " + shell.Quote(dir) + " && chmod 700 " + shell.Quote(dir), Timeout: 30 * time.Second}); err != nil {
-		return nil, fmt.Errorf("%s: make %s: %w", ex.Name(), dir, err)
-	}
 	if err := ex.Upload(ctx, strings.NewReader(step.Script()), r.file(".sh"), 0o700, false); err != nil {
 		return nil, fmt.Errorf("%s: upload %s: %w", ex.Name(), r.file(".sh"), err)
 	}

@@ -37,8 +37,11 @@ type Config struct {
 	// Reattach is how long to keep trying to re-attach to the benchmark's
 	// output after the connection to its host breaks (default 5m).
 	Reattach time.Duration
-	Progress *Progress
-	Logf     func(format string, args ...any)
+	// KeepRemote keeps the benchmark's working directory on its host after
+	// a complete collect (it is removed by default).
+	KeepRemote bool
+	Progress   *Progress
+	Logf       func(format string, args ...any)
 }
 
 // Outcome is how a run ended.
@@ -58,8 +61,9 @@ type run struct {
 	dir     *rundir.Dir
 	nodes   []*server.Node // master, then slaves
 	bexec   executor.Executor
-	bhost   string // name of the host the benchmark runs on
-	remote  string // the benchmark's directory there
+	bhost   string         // name of the host the benchmark runs on
+	remote  string         // the benchmark's directory there
+	stale   *rundir.Remote // an earlier attempt's directory, removed at connect
 	driver  bench.Driver
 	secrets []string
 	logf    func(string, ...any)
@@ -149,6 +153,9 @@ func start(cfg Config) (*run, error) {
 		}
 	}
 	r := &run{cfg: cfg, inv: inv, dir: dir, driver: driver, logf: logf}
+	if old, err := dir.LoadManifest(); err == nil && old.Remote != nil && !old.Remote.Removed {
+		r.stale = old.Remote // a redone matrix cell: the last attempt's working directory
+	}
 	r.secrets = Secrets(inv)
 	m := &rundir.Manifest{
 		OrchVersion: cfg.Version,

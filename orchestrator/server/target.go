@@ -39,6 +39,9 @@ func ParseKnobs(args []string) ([]KV, error) {
 			return nil, fmt.Errorf("--knob %q: want NAME=VALUE with a server variable name", a)
 		}
 		v = strings.TrimSpace(v)
+		if v == "" {
+			return nil, fmt.Errorf("--knob %q: empty value; want NAME=VALUE", a)
+		}
 		if err := checkValue(name, v); err != nil {
 			return nil, fmt.Errorf("--knob %w", err)
 		}

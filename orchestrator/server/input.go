@@ -1,0 +1,86 @@
+package server
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/orch-bench/orch/topology"
+)
+
+// CheckDesired checks offline, before any host is contacted, everything
+// about d that needs no server: the engine is a known profile, the profile
+// directory exists and its templates parse, the engine's profile renders
+// for every database host whose flavour the inventory names, and the
+// knobs and profile.vars are values an option file keeps as written.
+// Whether the server has the engine, and whether it knows each variable,
+// only the server can say: Check does that after connecting, still before
+// anything restarts. flag names the option the engine came from (--engine,
+// --engines) for the message.
+func CheckDesired(inv *topology.Inventory, d Desired, flag string) error {
+	engine := strings.ToLower(firstSet(d.Engine, inv.Profile.Engine, topology.DefaultEngine))
+	from := flag + " " + engine
+	if d.Engine == "" {
+		from = inv.Source + ": profile.engine " + engine
+	}
+	info, ok := engineByName(engine)
+	if !ok {
+		return fmt.Errorf("%s: unknown engine profile (profiles: %s)", from, strings.Join(engineNames(), ", "))
+	}
+	dir, dirFrom := d.ProfileDir, "--profile-dir"
+	if dir == "" {
+		dir, dirFrom = inv.Profile.Dir, inv.Source+": profile.dir"
+	}
+	if dir != "" {
+		if err := checkProfileDir(dir); err != nil {
+			return fmt.Errorf("%s: %w", dirFrom, err)
+		}
+	}
+	tmpl, _, err := loadProfiles(dir)
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", dirFrom, dir, err)
+	}
+	name := engine + ".cnf"
+	if tmpl.Lookup(name) == nil {
+		return fmt.Errorf("%s: no profile %s", from, name)
+	}
+	for _, k := range d.Knobs {
+		if k.Value == "" {
+			return fmt.Errorf("--knob %s=: empty value", k.Name)
+		}
+		if err := checkValue(k.Name, k.Value); err != nil {
+			return fmt.Errorf("--knob %w", err)
+		}
+	}
+	for _, h := range inv.DBHosts() {
+		if h.MySQL.Flavor == "" {
+			continue // the server decides the flavour; rendered after connecting
+		}
+		t, err := OfflineTarget(h, inv, "")
+		if err != nil {
+			return err
+		}
+		data, err := profileData(t, info)
+		if err != nil {
+			return err
+		}
+		if err := tmpl.ExecuteTemplate(io.Discard, name, data); err != nil {
+			return fmt.Errorf("%s: profile %s: %w", h, name, err)
+		}
+	}
+	return nil
+}
+
+// checkProfileDir says in one line why dir cannot hold profiles: a
+// missing directory would otherwise pass as one without any file.
+func checkProfileDir(dir string) error {
+	st, err := os.Stat(dir)
+	switch {
+	case err != nil:
+		return err
+	case !st.IsDir():
+		return fmt.Errorf("%s: not a directory", dir)
+	}
+	return nil
+}
