@@ -120,6 +120,12 @@ type spec struct {
 	// returns /proc text directly.
 	exec executor.Executor
 	proc func(ctx context.Context) (string, error)
+	// pidFile finds the server's pid file (nil: no server_* columns);
+	// sudo runs the /proc session as root; box samples the host's
+	// processes (a load box).
+	pidFile func(ctx context.Context) (string, error)
+	sudo    bool
+	box     bool
 }
 
 // Start validates the targets, creates the files and starts sampling. It
@@ -131,10 +137,11 @@ func Start(ctx context.Context, cfg Config, targets []Target) (*Monitor, error) 
 		if t.Host == nil {
 			return nil, fmt.Errorf("monitor: target %d has no host", i)
 		}
-		sp := spec{name: t.Host.Name, role: t.Role, srv: t.Server, datadir: t.Host.MySQL.Datadir}
+		sp := spec{name: t.Host.Name, role: t.Role, srv: t.Server, datadir: t.Host.MySQL.Datadir, sudo: t.Host.SSH.Sudo}
 		if sp.role == "" {
 			sp.role = t.Host.Role
 		}
+		sp.box = sp.role == topology.RoleLoadBox
 		if t.DB == nil && t.Exec == nil {
 			return nil, fmt.Errorf("monitor: %s: neither a database nor an executor to sample", t.Host)
 		}
@@ -144,6 +151,8 @@ func Start(ctx context.Context, cfg Config, targets []Target) (*Monitor, error) 
 			}
 			names := namesFor(t.Server, sp.role)
 			sp.mysql = newSQLSource(t.DB, t.Server, sp.role, &names).fetch
+			db, datadir := t.DB, sp.datadir
+			sp.pidFile = func(ctx context.Context) (string, error) { return pidFileOf(ctx, db, datadir) }
 		}
 		sp.exec = t.Exec
 		specs = append(specs, sp)
@@ -245,7 +254,7 @@ func (m *Monitor) newHost(ctx context.Context, dir string, sp spec) (*hostMon, e
 		h.osP = &osProc{m: m, host: sp.name, datadir: sp.datadir}
 		fetch := sp.proc
 		if sp.exec != nil {
-			fetch = (&procSource{ex: sp.exec, proc: h.osP, ctx: ctx, wg: &m.wg}).fetch
+			fetch = (&procSource{ex: sp.exec, proc: h.osP, ctx: ctx, wg: &m.wg, sudo: sp.sudo, pidFile: sp.pidFile, box: sp.box}).fetch
 		}
 		h.os = &stream[string]{m: m, host: sp.name, kind: "os", csv: c, fetch: fetch, handle: h.osP.handle}
 	}

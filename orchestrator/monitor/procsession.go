@@ -21,12 +21,17 @@ import (
 // stops answering is killed, and a new one started on a later tick once
 // the old one has ended: at most one per host is ever in flight.
 type procSource struct {
-	ex    executor.Executor
-	proc  *osProc
-	ctx   context.Context // the monitor's: sessions outlive a sample
-	wg    *sync.WaitGroup // Stop waits for sessions to end
-	cur   *procSession    // the live session
-	dying *procSession    // a killed session not yet ended
+	ex   executor.Executor
+	proc *osProc
+	sudo bool // run the session as root: /proc/PID/io is the owner's or root's
+	// pidFile, when set, finds the server's pid file (asked when a session
+	// opens); nil on a host without a server.
+	pidFile func(ctx context.Context) (string, error)
+	box     bool            // sample the host's processes (a load box)
+	ctx     context.Context // the monitor's: sessions outlive a sample
+	wg      *sync.WaitGroup // Stop waits for sessions to end
+	cur     *procSession    // the live session
+	dying   *procSession    // a killed session not yet ended
 }
 
 // procEnd ends each sample in the session's output.
@@ -34,12 +39,26 @@ const procEnd = "@end"
 
 // procLoop is the session's script: the datadir's device once, if still
 // wanted, then one sample per line read.
-func procLoop(datadir string) string {
+func procLoop(datadir string) string { return procLoopFor(datadir, "", false) }
+
+// procLoopFor adds the clock rate once, then per sample the server's own
+// counters (pidFile set) or the host's processes (box).
+func procLoopFor(datadir, pidFile string, box bool) string {
 	var b strings.Builder
 	if datadir != "" {
 		b.WriteString(procDevScript(datadir))
 	}
-	b.WriteString("while read -r _; do\n" + procSampleScript + "echo " + procEnd + "\ndone\n")
+	extra := ""
+	if pidFile != "" || box {
+		b.WriteString(procHzScript)
+	}
+	if pidFile != "" {
+		extra += procServerScript(pidFile)
+	}
+	if box {
+		extra += procBoxSample()
+	}
+	b.WriteString("while read -r _; do\n" + procSampleScript + extra + "echo " + procEnd + "\ndone\n")
 	return b.String()
 }
 
@@ -69,7 +88,7 @@ func (p *procSource) fetch(ctx context.Context) (string, error) {
 		}
 	}
 	if p.cur == nil {
-		p.open()
+		p.open(ctx)
 	}
 	s := p.cur
 	select {
@@ -90,10 +109,16 @@ func (p *procSource) fetch(ctx context.Context) (string, error) {
 	}
 }
 
-func (p *procSource) open() {
+func (p *procSource) open(ctx context.Context) {
 	datadir := ""
 	if !p.proc.picked {
 		datadir = p.proc.datadir
+	}
+	pidFile := ""
+	if p.pidFile != nil {
+		// Without it the server_* columns stay empty until a later
+		// session finds it; the host's own figures go on.
+		pidFile, _ = p.pidFile(ctx)
 	}
 	ctx, cancel := context.WithCancel(p.ctx)
 	s := &procSession{cancel: cancel, feed: make(chan struct{}, 2), samples: make(chan string, 1), done: make(chan struct{})}
@@ -102,7 +127,7 @@ func (p *procSource) open() {
 	go func() {
 		defer p.wg.Done()
 		stderr := &tail{max: 512}
-		_, err := p.ex.Run(ctx, executor.Command{Script: procLoop(datadir), Stdin: &feedReader{feed: s.feed, ctx: ctx},
+		_, err := p.ex.Run(ctx, executor.Command{Script: procLoopFor(datadir, pidFile, p.box), Sudo: p.sudo, Stdin: &feedReader{feed: s.feed, ctx: ctx},
 			Stdout: &sampleSplitter{samples: s.samples}, Stderr: stderr})
 		switch {
 		case err != nil:
