@@ -15,6 +15,7 @@ import (
 	"github.com/orch-bench/orch/orchestrator/report"
 	"github.com/orch-bench/orch/orchestrator/runner"
 	"github.com/orch-bench/orch/orchestrator/server"
+	"github.com/orch-bench/orch/orchestrator/stacks"
 	"github.com/orch-bench/orch/orchestrator/up"
 )
 
@@ -25,6 +26,7 @@ func newMatrixCmd(g *globalOptions) *cobra.Command {
 		repeat, warmup                            int
 		dryRun, failFast                          bool
 		stallLimit                                time.Duration
+		stacksFlag                                string
 		short                                     = map[string]*string{}
 	)
 	cmd := &cobra.Command{
@@ -56,6 +58,10 @@ unfinished cells. Each cell is a full run directory under cells/.`,
 				if len(args) == 1 && isMatrixDir(args[0]) {
 					resume, args = args[0], nil
 				}
+			}
+			stackMode, err := stacks.ParseMode(stacksFlag)
+			if err != nil {
+				return usagef("matrix: %v", err)
 			}
 			inv, err := g.loadInventory(strings.Join(args, ""))
 			if err != nil {
@@ -130,7 +136,7 @@ unfinished cells. Each cell is a full run directory under cells/.`,
 			}
 			err = matrix.Execute(ctx, m, matrix.ExecConfig{
 				Cluster: c, Workload: makeWorkload, Version: buildVersion(), Command: os.Args,
-				FailFast: failFast, StallLimit: stallLimit, Progress: progress, Logf: logf,
+				FailFast: failFast, StallLimit: stallLimit, Stacks: stackMode, Progress: progress, Logf: logf,
 				Secrets: runner.Secrets(inv),
 			})
 			fmt.Fprintf(cmd.OutOrStdout(), "matrix %s: %d ok, %d failed, %d not run\n", m.Dir(),
@@ -158,6 +164,7 @@ unfinished cells. Each cell is a full run directory under cells/.`,
 	f.StringVar(&root, "runs", "runs", "directory that holds run directories")
 	f.StringArrayVar(&sets, "set", nil, "workload option override KEY=VALUE (repeatable)")
 	f.DurationVar(&stallLimit, "stall-limit", 60*time.Second, "stop a cell when the master makes no progress this long")
+	f.StringVar(&stacksFlag, "stacks", "auto", stacksHelp)
 	for _, k := range []string{"threads", "time", "tables", "table-size", "events", "concurrency", "iterations"} {
 		short[k] = f.String(k, "", "workload override: "+k)
 	}

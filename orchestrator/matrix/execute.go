@@ -11,6 +11,7 @@ import (
 	"github.com/orch-bench/orch/orchestrator/rundir"
 	"github.com/orch-bench/orch/orchestrator/runner"
 	"github.com/orch-bench/orch/orchestrator/server"
+	"github.com/orch-bench/orch/orchestrator/stacks"
 	"github.com/orch-bench/orch/orchestrator/up"
 )
 
@@ -26,8 +27,10 @@ type ExecConfig struct {
 	// recorded with its reason and the matrix goes on.
 	FailFast   bool
 	StallLimit time.Duration
-	Progress   *runner.Progress
-	Logf       func(format string, args ...any)
+	// Stacks is --stacks, passed to every cell's run.
+	Stacks   stacks.Mode
+	Progress *runner.Progress
+	Logf     func(format string, args ...any)
 	// Secrets are masked out of cell errors saved in matrix.json.
 	Secrets []string
 }
@@ -108,7 +111,7 @@ func runCell(ctx context.Context, m *Matrix, c *Cell, cfg ExecConfig) (State, er
 	}
 	out, err := runner.Run(ctx, runner.Config{
 		Cluster: cfg.Cluster, Workload: w, Engine: c.Engine, Knobs: desired.Knobs, Dir: d,
-		Command: cfg.Command, Version: cfg.Version, StallLimit: cfg.StallLimit,
+		Command: cfg.Command, Version: cfg.Version, StallLimit: cfg.StallLimit, Stacks: cfg.Stacks,
 		Progress: cfg.Progress, Logf: cfg.Logf,
 	})
 	if err != nil {

@@ -54,6 +54,9 @@ type Config struct {
 	OnStall func(Event)
 	// Now is the clock for timestamps (tests); default time.Now.
 	Now func() time.Time
+	// Stacks samples the master's and the first slave's thread stacks
+	// once, in the middle of the load (off by default).
+	Stacks StackConfig
 }
 
 func (c Config) withDefaults() (Config, error) {
@@ -91,6 +94,8 @@ type Monitor struct {
 	masterPos atomic.Pointer[masterPosition]
 	hosts     []*hostMon
 
+	ctx      context.Context // the monitors' life, for the stack sampler
+	stacks   stackState
 	cancel   context.CancelFunc
 	wg       sync.WaitGroup
 	stopOnce sync.Once
@@ -187,6 +192,7 @@ func start(ctx context.Context, cfg Config, specs []spec) (*Monitor, error) {
 		return nil, err
 	}
 	ctx, m.cancel = context.WithCancel(ctx)
+	m.ctx = ctx
 	for _, sp := range specs {
 		h, err := m.newHost(ctx, filepath.Join(cfg.Dir, "timeseries"), sp)
 		if err != nil {
@@ -195,6 +201,7 @@ func start(ctx context.Context, cfg Config, specs []spec) (*Monitor, error) {
 			return nil, err
 		}
 		m.hosts = append(m.hosts, h)
+		m.addStackHost(sp)
 	}
 	for _, h := range m.hosts {
 		if h.mysql != nil {
@@ -279,7 +286,28 @@ func (m *Monitor) now() time.Time { return m.cfg.Now() }
 
 // SetLoadActive tells the monitor whether the benchmark is running: a
 // master that makes no progress is a stall only while it is.
-func (m *Monitor) SetLoadActive(active bool) { m.det.setLoad(active, m.now()) }
+func (m *Monitor) SetLoadActive(active bool) {
+	m.det.setLoad(active, m.now())
+	if active {
+		m.startStacks()
+	}
+}
+
+// addStackHost keeps the master and the first slave with a server and an
+// executor for stack sampling.
+func (m *Monitor) addStackHost(sp spec) {
+	if sp.exec == nil || sp.pidFile == nil {
+		return
+	}
+	for _, h := range m.stacks.hosts {
+		if h.role == sp.role {
+			return
+		}
+	}
+	if sp.role == topology.RoleMaster || sp.role == topology.RoleSlave {
+		m.stacks.hosts = append(m.stacks.hosts, stackHost{name: sp.name, role: sp.role, exec: sp.exec, sudo: sp.sudo, pidFile: sp.pidFile})
+	}
+}
 
 // Record appends an event of the caller's (the runner's) to events.jsonl,
 // through the same writer as the monitors' own; a zero T means now.

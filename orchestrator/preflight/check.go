@@ -21,25 +21,28 @@ import (
 // Facts is what preflight learned about one host. Later stages (run
 // manifests) record it as the host's facts.
 type Facts struct {
-	Host          string    `json:"host"`
-	Role          string    `json:"role"`
-	Address       string    `json:"address"`
-	SSH           string    `json:"ssh"`
-	Sudo          string    `json:"sudo,omitempty"`
-	OS            string    `json:"os,omitempty"`
-	Kernel        string    `json:"kernel,omitempty"`
-	CPUs          int       `json:"cpus,omitempty"`
-	MemoryMB      int64     `json:"memory_mb,omitempty"`
-	DiskPath      string    `json:"disk_path,omitempty"`
-	DiskFreeMB    int64     `json:"disk_free_mb,omitempty"`
-	ClockOffsetMs float64   `json:"clock_offset_ms"`
-	THP           string    `json:"transparent_hugepages,omitempty"`
-	Mysqld        string    `json:"mysqld,omitempty"`  // binary version line, or "" when absent
-	Server        string    `json:"server,omitempty"`  // "MariaDB 10.11.19" from the binary or the server
-	MySQL         string    `json:"mysql,omitempty"`   // "up" or why not
-	Engines       []string  `json:"engines,omitempty"` // loaded engines, then "name (plugin file)" for loadable ones
-	Sysbench      string    `json:"sysbench,omitempty"`
-	Mysqlslap     string    `json:"mysqlslap,omitempty"`
+	Host          string   `json:"host"`
+	Role          string   `json:"role"`
+	Address       string   `json:"address"`
+	SSH           string   `json:"ssh"`
+	Sudo          string   `json:"sudo,omitempty"`
+	OS            string   `json:"os,omitempty"`
+	Kernel        string   `json:"kernel,omitempty"`
+	CPUs          int      `json:"cpus,omitempty"`
+	MemoryMB      int64    `json:"memory_mb,omitempty"`
+	DiskPath      string   `json:"disk_path,omitempty"`
+	DiskFreeMB    int64    `json:"disk_free_mb,omitempty"`
+	ClockOffsetMs float64  `json:"clock_offset_ms"`
+	THP           string   `json:"transparent_hugepages,omitempty"`
+	Mysqld        string   `json:"mysqld,omitempty"`  // binary version line, or "" when absent
+	Server        string   `json:"server,omitempty"`  // "MariaDB 10.11.19" from the binary or the server
+	MySQL         string   `json:"mysql,omitempty"`   // "up" or why not
+	Engines       []string `json:"engines,omitempty"` // loaded engines, then "name (plugin file)" for loadable ones
+	Sysbench      string   `json:"sysbench,omitempty"`
+	Mysqlslap     string   `json:"mysqlslap,omitempty"`
+	// StackTools are the stack samplers a database host has (gdb, perf):
+	// what --stacks=auto uses.
+	StackTools    []string  `json:"stack_tools,omitempty"`
 	RTTToMasterMs float64   `json:"rtt_to_master_ms,omitempty"`
 	Problems      []Problem `json:"problems,omitempty"`
 }
@@ -137,6 +140,9 @@ func probeHost(ctx context.Context, h *topology.Host, ex executor.Executor, f *F
 	}
 	if f.DiskFreeMB > 0 && f.DiskFreeMB < minDiskFreeMB {
 		f.problem(false, "%s: only %d MB free on %s", h, f.DiskFreeMB, f.DiskPath)
+	}
+	if f.StackTools = kv["stack_tool"]; len(f.StackTools) == 0 {
+		f.problem(false, "%s: neither gdb nor perf: no stack samples in reports (install gdb, or linux-perf)", h)
 	}
 	f.Mysqld = first(kv, "mysqld_version")
 	if f.Mysqld == "" {
