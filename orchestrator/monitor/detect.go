@@ -128,6 +128,13 @@ func (d *detector) sampling(host, kind string, err error) {
 
 // setLoad tells the detector whether a benchmark is running: stalls are
 // only judged while one is.
+// loadActive reports whether the runner says the load runs.
+func (d *detector) loadActive() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.load
+}
+
 func (d *detector) setLoad(active bool, now time.Time) {
 	d.mu.Lock()
 	defer d.mu.Unlock()

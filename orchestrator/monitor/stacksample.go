@@ -36,8 +36,9 @@ type StackConfig struct {
 	// tools it has (gdb, else perf).
 	Mode stacks.Mode
 	// At is how long after the load starts (SetLoadActive) to sample:
-	// the middle of the steady state.
-	At time.Duration
+	// the middle of the steady state. Until, when set, is when the load
+	// ends: no snapshot starts that would not finish by then.
+	At, Until time.Duration
 	// Snapshots (gdb, default 3) are taken Gap apart (default 2s); perf
 	// records for PerfFor (default 3s).
 	Snapshots int
@@ -83,6 +84,7 @@ func (m *Monitor) startStacks() {
 	}
 	m.stacks.once.Do(func() {
 		ctx := m.ctx
+		loadStart := m.now()
 		m.goRun(func() {
 			select {
 			case <-ctx.Done():
@@ -94,7 +96,7 @@ func (m *Monitor) startStacks() {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					m.sampleHost(ctx, h, c.withDefaults())
+					m.sampleHost(ctx, h, c.withDefaults(), loadStart)
 				}()
 			}
 			wg.Wait()
@@ -104,7 +106,7 @@ func (m *Monitor) startStacks() {
 
 // sampleHost takes one host's stacks and stores them; failures are
 // events, never the run's end.
-func (m *Monitor) sampleHost(ctx context.Context, h stackHost, c StackConfig) {
+func (m *Monitor) sampleHost(ctx context.Context, h stackHost, c StackConfig, loadStart time.Time) {
 	fail := func(format string, args ...any) {
 		m.events.write(Event{T: m.now(), Host: h.name, Kind: KindStacksError, Detail: fmt.Sprintf(format, args...)})
 	}
@@ -129,28 +131,31 @@ func (m *Monitor) sampleHost(ctx context.Context, h stackHost, c StackConfig) {
 			return
 		}
 	}
-	script, plan := stacks.GDBScript(pf, c.Snapshots, c.Gap), fmt.Sprintf("%d gdb snapshots %s apart", c.Snapshots, c.Gap)
+	plan := fmt.Sprintf("up to %d gdb snapshots %s apart", c.Snapshots, c.Gap)
 	if mode == stacks.Perf {
-		script, plan = stacks.PerfScript(pf, c.PerfFor), fmt.Sprintf("perf record -g for %s", c.PerfFor)
+		plan = fmt.Sprintf("perf record -g for %s", c.PerfFor)
 	}
 	start := m.now()
 	m.events.write(Event{T: start, Host: h.name, Kind: KindStacksStart, Detail: plan})
-	res, err := h.exec.Run(ctx, executor.Command{Script: script, Sudo: h.sudo, Timeout: 2 * time.Minute})
+	out, err := m.takeStacks(ctx, h, c, mode, pf, loadStart)
 	end := m.now()
-	if err != nil {
+	if err != nil && len(out) == 0 {
 		m.events.write(Event{T: end, Host: h.name, Kind: KindStacksEnd, Detail: "failed: " + err.Error()})
 		return
 	}
 	base := filepath.Join(m.cfg.Dir, StacksDir, h.name+"-"+string(mode))
 	if err := os.MkdirAll(filepath.Dir(base), 0o755); err == nil {
-		err = os.WriteFile(base+".txt", res.Stdout, 0o644)
+		err = os.WriteFile(base+".txt", out, 0o644)
 		if err != nil {
 			fail("save raw stacks: %v", err)
 		}
 	}
-	raw := stacks.ParseGDB(string(res.Stdout))
+	raw := stacks.ParseGDB(string(out))
 	if mode == stacks.Perf {
-		raw = stacks.ParsePerf(string(res.Stdout))
+		raw = stacks.ParsePerf(string(out))
+	}
+	if err != nil {
+		raw.Errors = append(raw.Errors, err.Error())
 	}
 	p := stacks.NewProfile(h.name, string(h.role), mode, start, end, raw)
 	if b, err := json.MarshalIndent(p, "", "  "); err == nil {
@@ -188,4 +193,50 @@ func (m *Monitor) stackSummaries() []*stacks.Profile {
 		out = append(out, &q)
 	}
 	return out
+}
+
+// takeStacks runs the tool: gdb one snapshot per command, so that the
+// snapshots taken are kept when the load ends early and none starts
+// that would outlast the load (the previous one's duration is the
+// estimate); perf once, for at most the load's remaining time.
+func (m *Monitor) takeStacks(ctx context.Context, h stackHost, c StackConfig, mode stacks.Mode, pidFile string, loadStart time.Time) ([]byte, error) {
+	left := func() time.Duration {
+		if c.Until <= 0 {
+			return time.Hour
+		}
+		return loadStart.Add(c.Until).Sub(m.now())
+	}
+	run := func(script string) ([]byte, error) {
+		res, err := h.exec.Run(ctx, executor.Command{Script: script, Sudo: h.sudo, Timeout: 2 * time.Minute})
+		return res.Stdout, err
+	}
+	if mode == stacks.Perf {
+		d := min(c.PerfFor, left()-time.Second)
+		if d < time.Second {
+			return nil, fmt.Errorf("the load ends in %s: no time to record", left().Round(time.Second))
+		}
+		return run(stacks.PerfScript(pidFile, d))
+	}
+	var out []byte
+	var last time.Duration
+	for i := 0; i < c.Snapshots; i++ {
+		if i > 0 {
+			select {
+			case <-ctx.Done():
+				return out, ctx.Err()
+			case <-time.After(c.Gap):
+			}
+			if !m.det.loadActive() || left() < last {
+				break
+			}
+		}
+		t0 := m.now()
+		b, err := run(stacks.GDBScript(pidFile, 1, 0))
+		out = append(out, b...)
+		if err != nil {
+			return out, err
+		}
+		last = m.now().Sub(t0)
+	}
+	return out, nil
 }

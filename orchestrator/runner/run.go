@@ -332,7 +332,7 @@ func (r *run) startMonitors(ctx context.Context) (*monitor.Monitor, error) {
 	return monitor.Start(ctx, monitor.Config{
 		Dir:        r.dir.Path(),
 		StallLimit: r.cfg.StallLimit,
-		Stacks:     monitor.StackConfig{Mode: cmp.Or(r.cfg.Stacks, stacks.Auto), At: stackAt(r.cfg.Workload)},
+		Stacks:     monitor.StackConfig{Mode: cmp.Or(r.cfg.Stacks, stacks.Auto), At: stackAt(r.cfg.Workload), Until: loadFor(r.cfg.Workload)},
 		OnStall: func(e monitor.Event) {
 			r.stopBenchmark(e.Detail)
 		},

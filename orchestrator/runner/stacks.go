@@ -16,3 +16,12 @@ func stackAt(w *bench.Workload) time.Duration {
 	}
 	return 5 * time.Second
 }
+
+// loadFor is how long the load runs (0: unknown), so that no stack
+// snapshot starts that would outlast it.
+func loadFor(w *bench.Workload) time.Duration {
+	if w.Options.TimeS != nil && *w.Options.TimeS > 0 {
+		return time.Duration(*w.Options.TimeS) * time.Second
+	}
+	return 0
+}
