@@ -44,6 +44,9 @@ type Table struct {
 	Groups       []*Group // in order of first appearance
 	Runs         []*Run   // in input order
 	Plots        []Plot
+	// Why explains each configuration against the baseline (nil without
+	// time series).
+	Why *Why
 }
 
 // Group is one configuration (label) of a table and its runs.
@@ -109,6 +112,7 @@ func Build(in *Input, opts Options) (*Report, error) {
 	}
 	for _, t := range rep.Tables {
 		t.compare(baseline, rep.WarmupS, in.NoEffect)
+		t.Why = t.buildWhy(rep.WarmupS)
 		plots, err := t.plots(rep.WarmupS)
 		if err != nil {
 			return nil, fmt.Errorf("%s: plots: %w", t.Workload, err)

@@ -31,6 +31,7 @@ type htmlWorkload struct {
 	Images       []htmlImage
 	BaseRun      string
 	Evidence     []htmlRun
+	Why          template.HTML
 }
 
 type htmlImage struct {
@@ -57,6 +58,11 @@ func (rep *Report) WriteHTML(w io.Writer) error {
 			src := "data:image/svg+xml;base64," + base64.StdEncoding.EncodeToString(p.SVG)
 			hw.Images = append(hw.Images, htmlImage{Title: p.Title, Src: template.URL(src)})
 		}
+		why, err := t.whyHTML()
+		if err != nil {
+			return err
+		}
+		hw.Why = why
 		base := t.baselineRun()
 		if base != nil {
 			hw.BaseRun = base.ID
@@ -147,6 +153,7 @@ code { background: #f3f3f3; padding: 0 .2em; }
 <h2>{{.Workload}} ({{.Tool}}, {{.Metric}})</h2>
 <p>Baseline: <strong>{{.Baseline.Label}}</strong>{{if .BaselineNote}} ({{.BaselineNote}}){{end}}</p>
 {{if .Verdicts}}<ul class="verdicts">{{range .Verdicts}}<li>{{.}}</li>{{end}}</ul>{{end}}
+{{.Why}}
 <h3>Configurations</h3>
 <div class="scroll"><table class="configurations">
 <thead><tr>{{range .Groups.Header}}<th>{{.}}</th>{{end}}</tr></thead>

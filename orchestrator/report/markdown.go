@@ -60,6 +60,7 @@ func (rep *Report) mdTable(b *strings.Builder, t *Table) {
 		}
 		b.WriteString("\n")
 	}
+	rep.mdWhy(b, t)
 	b.WriteString("### Configurations\n\n")
 	mdRows(b, t.groupHeader(), t.groupRows())
 	b.WriteString("\n### Runs\n\n")
@@ -75,7 +76,7 @@ func (rep *Report) mdTable(b *strings.Builder, t *Table) {
 }
 
 // shadingNote explains the shaded bands of the time charts.
-const shadingNote = "Shaded: semi-sync off (orange), stalls (red), faults (purple), replica stopped or host not answering (grey); " +
+const shadingNote = "Shaded: semi-sync off (orange), stalls (red), faults (purple), replica stopped or host not answering (grey), stack samples (blue: a gdb sample pauses the server); " +
 	"the dashed line ends the warm-up. Time counts from the monitors' start, right before the benchmark."
 
 func (t *Table) verdicts() []string {
