@@ -29,12 +29,11 @@ const procHzScript = "echo @hz; getconf CLK_TCK 2>/dev/null || echo 100\n"
 // BEGIN: a thread that exits between the glob and the read makes getline
 // fail quietly, where a missing input file would end mawk with no output.
 const serverAwk = `BEGIN { for (i = 1; i < ARGC; i++) { f = ARGV[i]
+  k = f ~ /\/io$/ ? 1 : f ~ /\/stat$/ ? 2 : 3
   while ((getline l < f) > 0) {
-    if (f ~ /\/io$/) { print "io", l; continue }
-    if (f ~ /\/stat$/) { s = l; sub(/^.*\) /, "", s); split(s, x, " "); n++; if (x[1] == "R") r++; continue }
-    split(l, x, " ")
-    if (x[1] == "voluntary_ctxt_switches:") v += x[2]
-    else if (x[1] == "nonvoluntary_ctxt_switches:") iv += x[2]
+    if (k == 1) print "io", l
+    else if (k == 2) { s = l; sub(/^.*\) /, "", s); n++; if (substr(s, 1, 1) == "R") r++ }
+    else if (index(l, "ctxt_switches:")) { split(l, x, " "); if (x[1] == "voluntary_ctxt_switches:") v += x[2]; else iv += x[2] }
   }
   close(f) }
   print "threads", n + 0; print "run", r + 0; print "vcs", v + 0; print "ivcs", iv + 0; exit }`
