@@ -129,13 +129,12 @@ func TestWhyEngines(t *testing.T) {
 		if !roles[label]["master"] || !roles[label]["slave"] {
 			t.Errorf("%s: per-transaction rows for %v, want master and slave", label, roles[label])
 		}
-		title := regexp.MustCompile(`(?m)^` + label + `, master master: (\d+) gdb stacks`)
-		m := title.FindStringSubmatch(why)
-		if m == nil {
+		title := regexp.MustCompile(`(?m)^` + label + `, master master: [1-9]\d* gdb stacks.*$`).FindString(why)
+		if title == "" {
 			t.Errorf("%s: no master stack samples", label)
 			continue
 		}
-		rows := mdTableAfter(t, why, m[0][:strings.Index(m[0], ":")])
+		rows := mdTableAfter(t, why, title)
 		if len(rows) == 0 || !strings.HasPrefix(rows[0][1], "`") || len(rows[0][1]) < 3 {
 			t.Errorf("%s: no stack frame in %v", label, rows)
 		}

@@ -135,7 +135,10 @@ func ratioText(v, b float64) string {
 	if b == 0 {
 		return "from 0 to"
 	}
-	return Ratio(v/b) + ""
+	if r := v / b; r < 0.095 {
+		return fmt.Sprintf("%.3fx", r) // 0.00x would read as nothing
+	}
+	return Ratio(v / b)
 }
 
 // predictor is the per-transaction cost that, at a saturated resource,
@@ -187,6 +190,7 @@ func masterPart(base, g *GroupWhy) string {
 	case math.IsNaN(cpuBusy(m)) && math.IsNaN(m.DiskBusy):
 	case rb == "cpu" && rg == "cpu":
 		fmt.Fprintf(&b, "Master CPU saturated in both (%s, %s of %s cores%s)", pct(cpuBusy(m)), pct(cpuBusy(bm)), num(m.NCPU, 0), serverShare(m, bm))
+		res = "cpu"
 	case rb == "disk" && rg == "disk":
 		fmt.Fprintf(&b, "Master disk saturated in both (%s, %s busy)", pct(m.DiskBusy), pct(bm.DiskBusy))
 	case res == "cpu":
@@ -204,7 +208,7 @@ func masterPart(base, g *GroupWhy) string {
 			pred := p.get(bm) / p.get(m)
 			fmt.Fprintf(&b, "; %s used %s, which alone predicts %s", g.Label, costPhrase(p, bm, m, "transaction"), Ratio(pred))
 			if !math.IsNaN(g.Ratio) && math.Abs(pred/g.Ratio-1) > 0.10 {
-				fmt.Fprintf(&b, " of the %s measured: it explains only part of it", Ratio(g.Ratio))
+				fmt.Fprintf(&b, ", not the %s measured: something else moved too", Ratio(g.Ratio))
 			}
 			named = p.col
 		}
@@ -234,7 +238,7 @@ func serverShare(m, bm *Cost) string {
 	if m.ServerCPU >= saturatedShare && bm.ServerCPU >= saturatedShare || math.IsNaN(m.ServerCPU) {
 		return ""
 	}
-	return fmt.Sprintf(", the host's: the server itself used %s and %s", pct(m.ServerCPU), pct(bm.ServerCPU))
+	return fmt.Sprintf(" busy on the host; the server itself used %s and %s", pct(m.ServerCPU), pct(bm.ServerCPU))
 }
 
 func who(first bool, g, base *GroupWhy) string {

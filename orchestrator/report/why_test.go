@@ -59,7 +59,7 @@ func TestAttributionCPUBound(t *testing.T) {
 	// The same CPU cost with twice the throughput loss: the cost explains
 	// only part of it.
 	g.Ratio = 0.5
-	if got := attribution(base, g); !strings.Contains(got, "predicts 0.79x of the 0.50x measured: it explains only part of it") {
+	if got := attribution(base, g); !strings.Contains(got, "predicts 0.79x, not the 0.50x measured: something else moved too") {
 		t.Errorf("prediction off by far, not said: %s", got)
 	}
 }
@@ -75,7 +75,7 @@ func TestAttributionNamesFsyncs(t *testing.T) {
 	}))
 	got := attribution(base, g)
 	for _, want := range []string{"Master not saturated (CPU 60% vs 40% of 2 cores, disk 20% vs 50% busy)",
-		"the largest per-transaction difference: 0.02x fsyncs per transaction (0.020 vs 1.200; InnoDB 0.020)"} {
+		"the largest per-transaction difference: 0.017x fsyncs per transaction (0.020 vs 1.200; InnoDB 0.020)"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("sentence lacks %q:\n%s", want, got)
 		}
@@ -266,5 +266,28 @@ func TestWhyCSVRows(t *testing.T) {
 	}
 	if got := perRun["06-rocksdb-r3"]; len(got) != 1 || got[0] != "/" {
 		t.Errorf("a pending cell keeps one row without host figures: %v", got)
+	}
+}
+
+func TestWhyHTML(t *testing.T) {
+	rep := build(t, Options{}, matrixDir)
+	var b bytes.Buffer
+	if err := rep.WriteHTML(&b); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	if _, err := checkHTML(b.Bytes()); err != nil {
+		t.Fatalf("report.html is not well-formed: %v", err)
+	}
+	verdicts := strings.Index(page, `<ul class="verdicts">`)
+	why := strings.Index(page, "<h3>"+WhyHeading+"</h3>")
+	configs := strings.Index(page, "<h3>Configurations</h3>")
+	if why < 0 || !(verdicts < why && why < configs) {
+		t.Errorf("the section is missing or not under the verdicts (verdicts %d, why %d, configurations %d)", verdicts, why, configs)
+	}
+	for _, want := range []string{`<td class="marked"`, "<h4>Per transaction</h4>", "<h4>Utilisation and saturation (USE)</h4>", "rocksdb: 0.58x innodb."} {
+		if !strings.Contains(page, want) {
+			t.Errorf("report.html lacks %q", want)
+		}
 	}
 }
