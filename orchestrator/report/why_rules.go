@@ -273,35 +273,39 @@ func slavePart(base, g *GroupWhy) string {
 // stackShift is the minimum change of a frame's share worth naming.
 const stackShift = 0.05
 
-// stackPart names the server frame whose share of the master's thread
-// samples grew most against the baseline.
+// stackPart names, on the master and on the sampled slave, the server
+// frame whose share of thread samples grew most against the baseline.
 func stackPart(base, g *GroupWhy) string {
+	var parts []string
 	for _, role := range []string{"master", "slave"} {
 		bp, p := base.Profiles[role], g.Profiles[role]
 		if bp == nil || p == nil {
 			continue
 		}
-		was := map[string]float64{}
-		for _, f := range stacks.FuncShares(bp) {
-			was[f.Func] = f.Share
-		}
-		best, bestGrow := stacks.FuncShare{}, 0.0
-		for _, f := range stacks.FuncShares(p) {
-			grow := f.Share - was[f.Func]
-			// Equal growth along one call chain: the innermost frame says
-			// most.
-			if grow > bestGrow+1e-9 || math.Abs(grow-bestGrow) <= 1e-9 && grow > 0 && f.Depth < best.Depth {
-				best, bestGrow = f, grow
-			}
-		}
-		if bestGrow >= stackShift {
-			return fmt.Sprintf("Stacks (%s): %s in %s of thread samples (%s %s).", role, "`"+best.Func+"`", pct(best.Share), base.Label, pct(was[best.Func]))
-		}
-		if role == "master" {
-			return "Stacks (master): no server frame's share grew by 5 points or more."
+		if f, grow, was := grownFrame(bp, p); grow >= stackShift {
+			parts = append(parts, fmt.Sprintf("Stacks (%s): `%s` in %s of thread samples (%s %s).", role, f.Func, pct(f.Share), base.Label, pct(was)))
+		} else if role == "master" {
+			parts = append(parts, "Stacks (master): no server frame's share grew by 5 points or more.")
 		}
 	}
-	return ""
+	return strings.Join(parts, " ")
+}
+
+// grownFrame is the server frame whose inclusive share grew most from bp
+// to p; equal growth along one call chain goes to the innermost frame,
+// which says most.
+func grownFrame(bp, p *stacks.Profile) (best stacks.FuncShare, grow, was float64) {
+	before := map[string]float64{}
+	for _, f := range stacks.FuncShares(bp) {
+		before[f.Func] = f.Share
+	}
+	for _, f := range stacks.FuncShares(p) {
+		d := f.Share - before[f.Func]
+		if d > grow+1e-9 || math.Abs(d-grow) <= 1e-9 && d > 0 && f.Depth < best.Depth {
+			best, grow = f, d
+		}
+	}
+	return best, grow, before[best.Func]
 }
 
 // attribution is a configuration's sentence against the baseline.
