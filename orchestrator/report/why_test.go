@@ -101,12 +101,26 @@ func TestAttributionSlavesAndStacks(t *testing.T) {
 	}
 	base := mk("innodb", 1, 1000, 0.001, 1)
 	g := mk("rocksdb", 1, 250, 2.0, 5)
+	// The slave's applier waits on its fsyncs in rocksdb only.
+	slaveProfile := func(fsyncing int) *stacks.Profile {
+		r := stacks.Raw{Snapshots: 1}
+		for i := 0; i < 4; i++ {
+			fr := []stacks.Frame{{Func: "poll", Lib: true}, {Func: "handle_slave_sql"}}
+			if i < fsyncing {
+				fr = []stacks.Frame{{Func: "fdatasync", Lib: true}, {Func: "rocksdb::WritableFileWriter::Sync"}, {Func: "handle_slave_sql"}}
+			}
+			r.Stacks = append(r.Stacks, fr)
+		}
+		return stacks.NewProfile("slave1", "slave", stacks.GDB, time.Time{}, time.Time{}, r)
+	}
+	base.Profiles["slave"], g.Profiles["slave"] = slaveProfile(0), slaveProfile(3)
 	got := attribution(base, g)
 	for _, want := range []string{
 		"Slaves: rocksdb applied 0.25x (250 vs 1000 tx/s) with 2000.00x fsyncs per applied transaction (2.000 vs 0.001)",
 		"they fell behind the master (250 of 1000 tx/s committed), disk-bound.",
 		// Grew by 40 points along one chain: the innermost server frame.
 		"Stacks (master): `MYSQL_BIN_LOG::ordered_commit` in 50% of thread samples (innodb 10%).",
+		"Stacks (slave): `rocksdb::WritableFileWriter::Sync` in 75% of thread samples (innodb 0%).",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("sentence lacks %q:\n%s", want, got)
