@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 
 	"github.com/orch-bench/orch/orchestrator/stacks"
 )
@@ -118,7 +119,7 @@ func (w *Why) costRows(mark func(string) string) [][]string {
 			}
 			cell := func(get func(*Cost) float64, prec int) string {
 				v := get(c)
-				s := num(v, prec)
+				s := small(v, prec)
 				if base == nil || math.IsNaN(v) || math.IsNaN(get(base)) || get(base) == 0 {
 					return s
 				}
@@ -137,6 +138,16 @@ func (w *Why) costRows(mark func(string) string) [][]string {
 		}
 	}
 	return rows
+}
+
+// small formats v with prec decimals, or with two significant digits when
+// those decimals would show it as zero (0.00023 fsyncs per transaction is
+// a figure; 0.000 is not).
+func small(v float64, prec int) string {
+	if a := math.Abs(v); a > 0 && a < math.Pow(10, -float64(prec)) && !math.IsNaN(v) {
+		return strconv.FormatFloat(v, 'g', 2, 64)
+	}
+	return num(v, prec)
 }
 
 // useHeader is the USE table's header.

@@ -111,7 +111,7 @@ func diffs(base, c *Cost) []metric {
 // "transaction" or "applied transaction".
 func costPhrase(m metric, base, c *Cost, per string) string {
 	b, v := m.get(base), m.get(c)
-	inner := num(v, m.prec) + " vs " + num(b, m.prec)
+	inner := small(v, m.prec) + " vs " + small(b, m.prec)
 	if m.unit != "" {
 		inner += " " + m.unit
 	}
@@ -119,7 +119,7 @@ func costPhrase(m metric, base, c *Cost, per string) string {
 		var parts []string
 		for _, fc := range fsyncCounters {
 			if p, ok := c.FsyncParts[fc[1]]; ok {
-				parts = append(parts, fmt.Sprintf("%s %s", fc[1], num(p, m.prec)))
+				parts = append(parts, fmt.Sprintf("%s %s", fc[1], small(p, m.prec)))
 			}
 		}
 		inner += "; " + strings.Join(parts, ", ")
