@@ -27,10 +27,9 @@ type ExecConfig struct {
 	// recorded with its reason and the matrix goes on.
 	FailFast   bool
 	StallLimit time.Duration
-	// Stacks is --stacks, passed to every cell's run.
-	Stacks   stacks.Mode
-	Progress *runner.Progress
-	Logf     func(format string, args ...any)
+	Stacks     stacks.Mode // --stacks, for every cell's run
+	Progress   *runner.Progress
+	Logf       func(format string, args ...any)
 	// Secrets are masked out of cell errors saved in matrix.json.
 	Secrets []string
 }

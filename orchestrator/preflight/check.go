@@ -21,28 +21,26 @@ import (
 // Facts is what preflight learned about one host. Later stages (run
 // manifests) record it as the host's facts.
 type Facts struct {
-	Host          string   `json:"host"`
-	Role          string   `json:"role"`
-	Address       string   `json:"address"`
-	SSH           string   `json:"ssh"`
-	Sudo          string   `json:"sudo,omitempty"`
-	OS            string   `json:"os,omitempty"`
-	Kernel        string   `json:"kernel,omitempty"`
-	CPUs          int      `json:"cpus,omitempty"`
-	MemoryMB      int64    `json:"memory_mb,omitempty"`
-	DiskPath      string   `json:"disk_path,omitempty"`
-	DiskFreeMB    int64    `json:"disk_free_mb,omitempty"`
-	ClockOffsetMs float64  `json:"clock_offset_ms"`
-	THP           string   `json:"transparent_hugepages,omitempty"`
-	Mysqld        string   `json:"mysqld,omitempty"`  // binary version line, or "" when absent
-	Server        string   `json:"server,omitempty"`  // "MariaDB 10.11.19" from the binary or the server
-	MySQL         string   `json:"mysql,omitempty"`   // "up" or why not
-	Engines       []string `json:"engines,omitempty"` // loaded engines, then "name (plugin file)" for loadable ones
-	Sysbench      string   `json:"sysbench,omitempty"`
-	Mysqlslap     string   `json:"mysqlslap,omitempty"`
-	// StackTools are the stack samplers a database host has (gdb, perf):
-	// what --stacks=auto uses.
-	StackTools    []string  `json:"stack_tools,omitempty"`
+	Host          string    `json:"host"`
+	Role          string    `json:"role"`
+	Address       string    `json:"address"`
+	SSH           string    `json:"ssh"`
+	Sudo          string    `json:"sudo,omitempty"`
+	OS            string    `json:"os,omitempty"`
+	Kernel        string    `json:"kernel,omitempty"`
+	CPUs          int       `json:"cpus,omitempty"`
+	MemoryMB      int64     `json:"memory_mb,omitempty"`
+	DiskPath      string    `json:"disk_path,omitempty"`
+	DiskFreeMB    int64     `json:"disk_free_mb,omitempty"`
+	ClockOffsetMs float64   `json:"clock_offset_ms"`
+	THP           string    `json:"transparent_hugepages,omitempty"`
+	Mysqld        string    `json:"mysqld,omitempty"`  // binary version line, or "" when absent
+	Server        string    `json:"server,omitempty"`  // "MariaDB 10.11.19" from the binary or the server
+	MySQL         string    `json:"mysql,omitempty"`   // "up" or why not
+	Engines       []string  `json:"engines,omitempty"` // loaded engines, then "name (plugin file)" for loadable ones
+	Sysbench      string    `json:"sysbench,omitempty"`
+	Mysqlslap     string    `json:"mysqlslap,omitempty"`
+	StackTools    []string  `json:"stack_tools,omitempty"` // stack samplers a database host has (gdb, perf): what --stacks=auto uses
 	RTTToMasterMs float64   `json:"rtt_to_master_ms,omitempty"`
 	Problems      []Problem `json:"problems,omitempty"`
 }
