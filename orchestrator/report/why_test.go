@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/csv"
+	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -303,5 +304,43 @@ func TestWhyHTML(t *testing.T) {
 		if !strings.Contains(page, want) {
 			t.Errorf("report.html lacks %q", want)
 		}
+	}
+}
+
+func TestWhyJSON(t *testing.T) {
+	rep := build(t, Options{}, matrixDir)
+	var b bytes.Buffer
+	if err := rep.WriteWhyJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Tables []struct {
+			Baseline string `json:"baseline"`
+			Groups   []struct {
+				Label    string           `json:"label"`
+				Sentence string           `json:"sentence"`
+				Hosts    []map[string]any `json:"hosts"`
+			} `json:"configurations"`
+			Runs []struct {
+				Run   string           `json:"run"`
+				Hosts []map[string]any `json:"hosts"`
+			} `json:"runs"`
+		} `json:"tables"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatalf("%v:\n%s", err, b.String())
+	}
+	tb := rep.Tables[0]
+	if len(doc.Tables) != 1 || doc.Tables[0].Baseline != "innodb" || len(doc.Tables[0].Groups) != len(tb.Why.Groups) {
+		t.Fatalf("%+v", doc)
+	}
+	g := doc.Tables[0].Groups[1]
+	want := tb.Why.Groups[1]
+	if g.Label != "rocksdb" || g.Sentence != want.Sentence || g.Hosts[0]["host"] != "master" ||
+		g.Hosts[0]["fsync_per_tx"] != want.Master().Fsync || g.Hosts[0]["cpu_us_per_tx"] != nil {
+		t.Errorf("rocksdb: %+v", g)
+	}
+	if len(doc.Tables[0].Runs) != len(tb.Why.Runs) {
+		t.Errorf("%d runs, want %d", len(doc.Tables[0].Runs), len(tb.Why.Runs))
 	}
 }
