@@ -126,4 +126,17 @@
 // master stalls with Rpl_semi_sync_master_status ON and 2 clients. A stall
 // reaching Config.StallLimit calls Config.OnStall once, with a diagnosis,
 // so the runner stops the run instead of hanging.
+//
+// # Stack samples
+//
+// With Config.Stacks, the monitor samples the thread stacks of the master
+// and of the first slave once, Stacks.At after SetLoadActive(true) (the
+// runner passes the run's midpoint): up to three gdb snapshots 2 s apart,
+// each its own command so that none starts that would outlast the load,
+// or one perf record. stacks_start and stacks_end events bracket the
+// window (the report shades it: a gdb snapshot stops the server, and each
+// one's duration is recorded as the pause); stacks/<host>-<mode>.txt holds
+// the raw output, stacks/<host>-<mode>.json the aggregated profile
+// (orchestrator/stacks), and the summary the top stacks. A host without
+// the tool gets a stacks_error event; the run goes on.
 package monitor

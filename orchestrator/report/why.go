@@ -198,7 +198,7 @@ func readRunWhy(dir string, warmupS, endS, latUs float64) (*runWhy, error) {
 		if err != nil {
 			return nil, err
 		}
-		osr, err := readSeries(filepath.Join(dir, filepath.Dir(rundir.TimeseriesMySQL(h.Name)), h.Name+"-os.csv"))
+		osr, err := readSeries(filepath.Join(dir, rundir.TimeseriesOS(h.Name)))
 		if err != nil {
 			return nil, err
 		}
