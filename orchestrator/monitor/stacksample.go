@@ -231,7 +231,13 @@ func (m *Monitor) takeStacks(ctx context.Context, h stackHost, c StackConfig, mo
 			}
 		}
 		t0 := m.now()
+		if h.role == topology.RoleMaster {
+			m.det.hold(true, t0)
+		}
 		b, err := run(stacks.GDBScript(pidFile, 1, 0))
+		if h.role == topology.RoleMaster {
+			m.det.hold(false, m.now())
+		}
 		out = append(out, b...)
 		if err != nil {
 			return out, err
