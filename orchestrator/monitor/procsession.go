@@ -21,18 +21,27 @@ import (
 // stops answering is killed, and a new one started on a later tick once
 // the old one has ended: at most one per host is ever in flight.
 type procSource struct {
-	ex   executor.Executor
-	proc *osProc
-	sudo bool // run the session as root: /proc/PID/io is the owner's or root's
+	ex    executor.Executor
+	proc  *osProc
+	ctx   context.Context // the monitor's: sessions outlive a sample
+	wg    *sync.WaitGroup // Stop waits for sessions to end
+	cur   *procSession    // the live session
+	dying *procSession    // a killed session not yet ended
+
+	// sudo runs the session as root: /proc/PID/io is the owner's or root's.
+	sudo bool
 	// pidFile, when set, finds the server's pid file (asked when a session
-	// opens); nil on a host without a server.
+	// opens); nil on a host without a server. noPid counts the samples of
+	// a session opened without it (the server did not answer): after
+	// pidRetry of them the session is replaced by one that asks again.
 	pidFile func(ctx context.Context) (string, error)
-	box     bool            // sample the host's processes (a load box)
-	ctx     context.Context // the monitor's: sessions outlive a sample
-	wg      *sync.WaitGroup // Stop waits for sessions to end
-	cur     *procSession    // the live session
-	dying   *procSession    // a killed session not yet ended
+	noPid   int
+	box     bool // sample the host's processes (a load box)
 }
+
+// pidRetry is how many samples a session without the server's pid file
+// runs before it is replaced by one that asks again.
+const pidRetry = 30
 
 // procEnd ends each sample in the session's output.
 const procEnd = "@end"
@@ -87,6 +96,12 @@ func (p *procSource) fetch(ctx context.Context) (string, error) {
 		default:
 		}
 	}
+	if p.cur != nil && p.noPid > 0 {
+		if p.noPid++; p.noPid > pidRetry {
+			p.kill() // a new session asks the server again
+			return "", errors.New("/proc session restarted to find the server's pid file")
+		}
+	}
 	if p.cur == nil {
 		p.open(ctx)
 	}
@@ -119,6 +134,10 @@ func (p *procSource) open(ctx context.Context) {
 		// Without it the server_* columns stay empty until a later
 		// session finds it; the host's own figures go on.
 		pidFile, _ = p.pidFile(ctx)
+		p.noPid = 0
+		if pidFile == "" {
+			p.noPid = 1
+		}
 	}
 	ctx, cancel := context.WithCancel(p.ctx)
 	s := &procSession{cancel: cancel, feed: make(chan struct{}, 2), samples: make(chan string, 1), done: make(chan struct{})}
