@@ -24,8 +24,8 @@ var whyNotes = []string{
 		"semisync_wait_share: the master's ACK wait per transaction (avg wait x acknowledged commits) over the client's mean latency.",
 	"USE: server CPU is the server process's CPU as a share of the host's cores; host CPU busy and run queue are /proc/stat and " +
 		"/proc/loadavg (machine-wide: on hosts sharing a kernel, as in the lab, they count every host); disk busy is the datadir's device. " +
-		"Saturated at 90%. A load box whose client (or all its processes) uses 90% of its cores, or whose own run queue exceeds its cores, " +
-		"makes the run client-bound.",
+		"Saturated at 90%. The load box's row gives the CPU and runnable tasks of its own processes (its PID namespace in the lab) " +
+		"and its benchmark client's CPU: a client (or load box) at 90% of its cores, or a run queue above its cores, makes the run client-bound.",
 }
 
 // mdWhy writes the section under a table's verdicts.
