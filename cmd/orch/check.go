@@ -103,6 +103,7 @@ func printFacts(w io.Writer, facts []*preflight.Facts) {
 	row("huge pages", func(f *preflight.Facts) string { return f.THP })
 	row("sysbench", func(f *preflight.Facts) string { return f.Sysbench })
 	row("mysqlslap", func(f *preflight.Facts) string { return shortVersion(f.Mysqlslap) })
+	row("stacks", func(f *preflight.Facts) string { return strings.Join(f.StackTools, ",") })
 	row("rtt to master", func(f *preflight.Facts) string {
 		if f.RTTToMasterMs == 0 {
 			return ""

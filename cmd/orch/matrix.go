@@ -17,6 +17,7 @@ import (
 	"github.com/orch-bench/orch/orchestrator/report"
 	"github.com/orch-bench/orch/orchestrator/runner"
 	"github.com/orch-bench/orch/orchestrator/server"
+	"github.com/orch-bench/orch/orchestrator/stacks"
 	"github.com/orch-bench/orch/orchestrator/up"
 	"github.com/orch-bench/orch/topology"
 )
@@ -29,6 +30,7 @@ func newMatrixCmd(g *globalOptions) *cobra.Command {
 		dryRun, failFast, keepRemote              bool
 		allowAsymmetry                            bool
 		stallLimit                                time.Duration
+		stacksFlag                                string
 		short                                     = map[string]*string{}
 	)
 	cmd := &cobra.Command{
@@ -60,6 +62,10 @@ unfinished cells. Each cell is a full run directory under cells/.`,
 				if len(args) == 1 && isMatrixDir(args[0]) {
 					resume, args = args[0], nil
 				}
+			}
+			stackMode, err := stacks.ParseMode(stacksFlag)
+			if err != nil {
+				return usagef("matrix: %v", err)
 			}
 			inv, err := g.loadInventory(strings.Join(args, ""))
 			if err != nil {
@@ -152,7 +158,7 @@ unfinished cells. Each cell is a full run directory under cells/.`,
 			}
 			err = matrix.Execute(ctx, m, matrix.ExecConfig{
 				Cluster: c, Workload: makeWorkload, Version: buildVersion(), Command: os.Args,
-				FailFast: failFast, StallLimit: stallLimit, KeepRemote: keepRemote, Progress: progress, Logf: logf,
+				FailFast: failFast, StallLimit: stallLimit, KeepRemote: keepRemote, Stacks: stackMode, Progress: progress, Logf: logf,
 				Secrets: runner.Secrets(inv),
 			})
 			fmt.Fprintf(cmd.OutOrStdout(), "matrix %s: %d ok, %d failed, %d not run\n", m.Dir(),
@@ -182,6 +188,7 @@ unfinished cells. Each cell is a full run directory under cells/.`,
 	f.StringVar(&root, "runs", "runs", "directory that holds run directories")
 	f.StringArrayVar(&sets, "set", nil, "workload option override KEY=VALUE (repeatable)")
 	f.DurationVar(&stallLimit, "stall-limit", 60*time.Second, "stop a cell when the master makes no progress this long")
+	f.StringVar(&stacksFlag, "stacks", "auto", stacksHelp)
 	for _, k := range []string{"threads", "time", "tables", "table-size", "events", "concurrency", "iterations"} {
 		short[k] = f.String(k, "", "workload override: "+k)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/orch-bench/orch/orchestrator/rundir"
 	"github.com/orch-bench/orch/orchestrator/runner"
 	"github.com/orch-bench/orch/orchestrator/server"
+	"github.com/orch-bench/orch/orchestrator/stacks"
 	"github.com/orch-bench/orch/orchestrator/up"
 )
 
@@ -26,6 +27,7 @@ func newRunCmd(g *globalOptions) *cobra.Command {
 		knobs, sets            []string
 		noUp, keepRemote       bool
 		stallLimit             time.Duration
+		stacksFlag             string
 		short                  = map[string]*string{}
 	)
 	cmd := &cobra.Command{
@@ -57,6 +59,10 @@ run interrupted.`,
 			}
 			if err := inv.ValidateCluster(); err != nil {
 				return &usageError{msg: err.Error()}
+			}
+			stackMode, err := stacks.ParseMode(stacksFlag)
+			if err != nil {
+				return usagef("run: %v", err)
 			}
 			if workload == "" {
 				return usagef("run: --workload is required (%s, or a YAML file)", strings.Join(bench.BuiltinWorkloads(), ", "))
@@ -114,7 +120,7 @@ run interrupted.`,
 			}
 			out, err := runner.Run(ctx, runner.Config{
 				Cluster: c, Workload: w, Engine: engine, Knobs: kv, Root: root,
-				Command: os.Args, Version: buildVersion(), StallLimit: stallLimit, KeepRemote: keepRemote,
+				Command: os.Args, Version: buildVersion(), StallLimit: stallLimit, KeepRemote: keepRemote, Stacks: stackMode,
 				Progress: progress, Logf: func(f string, a ...any) { fmt.Fprintf(stderr, f+"\n", a...) },
 			})
 			if out != nil {
@@ -141,6 +147,7 @@ run interrupted.`,
 	f.BoolVar(&keepRemote, "keep-remote", false, "keep the benchmark's working directory on the load box (removed once collected)")
 	f.StringVar(&root, "runs", "runs", "directory that holds run directories")
 	f.DurationVar(&stallLimit, "stall-limit", 60*time.Second, "stop the run when the master makes no progress this long")
+	f.StringVar(&stacksFlag, "stacks", "auto", stacksHelp)
 	return cmd
 }
 
@@ -271,3 +278,6 @@ latest run.`,
 	cmd.Flags().BoolVar(&keepRemote, "keep-remote", false, "keep the benchmark's working directory on its host after a complete collect")
 	return cmd
 }
+
+// stacksHelp documents --stacks for run and matrix.
+const stacksHelp = "thread stacks of the master and a slave at the run's middle: off, gdb (pauses the server; the pause is measured), perf, or auto (gdb, else perf, when installed)"

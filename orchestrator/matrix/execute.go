@@ -11,6 +11,7 @@ import (
 	"github.com/orch-bench/orch/orchestrator/rundir"
 	"github.com/orch-bench/orch/orchestrator/runner"
 	"github.com/orch-bench/orch/orchestrator/server"
+	"github.com/orch-bench/orch/orchestrator/stacks"
 	"github.com/orch-bench/orch/orchestrator/up"
 )
 
@@ -28,6 +29,7 @@ type ExecConfig struct {
 	StallLimit time.Duration
 	// KeepRemote keeps each cell's working directory on the load box.
 	KeepRemote bool
+	Stacks     stacks.Mode // --stacks, for every cell's run
 	Progress   *runner.Progress
 	Logf       func(format string, args ...any)
 	// Secrets are masked out of cell errors saved in matrix.json.
@@ -110,7 +112,7 @@ func runCell(ctx context.Context, m *Matrix, c *Cell, cfg ExecConfig) (State, er
 	}
 	out, err := runner.Run(ctx, runner.Config{
 		Cluster: cfg.Cluster, Workload: w, Engine: c.Engine, Knobs: desired.Knobs, Dir: d,
-		Command: cfg.Command, Version: cfg.Version, StallLimit: cfg.StallLimit, KeepRemote: cfg.KeepRemote,
+		Command: cfg.Command, Version: cfg.Version, StallLimit: cfg.StallLimit, KeepRemote: cfg.KeepRemote, Stacks: cfg.Stacks,
 		Progress: cfg.Progress, Logf: cfg.Logf,
 	})
 	if err != nil {

@@ -44,6 +44,7 @@ type detector struct {
 	onStall    func(Event)
 
 	load       bool
+	held       bool // a gdb snapshot stops the master: not a stall
 	progressAt time.Time
 	open       *Stall
 	stalls     []Stall
@@ -128,6 +129,25 @@ func (d *detector) sampling(host, kind string, err error) {
 
 // setLoad tells the detector whether a benchmark is running: stalls are
 // only judged while one is.
+// hold suspends stall detection while a stack snapshot stops the master
+// (its pause is recorded as such); releasing it restarts the clock, so a
+// real stall around the snapshot is still seen, stallAfter later.
+func (d *detector) hold(on bool, now time.Time) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.held = on
+	if !on && d.progressAt.Before(now) {
+		d.progressAt = now
+	}
+}
+
+// loadActive reports whether the runner says the load runs.
+func (d *detector) loadActive() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.load
+}
+
 func (d *detector) setLoad(active bool, now time.Time) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -145,7 +165,7 @@ func (d *detector) setLoad(active bool, now time.Time) {
 // stallLimit.
 func (d *detector) check(now time.Time) {
 	d.mu.Lock()
-	if d.master == "" || !d.load {
+	if d.master == "" || !d.load || d.held {
 		d.mu.Unlock()
 		return
 	}

@@ -19,7 +19,11 @@
 // host that prints a sample, with shell builtins only, for each line the
 // monitor sends it on its tick, rather than an SSH session (a fork and a
 // shell start) per sample. Measured on the lab: about 2.5 ms of CPU per
-// host and 4 ms in orch per second of monitoring, for three hosts.
+// host and 4 ms in orch per second of monitoring, for three hosts. The
+// server's own counters add one awk per sample (it sums the threads'
+// files): 2-4 ms of CPU per database host per second, measured over 100
+// samples of a lab mariadbd; a load box's scan of all its processes costs
+// about 1 ms with the lab's 20 tasks, 25 ms on a host with 1000.
 //
 // # CSV format
 //
@@ -47,7 +51,9 @@
 //	                   Innodb_buffer_pool_pages_flushed
 //	rocksdb_*          Rocksdb_rows_inserted, Rocksdb_bytes_written,
 //	                   Rocksdb_wal_bytes, Rocksdb_wal_synced
-//	binlog_*           Binlog_commits, Binlog_bytes_written (MariaDB)
+//	binlog_*           Binlog_commits, Binlog_bytes_written,
+//	                   Binlog_group_commits (MariaDB)
+//	tokudb_fsyncs_ps   Tokudb_FILESYSTEM_FSYNC_NUM (Percona's TokuDB)
 //	semisync_yes_tx_ps, semisync_no_tx_ps   master: commits acknowledged
 //	                   by a slave / committed without one (async)
 //	semisync_avg_wait_us   master: average ack wait of the interval's
@@ -82,6 +88,32 @@
 //	disk_reads_ps, disk_writes_ps     completed I/Os per second
 //	disk_util_pct      share of the interval the device was busy (averaged
 //	                   over the disks for "all")
+//	ncpu               CPUs the host's /proc/stat lists
+//
+// The server's own counters, from /proc/PID of the pid in the server's
+// pid_file (asked with SHOW VARIABLES: never a process-name guess, which
+// on a shared kernel finds another host's server). Empty on a host
+// without a server, and for the row after a restart (a new pid):
+//
+//	server_pid         the pid sampled
+//	server_cpu_us_ps   CPU µs per second, utime+stime of /proc/PID/stat
+//	                   (1000000 = one core busy)
+//	server_vcs_ps, server_ivcs_ps   voluntary / involuntary context
+//	                   switches, summed over /proc/PID/task/*/status (a
+//	                   thread that exits takes its count: empty row)
+//	server_read_bps, server_write_bps   bytes read from / written to
+//	                   storage (/proc/PID/io read_bytes, write_bytes; the
+//	                   owner's or root's to read: ssh.sudo for non-root)
+//	server_syscr_ps, server_syscw_ps    read and write syscalls
+//	server_threads, server_threads_runnable   threads, and those in state R
+//
+// A load box (role loadbox) sums the processes its /proc shows (its own
+// PID namespace in the lab, the whole machine elsewhere):
+//
+//	client_cpu_us_ps   CPU µs per second of the benchmark clients
+//	                   (sysbench, mysqlslap, mariadb-slap, db-insert)
+//	box_cpu_us_ps      CPU µs per second of all its processes
+//	box_tasks_runnable threads in state R: the host's own run queue
 //
 // # Events and stalls
 //
@@ -94,4 +126,17 @@
 // master stalls with Rpl_semi_sync_master_status ON and 2 clients. A stall
 // reaching Config.StallLimit calls Config.OnStall once, with a diagnosis,
 // so the runner stops the run instead of hanging.
+//
+// # Stack samples
+//
+// With Config.Stacks, the monitor samples the thread stacks of the master
+// and of the first slave once, Stacks.At after SetLoadActive(true) (the
+// runner passes the run's midpoint): up to three gdb snapshots 2 s apart,
+// each its own command so that none starts that would outlast the load,
+// or one perf record. stacks_start and stacks_end events bracket the
+// window (the report shades it: a gdb snapshot stops the server, and each
+// one's duration is recorded as the pause); stacks/<host>-<mode>.txt holds
+// the raw output, stacks/<host>-<mode>.json the aggregated profile
+// (orchestrator/stacks), and the summary the top stacks. A host without
+// the tool gets a stacks_error event; the run goes on.
 package monitor

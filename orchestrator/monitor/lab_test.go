@@ -128,6 +128,26 @@ func TestLabMonitor(t *testing.T) {
 		}
 	}
 
+	// The server's own counters, from the pid in its pid_file: CPU and
+	// storage writes while it takes inserts (the lab logs in as root, so
+	// /proc/PID/io is readable).
+	withCPU, withIO := 0, 0
+	for _, row := range csvRows(t, filepath.Join(dir, "timeseries", "master-os.csv"), OSColumns) {
+		if row["server_pid"] == "" || row["server_threads"] == "" || num(t, row, "server_threads") < 2 {
+			t.Errorf("master os row at %s without the server's pid or threads: %v", row["t"], row)
+			break
+		}
+		if row["server_cpu_us_ps"] != "" && num(t, row, "server_cpu_us_ps") > 0 && row["server_vcs_ps"] != "" {
+			withCPU++
+		}
+		if row["server_write_bps"] != "" && num(t, row, "server_write_bps") > 0 {
+			withIO++
+		}
+	}
+	if withCPU < 8 || withIO < 3 {
+		t.Errorf("master os: %d rows with the server's CPU, %d with its writes", withCPU, withIO)
+	}
+
 	evs := readEvents(t, dir)
 	for _, e := range evs {
 		t.Logf("event %s %s %s: %s", e.T, e.Host, e.Kind, e.Detail)

@@ -54,6 +54,9 @@ type Config struct {
 	OnStall func(Event)
 	// Now is the clock for timestamps (tests); default time.Now.
 	Now func() time.Time
+	// Stacks samples the master's and the first slave's thread stacks
+	// once, in the middle of the load (off by default).
+	Stacks StackConfig
 }
 
 func (c Config) withDefaults() (Config, error) {
@@ -91,6 +94,8 @@ type Monitor struct {
 	masterPos atomic.Pointer[masterPosition]
 	hosts     []*hostMon
 
+	ctx      context.Context // the monitors' life, for the stack sampler
+	stacks   stackState
 	cancel   context.CancelFunc
 	wg       sync.WaitGroup
 	stopOnce sync.Once
@@ -120,6 +125,12 @@ type spec struct {
 	// returns /proc text directly.
 	exec executor.Executor
 	proc func(ctx context.Context) (string, error)
+	// pidFile finds the server's pid file (nil: no server_* columns);
+	// sudo runs the /proc session as root; box samples the host's
+	// processes (a load box).
+	pidFile func(ctx context.Context) (string, error)
+	sudo    bool
+	box     bool
 }
 
 // Start validates the targets, creates the files and starts sampling. It
@@ -131,10 +142,11 @@ func Start(ctx context.Context, cfg Config, targets []Target) (*Monitor, error) 
 		if t.Host == nil {
 			return nil, fmt.Errorf("monitor: target %d has no host", i)
 		}
-		sp := spec{name: t.Host.Name, role: t.Role, srv: t.Server, datadir: t.Host.MySQL.Datadir}
+		sp := spec{name: t.Host.Name, role: t.Role, srv: t.Server, datadir: t.Host.MySQL.Datadir, sudo: t.Host.SSH.Sudo}
 		if sp.role == "" {
 			sp.role = t.Host.Role
 		}
+		sp.box = sp.role == topology.RoleLoadBox
 		if t.DB == nil && t.Exec == nil {
 			return nil, fmt.Errorf("monitor: %s: neither a database nor an executor to sample", t.Host)
 		}
@@ -144,6 +156,8 @@ func Start(ctx context.Context, cfg Config, targets []Target) (*Monitor, error) 
 			}
 			names := namesFor(t.Server, sp.role)
 			sp.mysql = newSQLSource(t.DB, t.Server, sp.role, &names).fetch
+			db, datadir := t.DB, sp.datadir
+			sp.pidFile = func(ctx context.Context) (string, error) { return pidFileOf(ctx, db, datadir) }
 		}
 		sp.exec = t.Exec
 		specs = append(specs, sp)
@@ -178,6 +192,7 @@ func start(ctx context.Context, cfg Config, specs []spec) (*Monitor, error) {
 		return nil, err
 	}
 	ctx, m.cancel = context.WithCancel(ctx)
+	m.ctx = ctx
 	for _, sp := range specs {
 		h, err := m.newHost(ctx, filepath.Join(cfg.Dir, "timeseries"), sp)
 		if err != nil {
@@ -186,6 +201,7 @@ func start(ctx context.Context, cfg Config, specs []spec) (*Monitor, error) {
 			return nil, err
 		}
 		m.hosts = append(m.hosts, h)
+		m.addStackHost(sp)
 	}
 	for _, h := range m.hosts {
 		if h.mysql != nil {
@@ -245,7 +261,7 @@ func (m *Monitor) newHost(ctx context.Context, dir string, sp spec) (*hostMon, e
 		h.osP = &osProc{m: m, host: sp.name, datadir: sp.datadir}
 		fetch := sp.proc
 		if sp.exec != nil {
-			fetch = (&procSource{ex: sp.exec, proc: h.osP, ctx: ctx, wg: &m.wg}).fetch
+			fetch = (&procSource{ex: sp.exec, proc: h.osP, ctx: ctx, wg: &m.wg, sudo: sp.sudo, pidFile: sp.pidFile, box: sp.box}).fetch
 		}
 		h.os = &stream[string]{m: m, host: sp.name, kind: "os", csv: c, fetch: fetch, handle: h.osP.handle}
 	}
@@ -270,7 +286,28 @@ func (m *Monitor) now() time.Time { return m.cfg.Now() }
 
 // SetLoadActive tells the monitor whether the benchmark is running: a
 // master that makes no progress is a stall only while it is.
-func (m *Monitor) SetLoadActive(active bool) { m.det.setLoad(active, m.now()) }
+func (m *Monitor) SetLoadActive(active bool) {
+	m.det.setLoad(active, m.now())
+	if active {
+		m.startStacks()
+	}
+}
+
+// addStackHost keeps the master and the first slave with a server and an
+// executor for stack sampling.
+func (m *Monitor) addStackHost(sp spec) {
+	if sp.exec == nil || sp.pidFile == nil {
+		return
+	}
+	for _, h := range m.stacks.hosts {
+		if h.role == sp.role {
+			return
+		}
+	}
+	if sp.role == topology.RoleMaster || sp.role == topology.RoleSlave {
+		m.stacks.hosts = append(m.stacks.hosts, stackHost{name: sp.name, role: sp.role, exec: sp.exec, sudo: sp.sudo, pidFile: sp.pidFile})
+	}
+}
 
 // Record appends an event of the caller's (the runner's) to events.jsonl,
 // through the same writer as the monitors' own; a zero T means now.

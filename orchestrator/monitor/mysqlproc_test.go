@@ -17,7 +17,7 @@ func TestHeadersAreStable(t *testing.T) {
 		"com_commit_ps", "com_rollback_ps", "handler_commit_ps",
 		"innodb_rows_inserted_ps", "innodb_data_written_bps", "innodb_log_written_bps", "innodb_data_fsyncs_ps", "innodb_pages_flushed_ps",
 		"rocksdb_rows_inserted_ps", "rocksdb_bytes_written_bps", "rocksdb_wal_bytes_bps", "rocksdb_wal_synced_ps",
-		"binlog_commits_ps", "binlog_bytes_written_bps",
+		"binlog_commits_ps", "binlog_bytes_written_bps", "binlog_group_commits_ps", "tokudb_fsyncs_ps",
 		"semisync_yes_tx_ps", "semisync_no_tx_ps", "semisync_avg_wait_us", "gtid_tx_ps",
 		"threads_running", "threads_connected", "semisync_status", "semisync_clients",
 		"io_running", "sql_running", "lag_s", "lag_tx", "gtid_pos"}
@@ -25,7 +25,10 @@ func TestHeadersAreStable(t *testing.T) {
 		t.Errorf("MySQLColumns changed:\n got %v\nwant %v", MySQLColumns, wantMySQL)
 	}
 	wantOS := []string{"t", "elapsed_s", "interval_s", "cpu_user_pct", "cpu_sys_pct", "cpu_iowait_pct", "cpu_idle_pct", "cpu_steal_pct",
-		"load1", "load5", "load15", "procs_running", "disk", "disk_read_mbps", "disk_write_mbps", "disk_reads_ps", "disk_writes_ps", "disk_util_pct"}
+		"load1", "load5", "load15", "procs_running", "disk", "disk_read_mbps", "disk_write_mbps", "disk_reads_ps", "disk_writes_ps", "disk_util_pct",
+		"ncpu", "server_pid", "server_cpu_us_ps", "server_vcs_ps", "server_ivcs_ps", "server_read_bps", "server_write_bps",
+		"server_syscr_ps", "server_syscw_ps", "server_threads", "server_threads_runnable",
+		"client_cpu_us_ps", "box_cpu_us_ps", "box_tasks_runnable"}
 	if !slices.Equal(OSColumns, wantOS) {
 		t.Errorf("OSColumns changed:\n got %v\nwant %v", OSColumns, wantOS)
 	}

@@ -33,6 +33,8 @@ const (
 	cRocksdbWalSynced
 	cBinlogCommits
 	cBinlogBytesWritten
+	cBinlogGroupCommits
+	cTokudbFsyncs
 	// Semi-sync counters, named by flavor: written as rates (yes/no) or
 	// folded into the interval's average wait.
 	cYesTx
@@ -43,9 +45,9 @@ const (
 	nCounters
 )
 
-// nRateCols counters, cQuestions to cBinlogBytesWritten, each have a
+// nRateCols counters, cQuestions to cTokudbFsyncs, each have a
 // per-second rate column.
-const nRateCols = cBinlogBytesWritten + 1
+const nRateCols = cTokudbFsyncs + 1
 
 // counterDef is a counter's CSV column, status variable (empty when the
 // flavour decides it) and decimals.
@@ -75,7 +77,10 @@ var counterDefs = [nCounters]counterDef{
 	cRocksdbWalSynced:    {"rocksdb_wal_synced_ps", "Rocksdb_wal_synced", 1},
 	cBinlogCommits:       {"binlog_commits_ps", "Binlog_commits", 1},
 	cBinlogBytesWritten:  {"binlog_bytes_written_bps", "Binlog_bytes_written", 0},
-	cUptime:              {"", "Uptime", 0},
+	cBinlogGroupCommits:  {"binlog_group_commits_ps", "Binlog_group_commits", 1},
+	// Percona's TokuDB exports its engine status as status variables.
+	cTokudbFsyncs: {"tokudb_fsyncs_ps", "Tokudb_FILESYSTEM_FSYNC_NUM", 1},
+	cUptime:       {"", "Uptime", 0},
 }
 
 // progressCounters move whenever the master does work for a client. A

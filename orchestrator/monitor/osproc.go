@@ -10,7 +10,11 @@ import (
 var OSColumns = []string{"t", "elapsed_s", "interval_s",
 	"cpu_user_pct", "cpu_sys_pct", "cpu_iowait_pct", "cpu_idle_pct", "cpu_steal_pct",
 	"load1", "load5", "load15", "procs_running",
-	"disk", "disk_read_mbps", "disk_write_mbps", "disk_reads_ps", "disk_writes_ps", "disk_util_pct"}
+	"disk", "disk_read_mbps", "disk_write_mbps", "disk_reads_ps", "disk_writes_ps", "disk_util_pct",
+	"ncpu", "server_pid", "server_cpu_us_ps", "server_vcs_ps", "server_ivcs_ps",
+	"server_read_bps", "server_write_bps", "server_syscr_ps", "server_syscw_ps",
+	"server_threads", "server_threads_runnable",
+	"client_cpu_us_ps", "box_cpu_us_ps", "box_tasks_runnable"}
 
 // osProc turns one host's /proc reads into CSV rows.
 type osProc struct {
@@ -27,6 +31,10 @@ type osProc struct {
 	prevDisk diskTotals
 	hasPrev  bool
 	resets   int
+
+	hz      uint64 // clock ticks per second, from the session's first sample
+	prevSrv serverSnap
+	prevBox boxSnap
 }
 
 func (p *osProc) handle(out string, at time.Time, c *csvFile) error {
@@ -87,6 +95,7 @@ func (p *osProc) handle(out string, at time.Time, c *csvFile) error {
 		util = math.Min(100, 100*float64(disk.ioTicks-pd.ioTicks)/float64(disk.n)/float64(dt.Milliseconds()))
 	}
 	c.float(util, 1)
+	p.writeProcs(&s, dt, c)
 	c.end()
 
 	if p.hasPrev && (cpuBack || diskBack && disk.n == pd.n) {
@@ -95,5 +104,48 @@ func (p *osProc) handle(out string, at time.Time, c *csvFile) error {
 			Detail: "os: /proc counters went backwards (host rebooted?); rates left empty for this row"})
 	}
 	p.prevAt, p.prevCPU, p.prevDisk, p.hasPrev = at, s.cpu, disk, true
+	p.prevSrv, p.prevBox = s.srv, s.box
 	return nil
+}
+
+// writeProcs writes the per-process columns: the server's own counters
+// and a load box's processes. A counter that went backwards (a restarted
+// server has a new pid; a thread that exited took its context switches)
+// leaves its rate empty for the row.
+func (p *osProc) writeProcs(s *procSnap, dt time.Duration, c *csvFile) {
+	if s.hz > 0 {
+		p.hz = s.hz
+	}
+	c.int(s.ncpu, s.ncpu > 0)
+	cur, prev := &s.srv, &p.prevSrv
+	c.int(cur.pid, cur.ok)
+	same := p.hasPrev && cur.ok && prev.ok && cur.pid == prev.pid
+	d := func(a, b uint64) float64 { return rate(a-b, same && a >= b, dt) }
+	c.float(p.ticksToUs(d(cur.cpuTicks, prev.cpuTicks)), 0)
+	c.float(d(cur.vcs, prev.vcs), 1)
+	c.float(d(cur.ivcs, prev.ivcs), 1)
+	// /proc/PID/io unreadable (not root): no value, not zero.
+	io := func(a, b uint64) float64 { return rate(a-b, same && cur.hasIO && prev.hasIO && a >= b, dt) }
+	c.float(io(cur.readBytes, prev.readBytes), 0)
+	c.float(io(cur.writeBytes, prev.writeBytes), 0)
+	c.float(io(cur.syscr, prev.syscr), 1)
+	c.float(io(cur.syscw, prev.syscw), 1)
+	c.int(cur.threads, cur.ok)
+	c.int(cur.runnable, cur.ok)
+	b, pb := &s.box, &p.prevBox
+	boxOK := p.hasPrev && b.ok && pb.ok
+	// A process that exits takes its CPU out of the sum: never a
+	// negative rate.
+	bd := func(a, b uint64) float64 { return rate(a-b, boxOK && a >= b, dt) }
+	c.float(p.ticksToUs(bd(b.clientTick, pb.clientTick)), 0)
+	c.float(p.ticksToUs(bd(b.allTicks, pb.allTicks)), 0)
+	c.int(b.runnable, b.ok)
+}
+
+// ticksToUs turns clock ticks per second into CPU µs per second.
+func (p *osProc) ticksToUs(ticksPS float64) float64 {
+	if p.hz == 0 {
+		return math.NaN()
+	}
+	return ticksPS * 1e6 / float64(p.hz)
 }

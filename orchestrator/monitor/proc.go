@@ -16,9 +16,10 @@ func procDevScript(datadir string) string {
 	return "echo @dev; stat -L -c %d " + shell.Quote(datadir) + " 2>/dev/null\n"
 }
 
-// procSampleScript prints /proc/stat's cpu line, /proc/loadavg and
-// /proc/diskstats with shell builtins only: a sample forks nothing.
-const procSampleScript = `echo @stat; read -r l < /proc/stat; printf '%s\n' "$l"
+// procSampleScript prints /proc/stat's cpu lines (all CPUs, then one per
+// CPU: they come first), /proc/loadavg and /proc/diskstats with shell
+// builtins only: this part of a sample forks nothing.
+const procSampleScript = `echo @stat; while read -r l; do case $l in cpu*) printf '%s\n' "$l";; *) break;; esac; done < /proc/stat
 echo @load; read -r l < /proc/loadavg; printf '%s\n' "$l"
 echo @disk; while read -r l; do printf '%s\n' "$l"; done < /proc/diskstats
 `
@@ -55,6 +56,10 @@ type procSnap struct {
 	// dev is the datadir's device (st_dev) when it was asked for.
 	dev    uint64
 	hasDev bool
+	ncpu   int64 // cpuN lines
+	hz     uint64
+	srv    serverSnap
+	box    boxSnap
 }
 
 func parseProc(out string) (procSnap, error) {
@@ -79,7 +84,21 @@ func parseProc(out string) (procSnap, error) {
 				s.dev, s.hasDev = v, true
 			}
 			seen[0] = true
+		case "@hz":
+			s.hz, _ = strconv.ParseUint(f[0], 10, 64)
+		case "@srv":
+			if err := parseServerLine(&s.srv, f); err != nil {
+				return s, err
+			}
+		case "@box":
+			if err := parseBoxLine(&s.box, f); err != nil {
+				return s, err
+			}
 		case "@stat":
+			if f[0] != "cpu" && strings.HasPrefix(f[0], "cpu") && seen[1] {
+				s.ncpu++
+				continue
+			}
 			if f[0] != "cpu" || len(f) < 6 {
 				return s, fmt.Errorf("/proc/stat: unexpected first line %q", line)
 			}

@@ -27,19 +27,47 @@ type procSource struct {
 	wg    *sync.WaitGroup // Stop waits for sessions to end
 	cur   *procSession    // the live session
 	dying *procSession    // a killed session not yet ended
+
+	// sudo runs the session as root: /proc/PID/io is the owner's or root's.
+	sudo bool
+	// pidFile, when set, finds the server's pid file (asked when a session
+	// opens); nil on a host without a server. noPid counts the samples of
+	// a session opened without it (the server did not answer): after
+	// pidRetry of them the session is replaced by one that asks again.
+	pidFile func(ctx context.Context) (string, error)
+	noPid   int
+	box     bool // sample the host's processes (a load box)
 }
+
+// pidRetry is how many samples a session without the server's pid file
+// runs before it is replaced by one that asks again.
+const pidRetry = 30
 
 // procEnd ends each sample in the session's output.
 const procEnd = "@end"
 
 // procLoop is the session's script: the datadir's device once, if still
 // wanted, then one sample per line read.
-func procLoop(datadir string) string {
+func procLoop(datadir string) string { return procLoopFor(datadir, "", false) }
+
+// procLoopFor adds the clock rate once, then per sample the server's own
+// counters (pidFile set) or the host's processes (box).
+func procLoopFor(datadir, pidFile string, box bool) string {
 	var b strings.Builder
 	if datadir != "" {
 		b.WriteString(procDevScript(datadir))
 	}
-	b.WriteString("while read -r _; do\n" + procSampleScript + "echo " + procEnd + "\ndone\n")
+	extra := ""
+	if pidFile != "" || box {
+		b.WriteString(procHzScript)
+	}
+	if pidFile != "" {
+		extra += procServerScript(pidFile)
+	}
+	if box {
+		extra += procBoxSample()
+	}
+	b.WriteString("while read -r _; do\n" + procSampleScript + extra + "echo " + procEnd + "\ndone\n")
 	return b.String()
 }
 
@@ -68,8 +96,14 @@ func (p *procSource) fetch(ctx context.Context) (string, error) {
 		default:
 		}
 	}
+	if p.cur != nil && p.noPid > 0 {
+		if p.noPid++; p.noPid > pidRetry {
+			p.kill() // a new session asks the server again
+			return "", errors.New("/proc session restarted to find the server's pid file")
+		}
+	}
 	if p.cur == nil {
-		p.open()
+		p.open(ctx)
 	}
 	s := p.cur
 	select {
@@ -90,10 +124,20 @@ func (p *procSource) fetch(ctx context.Context) (string, error) {
 	}
 }
 
-func (p *procSource) open() {
+func (p *procSource) open(ctx context.Context) {
 	datadir := ""
 	if !p.proc.picked {
 		datadir = p.proc.datadir
+	}
+	pidFile := ""
+	if p.pidFile != nil {
+		// Without it the server_* columns stay empty until a later
+		// session finds it; the host's own figures go on.
+		pidFile, _ = p.pidFile(ctx)
+		p.noPid = 0
+		if pidFile == "" {
+			p.noPid = 1
+		}
 	}
 	ctx, cancel := context.WithCancel(p.ctx)
 	s := &procSession{cancel: cancel, feed: make(chan struct{}, 2), samples: make(chan string, 1), done: make(chan struct{})}
@@ -102,7 +146,7 @@ func (p *procSource) open() {
 	go func() {
 		defer p.wg.Done()
 		stderr := &tail{max: 512}
-		_, err := p.ex.Run(ctx, executor.Command{Script: procLoop(datadir), Stdin: &feedReader{feed: s.feed, ctx: ctx},
+		_, err := p.ex.Run(ctx, executor.Command{Script: procLoopFor(datadir, pidFile, p.box), Sudo: p.sudo, Stdin: &feedReader{feed: s.feed, ctx: ctx},
 			Stdout: &sampleSplitter{samples: s.samples}, Stderr: stderr})
 		switch {
 		case err != nil:

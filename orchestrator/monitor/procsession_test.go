@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -170,5 +172,46 @@ func TestSampleSplitter(t *testing.T) {
 	}
 	if _, err := w.Write([]byte(strings.Repeat("x", maxSample+1))); err == nil {
 		t.Error("unbounded sample accepted")
+	}
+}
+
+// A server that does not say where its pid file is (yet): the session
+// samples the host without it, then, pidRetry samples later, is replaced
+// by one that asks again and follows the server.
+func TestProcSessionRetriesThePidFile(t *testing.T) {
+	ex := &countingExec{Executor: executor.NewLocal("control")}
+	p, _, _ := newProcSource(t, ex)
+	pf := t.TempDir() + "/server.pid"
+	if err := os.WriteFile(pf, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var asked atomic.Int32
+	p.pidFile = func(context.Context) (string, error) {
+		if asked.Add(1) == 1 {
+			return "", errors.New("server not answering")
+		}
+		return pf, nil
+	}
+	p.proc.picked = true
+	var withServer bool
+	for i := 0; i < pidRetry+10 && !withServer; i++ {
+		ctx, done := context.WithTimeout(context.Background(), 5*time.Second)
+		out, err := p.fetch(ctx)
+		done()
+		if err != nil {
+			time.Sleep(50 * time.Millisecond) // the replaced session ending
+			continue
+		}
+		s, err := parseProc(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		withServer = s.srv.ok && s.srv.pid == int64(os.Getpid())
+		if withServer && i < pidRetry {
+			t.Errorf("sample %d has the server before the session was replaced", i)
+		}
+	}
+	if !withServer || asked.Load() != 2 || ex.runs.Load() != 2 {
+		t.Errorf("server sampled %v after %d lookups and %d sessions", withServer, asked.Load(), ex.runs.Load())
 	}
 }

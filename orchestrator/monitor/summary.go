@@ -1,6 +1,10 @@
 package monitor
 
-import "time"
+import (
+	"time"
+
+	"github.com/orch-bench/orch/orchestrator/stacks"
+)
 
 // Summary is what the monitors saw over a run, for results.json.
 type Summary struct {
@@ -19,6 +23,9 @@ type Summary struct {
 	// are enough to diagnose; memory stays bounded).
 	StallsNotListed int           `json:"stalls_not_listed,omitempty"`
 	Hosts           []HostSummary `json:"hosts"`
+	// Stacks are the stack samples taken (top stacks only; stacks/ in the
+	// run directory holds them whole, and the raw output).
+	Stacks []*stacks.Profile `json:"stacks,omitempty"`
 }
 
 // SemiSyncHealth sums the master's semi-sync counters over the run.

@@ -40,6 +40,7 @@ type Facts struct {
 	Engines       []string  `json:"engines,omitempty"` // loaded engines, then "name (plugin file)" for loadable ones
 	Sysbench      string    `json:"sysbench,omitempty"`
 	Mysqlslap     string    `json:"mysqlslap,omitempty"`
+	StackTools    []string  `json:"stack_tools,omitempty"` // stack samplers a database host has (gdb, perf): what --stacks=auto uses
 	RTTToMasterMs float64   `json:"rtt_to_master_ms,omitempty"`
 	Problems      []Problem `json:"problems,omitempty"`
 }
@@ -137,6 +138,9 @@ func probeHost(ctx context.Context, h *topology.Host, ex executor.Executor, f *F
 	}
 	if f.DiskFreeMB > 0 && f.DiskFreeMB < minDiskFreeMB {
 		f.problem(false, "%s: only %d MB free on %s", h, f.DiskFreeMB, f.DiskPath)
+	}
+	if f.StackTools = kv["stack_tool"]; len(f.StackTools) == 0 {
+		f.problem(false, "%s: neither gdb nor perf: no stack samples in reports (install gdb, or linux-perf)", h)
 	}
 	f.Mysqld = first(kv, "mysqld_version")
 	if f.Mysqld == "" {

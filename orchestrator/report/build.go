@@ -61,6 +61,9 @@ type Table struct {
 	// Fairness lists the asymmetries between configurations that are not
 	// on the comparison's axes (fair.go).
 	Fairness []fairness.Warning
+	// Why explains each configuration against the baseline (nil without
+	// time series).
+	Why *Why
 }
 
 // Group is one configuration (label) of a table and its runs.
@@ -134,6 +137,7 @@ func Build(in *Input, opts Options) (*Report, error) {
 		t.Headline = opts.Headline
 		t.compare(baseline, rep.WarmupS, in.NoEffect)
 		t.lintFairness()
+		t.Why = t.buildWhy(rep.WarmupS)
 		plots, err := t.plots(t.warmupLine())
 		if err != nil {
 			return nil, fmt.Errorf("%s: plots: %w", t.Workload, err)

@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -33,13 +34,15 @@ var CSVColumns = []string{
 // WriteCSV writes results.csv.
 func (rep *Report) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write(CSVColumns); err != nil {
+	if err := cw.Write(append(slices.Clone(CSVColumns), WhyCSVColumns...)); err != nil {
 		return err
 	}
 	for _, t := range rep.Tables {
 		for _, r := range t.Runs {
-			if err := cw.Write(rep.csvRow(t, r)); err != nil {
-				return err
+			for _, row := range t.whyCSVRows(r, rep.csvRow(t, r)) {
+				if err := cw.Write(row); err != nil {
+					return err
+				}
 			}
 		}
 	}

@@ -37,6 +37,7 @@ type htmlWorkload struct {
 	Images       []htmlImage
 	BaseRun      string
 	Evidence     []htmlRun
+	Why          template.HTML
 }
 
 type htmlImage struct {
@@ -70,6 +71,11 @@ func (rep *Report) WriteHTML(w io.Writer) error {
 			src := "data:image/svg+xml;base64," + base64.StdEncoding.EncodeToString(p.SVG)
 			hw.Images = append(hw.Images, htmlImage{Title: p.Title, Src: template.URL(src)})
 		}
+		why, err := t.whyHTML()
+		if err != nil {
+			return err
+		}
+		hw.Why = why
 		base := t.baselineRun()
 		if base != nil {
 			hw.BaseRun = base.ID
@@ -163,6 +169,7 @@ code { background: #f3f3f3; padding: 0 .2em; }
 {{if .Fairness}}<p>Fairness: differences between the configurations that are not on the comparison's axes:</p>
 <ul class="fairness">{{range .Fairness}}<li>{{.}}</li>{{end}}</ul>{{else if .FairnessOK}}<p>Fairness: no durability, caching or IO difference between the configurations beyond their axes.</p>{{end}}
 <ul class="head">{{range .Head}}<li>{{.}}</li>{{end}}</ul>
+{{.Why}}
 <h3>Configurations</h3>
 <div class="scroll"><table class="configurations">
 <thead><tr>{{range .Groups.Header}}<th>{{.}}</th>{{end}}</tr></thead>

@@ -85,7 +85,9 @@ func (rep *Report) mdTable(b *strings.Builder, t *Table) {
 	for _, l := range rep.head(t) {
 		b.WriteString("- " + md(l) + "\n")
 	}
-	b.WriteString("\n### Configurations\n\n")
+	b.WriteString("\n")
+	rep.mdWhy(b, t)
+	b.WriteString("### Configurations\n\n")
 	h, rows := t.groupHeader(), t.groupRows()
 	mdRows(b, h[:statCols], colsOf(rows, 0, statCols))
 	b.WriteString("\n### Latency, footprint and health\n\n")
@@ -108,7 +110,7 @@ func (rep *Report) mdTable(b *strings.Builder, t *Table) {
 }
 
 // shadingNote explains the shaded bands of the time charts.
-const shadingNote = "Each configuration has one colour in every chart; a time chart's thick line is the mean of its runs at each second, the faint lines each run. Shaded: semi-sync off (orange), stalls (red), faults (purple), replica stopped or host not answering (grey); " +
+const shadingNote = "Each configuration has one colour in every chart; a time chart's thick line is the mean of its runs at each second, the faint lines each run. Shaded: semi-sync off (orange), stalls (red), faults (purple), replica stopped or host not answering (grey), stack samples (blue: a gdb sample pauses the server); " +
 	"the dashed line ends the warm-up. Time counts from the monitors' start, right before the benchmark."
 
 func (t *Table) verdicts() []string {

@@ -58,6 +58,7 @@ var spanColors = map[string]color.NRGBA{
 	"fault":              {R: 128, B: 160, A: 60},
 	"replica stopped":    {R: 120, G: 120, B: 120, A: 50},
 	"host not answering": {R: 90, G: 90, B: 90, A: 50},
+	"stack sample":       {R: 30, G: 144, B: 255, A: 50},
 }
 
 func spanColor(what string) (string, color.NRGBA) {

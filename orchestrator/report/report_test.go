@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -207,12 +208,20 @@ func TestCSV(t *testing.T) {
 	if err := rep.WriteCSV(&b); err != nil {
 		t.Fatal(err)
 	}
-	rows, err := csv.NewReader(&b).ReadAll()
+	all, err := csv.NewReader(&b).ReadAll()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(rows[0], CSVColumns) {
-		t.Fatalf("header = %q", rows[0])
+	if !reflect.DeepEqual(all[0], append(slices.Clone(CSVColumns), WhyCSVColumns...)) {
+		t.Fatalf("header = %q", all[0])
+	}
+	// One row per run and host: the master's (or the host-less one of a
+	// run without time series) carries the run; why_test checks the rest.
+	rows := [][]string{all[0]}
+	for _, r := range all[1:] {
+		if role := r[len(CSVColumns)+1]; role == "master" || role == "" {
+			rows = append(rows, r)
+		}
 	}
 	if len(rows) != 1+7 {
 		t.Fatalf("%d rows, want a header and 7 runs", len(rows))
@@ -278,9 +287,16 @@ func TestMarkdownTables(t *testing.T) {
 			t.Errorf("report.md lacks %q", want)
 		}
 	}
-	// Every table row has as many cells as its header.
-	cells := 0
+	// Every table row has as many cells as its header ("Where the time
+	// went" has tables of its own: why_test checks them).
+	cells, inWhy := 0, false
 	for _, line := range strings.Split(md, "\n") {
+		if strings.HasPrefix(line, "### ") {
+			inWhy = line == "### "+WhyHeading
+		}
+		if inWhy {
+			continue
+		}
 		if strings.HasPrefix(line, "| configuration ") || strings.HasPrefix(line, "| run ") {
 			cells = strings.Count(line, " |")
 			continue
@@ -302,7 +318,7 @@ func TestGenerateWritesFiles(t *testing.T) {
 		r, _ := filepath.Rel(out, p)
 		rel = append(rel, r)
 	}
-	want := []string{"results.csv", "plots/pure-random-writes-throughput.svg", "plots/pure-random-writes-latency.svg",
+	want := []string{"results.csv", FileWhy, "plots/pure-random-writes-throughput.svg", "plots/pure-random-writes-latency.svg",
 		"plots/pure-random-writes-lag.svg", "plots/pure-random-writes-comparison.svg", "report.md"}
 	if !reflect.DeepEqual(rel, want) {
 		t.Errorf("written %q, want %q", rel, want)

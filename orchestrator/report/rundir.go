@@ -298,6 +298,7 @@ var spanKinds = map[string]struct{ end, what string }{
 	"stall":           {"stall_cleared", "stall"},
 	"replica_stopped": {"replica_running", "replica stopped"},
 	"host_error":      {"host_recovered", "host not answering"},
+	"stacks_start":    {"stacks_end", "stack sample"},
 }
 
 // isFault reports whether kind is a fault-injection event and whether it

@@ -3,7 +3,7 @@ package report
 import "testing"
 
 // series builds a per-second series t = 1, 2, ... from values.
-func series(vs ...float64) []Point {
+func perSecond(vs ...float64) []Point {
 	out := make([]Point, len(vs))
 	for i, v := range vs {
 		out[i] = Point{float64(i + 1), v}
@@ -16,7 +16,7 @@ func TestDetectWarmupStep(t *testing.T) {
 	// the shift at index 3 explains k(n-k)/n·δ² = 3·13/16·2000² ≈ 9.75e6
 	// of squared deviation, far above 3·σ²·ln 16 with σ ≈ 30; the warm-up
 	// ends with the interval at t = 3.
-	s := series(900, 1000, 1100, 3000, 2970, 3030, 3010, 2990, 3020, 2980, 3000, 3030, 2970, 3010, 2990, 3000)
+	s := perSecond(900, 1000, 1100, 3000, 2970, 3030, 3010, 2990, 3020, 2980, 3000, 3030, 2970, 3010, 2990, 3000)
 	w, ok := DetectWarmup(s)
 	if !ok || w != 3 {
 		t.Errorf("DetectWarmup = %v, %v; want 3, true", w, ok)
@@ -26,7 +26,7 @@ func TestDetectWarmupStep(t *testing.T) {
 func TestDetectWarmupRamp(t *testing.T) {
 	// A ramp over four seconds: binary segmentation cuts it once in the
 	// middle and again until what is left is level.
-	s := series(500, 1500, 2200, 2700, 3000, 3010, 2990, 3005, 2995, 3000, 3010, 2990, 3000, 3005, 2995, 3000)
+	s := perSecond(500, 1500, 2200, 2700, 3000, 3010, 2990, 3005, 2995, 3000, 3010, 2990, 3000, 3005, 2995, 3000)
 	w, ok := DetectWarmup(s)
 	if !ok || w < 3 || w > 4 {
 		t.Errorf("DetectWarmup = %v, %v; want the end of the ramp (3 or 4 s)", w, ok)
@@ -35,22 +35,22 @@ func TestDetectWarmupRamp(t *testing.T) {
 
 func TestDetectWarmupSteadyAndShort(t *testing.T) {
 	// Noise alone (±1%): no changepoint, no warm-up.
-	s := series(3000, 2970, 3030, 3010, 2990, 3020, 2980, 3000, 3030, 2970, 3010, 2990)
+	s := perSecond(3000, 2970, 3030, 3010, 2990, 3020, 2980, 3000, 3030, 2970, 3010, 2990)
 	if w, ok := DetectWarmup(s); !ok || w != 0 {
 		t.Errorf("steady series: DetectWarmup = %v, %v; want 0, true", w, ok)
 	}
 	// A drop late in the run (second half) is measured, not trimmed.
-	s = series(3000, 2970, 3030, 3010, 2990, 3020, 2980, 3000, 1500, 1510, 1490, 1500)
+	s = perSecond(3000, 2970, 3030, 3010, 2990, 3020, 2980, 3000, 1500, 1510, 1490, 1500)
 	if w, ok := DetectWarmup(s); !ok || w != 0 {
 		t.Errorf("late drop: DetectWarmup = %v, %v; want 0, true", w, ok)
 	}
 	// Warm-up and a late drop: the drop is found first (it is the larger
 	// shift), then the part before it still shows the warm-up.
-	s = series(1000, 1000, 3000, 2970, 3030, 3010, 2990, 3020, 2980, 3000, 3010, 1500, 1510, 1490, 1500, 1505)
+	s = perSecond(1000, 1000, 3000, 2970, 3030, 3010, 2990, 3020, 2980, 3000, 3010, 1500, 1510, 1490, 1500, 1505)
 	if w, ok := DetectWarmup(s); !ok || w != 2 {
 		t.Errorf("warm-up and late drop: DetectWarmup = %v, %v; want 2, true", w, ok)
 	}
-	if _, ok := DetectWarmup(series(1, 2, 3)); ok {
+	if _, ok := DetectWarmup(perSecond(1, 2, 3)); ok {
 		t.Error("3 points: want ok=false")
 	}
 }

@@ -159,7 +159,7 @@ func secs(v float64) string {
 
 // pct formats a fraction as a percentage: "7.2%".
 func pct(v float64) string {
-	if math.IsNaN(v) {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return "—"
 	}
 	return strings.TrimSuffix(fmt.Sprintf("%.1f", 100*v), ".0") + "%"

@@ -88,6 +88,9 @@ func (rep *Report) Write(dir string, formats []string) ([]string, error) {
 			err = put(FileHTML, func(b *bytes.Buffer) error { return rep.WriteHTML(b) })
 		case FormatCSV:
 			err = put(FileCSV, func(b *bytes.Buffer) error { return rep.WriteCSV(b) })
+			if err == nil {
+				err = put(FileWhy, func(b *bytes.Buffer) error { return rep.WriteWhyJSON(b) })
+			}
 		default:
 			err = fmt.Errorf("report: unknown format %q", f)
 		}

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"github.com/orch-bench/orch/orchestrator/monitor"
 	"github.com/orch-bench/orch/orchestrator/rundir"
 	"github.com/orch-bench/orch/orchestrator/server"
+	"github.com/orch-bench/orch/orchestrator/stacks"
 	"github.com/orch-bench/orch/topology"
 )
 
@@ -42,6 +44,9 @@ type Config struct {
 	KeepRemote bool
 	Progress   *Progress
 	Logf       func(format string, args ...any)
+	// Stacks is --stacks: how to sample the servers' thread stacks at the
+	// middle of the run ("" is auto: gdb or perf when the host has one).
+	Stacks stacks.Mode
 }
 
 // Outcome is how a run ended.
@@ -331,9 +336,13 @@ func (r *run) startMonitors(ctx context.Context) (*monitor.Monitor, error) {
 	for _, n := range r.nodes {
 		targets = append(targets, monitor.Target{Host: n.Host, Exec: n.Exec, DB: n.DB, Server: n.Server})
 	}
+	if lb := r.inv.LoadBox(); lb != nil && r.bhost == lb.Name {
+		targets = append(targets, monitor.Target{Host: lb, Exec: r.bexec}) // the client's CPU: client-bound runs
+	}
 	return monitor.Start(ctx, monitor.Config{
 		Dir:        r.dir.Path(),
 		StallLimit: r.cfg.StallLimit,
+		Stacks:     monitor.StackConfig{Mode: cmp.Or(r.cfg.Stacks, stacks.Auto), At: stackAt(r.cfg.Workload), Until: loadFor(r.cfg.Workload)},
 		OnStall: func(e monitor.Event) {
 			r.stopBenchmark(e.Detail)
 		},

@@ -1,0 +1,199 @@
+package integration
+
+import (
+	"encoding/csv"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// whyMatrix is a short matrix whose steady state is long enough for a
+// stack sample at its middle (after a 4 s warm-up, 16 s of load).
+var whyMatrix = []string{"--workload", "pure-random-writes", "--tables", "2", "--threads", "4", "--time", "16",
+	"--table-size", "10000", "--warmup", "4"}
+
+// whySection is report.md's "Where the time went" section of the first
+// workload: from its heading to the next "### ".
+func whySection(t *testing.T, md string) string {
+	t.Helper()
+	_, rest, ok := strings.Cut(md, "\n### Where the time went\n")
+	if !ok {
+		t.Fatalf("report.md has no \"Where the time went\" section:\n%s", md)
+	}
+	if i := strings.Index(rest, "\n### "); i >= 0 {
+		rest = rest[:i]
+	}
+	return rest
+}
+
+// mdTableAfter returns the rows (cells trimmed, bold marks removed) of the
+// first table after the line title.
+func mdTableAfter(t *testing.T, section, title string) [][]string {
+	t.Helper()
+	_, rest, ok := strings.Cut(section, title+"\n")
+	if !ok {
+		t.Fatalf("no %q in:\n%s", title, section)
+	}
+	var rows [][]string
+	started := false
+	for _, line := range strings.Split(rest, "\n") {
+		if !strings.HasPrefix(line, "|") {
+			if started {
+				break
+			}
+			continue
+		}
+		started = true
+		var cells []string
+		for _, c := range strings.Split(strings.Trim(line, "|"), " | ") {
+			cells = append(cells, strings.Trim(strings.TrimSpace(c), "*"))
+		}
+		rows = append(rows, cells)
+	}
+	if len(rows) < 2 {
+		t.Fatalf("no table after %q:\n%s", title, rest)
+	}
+	return rows[2:] // header and rule
+}
+
+// leadNumber reads "1.234 (0.50x)" as 1.234.
+func leadNumber(t *testing.T, cell string) float64 {
+	t.Helper()
+	f := strings.Fields(cell)
+	if len(f) == 0 {
+		t.Fatalf("empty cell")
+	}
+	v, err := strconv.ParseFloat(f[0], 64)
+	if err != nil {
+		t.Fatalf("cell %q: %v", cell, err)
+	}
+	return v
+}
+
+// TestWhyFlushLogFsyncs: innodb_flush_log_at_trx_commit=1 makes the master
+// fsync its redo log at every commit group, =2 once a second, so the
+// report's master fsync_per_tx must differ by far, and the attribution
+// sentence of the =2 cell must name fsyncs.
+func TestWhyFlushLogFsyncs(t *testing.T) {
+	l := needLab(t)
+	defer l.orch(t, "down", "-i", l.inventory)
+	runs := t.TempDir()
+	l.mustOK(t, append([]string{"matrix", "-i", l.inventory, "--engines=innodb", "--knobs=innodb_flush_log_at_trx_commit=1,2", "--runs", runs}, whyMatrix...)...)
+	dir, _ := filepath.EvalSymlinks(filepath.Join(runs, "latest"))
+	why := whySection(t, string(mustRead(t, filepath.Join(dir, "report.md"))))
+	t.Logf("Where the time went:\n%s", why)
+	one, two := "innodb innodb_flush_log_at_trx_commit=1", "innodb innodb_flush_log_at_trx_commit=2"
+	fsync := map[string]float64{}
+	for _, row := range mdTableAfter(t, why, "#### Per transaction") {
+		if len(row) >= 9 && row[2] == "master" {
+			fsync[row[0]] = leadNumber(t, row[8]) // fsync_per_tx
+		}
+	}
+	if _, ok := fsync[one]; !ok {
+		t.Fatalf("no master row for %q: %v", one, fsync)
+	}
+	if fsync[one] < 5*fsync[two] || fsync[one] <= 0 {
+		t.Errorf("master fsync_per_tx: =1 %v, =2 %v; want =1 at least 5x =2", fsync[one], fsync[two])
+	}
+	var sentence string
+	for _, line := range strings.Split(why, "\n") {
+		if strings.HasPrefix(line, "- "+two+":") {
+			sentence = line
+		}
+	}
+	if !strings.Contains(sentence, "fsyncs per transaction") {
+		t.Errorf("the =2 sentence does not name fsyncs: %q", sentence)
+	}
+}
+
+// TestWhyEngines: innodb vs rocksdb; the per-transaction table has master
+// and slave rows for both, and each configuration has sampled stacks.
+func TestWhyEngines(t *testing.T) {
+	l := needLab(t)
+	defer l.orch(t, "down", "-i", l.inventory)
+	runs := t.TempDir()
+	l.mustOK(t, append([]string{"matrix", "-i", l.inventory, "--engines=innodb,rocksdb", "--runs", runs}, whyMatrix...)...)
+	dir, _ := filepath.EvalSymlinks(filepath.Join(runs, "latest"))
+	why := whySection(t, string(mustRead(t, filepath.Join(dir, "report.md"))))
+	t.Logf("Where the time went:\n%s", why)
+	roles := map[string]map[string]bool{}
+	for _, row := range mdTableAfter(t, why, "#### Per transaction") {
+		if roles[row[0]] == nil {
+			roles[row[0]] = map[string]bool{}
+		}
+		roles[row[0]][row[2]] = true
+	}
+	for _, label := range []string{"innodb", "rocksdb"} {
+		if !roles[label]["master"] || !roles[label]["slave"] {
+			t.Errorf("%s: per-transaction rows for %v, want master and slave", label, roles[label])
+		}
+		title := regexp.MustCompile(`(?m)^` + label + `, master master: [1-9]\d* gdb stacks.*$`).FindString(why)
+		if title == "" {
+			t.Errorf("%s: no master stack samples", label)
+			continue
+		}
+		rows := mdTableAfter(t, why, title)
+		if len(rows) == 0 || !strings.HasPrefix(rows[0][1], "`") || len(rows[0][1]) < 3 {
+			t.Errorf("%s: no stack frame in %v", label, rows)
+		}
+	}
+	if !strings.Contains(why, "rocksdb: ") {
+		t.Errorf("no attribution sentence for rocksdb")
+	}
+}
+
+// TestWhyClientBound plants a bottleneck on the load box: CPU hogs, more
+// than its cores, running through the whole run. The report must flag the
+// run client-bound, in report.md and in results.csv.
+func TestWhyClientBound(t *testing.T) {
+	l := needLab(t)
+	defer l.orch(t, "down", "-i", l.inventory)
+	// Four busy loops (the lab's hosts have 2 cores), each bounded by
+	// timeout, their pids kept in a private file so that exactly they are
+	// killed afterwards.
+	r := l.mustOK(t, "exec", "-i", l.inventory, "--role", "loadbox", "--",
+		`f=$(mktemp) && for i in 1 2 3 4; do setsid nohup timeout 120 sh -c 'while :; do :; done' >/dev/null 2>&1 & echo $! >> "$f"; done; echo "hogs=$f"`)
+	_, pidFile, ok := strings.Cut(strings.TrimSpace(r.stdout), "hogs=")
+	if !ok {
+		t.Fatalf("no hog pid file in %q", r.stdout)
+	}
+	defer l.orch(t, "exec", "-i", l.inventory, "--role", "loadbox", "--", `kill $(cat `+pidFile+`) 2>/dev/null; rm -f `+pidFile)
+	runs := t.TempDir()
+	l.mustOK(t, "run", "-i", l.inventory, "--workload", "pure-random-writes", "--tables", "2", "--threads", "4", "--time", "16",
+		"--table-size", "10000", "--stacks", "off", "--runs", runs)
+	dir, _ := filepath.EvalSymlinks(filepath.Join(runs, "latest"))
+	l.mustOK(t, "report", dir, "--warmup", "4")
+	why := whySection(t, string(mustRead(t, filepath.Join(dir, "report.md"))))
+	t.Logf("Where the time went:\n%s", why)
+	flagged := false
+	for _, row := range mdTableAfter(t, why, "#### Utilisation and saturation (USE)") {
+		if row[2] == "loadbox" && strings.HasPrefix(row[len(row)-1], "client-bound") {
+			flagged = true
+		}
+	}
+	if !flagged {
+		t.Errorf("the load box row is not flagged client-bound")
+	}
+	recs, err := csv.NewReader(strings.NewReader(string(mustRead(t, filepath.Join(dir, "results.csv"))))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := map[string]int{}
+	for i, c := range recs[0] {
+		col[c] = i
+	}
+	found := false
+	for _, rec := range recs[1:] {
+		if rec[col["host_role"]] == "loadbox" {
+			found = true
+			if rec[col["client_bound"]] != "true" {
+				t.Errorf("results.csv loadbox row: client_bound=%q, box_run_queue=%q", rec[col["client_bound"]], rec[col["box_run_queue"]])
+			}
+		}
+	}
+	if !found {
+		t.Error("results.csv has no loadbox row")
+	}
+}

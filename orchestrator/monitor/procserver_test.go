@@ -1,0 +1,119 @@
+package monitor
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// srvText is a sample with the server and load box sections as the
+// session's script prints them (written by hand from proc(5)'s layouts).
+func srvText(hz bool, pid, utime, stime, vcs, ivcs, readB, writeB, boxAll, boxClient uint64) string {
+	var b strings.Builder
+	if hz {
+		b.WriteString("@hz\n100\n")
+	}
+	b.WriteString("@stat\ncpu  100 0 100 1000 0 0 0 0 0 0\ncpu0 50 0 50 500 0 0 0 0 0 0\ncpu1 50 0 50 500 0 0 0 0 0 0\n")
+	b.WriteString("@load\n0.50 0.40 0.30 2/300 999\n@srv\n")
+	fmt.Fprintf(&b, "pid %d\n", pid)
+	// comm with a space and a parenthesis, as a thread name may have.
+	fmt.Fprintf(&b, "stat %d (my sql) d) S 1 1 1 0 -1 4194560 100 0 0 0 %d %d 0 0 20 0 30 0 5000 1000 500\n", pid, utime, stime)
+	fmt.Fprintf(&b, "io rchar: 1\nio wchar: 2\nio syscr: %d\nio syscw: %d\nio read_bytes: %d\nio write_bytes: %d\nio cancelled_write_bytes: 0\n",
+		readB/10, writeB/100, readB, writeB)
+	fmt.Fprintf(&b, "threads 30\nrun 3\nvcs %d\nivcs %d\n", vcs, ivcs)
+	fmt.Fprintf(&b, "@box\nbox %d %d 5\n", boxAll, boxClient)
+	return b.String()
+}
+
+func TestServerAndBoxColumns(t *testing.T) {
+	h := newHarness(t, Config{})
+	c, err := createCSV(h.dir+"/timeseries/master-os.csv", OSColumns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &osProc{m: h.m, host: "master"}
+	feed := func(sec float64, text string) {
+		t.Helper()
+		if err := p.handle(text, h.at(sec), c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	feed(0, srvText(true, 42, 1000, 500, 10000, 2000, 4096, 81920, 7000, 3000))
+	// One second later: 80 ticks = 0.8 s of CPU, 500 + 100 switches,
+	// 8 KiB read, 1 MiB written; the box used 150 ticks, the client 120.
+	feed(1, srvText(false, 42, 1060, 520, 10500, 2100, 4096+8192, 81920+1048576, 7150, 3120))
+	// A restarted server: a new pid leaves its rates empty.
+	feed(2, srvText(false, 77, 5, 5, 10, 10, 0, 0, 7300, 3240))
+	rows := csvRows(t, h.dir+"/timeseries/master-os.csv", OSColumns)
+	if len(rows) != 3 {
+		t.Fatalf("%d rows", len(rows))
+	}
+	if rows[0]["server_cpu_us_ps"] != "" || rows[0]["server_pid"] != "42" || rows[0]["ncpu"] != "2" || rows[0]["box_tasks_runnable"] != "5" {
+		t.Errorf("first row %v", rows[0])
+	}
+	want := map[string]string{"ncpu": "2", "server_pid": "42", "server_cpu_us_ps": "800000", "server_vcs_ps": "500.0",
+		"server_ivcs_ps": "100.0", "server_read_bps": "8192", "server_write_bps": "1048576", "server_syscr_ps": "819.0",
+		"server_syscw_ps": "10485.0", "server_threads": "30", "server_threads_runnable": "3",
+		"client_cpu_us_ps": "1200000", "box_cpu_us_ps": "1500000", "box_tasks_runnable": "5"}
+	for col, v := range want {
+		if rows[1][col] != v {
+			t.Errorf("row 1 %s = %q, want %q", col, rows[1][col], v)
+		}
+	}
+	for _, col := range []string{"server_cpu_us_ps", "server_vcs_ps", "server_read_bps"} {
+		if rows[2][col] != "" {
+			t.Errorf("after a restart %s = %q, want empty", col, rows[2][col])
+		}
+	}
+	if rows[2]["server_pid"] != "77" || rows[2]["box_cpu_us_ps"] != "1500000" {
+		t.Errorf("row 2 %v", rows[2])
+	}
+}
+
+func TestServerScriptQuotesPidFile(t *testing.T) {
+	s := procLoopFor("", "/run/my sql/$(reboot).pid", true)
+	if !strings.Contains(s, `'/run/my sql/$(reboot).pid'`) {
+		t.Errorf("pid file not quoted:\n%s", s)
+	}
+	for _, want := range []string{"@hz", "@srv", "@box", "/proc/$pid/task/*/status", "/proc/[0-9]*/task/[0-9]*/stat"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("script lacks %q", want)
+		}
+	}
+	if plain := procLoop(""); strings.Contains(plain, "@srv") || strings.Contains(plain, "@box") {
+		t.Error("a session without a pid file or box samples processes")
+	}
+}
+
+// The script runs here against this test's own process: the shell and
+// awk text must work on a real /proc, not only parse.
+func TestServerScriptOnThisHost(t *testing.T) {
+	if _, err := os.Stat("/proc/self/io"); err != nil {
+		t.Skip("no /proc/PID/io here")
+	}
+	pf := filepath.Join(t.TempDir(), "test.pid")
+	if err := os.WriteFile(pf, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("/bin/sh", "-c", procLoopFor("", pf, true))
+	cmd.Stdin = strings.NewReader("\n")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	text, _, _ := strings.Cut(string(out), "\n"+procEnd+"\n")
+	s, err := parseProc(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.srv.ok || s.srv.pid != int64(os.Getpid()) || s.srv.threads < 1 || s.srv.cpuTicks == 0 && s.srv.vcs == 0 {
+		t.Errorf("server section %+v from:\n%s", s.srv, text)
+	}
+	if !s.box.ok || s.box.allTicks == 0 || s.hz == 0 || s.ncpu < 1 {
+		t.Errorf("box %+v hz %d ncpu %d from:\n%s", s.box, s.hz, s.ncpu, text)
+	}
+}

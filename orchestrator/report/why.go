@@ -1,0 +1,376 @@
+package report
+
+import (
+	"encoding/csv"
+	"errors"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+
+	"github.com/orch-bench/orch/orchestrator/rundir"
+	"github.com/orch-bench/orch/orchestrator/stacks"
+)
+
+// "Where the time went": per-transaction costs, utilisation and stack
+// samples per host, over each run's steady state, read from the run
+// directory's time series (see orchestrator/monitor's package doc for the
+// columns) and stacks/.
+
+// Marks outside which a per-transaction ratio to the baseline is a
+// difference worth naming (Mark Callaghan's 0.95/1.05).
+const (
+	markLow  = 0.95
+	markHigh = 1.05
+)
+
+// Saturation thresholds of the USE table.
+const (
+	saturatedShare = 0.90 // of a host's cores, or of the disk's time
+)
+
+// Cost is one host's steady-state figures in one run, or a
+// configuration's mean over its runs. NaN: not measured.
+type Cost struct {
+	Host, Role string
+	// Tx is the transactions the host did in the window: committed on the
+	// master, applied on a slave (GTID position delta); TPS per second.
+	Tx, Seconds, TPS float64
+	// Per transaction.
+	CPUUs, CS, ReadKB, WriteKB, Fsync, BinlogBytes float64
+	// FsyncParts splits Fsync by counter (InnoDB, RocksDB WAL, TokuDB).
+	FsyncParts map[string]float64
+	// SemisyncShare is the master's ACK wait per transaction over the
+	// client's mean transaction latency.
+	SemisyncShare float64
+	// USE: the server's CPU as a share of the host's cores, the host's CPU
+	// busy share (all CPUs), run queue (/proc/loadavg), the server's
+	// runnable threads, disk busy share, Threads_running.
+	NCPU, ServerCPU, HostCPU, RunQueue, ServerRunnable, DiskBusy, ThreadsRunning float64
+	// Load box: the clients' and all processes' CPU as shares of its
+	// cores, and its own runnable tasks.
+	ClientCPU, BoxCPU, BoxRunQueue float64
+}
+
+// metric is one per-transaction column: its results.csv name, its words in
+// a sentence, its unit and how to read it from a Cost. floor is the value
+// below which both sides are noise, not a difference.
+type metric struct {
+	col, words, unit string
+	get              func(*Cost) float64
+	floor            float64
+	prec             int
+}
+
+var metrics = []metric{
+	{"cpu_us_per_tx", "CPU", "us", func(c *Cost) float64 { return c.CPUUs }, 1, 0},
+	{"cs_per_tx", "context switches", "", func(c *Cost) float64 { return c.CS }, 0.1, 2},
+	{"read_kb_per_tx", "KB read from storage", "KB", func(c *Cost) float64 { return c.ReadKB }, 0.1, 2},
+	{"write_kb_per_tx", "KB written to storage", "KB", func(c *Cost) float64 { return c.WriteKB }, 0.1, 2},
+	{"fsync_per_tx", "fsyncs", "", func(c *Cost) float64 { return c.Fsync }, 0.01, 3},
+	{"binlog_bytes_per_tx", "binlog bytes", "B", func(c *Cost) float64 { return c.BinlogBytes }, 10, 0},
+	// A share, not a count: no "per transaction" after its words.
+	{"semisync_wait_share", "share of commit time waiting for the semi-sync ACK", "", func(c *Cost) float64 { return c.SemisyncShare }, 0.01, 3},
+}
+
+// fsyncCounters are the mysql.csv rate columns whose sum is fsync_per_tx.
+var fsyncCounters = [][2]string{
+	{"innodb_data_fsyncs_ps", "InnoDB"}, {"rocksdb_wal_synced_ps", "RocksDB WAL"}, {"tokudb_fsyncs_ps", "TokuDB"},
+}
+
+// series is one monitor CSV, whole.
+type series struct {
+	col  map[string]int
+	rows [][]string
+}
+
+func readSeries(path string) (*series, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	cr := csv.NewReader(f)
+	cr.FieldsPerRecord = -1
+	header, err := cr.Read()
+	if err == io.EOF {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	s := &series{col: map[string]int{}}
+	for i, h := range header {
+		s.col[h] = i
+	}
+	for {
+		rec, err := cr.Read()
+		if err != nil {
+			break // EOF, or a torn last row
+		}
+		s.rows = append(s.rows, rec)
+	}
+	return s, nil
+}
+
+// value is a row's cell as a number (NaN when empty or absent).
+func (s *series) value(row []string, col string) float64 {
+	i, ok := s.col[col]
+	if !ok || i >= len(row) || row[i] == "" {
+		return math.NaN()
+	}
+	v, err := strconv.ParseFloat(row[i], 64)
+	if err != nil {
+		return math.NaN()
+	}
+	return v
+}
+
+// window calls f for each row sampled in (from, to] seconds.
+func (s *series) window(from, to float64, f func(row []string)) {
+	if s == nil {
+		return
+	}
+	for _, r := range s.rows {
+		if t := s.value(r, "elapsed_s"); t > from && t <= to {
+			f(r)
+		}
+	}
+}
+
+// total integrates a per-second rate column over the window: the sum of
+// rate x interval_s (rows without either left out). ok is false when no
+// row had the column.
+func (s *series) total(col string, from, to float64) (sum float64, ok bool) {
+	s.window(from, to, func(r []string) {
+		v, dt := s.value(r, col), s.value(r, "interval_s")
+		if !math.IsNaN(v) && !math.IsNaN(dt) {
+			sum += v * dt
+			ok = true
+		}
+	})
+	return sum, ok
+}
+
+// mean averages a column over the window (NaN when no row had it).
+func (s *series) mean(col string, from, to float64) float64 {
+	sum, n := 0.0, 0
+	s.window(from, to, func(r []string) {
+		if v := s.value(r, col); !math.IsNaN(v) {
+			sum += v
+			n++
+		}
+	})
+	if n == 0 {
+		return math.NaN()
+	}
+	return sum / float64(n)
+}
+
+// runWhy is one run's figures.
+type runWhy struct {
+	Hosts    []*Cost // database hosts, master first
+	LoadBox  *Cost
+	Profiles []*stacks.Profile
+}
+
+// readRunWhy computes a run's costs over (warmupS, endS] of the monitor's
+// clock; latUs is the client's mean transaction latency (for the semi-sync
+// share). Nil when the run has no time series.
+func readRunWhy(dir string, warmupS, endS, latUs float64) (*runWhy, error) {
+	if dir == "" {
+		return nil, nil
+	}
+	var man manifestDoc
+	if _, err := readJSON(filepath.Join(dir, rundir.FileManifest), &man); err != nil {
+		return nil, err
+	}
+	out := &runWhy{}
+	for _, h := range man.Inventory.Hosts {
+		my, err := readSeries(filepath.Join(dir, rundir.TimeseriesMySQL(h.Name)))
+		if err != nil {
+			return nil, err
+		}
+		osr, err := readSeries(filepath.Join(dir, rundir.TimeseriesOS(h.Name)))
+		if err != nil {
+			return nil, err
+		}
+		if my == nil && osr == nil {
+			continue
+		}
+		c := hostCost(h.Name, h.Role, my, osr, warmupS, endS, latUs)
+		if h.Role == "loadbox" {
+			out.LoadBox = c
+		} else if my != nil {
+			out.Hosts = append(out.Hosts, c)
+		}
+	}
+	sort.SliceStable(out.Hosts, func(i, j int) bool { return out.Hosts[i].Role == "master" && out.Hosts[j].Role != "master" })
+	files, _ := filepath.Glob(filepath.Join(dir, "stacks", "*.json"))
+	for _, f := range files {
+		var p stacks.Profile
+		if ok, err := readJSON(f, &p); err == nil && ok && p.Samples > 0 {
+			out.Profiles = append(out.Profiles, &p)
+		}
+	}
+	if len(out.Hosts) == 0 && out.LoadBox == nil {
+		return nil, nil
+	}
+	return out, nil
+}
+
+func hostCost(name, role string, my, osr *series, from, to, latUs float64) *Cost {
+	c := &Cost{Host: name, Role: role, FsyncParts: map[string]float64{}}
+	nan := math.NaN()
+	c.Tx, c.Seconds, c.TPS = nan, nan, nan
+	c.CPUUs, c.CS, c.ReadKB, c.WriteKB, c.Fsync, c.BinlogBytes, c.SemisyncShare = nan, nan, nan, nan, nan, nan, nan
+	if tx, ok := my.total("gtid_tx_ps", from, to); ok && tx > 0 {
+		c.Tx = tx
+		secs := 0.0
+		my.window(from, to, func(r []string) {
+			if dt := my.value(r, "interval_s"); !math.IsNaN(dt) {
+				secs += dt
+			}
+		})
+		c.Seconds, c.TPS = secs, tx/secs
+	}
+	per := func(s *series, col string, scale float64) float64 {
+		v, ok := s.total(col, from, to)
+		if !ok || math.IsNaN(c.Tx) {
+			return nan
+		}
+		return v * scale / c.Tx
+	}
+	if my != nil {
+		fs := 0.0
+		have := false
+		for _, fc := range fsyncCounters {
+			if v := per(my, fc[0], 1); !math.IsNaN(v) && v > 0 {
+				c.FsyncParts[fc[1]] = v
+				fs += v
+				have = true
+			} else if !math.IsNaN(v) {
+				have = true
+			}
+		}
+		if have {
+			c.Fsync = fs
+		}
+		c.BinlogBytes = per(my, "binlog_bytes_written_bps", 1)
+		c.ThreadsRunning = my.mean("threads_running", from, to)
+		if role == "master" && latUs > 0 {
+			// Total ACK wait: the interval's average wait x commits that
+			// waited (acknowledged ones).
+			wait, ok := 0.0, false
+			my.window(from, to, func(r []string) {
+				w, y, dt := my.value(r, "semisync_avg_wait_us"), my.value(r, "semisync_yes_tx_ps"), my.value(r, "interval_s")
+				if !math.IsNaN(w) && !math.IsNaN(y) && !math.IsNaN(dt) {
+					wait += w * y * dt
+					ok = true
+				}
+			})
+			if ok && !math.IsNaN(c.Tx) {
+				c.SemisyncShare = wait / c.Tx / latUs
+			}
+		}
+	} else {
+		c.ThreadsRunning = nan
+	}
+	c.CPUUs = per(osr, "server_cpu_us_ps", 1)
+	if v, w := per(osr, "server_vcs_ps", 1), per(osr, "server_ivcs_ps", 1); !math.IsNaN(v) && !math.IsNaN(w) {
+		c.CS = v + w
+	}
+	c.ReadKB = per(osr, "server_read_bps", 1.0/1024)
+	c.WriteKB = per(osr, "server_write_bps", 1.0/1024)
+	c.NCPU = osr.mean("ncpu", from, to)
+	cores := func(us float64) float64 { return us / 1e6 / c.NCPU }
+	c.ServerCPU = cores(osr.mean("server_cpu_us_ps", from, to))
+	c.HostCPU = (100 - osr.mean("cpu_idle_pct", from, to)) / 100
+	c.RunQueue = osr.mean("procs_running", from, to)
+	c.ServerRunnable = osr.mean("server_threads_runnable", from, to)
+	c.DiskBusy = osr.mean("disk_util_pct", from, to) / 100
+	c.ClientCPU = cores(osr.mean("client_cpu_us_ps", from, to))
+	c.BoxCPU = cores(osr.mean("box_cpu_us_ps", from, to))
+	c.BoxRunQueue = osr.mean("box_tasks_runnable", from, to)
+	return c
+}
+
+// meanCost averages the runs' costs of one host (NaN-aware).
+func meanCost(cs []*Cost) *Cost {
+	if len(cs) == 0 {
+		return nil
+	}
+	out := &Cost{Host: cs[0].Host, Role: cs[0].Role, FsyncParts: map[string]float64{}}
+	fields := func(c *Cost) []*float64 {
+		return []*float64{&c.Tx, &c.Seconds, &c.TPS, &c.CPUUs, &c.CS, &c.ReadKB, &c.WriteKB, &c.Fsync, &c.BinlogBytes,
+			&c.SemisyncShare, &c.NCPU, &c.ServerCPU, &c.HostCPU, &c.RunQueue, &c.ServerRunnable, &c.DiskBusy,
+			&c.ThreadsRunning, &c.ClientCPU, &c.BoxCPU, &c.BoxRunQueue}
+	}
+	dst := fields(out)
+	for i := range dst {
+		var vals []float64
+		for _, c := range cs {
+			if v := *fields(c)[i]; !math.IsNaN(v) {
+				vals = append(vals, v)
+			}
+		}
+		*dst[i] = meanOf(vals)
+	}
+	parts := map[string][]float64{}
+	for _, c := range cs {
+		for k, v := range c.FsyncParts {
+			parts[k] = append(parts[k], v)
+		}
+	}
+	for k, v := range parts {
+		out.FsyncParts[k] = meanOf(v)
+	}
+	return out
+}
+
+// mergeProfiles pools one role's stack samples over runs: counts of
+// identical stacks add up.
+func mergeProfiles(ps []*stacks.Profile) *stacks.Profile {
+	if len(ps) == 0 {
+		return nil
+	}
+	var all [][]stacks.Frame
+	out := &stacks.Profile{Host: ps[0].Host, Role: ps[0].Role, Mode: ps[0].Mode}
+	for _, p := range ps {
+		for _, s := range p.Stacks {
+			for range s.Count {
+				all = append(all, s.Frames)
+			}
+		}
+		out.Snapshots += p.Snapshots
+		if p.MaxPauseMs != nil && (out.MaxPauseMs == nil || *p.MaxPauseMs > *out.MaxPauseMs) {
+			v := *p.MaxPauseMs
+			out.MaxPauseMs = &v
+		}
+	}
+	out.Stacks = stacks.Aggregate(all, 0)
+	for _, s := range out.Stacks {
+		out.Samples += s.Count
+	}
+	return out
+}
+
+// roleOrder sorts master first, then slaves by name.
+func roleOrder(hosts []string, role map[string]string) []string {
+	out := slices.Clone(hosts)
+	sort.SliceStable(out, func(i, j int) bool {
+		ri, rj := role[out[i]] == "master", role[out[j]] == "master"
+		if ri != rj {
+			return ri
+		}
+		return out[i] < out[j]
+	})
+	return out
+}

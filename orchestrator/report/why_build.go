@@ -1,0 +1,257 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+
+	"github.com/orch-bench/orch/orchestrator/stacks"
+)
+
+// buildWhy computes the table's "where the time went" from its runs'
+// directories; nil when no run has time series (parse output, old runs).
+func (t *Table) buildWhy(warmupS float64) *Why {
+	w := &Why{Runs: map[*Run]*runWhy{}}
+	for _, g := range t.Groups {
+		gw := &GroupWhy{Label: g.Label, Ratio: g.Ratio, Profiles: map[string]*stacks.Profile{}}
+		if g == t.Baseline {
+			gw.Ratio = 1
+			w.Base = gw
+		}
+		hosts := map[string][]*Cost{}
+		role := map[string]string{}
+		var order, slaves []string
+		var slaveCosts, boxes []*Cost
+		profiles := map[string][]*stacks.Profile{}
+		for _, r := range g.Runs {
+			if !r.usable() || r.Dir == "" {
+				continue
+			}
+			rw, err := readRunWhy(r.Dir, warmupS, t.loadEnd(r), r.Bench.LatAvg*1000)
+			if err != nil {
+				w.Notes = append(w.Notes, fmt.Sprintf("%s: %v", r.ID, err))
+				continue
+			}
+			if rw == nil {
+				continue
+			}
+			w.Runs[r] = rw
+			for _, c := range rw.Hosts {
+				if _, seen := hosts[c.Host]; !seen {
+					order = append(order, c.Host)
+					role[c.Host] = c.Role
+					if c.Role == "slave" {
+						slaves = append(slaves, c.Host)
+					}
+				}
+				hosts[c.Host] = append(hosts[c.Host], c)
+				if c.Role == "slave" {
+					slaveCosts = append(slaveCosts, c)
+				}
+			}
+			if rw.LoadBox != nil {
+				boxes = append(boxes, rw.LoadBox)
+			}
+			for _, p := range rw.Profiles {
+				profiles[p.Role] = append(profiles[p.Role], p)
+			}
+		}
+		for _, h := range roleOrder(order, role) {
+			gw.Hosts = append(gw.Hosts, meanCost(hosts[h]))
+		}
+		if len(slaveCosts) > 0 {
+			gw.Slaves = meanCost(slaveCosts)
+			gw.Slaves.Host = "slaves"
+			if len(slaves) == 1 {
+				gw.Slaves.Host = slaves[0]
+			}
+		}
+		gw.LoadBox = meanCost(boxes)
+		gw.ClientBound, gw.ClientWhy = clientBound(gw.LoadBox)
+		for r, ps := range profiles {
+			gw.Profiles[r] = mergeProfiles(ps)
+		}
+		w.Groups = append(w.Groups, gw)
+	}
+	if w.Base == nil || len(w.Runs) == 0 {
+		return nil
+	}
+	for _, g := range w.Groups {
+		if g == w.Base {
+			g.Sentence = baselineLine(g)
+		} else {
+			g.Sentence = attribution(w.Base, g)
+		}
+	}
+	return w
+}
+
+// loadEnd is when the run's load ended on the monitors' clock: its last
+// interval report (the monitors start right before the benchmark), else
+// no bound.
+func (t *Table) loadEnd(r *Run) float64 {
+	s := r.Bench.series(t.Metric)
+	if len(s) == 0 {
+		return math.Inf(1)
+	}
+	return s[len(s)-1].T
+}
+
+// costTableHeader is the per-transaction table's header.
+func costTableHeader() []string {
+	h := []string{"configuration", "host", "role", "tx/s"}
+	for _, m := range metrics {
+		h = append(h, m.col)
+	}
+	return h
+}
+
+// costRows renders the per-transaction table: each value with its ratio to
+// the baseline's same host; mark wraps the cells outside 0.95-1.05.
+func (w *Why) costRows(mark func(string) string) [][]string {
+	var rows [][]string
+	for _, g := range w.Groups {
+		for _, c := range g.Hosts {
+			base := w.Base.host(c.Host)
+			if g == w.Base {
+				base = nil
+			}
+			cell := func(get func(*Cost) float64, prec int) string {
+				v := get(c)
+				s := small(v, prec)
+				if base == nil || math.IsNaN(v) || math.IsNaN(get(base)) || get(base) == 0 {
+					return s
+				}
+				r := v / get(base)
+				s += " (" + Ratio(r) + ")"
+				if r < markLow || r > markHigh {
+					s = mark(s)
+				}
+				return s
+			}
+			row := []string{g.Label, c.Host, c.Role, cell(func(c *Cost) float64 { return c.TPS }, 0)}
+			for _, m := range metrics {
+				row = append(row, cell(m.get, m.prec))
+			}
+			rows = append(rows, row)
+		}
+	}
+	return rows
+}
+
+// small formats v with prec decimals, or with two significant digits when
+// those decimals would show it as zero (0.00023 fsyncs per transaction is
+// a figure; 0.000 is not).
+func small(v float64, prec int) string {
+	if a := math.Abs(v); a > 0 && a < math.Pow(10, -float64(prec)) && !math.IsNaN(v) {
+		return strconv.FormatFloat(v, 'g', 2, 64)
+	}
+	return num(v, prec)
+}
+
+// useHeader is the USE table's header.
+func useHeader() []string {
+	return []string{"configuration", "host", "role", "cores", "server CPU", "host CPU busy", "run queue",
+		"server threads runnable", "disk busy", "threads_running", "client CPU", "flags"}
+}
+
+func (w *Why) useRows() [][]string {
+	var rows [][]string
+	for _, g := range w.Groups {
+		for _, c := range g.Hosts {
+			var flags []string
+			switch saturation(c) {
+			case "cpu":
+				flags = append(flags, "CPU-bound")
+			case "disk":
+				flags = append(flags, "disk-bound")
+			}
+			if c.DiskBusy >= saturatedShare && saturation(c) != "disk" {
+				flags = append(flags, "disk-bound")
+			}
+			rows = append(rows, []string{g.Label, c.Host, c.Role, num(c.NCPU, 0), pct(c.ServerCPU), pct(c.HostCPU),
+				num(c.RunQueue, 1), num(c.ServerRunnable, 1), pct(c.DiskBusy), num(c.ThreadsRunning, 1), "", joinFlags(flags)})
+		}
+		if lb := g.LoadBox; lb != nil {
+			flag := ""
+			if g.ClientBound {
+				flag = "client-bound: " + g.ClientWhy
+			}
+			rows = append(rows, []string{g.Label, lb.Host, "loadbox", num(lb.NCPU, 0), "", pct(lb.BoxCPU),
+				num(lb.BoxRunQueue, 1), "", "", "", pct(lb.ClientCPU), flag})
+		}
+	}
+	return rows
+}
+
+func joinFlags(f []string) string {
+	out := ""
+	for i, s := range f {
+		if i > 0 {
+			out += ", "
+		}
+		out += s
+	}
+	return out
+}
+
+// topStacks is one configuration's and role's five most frequent stacks.
+type topStacks struct {
+	Label, Role, Title string
+	Rows               [][2]string // share, stack
+}
+
+// stackFrames is how many innermost frames a stack shows in the report.
+const stackFrames = 8
+
+func (w *Why) topStacks() []topStacks {
+	var out []topStacks
+	for _, g := range w.Groups {
+		roles := make([]string, 0, len(g.Profiles))
+		for r := range g.Profiles {
+			roles = append(roles, r)
+		}
+		sort.Slice(roles, func(i, j int) bool { return roles[i] == "master" || roles[j] != "master" && roles[i] < roles[j] })
+		for _, role := range roles {
+			p := g.Profiles[role]
+			ts := topStacks{Label: g.Label, Role: role,
+				Title: fmt.Sprintf("%s, %s %s: %d %s stacks from %d snapshot(s)", g.Label, role, p.Host, p.Samples, p.Mode, p.Snapshots)}
+			if p.MaxPauseMs != nil {
+				ts.Title += fmt.Sprintf(", longest server pause %.0f ms", *p.MaxPauseMs)
+			}
+			for _, s := range shown(p) {
+				ts.Rows = append(ts.Rows, [2]string{pct(float64(s.Count) / float64(p.Samples)), key(s.Frames)})
+			}
+			out = append(out, ts)
+		}
+	}
+	return out
+}
+
+func key(fr []stacks.Frame) string { return stacks.Stack{Frames: fr}.Key() }
+
+// shown is a profile's five most frequent stacks as the report prints
+// them: the innermost frame (where the thread is: a futex, poll, fsync),
+// then the server's own frames, up to stackFrames; library frames between
+// them (glibc's layers of a condition wait) are left out, and stacks that
+// then read the same are counted together. stacks/ keeps them whole.
+func shown(p *stacks.Profile) []stacks.Stack {
+	var all [][]stacks.Frame
+	for _, s := range p.Stacks {
+		var fr []stacks.Frame
+		for i, f := range s.Frames {
+			if i == 0 || !f.Lib {
+				fr = append(fr, f)
+			}
+		}
+		if len(fr) > stackFrames {
+			fr = append(fr[:stackFrames:stackFrames], stacks.Frame{Func: "..."})
+		}
+		for range s.Count {
+			all = append(all, fr)
+		}
+	}
+	top := stacks.Aggregate(all, 0)
+	return top[:min(5, len(top))]
+}

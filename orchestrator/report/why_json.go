@@ -1,0 +1,138 @@
+package report
+
+import (
+	"encoding/json"
+	"io"
+	"math"
+
+	"github.com/orch-bench/orch/orchestrator/stacks"
+)
+
+// FileWhy is the machine-readable "Where the time went": the figures of
+// results.csv's host rows and the tables, with the sentences they make.
+const FileWhy = "why.json"
+
+// whyCostJSON is a Cost in JSON: the results.csv names, null when not
+// measured.
+type whyCostJSON map[string]any
+
+func costJSON(c *Cost) whyCostJSON {
+	if c == nil {
+		return nil
+	}
+	v := func(f float64) any {
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return nil
+		}
+		return f
+	}
+	out := whyCostJSON{"host": c.Host, "host_role": c.Role, "host_tx": v(c.Tx), "host_tps": v(c.TPS),
+		"server_cpu_share": v(c.ServerCPU), "host_cpu_busy": v(c.HostCPU), "run_queue": v(c.RunQueue),
+		"server_threads_runnable": v(c.ServerRunnable), "disk_busy": v(c.DiskBusy), "threads_running": v(c.ThreadsRunning),
+		"ncpu": v(c.NCPU)}
+	for _, m := range metrics {
+		out[m.col] = v(m.get(c))
+	}
+	if len(c.FsyncParts) > 0 {
+		out["fsync_per_tx_by_counter"] = c.FsyncParts
+	}
+	if c.Role == "loadbox" {
+		bound, why := clientBound(c)
+		out["client_cpu_share"], out["box_cpu_share"], out["box_run_queue"] = v(c.ClientCPU), v(c.BoxCPU), v(c.BoxRunQueue)
+		out["client_bound"], out["client_bound_why"] = bound, why
+	}
+	return out
+}
+
+type whyStacksJSON struct {
+	Host       string   `json:"host"`
+	Mode       string   `json:"mode"`
+	Snapshots  int      `json:"snapshots"`
+	Samples    int      `json:"samples"`
+	MaxPauseMs *float64 `json:"max_pause_ms"`
+	Top        []struct {
+		Share  float64  `json:"share"`
+		Frames []string `json:"frames"`
+	} `json:"top"`
+}
+
+func stacksJSON(p *stacks.Profile) whyStacksJSON {
+	out := whyStacksJSON{Host: p.Host, Mode: string(p.Mode), Snapshots: p.Snapshots, Samples: p.Samples, MaxPauseMs: p.MaxPauseMs}
+	for _, s := range shown(p) {
+		var names []string
+		for _, f := range s.Frames {
+			names = append(names, f.Func)
+		}
+		out.Top = append(out.Top, struct {
+			Share  float64  `json:"share"`
+			Frames []string `json:"frames"`
+		}{float64(s.Count) / float64(p.Samples), names})
+	}
+	return out
+}
+
+// WriteWhyJSON writes why.json: per table, each configuration's means,
+// sentence, USE figures and top stacks, and each run's own host figures.
+func (rep *Report) WriteWhyJSON(w io.Writer) error {
+	type group struct {
+		Label       string                   `json:"label"`
+		Ratio       any                      `json:"ratio_vs_baseline"`
+		Sentence    string                   `json:"sentence"`
+		ClientBound bool                     `json:"client_bound"`
+		Hosts       []whyCostJSON            `json:"hosts"`
+		LoadBox     whyCostJSON              `json:"loadbox,omitempty"`
+		Stacks      map[string]whyStacksJSON `json:"stacks,omitempty"`
+	}
+	type run struct {
+		Run   string        `json:"run"`
+		Label string        `json:"label"`
+		Hosts []whyCostJSON `json:"hosts"`
+	}
+	type table struct {
+		Workload string  `json:"workload"`
+		Baseline string  `json:"baseline"`
+		Groups   []group `json:"configurations"`
+		Runs     []run   `json:"runs"`
+	}
+	out := struct {
+		WarmupS float64 `json:"warmup_s"`
+		Tables  []table `json:"tables"`
+	}{WarmupS: rep.WarmupS, Tables: []table{}}
+	for _, t := range rep.Tables {
+		if t.Why == nil {
+			continue
+		}
+		tb := table{Workload: t.Workload, Baseline: t.Why.Base.Label}
+		for _, g := range t.Why.Groups {
+			gj := group{Label: g.Label, Sentence: g.Sentence, ClientBound: g.ClientBound, LoadBox: costJSON(g.LoadBox), Stacks: map[string]whyStacksJSON{}}
+			if !math.IsNaN(g.Ratio) {
+				gj.Ratio = g.Ratio
+			}
+			for _, c := range g.Hosts {
+				gj.Hosts = append(gj.Hosts, costJSON(c))
+			}
+			for role, p := range g.Profiles {
+				gj.Stacks[role] = stacksJSON(p)
+			}
+			tb.Groups = append(tb.Groups, gj)
+		}
+		for _, r := range t.Runs {
+			rw := t.Why.Runs[r]
+			if rw == nil {
+				continue
+			}
+			rj := run{Run: r.ID, Label: r.Label}
+			for _, c := range rw.Hosts {
+				rj.Hosts = append(rj.Hosts, costJSON(c))
+			}
+			if rw.LoadBox != nil {
+				rj.Hosts = append(rj.Hosts, costJSON(rw.LoadBox))
+			}
+			tb.Runs = append(tb.Runs, rj)
+		}
+		out.Tables = append(out.Tables, tb)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}

@@ -1,0 +1,189 @@
+package report
+
+import (
+	"bytes"
+	"html/template"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/orch-bench/orch/orchestrator/stacks"
+)
+
+// WhyHeading is the section's title, in report.md and report.html.
+const WhyHeading = "Where the time went"
+
+// whyNotes explain the section's figures, shared by md and html.
+var whyNotes = []string{
+	"Per transaction, over each run's steady state (after the warm-up, to the load's end), divided by the transactions the host did: " +
+		"committed on the master, applied on a slave (GTID position delta); means over the configuration's runs. " +
+		"In parentheses: the ratio to the baseline's same host; marked when outside 0.95-1.05.",
+	"cpu_us_per_tx: the server process's utime+stime (/proc/PID/stat); cs_per_tx: its voluntary + involuntary context switches " +
+		"(/proc/PID/task/*/status); read_kb_per_tx, write_kb_per_tx: its storage reads and writes (/proc/PID/io); fsync_per_tx: " +
+		"Innodb_data_fsyncs + Rocksdb_wal_synced + Tokudb_FILESYSTEM_FSYNC_NUM; binlog_bytes_per_tx: Binlog_bytes_written; " +
+		"semisync_wait_share: the master's ACK wait per transaction (avg wait x acknowledged commits) over the client's mean latency.",
+	"USE: server CPU is the server process's CPU as a share of the host's cores; host CPU busy and run queue are /proc/stat and " +
+		"/proc/loadavg (machine-wide: on hosts sharing a kernel, as in the lab, they count every host); disk busy is the datadir's device. " +
+		"Saturated at 90%. The load box's row gives the CPU and runnable tasks of its own processes (its PID namespace in the lab) " +
+		"and its benchmark client's CPU: a client (or load box) at 90% of its cores, or a run queue above its cores, makes the run client-bound.",
+}
+
+// mdWhy writes the section under a table's verdicts.
+func (rep *Report) mdWhy(b *strings.Builder, t *Table) {
+	w := t.Why
+	if w == nil {
+		return
+	}
+	b.WriteString("### " + WhyHeading + "\n\n")
+	for _, g := range w.Groups {
+		b.WriteString("- " + md(g.Sentence) + "\n")
+	}
+	b.WriteString("\n")
+	for _, n := range whyNotes {
+		b.WriteString(n + "\n\n")
+	}
+	b.WriteString("#### Per transaction\n\n")
+	mdRows(b, costTableHeader(), w.costRows(func(s string) string { return "**" + s + "**" }))
+	b.WriteString("\n#### Utilisation and saturation (USE)\n\n")
+	mdRows(b, useHeader(), w.useRows())
+	b.WriteString("\n#### Top stacks\n\n")
+	tops := w.topStacks()
+	if len(tops) == 0 {
+		b.WriteString("No stack samples (--stacks=off, or no gdb/perf on the hosts).\n\n")
+	}
+	for _, ts := range tops {
+		b.WriteString(md(ts.Title) + "\n\n")
+		rows := make([][]string, len(ts.Rows))
+		for i, r := range ts.Rows {
+			rows[i] = []string{r[0], "`" + r[1] + "`"}
+		}
+		mdRows(b, []string{"share", "stack (innermost frame first)"}, rows)
+		b.WriteString("\n")
+	}
+	for _, n := range w.Notes {
+		b.WriteString("- " + md(n) + "\n")
+	}
+}
+
+// whyHTML renders the section for report.html.
+func (t *Table) whyHTML() (template.HTML, error) {
+	w := t.Why
+	if w == nil {
+		return "", nil
+	}
+	const mark = "\x00"
+	data := struct {
+		Heading     string
+		Sentences   []string
+		Notes       []string
+		CostHeader  []string
+		Costs       [][]htmlCell
+		UseHeader   []string
+		Use         [][]string
+		Stacks      []topStacks
+		ReadProblem []string
+	}{Heading: WhyHeading, Notes: whyNotes, CostHeader: costTableHeader(), UseHeader: useHeader(), Use: w.useRows(),
+		Stacks: w.topStacks(), ReadProblem: w.Notes}
+	for _, g := range w.Groups {
+		data.Sentences = append(data.Sentences, g.Sentence)
+	}
+	for _, row := range w.costRows(func(s string) string { return s + mark }) {
+		cells := make([]htmlCell, len(row))
+		for i, c := range row {
+			cells[i] = htmlCell{Text: strings.TrimSuffix(c, mark), Marked: strings.HasSuffix(c, mark)}
+		}
+		data.Costs = append(data.Costs, cells)
+	}
+	var b bytes.Buffer
+	if err := whyTmpl.Execute(&b, data); err != nil {
+		return "", err
+	}
+	// Rendered by html/template from escaped data: safe to embed.
+	return template.HTML(b.String()), nil
+}
+
+type htmlCell struct {
+	Text   string
+	Marked bool
+}
+
+var whyTmpl = template.Must(template.New("why").Parse(`<h3>{{.Heading}}</h3>
+<ul class="verdicts why">{{range .Sentences}}<li>{{.}}</li>{{end}}</ul>
+{{range .Notes}}<p class="note">{{.}}</p>
+{{end}}<h4>Per transaction</h4>
+<div class="scroll"><table class="why-cost">
+<thead><tr>{{range .CostHeader}}<th>{{.}}</th>{{end}}</tr></thead>
+<tbody>{{range .Costs}}<tr>{{range .}}<td{{if .Marked}} class="marked" style="font-weight:bold;background:#fff3cd"{{end}}>{{.Text}}</td>{{end}}</tr>
+{{end}}</tbody></table></div>
+<h4>Utilisation and saturation (USE)</h4>
+<div class="scroll"><table class="why-use">
+<thead><tr>{{range .UseHeader}}<th>{{.}}</th>{{end}}</tr></thead>
+<tbody>{{range .Use}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</tbody></table></div>
+<h4>Top stacks</h4>
+{{if not .Stacks}}<p class="note">No stack samples (--stacks=off, or no gdb/perf on the hosts).</p>{{end}}
+{{range .Stacks}}<p>{{.Title}}</p>
+<div class="scroll"><table class="why-stacks"><thead><tr><th>share</th><th>stack (innermost frame first)</th></tr></thead>
+<tbody>{{range .Rows}}<tr><td>{{index . 0}}</td><td><code>{{index . 1}}</code></td></tr>{{end}}</tbody></table></div>
+{{end}}{{range .ReadProblem}}<p class="note">{{.}}</p>{{end}}
+`))
+
+// WhyCSVColumns follow CSVColumns in results.csv: each run has one row
+// per host role (master, each slave, the load box), the run's own
+// columns repeated, then that host's figures.
+var WhyCSVColumns = append(append([]string{"host", "host_role", "host_tx", "host_tps"}, metricCols()...),
+	"server_cpu_share", "host_cpu_busy", "run_queue", "server_threads_runnable", "disk_busy", "threads_running",
+	"client_cpu_share", "box_cpu_share", "box_run_queue", "client_bound", "stack_mode", "stack_samples", "stack_max_pause_ms")
+
+func metricCols() []string {
+	out := make([]string, len(metrics))
+	for i, m := range metrics {
+		out[i] = m.col
+	}
+	return out
+}
+
+// whyCSVRows expands one run's results.csv row into one row per host;
+// the row alone, with empty host columns, when the run has no figures.
+func (t *Table) whyCSVRows(r *Run, row []string) [][]string {
+	var rw *runWhy
+	if t.Why != nil {
+		rw = t.Why.Runs[r]
+	}
+	if rw == nil {
+		return [][]string{append(row, make([]string, len(WhyCSVColumns))...)}
+	}
+	prof := map[string]*stacks.Profile{}
+	for _, p := range rw.Profiles {
+		prof[p.Host] = p
+	}
+	var out [][]string
+	hosts := append([]*Cost(nil), rw.Hosts...)
+	if rw.LoadBox != nil {
+		hosts = append(hosts, rw.LoadBox)
+	}
+	for _, c := range hosts {
+		cells := []string{c.Host, c.Role, f4(c.Tx), f4(c.TPS)}
+		for _, m := range metrics {
+			cells = append(cells, f4(m.get(c)))
+		}
+		cb := ""
+		if c.Role == "loadbox" {
+			bound, _ := clientBound(c)
+			cb = strconv.FormatBool(bound)
+		}
+		cells = append(cells, f4(c.ServerCPU), f4(c.HostCPU), f4(c.RunQueue), f4(c.ServerRunnable), f4(c.DiskBusy),
+			f4(c.ThreadsRunning), f4(c.ClientCPU), f4(c.BoxCPU), f4(c.BoxRunQueue), cb)
+		if p := prof[c.Host]; p != nil {
+			pause := math.NaN()
+			if p.MaxPauseMs != nil {
+				pause = *p.MaxPauseMs
+			}
+			cells = append(cells, string(p.Mode), strconv.Itoa(p.Samples), f4(pause))
+		} else {
+			cells = append(cells, "", "", "")
+		}
+		out = append(out, append(append([]string(nil), row...), cells...))
+	}
+	return out
+}

@@ -1,0 +1,347 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/orch-bench/orch/orchestrator/stacks"
+)
+
+// Why is a table's "where the time went": per configuration, the hosts'
+// costs and the sentence that explains its throughput against the
+// baseline's.
+type Why struct {
+	Groups []*GroupWhy
+	Base   *GroupWhy
+	// Runs holds each run's own figures, for results.csv.
+	Runs map[*Run]*runWhy
+	// Notes say what could not be read.
+	Notes []string
+}
+
+// GroupWhy is one configuration's figures, means over its runs.
+type GroupWhy struct {
+	Label string
+	Ratio float64 // throughput over the baseline's
+	// Hosts are the database hosts, master first; Slaves their slaves'
+	// mean (the sentences speak of "the slaves").
+	Hosts   []*Cost
+	Slaves  *Cost
+	LoadBox *Cost
+	// ClientBound: the load box was saturated; ClientWhy says by what.
+	ClientBound bool
+	ClientWhy   string
+	// Profiles pools the stack samples by role ("master", "slave").
+	Profiles map[string]*stacks.Profile
+	Sentence string
+}
+
+// Master is the configuration's master figures (nil when unknown).
+func (g *GroupWhy) Master() *Cost {
+	if g != nil && len(g.Hosts) > 0 && g.Hosts[0].Role == "master" {
+		return g.Hosts[0]
+	}
+	return nil
+}
+
+// host finds a host's figures by name.
+func (g *GroupWhy) host(name string) *Cost {
+	for _, c := range g.Hosts {
+		if c.Host == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// clientBound applies the rule: the client saturates its host when it (or
+// all the box's processes) uses >= 90% of the box's cores, or the box's
+// run queue exceeds its cores.
+func clientBound(lb *Cost) (bool, string) {
+	if lb == nil || math.IsNaN(lb.NCPU) || lb.NCPU <= 0 {
+		return false, ""
+	}
+	var why []string
+	if lb.ClientCPU >= saturatedShare {
+		why = append(why, fmt.Sprintf("client %s of %s cores", pct(lb.ClientCPU), num(lb.NCPU, 0)))
+	} else if lb.BoxCPU >= saturatedShare {
+		why = append(why, fmt.Sprintf("its processes %s of %s cores", pct(lb.BoxCPU), num(lb.NCPU, 0)))
+	}
+	if lb.BoxRunQueue > lb.NCPU {
+		why = append(why, fmt.Sprintf("run queue %s > %s cores", num(lb.BoxRunQueue, 1), num(lb.NCPU, 0)))
+	}
+	return len(why) > 0, strings.Join(why, ", ")
+}
+
+// cpuBusy is a host's CPU saturation figure: the larger of the server's
+// share of the cores and the whole host's busy share.
+func cpuBusy(c *Cost) float64 { return maxNaN(c.ServerCPU, c.HostCPU) }
+
+// diffs lists the per-transaction metrics whose ratio lies outside the
+// marks, largest first (by |log ratio|), ignoring values both under the
+// metric's noise floor.
+func diffs(base, c *Cost) []metric {
+	var out []metric
+	score := map[string]float64{}
+	for _, m := range metrics {
+		b, v := m.get(base), m.get(c)
+		if math.IsNaN(b) || math.IsNaN(v) || math.Max(b, v) < m.floor {
+			continue
+		}
+		r := v / b
+		if b == 0 {
+			r = math.Inf(1)
+		}
+		if r >= markLow && r <= markHigh {
+			continue
+		}
+		score[m.col] = math.Abs(math.Log(math.Max(r, 1e-9)))
+		out = append(out, m)
+	}
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && score[out[j].col] > score[out[j-1].col]; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}
+
+// costPhrase is "1.27x CPU per transaction (412 vs 325 us)"; per is
+// "transaction" or "applied transaction".
+func costPhrase(m metric, base, c *Cost, per string) string {
+	b, v := m.get(base), m.get(c)
+	inner := small(v, m.prec) + " vs " + small(b, m.prec)
+	if m.unit != "" {
+		inner += " " + m.unit
+	}
+	if m.col == "fsync_per_tx" && len(c.FsyncParts) > 0 {
+		var parts []string
+		for _, fc := range fsyncCounters {
+			if p, ok := c.FsyncParts[fc[1]]; ok {
+				parts = append(parts, fmt.Sprintf("%s %s", fc[1], small(p, m.prec)))
+			}
+		}
+		inner += "; " + strings.Join(parts, ", ")
+	}
+	words := m.words
+	if m.col != "semisync_wait_share" {
+		words += " per " + per
+	}
+	return fmt.Sprintf("%s %s (%s)", ratioText(v, b), words, inner)
+}
+
+func ratioText(v, b float64) string {
+	if b == 0 {
+		return "from 0 to"
+	}
+	if r := v / b; r < 0.095 {
+		return fmt.Sprintf("%.3fx", r) // 0.00x would read as nothing
+	}
+	return Ratio(v / b)
+}
+
+// predictor is the per-transaction cost that, at a saturated resource,
+// sets the throughput: CPU for a CPU-bound master, fsyncs or bytes written
+// for a disk-bound one.
+func predictor(resource string, base, c *Cost) (metric, bool) {
+	want := []string{"cpu_us_per_tx"}
+	if resource == "disk" {
+		want = []string{"fsync_per_tx", "write_kb_per_tx"}
+	}
+	for _, col := range want {
+		for _, m := range metrics {
+			if m.col == col && !math.IsNaN(m.get(base)) && !math.IsNaN(m.get(c)) && m.get(c) > 0 && m.get(base) > 0 {
+				return m, true
+			}
+		}
+	}
+	return metric{}, false
+}
+
+// saturation names a host's saturated resource ("cpu", "disk", "").
+func saturation(c *Cost) string {
+	switch {
+	case cpuBusy(c) >= saturatedShare:
+		return "cpu"
+	case c.DiskBusy >= saturatedShare:
+		return "disk"
+	}
+	return ""
+}
+
+// masterPart explains the master: what is saturated, which cost differs,
+// and whether that cost predicts the throughput ratio.
+func masterPart(base, g *GroupWhy) string {
+	bm, m := base.Master(), g.Master()
+	if bm == nil || m == nil {
+		return "No master time series to explain it with."
+	}
+	var b strings.Builder
+	rb, rg := saturation(bm), saturation(m)
+	res := rg
+	if res == "" {
+		res = rb
+	}
+	if math.IsNaN(cpuBusy(m)) && math.IsNaN(m.DiskBusy) {
+		b.WriteString("Master utilisation not measured")
+	}
+	switch {
+	case math.IsNaN(cpuBusy(m)) && math.IsNaN(m.DiskBusy):
+	case rb == "cpu" && rg == "cpu":
+		fmt.Fprintf(&b, "Master CPU saturated in both (%s, %s of %s cores%s)", pct(cpuBusy(m)), pct(cpuBusy(bm)), num(m.NCPU, 0), serverShare(m, bm))
+		res = "cpu"
+	case rb == "disk" && rg == "disk":
+		fmt.Fprintf(&b, "Master disk saturated in both (%s, %s busy)", pct(m.DiskBusy), pct(bm.DiskBusy))
+	case res == "cpu":
+		fmt.Fprintf(&b, "Master CPU saturated in %s only (%s vs %s of %s cores%s)", who(rg == "cpu", g, base), pct(cpuBusy(m)), pct(cpuBusy(bm)), num(m.NCPU, 0), serverShare(m, bm))
+	case res == "disk":
+		fmt.Fprintf(&b, "Master disk saturated in %s only (%s vs %s busy)", who(rg == "disk", g, base), pct(m.DiskBusy), pct(bm.DiskBusy))
+	default:
+		fmt.Fprintf(&b, "Master not saturated (CPU %s vs %s of %s cores, disk %s vs %s busy)",
+			pct(cpuBusy(m)), pct(cpuBusy(bm)), num(m.NCPU, 0), pct(m.DiskBusy), pct(bm.DiskBusy))
+	}
+	ds := diffs(bm, m)
+	named := ""
+	if res != "" {
+		if p, ok := predictor(res, bm, m); ok {
+			pred := p.get(bm) / p.get(m)
+			fmt.Fprintf(&b, "; %s used %s, which alone predicts %s", g.Label, costPhrase(p, bm, m, "transaction"), Ratio(pred))
+			if !math.IsNaN(g.Ratio) && math.Abs(pred/g.Ratio-1) > 0.10 {
+				fmt.Fprintf(&b, ", not the %s measured: something else moved too", Ratio(g.Ratio))
+			}
+			named = p.col
+		}
+	}
+	for _, d := range ds {
+		if d.col == named {
+			continue
+		}
+		if named == "" {
+			fmt.Fprintf(&b, "; the largest per-transaction difference: %s", costPhrase(d, bm, m, "transaction"))
+		} else {
+			fmt.Fprintf(&b, "; also %s", costPhrase(d, bm, m, "transaction"))
+		}
+		break
+	}
+	if len(ds) == 0 && named == "" {
+		b.WriteString("; no per-transaction cost differs beyond 0.95-1.05")
+	}
+	b.WriteString(".")
+	return b.String()
+}
+
+// serverShare says, when the host's CPU and not the server's own is what
+// is saturated (other processes: on a shared kernel, the other hosts), how
+// much of it the server used.
+func serverShare(m, bm *Cost) string {
+	if m.ServerCPU >= saturatedShare && bm.ServerCPU >= saturatedShare || math.IsNaN(m.ServerCPU) {
+		return ""
+	}
+	return fmt.Sprintf(" busy on the host; the server itself used %s and %s", pct(m.ServerCPU), pct(bm.ServerCPU))
+}
+
+func who(first bool, g, base *GroupWhy) string {
+	if first {
+		return g.Label
+	}
+	return base.Label + " (the baseline)"
+}
+
+// slavePart explains the slaves: how fast they applied and the cost that
+// differs most per applied transaction.
+func slavePart(base, g *GroupWhy) string {
+	bs, s := base.Slaves, g.Slaves
+	if bs == nil || s == nil || math.IsNaN(s.TPS) || math.IsNaN(bs.TPS) {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Slaves: %s applied %s (%s vs %s tx/s)", g.Label, Ratio(s.TPS/bs.TPS), num(s.TPS, 0), num(bs.TPS, 0))
+	if ds := diffs(bs, s); len(ds) > 0 {
+		fmt.Fprintf(&b, " with %s", costPhrase(ds[0], bs, s, "applied transaction"))
+	}
+	if m := g.Master(); m != nil && !math.IsNaN(m.TPS) && s.TPS < markLow*m.TPS {
+		fmt.Fprintf(&b, "; they fell behind the master (%s of %s tx/s committed)", num(s.TPS, 0), num(m.TPS, 0))
+		if r := saturation(s); r != "" {
+			fmt.Fprintf(&b, ", %s-bound", r)
+		}
+	}
+	b.WriteString(".")
+	return b.String()
+}
+
+// stackShift is the minimum change of a frame's share worth naming.
+const stackShift = 0.05
+
+// stackPart names, on the master and on the sampled slave, the server
+// frame whose share of thread samples grew most against the baseline.
+func stackPart(base, g *GroupWhy) string {
+	var parts []string
+	for _, role := range []string{"master", "slave"} {
+		bp, p := base.Profiles[role], g.Profiles[role]
+		if bp == nil || p == nil {
+			continue
+		}
+		if f, grow, was := grownFrame(bp, p); grow >= stackShift {
+			parts = append(parts, fmt.Sprintf("Stacks (%s): `%s` in %s of thread samples (%s %s).", role, f.Func, pct(f.Share), base.Label, pct(was)))
+		} else if role == "master" {
+			parts = append(parts, "Stacks (master): no server frame's share grew by 5 points or more.")
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// grownFrame is the server frame whose inclusive share grew most from bp
+// to p; equal growth along one call chain goes to the innermost frame,
+// which says most.
+func grownFrame(bp, p *stacks.Profile) (best stacks.FuncShare, grow, was float64) {
+	before := map[string]float64{}
+	for _, f := range stacks.FuncShares(bp) {
+		before[f.Func] = f.Share
+	}
+	for _, f := range stacks.FuncShares(p) {
+		d := f.Share - before[f.Func]
+		if d > grow+1e-9 || math.Abs(d-grow) <= 1e-9 && d > 0 && f.Depth < best.Depth {
+			best, grow = f, d
+		}
+	}
+	return best, grow, before[best.Func]
+}
+
+// attribution is a configuration's sentence against the baseline.
+func attribution(base, g *GroupWhy) string {
+	parts := []string{fmt.Sprintf("%s: %s %s.", g.Label, Ratio(g.Ratio), base.Label)}
+	if g.ClientBound || base.ClientBound {
+		var who []string
+		if g.ClientBound {
+			who = append(who, g.Label+" ("+g.ClientWhy+")")
+		}
+		if base.ClientBound {
+			who = append(who, base.Label+" ("+base.ClientWhy+")")
+		}
+		parts = append(parts, "Client-bound: the load box was saturated in "+strings.Join(who, " and ")+
+			": the comparison measures the load box, not the engines.")
+	}
+	parts = append(parts, masterPart(base, g))
+	if s := slavePart(base, g); s != "" {
+		parts = append(parts, s)
+	}
+	if s := stackPart(base, g); s != "" {
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, " ")
+}
+
+// baselineLine describes the baseline itself.
+func baselineLine(g *GroupWhy) string {
+	m := g.Master()
+	if m == nil {
+		return g.Label + " (baseline): no master time series."
+	}
+	s := fmt.Sprintf("%s (baseline): master host CPU %s busy (the server %s of %s cores), disk %s busy; %s us CPU, %s fsyncs per transaction",
+		g.Label, pct(m.HostCPU), pct(m.ServerCPU), num(m.NCPU, 0), pct(m.DiskBusy), num(m.CPUUs, 0), num(m.Fsync, 3))
+	if g.ClientBound {
+		s += "; client-bound (" + g.ClientWhy + ")"
+	}
+	return s + "."
+}

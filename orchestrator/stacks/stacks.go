@@ -1,0 +1,150 @@
+// Package stacks samples a server's thread stacks the way pt-pmp does
+// (the "poor man's profiler"): a few `gdb -batch "thread apply all bt"`
+// snapshots a few seconds apart, or `perf record -g` for a few seconds,
+// then identical stacks aggregated and counted. It builds the shell text
+// to run on the host and parses what comes back; running it is the
+// caller's (the monitor, which knows when the steady state is).
+//
+// A gdb snapshot stops every thread of the server while gdb attaches,
+// reads the symbols and walks the stacks: the script times each one, and
+// the longest is the pause a reader must weigh the run's figures against.
+// perf samples on-CPU stacks without stopping the server, so it cannot see
+// threads waiting (for a lock, an fsync, a semi-sync ACK), which gdb can.
+package stacks
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Mode says how (and whether) stacks are sampled.
+type Mode string
+
+// Modes. Auto is gdb when the host has it, else perf, else off: gdb sees
+// waiting threads, which is most of what explains a commit-bound result.
+const (
+	Off  Mode = "off"
+	GDB  Mode = "gdb"
+	Perf Mode = "perf"
+	Auto Mode = "auto"
+)
+
+// ParseMode reads --stacks; "" and "on" mean Auto.
+func ParseMode(s string) (Mode, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "auto", "on":
+		return Auto, nil
+	case "off", "none":
+		return Off, nil
+	case "gdb":
+		return GDB, nil
+	case "perf":
+		return Perf, nil
+	}
+	return "", fmt.Errorf("--stacks %q: want off, gdb, perf or auto", s)
+}
+
+// Frame is one stack frame: the function's name without its parameters,
+// and whether it lies in a library (libc, the kernel) rather than the
+// server itself.
+type Frame struct {
+	Func string `json:"func"`
+	Lib  bool   `json:"lib,omitempty"`
+}
+
+// Stack is one distinct stack, innermost frame first, and how many
+// sampled threads (gdb) or samples (perf) had it.
+type Stack struct {
+	Frames []Frame `json:"frames"`
+	Count  int     `json:"count"`
+}
+
+// Key is the stack as pt-pmp prints it: function names, innermost first,
+// comma-separated.
+func (s Stack) Key() string { return key(s.Frames) }
+
+func key(fr []Frame) string {
+	names := make([]string, len(fr))
+	for i, f := range fr {
+		names[i] = f.Func
+	}
+	return strings.Join(names, ",")
+}
+
+// Aggregate counts identical stacks, most frequent first (ties by key, so
+// the order is stable); stacks deeper than depth frames are cut to their
+// innermost depth frames first (0: no cut). Empty stacks are dropped.
+func Aggregate(all [][]Frame, depth int) []Stack {
+	byKey := map[string]*Stack{}
+	var order []*Stack
+	for _, fr := range all {
+		if len(fr) == 0 {
+			continue
+		}
+		if depth > 0 && len(fr) > depth {
+			fr = fr[:depth]
+		}
+		k := key(fr)
+		s, ok := byKey[k]
+		if !ok {
+			s = &Stack{Frames: fr}
+			byKey[k] = s
+			order = append(order, s)
+		}
+		s.Count++
+	}
+	sort.SliceStable(order, func(i, j int) bool {
+		if order[i].Count != order[j].Count {
+			return order[i].Count > order[j].Count
+		}
+		return order[i].Key() < order[j].Key()
+	})
+	out := make([]Stack, len(order))
+	for i, s := range order {
+		out[i] = *s
+	}
+	return out
+}
+
+// libFuncs are C library and kernel entry points seen under a server's
+// waits, named without the glibc-internal prefixes (those start with _).
+var libFuncs = map[string]bool{
+	"poll": true, "ppoll": true, "epoll_wait": true, "select": true, "syscall": true, "clone": true, "clone3": true,
+	"start_thread": true, "nanosleep": true, "clock_nanosleep": true, "sigtimedwait": true, "sigwaitinfo": true,
+	"read": true, "write": true, "pread64": true, "pwrite64": true, "pread": true, "pwrite": true, "fsync": true,
+	"fdatasync": true, "io_getevents": true, "io_uring_enter": true, "accept": true, "accept4": true, "recv": true,
+	"send": true, "sendto": true, "recvfrom": true, "futex_wait": true, "usleep": true, "sleep": true,
+}
+
+// isLibName reports whether a function name is a C library or threading
+// one when the frame itself does not say where it comes from.
+func isLibName(name string) bool {
+	return strings.HasPrefix(name, "_") || strings.HasPrefix(name, "pthread_") || libFuncs[name]
+}
+
+// stripParams turns a demangled C++ name with its parameter list
+// ("ns::f(THD*, bool) const") into the bare name ("ns::f").
+func stripParams(name string) string {
+	name = strings.TrimSpace(name)
+	name = strings.TrimSuffix(name, " const")
+	if !strings.HasSuffix(name, ")") {
+		return name
+	}
+	depth := 0
+	for i := len(name) - 1; i >= 0; i-- {
+		switch name[i] {
+		case ')':
+			depth++
+		case '(':
+			depth--
+			if depth == 0 {
+				if i == 0 {
+					return name
+				}
+				return strings.TrimSpace(name[:i])
+			}
+		}
+	}
+	return name
+}
