@@ -22,6 +22,10 @@ type endpoint struct {
 	hostname string // after ~/.ssh/config HostName
 	port     int
 	user     string
+	// knownHosts is ssh_config's UserKnownHostsFile (tokens expanded),
+	// nil when it sets none; strict its StrictHostKeyChecking, lower case.
+	knownHosts []string
+	strict     string
 }
 
 // addr is the dial address, also the name used in known_hosts.
@@ -176,6 +180,17 @@ func resolveEndpoint(cf *sshConfig, alias, user string, port int, local string) 
 	}
 	if e.port < 0 || e.port > 65535 {
 		return endpoint{}, fmt.Errorf("port %d is not a port number", e.port)
+	}
+	home, _ := os.UserHomeDir()
+	for _, f := range strings.Fields(cf.get(alias, "UserKnownHostsFile")) {
+		e.knownHosts = append(e.knownHosts, expandTokens(strings.Trim(f, `"`), home, local, e))
+	}
+	switch v := strings.ToLower(cf.get(alias, "StrictHostKeyChecking")); v {
+	case "", "yes", "ask", "accept-new", "no", "off":
+		// ask is yes: orch never prompts.
+		e.strict = v
+	default:
+		return endpoint{}, fmt.Errorf("%s: StrictHostKeyChecking %q for %s: want yes, ask, accept-new or no", cf.path, v, alias)
 	}
 	return e, nil
 }

@@ -103,7 +103,7 @@ func TestResolveRouteDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	local, _ := localUser()
-	if r.target != (endpoint{alias: "10.0.0.1", hostname: "10.0.0.1", port: 22, user: local}) || r.jump != nil {
+	if !reflect.DeepEqual(r.target, endpoint{alias: "10.0.0.1", hostname: "10.0.0.1", port: 22, user: local}) || r.jump != nil {
 		t.Errorf("target %+v jump %+v", r.target, r.jump)
 	}
 	var paths []string
