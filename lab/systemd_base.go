@@ -54,10 +54,6 @@ type baseStamp struct {
 // has none for this package set. Concurrent labs on one machine wait for
 // each other's build (a lock file in the cache dir) instead of racing.
 func baseTree(ctx context.Context, cacheDir string, p *progress) (string, error) {
-	src, err := debianMirror(baseSuite)
-	if err != nil {
-		return "", err
-	}
 	key := sha256.Sum256([]byte(baseSuite + " minbase " + strings.Join(basePackages, ",")))
 	dir := filepath.Join(cacheDir, baseSuite+"-"+hex.EncodeToString(key[:4]))
 	if err := os.MkdirAll(cacheDir, 0o755); err != nil {
@@ -76,10 +72,20 @@ func baseTree(ctx context.Context, cacheDir string, p *progress) (string, error)
 	}
 	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
 
-	if st, err := readBaseStamp(dir); err == nil {
+	if _, err := os.Stat(dir + baseStampSuffix); err == nil {
+		st, err := readBaseStamp(dir)
+		if err != nil {
+			// A finished tree may be a running lab's lower layer: never
+			// delete it on a guess.
+			return "", fmt.Errorf("%w; when no systemd lab uses it, remove it and %s to rebuild", err, dir+baseStampSuffix)
+		}
 		p.printf("lab: base tree %s (Debian %s, built %s from %s)", dir, st.Suite,
 			st.Built.UTC().Format(time.RFC3339), st.Mirror)
 		return dir, nil
+	}
+	src, err := debianMirror(baseSuite)
+	if err != nil {
+		return "", err
 	}
 	// A tree without a stamp is an interrupted build: never trust it.
 	if err := os.RemoveAll(dir); err != nil {
@@ -88,6 +94,7 @@ func baseTree(ctx context.Context, cacheDir string, p *progress) (string, error)
 	return dir, buildBaseTree(ctx, dir, src, p)
 }
 
+// readBaseStamp reads a finished tree's stamp and checks the tree is there.
 func readBaseStamp(dir string) (*baseStamp, error) {
 	b, err := os.ReadFile(dir + baseStampSuffix)
 	if err != nil {

@@ -133,7 +133,9 @@ func newLabFaultCmd(cfg *lab.Config) *cobra.Command {
   link-down    set the host's root-side veth down: no other host (nor this machine) reaches it
   link-up      restore it
   kill-mysqld  SIGKILL mysqld_safe, then mariadbd, so the server stays down until
-               its start script (/etc/mysql/lab/start on the host) runs`,
+               its start script (/etc/mysql/lab/start on the host) runs; in the
+               systemd lab, SIGKILL mariadbd: mariadb.service restarts it as its
+               unit says (Restart=on-abort, after 5 s), as on a real host`,
 		Example: `  orch lab fault slave1 link-down
   orch lab fault master kill-mysqld`,
 		Args: func(_ *cobra.Command, args []string) error {
