@@ -126,7 +126,10 @@ func buildBaseTree(ctx context.Context, dir string, src aptSource, p *progress) 
 	args = append(args, baseSuite, tmp, src.uri)
 	p.printf("lab: building the Debian %s base tree with debootstrap from %s (%s); about 2 min and 0.7 GB, once per machine",
 		baseSuite, src.uri, src.origin)
-	if err := runWithProgress(ctx, p, "base tree", "debootstrap", args...); err != nil {
+	// debootstrap prints "Unpacking the base system..." for a minute while
+	// dpkg works: the tree's size shows that it moves.
+	size := func() string { return fmt.Sprintf("%.0f MB so far", float64(treeBytes(tmp))/1e6) }
+	if err := runWithProgress(ctx, p, "base tree", size, "debootstrap", args...); err != nil {
 		_ = os.RemoveAll(tmp)
 		return fmt.Errorf("base tree: %w", err)
 	}
@@ -137,9 +140,9 @@ func buildBaseTree(ctx context.Context, dir string, src aptSource, p *progress) 
 	if err := os.Rename(tmp, dir); err != nil {
 		return fmt.Errorf("base tree: %w", err)
 	}
-	size := treeBytes(dir)
+	total := treeBytes(dir)
 	st := baseStamp{Suite: baseSuite, Variant: "minbase", Packages: basePackages, Mirror: src.uri,
-		Built: time.Now().UTC(), Seconds: time.Since(start).Seconds(), Bytes: size}
+		Built: time.Now().UTC(), Seconds: time.Since(start).Seconds(), Bytes: total}
 	b, err := json.MarshalIndent(st, "", "  ")
 	if err != nil {
 		return err
@@ -147,7 +150,7 @@ func buildBaseTree(ctx context.Context, dir string, src aptSource, p *progress) 
 	if err := writeFileAtomic(dir+baseStampSuffix, append(b, '\n'), 0o644); err != nil {
 		return fmt.Errorf("base tree stamp: %w", err)
 	}
-	p.printf("lab: base tree %s built in %.1fs (%.1f GB)", dir, st.Seconds, float64(size)/1e9)
+	p.printf("lab: base tree %s built in %.1fs (%.1f GB)", dir, st.Seconds, float64(total)/1e9)
 	return nil
 }
 
@@ -170,10 +173,13 @@ func prepareBaseTree(root string) error {
 	return os.WriteFile(filepath.Join(root, "etc/machine-id"), nil, 0o444)
 }
 
+// progressEvery is how often runWithProgress reports.
+var progressEvery = 10 * time.Second
+
 // runWithProgress runs a long command, keeping its last output line and
-// printing it with the elapsed time every 10 s, so no minute is silent. A
-// failure carries the last lines of the output.
-func runWithProgress(ctx context.Context, p *progress, what, name string, args ...string) error {
+// printing it with the elapsed time and more() every 10 s, so no minute is
+// silent. A failure carries the last lines of the output.
+func runWithProgress(ctx context.Context, p *progress, what string, more func() string, name string, args ...string) error {
 	path, err := lookTool(name)
 	if err != nil {
 		return err
@@ -207,7 +213,7 @@ func runWithProgress(ctx context.Context, p *progress, what, name string, args .
 	}
 	waited := make(chan error, 1)
 	go func() { waited <- cmd.Wait() }()
-	tick := time.NewTicker(10 * time.Second)
+	tick := time.NewTicker(progressEvery)
 	defer tick.Stop()
 	for {
 		select {
@@ -227,7 +233,7 @@ func runWithProgress(ctx context.Context, p *progress, what, name string, args .
 				last = tail[len(tail)-1]
 			}
 			mu.Unlock()
-			p.printf("lab: %s: %s (%.0fs)", what, strings.TrimSpace(last), time.Since(start).Seconds())
+			p.printf("lab: %s: %s (%.0fs, %s)", what, strings.TrimSpace(last), time.Since(start).Seconds(), more())
 		}
 	}
 }
