@@ -71,11 +71,7 @@ func Fault(ctx context.Context, cfg Config, hostName, kind string) error {
 // In the systemd lab there is no mysqld_safe: mariadb.service restarts the
 // killed server as its unit says (Restart=on-abort), as on a real host.
 func killMysqld(kind string, h HostState) (string, error) {
-	findPID1 := hostPID1
-	if kind == KindSystemd {
-		findPID1 = containerPID1
-	}
-	pid1, err := findPID1(h)
+	pid1, err := pid1Of(kind, h)
 	if err != nil {
 		return "", err
 	}

@@ -80,11 +80,7 @@ func checkHost(ctx context.Context, kind string, h HostState) HostStatus {
 	if !s.Netns {
 		problem("network namespace missing")
 	}
-	findPID1 := hostPID1
-	if kind == KindSystemd {
-		findPID1 = containerPID1
-	}
-	if pid1, err := findPID1(h); err == nil {
+	if pid1, err := pid1Of(kind, h); err == nil {
 		s.PID1 = pid1
 	} else {
 		if kind == KindSystemd {

@@ -183,6 +183,14 @@ func containerPID1(h HostState) (int, error) {
 	return 0, fmt.Errorf("%s %s: container has no systemd PID 1 (yet)", h.Name, h.IP)
 }
 
+// pid1Of finds a host's PID 1 in either kind of lab.
+func pid1Of(kind string, h HostState) (int, error) {
+	if kind == KindSystemd {
+		return containerPID1(h)
+	}
+	return hostPID1(h)
+}
+
 // waitBooted waits until the container's systemd reaches multi-user
 // ("running", or "degraded" when some unit failed), then checks that sshd
 // and, on database hosts, mariadb.service are active; a failed one is
