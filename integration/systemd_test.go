@@ -28,21 +28,8 @@ const systemdSubnet = "10.93.0.0/24"
 // never around it. It needs root and ORCH_BIN; the base tree is built
 // once per machine (about 2 minutes) and cached.
 func TestSystemdServiceControl(t *testing.T) {
-	bin := os.Getenv("ORCH_BIN")
-	if bin == "" || os.Geteuid() != 0 {
-		if os.Getenv("ORCH_REQUIRE_LAB") != "" {
-			t.Fatal("ORCH_REQUIRE_LAB is set but ORCH_BIN is not, or not running as root")
-		}
-		t.Skip("needs root and ORCH_BIN (make test sets it)")
-	}
-	l := &lab{bin: bin}
+	l, state := newSystemdLab(t, systemdSubnet)
 	dir := t.TempDir()
-	state, inv := filepath.Join(dir, "state"), filepath.Join(dir, "inv", "lab.yaml")
-	start := time.Now()
-	l.mustOK(t, "lab", "up", "--systemd", "--subnet", systemdSubnet, "--state-dir", state, "-i", inv)
-	t.Logf("systemd lab up in %.1fs", time.Since(start).Seconds())
-	t.Cleanup(func() { l.orch(t, "lab", "down", "--state-dir", state, "-i", inv) })
-	l.inventory = inv
 	doc := l.inventoryDoc(t, "lab.yaml")
 
 	// The one manual step on a stock host until orch makes its own account:
@@ -64,7 +51,7 @@ func TestSystemdServiceControl(t *testing.T) {
 	}
 	mysql := doc["defaults"].(map[string]any)["mysql"].(map[string]any)
 	mysql["user"], mysql["password"] = "orch", map[string]any{"file": pwFile}
-	admin := filepath.Join(dir, "inv", "lab-admin.yaml")
+	admin := filepath.Join(dir, "lab-admin.yaml")
 	writeYAML(t, admin, doc)
 
 	mainPIDs := func() map[string]string {
@@ -130,6 +117,29 @@ func TestSystemdServiceControl(t *testing.T) {
 			t.Errorf("%s: log_bin %q after down, want the stock 0", name, out)
 		}
 	}
+}
+
+// newSystemdLab builds a systemd lab of the test's own on subnet (each
+// test a different one) with `orch lab up --systemd`, torn down when the
+// test ends, and returns it (l.inventory is its lab.yaml) and its state
+// dir. It needs root and ORCH_BIN.
+func newSystemdLab(t *testing.T, subnet string) (*lab, string) {
+	t.Helper()
+	bin := os.Getenv("ORCH_BIN")
+	if bin == "" || os.Geteuid() != 0 {
+		if os.Getenv("ORCH_REQUIRE_LAB") != "" {
+			t.Fatal("ORCH_REQUIRE_LAB is set but ORCH_BIN is not, or not running as root")
+		}
+		t.Skip("needs root and ORCH_BIN (make test sets it)")
+	}
+	dir := t.TempDir()
+	l := &lab{bin: bin, inventory: filepath.Join(dir, "inv", "lab.yaml")}
+	state := filepath.Join(dir, "state")
+	start := time.Now()
+	l.mustOK(t, "lab", "up", "--systemd", "--subnet", subnet, "--state-dir", state, "-i", l.inventory)
+	t.Logf("systemd lab up in %.1fs", time.Since(start).Seconds())
+	t.Cleanup(func() { l.orch(t, "lab", "down", "--state-dir", state, "-i", l.inventory) })
+	return l, state
 }
 
 // rootSSH logs in to a systemd lab host as root with the lab's key,
