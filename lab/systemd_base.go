@@ -88,7 +88,7 @@ func baseTree(ctx context.Context, cacheDir string, p *progress) (string, error)
 		return "", err
 	}
 	// A tree without a stamp is an interrupted build: never trust it.
-	if err := os.RemoveAll(dir); err != nil {
+	if err := removeTree(dir); err != nil {
 		return "", fmt.Errorf("base tree: remove unfinished %s: %w", dir, err)
 	}
 	return dir, buildBaseTree(ctx, dir, src, p)
@@ -116,7 +116,7 @@ func readBaseStamp(dir string) (*baseStamp, error) {
 func buildBaseTree(ctx context.Context, dir string, src aptSource, p *progress) error {
 	start := time.Now()
 	tmp := dir + ".building"
-	if err := os.RemoveAll(tmp); err != nil {
+	if err := removeTree(tmp); err != nil {
 		return fmt.Errorf("base tree: %w", err)
 	}
 	args := []string{"--variant=minbase", "--include=" + strings.Join(basePackages, ",")}
@@ -130,11 +130,15 @@ func buildBaseTree(ctx context.Context, dir string, src aptSource, p *progress) 
 	// dpkg works: the tree's size shows that it moves.
 	size := func() string { return fmt.Sprintf("%.0f MB so far", float64(treeBytes(tmp))/1e6) }
 	if err := runWithProgress(ctx, p, "base tree", size, "debootstrap", args...); err != nil {
-		_ = os.RemoveAll(tmp)
+		if rerr := removeTree(tmp); rerr != nil {
+			return fmt.Errorf("base tree: %w (and: %v)", err, rerr)
+		}
 		return fmt.Errorf("base tree: %w", err)
 	}
 	if err := prepareBaseTree(tmp); err != nil {
-		_ = os.RemoveAll(tmp)
+		if rerr := removeTree(tmp); rerr != nil {
+			return fmt.Errorf("base tree: %w (and: %v)", err, rerr)
+		}
 		return fmt.Errorf("base tree: %w", err)
 	}
 	if err := os.Rename(tmp, dir); err != nil {
@@ -173,6 +177,24 @@ func prepareBaseTree(root string) error {
 	return os.WriteFile(filepath.Join(root, "etc/machine-id"), nil, 0o444)
 }
 
+// removeTree deletes an unfinished tree. An interrupted debootstrap can
+// leave /proc, /sys and (in containers) bind mounts of the machine's own
+// /dev entries inside it: they are detached first, and nothing is deleted
+// while any mount is left below dir.
+func removeTree(dir string) error {
+	if err := detachMountsUnder(dir); err != nil {
+		return err
+	}
+	b, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return err
+	}
+	if left := mountPointsUnder(string(b), dir); len(left) > 0 {
+		return fmt.Errorf("%s still has mounts (%s); unmount them, then retry", dir, strings.Join(left, ", "))
+	}
+	return os.RemoveAll(dir)
+}
+
 // progressEvery is how often runWithProgress reports.
 var progressEvery = 10 * time.Second
 
@@ -187,6 +209,10 @@ func runWithProgress(ctx context.Context, p *progress, what string, more func() 
 	cmd := exec.CommandContext(ctx, path, args...)
 	cmd.Args[0] = name
 	cmd.Env = cleanEnv()
+	// SIGTERM first: debootstrap's exit trap unmounts what it mounted in
+	// the tree; SIGKILL would leave the mounts behind.
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = 30 * time.Second
 	pr, pw := io.Pipe()
 	cmd.Stdout, cmd.Stderr = pw, pw
 	var (

@@ -291,6 +291,13 @@ func unmountHosts(st *State) []error {
 		}
 		if err := unmountHostRoot(h.Mount); err != nil {
 			errs = append(errs, fmt.Errorf("%s %s: %w", h.Name, h.IP, err))
+			continue
+		}
+		// Down deletes the host dir next: never through a mount.
+		if b, err := os.ReadFile("/proc/self/mountinfo"); err == nil && h.Mount != "" {
+			if left := mountPointsUnder(string(b), filepath.Dir(h.Mount)); len(left) > 0 {
+				errs = append(errs, fmt.Errorf("%s %s: still mounted: %s", h.Name, h.IP, strings.Join(left, ", ")))
+			}
 		}
 		if h.Netns != "" {
 			_ = os.Remove(filepath.Join("/run/systemd/nspawn/propagate", h.Netns)) // only if empty
