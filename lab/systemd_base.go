@@ -246,6 +246,9 @@ func runWithProgress(ctx context.Context, p *progress, what string, more func() 
 		case err := <-waited:
 			pw.Close()
 			<-done
+			if err != nil && ctx.Err() != nil {
+				return fmt.Errorf("%s: interrupted: %w", name, ctx.Err())
+			}
 			if err != nil {
 				mu.Lock()
 				defer mu.Unlock()
