@@ -7,7 +7,6 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -191,7 +190,9 @@ func tcpReachable(ctx context.Context, addr string, timeout time.Duration) bool 
 
 // waitSSHD polls the host's sshd port until it accepts connections, the
 // host dies, or timeout passes.
-func waitSSHD(ctx context.Context, h HostState, timeout time.Duration, hostDir string) error {
+// logs are where to look when it does not: the first one is the host
+// process's own log, whose tail is quoted when that process exits.
+func waitSSHD(ctx context.Context, h HostState, timeout time.Duration, logs ...string) error {
 	deadline := time.Now().Add(timeout)
 	addr := net.JoinHostPort(h.IP, "22")
 	for {
@@ -199,11 +200,10 @@ func waitSSHD(ctx context.Context, h HostState, timeout time.Duration, hostDir s
 			return nil
 		}
 		if !alive(h.PID, h.PIDStart) {
-			return fmt.Errorf("host init exited: %s", tailFile(filepath.Join(hostDir, hostLogName), 5))
+			return fmt.Errorf("host exited: %s", tailFile(logs[0], 5))
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("sshd not reachable on %s after %s; see %s and %s", addr, timeout,
-				filepath.Join(hostDir, hostLogName), filepath.Join(hostDir, "fs/var/log/sshd.log"))
+			return fmt.Errorf("sshd not reachable on %s after %s; see %s", addr, timeout, strings.Join(logs, " and "))
 		}
 		select {
 		case <-ctx.Done():

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -110,7 +111,8 @@ func bootHost(ctx context.Context, cfg Config, store *stateStore, names labNames
 	if err != nil {
 		return err
 	}
-	if err := waitSSHD(ctx, h, 15*time.Second, hostDir); err != nil {
+	// ssh.service is active; its port answering proves the lab's network.
+	if err := waitSSHD(ctx, h, 15*time.Second, filepath.Join(hostDir, sdConsoleName)); err != nil {
 		return err
 	}
 	p.step(h, "booted: systemd "+state, t)

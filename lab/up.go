@@ -187,7 +187,7 @@ func bringUpHost(ctx context.Context, cfg Config, store *stateStore, names labNa
 	}); err != nil {
 		return err
 	}
-	if err := waitSSHD(ctx, h, 15*time.Second, hostDir); err != nil {
+	if err := waitSSHD(ctx, h, 15*time.Second, filepath.Join(hostDir, hostLogName), filepath.Join(hostDir, "fs/var/log/sshd.log")); err != nil {
 		return err
 	}
 	p.step(h, "sshd up", t)
