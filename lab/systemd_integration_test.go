@@ -165,6 +165,41 @@ func TestIntegrationSystemdLab(t *testing.T) {
 		}
 	})
 
+	t.Run("faults", func(t *testing.T) {
+		probe := "timeout 2 bash -c '</dev/tcp/" + hostIP(st, "master") + "/22'"
+		if err := Fault(ctx, cfg, "master", FaultLinkDown); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := run1(clients["slave1"], probe, ""); err == nil {
+			t.Error("master reachable from slave1 with its link down")
+		}
+		if err := Fault(ctx, cfg, "master", FaultLinkUp); err != nil {
+			t.Fatal(err)
+		}
+		if !eventually(5*time.Second, func() bool { _, err := run1(clients["slave1"], probe, ""); return err == nil }) {
+			t.Error("master unreachable from slave1 after link-up")
+		}
+
+		before := mustRun(t, clients["slave2"], "systemctl show -p MainPID --value mariadb.service", "")
+		if err := Fault(ctx, cfg, "slave2", FaultKillMysqld); err != nil {
+			t.Fatal(err)
+		}
+		if hs, err := Status(ctx, cfg); err != nil || AllHealthy(hs) {
+			t.Errorf("status healthy right after slave2's server was killed: %v", err)
+		}
+		// The stock unit restarts an aborted server (Restart=on-abort,
+		// RestartSec=5s), as on a real host.
+		if !eventually(30*time.Second, func() bool {
+			hs, err := Status(ctx, cfg)
+			return err == nil && AllHealthy(hs)
+		}) {
+			t.Fatal("systemd did not restart slave2's killed server")
+		}
+		if after := mustRun(t, clients["slave2"], "systemctl show -p MainPID --value mariadb.service", ""); after == before {
+			t.Errorf("slave2's server was not restarted (main PID %s)", strings.TrimSpace(after))
+		}
+	})
+
 	t.Run("up again keeps a healthy lab", func(t *testing.T) {
 		before := mustRun(t, clients["master"], "systemctl show -p MainPID --value mariadb.service", "")
 		again := cfg
@@ -197,4 +232,9 @@ func TestIntegrationSystemdLab(t *testing.T) {
 	if err := Down(ctx, cfg); err != nil {
 		t.Errorf("second down: %v", err)
 	}
+}
+
+func hostIP(st *State, name string) string {
+	h, _ := st.host(name)
+	return h.IP
 }
