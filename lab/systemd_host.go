@@ -34,10 +34,30 @@ const sdBootTimeout = 3 * time.Minute
 // MariaDB cleanly, then every other unit) before SIGKILL.
 const sdDownGrace = 30 * time.Second
 
+// CheckSystemdPaths refuses a state or cache dir the systemd lab cannot
+// use as an overlay layer: overlayfs splits its options on commas and its
+// lower dirs on colons.
+func CheckSystemdPaths(cfg Config) error {
+	cfg = cfg.withDefaults()
+	for _, d := range []struct{ flag, path string }{{"--state-dir", cfg.StateDir}, {"--cache-dir", cfg.CacheDir}} {
+		if strings.ContainsAny(d.path, ",:") {
+			return fmt.Errorf("%s %s: the systemd lab's overlays cannot use a path with ',' or ':'", d.flag, d.path)
+		}
+	}
+	return nil
+}
+
 // mountHostRoot mounts the host's root: an overlay of its own upper dir on
 // the shared base tree.
 func mountHostRoot(base, hostDir string) (string, error) {
 	upper, work, root := filepath.Join(hostDir, sdUpperName), filepath.Join(hostDir, sdWorkName), filepath.Join(hostDir, sdRootName)
+	// overlayfs splits its options on commas and lower dirs on colons
+	// (CheckSystemdPaths refuses such dirs up front).
+	for _, d := range []string{base, upper, work} {
+		if strings.ContainsAny(d, ",:") {
+			return "", fmt.Errorf("overlay layer %s: a path with ',' or ':' cannot be used", d)
+		}
+	}
 	for _, d := range []string{upper, work, root} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return "", err

@@ -44,7 +44,7 @@ func buildSystemd(ctx context.Context, cfg Config, plan addrPlan, names labNames
 	known := make([]string, len(labHosts))
 	errs := orchestrator.ForEach(ctx, 0, labHosts, func(ctx context.Context, i int, h hostSpec) error {
 		hostDir := cfg.hostDir(h.name)
-		mount := hostDir + "/" + sdRootName
+		mount := filepath.Join(hostDir, sdRootName)
 		if err := store.updateHost(h.name, func(r *HostState) { r.Mount = mount }); err != nil {
 			return err
 		}

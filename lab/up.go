@@ -68,6 +68,9 @@ func Up(ctx context.Context, cfg Config) error {
 	tools := requiredTools
 	if cfg.Systemd {
 		tools = systemdTools
+		if err := CheckSystemdPaths(cfg); err != nil {
+			return fmt.Errorf("lab up: %w", err)
+		}
 	}
 	if err := checkTools(tools); err != nil {
 		return fmt.Errorf("lab up: %w", err)

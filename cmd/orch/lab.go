@@ -60,6 +60,11 @@ MySQL account); down keeps the cached tree.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c := *cfg
 			c.Out = cmd.ErrOrStderr()
+			if c.Systemd {
+				if err := lab.CheckSystemdPaths(c); err != nil {
+					return usagef("lab up: %v", err)
+				}
+			}
 			return lab.Up(cmd.Context(), c)
 		},
 	}
