@@ -18,7 +18,7 @@ import (
 func TestVerdictInnodbVsRocksdb(t *testing.T) {
 	l := needLab(t)
 	defer l.orch(t, "up", "-i", l.inventory, "--engine", "innodb")
-	// The lab gives InnoDB 128M and RocksDB 64M: equal budgets here.
+	// Equal cache budgets for both engines (the lab inventory has them too).
 	doc := l.inventoryDoc(t, filepath.Base(l.inventory))
 	vars := doc["profile"].(map[string]any)["vars"].(map[string]any)
 	vars["rocksdb_block_cache_size"] = vars["innodb_buffer_pool_size"]

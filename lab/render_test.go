@@ -209,7 +209,7 @@ func checkSettings(t *testing.T, name string, inv *topology.Inventory, paths inv
 	}
 	wantProfile := topology.Profile{
 		Engine: "innodb",
-		Vars:   map[string]string{"innodb_buffer_pool_size": "128M", "rocksdb_block_cache_size": "64M"},
+		Vars:   map[string]string{"innodb_buffer_pool_size": "128M", "rocksdb_block_cache_size": "128M"},
 	}
 	if !reflect.DeepEqual(inv.Profile, wantProfile) {
 		t.Errorf("%s profile\n got %+v\nwant %+v", name, inv.Profile, wantProfile)

@@ -16,7 +16,7 @@ echo "== unit tests"
 $GO test -count=1 ./...
 
 echo "== the lab's own integration test (a separate lab on another subnet)"
-ORCH_LAB=1 $GO test -count=1 -run Integration ./lab/
+ORCH_LAB=1 $GO test -count=1 -timeout 15m -run Integration -v ./lab/
 
 echo "== lab up"
 lab_down() {
