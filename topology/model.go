@@ -36,6 +36,8 @@ type Inventory struct {
 	// hostsPos is where the host list is declared, for errors about hosts
 	// that are missing (ValidateCluster) rather than wrong.
 	hostsPos Pos
+	// namePos is where a cluster of a clusters list is named.
+	namePos Pos
 	// Replication is how `orch up` wires the slaves to the master.
 	Replication Replication `json:"replication"`
 	// Profile chooses and adjusts the engine profile `orch up` lays down.
