@@ -3,6 +3,7 @@ package bench
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -174,5 +175,36 @@ func TestMergeSysbenchWithoutHistogram(t *testing.T) {
 	}
 	if m.TPS.IsSet() {
 		t.Errorf("tps %s summed over clients that printed none", m.TPS)
+	}
+}
+
+// Real output: the same capture as two clients, the second started one
+// second later. Every slot both cover is the sum of the two lines that
+// ended in that second, not of the lines with the same number.
+func TestMergeSysbenchCapturedOffset(t *testing.T) {
+	r := parseSysbenchFile(t, "captured-sysbench-1.0.20-oltp_read_write-histogram-p99.txt")
+	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	m, err := MergeSysbench([]ClientRun{{Name: "load1", Start: t0, Result: r}, {Name: "load2", Start: t0.Add(time.Second), Result: r}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	iv := r.Intervals
+	if len(m.Intervals) != len(iv)+1 {
+		t.Fatalf("%d merged slots for %d lines a client", len(m.Intervals), len(iv))
+	}
+	for k := 1; k < len(iv); k++ {
+		got := m.Intervals[k]
+		want := iv[k].TPS.Float64() + iv[k-1].TPS.Float64()
+		if !got.Complete || got.T != iv[k].T || math.Abs(got.TPS.Float64()-want) > 0.001 {
+			t.Errorf("slot %ds: tps %s (complete %v), want %.2f = %s + %s", got.T, got.TPS, got.Complete, want, iv[k].TPS, iv[k-1].TPS)
+		}
+	}
+	if m.Intervals[0].Complete || m.Intervals[len(iv)].Complete {
+		t.Error("the first and last slots have one client each")
+	}
+	// Doubling every bucket's count keeps the percentile's bucket.
+	one, _ := HistogramPercentile(r.Histogram, 99)
+	if m.Events != 2*r.Events || m.LatencyMS.Pct != one || one.String() != "9.222" {
+		t.Errorf("events %d p99 %s; want %d and the client's own %s (9.222)", m.Events, m.LatencyMS.Pct, 2*r.Events, one)
 	}
 }
