@@ -228,3 +228,45 @@ func (d *Design) Estimate(m *Matrix, costs Costs) (wall time.Duration, perCluste
 	}
 	return wall, perCluster
 }
+
+// Check verifies a design read back with its matrix (a resume): every cell
+// of the matrix is in exactly one block, every block's cell exists, and
+// the clusters are the ones given (the inventory's), in any order. A
+// design whose clusters changed cannot be resumed: its blocks would no
+// longer be the hardware they name.
+func (d *Design) Check(m *Matrix, clusters []string) error {
+	owner := map[string]string{}
+	for _, b := range d.Blocks {
+		if !slices.Contains(clusters, b.Cluster) {
+			return fmt.Errorf("matrix: the design has cluster %s, which the inventory does not (clusters: %v)", b.Cluster, clusters)
+		}
+		for _, id := range b.Cells {
+			if prev, dup := owner[id]; dup {
+				return fmt.Errorf("matrix: cell %s is in the blocks of %s and %s", id, prev, b.Cluster)
+			}
+			if m.cell(id) == nil {
+				return fmt.Errorf("matrix: cell %s of cluster %s is not in the matrix", id, b.Cluster)
+			}
+			owner[id] = b.Cluster
+		}
+	}
+	for _, c := range clusters {
+		if d.block(c) == nil {
+			return fmt.Errorf("matrix: cluster %s of the inventory is not in the design (clusters: %v)", c, d.clusterNames())
+		}
+	}
+	for _, c := range m.Cells {
+		if owner[c.ID] == "" {
+			return fmt.Errorf("matrix: cell %s belongs to no cluster of the design", c.ID)
+		}
+	}
+	return nil
+}
+
+func (d *Design) clusterNames() []string {
+	out := make([]string, len(d.Blocks))
+	for i, b := range d.Blocks {
+		out[i] = b.Cluster
+	}
+	return out
+}

@@ -299,3 +299,32 @@ func TestWriteDesign(t *testing.T) {
 		t.Errorf("wall estimate %s, want 12 cells x 10m plus 0-5 switches", wall)
 	}
 }
+
+func TestDesignCheck(t *testing.T) {
+	m, d := newBlocked(t, 2, []string{"east", "west"}, 2, false)
+	if err := d.Check(m, []string{"west", "east"}); err != nil {
+		t.Errorf("fresh design: %v", err)
+	}
+	for _, c := range []struct {
+		clusters []string
+		want     string
+	}{
+		{[]string{"east"}, "cluster west, which the inventory does not"},
+		{[]string{"east", "west", "north"}, "cluster north of the inventory is not in the design"},
+	} {
+		if err := d.Check(m, c.clusters); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: got %v, want %q", c.clusters, err, c.want)
+		}
+	}
+	extra := m.Cells[0]
+	extra.ID = "stray"
+	m.Cells = append(m.Cells, extra)
+	if err := d.Check(m, []string{"east", "west"}); err == nil || !strings.Contains(err.Error(), "stray belongs to no cluster") {
+		t.Errorf("stray cell: %v", err)
+	}
+	m.Cells = m.Cells[:len(m.Cells)-1]
+	d.Blocks[1].Cells = append(d.Blocks[1].Cells, d.Blocks[0].Cells[0])
+	if err := d.Check(m, []string{"east", "west"}); err == nil || !strings.Contains(err.Error(), "in the blocks of east and west") {
+		t.Errorf("shared cell: %v", err)
+	}
+}
