@@ -85,7 +85,7 @@ func BenchmarkCheckFanout1000(b *testing.B) {
 
 		fmt.Printf("\n1,000-host fan-out (cluster.Connect + Each + Close, parallel %d):\n", orchestrator.DefaultParallel)
 		fmt.Printf("  wall: connect %s, connect+run %s, total %s\n", dialled.Round(time.Millisecond), ran.Round(time.Millisecond), total.Round(time.Millisecond))
-		fmt.Printf("  with 1,000 connections open: %d goroutines, heap in use %s\n", connected.goroutines, mb(connected.heap))
+		fmt.Printf("  with 1,000 connections open: %d goroutines (stacks %s), heap in use %s\n", connected.goroutines, mb(connected.stacks), mb(connected.heap))
 		fmt.Printf("  peak heap in use %s, peak Go memory from the OS %s (sampled every 5ms)\n", mb(m.heap), mb(m.sys))
 		fmt.Printf("  peak RSS (VmHWM) %s (RSS before %s); target < 200 MB\n", mb(uint64(hwm)*1024), mb(uint64(baseRSS)*1024))
 		fmt.Printf("  goroutines: %d before, peak %d, %d after close\n", baseGoroutines, m.goroutines, left)
@@ -135,6 +135,7 @@ type sampler struct {
 
 type memFigures struct {
 	heap, sys  uint64 // heap in use (objects + fragmentation), all Go memory from the OS
+	stacks     uint64 // goroutine stacks
 	goroutines int
 }
 
@@ -144,6 +145,7 @@ func startSampler() *sampler {
 		{Name: "/memory/classes/heap/unused:bytes"},
 		{Name: "/memory/classes/total:bytes"},
 		{Name: "/sched/goroutines:goroutines"},
+		{Name: "/memory/classes/heap/stacks:bytes"},
 	}}
 	go func() {
 		defer close(s.stopped)
@@ -170,10 +172,12 @@ func (s *sampler) sample() memFigures {
 		heap:       s.samples[0].Value.Uint64() + s.samples[1].Value.Uint64(),
 		sys:        s.samples[2].Value.Uint64(),
 		goroutines: int(s.samples[3].Value.Uint64()),
+		stacks:     s.samples[4].Value.Uint64(),
 	}
 	s.peak.heap = max(s.peak.heap, now.heap)
 	s.peak.sys = max(s.peak.sys, now.sys)
 	s.peak.goroutines = max(s.peak.goroutines, now.goroutines)
+	s.peak.stacks = max(s.peak.stacks, now.stacks)
 	return now
 }
 
