@@ -14,7 +14,8 @@ import (
 // repetitions within every cluster. The failed cluster's finished cells
 // of that round are kept on disk but Excluded from the analysis; its
 // complete rounds stay part of the design. Its unfinished cells leave the
-// matrix (MovedRound.Dropped lists them).
+// matrix (MovedRound.Dropped lists them), including a cell found running
+// when the cluster went away: the caller does not Finish it afterwards.
 //
 // With --fail-fast the caller does not call Fail: it stops the matrix,
 // and a resume continues the same design.
