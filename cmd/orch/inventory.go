@@ -31,7 +31,7 @@ A bad inventory gets one line FILE:LINE[:COL]: message and exit status 2.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			paths := args
 			if len(paths) == 0 {
-				paths = []string{g.inventory}
+				paths = g.inventories
 			}
 			set, err := g.loadSet(paths)
 			if err != nil {
