@@ -40,6 +40,7 @@ it, lab-password.yaml (user bench with a password and sudo).`,
 }
 
 func newLabUpCmd(cfg *lab.Config) *cobra.Command {
+	clusters := 1
 	cmd := &cobra.Command{
 		Use:   "up",
 		Short: "Build the lab (or, if it is up and healthy, only rewrite the inventories)",
@@ -50,9 +51,10 @@ is kept (the inventories are rewritten), a half-made one is torn down and rebuil
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c := *cfg
 			c.Out = cmd.ErrOrStderr()
-			return lab.Up(cmd.Context(), c)
+			return lab.UpClusters(cmd.Context(), c, clusters)
 		},
 	}
+	cmd.Flags().IntVar(&clusters, "clusters", 1, "clusters of four hosts to build, each on the next subnet, in one inventory with a clusters list")
 	cmd.Flags().StringVar(&cfg.Subnet, "subnet", "",
 		"IPv4 network of the lab, /28 or larger and unused (default "+lab.DefaultSubnet+", or the running lab's)")
 	return cmd
@@ -69,7 +71,7 @@ state dir. It is safe to run on a half-made lab or when no lab is up.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c := *cfg
 			c.Out = cmd.ErrOrStderr()
-			return lab.Down(cmd.Context(), c)
+			return lab.DownClusters(cmd.Context(), c)
 		},
 	}
 }
