@@ -22,7 +22,9 @@ import (
 // their speed, and a cluster's own speed cancels in its ratio. Its 95%
 // interval comes from Student's t over the clusters' log ratios (k-1
 // degrees of freedom), so it reflects how much the effect varies between
-// clusters: with two clusters it is wide, honestly. Cochran's Q tests
+// clusters: with two clusters it is wide, honestly. It is never narrower
+// than the runs' own noise allows (the delta-method standard error of the
+// mean log ratio), since two clusters can agree by chance. Cochran's Q tests
 // whether the clusters' ratios differ by more than their own run-to-run
 // noise allows; when they do, the report warns that the clusters disagree.
 //
@@ -109,6 +111,13 @@ func CompareBlocked(pairs []ClusterPair) Blocked {
 	out.Ratio = math.Exp(mean)
 	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: k - 1}
 	se := sd / math.Sqrt(k)
+	// A few clusters can agree by chance far better than their runs'
+	// noise allows (two clusters give one degree of freedom): the
+	// interval is never narrower than the clusters' own noise makes the
+	// mean of their log ratios.
+	if within := withinSE(used); within > se {
+		se = within
+	}
 	half := t.Quantile(0.975) * se
 	out.CILow, out.CIHigh = math.Exp(mean-half), math.Exp(mean+half)
 	if se == 0 {
@@ -122,6 +131,31 @@ func CompareBlocked(pairs []ClusterPair) Blocked {
 		out.Warning = disagreement(used, h)
 	}
 	return out
+}
+
+// withinSE is the standard error of the mean log ratio from the runs'
+// noise alone (delta method per cluster, clusters independent); 0 when a
+// cluster has too few runs to know its noise.
+func withinSE(cs []ClusterRatio) float64 {
+	sum := 0.0
+	for _, c := range cs {
+		v := logRatioVar(c)
+		if math.IsNaN(v) {
+			return 0
+		}
+		sum += v
+	}
+	return math.Sqrt(sum) / float64(len(cs))
+}
+
+// logRatioVar is var log(Other.Mean/Base.Mean) ≈ va/ma² + vb/mb², va and
+// vb the variances of the means; NaN with fewer than two runs a side.
+func logRatioVar(c ClusterRatio) float64 {
+	if c.Base.N < 2 || c.Other.N < 2 {
+		return math.NaN()
+	}
+	return c.Other.SD*c.Other.SD/float64(c.Other.N)/(c.Other.Mean*c.Other.Mean) +
+		c.Base.SD*c.Base.SD/float64(c.Base.N)/(c.Base.Mean*c.Base.Mean)
 }
 
 // compareWithin is the plain comparison inside one cluster, with
@@ -180,11 +214,7 @@ func fieller(a, b Sample) (lo, hi float64) {
 func cochranQ(cs []ClusterRatio) *Heterogeneity {
 	var ys, ws []float64
 	for _, c := range cs {
-		if c.Base.N < 2 || c.Other.N < 2 {
-			return nil
-		}
-		v := c.Other.SD*c.Other.SD/float64(c.Other.N)/(c.Other.Mean*c.Other.Mean) +
-			c.Base.SD*c.Base.SD/float64(c.Base.N)/(c.Base.Mean*c.Base.Mean)
+		v := logRatioVar(c)
 		if v <= 0 || math.IsNaN(v) {
 			return nil
 		}

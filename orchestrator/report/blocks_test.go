@@ -112,3 +112,24 @@ func TestFiellerUnbounded(t *testing.T) {
 		t.Errorf("interval %v..%v for a baseline around zero", lo, hi)
 	}
 }
+
+// Two clusters whose ratios agree exactly by chance while their runs are
+// noisy: the combined interval is as wide as the runs' noise makes it
+// (computed by hand from the delta-method variances and t(1) = 12.7062),
+// not a zero-width interval from one degree of freedom.
+func TestCompareBlockedNeverNarrowerThanRuns(t *testing.T) {
+	b := CompareBlocked([]ClusterPair{
+		{Cluster: "east", Base: []float64{100, 110, 90}, Other: []float64{87, 97, 77}},
+		{Cluster: "west", Base: []float64{50, 55, 45}, Other: []float64{43.5, 48.5, 38.5}},
+	})
+	near(t, "combined", b.Ratio, 0.87, 1e-12)
+	near(t, "CI low", b.CILow, 0.3947247328499957, 1e-9)
+	near(t, "CI high", b.CIHigh, 1.9175388239166637, 1e-9)
+	if b.Test == nil {
+		t.Fatalf("no test: %v", b.TestErr)
+	}
+	near(t, "t", b.Test.T, -2.2390005194942777, 1e-9)
+	if b.Test.Significant() {
+		t.Errorf("p = %v: two noisy clusters that happen to agree are no significant finding", b.Test.P)
+	}
+}

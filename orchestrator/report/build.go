@@ -44,6 +44,8 @@ type Table struct {
 	Groups       []*Group // in order of first appearance
 	Runs         []*Run   // in input order
 	Plots        []Plot
+	// Blocks compares within and across clusters (nil: one cluster).
+	Blocks *ClusterSection
 }
 
 // Group is one configuration (label) of a table and its runs.
@@ -109,6 +111,7 @@ func Build(in *Input, opts Options) (*Report, error) {
 	}
 	for _, t := range rep.Tables {
 		t.compare(baseline, rep.WarmupS, in.NoEffect)
+		t.compareBlocked(rep.WarmupS, in.Design, in.NoEffect)
 		plots, err := t.plots(rep.WarmupS)
 		if err != nil {
 			return nil, fmt.Errorf("%s: plots: %w", t.Workload, err)

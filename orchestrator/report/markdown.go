@@ -62,6 +62,7 @@ func (rep *Report) mdTable(b *strings.Builder, t *Table) {
 	}
 	b.WriteString("### Configurations\n\n")
 	mdRows(b, t.groupHeader(), t.groupRows())
+	mdBlocks(b, t)
 	b.WriteString("\n### Runs\n\n")
 	mdRows(b, t.runHeader(), t.runRows(rep.WarmupS))
 	if len(t.Plots) > 0 {
