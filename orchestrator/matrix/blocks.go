@@ -104,6 +104,7 @@ func NewBlocked(workload string, engines []string, axes []Axis, repeat int, clus
 			m.Cells = append(m.Cells, d.round(b, configs, r)...)
 		}
 	}
+	m.Design = d
 	return m, d, m.validate()
 }
 
