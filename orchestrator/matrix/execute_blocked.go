@@ -71,6 +71,9 @@ func ExecuteBlocked(ctx context.Context, m *Matrix, targets []Target, cfg ExecCo
 		if b := d.block(t.Name); b.Failed != "" {
 			continue
 		}
+		if t.Cluster == nil {
+			continue
+		}
 		if err := t.Cluster.ConnectErr(); err != nil {
 			if terr := takeOut(t.Name, "unreachable: "+err.Error()); terr != nil {
 				return terr
@@ -109,7 +112,7 @@ func ExecuteBlocked(ctx context.Context, m *Matrix, targets []Target, cfg ExecCo
 			ccfg := clusterConfig(cfg, byName[name])
 			busy[name] = true
 			go func() {
-				state, err := runCell(ctx, view, &cell, ccfg)
+				state, err := runCellFunc(ctx, view, &cell, ccfg)
 				results <- result{cluster: name, id: cell.ID, state: state, err: err}
 			}()
 		}
@@ -154,11 +157,17 @@ func ExecuteBlocked(ctx context.Context, m *Matrix, targets []Target, cfg ExecCo
 			stop = stop || cfg.FailFast
 		}
 	}
+	if stopErr == nil && ctx.Err() != nil {
+		stopErr = fmt.Errorf("matrix interrupted: orch matrix --resume %s continues", m.Dir())
+	}
 	if stopErr != nil {
 		failed = append([]error{stopErr}, failed...)
 	}
 	return errors.Join(failed...)
 }
+
+// runCellFunc is runCell; tests of the schedule replace it.
+var runCellFunc = runCell
 
 func probe(ctx context.Context, t Target) error {
 	if t.Probe == nil {
