@@ -13,11 +13,11 @@ import (
 // which cluster, in what order, and how many cells of one cluster ran at
 // once.
 type schedule struct {
-	mu       sync.Mutex
-	order    map[string][]string // cluster -> cell ids in run order
-	running  map[string]int
-	overlap  bool // two clusters ran cells at the same time
-	maxOne   int  // most cells of one cluster running at once
+	mu      sync.Mutex
+	order   map[string][]string // cluster -> cell ids in run order
+	running map[string]int
+	overlap bool // two clusters ran cells at the same time
+	maxOne  int  // most cells of one cluster running at once
 	// outcomes, when set, decides each cell's end (called with mu held).
 	outcomes func(cluster, id string) (State, error)
 }
