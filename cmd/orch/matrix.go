@@ -93,6 +93,9 @@ the others (--fail-fast stops instead).`,
 				if m, err = matrix.Load(dir); err != nil {
 					return &usageError{msg: err.Error()}
 				}
+				if m.Design != nil {
+					return usagef("matrix %s ran over clusters %v: resume it with the same inventory, without --cluster", m.Dir(), m.Design.Names())
+				}
 				logf("matrix: resuming %s: %d of %d cells left", m.Dir(), len(m.Remaining()), len(m.Cells))
 			} else {
 				over, err := overrides(short, sets)

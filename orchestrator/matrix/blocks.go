@@ -264,6 +264,9 @@ func (d *Design) Check(m *Matrix, clusters []string) error {
 	return nil
 }
 
+// Names lists the design's clusters in block order.
+func (d *Design) Names() []string { return d.clusterNames() }
+
 func (d *Design) clusterNames() []string {
 	out := make([]string, len(d.Blocks))
 	for i, b := range d.Blocks {

@@ -1,0 +1,155 @@
+package integration
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// clustersSubnet is the first of the two subnets of this test's own lab
+// (the second is 10.96.1.0/24): neither the shared lab's nor the lab
+// package test's.
+const clustersSubnet = "10.96.0.0/24"
+
+var tinyMatrix = []string{"--engines=innodb,rocksdb", "--repeat", "2", "--workload", "pure-random-writes",
+	"--time", "3", "--tables", "1", "--table-size", "500", "--threads", "2", "--warmup", "0"}
+
+type designState struct {
+	Cells []struct {
+		ID, Label, State string
+		Started, Ended   time.Time
+	} `json:"cells"`
+	Design *struct {
+		Seed   int64 `json:"seed"`
+		Blocks []struct {
+			Cluster string   `json:"cluster"`
+			Cells   []string `json:"cells"`
+			Failed  string   `json:"failed"`
+		} `json:"blocks"`
+	} `json:"design"`
+}
+
+// TestMatrixOverTwoClusters builds a lab of two clusters (`orch lab up
+// --clusters 2`, eight hosts) and runs innodb vs rocksdb, two repetitions,
+// over both: every configuration runs twice on each cluster, the clusters
+// at the same time; the recorded seed prints the same order again; the
+// report compares within each cluster and combined.
+func TestMatrixOverTwoClusters(t *testing.T) {
+	l := needLab(t)
+	if os.Geteuid() != 0 {
+		t.Fatal("this test builds its own lab: run it as root (make test does)")
+	}
+	dir := t.TempDir()
+	state, inv := filepath.Join(dir, "state"), filepath.Join(dir, "inv", "lab.yaml")
+	t.Cleanup(func() {
+		r := l.orch(t, "lab", "down", "--state-dir", state, "-i", inv)
+		for _, p := range []string{state, state + "-2", inv} {
+			if _, err := os.Stat(p); err == nil || r.code != 0 {
+				t.Errorf("lab down (exit %d) left %s", r.code, p)
+			}
+		}
+	})
+	l.mustOK(t, "lab", "up", "--clusters", "2", "--subnet", clustersSubnet, "--state-dir", state, "-i", inv)
+
+	runs := filepath.Join(dir, "runs")
+	res := l.mustOK(t, append([]string{"matrix", "-i", inv, "--runs", runs}, tinyMatrix...)...)
+	mdir, err := filepath.EvalSymlinks(filepath.Join(runs, "latest"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m designState
+	if err := json.Unmarshal(mustRead(t, filepath.Join(mdir, "matrix.json")), &m); err != nil {
+		t.Fatal(err)
+	}
+	if m.Design == nil || len(m.Design.Blocks) != 2 || m.Design.Blocks[0].Cluster != "lab1" || m.Design.Blocks[1].Cluster != "lab2" {
+		t.Fatalf("matrix.json design: %+v", m.Design)
+	}
+	if !strings.Contains(res.stdout, "seed "+strconv.FormatInt(m.Design.Seed, 10)) {
+		t.Errorf("the plan does not print the recorded seed %d", m.Design.Seed)
+	}
+
+	// Every configuration ran, ok, twice on each cluster, in its block's
+	// order; the two clusters ran at the same time.
+	cell := map[string]int{}
+	for i, c := range m.Cells {
+		cell[c.ID] = i
+	}
+	span := map[string][2]time.Time{}
+	for _, b := range m.Design.Blocks {
+		if b.Failed != "" {
+			t.Errorf("cluster %s taken out: %s", b.Cluster, b.Failed)
+		}
+		count := map[string]int{}
+		var prev time.Time
+		for _, id := range b.Cells {
+			c := m.Cells[cell[id]]
+			if c.State != "ok" {
+				t.Errorf("%s: cell %s %s", b.Cluster, id, c.State)
+			}
+			if c.Started.Before(prev) {
+				t.Errorf("%s: cell %s started before the previous cell of its block ended", b.Cluster, id)
+			}
+			prev = c.Ended
+			count[c.Label]++
+		}
+		if count["innodb"] != 2 || count["rocksdb"] != 2 || len(count) != 2 {
+			t.Errorf("%s ran %v, want innodb and rocksdb twice each", b.Cluster, count)
+		}
+		first, last := m.Cells[cell[b.Cells[0]]], m.Cells[cell[b.Cells[len(b.Cells)-1]]]
+		span[b.Cluster] = [2]time.Time{first.Started, last.Ended}
+	}
+	if a, b := span["lab1"], span["lab2"]; !a[0].Before(b[1]) || !b[0].Before(a[1]) {
+		t.Errorf("the clusters did not run at the same time: lab1 %v, lab2 %v", a, b)
+	}
+
+	// The recorded seed reproduces the order: a dry run with it prints
+	// each cluster's cells in the order they ran.
+	dry := l.mustOK(t, append([]string{"matrix", "-i", inv, "--dry-run", "--seed", strconv.FormatInt(m.Design.Seed, 10)}, tinyMatrix...)...)
+	printed := map[string][]string{}
+	row := regexp.MustCompile(`^\d+\s+((lab\d)-\S+)\s`)
+	for _, line := range strings.Split(dry.stdout, "\n") {
+		if g := row.FindStringSubmatch(line); g != nil {
+			printed[g[2]] = append(printed[g[2]], g[1])
+		}
+	}
+	for _, b := range m.Design.Blocks {
+		if !slices.Equal(printed[b.Cluster], b.Cells) {
+			t.Errorf("--seed %d prints %s as %v; it ran %v", m.Design.Seed, b.Cluster, printed[b.Cluster], b.Cells)
+		}
+	}
+
+	// The report: a ratio per cluster and the combined one, their
+	// geometric mean.
+	md := string(mustRead(t, filepath.Join(mdir, "report.md")))
+	ratio := func(cluster string) float64 {
+		re := regexp.MustCompile(`(?m)^\| rocksdb \| ` + regexp.QuoteMeta(cluster) + ` \|[^|]*\|[^|]*\|[^|]*\| ([0-9.]+)x \|`)
+		g := re.FindStringSubmatch(md)
+		if g == nil {
+			t.Fatalf("report.md has no rocksdb row for %s:\n%s", cluster, md)
+		}
+		v, _ := strconv.ParseFloat(g[1], 64)
+		return v
+	}
+	r1, r2, both := ratio("lab1"), ratio("lab2"), ratio("combined (2 clusters)")
+	if math.Abs(both-math.Sqrt(r1*r2)) > 0.01 {
+		t.Errorf("combined ratio %.2f, want the geometric mean of %.2f and %.2f", both, r1, r2)
+	}
+	if !strings.Contains(md, "### By cluster") || !strings.Contains(md, "--seed "+strconv.FormatInt(m.Design.Seed, 10)) {
+		t.Errorf("report.md lacks the by-cluster section or the seed")
+	}
+
+	// status acts on both clusters, each line naming its cluster.
+	st := l.orch(t, "status", "-i", inv)
+	for _, c := range []string{"lab1", "lab2"} {
+		if !regexp.MustCompile(`(?m)^` + c + `: master\s`).MatchString(st.stdout) {
+			t.Errorf("status has no %s master line:\n%s", c, st.stdout)
+		}
+	}
+}
