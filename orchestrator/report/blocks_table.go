@@ -115,10 +115,19 @@ func (t *Table) clusters() []string {
 // is left exactly as compare made it.
 func (t *Table) compareBlocked(warmupS float64, design *ClusterDesign, noEffect map[string]string) {
 	clusters := t.clusters()
-	if len(clusters) < 2 || t.Baseline == nil {
+	if t.Baseline == nil {
 		return
 	}
 	sec := &ClusterSection{Design: design, Clusters: clusters}
+	if len(clusters) < 2 {
+		// One cluster ran everything (the others were taken out): the
+		// plain analysis, and the notes that say why.
+		if design != nil && len(design.Notes) > 0 {
+			sec.Notes = sec.notes()
+			t.Blocks = sec
+		}
+		return
+	}
 	steady := func(g *Group, cluster string) []float64 {
 		var out []float64
 		for _, r := range g.Runs {
@@ -180,10 +189,15 @@ func ratioCI(lo, hi float64) string {
 
 // notes are the lines that introduce the by-cluster table.
 func (sec *ClusterSection) notes() []string {
-	out := []string{fmt.Sprintf("Runs on %d clusters (%s), each running every configuration the same number of times: "+
-		"every comparison is made within a cluster, then combined as the geometric mean of the clusters' ratios "+
-		"with a 95%% CI across clusters (Student's t on the log ratios, clusters-1 df). "+
-		"The ratios, p-values and verdicts above are these combined figures.", len(sec.Clusters), strings.Join(sec.Clusters, ", "))}
+	var out []string
+	if len(sec.Clusters) < 2 {
+		out = append(out, fmt.Sprintf("Every run that counts ran on %s: the comparisons above are within that cluster.", strings.Join(sec.Clusters, ", ")))
+	} else {
+		out = append(out, fmt.Sprintf("Runs on %d clusters (%s), each running every configuration the same number of times: "+
+			"every comparison is made within a cluster, then combined as the geometric mean of the clusters' ratios "+
+			"with a 95%% CI across clusters (Student's t on the log ratios, clusters-1 df). "+
+			"The ratios, p-values and verdicts above are these combined figures.", len(sec.Clusters), strings.Join(sec.Clusters, ", ")))
+	}
 	if d := sec.Design; d != nil {
 		out = append(out, fmt.Sprintf("Each cluster's order was randomised with seed %d (orch matrix --seed %d reproduces it).", d.Seed, d.Seed))
 		out = append(out, d.Notes...)
@@ -208,5 +222,7 @@ func mdBlocks(b *strings.Builder, t *Table) {
 	if len(sec.Warnings) > 0 {
 		b.WriteString("\n")
 	}
-	mdRows(b, sec.Header, sec.Rows)
+	if len(sec.Rows) > 0 {
+		mdRows(b, sec.Header, sec.Rows)
+	}
 }

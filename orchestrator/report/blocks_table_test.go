@@ -11,7 +11,7 @@ import (
 
 // blockedMatrix copies the test matrix and gives it a design: cells 01-02
 // ran on east, 03-06 on west; excluded lists cells of incomplete rounds.
-func blockedMatrix(t *testing.T, blocks map[string][]string, excluded map[string][]string) string {
+func blockedMatrix(t *testing.T, blocks map[string][]string, excluded map[string][]string, failed ...string) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "m")
 	copyDir(t, matrixDir, dir)
@@ -27,7 +27,11 @@ func blockedMatrix(t *testing.T, blocks map[string][]string, excluded map[string
 	var bs []map[string]any
 	for _, cl := range []string{"east", "west"} {
 		if cells, ok := blocks[cl]; ok {
-			bs = append(bs, map[string]any{"cluster": cl, "cells": cells, "excluded": excluded[cl]})
+			b := map[string]any{"cluster": cl, "cells": cells, "excluded": excluded[cl]}
+			if len(failed) == 2 && failed[0] == cl {
+				b["failed"] = failed[1]
+			}
+			bs = append(bs, b)
 		}
 	}
 	doc["design"] = map[string]any{"seed": 42, "blocks": bs}
@@ -120,6 +124,28 @@ func TestReportBlockedExcluded(t *testing.T) {
 	near(t, "combined = east", bg.Ratio, rEast, 1e-12)
 	if !strings.Contains(strings.Join(tb.Blocks.Notes, "\n"), "Left out of the statistics: 04-rocksdb-r2") {
 		t.Errorf("notes: %v", tb.Blocks.Notes)
+	}
+}
+
+// A cluster taken out before it ran anything: the plain analysis of the
+// cluster that ran everything, and a note saying what happened.
+func TestReportClusterTakenOut(t *testing.T) {
+	all := []string{"01-innodb-r1", "02-rocksdb-r1", "03-innodb-r2", "04-rocksdb-r2", "05-innodb-r3", "06-rocksdb-r3"}
+	plain := build(t, Options{}, matrixDir)
+	rep := build(t, Options{}, blockedMatrix(t, map[string][]string{"east": all, "west": {}}, nil, "west", "unreachable: west-m: no route to host"))
+	tb := rep.Tables[0]
+	if tb.Blocks == nil || len(tb.Blocks.Rows) != 0 {
+		t.Fatalf("section %+v: want notes only", tb.Blocks)
+	}
+	if got, want := tb.group("rocksdb").Ratio, plain.Tables[0].group("rocksdb").Ratio; got != want {
+		t.Errorf("ratio %v, want the plain %v", got, want)
+	}
+	var md strings.Builder
+	if err := rep.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "Cluster west was taken out of the schedule: unreachable: west-m: no route to host.") {
+		t.Errorf("markdown does not say west was taken out:\n%s", md.String())
 	}
 }
 
