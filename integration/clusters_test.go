@@ -36,18 +36,18 @@ type designState struct {
 	} `json:"design"`
 }
 
-// TestMatrixOverTwoClusters builds a lab of two clusters (`orch lab up
-// --clusters 2`, eight hosts) and runs innodb vs rocksdb, two repetitions,
-// over both: every configuration runs twice on each cluster, the clusters
-// at the same time; the recorded seed prints the same order again; the
-// report compares within each cluster and combined.
-func TestMatrixOverTwoClusters(t *testing.T) {
-	l := needLab(t)
+// clustersLab builds a lab of two clusters of this test's own (`orch lab
+// up --clusters 2`, eight hosts) and removes it when the test ends, even
+// on failure. It returns the test's directory, lab 1's state dir and the
+// inventory naming both clusters (lab1, lab2).
+func clustersLab(t *testing.T) (l *lab, dir, state, inv string) {
+	t.Helper()
+	l = needLab(t)
 	if os.Geteuid() != 0 {
 		t.Fatal("this test builds its own lab: run it as root (make test does)")
 	}
-	dir := t.TempDir()
-	state, inv := filepath.Join(dir, "state"), filepath.Join(dir, "inv", "lab.yaml")
+	dir = t.TempDir()
+	state, inv = filepath.Join(dir, "state"), filepath.Join(dir, "inv", "lab.yaml")
 	t.Cleanup(func() {
 		r := l.orch(t, "lab", "down", "--state-dir", state, "-i", inv)
 		for _, p := range []string{state, state + "-2", inv} {
@@ -57,7 +57,16 @@ func TestMatrixOverTwoClusters(t *testing.T) {
 		}
 	})
 	l.mustOK(t, "lab", "up", "--clusters", "2", "--subnet", clustersSubnet, "--state-dir", state, "-i", inv)
+	return l, dir, state, inv
+}
 
+// TestMatrixOverTwoClusters builds a lab of two clusters (`orch lab up
+// --clusters 2`, eight hosts) and runs innodb vs rocksdb, two repetitions,
+// over both: every configuration runs twice on each cluster, the clusters
+// at the same time; the recorded seed prints the same order again; the
+// report compares within each cluster and combined.
+func TestMatrixOverTwoClusters(t *testing.T) {
+	l, dir, _, inv := clustersLab(t)
 	runs := filepath.Join(dir, "runs")
 	res := l.mustOK(t, append([]string{"matrix", "-i", inv, "--runs", runs}, tinyMatrix...)...)
 	mdir, err := filepath.EvalSymlinks(filepath.Join(runs, "latest"))
@@ -151,5 +160,54 @@ func TestMatrixOverTwoClusters(t *testing.T) {
 		if !regexp.MustCompile(`(?m)^` + c + `: master\s`).MatchString(st.stdout) {
 			t.Errorf("status has no %s master line:\n%s", c, st.stdout)
 		}
+	}
+}
+
+// TestMatrixClusterUnreachable: with lab2's master cut off, --fail-fast
+// stops before any cell; without it lab2 is taken out of the design, its
+// rounds run, whole, on lab1, and the report says so.
+func TestMatrixClusterUnreachable(t *testing.T) {
+	l, dir, state, inv := clustersLab(t)
+	l.mustOK(t, "lab", "fault", "master", "link-down", "--state-dir", state+"-2")
+	args := []string{"matrix", "-i", inv, "--runs", filepath.Join(dir, "runs"), "--engines=innodb,rocksdb", "--repeat", "1",
+		"--workload", "pure-random-writes", "--time", "3", "--tables", "1", "--table-size", "500", "--threads", "2", "--warmup", "0"}
+
+	r := l.orch(t, append(args, "--fail-fast")...)
+	if r.code != 1 || !strings.Contains(r.stderr, "cluster lab2") || !strings.Contains(r.stderr, "--fail-fast") {
+		t.Errorf("--fail-fast with lab2 unreachable: exit %d, want 1 naming lab2:\n%s", r.code, r.stderr)
+	}
+	if strings.Contains(r.stderr, "matrix: lab1: cell") {
+		t.Errorf("--fail-fast ran cells:\n%s", r.stderr)
+	}
+
+	l.mustOK(t, args...)
+	mdir, err := filepath.EvalSymlinks(filepath.Join(dir, "runs", "latest"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m designState
+	if err := json.Unmarshal(mustRead(t, filepath.Join(mdir, "matrix.json")), &m); err != nil {
+		t.Fatal(err)
+	}
+	if m.Design == nil || len(m.Design.Blocks) != 2 {
+		t.Fatalf("design: %+v", m.Design)
+	}
+	lab1, lab2 := m.Design.Blocks[0], m.Design.Blocks[1]
+	if !strings.Contains(lab2.Failed, "unreachable") || !strings.Contains(lab2.Failed, "master") {
+		t.Errorf("lab2 failed %q: want unreachable, naming the master", lab2.Failed)
+	}
+	ok := map[string]int{}
+	for _, c := range m.Cells {
+		if !strings.HasPrefix(c.ID, "lab1-") || c.State != "ok" {
+			t.Errorf("cell %s %s: every cell should have run, ok, on lab1", c.ID, c.State)
+		}
+		ok[c.Label]++
+	}
+	if len(lab1.Cells) != 4 || ok["innodb"] != 2 || ok["rocksdb"] != 2 {
+		t.Errorf("lab1 ran %v (%d cells): want its round and lab2's, each configuration twice", ok, len(lab1.Cells))
+	}
+	md := string(mustRead(t, filepath.Join(mdir, "report.md")))
+	if !strings.Contains(md, "Cluster lab2 was taken out of the schedule: unreachable") || !strings.Contains(md, "Round 1 of lab2 ran on lab1 as its round 2") {
+		t.Errorf("report.md does not say lab2 was taken out and its round moved:\n%s", md)
 	}
 }
