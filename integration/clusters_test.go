@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -68,11 +70,17 @@ func clustersLab(t *testing.T) (l *lab, dir, state, inv string) {
 func TestMatrixOverTwoClusters(t *testing.T) {
 	l, dir, _, inv := clustersLab(t)
 	runs := filepath.Join(dir, "runs")
-	res := l.mustOK(t, append([]string{"matrix", "-i", inv, "--runs", runs}, tinyMatrix...)...)
+	// Ctrl-C once three cells are done, then --resume: the design goes on.
+	first := interruptAfter(t, l, 3, append([]string{"matrix", "-i", inv, "--runs", runs}, tinyMatrix...)...)
 	mdir, err := filepath.EvalSymlinks(filepath.Join(runs, "latest"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	res := l.mustOK(t, "matrix", "-i", inv, "--runs", runs, "--resume")
+	if !strings.Contains(res.stderr, "matrix: resuming ") || len(cellOK.FindAllString(res.stderr, -1)) >= 8 {
+		t.Errorf("--resume did not continue the matrix, or ran every cell again:\n%s", res.stderr)
+	}
+	res.stdout = first + res.stdout
 	var m designState
 	if err := json.Unmarshal(mustRead(t, filepath.Join(mdir, "matrix.json")), &m); err != nil {
 		t.Fatal(err)
@@ -163,12 +171,54 @@ func TestMatrixOverTwoClusters(t *testing.T) {
 	}
 }
 
+var cellOK = regexp.MustCompile(`(?m)^matrix: lab\d: cell \S+ ok$`)
+
+// interruptAfter runs orch, sends it SIGINT once n cells of its matrix
+// are ok, and returns its stdout; it must exit 130 (interrupted).
+func interruptAfter(t *testing.T, l *lab, n int, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(l.bin, args...)
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	deadline := time.After(4 * time.Minute)
+	for {
+		select {
+		case err := <-done:
+			t.Fatalf("orch %v ended (%v) before %d cells were done:\n%s\n%s", args, err, n, out.String(), errb.String())
+		case <-deadline:
+			cmd.Process.Kill()
+			t.Fatalf("orch %v: %d cells not done in 4 minutes", args, n)
+		case <-time.After(500 * time.Millisecond):
+		}
+		if len(cellOK.FindAllString(errb.String(), -1)) >= n {
+			break
+		}
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	<-done
+	if code := cmd.ProcessState.ExitCode(); code != 130 {
+		t.Fatalf("orch %v after SIGINT: exit %d, want 130:\n%s", args, code, errb.String())
+	}
+	t.Logf("interrupted after %d cells:\n%s", n, errb.String())
+	return out.String()
+}
+
 // TestMatrixClusterUnreachable: with lab2's master cut off, --fail-fast
 // stops before any cell; without it lab2 is taken out of the design, its
 // rounds run, whole, on lab1, and the report says so.
 func TestMatrixClusterUnreachable(t *testing.T) {
 	l, dir, state, inv := clustersLab(t)
 	l.mustOK(t, "lab", "fault", "master", "link-down", "--state-dir", state+"-2")
+	// lab status covers both clusters and names the broken host.
+	st := l.orch(t, "lab", "status", "--state-dir", state)
+	if st.code != 1 || !regexp.MustCompile(`(?m)^lab2/loadbox\s`).MatchString(st.stdout) || !strings.Contains(st.stderr, "lab2/master") {
+		t.Errorf("lab status with lab2's master cut off: exit %d, want 1 naming lab2/master:\n%s\n%s", st.code, st.stdout, st.stderr)
+	}
 	args := []string{"matrix", "-i", inv, "--runs", filepath.Join(dir, "runs"), "--engines=innodb,rocksdb", "--repeat", "1",
 		"--workload", "pure-random-writes", "--time", "3", "--tables", "1", "--table-size", "500", "--threads", "2", "--warmup", "0"}
 

@@ -131,6 +131,32 @@ func DownClusters(ctx context.Context, cfg Config) error {
 	return errors.Join(errs...)
 }
 
+// StatusClusters is Status of lab 1 and of every further lab of a lab of
+// clusters; hosts of lab k > 1 are named "labK/HOST".
+func StatusClusters(ctx context.Context, cfg Config) ([]HostStatus, error) {
+	hosts, err := Status(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	cfg = cfg.withDefaults()
+	for k := 2; k <= MaxClusters; k++ {
+		c := cfg
+		c.StateDir = cfg.StateDir + "-" + strconv.Itoa(k)
+		if _, err := os.Stat(c.StateDir); err != nil {
+			continue
+		}
+		more, err := Status(ctx, c)
+		if err != nil {
+			return nil, fmt.Errorf("cluster %s: %w", clusterName(k), err)
+		}
+		for i := range more {
+			more[i].Name = clusterName(k) + "/" + more[i].Name
+		}
+		hosts = append(hosts, more...)
+	}
+	return hosts, nil
+}
+
 // clusterPart is one lab of a lab of clusters.
 type clusterPart struct {
 	name  string

@@ -83,7 +83,7 @@ func newLabStatusCmd(cfg *lab.Config) *cobra.Command {
 		Short: "Check every host: namespace, PID 1, sshd, MariaDB (exit 1 unless all healthy)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			hosts, err := lab.Status(cmd.Context(), *cfg)
+			hosts, err := lab.StatusClusters(cmd.Context(), *cfg)
 			if err != nil {
 				return err
 			}
