@@ -98,6 +98,23 @@ func TestReportBlockedByCluster(t *testing.T) {
 			t.Errorf("markdown lacks %q:\n%s", want, md.String())
 		}
 	}
+	var csv strings.Builder
+	if err := rep.WriteCSV(&csv); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{",01-innodb-r1,", ",04-rocksdb-r2,"} {
+		cluster := "east"
+		if strings.Contains(want, "04") {
+			cluster = "west"
+		}
+		found := false
+		for _, line := range strings.Split(csv.String(), "\n") {
+			found = found || strings.Contains(line, want) && strings.HasSuffix(line, ","+cluster)
+		}
+		if !found {
+			t.Errorf("results.csv: no row %s ending with its cluster %s:\n%s", want, cluster, csv.String())
+		}
+	}
 	var html strings.Builder
 	if err := rep.WriteHTML(&html); err != nil {
 		t.Fatal(err)

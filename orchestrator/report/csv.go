@@ -18,7 +18,7 @@ var CSVColumns = []string{
 	"table_bytes", "datadir_bytes", "semisync_fallback_s", "semisync_no_tx", "max_lag_s", "max_lag_tx",
 	"stalls", "consistency", "failed_checks",
 	"label_n", "label_mean", "label_sd", "label_ci95_low", "label_ci95_high",
-	"ratio_vs_baseline", "p_value", "significant", "no_effect", "verdict", "source",
+	"ratio_vs_baseline", "p_value", "significant", "no_effect", "verdict", "source", "cluster",
 }
 
 // WriteCSV writes results.csv.
@@ -69,7 +69,7 @@ func (rep *Report) csvRow(t *Table, r *Run) []string {
 		f(h.TableBytes), f(h.DatadirBytes), f(h.FallbackS), f(h.NoTx), f(h.MaxLagS), f(h.MaxLagTx),
 		strconv.Itoa(h.Stalls), h.Consistency, strings.Join(h.FailedChecks, "; "),
 		strconv.Itoa(g.Rate.N), f4(g.Rate.Mean), f4(g.Rate.SD), f4(g.Rate.CILow), f4(g.Rate.CIHigh),
-		ratio, p, sig, strings.Join(g.NoEffect, " "), g.Verdict, r.Source,
+		ratio, p, sig, strings.Join(g.NoEffect, " "), g.Verdict, r.Source, r.Cluster,
 	}
 }
 
