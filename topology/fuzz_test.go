@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -24,6 +25,7 @@ func FuzzLoadYAML(f *testing.F) {
 		"profile: {engine: rocksdb, dir: p, vars: {a-B: 1M, c: ON}}\nhosts: [{name: m, role: master, address: 10.0.0.1}, {name: s, role: slave, address: 10.0.0.2}]\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		checkParse(t, "fuzz.yaml", data)
+		checkParseSet(t, "fuzz.yaml", data)
 	})
 }
 
@@ -41,6 +43,8 @@ func FuzzLoadIPs(f *testing.F) {
 // extension as seeds.
 func addSeeds(f *testing.F, ext string) {
 	paths, _ := filepath.Glob(filepath.Join("testdata", "bad", "*"+ext))
+	clusters, _ := filepath.Glob(filepath.Join("testdata", "clusters", "*"+ext))
+	paths = append(paths, clusters...)
 	paths = append(paths, filepath.Join("..", "inventories", "cluster.example.yaml"), filepath.Join("..", "inventories", "ips.example.txt"))
 	for _, p := range paths {
 		if !strings.HasSuffix(p, ext) {
@@ -79,6 +83,39 @@ func checkParse(t *testing.T, name string, data []byte) {
 		}
 		return
 	}
+	checkInventory(t, name, data, inv, pw, control)
+}
+
+// checkParseSet: every cluster of a file is a consistent inventory, and
+// no sshd belongs to two clusters.
+func checkParseSet(t *testing.T, name string, data []byte) {
+	opts, err := fuzzOpts.normalize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := parseSet(name, data, opts)
+	if err != nil {
+		checkErrorLine(t, name, err)
+		return
+	}
+	owner := map[string]string{}
+	for _, inv := range set.Clusters {
+		checkInventory(t, name, data, inv, "", nil)
+		for _, h := range inv.Hosts {
+			key := addrKey(h.Address) + " " + strconv.Itoa(sshPortKey(h.SSH.Port))
+			if c, ok := owner[key]; ok && c != inv.Name {
+				t.Fatalf("%s is in clusters %q and %q", key, c, inv.Name)
+			}
+			owner[key] = inv.Name
+		}
+	}
+}
+
+// checkInventory checks one loaded inventory (one cluster).
+// checkInventory checks a loaded inventory; pw is the ips.txt password (or
+// ""), control the same file loaded with another password.
+func checkInventory(t *testing.T, name string, data []byte, inv *Inventory, pw string, control *Inventory) {
+	t.Helper()
 	if len(inv.Hosts) == 0 || inv.Hosts[0].Role != RoleMaster {
 		t.Fatalf("loaded inventory does not start with the master: %v", hostNamesOf(inv))
 	}

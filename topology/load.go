@@ -47,6 +47,9 @@ type LoadOptions struct {
 	KnownHostsOverride string
 	// HomeDir expands "~/"; empty means os.UserHomeDir().
 	HomeDir string
+	// Cluster chooses one cluster of a file with a clusters list (Load
+	// refuses such a file without it). LoadSet ignores it.
+	Cluster string
 }
 
 // Load reads, parses and validates an inventory file. A name ending in .yaml
@@ -72,24 +75,58 @@ func Load(path string, opts LoadOptions) (*Inventory, error) {
 
 // parse is Load after the file has been read: the seam the fuzz tests use.
 func parse(path string, data []byte, o LoadOptions) (*Inventory, error) {
-	data = bytes.TrimPrefix(data, []byte("\uFEFF")) // editors on Windows add a BOM
-	var (
-		inv   *Inventory
-		decls []hostDecl
-		err   error
-	)
-	if isYAMLName(path) || !looksLikeIPs(data) {
-		inv, decls, err = parseYAML(path, data, o)
-	} else {
-		inv, decls, err = parseIPs(path, data, o)
-	}
+	set, err := parseSet(path, data, o)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkHosts(decls, inv.hostsPos); err != nil {
+	return set.pick(o.Cluster)
+}
+
+// parseSet reads every cluster of one file and runs the per-cluster checks
+// and the checks across its clusters.
+func parseSet(path string, data []byte, o LoadOptions) (*Set, error) {
+	data = bytes.TrimPrefix(data, []byte("\uFEFF")) // editors on Windows add a BOM
+	var pf parsedFile
+	if isYAMLName(path) || !looksLikeIPs(data) {
+		var err error
+		if pf, err = parseYAML(path, data, o); err != nil {
+			return nil, err
+		}
+	} else {
+		inv, decls, err := parseIPs(path, data, o)
+		if err != nil {
+			return nil, err
+		}
+		pf.clusters = []parsedCluster{{inv: inv, decls: decls}}
+	}
+	set := &Set{Sources: []string{path}}
+	if pf.list != nil {
+		set.Name, set.listPos = pf.list.name, &pf.list.pos
+	}
+	for _, c := range pf.clusters {
+		inv, err := finishCluster(c, o)
+		if err != nil {
+			if pf.list != nil {
+				err = inCluster(c.inv.Name, err)
+			}
+			return nil, err
+		}
+		set.Clusters = append(set.Clusters, inv)
+	}
+	if err := set.checkDisjoint(); err != nil {
 		return nil, err
 	}
-	inv.Hosts = roleOrder(decls)
+	return set, nil
+}
+
+// finishCluster checks one cluster's hosts against each other and fills
+// the settings that depend on them.
+func finishCluster(c parsedCluster, o LoadOptions) (*Inventory, error) {
+	inv := c.inv
+	if err := checkHosts(c.decls, inv.hostsPos); err != nil {
+		return nil, err
+	}
+	inv.Hosts = roleOrder(c.decls)
 	if !inv.Replication.Password.IsSet() {
 		// The admin password is the one secret every inventory has; a
 		// separate replication password is optional.
@@ -104,7 +141,7 @@ func parse(path string, data []byte, o LoadOptions) (*Inventory, error) {
 	if inv.KnownHostsFile == "" {
 		kh, err := o.paths("").resolve(defaultKnownHosts)
 		if err != nil {
-			return nil, &Error{Pos: Pos{File: path}, Msg: "default known_hosts file: " + err.Error()}
+			return nil, &Error{Pos: Pos{File: inv.Source}, Msg: "default known_hosts file: " + err.Error()}
 		}
 		inv.KnownHostsFile = kh
 	}

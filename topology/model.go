@@ -1,6 +1,13 @@
 // Package topology holds the inventory model: which hosts make up a cluster,
 // their roles, and how to reach and control them. It parses YAML cluster files
 // and legacy ips.txt files and validates them before anything connects.
+//
+// A YAML file may also list several clusters (a clusters: list, each with
+// its own name, hosts and settings over the top-level ones; set.go,
+// yaml_clusters.go), and several files may be loaded together (LoadSet):
+// each cluster is validated as a one-cluster file is, and no host may be
+// in two clusters. Load still returns one cluster, the only one or the
+// one LoadOptions.Cluster names.
 package topology
 
 import (
@@ -40,6 +47,8 @@ type Inventory struct {
 	// CheckSecrets; asyncAt is where semi_sync.enabled: false is written.
 	secretRefs []secretRef
 	asyncAt    Pos
+	// namePos is where a cluster of a clusters list is named.
+	namePos Pos
 	// Replication is how `orch up` wires the slaves to the master.
 	Replication Replication `json:"replication"`
 	// Profile chooses and adjusts the engine profile `orch up` lays down.

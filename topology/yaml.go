@@ -43,77 +43,140 @@ type yamlHost struct {
 }
 
 var (
-	topKeys  = []string{"name", "known_hosts", "defaults", "replication", "profile", "hosts"}
+	topKeys  = []string{"name", "known_hosts", "defaults", "replication", "profile", "hosts", "clusters"}
 	defKeys  = []string{"ssh", "mysql"}
 	hostKeys = []string{"name", "role", "address", "ssh", "mysql"}
 )
 
-func parseYAML(file string, data []byte, o LoadOptions) (*Inventory, []hostDecl, error) {
+// parsedCluster is one cluster of a file before the checks across its
+// hosts: its inventory (settings, no hosts yet) and its host declarations.
+type parsedCluster struct {
+	inv   *Inventory
+	decls []hostDecl
+}
+
+// parsedFile is what one inventory file declares.
+type parsedFile struct {
+	clusters []parsedCluster
+	// list is set for a file with a clusters list: the top-level name and
+	// where the list is, for errors about the file's clusters as a whole.
+	list *clusterList
+}
+
+type clusterList struct {
+	name string
+	pos  Pos
+}
+
+// parseYAML reads a cluster file: one cluster (top-level hosts) or several
+// (a clusters list, yaml_clusters.go).
+func parseYAML(file string, data []byte, o LoadOptions) (parsedFile, error) {
 	root, err := yamlDocument(file, data)
 	if err != nil {
-		return nil, nil, err
+		return parsedFile{}, err
 	}
 	dir, err := filepath.Abs(filepath.Dir(file))
 	if err != nil {
-		return nil, nil, newError(Pos{File: file}, err.Error())
+		return parsedFile{}, newError(Pos{File: file}, err.Error())
 	}
 	d := &yamlDecoder{file: file, paths: o.paths(dir)}
 	if root.Kind != yaml.MappingNode {
 		if isNull(root) {
-			return nil, nil, d.errAt(root, "inventory is empty: expected a mapping with hosts")
+			return parsedFile{}, d.errAt(root, "inventory is empty: expected a mapping with hosts")
 		}
-		return nil, nil, d.errAt(root, "expected a mapping with keys %s; found %s", strings.Join(topKeys, ", "), describe(root, false))
+		return parsedFile{}, d.errAt(root, "expected a mapping with keys %s; found %s", strings.Join(topKeys, ", "), describe(root, false))
 	}
 
-	inv := newInventory(file, "yaml")
+	top := &clusterSpec{inv: newInventory(file, "yaml")}
 	var (
-		defSSH    []sshPatch
-		defMySQL  []mysqlPatch
-		hosts     []*yamlHost
-		seen      bool
-		countNode *yaml.Node // replication.semi_sync.wait_for_slave_count, when set
+		hosts                 []*yamlHost
+		hostsKey, clustersKey *yaml.Node
+		clustersNode          *yaml.Node
 	)
 	err = d.mapping(root, "", topKeys, func(key string, k, v *yaml.Node) (err error) {
 		switch key {
-		case "name":
-			inv.Name, err = d.str(v, key)
-		case "known_hosts":
-			inv.KnownHostsFile, err = d.localPath(v, key)
-		case "defaults":
-			defSSH, defMySQL, err = d.defaults(v)
-		case "replication":
-			countNode, err = d.replication(v, &inv.Replication)
-		case "profile":
-			err = d.profile(v, &inv.Profile)
 		case "hosts":
-			seen, inv.hostsPos = true, d.pos(k)
-			hosts, err = d.hosts(k, v)
+			hostsKey, top.inv.hostsPos = k, d.pos(k)
+			hosts, err = d.hosts(k, v, "hosts")
+		case "clusters":
+			clustersKey, clustersNode = k, v
+		default:
+			err = d.setting(key, v, top)
 		}
 		return err
 	})
+	switch {
+	case err != nil:
+		return parsedFile{}, err
+	case hostsKey != nil && clustersKey != nil:
+		later := laterOf(hostsKey, clustersKey)
+		return parsedFile{}, d.errAt(later, "%s: an inventory lists either hosts (one cluster) or clusters, not both", later.Value)
+	case clustersKey != nil:
+		clusters, err := d.clusters(clustersKey, clustersNode, top, o)
+		return parsedFile{clusters: clusters, list: &clusterList{name: top.inv.Name, pos: d.pos(clustersKey)}}, err
+	case hostsKey == nil:
+		return parsedFile{}, d.errAt(root, `missing required key "hosts"`)
+	}
+	c, err := d.finish(top, hosts, o)
 	if err != nil {
-		return nil, nil, err
+		return parsedFile{}, err
 	}
-	if !seen {
-		return nil, nil, d.errAt(root, `missing required key "hosts"`)
+	return parsedFile{clusters: []parsedCluster{c}}, nil
+}
+
+// clusterSpec is what a cluster inherits and sets: the inventory holding
+// its settings so far and its defaults patches.
+type clusterSpec struct {
+	inv       *Inventory
+	defSSH    []sshPatch
+	defMySQL  []mysqlPatch
+	countNode *yaml.Node // replication.semi_sync.wait_for_slave_count, when set
+}
+
+// setting decodes one of the keys a cluster file and a cluster of a list
+// share (name, known_hosts, defaults, replication, profile) into c.
+// Defaults add to inherited ones; the others override key by key.
+func (d *yamlDecoder) setting(key string, v *yaml.Node, c *clusterSpec) (err error) {
+	switch key {
+	case "name":
+		c.inv.Name, err = d.str(v, key)
+	case "known_hosts":
+		c.inv.KnownHostsFile, err = d.localPath(v, key)
+	case "defaults":
+		var ssh []sshPatch
+		var my []mysqlPatch
+		ssh, my, err = d.defaults(v)
+		c.defSSH, c.defMySQL = append(c.defSSH, ssh...), append(c.defMySQL, my...)
+	case "replication":
+		var count *yaml.Node
+		if count, err = d.replication(v, &c.inv.Replication); count != nil {
+			c.countNode = count
+		}
+	case "profile":
+		err = d.profile(v, &c.inv.Profile)
 	}
-	if countNode != nil {
-		if err := d.checkWaitCount(countNode, inv.Replication.SemiSync.WaitForSlaveCount, hosts); err != nil {
-			return nil, nil, err
+	return err
+}
+
+// finish applies options, defaults and host settings, in that order, to
+// the cluster's hosts.
+func (d *yamlDecoder) finish(c *clusterSpec, hosts []*yamlHost, o LoadOptions) (parsedCluster, error) {
+	if c.countNode != nil {
+		if err := d.checkWaitCount(c.countNode, c.inv.Replication.SemiSync.WaitForSlaveCount, hosts); err != nil {
+			return parsedCluster{}, err
 		}
 	}
-
 	decls := make([]hostDecl, len(hosts))
 	for i, yh := range hosts {
 		h := yh.decl.host
 		h.SSH = cloneSSH(o.SSH)
 		h.MySQL = o.MySQL
-		for _, patches := range [][]sshPatch{defSSH, yh.ssh} {
+		for _, patches := range [][]sshPatch{c.defSSH, yh.ssh} {
 			for _, p := range patches {
 				p(&h.SSH)
 			}
 		}
-		for _, patches := range [][]mysqlPatch{defMySQL, yh.mysql} {
+		for _, patches := range [][]mysqlPatch{c.defMySQL, yh.mysql} {
 			for _, p := range patches {
 				p(&h.MySQL)
 			}
@@ -121,8 +184,8 @@ func parseYAML(file string, data []byte, o LoadOptions) (*Inventory, []hostDecl,
 		applyBuiltins(h)
 		decls[i] = yh.decl
 	}
-	inv.secretRefs, inv.asyncAt = d.secretRefs, d.asyncAt
-	return inv, decls, nil
+	c.inv.secretRefs, c.inv.asyncAt = d.secretRefs, d.asyncAt
+	return parsedCluster{inv: c.inv, decls: decls}, nil
 }
 
 // yamlDocument parses data into its one document's root node, turning
@@ -244,19 +307,19 @@ func (d *yamlDecoder) defaults(n *yaml.Node) (ssh []sshPatch, my []mysqlPatch, e
 	return ssh, my, err
 }
 
-func (d *yamlDecoder) hosts(key, n *yaml.Node) ([]*yamlHost, error) {
+func (d *yamlDecoder) hosts(key, n *yaml.Node, path string) ([]*yamlHost, error) {
 	n = deref(n)
 	switch {
 	case isNull(n):
-		return nil, d.errAt(key, "hosts: no hosts listed")
+		return nil, d.errAt(key, "%s: no hosts listed", path)
 	case n.Kind != yaml.SequenceNode:
-		return nil, d.errAt(n, "hosts: expected a list of hosts; found %s", describe(n, false))
+		return nil, d.errAt(n, "%s: expected a list of hosts; found %s", path, describe(n, false))
 	case len(n.Content) == 0:
-		return nil, d.errAt(n, "hosts: no hosts listed")
+		return nil, d.errAt(n, "%s: no hosts listed", path)
 	}
 	out := make([]*yamlHost, 0, len(n.Content))
 	for i, item := range n.Content {
-		h, err := d.host(item, fmt.Sprintf("hosts[%d]", i))
+		h, err := d.host(item, fmt.Sprintf("%s[%d]", path, i))
 		if err != nil {
 			return nil, err
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/orch-bench/orch/orchestrator/preflight"
+	"github.com/orch-bench/orch/topology"
 )
 
 func newCheckCmd(g *globalOptions) *cobra.Command {
@@ -28,33 +30,34 @@ the master. It exits non-zero when a blocking check fails.`,
   orch check -i ips.txt --ssh-user root --accept-new-host-keys`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			inv, err := g.loadInventory("")
+			invs, err := g.clusters("")
 			if err != nil {
 				return err
 			}
-			c := g.connect(cmd.Context(), inv, inv.Hosts)
-			defer c.Close()
-			facts := preflight.Check(cmd.Context(), c)
-			out := cmd.OutOrStdout()
-			if asJSON {
-				enc := json.NewEncoder(out)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(facts); err != nil {
-					return err
+			return forEachCluster(cmd.Context(), invs, cmd.OutOrStdout(), cmd.ErrOrStderr(), func(ctx context.Context, inv *topology.Inventory, out, _ io.Writer) error {
+				c := g.connect(ctx, inv, inv.Hosts)
+				defer c.Close()
+				facts := preflight.Check(ctx, c)
+				if asJSON {
+					enc := json.NewEncoder(out)
+					enc.SetIndent("", "  ")
+					if err := enc.Encode(facts); err != nil {
+						return err
+					}
+				} else {
+					printFacts(out, facts)
 				}
-			} else {
-				printFacts(out, facts)
-			}
-			blocking := 0
-			for _, f := range facts {
-				if f.Blocking() {
-					blocking++
+				blocking := 0
+				for _, f := range facts {
+					if f.Blocking() {
+						blocking++
+					}
 				}
-			}
-			if blocking > 0 {
-				return &exitError{code: exitFailure, err: fmt.Errorf("check: %d of %d hosts have blocking problems", blocking, len(facts))}
-			}
-			return nil
+				if blocking > 0 {
+					return &exitError{code: exitFailure, err: fmt.Errorf("check: %d of %d hosts have blocking problems", blocking, len(facts))}
+				}
+				return nil
+			})
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print facts as JSON")

@@ -16,21 +16,33 @@ import (
 func newInventoryCmd(g *globalOptions) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "inventory [INVENTORY]",
+		Use:   "inventory [INVENTORY...]",
 		Short: "Parse and validate an inventory without connecting; print it normalised",
 		Long: `inventory reads a YAML cluster file or a legacy ips.txt, applies defaults,
 validates it (roles, addresses, ports, unknown keys) and prints the result.
 Secrets are shown only as where they come from (env:VAR, file:PATH) or ***.
+A file may hold several clusters (a clusters list), and several files may be
+given: every cluster is printed, and a host in two clusters is an error.
 A bad inventory gets one line FILE:LINE[:COL]: message and exit status 2.`,
 		Example: `  orch inventory -i cluster.yaml
-  orch inventory ips.txt --json`,
-		Args: usageArgs(cobra.MaximumNArgs(1)),
+  orch inventory ips.txt --json
+  orch inventory east.yaml west.yaml`,
+		Args: usageArgs(cobra.ArbitraryArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			path := ""
-			if len(args) == 1 {
-				path = args[0]
+			paths := args
+			if len(paths) == 0 {
+				paths = g.inventories
 			}
-			inv, err := g.parseInventory(path)
+			set, err := g.loadSet(paths)
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			if len(paths) > 1 || len(set.Clusters) > 1 {
+				return writeSet(out, set, asJSON)
+			}
+			// One cluster: exactly what every other command loads.
+			inv, err := g.parseInventory(paths[0])
 			if err != nil {
 				return err
 			}
@@ -38,16 +50,62 @@ A bad inventory gets one line FILE:LINE[:COL]: message and exit status 2.`,
 				fmt.Fprintf(cmd.ErrOrStderr(), "inventory: WARNING %v\n", err)
 			}
 			if asJSON {
-				enc := json.NewEncoder(cmd.OutOrStdout())
-				enc.SetIndent("", "  ")
-				return enc.Encode(inv)
+				return writeJSON(out, inv)
 			}
-			printInventory(cmd.OutOrStdout(), inv)
+			printInventory(out, inv)
 			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the normalised inventory as JSON")
 	return cmd
+}
+
+// loadSet loads every cluster of the given inventories (repeated -i, or a
+// file with a clusters list) with the same options as loadInventory.
+func (g *globalOptions) loadSet(paths []string) (*topology.Set, error) {
+	set, err := topology.LoadSet(paths, g.loadOptions())
+	if err != nil {
+		return nil, &usageError{msg: err.Error()}
+	}
+	for _, inv := range set.Clusters {
+		if g.knownHosts != "" {
+			inv.KnownHostsFile = g.knownHosts
+		}
+	}
+	return set, nil
+}
+
+// loadOptions are the flags that inventories need (ips.txt SSH settings,
+// known_hosts). loadInventory builds the same options inline.
+func (g *globalOptions) loadOptions() topology.LoadOptions {
+	return topology.LoadOptions{
+		KnownHostsOverride: g.knownHosts,
+		SSH:                topology.SSHConfig{User: g.sshUser, Port: g.sshPort, IdentityFiles: g.identities},
+	}
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// writeSet prints several clusters: a line for the set, then each cluster
+// as printInventory does.
+func writeSet(w io.Writer, set *topology.Set, asJSON bool) error {
+	if asJSON {
+		return writeJSON(w, set)
+	}
+	fmt.Fprintf(w, "%d clusters (%s)", len(set.Clusters), strings.Join(set.Names(), ", "))
+	if set.Name != "" {
+		fmt.Fprintf(w, ", name %s", set.Name)
+	}
+	fmt.Fprintln(w)
+	for _, inv := range set.Clusters {
+		fmt.Fprintf(w, "\ncluster %s: ", inv.Name)
+		printInventory(w, inv)
+	}
+	return nil
 }
 
 func printInventory(w io.Writer, inv *topology.Inventory) {

@@ -41,6 +41,7 @@ it, lab-password.yaml (user bench with a password and sudo).`,
 }
 
 func newLabUpCmd(cfg *lab.Config) *cobra.Command {
+	clusters := 1
 	cmd := &cobra.Command{
 		Use:   "up",
 		Short: "Build the lab (or, if it is up and healthy, only rewrite the inventories)",
@@ -65,9 +66,13 @@ MySQL account); down keeps the cached tree.`,
 					return usagef("lab up: %v", err)
 				}
 			}
-			return lab.Up(cmd.Context(), c)
+			if clusters < 1 || clusters > lab.MaxClusters {
+				return usagef("lab up: --clusters %d: want 1 to %d", clusters, lab.MaxClusters)
+			}
+			return lab.UpClusters(cmd.Context(), c, clusters)
 		},
 	}
+	cmd.Flags().IntVar(&clusters, "clusters", 1, "clusters of four hosts to build, each on the next subnet, in one inventory with a clusters list")
 	cmd.Flags().StringVar(&cfg.Subnet, "subnet", "",
 		"IPv4 network of the lab, /28 or larger and unused (default "+lab.DefaultSubnet+", or the running lab's)")
 	cmd.Flags().BoolVar(&cfg.Systemd, "systemd", false,
@@ -88,7 +93,7 @@ state dir. It is safe to run on a half-made lab or when no lab is up.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c := *cfg
 			c.Out = cmd.ErrOrStderr()
-			return lab.Down(cmd.Context(), c)
+			return lab.DownClusters(cmd.Context(), c)
 		},
 	}
 }
@@ -100,7 +105,7 @@ func newLabStatusCmd(cfg *lab.Config) *cobra.Command {
 		Short: "Check every host: namespace, PID 1, sshd, MariaDB (exit 1 unless all healthy)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			hosts, err := lab.Status(cmd.Context(), *cfg)
+			hosts, err := lab.StatusClusters(cmd.Context(), *cfg)
 			if err != nil {
 				return err
 			}

@@ -31,6 +31,7 @@ func newMatrixCmd(g *globalOptions) *cobra.Command {
 		allowAsymmetry                            bool
 		stallLimit                                time.Duration
 		stacksFlag                                string
+		seed                                      int64
 		short                                     = map[string]*string{}
 	)
 	cmd := &cobra.Command{
@@ -45,7 +46,14 @@ and engine switches minimised. Every knob of the plan is validated against the
 servers before the first cell; knobs a server ignores are flagged as having no
 effect. A failed cell is recorded with its reason and the matrix goes on
 (--fail-fast stops). After Ctrl-C or a crash, --resume continues with the
-unfinished cells. Each cell is a full run directory under cells/.`,
+unfinished cells. Each cell is a full run directory under cells/.
+
+With several clusters (a clusters list, or -i repeated) the matrix is a
+randomised block design: every configuration runs --repeat times on every
+cluster, in an order drawn per cluster from --seed (recorded in matrix.json),
+the clusters in parallel, and the report compares within clusters. A cluster
+that stops answering is taken out and its unfinished rounds move, whole, to
+the others (--fail-fast stops instead).`,
 		Example: `  orch matrix cluster.yaml --engines=innodb,tokudb --knobs=binlog_order_commits
   orch matrix -i inventories/lab.yaml --engines=innodb,rocksdb --knobs=sync_binlog=0,1 --repeat 2 \
       --workload pure-random-writes --tables 4 --threads 8 --time 20 --table-size 10000
@@ -67,10 +75,21 @@ unfinished cells. Each cell is a full run directory under cells/.`,
 			if err != nil {
 				return usagef("matrix: %v", err)
 			}
-			inv, err := g.loadInventory(strings.Join(args, ""))
+			invs, err := g.clusters(strings.Join(args, ""))
 			if err != nil {
 				return err
 			}
+			if len(invs) > 1 {
+				over, err := overrides(short, sets)
+				if err != nil {
+					return err
+				}
+				return runBlockedMatrix(cmd, g, invs, blockedArgs{engines: engines, workload: workload, root: root, baseline: baseline,
+					resume: resume, knobs: knobs, over: over, repeat: repeat, warmup: warmup, resuming: resuming, dryRun: dryRun,
+					failFast: failFast, stallLimit: stallLimit, seed: seed, seedSet: cmd.Flags().Changed("seed"),
+					keepRemote: keepRemote, allowAsymmetry: allowAsymmetry, stacks: stackMode})
+			}
+			inv := invs[0]
 			if err := inv.ValidateCluster(); err != nil {
 				return &usageError{msg: err.Error()}
 			}
@@ -84,6 +103,9 @@ unfinished cells. Each cell is a full run directory under cells/.`,
 				}
 				if m, err = matrix.Load(dir); err != nil {
 					return &usageError{msg: err.Error()}
+				}
+				if m.Design != nil {
+					return usagef("matrix %s ran over clusters %v: resume it with the same inventory, without --cluster", m.Dir(), m.Design.Names())
 				}
 				logf("matrix: resuming %s: %d of %d cells left", m.Dir(), len(m.Remaining()), len(m.Cells))
 			} else {
@@ -100,20 +122,7 @@ unfinished cells. Each cell is a full run directory under cells/.`,
 					return usagef("%v", err)
 				}
 			}
-			makeWorkload := func(engine string) (*bench.Workload, error) {
-				w, err := bench.LoadWorkload(m.Workload)
-				if err != nil {
-					return nil, err
-				}
-				over := map[string]string{}
-				for k, v := range m.Overrides {
-					over[k] = v
-				}
-				if _, set := over["engine"]; !set && w.Tool != bench.DriverCustom {
-					over["engine"] = engine
-				}
-				return w, w.Override(over)
-			}
+			makeWorkload := cellWorkload(m)
 			w, err := makeWorkload(m.Engines[0])
 			if err != nil {
 				return &usageError{msg: err.Error()}
@@ -182,7 +191,8 @@ unfinished cells. Each cell is a full run directory under cells/.`,
 	f.StringVar(&resume, "resume", "", "continue an interrupted matrix: --resume [RUNDIR] (default: the latest under --runs)")
 	f.Lookup("resume").NoOptDefVal = resumeLatest
 	f.BoolVar(&dryRun, "dry-run", false, "print the plan and stop")
-	f.BoolVar(&failFast, "fail-fast", false, "stop at the first failed cell")
+	f.BoolVar(&failFast, "fail-fast", false, "stop at the first failed cell (or unreachable cluster)")
+	f.Int64Var(&seed, "seed", 0, "several clusters: seed of the randomised order of each cluster's cells (default: random, printed and recorded)")
 	f.BoolVar(&keepRemote, "keep-remote", false, "keep each cell's working directory on the load box (removed once collected)")
 	f.BoolVar(&allowAsymmetry, "allow-asymmetry", false, "run although the configurations differ in durability beyond the matrix's axes")
 	f.StringVar(&root, "runs", "runs", "directory that holds run directories")

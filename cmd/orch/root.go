@@ -20,7 +20,8 @@ var version = ""
 
 // globalOptions are the flags every command shares.
 type globalOptions struct {
-	inventory         string
+	inventories       []string
+	cluster           string
 	acceptNewHostKeys bool
 	sshConfig         string
 	knownHosts        string
@@ -56,7 +57,8 @@ legacy ips.txt, given with -i (default ./cluster.yaml).`,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usagef("%v", err) })
 	pf := root.PersistentFlags()
-	pf.StringVarP(&g.inventory, "inventory", "i", "cluster.yaml", "inventory: a YAML cluster file or a legacy ips.txt")
+	pf.StringArrayVarP(&g.inventories, "inventory", "i", []string{"cluster.yaml"}, "inventory: a YAML cluster file or a legacy ips.txt (repeatable: one cluster per file)")
+	pf.StringVar(&g.cluster, "cluster", "", "the cluster to act on, of an inventory with several (default: every one for up, down, status, check and matrix)")
 	pf.BoolVar(&g.acceptNewHostKeys, "accept-new-host-keys", false, "trust and record host keys not yet in known_hosts (a changed key is always refused)")
 	pf.StringVar(&g.sshConfig, "ssh-config", "", `OpenSSH client config to honour (default ~/.ssh/config; "none" to ignore)`)
 	pf.StringVar(&g.knownHosts, "known-hosts", "", "known_hosts file (overrides the inventory's)")
@@ -112,7 +114,8 @@ func buildVersion() string {
 // loadInventory parses and validates the inventory named by -i (or path when
 // given), applying the SSH flags that ips.txt inventories need, and
 // resolves its secret references: whatever is wrong with it is found before
-// a command contacts any host.
+// a command contacts any host. It loads one cluster: --cluster chooses one
+// of several.
 func (g *globalOptions) loadInventory(path string) (*topology.Inventory, error) {
 	inv, err := g.parseInventory(path)
 	if err != nil {
@@ -127,13 +130,14 @@ func (g *globalOptions) loadInventory(path string) (*topology.Inventory, error) 
 // parseInventory is loadInventory without resolving secrets (orch
 // inventory shows an inventory whose secrets are not at hand).
 func (g *globalOptions) parseInventory(path string) (*topology.Inventory, error) {
-	if path == "" {
-		path = g.inventory
+	if path == "" && len(g.inventories) > 1 {
+		return g.oneOfSet(g.inventories)
 	}
-	opts := topology.LoadOptions{KnownHostsOverride: g.knownHosts}
-	opts.SSH.User = g.sshUser
-	opts.SSH.Port = g.sshPort
-	opts.SSH.IdentityFiles = g.identities
+	if path == "" {
+		path = g.inventories[0]
+	}
+	opts := g.loadOptions()
+	opts.Cluster = g.cluster
 	inv, err := topology.Load(path, opts)
 	if err != nil {
 		// Whatever keeps an inventory from loading is bad input: exit 2.

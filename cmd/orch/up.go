@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -48,12 +49,12 @@ canary row read on both slaves. Run it again and nothing restarts.`,
 			if len(args) == 1 {
 				path = args[0]
 			}
-			inv, err := g.loadInventory(path)
+			invs, err := g.clusters(path)
 			if err != nil {
 				return err
 			}
-			if err := inv.ValidateCluster(); err != nil {
-				return &usageError{msg: err.Error()}
+			if err := validateClusters(invs); err != nil {
+				return err
 			}
 			kv, err := server.ParseKnobs(knobs)
 			if err != nil {
@@ -63,36 +64,39 @@ canary row read on both slaves. Run it again and nothing restarts.`,
 				return usagef("--profile-dir: %v", err)
 			}
 			desired := server.Desired{Engine: engine, Knobs: kv, ProfileDir: profileDir, FixTHP: fixTHP}
-			if err := server.CheckDesired(inv, desired, "--engine"); err != nil {
-				return usagef("%v", err)
-			}
-			out := cmd.OutOrStdout()
-			if dryRun {
-				return up.DryRun(out, inv, desired, flavorHint)
-			}
-			c := g.connect(cmd.Context(), inv, inv.DBHosts())
-			defer c.Close()
-			rep, err := up.Up(cmd.Context(), c, up.Options{Desired: desired, VerifyTimeout: verifyTimeout, Progress: stepPrinter(cmd.ErrOrStderr(), "up")})
-			if rep != nil && asJSON {
-				enc := json.NewEncoder(out)
-				enc.SetIndent("", "  ")
-				if jerr := enc.Encode(rep); jerr != nil {
-					return jerr
-				}
-			} else if rep != nil {
-				for _, w := range rep.Warnings {
-					fmt.Fprintf(cmd.ErrOrStderr(), "up: WARNING %s\n", w)
-				}
-				if rep.Status != nil {
-					fmt.Fprintln(out)
-					replication.WriteTable(out, rep.Status)
-				}
-				if len(rep.Timings) > 0 {
-					fmt.Fprintln(out)
-					writeTimings(out, rep.Timings, rep.Total)
+			for _, inv := range invs {
+				if err := server.CheckDesired(inv, desired, "--engine"); err != nil {
+					return usagef("%v", err)
 				}
 			}
-			return err
+			return forEachCluster(cmd.Context(), invs, cmd.OutOrStdout(), cmd.ErrOrStderr(), func(ctx context.Context, inv *topology.Inventory, out, errOut io.Writer) error {
+				if dryRun {
+					return up.DryRun(out, inv, desired, flavorHint)
+				}
+				c := g.connect(ctx, inv, inv.DBHosts())
+				defer c.Close()
+				rep, err := up.Up(ctx, c, up.Options{Desired: desired, VerifyTimeout: verifyTimeout, Progress: stepPrinter(errOut, "up")})
+				if rep != nil && asJSON {
+					enc := json.NewEncoder(out)
+					enc.SetIndent("", "  ")
+					if jerr := enc.Encode(rep); jerr != nil {
+						return jerr
+					}
+				} else if rep != nil {
+					for _, w := range rep.Warnings {
+						fmt.Fprintf(errOut, "up: WARNING %s\n", w)
+					}
+					if rep.Status != nil {
+						fmt.Fprintln(out)
+						replication.WriteTable(out, rep.Status)
+					}
+					if len(rep.Timings) > 0 {
+						fmt.Fprintln(out)
+						writeTimings(out, rep.Timings, rep.Total)
+					}
+				}
+				return err
+			})
 		},
 	}
 	f := cmd.Flags()
@@ -115,20 +119,22 @@ func newDownCmd(g *globalOptions) *cobra.Command {
   orch down -i inventories/lab.yaml`,
 		Args: usageArgs(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			inv, err := g.loadInventory(strings.Join(args, ""))
+			invs, err := g.clusters(strings.Join(args, ""))
 			if err != nil {
 				return err
 			}
-			if err := inv.ValidateCluster(); err != nil {
-				return &usageError{msg: err.Error()}
+			if err := validateClusters(invs); err != nil {
+				return err
 			}
-			c := g.connect(cmd.Context(), inv, inv.DBHosts())
-			defer c.Close()
-			rep, err := up.Down(cmd.Context(), c, stepPrinter(cmd.ErrOrStderr(), "down"))
-			if rep != nil && len(rep.Timings) > 0 {
-				writeTimings(cmd.OutOrStdout(), rep.Timings, 0)
-			}
-			return err
+			return forEachCluster(cmd.Context(), invs, cmd.OutOrStdout(), cmd.ErrOrStderr(), func(ctx context.Context, inv *topology.Inventory, out, errOut io.Writer) error {
+				c := g.connect(ctx, inv, inv.DBHosts())
+				defer c.Close()
+				rep, err := up.Down(ctx, c, stepPrinter(errOut, "down"))
+				if rep != nil && len(rep.Timings) > 0 {
+					writeTimings(out, rep.Timings, 0)
+				}
+				return err
+			})
 		},
 	}
 }
@@ -142,33 +148,35 @@ func newStatusCmd(g *globalOptions) *cobra.Command {
   orch status -i inventories/lab.yaml --json`,
 		Args: usageArgs(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			inv, err := g.loadInventory(strings.Join(args, ""))
+			invs, err := g.clusters(strings.Join(args, ""))
 			if err != nil {
 				return err
 			}
-			c := g.connect(cmd.Context(), inv, inv.DBHosts())
-			defer c.Close()
-			st, err := up.Status(cmd.Context(), c)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				enc := json.NewEncoder(cmd.OutOrStdout())
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(st); err != nil {
+			return forEachCluster(cmd.Context(), invs, cmd.OutOrStdout(), cmd.ErrOrStderr(), func(ctx context.Context, inv *topology.Inventory, out, _ io.Writer) error {
+				c := g.connect(ctx, inv, inv.DBHosts())
+				defer c.Close()
+				st, err := up.Status(ctx, c)
+				if err != nil {
 					return err
 				}
-			} else {
-				if err := replication.WriteTable(cmd.OutOrStdout(), st.Status); err != nil {
-					return err
+				if asJSON {
+					enc := json.NewEncoder(out)
+					enc.SetIndent("", "  ")
+					if err := enc.Encode(st); err != nil {
+						return err
+					}
+				} else {
+					if err := replication.WriteTable(out, st.Status); err != nil {
+						return err
+					}
+					fmt.Fprintln(out)
+					up.WriteApplied(out, inv.DBHosts(), st.Applied)
 				}
-				fmt.Fprintln(cmd.OutOrStdout())
-				up.WriteApplied(cmd.OutOrStdout(), inv.DBHosts(), st.Applied)
-			}
-			if problems := st.Problems(); len(problems) > 0 {
-				return &exitError{code: exitFailure, err: fmt.Errorf("status: %s", strings.Join(problems, "; "))}
-			}
-			return nil
+				if problems := st.Problems(); len(problems) > 0 {
+					return &exitError{code: exitFailure, err: fmt.Errorf("status: %s", strings.Join(problems, "; "))}
+				}
+				return nil
+			})
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the status as JSON")

@@ -1,6 +1,7 @@
 package executor
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -233,7 +234,7 @@ func (s *SSH) handshake(ctx context.Context, nc net.Conn, ep endpoint, hk *hostK
 	config := &ssh.ClientConfig{
 		User:              ep.user,
 		Auth:              auth,
-		HostKeyCallback:   callback,
+		HostKeyCallback:   pinFirstKey(callback),
 		HostKeyAlgorithms: algos,
 	}
 	stop := context.AfterFunc(ctx, func() { nc.Close() })
@@ -249,6 +250,35 @@ func (s *SSH) handshake(ctx context.Context, nc net.Conn, ep endpoint, hk *hostK
 	}
 	s.handshakes.Add(1)
 	return ssh.NewClient(sc, chans, reqs), nil
+}
+
+// pinFirstKey verifies the first host key with callback (known_hosts) and
+// then drops callback: x/crypto/ssh keeps the callback for the connection's
+// lifetime to check the key again at every re-key, and callback holds the
+// whole parsed known_hosts file, so with N hosts in it every connection
+// kept N keys alive (180 MB at 1,000 hosts, BenchmarkCheckFanout1000).
+// A re-key must present the key verified at connect time: a server whose
+// key changes mid-connection is refused, which is stricter than checking
+// known_hosts again.
+func pinFirstKey(callback ssh.HostKeyCallback) ssh.HostKeyCallback {
+	var mu sync.Mutex
+	var pinned []byte
+	return func(hostname string, remote net.Addr, key ssh.PublicKey) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if callback == nil {
+			if !bytes.Equal(key.Marshal(), pinned) {
+				return &hostKeyError{fmt.Sprintf("host key for %s changed during the connection (now %s %s): refusing it",
+					hostname, key.Type(), ssh.FingerprintSHA256(key))}
+			}
+			return nil
+		}
+		if err := callback(hostname, remote, key); err != nil {
+			return err
+		}
+		pinned, callback = key.Marshal(), nil
+		return nil
+	}
 }
 
 // keepalive probes the connection and closes it when the server stops

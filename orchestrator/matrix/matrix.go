@@ -43,6 +43,9 @@ type Matrix struct {
 	// (see NoEffect): the report says so instead of reporting no change.
 	NoEffect map[string]string `json:"no_effect,omitempty"`
 	Cells    []Cell            `json:"cells"`
+	// Design assigns the cells to clusters when the matrix runs over
+	// several (NewBlocked); nil for one cluster.
+	Design *Design `json:"design,omitempty"`
 
 	dir *rundir.Dir // set by Create and Load
 }

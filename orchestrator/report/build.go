@@ -64,6 +64,8 @@ type Table struct {
 	// Why explains each configuration against the baseline (nil without
 	// time series).
 	Why *Why
+	// Blocks compares within and across clusters (nil: one cluster).
+	Blocks *ClusterSection
 }
 
 // Group is one configuration (label) of a table and its runs.
@@ -138,6 +140,7 @@ func Build(in *Input, opts Options) (*Report, error) {
 		t.compare(baseline, rep.WarmupS, in.NoEffect)
 		t.lintFairness()
 		t.Why = t.buildWhy(rep.WarmupS)
+		t.compareBlocked(rep.WarmupS, in.Design, in.NoEffect)
 		plots, err := t.plots(t.warmupLine())
 		if err != nil {
 			return nil, fmt.Errorf("%s: plots: %w", t.Workload, err)

@@ -29,6 +29,8 @@ var CSVColumns = []string{
 	"sustained_ratio_vs_baseline", "sustained_ratio_ci95_low", "sustained_ratio_ci95_high", "replica_apply_ratio_vs_baseline",
 	"label_kept_up",
 	"disk_bytes", "binlog_bytes", "relay_log_bytes", "rows", "space_amp",
+	// The run's cluster, when the matrix ran over several.
+	"cluster",
 }
 
 // WriteCSV writes results.csv.
@@ -126,6 +128,7 @@ func (rep *Report) csvMore(t *Table, g *Group, r *Run) []string {
 		f4(gf.MasterTxPS), f4(gf.ApplyTxPS), f4(gf.CatchUpS), f4(g.SustainedRate.Mean),
 		cmp(g.SustainedRatio), sLo, sHi, cmp(g.ApplyRatio), kept(gf.Known(), g.KeptUp),
 		f(r.Health.DiskBytes), f(r.Health.BinlogBytes), f(r.Health.RelayBytes), f(r.Health.Rows), f4(r.spaceAmp()),
+		r.Cluster,
 	}
 }
 

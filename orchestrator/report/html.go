@@ -189,6 +189,14 @@ code { background: #f3f3f3; padding: 0 .2em; }
 <tbody>{{range .Replicas.Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</tbody>
 </table></div>{{end}}
+{{with .Blocks}}<h3>By cluster</h3>
+{{range .Notes}}<p class="note">{{.}}</p>
+{{end}}{{if .Warnings}}<ul class="verdicts">{{range .Warnings}}<li><strong>WARNING</strong> {{.}}</li>{{end}}</ul>{{end}}
+{{if .Rows}}<div class="scroll"><table class="clusters">
+<thead><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead>
+<tbody>{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</tbody>
+</table></div>{{end}}{{end}}
 <h3>Runs</h3>
 <div class="scroll"><table class="runs">
 <thead><tr>{{range .Runs.Header}}<th>{{.}}</th>{{end}}</tr></thead>

@@ -33,6 +33,8 @@ type Input struct {
 	Home string
 	// Sources lists the inputs as given.
 	Sources []string
+	// Design is the matrix's design over several clusters (nil if none).
+	Design *ClusterDesign
 }
 
 // InputError is an input that cannot be read as a matrix, a run directory

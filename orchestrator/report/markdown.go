@@ -97,6 +97,7 @@ func (rep *Report) mdTable(b *strings.Builder, t *Table) {
 		b.WriteString(replicaNote + "\n\n")
 		mdRows(b, t.replicaHeader(), t.replicaRows())
 	}
+	mdBlocks(b, t)
 	b.WriteString("\n### Runs\n\n")
 	mdRows(b, t.runHeader(), t.runRows(rep.WarmupS))
 	if len(t.Plots) > 0 {

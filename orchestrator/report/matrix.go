@@ -23,6 +23,7 @@ type matrixDoc struct {
 		Error  string `json:"error"`
 		Dir    string `json:"dir"`
 	} `json:"cells"`
+	Design *designDoc `json:"design"`
 }
 
 // loadMatrix reads a matrix directory: every cell, executed or not, in
@@ -85,6 +86,9 @@ func (in *Input) loadMatrix(dir string) ([]*Run, error) {
 			r.Workload = m.Workload
 		}
 		runs = append(runs, r)
+	}
+	if d := applyDesign(m.Design, runs); d != nil {
+		in.Design = d
 	}
 	return runs, nil
 }

@@ -25,6 +25,9 @@ type Run struct {
 	// output, which has no run around it.
 	State string
 	Error string
+	// Cluster ran the run, in a matrix over several clusters ("" else);
+	// Excluded says why such a run is left out of the statistics.
+	Cluster, Excluded string
 
 	Bench    *Bench // nil when there is no parsed benchmark output
 	Health   Health
@@ -156,7 +159,7 @@ const stateOK = "ok"
 // usable reports whether the run's figures are clean enough for the
 // statistics: it ended ok (parse output: the tool's report is complete).
 func (r *Run) usable() bool {
-	if r.Bench == nil {
+	if r.Bench == nil || r.Excluded != "" {
 		return false
 	}
 	if r.State == "" {

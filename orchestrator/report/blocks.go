@@ -1,0 +1,245 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+
+	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// A matrix spread over several clusters is a block design (matrix.Design):
+// every configuration ran on every cluster. Comparisons are then made
+// within each cluster, where hardware and placement are the same for both
+// sides, and combined across clusters; pooling all runs instead would add
+// the clusters' differences to the noise, or, with unequal counts per
+// cluster, to the effect.
+//
+// The combined ratio is the geometric mean of the per-cluster ratios (each
+// the ratio of that cluster's means): clusters count equally, whatever
+// their speed, and a cluster's own speed cancels in its ratio. Its 95%
+// interval comes from Student's t over the clusters' log ratios (k-1
+// degrees of freedom), so it reflects how much the effect varies between
+// clusters: with two clusters it is wide, honestly. It is never narrower
+// than the runs' own noise allows (the delta-method standard error of the
+// mean log ratio), since two clusters can agree by chance. Cochran's Q tests
+// whether the clusters' ratios differ by more than their own run-to-run
+// noise allows; when they do, the report warns that the clusters disagree.
+//
+// With one cluster every figure is the plain analysis: the ratio of
+// means and Welch's test, as in Table.compare.
+
+// ClusterPair is one cluster's steady-state rates of the baseline and of
+// the configuration compared with it.
+type ClusterPair struct {
+	Cluster     string
+	Base, Other []float64
+}
+
+// ClusterRatio is the comparison within one cluster.
+type ClusterRatio struct {
+	Cluster     string
+	Base, Other Sample
+	// Ratio is Other.Mean / Base.Mean.
+	Ratio float64
+	// CILow, CIHigh are Fieller's 95% interval for the ratio; NaN with
+	// fewer than two runs a side or when the baseline's mean is not
+	// significantly above zero (the interval is then unbounded).
+	CILow, CIHigh float64
+	Test          *TTest
+	TestErr       error
+}
+
+// Blocked is a comparison with the cluster as blocking factor.
+type Blocked struct {
+	Clusters []ClusterRatio
+	// Used counts the clusters whose ratio enters the combination (both
+	// sides have a run that ended ok).
+	Used int
+	// Ratio is the combined ratio.
+	Ratio float64
+	// CILow, CIHigh are the 95% interval across clusters; NaN with one.
+	CILow, CIHigh float64
+	// Test: with one cluster Welch's test of its runs; with more, Student's
+	// t-test that the mean log ratio across clusters is zero.
+	Test    *TTest
+	TestErr error
+	// Heterogeneity is Cochran's Q over the clusters' log ratios; nil when
+	// a cluster has too few runs to know its noise.
+	Heterogeneity *Heterogeneity
+	// Warning says the clusters disagree beyond their noise ("" if not).
+	Warning string
+}
+
+// Heterogeneity is Cochran's Q test of equal ratios on every cluster.
+type Heterogeneity struct {
+	Q, DF, P float64
+}
+
+// ErrNoClusters is returned for a comparison without any cluster.
+var ErrNoClusters = errors.New("n/a (no cluster has runs of both configurations)")
+
+// CompareBlocked compares Other with Base cluster by cluster and combines
+// the clusters. NaN rates are skipped, as everywhere in the report.
+func CompareBlocked(pairs []ClusterPair) Blocked {
+	out := Blocked{Ratio: math.NaN(), CILow: math.NaN(), CIHigh: math.NaN()}
+	var logs []float64
+	var used []ClusterRatio
+	for _, p := range pairs {
+		cr := compareWithin(p)
+		out.Clusters = append(out.Clusters, cr)
+		if cr.Base.N > 0 && cr.Other.N > 0 && cr.Ratio > 0 && !math.IsInf(cr.Ratio, 0) {
+			logs = append(logs, math.Log(cr.Ratio))
+			used = append(used, cr)
+		}
+	}
+	out.Used = len(used)
+	switch len(used) {
+	case 0:
+		out.TestErr = ErrNoClusters
+		return out
+	case 1:
+		// Today's analysis: the ratio of the means and Welch's test.
+		c := used[0]
+		out.Ratio, out.Test, out.TestErr = c.Ratio, c.Test, c.TestErr
+		return out
+	}
+	mean, sd := stat.MeanStdDev(logs, nil)
+	k := float64(len(logs))
+	out.Ratio = math.Exp(mean)
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: k - 1}
+	se := sd / math.Sqrt(k)
+	// A few clusters can agree by chance far better than their runs'
+	// noise allows (two clusters give one degree of freedom): the
+	// interval is never narrower than the clusters' own noise makes the
+	// mean of their log ratios.
+	if within := withinSE(used); within > se {
+		se = within
+	}
+	half := t.Quantile(0.975) * se
+	out.CILow, out.CIHigh = math.Exp(mean-half), math.Exp(mean+half)
+	if se == 0 {
+		out.TestErr = ErrNoVariance
+	} else {
+		tv := mean / se
+		out.Test = &TTest{T: tv, DF: k - 1, P: 2 * t.Survival(math.Abs(tv))}
+	}
+	out.Heterogeneity = cochranQ(used)
+	if h := out.Heterogeneity; h != nil && h.P < Alpha {
+		out.Warning = disagreement(used, h)
+	}
+	return out
+}
+
+// withinSE is the standard error of the mean log ratio from the runs'
+// noise alone (delta method per cluster, clusters independent); 0 when a
+// cluster has too few runs to know its noise.
+func withinSE(cs []ClusterRatio) float64 {
+	sum := 0.0
+	for _, c := range cs {
+		v := logRatioVar(c)
+		if math.IsNaN(v) {
+			return 0
+		}
+		sum += v
+	}
+	return math.Sqrt(sum) / float64(len(cs))
+}
+
+// logRatioVar is var log(Other.Mean/Base.Mean) ≈ va/ma² + vb/mb², va and
+// vb the variances of the means; NaN with fewer than two runs a side.
+func logRatioVar(c ClusterRatio) float64 {
+	if c.Base.N < 2 || c.Other.N < 2 {
+		return math.NaN()
+	}
+	return c.Other.SD*c.Other.SD/float64(c.Other.N)/(c.Other.Mean*c.Other.Mean) +
+		c.Base.SD*c.Base.SD/float64(c.Base.N)/(c.Base.Mean*c.Base.Mean)
+}
+
+// compareWithin is the plain comparison inside one cluster, with
+// Fieller's interval for the ratio.
+func compareWithin(p ClusterPair) ClusterRatio {
+	cr := ClusterRatio{Cluster: p.Cluster, Base: Describe(p.Base), Other: Describe(p.Other), CILow: math.NaN(), CIHigh: math.NaN()}
+	cr.Ratio = cr.Other.Mean / cr.Base.Mean
+	if cr.Base.N == 0 || cr.Other.N == 0 {
+		cr.TestErr = ErrNoRuns
+		return cr
+	}
+	if tt, err := Welch(p.Other, p.Base); err != nil {
+		cr.TestErr = err
+	} else {
+		cr.Test = &tt
+	}
+	cr.CILow, cr.CIHigh = fieller(cr.Other, cr.Base)
+	return cr
+}
+
+// fieller is the 95% interval of mean(a)/mean(b) for independent samples:
+// every r with |ma - r mb| <= t sqrt(va + r² vb), va and vb the variances
+// of the means, t Student's with Welch–Satterthwaite degrees of freedom
+// for the combination a - r b at r = ma/mb. It is NaN when b's mean is not
+// significantly non-zero (the set is then unbounded).
+func fieller(a, b Sample) (lo, hi float64) {
+	if a.N < 2 || b.N < 2 {
+		return math.NaN(), math.NaN()
+	}
+	na, nb := float64(a.N), float64(b.N)
+	va, vb := a.SD*a.SD/na, b.SD*b.SD/nb
+	r := a.Mean / b.Mean
+	num := va + r*r*vb
+	if num == 0 {
+		return r, r
+	}
+	df := num * num / (va*va/(na-1) + r*r*r*r*vb*vb/(nb-1))
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(0.975)
+	qa := b.Mean*b.Mean - t*t*vb
+	if qa <= 0 {
+		return math.NaN(), math.NaN()
+	}
+	qb := a.Mean * b.Mean
+	disc := qb*qb - qa*(a.Mean*a.Mean-t*t*va)
+	if disc < 0 {
+		return math.NaN(), math.NaN()
+	}
+	root := math.Sqrt(disc)
+	return (qb - root) / qa, (qb + root) / qa
+}
+
+// cochranQ tests equal log ratios across clusters, weighting each by its
+// inverse variance (delta method: var log(a/b) ≈ va/ma² + vb/mb²). It
+// needs every cluster's noise: nil when one has fewer than two runs a
+// side or no variation at all.
+func cochranQ(cs []ClusterRatio) *Heterogeneity {
+	var ys, ws []float64
+	for _, c := range cs {
+		v := logRatioVar(c)
+		if v <= 0 || math.IsNaN(v) {
+			return nil
+		}
+		ys, ws = append(ys, math.Log(c.Ratio)), append(ws, 1/v)
+	}
+	pooled := stat.Mean(ys, ws)
+	q := 0.0
+	for i, y := range ys {
+		q += ws[i] * (y - pooled) * (y - pooled)
+	}
+	df := float64(len(ys) - 1)
+	return &Heterogeneity{Q: q, DF: df, P: distuv.ChiSquared{K: df}.Survival(q)}
+}
+
+// disagreement is the warning for clusters whose ratios differ beyond
+// their noise, naming each cluster's ratio and interval.
+func disagreement(cs []ClusterRatio, h *Heterogeneity) string {
+	parts := make([]string, len(cs))
+	for i, c := range cs {
+		parts[i] = fmt.Sprintf("%s %s", c.Cluster, Ratio(c.Ratio))
+		if !math.IsNaN(c.CILow) {
+			parts[i] += fmt.Sprintf(" (95%% CI %s-%s)", Ratio(c.CILow), Ratio(c.CIHigh))
+		}
+	}
+	return fmt.Sprintf("the clusters disagree beyond their noise: %s (Cochran's Q = %.2f on %g df, p = %.3g); "+
+		"their hardware or placement changes the effect, so the combined ratio averages different effects: look at each cluster",
+		strings.Join(parts, ", "), h.Q, h.DF, h.P)
+}

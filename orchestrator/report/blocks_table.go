@@ -1,0 +1,228 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// designDoc is the part of matrix.json's design (a matrix over several
+// clusters) the report reads; the planner owns the full type. The report
+// reads it rather than importing the planner, which would bring the SSH
+// and server packages into every reader of a report.
+type designDoc struct {
+	Seed   int64 `json:"seed"`
+	Blocks []struct {
+		Cluster  string   `json:"cluster"`
+		Cells    []string `json:"cells"`
+		Failed   string   `json:"failed"`
+		Excluded []string `json:"excluded"`
+	} `json:"blocks"`
+	Moved []struct {
+		From    string `json:"from"`
+		Round   int    `json:"round"`
+		To      string `json:"to"`
+		ToRound int    `json:"to_round"`
+		Reason  string `json:"reason"`
+	} `json:"moved"`
+}
+
+// ClusterDesign is what the report says about a matrix run over several
+// clusters: how to reproduce its order, and what happened to its clusters.
+type ClusterDesign struct {
+	Seed     int64
+	Clusters []string
+	// Notes: clusters taken out, rounds moved, runs left out.
+	Notes []string
+}
+
+// applyDesign names each run's cluster and leaves out of the statistics
+// the runs of a round their cluster did not complete (the design ran that
+// round again elsewhere, so counting them would give that cluster an
+// extra repetition of some configurations).
+func applyDesign(d *designDoc, runs []*Run) *ClusterDesign {
+	if d == nil || len(d.Blocks) == 0 {
+		return nil
+	}
+	out := &ClusterDesign{Seed: d.Seed}
+	byID := map[string]*Run{}
+	for _, r := range runs {
+		byID[r.ID] = r
+	}
+	for _, b := range d.Blocks {
+		out.Clusters = append(out.Clusters, b.Cluster)
+		for _, id := range b.Cells {
+			if r := byID[id]; r != nil {
+				r.Cluster = b.Cluster
+			}
+		}
+		for _, id := range b.Excluded {
+			if r := byID[id]; r != nil {
+				r.Excluded = "its round on " + b.Cluster + " was not completed"
+			}
+		}
+		if b.Failed != "" {
+			out.Notes = append(out.Notes, fmt.Sprintf("Cluster %s was taken out of the schedule: %s.", b.Cluster, b.Failed))
+		}
+		if len(b.Excluded) > 0 {
+			out.Notes = append(out.Notes, fmt.Sprintf("Left out of the statistics: %s (their round on %s did not complete and ran again, whole, elsewhere).",
+				strings.Join(b.Excluded, ", "), b.Cluster))
+		}
+	}
+	for _, mv := range d.Moved {
+		out.Notes = append(out.Notes, fmt.Sprintf("Round %d of %s ran on %s as its round %d (%s).", mv.Round, mv.From, mv.To, mv.ToRound, mv.Reason))
+	}
+	return out
+}
+
+// ClusterSection is a table's comparisons with the cluster as blocking
+// factor; nil on a table whose runs come from one cluster.
+type ClusterSection struct {
+	Design   *ClusterDesign
+	Clusters []string
+	Groups   []BlockedGroup
+	Header   []string
+	Rows     [][]string
+	Warnings []string
+	// Notes introduce the table: the method, the seed, what happened to
+	// the clusters.
+	Notes []string
+}
+
+// BlockedGroup is one configuration compared with the baseline within and
+// across clusters.
+type BlockedGroup struct {
+	Label string
+	Blocked
+}
+
+// clusters lists the clusters of the table's runs, in order of first run.
+func (t *Table) clusters() []string {
+	var out []string
+	for _, r := range t.Runs {
+		if r.Cluster != "" && !slices.Contains(out, r.Cluster) {
+			out = append(out, r.Cluster)
+		}
+	}
+	return out
+}
+
+// compareBlocked replaces, when the table's runs come from several
+// clusters, each group's comparison with the baseline by the blocked one
+// (ratio within each cluster, combined across them): ratio, test and
+// verdict then say what the design supports. With one cluster the table
+// is left exactly as compare made it.
+func (t *Table) compareBlocked(warmupS float64, design *ClusterDesign, noEffect map[string]string) {
+	clusters := t.clusters()
+	if t.Baseline == nil {
+		return
+	}
+	sec := &ClusterSection{Design: design, Clusters: clusters}
+	if len(clusters) < 2 {
+		// One cluster ran everything (the others were taken out): the
+		// plain analysis, and the notes that say why.
+		if design != nil && len(design.Notes) > 0 {
+			sec.Notes = sec.notes()
+			t.Blocks = sec
+		}
+		return
+	}
+	steady := func(g *Group, cluster string) []float64 {
+		var out []float64
+		for _, r := range g.Runs {
+			if r.Cluster == cluster && r.usable() {
+				v, _ := t.steadyOf(r)
+				out = append(out, v)
+			}
+		}
+		return out
+	}
+	for _, g := range t.Groups {
+		if g == t.Baseline {
+			continue
+		}
+		var pairs []ClusterPair
+		for _, c := range clusters {
+			pairs = append(pairs, ClusterPair{Cluster: c, Base: steady(t.Baseline, c), Other: steady(g, c)})
+		}
+		bl := CompareBlocked(pairs)
+		sec.Groups = append(sec.Groups, BlockedGroup{Label: g.Label, Blocked: bl})
+		g.Ratio, g.Test, g.TestErr = bl.Ratio, bl.Test, bl.TestErr
+		g.Verdict = verdict(t, t.Baseline, g, noEffect)
+		if g.Verdict != "" && len(g.NoEffect) == 0 && g.Rate.N > 0 && t.Baseline.Rate.N > 0 {
+			g.Verdict += fmt.Sprintf(" — combined over %d clusters", bl.Used)
+		}
+		if bl.Warning != "" {
+			sec.Warnings = append(sec.Warnings, g.Label+": "+bl.Warning)
+		}
+	}
+	sec.Header, sec.Rows = t.blockedRows(sec)
+	sec.Notes = sec.notes()
+	t.Blocks = sec
+}
+
+// blockedRows is the by-cluster table: per configuration, one row per
+// cluster (its runs, means, ratio with Fieller's interval, Welch's p),
+// then the combined row (geometric mean of the clusters' ratios, its
+// interval across clusters, the t-test over their log ratios).
+func (t *Table) blockedRows(sec *ClusterSection) ([]string, [][]string) {
+	header := []string{"configuration", "cluster", "n baseline / n", "baseline " + t.Metric, t.Metric, "ratio", "95% CI", "p"}
+	var rows [][]string
+	for _, g := range sec.Groups {
+		for _, c := range g.Clusters {
+			rows = append(rows, []string{g.Label, c.Cluster, strconv.Itoa(c.Base.N) + " / " + strconv.Itoa(c.Other.N),
+				num(c.Base.Mean, 2), num(c.Other.Mean, 2), Ratio(c.Ratio), ratioCI(c.CILow, c.CIHigh), Significance(c.Test, c.TestErr)})
+		}
+		rows = append(rows, []string{g.Label, fmt.Sprintf("combined (%d clusters)", g.Used), "", "", "",
+			Ratio(g.Ratio), ratioCI(g.CILow, g.CIHigh), Significance(g.Test, g.TestErr)})
+	}
+	return header, rows
+}
+
+func ratioCI(lo, hi float64) string {
+	if lo != lo || hi != hi { // NaN
+		return "—"
+	}
+	return Ratio(lo) + "–" + Ratio(hi)
+}
+
+// notes are the lines that introduce the by-cluster table.
+func (sec *ClusterSection) notes() []string {
+	var out []string
+	if len(sec.Clusters) < 2 {
+		out = append(out, fmt.Sprintf("Every run that counts ran on %s: the comparisons above are within that cluster.", strings.Join(sec.Clusters, ", ")))
+	} else {
+		out = append(out, fmt.Sprintf("Runs on %d clusters (%s), each running every configuration the same number of times: "+
+			"every comparison is made within a cluster, then combined as the geometric mean of the clusters' ratios "+
+			"with a 95%% CI across clusters (Student's t on the log ratios, clusters-1 df). "+
+			"The ratios, p-values and verdicts above are these combined figures.", len(sec.Clusters), strings.Join(sec.Clusters, ", ")))
+	}
+	if d := sec.Design; d != nil {
+		out = append(out, fmt.Sprintf("Each cluster's order was randomised with seed %d (orch matrix --seed %d reproduces it).", d.Seed, d.Seed))
+		out = append(out, d.Notes...)
+	}
+	return out
+}
+
+// mdBlocks writes the by-cluster section of a table ("" with one cluster).
+func mdBlocks(b *strings.Builder, t *Table) {
+	sec := t.Blocks
+	if sec == nil {
+		return
+	}
+	b.WriteString("\n### By cluster\n\n")
+	for _, n := range sec.Notes {
+		b.WriteString(md(n) + "\n")
+	}
+	b.WriteString("\n")
+	for _, w := range sec.Warnings {
+		b.WriteString("- **WARNING** " + md(w) + "\n")
+	}
+	if len(sec.Warnings) > 0 {
+		b.WriteString("\n")
+	}
+	if len(sec.Rows) > 0 {
+		mdRows(b, sec.Header, sec.Rows)
+	}
+}

@@ -1,0 +1,195 @@
+package report
+
+import (
+	csvpkg "encoding/csv"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// blockedMatrix copies the test matrix and gives it a design: cells 01-02
+// ran on east, 03-06 on west; excluded lists cells of incomplete rounds.
+func blockedMatrix(t *testing.T, blocks map[string][]string, excluded map[string][]string, failed ...string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "m")
+	copyDir(t, matrixDir, dir)
+	p := filepath.Join(dir, FileMatrix)
+	var doc map[string]any
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	var bs []map[string]any
+	for _, cl := range []string{"east", "west"} {
+		if cells, ok := blocks[cl]; ok {
+			b := map[string]any{"cluster": cl, "cells": cells, "excluded": excluded[cl]}
+			if len(failed) == 2 && failed[0] == cl {
+				b["failed"] = failed[1]
+			}
+			bs = append(bs, b)
+		}
+	}
+	doc["design"] = map[string]any{"seed": 42, "blocks": bs}
+	if data, err = json.Marshal(doc); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+var twoBlocks = map[string][]string{
+	"east": {"01-innodb-r1", "02-rocksdb-r1"},
+	"west": {"03-innodb-r2", "04-rocksdb-r2", "05-innodb-r3", "06-rocksdb-r3"},
+}
+
+// steadyOfRun is a run's steady rate as the plain table computes it.
+func steadyOfRun(t *testing.T, rep *Report, id string) float64 {
+	t.Helper()
+	tb := rep.Tables[0]
+	for _, g := range tb.Groups {
+		for i, r := range g.Runs {
+			if r.ID == id {
+				return g.Steady[i]
+			}
+		}
+	}
+	t.Fatalf("no run %s", id)
+	return 0
+}
+
+// Two clusters: per-cluster ratios, their geometric mean as the group's
+// ratio and verdict, a by-cluster section in the markdown.
+func TestReportBlockedByCluster(t *testing.T) {
+	plain := build(t, Options{}, matrixDir)
+	rEast := steadyOfRun(t, plain, "02-rocksdb-r1") / steadyOfRun(t, plain, "01-innodb-r1")
+	rWest := steadyOfRun(t, plain, "04-rocksdb-r2") / steadyOfRun(t, plain, "03-innodb-r2")
+
+	rep := build(t, Options{}, blockedMatrix(t, twoBlocks, nil))
+	tb := rep.Tables[0]
+	sec := tb.Blocks
+	if sec == nil || len(sec.Groups) != 1 || strings.Join(sec.Clusters, ",") != "east,west" {
+		t.Fatalf("by-cluster section: %+v", sec)
+	}
+	bg := sec.Groups[0]
+	if bg.Label != "rocksdb" || bg.Used != 2 {
+		t.Fatalf("group %s used %d clusters", bg.Label, bg.Used)
+	}
+	near(t, "east ratio", bg.Clusters[0].Ratio, rEast, 1e-12)
+	near(t, "west ratio", bg.Clusters[1].Ratio, rWest, 1e-12)
+	near(t, "combined", bg.Ratio, math.Sqrt(rEast*rWest), 1e-12)
+	rocks := tb.group("rocksdb")
+	if rocks.Ratio != bg.Ratio || !strings.HasSuffix(rocks.Verdict, "combined over 2 clusters") || !strings.Contains(rocks.Verdict, Ratio(bg.Ratio)) {
+		t.Errorf("group ratio %v verdict %q: want the combined %v", rocks.Ratio, rocks.Verdict, bg.Ratio)
+	}
+	var md strings.Builder
+	if err := rep.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"### By cluster", "seed 42 (orch matrix --seed 42 reproduces it)",
+		"| rocksdb | east | 1 / 1 |", "| rocksdb | west | 1 / 1 |", "| rocksdb | combined (2 clusters) |"} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md.String())
+		}
+	}
+	var csv strings.Builder
+	if err := rep.WriteCSV(&csv); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csvpkg.NewReader(strings.NewReader(csv.String())).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := map[string]int{}
+	for i, name := range recs[0] {
+		col[name] = i
+	}
+	for run, cluster := range map[string]string{"01-innodb-r1": "east", "04-rocksdb-r2": "west"} {
+		found := false
+		for _, rec := range recs[1:] {
+			found = found || rec[col["run"]] == run && rec[col["cluster"]] == cluster
+		}
+		if !found {
+			t.Errorf("results.csv: no row of %s with cluster %s:\n%s", run, cluster, csv.String())
+		}
+	}
+	var html strings.Builder
+	if err := rep.WriteHTML(&html); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(html.String(), "<h3>By cluster</h3>") || !strings.Contains(html.String(), "combined (2 clusters)") {
+		t.Error("html lacks the by-cluster section")
+	}
+}
+
+// A run of a round its cluster did not complete is left out: here west's
+// rocksdb run, so only east compares both, and the note says why.
+func TestReportBlockedExcluded(t *testing.T) {
+	plain := build(t, Options{}, matrixDir)
+	rEast := steadyOfRun(t, plain, "02-rocksdb-r1") / steadyOfRun(t, plain, "01-innodb-r1")
+	rep := build(t, Options{}, blockedMatrix(t, twoBlocks, map[string][]string{"west": {"04-rocksdb-r2"}}))
+	tb := rep.Tables[0]
+	if n := tb.group("rocksdb").Rate.N; n != 1 {
+		t.Errorf("rocksdb n = %d, want 1 (04 excluded)", n)
+	}
+	bg := tb.Blocks.Groups[0]
+	if bg.Used != 1 {
+		t.Fatalf("used %d clusters, want east only", bg.Used)
+	}
+	near(t, "combined = east", bg.Ratio, rEast, 1e-12)
+	if !strings.Contains(strings.Join(tb.Blocks.Notes, "\n"), "Left out of the statistics: 04-rocksdb-r2") {
+		t.Errorf("notes: %v", tb.Blocks.Notes)
+	}
+}
+
+// A cluster taken out before it ran anything: the plain analysis of the
+// cluster that ran everything, and a note saying what happened.
+func TestReportClusterTakenOut(t *testing.T) {
+	all := []string{"01-innodb-r1", "02-rocksdb-r1", "03-innodb-r2", "04-rocksdb-r2", "05-innodb-r3", "06-rocksdb-r3"}
+	plain := build(t, Options{}, matrixDir)
+	rep := build(t, Options{}, blockedMatrix(t, map[string][]string{"east": all, "west": {}}, nil, "west", "unreachable: west-m: no route to host"))
+	tb := rep.Tables[0]
+	if tb.Blocks == nil || len(tb.Blocks.Rows) != 0 {
+		t.Fatalf("section %+v: want notes only", tb.Blocks)
+	}
+	if got, want := tb.group("rocksdb").Ratio, plain.Tables[0].group("rocksdb").Ratio; got != want {
+		t.Errorf("ratio %v, want the plain %v", got, want)
+	}
+	var md strings.Builder
+	if err := rep.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "Cluster west was taken out of the schedule: unreachable: west-m: no route to host.") {
+		t.Errorf("markdown does not say west was taken out:\n%s", md.String())
+	}
+}
+
+// A design of one cluster is today's analysis, figure for figure.
+func TestReportOneClusterDesignIsPlain(t *testing.T) {
+	plain := build(t, Options{}, matrixDir)
+	dir := blockedMatrix(t, map[string][]string{"east": {"01-innodb-r1", "02-rocksdb-r1", "03-innodb-r2", "04-rocksdb-r2", "05-innodb-r3", "06-rocksdb-r3"}}, nil)
+	one := build(t, Options{}, dir)
+	if one.Tables[0].Blocks != nil {
+		t.Fatal("one cluster got a by-cluster section")
+	}
+	var a, b strings.Builder
+	if err := plain.WriteMarkdown(&a); err != nil {
+		t.Fatal(err)
+	}
+	if err := one.WriteMarkdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	strip := func(s, dir string) string { // the inputs' paths differ
+		return strings.ReplaceAll(s, dir, "DIR")
+	}
+	if strip(a.String(), matrixDir) != strip(b.String(), dir) {
+		t.Errorf("one-cluster design changed the report:\n%s\n----\n%s", a.String(), b.String())
+	}
+}
