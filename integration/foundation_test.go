@@ -71,9 +71,12 @@ func TestCheckPassesOnLab(t *testing.T) {
 }
 
 // TestMySQLOnlyThroughSSH: the servers listen on 127.0.0.1 only, so the
-// successful logins in check went through the SSH connections.
+// successful logins in check went through the SSH connections. orch down
+// first puts back the lab's own config (orch up, run by earlier tests,
+// makes the servers listen on every address for replication).
 func TestMySQLOnlyThroughSSH(t *testing.T) {
 	l := needLab(t)
+	l.mustOK(t, "down", "-i", l.inventory)
 	addr := hostAddress(t, l.inventoryDoc(t, "lab.yaml"), "master")
 	if c, err := net.DialTimeout("tcp", net.JoinHostPort(addr, "3306"), 2*time.Second); err == nil {
 		c.Close()

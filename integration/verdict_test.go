@@ -61,6 +61,11 @@ func TestVerdictInnodbVsRocksdb(t *testing.T) {
 	password := strings.TrimSpace(string(mustRead(t, labPasswordFile(t, doc))))
 	perLabel := map[string]int{}
 	for _, row := range rows {
+		// results.csv has a row per run and host role ("Where the time
+		// went"); the run's own figures repeat on each: take the master's.
+		if role := row["host_role"]; role != "" && role != "master" {
+			continue
+		}
 		if row["in_statistics"] != "true" {
 			res, _ := os.ReadFile(filepath.Join(dir, "cells", row["run"], "results.json"))
 			t.Errorf("cell %s: state %s, not in the statistics; results.json starts:\n%.1500s", row["run"], row["state"], res)

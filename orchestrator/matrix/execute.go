@@ -118,8 +118,12 @@ func runCell(ctx context.Context, m *Matrix, c *Cell, cfg ExecConfig) (State, er
 	if err != nil {
 		return interrupted(err)
 	}
-	if out.Status != rundir.StatusOK {
-		return Failed, fmt.Errorf("run %s", out.Status)
+	switch out.Status {
+	case rundir.StatusOK:
+		return OK, nil
+	case rundir.StatusInterrupted:
+		// Ctrl-C: the cell is redone by --resume, not counted as failed.
+		return Interrupted, fmt.Errorf("run %s", out.Status)
 	}
-	return OK, nil
+	return Failed, fmt.Errorf("run %s", out.Status)
 }
