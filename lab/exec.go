@@ -17,7 +17,7 @@ var toolPath = []string{"/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/
 
 // requiredTools are the programs Up runs on the control machine or inside
 // the hosts, with the Debian package that provides each.
-var requiredTools = []struct{ name, pkg string }{
+var requiredTools = []tool{
 	{"ip", "iproute2"},
 	{"unshare", "util-linux"},
 	{"nsenter", "util-linux"},
@@ -31,10 +31,23 @@ var requiredTools = []struct{ name, pkg string }{
 	{"mariadb", "mariadb-client"},
 }
 
+// systemdTools are what the systemd lab runs on the control machine; the
+// servers and sshd come from the base tree, not from this machine.
+var systemdTools = []tool{
+	{"ip", "iproute2"},
+	{"nsenter", "util-linux"},
+	{"ssh-keygen", "openssh-client"},
+	{"debootstrap", "debootstrap"},
+	{"systemd-nspawn", "systemd-container"},
+}
+
+// tool is a program the lab runs and the Debian package that provides it.
+type tool struct{ name, pkg string }
+
 // checkTools fails with one message naming every missing program.
-func checkTools() error {
+func checkTools(tools []tool) error {
 	var missing, pkgs []string
-	for _, t := range requiredTools {
+	for _, t := range tools {
 		if _, err := lookTool(t.name); err != nil {
 			missing = append(missing, t.name)
 			if !slices.Contains(pkgs, t.pkg) {

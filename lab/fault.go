@@ -54,7 +54,7 @@ func Fault(ctx context.Context, cfg Config, hostName, kind string) error {
 		if !h.IsDB() {
 			return fmt.Errorf("lab fault: %s %s runs no MariaDB", h.Name, h.IP)
 		}
-		killed, err := killMysqld(*h)
+		killed, err := killMysqld(st.Kind, *h)
 		if err != nil {
 			return fmt.Errorf("lab fault: %w", err)
 		}
@@ -67,8 +67,11 @@ func Fault(ctx context.Context, cfg Config, hostName, kind string) error {
 // killMysqld SIGKILLs the host's mysqld_safe first (it would restart the
 // server within half a second) and then mariadbd, both found by PID in the
 // host's own PID namespace, and waits until they are gone.
-func killMysqld(h HostState) (string, error) {
-	pid1, err := hostPID1(h)
+//
+// In the systemd lab there is no mysqld_safe: mariadb.service restarts the
+// killed server as its unit says (Restart=on-abort), as on a real host.
+func killMysqld(kind string, h HostState) (string, error) {
+	pid1, err := pid1Of(kind, h)
 	if err != nil {
 		return "", err
 	}

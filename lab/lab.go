@@ -56,6 +56,12 @@ type Config struct {
 	// InventoryPath is the root inventory (lab.yaml); lab-password.yaml
 	// goes next to it. Relative paths are relative to the current dir.
 	InventoryPath string
+	// Systemd makes Up build the systemd lab: each host a container booting
+	// a stock Debian 12 tree with systemd as PID 1 (see systemd_up.go).
+	Systemd bool
+	// CacheDir keeps the systemd lab's base tree between runs (default
+	// DefaultCacheDir); Down never removes it.
+	CacheDir string
 	// Out receives one progress line per step.
 	Out io.Writer
 }
@@ -66,6 +72,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.InventoryPath == "" {
 		c.InventoryPath = DefaultInventory
+	}
+	if c.CacheDir == "" {
+		c.CacheDir = DefaultCacheDir
 	}
 	if c.Out == nil {
 		c.Out = io.Discard
@@ -103,7 +112,8 @@ func notUp(cfg Config, err error) error {
 
 // Down stops every host (MariaDB cleanly, then SIGKILL after a grace
 // period) and removes exactly what the state records: namespaces, veths,
-// the bridge, generated inventories and the state dir's files. It is
+// the bridge, the systemd lab's overlays, generated inventories and the
+// state dir's files (never the systemd lab's cached base tree). It is
 // idempotent: a half-made lab or no lab at all is fine. The state file is
 // kept if anything could not be removed, so a retry knows what is left.
 func Down(ctx context.Context, cfg Config) error {
@@ -122,6 +132,9 @@ func Down(ctx context.Context, cfg Config) error {
 		return err
 	}
 	errs := stopHosts(st, p)
+	if st.Kind == KindSystemd {
+		errs = append(errs, unmountHosts(st)...)
+	}
 	for _, h := range st.Hosts {
 		if err := deleteLink(ctx, h.Veth); err != nil {
 			errs = append(errs, fmt.Errorf("%s %s: %w", h.Name, h.IP, err))
@@ -167,14 +180,18 @@ func stopHosts(st *State, p *progress) []error {
 		go func(h HostState) {
 			defer wg.Done()
 			t := time.Now()
-			forced, err := stopHost(h, downGrace)
+			stop, grace := stopHost, downGrace
+			if st.Kind == KindSystemd {
+				stop, grace = stopContainer, sdDownGrace
+			}
+			forced, err := stop(h, grace)
 			switch {
 			case err != nil:
 				mu.Lock()
 				errs = append(errs, err)
 				mu.Unlock()
 			case forced:
-				p.step(h, fmt.Sprintf("killed: no clean shutdown within %s", downGrace), t)
+				p.step(h, fmt.Sprintf("killed: no clean shutdown within %s", grace), t)
 			default:
 				p.step(h, "stopped", t)
 			}

@@ -7,7 +7,6 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -96,30 +95,39 @@ func hostPID1(h HostState) (int, error) {
 // and start time. A goroutine waits for the process, so a long-lived
 // caller (a test) is not left holding a zombie once the host stops.
 func startHost(exe, netns, name, root, logPath string) (int, uint64, error) {
-	logf, err := os.OpenFile(logPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
-	if err != nil {
-		return 0, 0, fmt.Errorf("open host log: %w", err)
-	}
-	defer logf.Close() // the child holds its own copy
-	ip, err := lookTool("ip")
-	if err != nil {
-		return 0, 0, err
-	}
-	cmd := exec.Command(ip, "netns", "exec", netns,
+	return spawnDetached(logPath, "ip", "netns", "exec", netns,
 		"unshare", "--mount", "--uts", "--ipc", "--pid", "--fork", "--kill-child",
 		"--mount-proc", "--propagation", "private",
 		exe, "lab", "hostinit", "--name", name, "--root", root)
+}
+
+// spawnDetached starts a long-lived process in its own session, its output
+// appended to logPath, and returns its PID and start time. A goroutine
+// waits for it, so a long-lived caller (a test) is not left holding a
+// zombie once it exits; why it exited is read from the log.
+func spawnDetached(logPath, name string, args ...string) (int, uint64, error) {
+	logf, err := os.OpenFile(logPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return 0, 0, fmt.Errorf("open log %s: %w", logPath, err)
+	}
+	defer logf.Close() // the child holds its own copy
+	path, err := lookTool(name)
+	if err != nil {
+		return 0, 0, err
+	}
+	cmd := exec.Command(path, args...)
+	cmd.Args[0] = name
 	cmd.Env = cleanEnv()
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
-		return 0, 0, fmt.Errorf("start host: %w", err)
+		return 0, 0, fmt.Errorf("start %s: %w", name, err)
 	}
 	pid := cmd.Process.Pid
 	st, err := readProcStat(pid)
-	go cmd.Wait() //nolint:errcheck // exit status is read from the host log, not here
+	go cmd.Wait() //nolint:errcheck // exit status is read from the log, not here
 	if err != nil {
-		return pid, 0, fmt.Errorf("start host: read its start time: %w", err)
+		return pid, 0, fmt.Errorf("start %s: read its start time: %w", name, err)
 	}
 	return pid, st.start, nil
 }
@@ -182,7 +190,9 @@ func tcpReachable(ctx context.Context, addr string, timeout time.Duration) bool 
 
 // waitSSHD polls the host's sshd port until it accepts connections, the
 // host dies, or timeout passes.
-func waitSSHD(ctx context.Context, h HostState, timeout time.Duration, hostDir string) error {
+// logs are where to look when it does not: the first one is the host
+// process's own log, whose tail is quoted when that process exits.
+func waitSSHD(ctx context.Context, h HostState, timeout time.Duration, logs ...string) error {
 	deadline := time.Now().Add(timeout)
 	addr := net.JoinHostPort(h.IP, "22")
 	for {
@@ -190,11 +200,10 @@ func waitSSHD(ctx context.Context, h HostState, timeout time.Duration, hostDir s
 			return nil
 		}
 		if !alive(h.PID, h.PIDStart) {
-			return fmt.Errorf("host init exited: %s", tailFile(filepath.Join(hostDir, hostLogName), 5))
+			return fmt.Errorf("host exited: %s", tailFile(logs[0], 5))
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("sshd not reachable on %s after %s; see %s and %s", addr, timeout,
-				filepath.Join(hostDir, hostLogName), filepath.Join(hostDir, "fs/var/log/sshd.log"))
+			return fmt.Errorf("sshd not reachable on %s after %s; see %s", addr, timeout, strings.Join(logs, " and "))
 		}
 		select {
 		case <-ctx.Done():

@@ -21,6 +21,11 @@ const stateVersion = 1
 type State struct {
 	Version int    `json:"version"`
 	Subnet  string `json:"subnet"`
+	// Kind is KindSystemd for the systemd lab, empty for the namespace lab.
+	Kind string `json:"kind,omitempty"`
+	// BaseTree is the systemd lab's shared read-only lower layer (in the
+	// cache, which Down keeps).
+	BaseTree string `json:"base_tree,omitempty"`
 	// Bridge is the bridge's name in the root namespace; BridgeAddr its
 	// address with prefix length ("10.99.0.1/24").
 	Bridge     string      `json:"bridge,omitempty"`
@@ -45,8 +50,23 @@ type HostState struct {
 	// PID is the unshare process that owns the host's namespaces; its child
 	// is the host's PID 1. PIDStart is the process's start time (clock
 	// ticks after boot), so a recycled PID is never signalled.
+	// In the systemd lab PID is the host's systemd-nspawn process.
 	PID      int    `json:"pid,omitempty"`
 	PIDStart uint64 `json:"pid_start,omitempty"`
+	// Mount is the systemd lab host's overlay root, set before it is
+	// mounted; Down unmounts it.
+	Mount string `json:"mount,omitempty"`
+}
+
+// KindSystemd marks a systemd lab in State.Kind.
+const KindSystemd = "systemd"
+
+// kindName names a lab kind in messages.
+func kindName(kind string) string {
+	if kind == KindSystemd {
+		return "systemd"
+	}
+	return "namespace"
 }
 
 // IsDB reports whether the host runs MariaDB.

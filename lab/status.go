@@ -63,13 +63,13 @@ func Status(ctx context.Context, cfg Config) ([]HostStatus, error) {
 func statusOf(ctx context.Context, st *State) []HostStatus {
 	out := make([]HostStatus, len(st.Hosts))
 	orchestrator.ForEach(ctx, 0, st.Hosts, func(ctx context.Context, i int, h HostState) error {
-		out[i] = checkHost(ctx, h)
+		out[i] = checkHost(ctx, st.Kind, h)
 		return nil
 	})
 	return out
 }
 
-func checkHost(ctx context.Context, h HostState) HostStatus {
+func checkHost(ctx context.Context, kind string, h HostState) HostStatus {
 	s := HostStatus{Name: h.Name, Role: h.Role, IP: h.IP}
 	problem := func(msg string) {
 		if s.Problem == "" {
@@ -80,10 +80,14 @@ func checkHost(ctx context.Context, h HostState) HostStatus {
 	if !s.Netns {
 		problem("network namespace missing")
 	}
-	if pid1, err := hostPID1(h); err == nil {
+	if pid1, err := pid1Of(kind, h); err == nil {
 		s.PID1 = pid1
 	} else {
-		problem("host init not running")
+		if kind == KindSystemd {
+			problem("container not running")
+		} else {
+			problem("host init not running")
+		}
 	}
 	s.SSHD = tcpReachable(ctx, net.JoinHostPort(h.IP, "22"), time.Second)
 	if !s.SSHD {
@@ -93,7 +97,11 @@ func checkHost(ctx context.Context, h HostState) HostStatus {
 		up := false
 		if s.PID1 > 0 {
 			cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-			_, err := nsenter(cctx, s.PID1, nil, scriptStatus)
+			argv := []string{scriptStatus}
+			if kind == KindSystemd {
+				argv = []string{"systemctl", "is-active", "--quiet", "mariadb.service"}
+			}
+			_, err := nsenter(cctx, s.PID1, nil, argv...)
 			cancel()
 			up = err == nil
 		}

@@ -39,9 +39,17 @@ func Up(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return fmt.Errorf("lab up: %w", err)
 	}
+	kind := ""
+	if cfg.Systemd {
+		kind = KindSystemd
+	}
 	if st != nil {
 		statuses := statusOf(ctx, st)
 		if AllHealthy(statuses) && len(statuses) == len(labHosts) {
+			if st.Kind != kind {
+				return fmt.Errorf("lab up: the lab in %s is a %s lab; run `orch lab down` first to build a %s lab there",
+					cfg.StateDir, kindName(st.Kind), kindName(kind))
+			}
 			if st.Subnet != plan.subnet.String() {
 				return fmt.Errorf("lab up: the lab in %s is up on subnet %s; run `orch lab down` first to use %s",
 					cfg.StateDir, st.Subnet, plan.subnet)
@@ -57,7 +65,14 @@ func Up(ctx context.Context, cfg Config) error {
 	}
 	// Nothing is made before these checks pass, so nothing needs cleaning
 	// up when they fail.
-	if err := checkTools(); err != nil {
+	tools := requiredTools
+	if cfg.Systemd {
+		tools = systemdTools
+		if err := CheckSystemdPaths(cfg); err != nil {
+			return fmt.Errorf("lab up: %w", err)
+		}
+	}
+	if err := checkTools(tools); err != nil {
 		return fmt.Errorf("lab up: %w", err)
 	}
 	names := namesFor(cfg.StateDir)
@@ -66,6 +81,12 @@ func Up(ctx context.Context, cfg Config) error {
 	}
 	if err := checkSubnetFree(ctx, plan.subnet); err != nil {
 		return fmt.Errorf("lab up: %w", err)
+	}
+	if cfg.Systemd {
+		if err := buildSystemd(ctx, cfg, plan, names, p); err != nil {
+			return fmt.Errorf("lab up: %w (run `orch lab down` to clean up)", err)
+		}
+		return nil
 	}
 	if err := build(ctx, cfg, plan, names, p); err != nil {
 		return fmt.Errorf("lab up: %w (run `orch lab down` to clean up)", err)
@@ -114,15 +135,9 @@ func build(ctx context.Context, cfg Config, plan addrPlan, names labNames, p *pr
 	}
 	p.printf("lab: host files ready (%.1fs)", time.Since(t).Seconds())
 
-	t = time.Now()
-	bridgeAddr := plan.prefixed(plan.bridge)
-	if err := store.update(func(s *State) { s.Bridge, s.BridgeAddr = names.bridge(), bridgeAddr }); err != nil {
+	if err := makeBridge(ctx, store, names, plan, p); err != nil {
 		return err
 	}
-	if err := createBridge(ctx, names.bridge(), bridgeAddr); err != nil {
-		return err
-	}
-	p.printf("lab: bridge %s %s up (%.1fs)", names.bridge(), bridgeAddr, time.Since(t).Seconds())
 
 	mysqlPassword, err := readSecretFile(cfg.path(mysqlPassName))
 	if err != nil {
@@ -144,45 +159,38 @@ func build(ctx context.Context, cfg Config, plan addrPlan, names labNames, p *pr
 	return nil
 }
 
+// makeBridge records and creates the lab's bridge with the control
+// machine's address.
+func makeBridge(ctx context.Context, store *stateStore, names labNames, plan addrPlan, p *progress) error {
+	t := time.Now()
+	bridgeAddr := plan.prefixed(plan.bridge)
+	if err := store.update(func(s *State) { s.Bridge, s.BridgeAddr = names.bridge(), bridgeAddr }); err != nil {
+		return err
+	}
+	if err := createBridge(ctx, names.bridge(), bridgeAddr); err != nil {
+		return err
+	}
+	p.printf("lab: bridge %s %s up (%.1fs)", names.bridge(), bridgeAddr, time.Since(t).Seconds())
+	return nil
+}
+
 // bringUpHost wires one host to the bridge, starts its PID 1, waits for its
 // sshd and, on database hosts, sets MariaDB up. Each resource is recorded
 // before it is created.
 func bringUpHost(ctx context.Context, cfg Config, store *stateStore, names labNames, plan addrPlan,
 	exe string, h HostState, mysqlPassword string, p *progress) error {
+	h, err := joinNetwork(ctx, store, names, plan, h, p)
+	if err != nil {
+		return err
+	}
 	t := time.Now()
-	h.Netns = names.netns(h.Name)
-	if err := store.updateHost(h.Name, func(r *HostState) { r.Netns = h.Netns }); err != nil {
-		return err
-	}
-	if err := createNetns(ctx, h.Netns); err != nil {
-		return err
-	}
-	h.Veth = names.veth(h.Name)
-	if err := store.updateHost(h.Name, func(r *HostState) { r.Veth = h.Veth }); err != nil {
-		return err
-	}
-	addr, err := parseHostAddr(plan, h.IP)
-	if err != nil {
-		return err
-	}
-	if err := createVeth(ctx, h.Veth, h.Netns, names.bridge(), addr); err != nil {
-		return err
-	}
-	p.step(h, "network namespace "+h.Netns+" on "+h.Veth, t)
-
-	t = time.Now()
 	hostDir := cfg.hostDir(h.Name)
-	pid, pidStart, err := startHost(exe, h.Netns, h.Name, hostDir, filepath.Join(hostDir, hostLogName))
-	if pid > 0 {
-		h.PID, h.PIDStart = pid, pidStart
-		if serr := store.updateHost(h.Name, func(r *HostState) { r.PID, r.PIDStart = pid, pidStart }); serr != nil {
-			return serr
-		}
-	}
-	if err != nil {
+	if err := startRecorded(store, &h, func() (int, uint64, error) {
+		return startHost(exe, h.Netns, h.Name, hostDir, filepath.Join(hostDir, hostLogName))
+	}); err != nil {
 		return err
 	}
-	if err := waitSSHD(ctx, h, 15*time.Second, hostDir); err != nil {
+	if err := waitSSHD(ctx, h, 15*time.Second, filepath.Join(hostDir, hostLogName), filepath.Join(hostDir, "fs/var/log/sshd.log")); err != nil {
 		return err
 	}
 	p.step(h, "sshd up", t)
@@ -194,6 +202,45 @@ func bringUpHost(ctx context.Context, cfg Config, store *stateStore, names labNa
 		return err
 	}
 	return setupMariaDB(ctx, pid1, h.Name, mysqlPassword, func(msg string, since time.Time) { p.step(h, msg, since) })
+}
+
+// startRecorded starts a host's process and records its PID and start
+// time, also when the start failed half-way, so Down finds what runs.
+func startRecorded(store *stateStore, h *HostState, start func() (int, uint64, error)) error {
+	pid, pidStart, err := start()
+	if pid > 0 {
+		h.PID, h.PIDStart = pid, pidStart
+		if serr := store.updateHost(h.Name, func(r *HostState) { r.PID, r.PIDStart = pid, pidStart }); serr != nil {
+			return serr
+		}
+	}
+	return err
+}
+
+// joinNetwork gives a host its network namespace and wires it to the
+// bridge, recording each before it is created.
+func joinNetwork(ctx context.Context, store *stateStore, names labNames, plan addrPlan, h HostState, p *progress) (HostState, error) {
+	t := time.Now()
+	h.Netns = names.netns(h.Name)
+	if err := store.updateHost(h.Name, func(r *HostState) { r.Netns = h.Netns }); err != nil {
+		return h, err
+	}
+	if err := createNetns(ctx, h.Netns); err != nil {
+		return h, err
+	}
+	h.Veth = names.veth(h.Name)
+	if err := store.updateHost(h.Name, func(r *HostState) { r.Veth = h.Veth }); err != nil {
+		return h, err
+	}
+	addr, err := parseHostAddr(plan, h.IP)
+	if err != nil {
+		return h, err
+	}
+	if err := createVeth(ctx, h.Veth, h.Netns, names.bridge(), addr); err != nil {
+		return h, err
+	}
+	p.step(h, "network namespace "+h.Netns+" on "+h.Veth, t)
+	return h, nil
 }
 
 func parseHostAddr(plan addrPlan, ip string) (string, error) {
@@ -208,6 +255,10 @@ func parseHostAddr(plan addrPlan, ip string) (string, error) {
 // writeInventories records and writes lab.yaml and lab-password.yaml.
 func writeInventories(cfg Config, store *stateStore, p *progress) error {
 	paths := cfg.inventoryPaths()
+	systemd := store.snapshot().Kind == KindSystemd
+	if systemd {
+		paths = paths[:1] // no orch-made account, so no password inventory
+	}
 	dir := filepath.Dir(paths[0])
 	var newDirs []string
 	for d := dir; ; d = filepath.Dir(d) {
@@ -232,6 +283,17 @@ func writeInventories(cfg Config, store *stateStore, p *progress) error {
 		benchPassword: cfg.path(benchPassName),
 	}
 	hosts := store.snapshot().Hosts
+	if systemd {
+		body, err := renderStockInventory(hosts, ip)
+		if err != nil {
+			return err
+		}
+		if err := writeFileAtomic(paths[0], body, 0o644); err != nil {
+			return fmt.Errorf("write inventory: %w", err)
+		}
+		p.printf("lab: inventory %s written", displayPath(paths[0]))
+		return nil
+	}
 	for i, v := range []inventoryVariant{asRoot, asBench} {
 		body, err := renderInventory(hosts, ip, v)
 		if err != nil {
@@ -289,18 +351,9 @@ func copyExecutable(dst string) (string, error) {
 // (0600 files) and returns what the host trees are built from. Passwords
 // reach openssl on stdin only.
 func makeSecrets(ctx context.Context, cfg Config, plan addrPlan) (*hostEnv, error) {
-	key := cfg.path(clientKeyName)
-	for _, f := range []string{key, key + ".pub"} {
-		if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return nil, err
-		}
-	}
-	if _, err := output(ctx, nil, "ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "orch-lab", "-f", key); err != nil {
-		return nil, fmt.Errorf("client key: %w", err)
-	}
-	pub, err := os.ReadFile(key + ".pub")
+	pub, err := makeClientKey(ctx, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("client key: %w", err)
+		return nil, err
 	}
 	passwords := map[string]string{}
 	for _, name := range []string{mysqlPassName, benchPassName} {
@@ -336,6 +389,25 @@ func makeSecrets(ctx context.Context, cfg Config, plan addrPlan) (*hostEnv, erro
 	}
 	env.admGID = lookupGID("adm", env.mysqlGID)
 	return env, nil
+}
+
+// makeClientKey creates root's key on every host (no passphrase: the
+// lab's files are root's alone) and returns its public line.
+func makeClientKey(ctx context.Context, cfg Config) ([]byte, error) {
+	key := cfg.path(clientKeyName)
+	for _, f := range []string{key, key + ".pub"} {
+		if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, err
+		}
+	}
+	if _, err := output(ctx, nil, "ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "orch-lab", "-f", key); err != nil {
+		return nil, fmt.Errorf("client key: %w", err)
+	}
+	pub, err := os.ReadFile(key + ".pub")
+	if err != nil {
+		return nil, fmt.Errorf("client key: %w", err)
+	}
+	return pub, nil
 }
 
 // randomPassword returns 128 random bits as hex: safe in SQL, YAML and

@@ -8,6 +8,7 @@ pkgs=(
   sysbench                               # sysbench 1.0.20
   sudo openssl                           # the lab's password+sudo user
   iproute2 iputils-ping util-linux procps # namespaces, veths, nsenter/unshare, ping
+  debootstrap systemd-container          # the systemd lab: its Debian tree, systemd-nspawn
 )
 # With --test, also what the test suite needs beyond the lab: Debian's
 # chromium renders the HTML report headless in a browser test.

@@ -26,6 +26,7 @@ initialised but not configured for replication; the load box has the clients.
 ` + "`lab up`" + ` writes two inventories: lab.yaml (root with the lab's key) and, next to
 it, lab-password.yaml (user bench with a password and sudo).`,
 		Example: `  orch lab up
+  orch lab up --systemd --subnet 10.98.0.0/24 --state-dir /var/lib/orch-lab-systemd -i /tmp/sd/lab.yaml
   orch lab status
   orch lab fault master link-down
   orch lab down`,
@@ -45,16 +46,34 @@ func newLabUpCmd(cfg *lab.Config) *cobra.Command {
 		Short: "Build the lab (or, if it is up and healthy, only rewrite the inventories)",
 		Long: `up builds the four hosts, starts sshd everywhere and MariaDB on master, slave1
 and slave2, and writes the inventories. Run twice it is harmless: a healthy lab
-is kept (the inventories are rewritten), a half-made one is torn down and rebuilt.`,
+is kept (the inventories are rewritten), a half-made one is torn down and rebuilt.
+
+With --systemd, each host is instead a container (systemd-nspawn) booting a
+stock Debian 12 tree with systemd as PID 1: openssh-server, mariadb-server and
+mariadb-plugin-rocksdb installed by apt, root on the unix socket, mariadb.service,
+journald; the load box has sysbench and its server masked. The tree is built
+once with debootstrap from this machine's Debian mirror (about 2 min) and
+cached in --cache-dir; every host boots an overlay of it with its own /etc,
+/var and datadir. The inventory names only the hosts and root's SSH key (no
+MySQL account); down keeps the cached tree.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c := *cfg
 			c.Out = cmd.ErrOrStderr()
+			if c.Systemd {
+				if err := lab.CheckSystemdPaths(c); err != nil {
+					return usagef("lab up: %v", err)
+				}
+			}
 			return lab.Up(cmd.Context(), c)
 		},
 	}
 	cmd.Flags().StringVar(&cfg.Subnet, "subnet", "",
 		"IPv4 network of the lab, /28 or larger and unused (default "+lab.DefaultSubnet+", or the running lab's)")
+	cmd.Flags().BoolVar(&cfg.Systemd, "systemd", false,
+		"boot stock Debian 12 hosts with systemd as PID 1 (needs debootstrap and systemd-container)")
+	cmd.Flags().StringVar(&cfg.CacheDir, "cache-dir", lab.DefaultCacheDir,
+		"where --systemd keeps the Debian base tree between runs (down keeps it)")
 	return cmd
 }
 
@@ -119,7 +138,9 @@ func newLabFaultCmd(cfg *lab.Config) *cobra.Command {
   link-down    set the host's root-side veth down: no other host (nor this machine) reaches it
   link-up      restore it
   kill-mysqld  SIGKILL mysqld_safe, then mariadbd, so the server stays down until
-               its start script (/etc/mysql/lab/start on the host) runs`,
+               its start script (/etc/mysql/lab/start on the host) runs; in the
+               systemd lab, SIGKILL mariadbd: mariadb.service restarts it as its
+               unit says (Restart=on-abort, after 5 s), as on a real host`,
 		Example: `  orch lab fault slave1 link-down
   orch lab fault master kill-mysqld`,
 		Args: func(_ *cobra.Command, args []string) error {

@@ -17,13 +17,63 @@ import (
 	"golang.org/x/crypto/ssh/knownhosts"
 )
 
-// hostKeys verifies server keys against one known_hosts file and, when
-// allowed, appends keys of hosts it has never seen. A key that differs from
-// a recorded one is always refused.
+// hostKeys verifies server keys against known_hosts files and, when
+// allowed, appends keys of hosts it has never seen to the first one, as
+// OpenSSH does with UserKnownHostsFile. A key that differs from a recorded
+// one is always refused.
 type hostKeys struct {
-	file   string
+	file   string   // read, and where new keys go; "" for none at all
+	also   []string // read only (UserKnownHostsFile's further files)
 	accept bool
 	logf   func(format string, args ...any)
+}
+
+// hostKeysFor chooses the known_hosts files and the policy for one SSH
+// server. An explicit known_hosts (inventory or --known-hosts, anything but
+// the default) wins; otherwise ssh_config's UserKnownHostsFile for the
+// host does, then the default. New keys are accepted with
+// --accept-new-host-keys or when ssh_config's StrictHostKeyChecking is
+// accept-new (or no/off, which orch reads as accept-new: a changed key is
+// still refused).
+func hostKeysFor(cfg DialConfig, defaultFile string, ep endpoint, logf func(string, ...any)) *hostKeys {
+	hk := &hostKeys{file: cfg.KnownHostsFile, accept: cfg.AcceptNewHostKeys, logf: logf}
+	if hk.file == "" || hk.file == defaultFile {
+		hk.file = defaultFile
+		if ep.knownHosts != nil {
+			hk.file, hk.also = "", nil
+			for _, f := range ep.knownHosts {
+				switch {
+				case f == "none":
+				case hk.file == "":
+					hk.file = f
+				default:
+					hk.also = append(hk.also, f)
+				}
+			}
+		}
+	}
+	switch ep.strict {
+	case "accept-new":
+		hk.accept = true
+	case "no", "off":
+		if !hk.accept {
+			logf("ssh config: StrictHostKeyChecking %s for %s: accepting keys of new hosts, refusing changed keys", ep.strict, ep.alias)
+		}
+		hk.accept = true
+	}
+	return hk
+}
+
+// files lists every known_hosts file read, for messages.
+func (hk *hostKeys) files() string {
+	all := append([]string{hk.file}, hk.also...)
+	if hk.file == "" {
+		all = hk.also
+	}
+	if len(all) == 0 {
+		return "no known_hosts file (UserKnownHostsFile none)"
+	}
+	return strings.Join(all, ", ")
 }
 
 // hostKeyError is a refused host key. Its message is one line that says
@@ -32,12 +82,19 @@ type hostKeyError struct{ msg string }
 
 func (e *hostKeyError) Error() string { return e.msg }
 
-// load parses the known_hosts file; a missing file is an empty database.
+// load parses the known_hosts files; missing files are empty.
 func (hk *hostKeys) load() (ssh.HostKeyCallback, error) {
-	cb, err := knownhosts.New(hk.file)
-	if errors.Is(err, fs.ErrNotExist) {
-		return knownhosts.New()
+	var present []string
+	for _, f := range append([]string{hk.file}, hk.also...) {
+		if f == "" {
+			continue
+		}
+		if _, err := os.Stat(f); errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		present = append(present, f)
 	}
+	cb, err := knownhosts.New(present...)
 	if err != nil {
 		return nil, fmt.Errorf("known hosts: %w", err)
 	}
@@ -70,7 +127,7 @@ func (hk *hostKeys) verify(db ssh.HostKeyCallback, addr string, remote net.Addr,
 	case errors.As(err, &keyErr):
 		if !hk.accept {
 			return &hostKeyError{fmt.Sprintf("unknown host key for %s (%s %s), not in %s: verify the fingerprint, then re-run with --accept-new-host-keys",
-				addr, key.Type(), ssh.FingerprintSHA256(key), hk.file)}
+				addr, key.Type(), ssh.FingerprintSHA256(key), hk.files())}
 		}
 		return hk.appendKey(addr, remote, key)
 	case errors.As(err, &revoked):
@@ -94,6 +151,11 @@ func changedKeyError(addr string, key ssh.PublicKey, want []knownhosts.KnownKey)
 // read again so a key appended meanwhile is neither duplicated nor allowed
 // to conflict.
 func (hk *hostKeys) appendKey(addr string, remote net.Addr, key ssh.PublicKey) error {
+	if hk.file == "" {
+		hk.logf("accepted host key for %s (%s %s) without recording it: UserKnownHostsFile is none",
+			addr, key.Type(), ssh.FingerprintSHA256(key))
+		return nil
+	}
 	if err := os.MkdirAll(filepath.Dir(hk.file), 0o700); err != nil {
 		return fmt.Errorf("known hosts: %w", err)
 	}

@@ -53,7 +53,8 @@ type SSH struct {
 	cfg      DialConfig
 	route    route
 	creds    *credentials
-	hostKeys *hostKeys
+	hostKeys *hostKeys // for the target
+	jumpKeys *hostKeys // for the jump host, when there is one
 	sessions chan struct{}
 
 	handshakes atomic.Int64
@@ -101,15 +102,12 @@ func Dial(ctx context.Context, h *topology.Host, cfg DialConfig) (*SSH, error) {
 	if s.cfg.KeepAlive <= 0 {
 		s.cfg.KeepAlive = defaultKeepAlive
 	}
-	khFile := cfg.KnownHostsFile
-	if khFile == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return nil, s.errorf("known hosts: %w", err)
-		}
-		khFile = filepath.Join(home, ".ssh", "known_hosts")
+	defaultKH := ""
+	if home, err := os.UserHomeDir(); err == nil {
+		defaultKH = filepath.Join(home, ".ssh", "known_hosts")
+	} else if cfg.KnownHostsFile == "" {
+		return nil, s.errorf("known hosts: %w", err)
 	}
-	s.hostKeys = &hostKeys{file: khFile, accept: cfg.AcceptNewHostKeys, logf: s.logf}
 
 	sc, err := loadSSHConfig(cfg.SSHConfigFile)
 	if err != nil {
@@ -117,6 +115,10 @@ func Dial(ctx context.Context, h *topology.Host, cfg DialConfig) (*SSH, error) {
 	}
 	if s.route, err = resolveRoute(h, sc); err != nil {
 		return nil, s.errorf("%w", err)
+	}
+	s.hostKeys = hostKeysFor(cfg, defaultKH, s.route.target, s.logf)
+	if j := s.route.jump; j != nil {
+		s.jumpKeys = hostKeysFor(cfg, defaultKH, *j, s.logf)
 	}
 	if s.creds, err = loadCredentials(h, s.route.identities, s.logf); err != nil {
 		return nil, s.errorf("%w", err)
@@ -174,7 +176,7 @@ func (s *SSH) connect(ctx context.Context) (*conn, error) {
 		if nc, err = d.DialContext(ctx, "tcp", j.addr()); err != nil {
 			return nil, s.connectErr(ctx, what, err)
 		}
-		if c.jump, err = s.handshake(ctx, nc, *j); err != nil {
+		if c.jump, err = s.handshake(ctx, nc, *j, s.jumpKeys); err != nil {
 			return nil, s.connectErr(ctx, what, err)
 		}
 		if nc, err = c.jump.DialContext(ctx, "tcp", tgt.addr()); err != nil {
@@ -184,7 +186,7 @@ func (s *SSH) connect(ctx context.Context) (*conn, error) {
 	} else if nc, err = d.DialContext(ctx, "tcp", tgt.addr()); err != nil {
 		return nil, s.connectErr(ctx, "connect "+tgt.addr(), err)
 	}
-	if c.client, err = s.handshake(ctx, nc, tgt); err != nil {
+	if c.client, err = s.handshake(ctx, nc, tgt, s.hostKeys); err != nil {
 		if c.jump != nil {
 			c.jump.Close()
 		}
@@ -220,8 +222,8 @@ func (s *SSH) connectErr(ctx context.Context, what string, err error) error {
 
 // handshake runs the SSH handshake over nc for ep. Closing nc is the only
 // way to interrupt x/crypto/ssh, so ctx expiry closes it.
-func (s *SSH) handshake(ctx context.Context, nc net.Conn, ep endpoint) (*ssh.Client, error) {
-	callback, algos, err := s.hostKeys.config(ep.addr())
+func (s *SSH) handshake(ctx context.Context, nc net.Conn, ep endpoint, hk *hostKeys) (*ssh.Client, error) {
+	callback, algos, err := hk.config(ep.addr())
 	if err != nil {
 		nc.Close()
 		return nil, err

@@ -22,6 +22,10 @@ type endpoint struct {
 	hostname string // after ~/.ssh/config HostName
 	port     int
 	user     string
+	// knownHosts is ssh_config's UserKnownHostsFile (tokens expanded),
+	// nil when it sets none; strict its StrictHostKeyChecking, lower case.
+	knownHosts []string
+	strict     string
 }
 
 // addr is the dial address, also the name used in known_hosts.
@@ -89,6 +93,15 @@ func (c *sshConfig) get(alias, key string) string {
 	return strings.TrimSpace(v)
 }
 
+// hostName is ssh_config's HostName for alias with %h expanded, "" when
+// it sets none.
+func (c *sshConfig) hostName(alias string) string {
+	if hn := c.get(alias, "HostName"); hn != "" {
+		return strings.ReplaceAll(hn, "%h", alias)
+	}
+	return ""
+}
+
 func (c *sshConfig) getAll(alias, key string) []string {
 	if c == nil {
 		return nil
@@ -153,8 +166,8 @@ func resolveRoute(h *topology.Host, cf *sshConfig) (route, error) {
 // for the alias, then defaults (local user, port 22).
 func resolveEndpoint(cf *sshConfig, alias, user string, port int, local string) (endpoint, error) {
 	e := endpoint{alias: alias, hostname: alias, user: user, port: port}
-	if hn := cf.get(alias, "HostName"); hn != "" {
-		e.hostname = strings.ReplaceAll(hn, "%h", alias)
+	if hn := cf.hostName(alias); hn != "" {
+		e.hostname = hn
 	}
 	if e.user == "" {
 		e.user = cf.get(alias, "User")
@@ -176,6 +189,17 @@ func resolveEndpoint(cf *sshConfig, alias, user string, port int, local string) 
 	}
 	if e.port < 0 || e.port > 65535 {
 		return endpoint{}, fmt.Errorf("port %d is not a port number", e.port)
+	}
+	home, _ := os.UserHomeDir()
+	for _, f := range strings.Fields(cf.get(alias, "UserKnownHostsFile")) {
+		e.knownHosts = append(e.knownHosts, expandTokens(strings.Trim(f, `"`), home, local, e))
+	}
+	switch v := strings.ToLower(cf.get(alias, "StrictHostKeyChecking")); v {
+	case "", "yes", "ask", "accept-new", "no", "off":
+		// ask is yes: orch never prompts.
+		e.strict = v
+	default:
+		return endpoint{}, fmt.Errorf("%s: StrictHostKeyChecking %q for %s: want yes, ask, accept-new or no", cf.path, v, alias)
 	}
 	return e, nil
 }
@@ -223,4 +247,22 @@ func localUser() (string, error) {
 		return u, nil
 	}
 	return "", errors.New("cannot tell the current user name: set ssh.user in the inventory")
+}
+
+// NetworkAddress is the address other hosts must use to reach h: its
+// inventory address after ssh_config's HostName. MASTER_HOST and the
+// benchmark's target are written with it, because the hosts themselves do
+// not read this machine's ssh config, where an alias means something. via
+// names the ssh_config file that translated the address ("" when it is used
+// as written). sshConfigFile is as in DialConfig. Nothing is contacted.
+func NetworkAddress(h *topology.Host, sshConfigFile string) (addr, via string, err error) {
+	cf, err := loadSSHConfig(sshConfigFile)
+	if err != nil {
+		return "", "", err
+	}
+	hn := cf.hostName(h.Address)
+	if hn == "" {
+		return h.Address, "", nil
+	}
+	return hn, cf.path, nil
 }

@@ -103,7 +103,7 @@ func TestResolveRouteDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	local, _ := localUser()
-	if r.target != (endpoint{alias: "10.0.0.1", hostname: "10.0.0.1", port: 22, user: local}) || r.jump != nil {
+	if !reflect.DeepEqual(r.target, endpoint{alias: "10.0.0.1", hostname: "10.0.0.1", port: 22, user: local}) || r.jump != nil {
 		t.Errorf("target %+v jump %+v", r.target, r.jump)
 	}
 	var paths []string
@@ -179,4 +179,25 @@ func mkdir(t *testing.T, parts ...string) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+func TestNetworkAddressTranslatesAliases(t *testing.T) {
+	cfgPath := filepath.Join(t.TempDir(), "config")
+	os.WriteFile(cfgPath, []byte("Host db-alias\n  HostName 10.0.0.5\nHost *.short\n  HostName %h.example.com\n"), 0o600)
+	for _, tc := range []struct{ address, want, via string }{
+		{"db-alias", "10.0.0.5", cfgPath},
+		{"m.short", "m.short.example.com", cfgPath},
+		{"10.0.0.9", "10.0.0.9", ""},
+	} {
+		addr, via, err := NetworkAddress(&topology.Host{Address: tc.address}, cfgPath)
+		if err != nil || addr != tc.want || via != tc.via {
+			t.Errorf("%s: %q via %q, %v; want %q via %q", tc.address, addr, via, err, tc.want, tc.via)
+		}
+	}
+	if addr, via, err := NetworkAddress(&topology.Host{Address: "db-alias"}, "none"); err != nil || addr != "db-alias" || via != "" {
+		t.Errorf("ssh config none: %q via %q, %v", addr, via, err)
+	}
+	if _, _, err := NetworkAddress(&topology.Host{Address: "db-alias"}, "/nonexistent/config"); err == nil {
+		t.Error("a missing explicit ssh config was ignored")
+	}
 }
