@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"net"
 	"strconv"
-	"sync/atomic"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
@@ -23,9 +22,13 @@ type Dialer interface {
 	DialContext(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
-// netSeq makes each registered dial function's network name unique: the
-// driver's registry is global and keyed by name.
-var netSeq atomic.Int64
+func init() {
+	// The driver prints some connection failures itself ("[mysql]
+	// packets.go:...: closed pipe") on stderr, beside the error it also
+	// returns: orch reports the returned error, naming the host, so the
+	// stray line only adds noise to a command's output.
+	mysql.SetLogger(&mysql.NopLogger{})
+}
 
 // Config returns the driver configuration for the host's server, reached
 // through d. The password is resolved here and lives only in memory.
@@ -39,15 +42,16 @@ func Config(d Dialer, h *topology.Host) (*mysql.Config, error) {
 	if m.Socket != "" {
 		network, addr = "unix", m.Socket
 	}
-	name := "orch-" + strconv.FormatInt(netSeq.Add(1), 10)
-	mysql.RegisterDialContext(name, func(ctx context.Context, _ string) (net.Conn, error) {
-		return d.DialContext(ctx, network, addr)
-	})
 	cfg := mysql.NewConfig()
 	cfg.User = m.User
 	cfg.Passwd = pw
-	cfg.Net = name
+	cfg.Net = network
 	cfg.Addr = addr
+	// A per-connector dial function: the connections go through this
+	// host's transport without a name in the driver's global registry.
+	cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		return d.DialContext(ctx, network, addr)
+	}
 	cfg.Timeout = 10 * time.Second
 	cfg.ParseTime = true
 	return cfg, nil
