@@ -6,6 +6,7 @@ package mysqlconn
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"net"
 	"strconv"
@@ -72,7 +73,11 @@ func Open(ctx context.Context, d Dialer, h *topology.Host) (*sql.DB, error) {
 	db.SetConnMaxIdleTime(time.Minute)
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("%s: mysql %s@%s: %w", h, cfg.User, cfg.Addr, err)
+		hint := ""
+		if LoginRefused(err) {
+			hint = " (the server runs but refuses this login: check mysql.user and mysql.password for this host)"
+		}
+		return nil, fmt.Errorf("%s: mysql %s@%s: %w%s", h, cfg.User, cfg.Addr, err, hint)
 	}
 	return db, nil
 }
@@ -82,4 +87,20 @@ func portOr(p int) int {
 		return 3306
 	}
 	return p
+}
+
+// ServerAnswered reports whether err came from the server itself (a MySQL
+// error packet, such as a refused login) rather than from reaching it: a
+// server that answers is running, whatever it answered.
+func ServerAnswered(err error) bool {
+	var me *mysql.MySQLError
+	return errors.As(err, &me)
+}
+
+// LoginRefused reports whether the server refused the account: a wrong
+// password (1045) or a plugin that does not take one (1698, unix_socket
+// and auth_socket accounts).
+func LoginRefused(err error) bool {
+	var me *mysql.MySQLError
+	return errors.As(err, &me) && (me.Number == 1045 || me.Number == 1698)
 }

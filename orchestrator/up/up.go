@@ -231,9 +231,8 @@ func openNodes(ctx context.Context, c *cluster.Cluster, rec *recorder) ([]*serve
 		if err != nil {
 			// A server left stopped (orch killed mid-restart) is started
 			// again rather than failing the whole command.
-			started, serr := server.StartIfDown(ctx, h, ex)
-			if serr != nil || !started {
-				return err
+			if _, serr := server.StartIfStopped(ctx, h, ex, err); serr != nil {
+				return serr
 			}
 			rec.say(h.Name, "started the server, which was down")
 			if n, err = server.Open(ctx, h, ex); err != nil {
