@@ -4,7 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 )
 
 // badPasswordInventory writes a copy of the lab inventory in which host's
@@ -144,5 +146,65 @@ func TestFaultWrongPassword(t *testing.T) {
 		if up < before[h] {
 			t.Errorf("%s restarted (uptime %d -> %d) for a wrong password", h, before[h], up)
 		}
+	}
+}
+
+// TestFaultLinkDropDuringUp (fault 4): slave2's link goes down a second into
+// `up --engine rocksdb`, while the servers restart. The error names every
+// host and where it was left, slave2 as unreachable; no line of the MySQL
+// driver's own reaches stderr; once the link is back, up converges.
+func TestFaultLinkDropDuringUp(t *testing.T) {
+	l := needLab(t)
+	defer l.orch(t, "down", "-i", l.inventory)
+	l.mustOK(t, "up", "-i", l.inventory)
+	done := make(chan result, 1)
+	go func() { done <- l.orch(t, "up", "-i", l.inventory, "--engine", "rocksdb") }()
+	time.Sleep(time.Second)
+	l.fault(t, "slave2", "link-down")
+	linkUp := sync.OnceFunc(func() { l.fault(t, "slave2", "link-up") })
+	defer linkUp()
+	r := <-done
+	linkUp()
+	if r.code != 1 {
+		t.Errorf("exit %d, want 1", r.code)
+	}
+	if strings.Contains(r.stderr, "[mysql]") || strings.Contains(r.stderr, "panic") {
+		t.Errorf("stray driver lines or a panic on stderr:\n%s", r.stderr)
+	}
+	i := strings.Index(r.stderr, "where the hosts were left:")
+	if i < 0 {
+		t.Fatalf("the error does not say where the hosts were left:\n%s", r.stderr)
+	}
+	left := r.stderr[i:]
+	for _, h := range []string{"master 10.99.0.11: ", "slave1 10.99.0.12: ", "slave2 10.99.0.13: "} {
+		if !strings.Contains(left, h) {
+			t.Errorf("the error does not say what was done on %s", h)
+		}
+	}
+	for _, line := range strings.Split(left, "\n") {
+		if strings.Contains(line, "slave2 10.99.0.13: ") && !strings.Contains(line, "unreachable") {
+			t.Errorf("slave2 not reported unreachable: %s", line)
+		}
+	}
+	t.Logf("up with slave2's link dropped failed after %s", r.elapsed)
+	l.waitReachable(t, "slave2")
+	l.mustOK(t, "up", "-i", l.inventory, "--engine", "rocksdb")
+	assertReplicating(t, l.status(t), "rocksdb")
+}
+
+// waitReachable waits until host answers over SSH again: right after a
+// link comes back, the neighbour cache may still say "no route to host".
+func (l *lab) waitReachable(t *testing.T, host string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		r := l.orch(t, "exec", "-i", l.inventory, "--role", host, "--", "true")
+		if r.code == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s unreachable 30 s after its link came back", host)
+		}
+		time.Sleep(time.Second)
 	}
 }
