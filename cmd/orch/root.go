@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"runtime/debug"
 	"time"
@@ -149,9 +148,4 @@ func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
 // keeps per-host failures; commands that need every host check ConnectErr.
 func (g *globalOptions) connect(ctx context.Context, inv *topology.Inventory, hosts []*topology.Host) *cluster.Cluster {
 	return cluster.Connect(ctx, inv, hosts, cluster.Options{Dial: g.dialConfig(inv), Parallel: g.parallel})
-}
-
-// progressf prints a progress line to stderr, keeping stdout for results.
-func progressf(format string, args ...any) {
-	fmt.Fprintf(os.Stderr, format+"\n", args...)
 }

@@ -97,6 +97,10 @@ run interrupted.`,
 						fmt.Fprintf(cmd.ErrOrStderr(), "up: WARNING %s\n", warn)
 					}
 				}
+				var intr *up.Interrupted
+				if errors.As(err, &intr) {
+					return &exitError{code: exitInterrupted, err: err}
+				}
 				if err != nil {
 					return err
 				}

@@ -1,11 +1,16 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"sort"
 	"strings"
+	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -65,7 +70,10 @@ canary row read on both slaves. Run it again and nothing restarts.`,
 			}
 			c := g.connect(cmd.Context(), inv, inv.DBHosts())
 			defer c.Close()
-			rep, err := up.Up(cmd.Context(), c, up.Options{Desired: desired, VerifyTimeout: verifyTimeout, Progress: stepPrinter(cmd.ErrOrStderr(), "up")})
+			tracker := &up.Tracker{}
+			defer exitOnSecondInterrupt(cmd.Context(), cmd.ErrOrStderr(), "up", tracker.Unfinished)()
+			rep, err := up.Up(cmd.Context(), c, up.Options{Desired: desired, VerifyTimeout: verifyTimeout,
+				Progress: stepPrinter(cmd.ErrOrStderr(), "up"), Tracker: tracker})
 			if rep != nil && asJSON {
 				enc := json.NewEncoder(out)
 				enc.SetIndent("", "  ")
@@ -84,6 +92,10 @@ canary row read on both slaves. Run it again and nothing restarts.`,
 					fmt.Fprintln(out)
 					writeTimings(out, rep.Timings, rep.Total)
 				}
+			}
+			var intr *up.Interrupted
+			if errors.As(err, &intr) {
+				return &exitError{code: exitInterrupted, err: err}
 			}
 			return err
 		},
@@ -166,6 +178,36 @@ func newStatusCmd(g *globalOptions) *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the status as JSON")
 	return cmd
+}
+
+// exitOnSecondInterrupt makes a second Ctrl-C (or SIGTERM), once the first
+// has cancelled ctx and the command is undoing its work, exit at once with
+// status 130, saying which hosts were left mid-step. The returned function
+// ends the watch.
+func exitOnSecondInterrupt(ctx context.Context, w io.Writer, prefix string, unfinished func() []string) func() {
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+		case <-done:
+			return
+		}
+		sig := make(chan os.Signal, 1)
+		signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+		defer signal.Stop(sig)
+		select {
+		case <-sig:
+		case <-done:
+			return
+		}
+		left := unfinished()
+		if len(left) == 0 {
+			left = []string{"nothing mid-step"}
+		}
+		fmt.Fprintf(w, "%s: second interrupt: exiting without finishing the rollback; left unfinished: %s; run orch up again to converge\n", prefix, strings.Join(left, "; "))
+		os.Exit(exitInterrupted)
+	}()
+	return func() { close(done) }
 }
 
 // stepPrinter prints one progress line per host per step to w.

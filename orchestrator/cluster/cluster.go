@@ -36,7 +36,8 @@ type conn struct {
 }
 
 // Connect dials every host in parallel. It does not fail as a whole: a host
-// that cannot be reached keeps its error (see Err) and is skipped by Each.
+// that cannot be reached keeps its error (see Executor and ConnectErr) and
+// is skipped by Each.
 func Connect(ctx context.Context, inv *topology.Inventory, hosts []*topology.Host, opts Options) *Cluster {
 	dial := opts.Dialer
 	if dial == nil {
@@ -78,12 +79,6 @@ func (c *Cluster) Executor(h *topology.Host) (executor.Executor, error) {
 		return nil, fmt.Errorf("%s: not part of this command's hosts", h)
 	}
 	return c.conns[i].ex, c.conns[i].err
-}
-
-// Err returns the host's connect error, if any.
-func (c *Cluster) Err(h *topology.Host) error {
-	_, err := c.Executor(h)
-	return err
 }
 
 // ConnectErr aggregates every host's connect error (nil when all are

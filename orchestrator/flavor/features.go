@@ -33,7 +33,6 @@ const (
 	GTIDSourcePosVar  Feature = "gtid-source-pos-var"  // what the master has written: gtid_executed | gtid_binlog_pos
 	GTIDReplicaPosVar Feature = "gtid-replica-pos-var" // what a slave has applied: gtid_executed | gtid_slave_pos
 	GTIDWaitFunc      Feature = "gtid-wait-func"       // WAIT_FOR_EXECUTED_GTID_SET | MASTER_GTID_WAIT
-	PosWaitFunc       Feature = "pos-wait-func"        // MASTER_POS_WAIT | SOURCE_POS_WAIT
 	// PublicKeyOption lets a replica fetch the source's RSA key so that
 	// caching_sha2_password works without TLS (MySQL 8 error 2061).
 	PublicKeyOption Feature = "public-key-option" // GET_MASTER_PUBLIC_KEY | GET_SOURCE_PUBLIC_KEY
@@ -155,9 +154,6 @@ var rules = []rule{
 	{GTIDReplicaPosVar, onMariaDB, none, none, "gtid_slave_pos"},
 	{GTIDWaitFunc, mysqlFamily, none, none, "WAIT_FOR_EXECUTED_GTID_SET"},
 	{GTIDWaitFunc, onMariaDB, none, none, "MASTER_GTID_WAIT"},
-	{PosWaitFunc, mysqlFamily, V(5, 7, 0), V(8, 0, 26), "MASTER_POS_WAIT"},
-	{PosWaitFunc, mysqlFamily, V(8, 0, 26), none, "SOURCE_POS_WAIT"},
-	{PosWaitFunc, onMariaDB, none, none, "MASTER_POS_WAIT"},
 	// caching_sha2_password is MySQL 8's default; 5.7 and MariaDB default
 	// to mysql_native_password and need nothing.
 	{PublicKeyOption, mysqlFamily, V(8, 0, 0), V(8, 0, 23), "GET_MASTER_PUBLIC_KEY"},

@@ -44,6 +44,14 @@ func (r *run) connect(ctx context.Context) error {
 		return err
 	})
 	if err := orchestrator.Aggregate(errs); err != nil {
+		// All or nothing: the steps after a failed connect (the final
+		// snapshot) work on the whole cluster, never on a partial one.
+		for _, n := range r.nodes {
+			if n != nil {
+				n.Close()
+			}
+		}
+		r.nodes = nil
 		return err
 	}
 	on := r.cfg.Workload.RunOn

@@ -23,6 +23,10 @@ type Result struct {
 	Pending  []string
 	Warnings []string
 	Steps    []Step
+	// Written: orch's file was written on the host. RolledBack: it was
+	// then taken back and the server runs on its previous config;
+	// RollbackFailed: taking it back failed too (the error says how).
+	Written, RolledBack, RollbackFailed bool
 }
 
 // Step is one timed step.
@@ -75,16 +79,19 @@ func (n *Node) Apply(ctx context.Context, cfg *Config, p *Plan, progress func(st
 	if len(p.EnableEngine) > 0 {
 		if err := r.step("enable "+p.engine.name, func() error { return flavor.Run(ctx, session{n.db}, p.EnableEngine) }); err != nil {
 			err = n.errorf("enable %s: %w%s", p.engine.name, err, engineHint(p.engine))
-			return res, rolledBack(err, flavor.Run(ctx, session{n.db}, uninstallStatements(n.Server, p.engine)))
+			uctx, cancel := n.undoContext(ctx)
+			defer cancel()
+			return res, rolledBack(res, err, flavor.Run(uctx, session{n.db}, uninstallStatements(n.Server, p.engine)))
 		}
 		installed = true
 	}
 	undo := func(restart bool) error { return n.undo(ctx, r, p, installed, restart) }
+	res.Written = true // from here on, whatever fails, the file goes back
 	if err := r.step("write "+n.configPath(), func() (err error) {
 		p.old.createdOrig, err = n.writeConfig(ctx, p.old, cfg.Text)
 		return err
 	}); err != nil {
-		return res, rolledBack(err, undo(false))
+		return res, rolledBack(res, err, undo(false))
 	}
 	if err := r.step("check option files", func() error {
 		opts, err := n.printDefaults(ctx)
@@ -93,10 +100,10 @@ func (n *Node) Apply(ctx context.Context, cfg *Config, p *Plan, progress func(st
 		}
 		return checkWinners(n.Host.String(), n.configPath(), cfg.Vars, opts)
 	}); err != nil {
-		return res, rolledBack(err, undo(false))
+		return res, rolledBack(res, err, undo(false))
 	}
 	if p.NeedsRestart {
-		if err := r.step("restart", func() error { return n.restartOrRollBack(ctx, "with the new config", p.old, installed, p.engine) }); err != nil {
+		if err := r.step("restart", func() error { return n.restartOrRollBack(ctx, r, "with the new config", p.old, installed, p.engine) }); err != nil {
 			return res, err
 		}
 		res.Restarted = true
@@ -112,7 +119,9 @@ func (n *Node) Apply(ctx context.Context, cfg *Config, p *Plan, progress func(st
 			return nil
 		})
 		if err != nil {
-			return res, rolledBack(err, errors.Join(n.unset(ctx, set, p.current), undo(false)))
+			uctx, cancel := n.undoContext(ctx)
+			defer cancel()
+			return res, rolledBack(res, err, errors.Join(n.unset(uctx, set, p.current), undo(false)))
 		}
 		for _, c := range set {
 			res.SetGlobal = append(res.SetGlobal, c.Name)
@@ -121,19 +130,13 @@ func (n *Node) Apply(ctx context.Context, cfg *Config, p *Plan, progress func(st
 	if err := r.step("verify", func() error { return n.verify(ctx, cfg, res) }); err != nil {
 		var uerr error
 		if !res.Restarted {
-			uerr = n.unset(ctx, p.Dynamic, p.current)
+			uctx, cancel := n.undoContext(ctx)
+			defer cancel()
+			uerr = n.unset(uctx, p.Dynamic, p.current)
 		}
-		return res, rolledBack(err, errors.Join(uerr, undo(res.Restarted)))
+		return res, rolledBack(res, err, errors.Join(uerr, undo(res.Restarted)))
 	}
 	return res, nil
-}
-
-// rolledBack adds the outcome of the rollback to err.
-func rolledBack(err, undoErr error) error {
-	if undoErr != nil {
-		return errors.Join(err, undoErr)
-	}
-	return fmt.Errorf("%w (restored the previous config)", err)
 }
 
 func engineHint(e engineInfo) string {
@@ -162,60 +165,6 @@ func (n *Node) unset(ctx context.Context, changed []Change, before map[string]st
 		}
 	}
 	return errors.Join(errs...)
-}
-
-// undo puts the previous file back, restarting the server on it when it
-// had been restarted on the new one, and uninstalls an engine plugin this
-// apply installed.
-func (n *Node) undo(ctx context.Context, r run, p *Plan, installed, restart bool) error {
-	var err error
-	_ = r.step("roll back", func() error {
-		err = n.putBack(ctx, p.old)
-		if err == nil && restart {
-			err = n.Restart(ctx)
-		}
-		if installed {
-			err = errors.Join(err, flavor.Run(ctx, session{n.db}, uninstallStatements(n.Server, p.engine)))
-		}
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("rolling back also failed: %w", err)
-	}
-	return nil
-}
-
-// restartOrRollBack restarts the server on the new file. When it does not
-// come up, the error log's lines written since the attempt explain why,
-// the previous file goes back and the server is started on it.
-func (n *Node) restartOrRollBack(ctx context.Context, with string, old fileState, installed bool, e engineInfo) error {
-	size, sizeErr := logSize(ctx, n.Exec, n.Facts.ErrorLog)
-	err := n.Restart(ctx)
-	if err == nil {
-		return nil
-	}
-	why := []string{err.Error()}
-	if sizeErr == nil {
-		if slice, lerr := logSince(ctx, n.Exec, n.Facts.ErrorLog, size); lerr == nil {
-			if lines := relevantErrors(slice, 5); len(lines) > 0 {
-				why = lines
-			}
-		}
-	}
-	_ = n.Stop(ctx) // a half-started server, or a service manager retrying
-	msg := fmt.Sprintf("%s: server did not start %s (restored the previous one): %s", n.Host, with, strings.Join(why, "; "))
-	if perr := n.putBack(ctx, old); perr != nil {
-		return fmt.Errorf("%s; and restoring failed: %w", strings.Replace(msg, " (restored the previous one)", "", 1), perr)
-	}
-	if serr := n.Start(ctx); serr != nil {
-		return fmt.Errorf("%s; and it did not start with the previous one either: %w", msg, serr)
-	}
-	if installed {
-		if uerr := flavor.Run(ctx, session{n.db}, uninstallStatements(n.Server, e)); uerr != nil {
-			return fmt.Errorf("%s; and uninstalling %s failed: %w", msg, e.name, uerr)
-		}
-	}
-	return errors.New(msg)
 }
 
 // verify compares every intended value the server can show with what it

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -107,11 +108,15 @@ func (l *labMaster) file(t *testing.T) fileState {
 
 func (l *labMaster) uptime(t *testing.T) time.Duration {
 	t.Helper()
-	u, err := l.n.Uptime(context.Background())
+	rows, err := l.n.db.query(context.Background(), "SHOW GLOBAL STATUS LIKE 'Uptime'")
+	if err != nil || len(rows) != 1 {
+		t.Fatalf("uptime: %v %v", rows, err)
+	}
+	s, err := strconv.Atoi(rows[0][1])
 	if err != nil {
 		t.Fatal(err)
 	}
-	return u
+	return time.Duration(s) * time.Second
 }
 
 // foreignCnf stands for a file an admin had at orch's path before orch.

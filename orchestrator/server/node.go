@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -141,19 +140,6 @@ func (n *Node) Variables(ctx context.Context) (map[string]string, error) {
 		}
 	}
 	return out, nil
-}
-
-// Uptime is how long the server has been running.
-func (n *Node) Uptime(ctx context.Context) (time.Duration, error) {
-	rows, err := n.db.query(ctx, "SHOW GLOBAL STATUS LIKE 'Uptime'")
-	if err != nil || len(rows) != 1 || len(rows[0]) != 2 {
-		return 0, n.errorf("uptime: %v", orNoRow(err))
-	}
-	s, err := strconv.ParseInt(rows[0][1], 10, 64)
-	if err != nil {
-		return 0, n.errorf("uptime %q: %w", rows[0][1], err)
-	}
-	return time.Duration(s) * time.Second, nil
 }
 
 // engineState is one row of SHOW ENGINES that the server can use.

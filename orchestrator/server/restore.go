@@ -50,7 +50,7 @@ func (n *Node) Restore(ctx context.Context, progress func(step string)) (*Result
 	}); err != nil {
 		return res, n.errorf("restore %s: %w", n.configPath(), stripHost(err))
 	}
-	if err := r.step("restart", func() error { return n.restartOrRollBack(ctx, "without orch's config", cur, false, engineInfo{}) }); err != nil {
+	if err := r.step("restart", func() error { return n.restartOrRollBack(ctx, r, "without orch's config", cur, false, engineInfo{}) }); err != nil {
 		return res, err
 	}
 	if _, err := n.Exec.Run(ctx, executor.Command{Script: "rm -f " + p + ".orig " + p + ".bak", Sudo: true, Timeout: commandTimeout}); err != nil {

@@ -29,6 +29,8 @@ type Options struct {
 	VerifyTimeout time.Duration
 	// Progress hears one line per host per step as it happens.
 	Progress func(host, step string, took time.Duration)
+	// Tracker, when set, follows the step each host is in.
+	Tracker *Tracker
 }
 
 // Report is what Up did and found.
@@ -54,10 +56,12 @@ type recorder struct {
 	mu       sync.Mutex
 	timings  []Timing
 	progress func(host, step string, took time.Duration)
+	tracker  *Tracker
 }
 
 // say reports a step as it starts or happens (no timing yet).
 func (r *recorder) say(host, step string) {
+	r.tracker.step(host, step)
 	if r.progress != nil {
 		r.progress(host, step, 0)
 	}
@@ -79,7 +83,7 @@ func (r *recorder) done(host, step string, start time.Time) {
 // the server package.
 func Up(ctx context.Context, c *cluster.Cluster, opts Options) (*Report, error) {
 	start := time.Now()
-	rec := &recorder{progress: opts.Progress}
+	rec := &recorder{progress: opts.Progress, tracker: opts.Tracker}
 	inv := c.Inventory
 	if err := inv.ValidateCluster(); err != nil {
 		return nil, err
@@ -108,6 +112,7 @@ func Up(ctx context.Context, c *cluster.Cluster, opts Options) (*Report, error) 
 	rep.Hosts = make([]*server.Result, len(nodes))
 	errs := orchestrator.ForEach(ctx, 0, nodes, func(ctx context.Context, i int, n *server.Node) error {
 		res, err := n.Apply(ctx, configs[i], plans[i], func(step string) { rec.say(n.Host.Name, step) })
+		rec.tracker.finish(n.Host.Name)
 		rep.Hosts[i] = res
 		if res != nil {
 			for _, s := range res.Steps {
@@ -118,8 +123,8 @@ func Up(ctx context.Context, c *cluster.Cluster, opts Options) (*Report, error) 
 		}
 		return err
 	})
-	if err := orchestrator.Aggregate(errs); err != nil {
-		return rep, err
+	if orchestrator.Aggregate(errs) != nil || ctx.Err() != nil {
+		return rep, applyFailed(ctx, nodes, rep.Hosts, errs)
 	}
 
 	master, slaves, err := replicationNodes(nodes)
@@ -130,7 +135,7 @@ func Up(ctx context.Context, c *cluster.Cluster, opts Options) (*Report, error) 
 	rep.Replication, err = replication.Setup(ctx, master, slaves, params)
 	rec.done("cluster", "replication setup", t0)
 	if err != nil {
-		return rep, err
+		return rep, replicationInterrupted(ctx, "setting up replication", err)
 	}
 	t0 = time.Now()
 	timeout := opts.VerifyTimeout
@@ -140,7 +145,20 @@ func Up(ctx context.Context, c *cluster.Cluster, opts Options) (*Report, error) 
 	rep.Status, err = replication.Verify(ctx, master, slaves, timeout)
 	rec.done("cluster", "verify", t0)
 	rep.Timings, rep.Total = rec.timings, time.Since(start)
-	return rep, err
+	if err != nil {
+		return rep, replicationInterrupted(ctx, "verifying replication", err)
+	}
+	return rep, nil
+}
+
+// replicationInterrupted words an error of the replication phase when
+// Ctrl-C caused it: the servers already run their new config, and setting
+// up replication again is what the next up does anyway.
+func replicationInterrupted(ctx context.Context, doing string, err error) error {
+	if ctx.Err() == nil {
+		return err
+	}
+	return &Interrupted{Summary: "every database host runs its new config; interrupted while " + doing + ": the next orch up sets it up again"}
 }
 
 // check renders each host's config and checks it against its server.
@@ -231,9 +249,8 @@ func openNodes(ctx context.Context, c *cluster.Cluster, rec *recorder) ([]*serve
 		if err != nil {
 			// A server left stopped (orch killed mid-restart) is started
 			// again rather than failing the whole command.
-			started, serr := server.StartIfDown(ctx, h, ex)
-			if serr != nil || !started {
-				return err
+			if _, serr := server.StartIfStopped(ctx, h, ex, err); serr != nil {
+				return serr
 			}
 			rec.say(h.Name, "started the server, which was down")
 			if n, err = server.Open(ctx, h, ex); err != nil {
