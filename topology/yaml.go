@@ -40,7 +40,7 @@ type yamlHost struct {
 }
 
 var (
-	topKeys  = []string{"name", "known_hosts", "defaults", "replication", "profile", "hosts"}
+	topKeys  = []string{"name", "known_hosts", "defaults", "replication", "profile", "benchmark", "hosts"}
 	defKeys  = []string{"ssh", "mysql"}
 	hostKeys = []string{"name", "role", "address", "ssh", "mysql"}
 )
@@ -82,6 +82,8 @@ func parseYAML(file string, data []byte, o LoadOptions) (*Inventory, []hostDecl,
 			countNode, err = d.replication(v, &inv.Replication)
 		case "profile":
 			err = d.profile(v, &inv.Profile)
+		case "benchmark":
+			inv.Benchmark, err = d.benchmark(v)
 		case "hosts":
 			seen, inv.hostsPos = true, d.pos(k)
 			hosts, err = d.hosts(k, v)

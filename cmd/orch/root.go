@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"runtime/debug"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/orch-bench/orch/orchestrator"
+	"github.com/orch-bench/orch/orchestrator/account"
 	"github.com/orch-bench/orch/orchestrator/cluster"
 	"github.com/orch-bench/orch/orchestrator/executor"
 	"github.com/orch-bench/orch/topology"
@@ -121,7 +123,30 @@ func (g *globalOptions) loadInventory(path string) (*topology.Inventory, error) 
 	if g.knownHosts != "" {
 		inv.KnownHostsFile = g.knownHosts
 	}
+	if err := g.peerAddresses(inv); err != nil {
+		return nil, err
+	}
+	if dir, err := account.StateDir(inv); err == nil {
+		account.Resolve(inv, dir)
+	} else if inv.Benchmark.Managed || inv.Replication.PasswordManaged {
+		return nil, err
+	}
 	return inv, nil
+}
+
+// peerAddresses records the address the other hosts reach each host at:
+// an ssh alias means something only in this machine's ssh_config.
+func (g *globalOptions) peerAddresses(inv *topology.Inventory) error {
+	for _, h := range inv.Hosts {
+		addr, _, err := executor.NetworkAddress(h, g.sshConfig)
+		if err != nil {
+			return &usageError{msg: fmt.Sprintf("%s: %v", h, err)}
+		}
+		if addr != h.Address {
+			h.NetAddress = addr
+		}
+	}
+	return nil
 }
 
 func (g *globalOptions) dialConfig(inv *topology.Inventory) executor.DialConfig {

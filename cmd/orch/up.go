@@ -68,7 +68,8 @@ canary row read on both slaves. Run it again and nothing restarts.`,
 			if dryRun {
 				return up.DryRun(out, inv, desired, flavorHint)
 			}
-			c := g.connect(cmd.Context(), inv, inv.DBHosts())
+			// The load box too: up proves it can log in before a restart.
+			c := g.connect(cmd.Context(), inv, inv.Hosts)
 			defer c.Close()
 			tracker := &up.Tracker{}
 			defer exitOnSecondInterrupt(cmd.Context(), cmd.ErrOrStderr(), "up", tracker.Unfinished)()

@@ -97,13 +97,13 @@ func (r *run) connect(ctx context.Context) error {
 
 // target is the master as the benchmark host reaches it.
 func (r *run) target() bench.Target {
-	m := r.inv.Master()
-	pw, _ := m.MySQL.Password.Resolve()
-	host := m.Address
+	m, b := r.inv.Master(), r.inv.Benchmark
+	pw, _ := b.Password.Resolve()
+	host := m.PeerAddress()
 	if r.bhost == m.Name {
 		host = "127.0.0.1"
 	}
-	return bench.Target{Host: host, Port: m.MySQL.Port, User: m.MySQL.User, Password: pw}
+	return bench.Target{Host: host, Port: m.MySQL.Port, User: b.User, Password: pw}
 }
 
 // snapshot saves, per database host, the server's variables or status and

@@ -186,6 +186,7 @@ func Secrets(inv *topology.Inventory) []string {
 		}
 	}
 	add(inv.Replication.Password)
+	add(inv.Benchmark.Password)
 	for _, h := range inv.Hosts {
 		add(h.SSH.Password)
 		add(h.SSH.SudoPassword)

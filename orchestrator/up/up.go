@@ -12,9 +12,11 @@ import (
 	"time"
 
 	"github.com/orch-bench/orch/orchestrator"
+	"github.com/orch-bench/orch/orchestrator/account"
 	"github.com/orch-bench/orch/orchestrator/cluster"
 	"github.com/orch-bench/orch/orchestrator/executor"
 	"github.com/orch-bench/orch/orchestrator/flavor"
+	"github.com/orch-bench/orch/orchestrator/preflight"
 	"github.com/orch-bench/orch/orchestrator/replication"
 	"github.com/orch-bench/orch/orchestrator/server"
 	"github.com/orch-bench/orch/topology"
@@ -86,6 +88,13 @@ func Up(ctx context.Context, c *cluster.Cluster, opts Options) (*Report, error) 
 	rec := &recorder{progress: opts.Progress, tracker: opts.Tracker}
 	inv := c.Inventory
 	if err := inv.ValidateCluster(); err != nil {
+		return nil, err
+	}
+	// Stock hosts first: orch's own accounts, made through root's unix socket.
+	if err := account.Ensure(ctx, c, rec.say); err != nil {
+		return nil, err
+	}
+	if err := preflight.PathsErr(preflight.Paths(ctx, c)); err != nil {
 		return nil, err
 	}
 	params, err := replicationParams(inv)
@@ -228,7 +237,7 @@ func replicationParams(inv *topology.Inventory) (flavor.Params, error) {
 		port = topology.DefaultMySQLPort
 	}
 	return flavor.Params{
-		MasterHost:          m.Address,
+		MasterHost:          m.PeerAddress(),
 		MasterPort:          port,
 		ReplUser:            r.User,
 		ReplPassword:        pw,
