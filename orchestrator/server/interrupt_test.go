@@ -51,7 +51,7 @@ func TestInterruptedRestartRollsBack(t *testing.T) {
 	defer cancel()
 	n.Exec = interruptAt{fakeHost: h, at: fakeStop, cancel: cancel}
 	res, err := n.Apply(ctx, cfg, p, nil)
-	if err == nil || !strings.Contains(err.Error(), "interrupted while restarting with the new config (restored the previous config and started the server on it)") {
+	if err == nil || !strings.Contains(err.Error(), "interrupted while restarting with the new config (restored the previous config)") {
 		t.Fatalf("error %v", err)
 	}
 	if !h.running {

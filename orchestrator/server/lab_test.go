@@ -255,7 +255,8 @@ func TestLabApplyRestore(t *testing.T) {
 		}
 		msg := err.Error()
 		t.Log(msg)
-		if !strings.HasPrefix(msg, "master "+n.Host.Address+": server did not start with the new config (restored the previous one): [ERROR] ") ||
+		if !strings.HasPrefix(msg, "master "+n.Host.Address+": server did not start with the new config: [ERROR] ") ||
+			!strings.HasSuffix(msg, " (restored the previous config)") ||
 			!strings.Contains(msg, "banana") {
 			t.Errorf("error: %s", msg)
 		}
