@@ -114,11 +114,18 @@ canary row read on both slaves. Run it again and nothing restarts.`,
 }
 
 func newDownCmd(g *globalOptions) *cobra.Command {
-	return &cobra.Command{
+	var purge bool
+	cmd := &cobra.Command{
 		Use:   "down [INVENTORY]",
 		Short: "Undo up: stop replication, remove orch's config (restoring the backup), restart",
+		Long: `down undoes up: replication stopped and forgotten, semi-sync off, orch's config
+file removed (the previous one put back) and every server restarted on it.
+It keeps the data: the benchmark and canary schemas, the binary logs and GTID
+history, and the accounts orch made on a stock server. --purge removes those
+too, and the generated passwords in orch's state; accounts the inventory
+names are never dropped.`,
 		Example: `  orch down cluster.yaml
-  orch down -i inventories/lab.yaml`,
+  orch down -i inventories/lab.yaml --purge`,
 		Args: usageArgs(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			inv, err := g.loadInventory(strings.Join(args, ""))
@@ -130,13 +137,22 @@ func newDownCmd(g *globalOptions) *cobra.Command {
 			}
 			c := g.connect(cmd.Context(), inv, inv.DBHosts())
 			defer c.Close()
-			rep, err := up.Down(cmd.Context(), c, stepPrinter(cmd.ErrOrStderr(), "down"))
+			down := up.Down
+			if purge {
+				down = up.Purge
+			}
+			rep, err := down(cmd.Context(), c, stepPrinter(cmd.ErrOrStderr(), "down"))
 			if rep != nil && len(rep.Timings) > 0 {
 				writeTimings(cmd.OutOrStdout(), rep.Timings, 0)
+			}
+			if err == nil && !purge {
+				fmt.Fprintln(cmd.ErrOrStderr(), "down: left "+up.Left(inv))
 			}
 			return err
 		},
 	}
+	cmd.Flags().BoolVar(&purge, "purge", false, "also drop orch's schemas, binary logs, GTID history and the accounts orch made, and forget their passwords")
+	return cmd
 }
 
 func newStatusCmd(g *globalOptions) *cobra.Command {

@@ -132,7 +132,7 @@ func (r *run) snapshot(ctx context.Context, when string) error {
 		}
 		r.writeFile(rundir.HostFile(name, "status."+when+".tsv"), status)
 		if when != "before" {
-			return nil
+			return r.saveJournal(ctx, n)
 		}
 		vars, err := showTSV(ctx, n.DB, "SHOW GLOBAL VARIABLES")
 		if err != nil {
@@ -151,6 +151,9 @@ func (r *run) snapshot(ctx context.Context, when string) error {
 // expectLogSlice records the error log's current size: the run's slice of
 // it starts there, and collect fetches it when the run ends.
 func (r *run) expectLogSlice(ctx context.Context, n *server.Node) error {
+	if n.Journal() {
+		return r.markJournal(ctx, n)
+	}
 	if n.Facts.ErrorLog == "" {
 		return nil
 	}

@@ -66,6 +66,9 @@ type run struct {
 
 	mu      sync.Mutex
 	stopped string // why the benchmark was stopped early ("" if it was not)
+	// journals are where the journal stood at the start, per host whose
+	// server logs there (log_error unset under systemd).
+	journals map[string]server.LogMark
 }
 
 // Run performs the whole run; the returned Outcome's Dir holds everything

@@ -66,7 +66,7 @@ func (n *Node) fileUndo(old fileState, st *serverState) func(context.Context) er
 func (n *Node) restartStep(with string, st *serverState) step.Step {
 	return step.Step{Name: "restart", Do: func(ctx context.Context) error {
 		st.restarted = true
-		size, sizeErr := logSize(ctx, n.Exec, n.Facts.ErrorLog)
+		mark, markErr := n.MarkLog(ctx)
 		err := n.Restart(ctx)
 		if err == nil {
 			return nil
@@ -75,8 +75,8 @@ func (n *Node) restartStep(with string, st *serverState) step.Step {
 		uctx, cancel := n.undoContext(ctx)
 		defer cancel()
 		why := []string{err.Error()}
-		if sizeErr == nil && !interrupted {
-			if slice, lerr := logSince(uctx, n.Exec, n.Facts.ErrorLog, size); lerr == nil {
+		if markErr == nil && !interrupted {
+			if slice, lerr := n.LogSince(uctx, mark); lerr == nil {
 				if lines := relevantErrors(slice, 5); len(lines) > 0 {
 					why = lines
 				}
