@@ -8,7 +8,7 @@ import (
 // From the manuals: MySQL 5.7.8+ and Percona Server have super_read_only
 // (which also stops SUPER); MariaDB has read_only only (10.11: READ ONLY
 // ADMIN bypasses it). RESET MASTER clears MySQL's gtid_executed;
-// MariaDB forgets applied GTIDs with SET GLOBAL gtid_slave_pos = ''.
+// MariaDB forgets applied GTIDs with SET GLOBAL gtid_slave_pos = ”.
 func TestReadOnlyAndGTIDReset(t *testing.T) {
 	for _, tc := range []struct {
 		s     Server
