@@ -33,3 +33,20 @@ func TestBenchmarkAccount(t *testing.T) {
 		t.Errorf("benchmark without a user: %v", err)
 	}
 }
+
+// A YAML inventory with a server host is the existing-server form: that
+// server alone (as the master), with an optional load box.
+func TestYAMLExistingServer(t *testing.T) {
+	dir := t.TempDir()
+	inv := mustLoad(t, writeFile(t, dir, "e.yaml", "defaults:\n  mysql:\n    user: bench\n    password: {env: PW}\nhosts:\n  - {name: mydb, role: server, address: 10.1.1.1}\n  - {name: lb, role: loadbox, address: 10.1.1.2}\n"), LoadOptions{HomeDir: dir})
+	if !inv.Existing || inv.Master().Name != "mydb" || inv.LoadBox().Name != "lb" || inv.Benchmark.User != "bench" {
+		t.Errorf("existing %v, master %v, benchmark %+v", inv.Existing, inv.Master(), inv.Benchmark)
+	}
+	if err := inv.ValidateCluster(); err == nil || !strings.Contains(err.Error(), "e.yaml:6:5: cluster setup is not allowed on an existing server") {
+		t.Errorf("up accepted an existing server: %v", err)
+	}
+	_, err := Load(writeFile(t, dir, "f.yaml", "hosts:\n  - {name: mydb, role: server, address: 10.1.1.1}\n  - {name: s, role: slave, address: 10.1.1.3}\n"), LoadOptions{HomeDir: dir})
+	if err == nil || !strings.Contains(err.Error(), `f.yaml:3:21: a server host is an existing server benchmarked alone; "s" cannot be a slave`) {
+		t.Errorf("a slave next to a server: %v", err)
+	}
+}

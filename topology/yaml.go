@@ -37,6 +37,9 @@ type yamlHost struct {
 	decl  hostDecl
 	ssh   []sshPatch
 	mysql []mysqlPatch
+	// server: role "server", an existing server to benchmark (held as
+	// the master of an inventory marked Existing).
+	server bool
 }
 
 var (
@@ -102,6 +105,9 @@ func parseYAML(file string, data []byte, o LoadOptions) (*Inventory, []hostDecl,
 		}
 	}
 
+	if err := d.existing(inv, hosts); err != nil {
+		return nil, nil, err
+	}
 	decls := make([]hostDecl, len(hosts))
 	for i, yh := range hosts {
 		h := yh.decl.host
@@ -284,8 +290,11 @@ func (d *yamlDecoder) host(n *yaml.Node, path string) (*yamlHost, error) {
 			var s string
 			if s, err = d.str(v, p); err == nil {
 				h.Role = Role(s)
+				if s == roleServer {
+					h.Role, yh.server = RoleMaster, true
+				}
 				if h.Role != RoleMaster && h.Role != RoleSlave && h.Role != RoleLoadBox {
-					err = d.errAt(v, "%s: unknown role %q (want master, slave or loadbox)", p, clip(s))
+					err = d.errAt(v, "%s: unknown role %q (want master, slave or loadbox; or server for one existing server)", p, clip(s))
 				}
 			}
 		case "address":
@@ -314,4 +323,29 @@ func (d *yamlDecoder) host(n *yaml.Node, path string) (*yamlHost, error) {
 		return nil, d.errAt(nameNode, "%s.name: %s", path, problem)
 	}
 	return yh, nil
+}
+
+// roleServer is the role of an existing server: orch benchmarks it as it
+// is (dynamic knobs only) and sets nothing up.
+const roleServer = "server"
+
+// existing marks an inventory with a server host as the existing-server
+// form, which allows that one database host and an optional load box.
+func (d *yamlDecoder) existing(inv *Inventory, hosts []*yamlHost) error {
+	var server *yamlHost
+	for _, yh := range hosts {
+		if yh.server {
+			server = yh
+		}
+	}
+	if server == nil {
+		return nil
+	}
+	for _, yh := range hosts {
+		if yh != server && yh.decl.host.IsDB() {
+			return newError(yh.decl.rolePos, fmt.Sprintf("a server host is an existing server benchmarked alone; %q cannot be a %s next to it (use master and slaves for a cluster)", yh.decl.host.Name, yh.decl.host.Role))
+		}
+	}
+	inv.Existing = true
+	return nil
 }

@@ -61,8 +61,8 @@ unfinished cells. Each cell is a full run directory under cells/.`,
 			if err != nil {
 				return err
 			}
-			if err := inv.ValidateCluster(); err != nil {
-				return &usageError{msg: err.Error()}
+			if err := validateForRun(inv); err != nil {
+				return err
 			}
 			var m *matrix.Matrix
 			if resuming {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -11,10 +12,12 @@ import (
 	"golang.org/x/term"
 
 	"github.com/orch-bench/orch/orchestrator/bench"
+	"github.com/orch-bench/orch/orchestrator/cluster"
 	"github.com/orch-bench/orch/orchestrator/rundir"
 	"github.com/orch-bench/orch/orchestrator/runner"
 	"github.com/orch-bench/orch/orchestrator/server"
 	"github.com/orch-bench/orch/orchestrator/up"
+	"github.com/orch-bench/orch/topology"
 )
 
 // exitInterrupted is the status of a run stopped with Ctrl-C (128+SIGINT).
@@ -55,8 +58,8 @@ run interrupted.`,
 			if err != nil {
 				return err
 			}
-			if err := inv.ValidateCluster(); err != nil {
-				return &usageError{msg: err.Error()}
+			if err := validateForRun(inv); err != nil {
+				return err
 			}
 			if workload == "" {
 				return usagef("run: --workload is required (%s, or a YAML file)", strings.Join(bench.BuiltinWorkloads(), ", "))
@@ -92,6 +95,7 @@ run interrupted.`,
 			}
 			if !noUp {
 				rep, err := up.Up(ctx, c, up.Options{Desired: server.Desired{Engine: engine, Knobs: kv}, Progress: stepPrinter(cmd.ErrOrStderr(), "up")})
+				defer putBack(cmd, c, rep)
 				if rep != nil {
 					for _, warn := range rep.Warnings {
 						fmt.Fprintf(cmd.ErrOrStderr(), "up: WARNING %s\n", warn)
@@ -139,6 +143,27 @@ run interrupted.`,
 	f.StringVar(&root, "runs", "runs", "directory that holds run directories")
 	f.DurationVar(&stallLimit, "stall-limit", 60*time.Second, "stop the run when the master makes no progress this long")
 	return cmd
+}
+
+// validateForRun accepts a cluster, or one existing server (run and
+// matrix benchmark it as it is, over dynamic knobs).
+func validateForRun(inv *topology.Inventory) error {
+	if inv.Existing {
+		return nil
+	}
+	if err := inv.ValidateCluster(); err != nil {
+		return &usageError{msg: err.Error()}
+	}
+	return nil
+}
+
+// putBack restores the variables up set at run time on an existing server.
+func putBack(cmd *cobra.Command, c *cluster.Cluster, rep *up.Report) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(cmd.Context()), time.Minute)
+	defer cancel()
+	if err := up.PutBack(ctx, c, rep); err != nil {
+		fmt.Fprintf(cmd.ErrOrStderr(), "run: WARNING could not put the server's variables back: %v\n", err)
+	}
 }
 
 // overrides merges the short flags and --set KEY=VALUE into one map.

@@ -53,11 +53,13 @@ func Paths(ctx context.Context, c *cluster.Cluster) []Path {
 	var out []Path
 	slaves := inv.Slaves()
 	res := make([]Path, len(slaves))
-	c.Each(ctx, slaves, func(ctx context.Context, h *topology.Host, ex executor.Executor) error {
-		i := indexOf(slaves, h)
-		res[i] = slavePath(ctx, h, ex, m, addr)
-		return nil
-	})
+	if len(slaves) > 0 { // Each takes no hosts as every host
+		c.Each(ctx, slaves, func(ctx context.Context, h *topology.Host, ex executor.Executor) error {
+			i := indexOf(slaves, h)
+			res[i] = slavePath(ctx, h, ex, m, addr)
+			return nil
+		})
+	}
 	for i, h := range slaves {
 		if res[i].From == "" {
 			res[i] = Path{From: h.Name, To: addr, What: "replication", Detail: connectErr(c, h)}
@@ -73,8 +75,8 @@ func Paths(ctx context.Context, c *cluster.Cluster) []Path {
 	// restart.
 	loopback := ""
 	for i, p := range out {
-		if p.OK || !refused(p.Detail) {
-			continue
+		if p.OK || !refused(p.Detail) || inv.Existing {
+			continue // an existing server is never rebound
 		}
 		if loopback == "" {
 			loopback = loopbackOnly(ctx, c, m)

@@ -41,8 +41,11 @@ type Report struct {
 	Replication *replication.Result `json:"replication"`
 	Status      *replication.Status `json:"status"`
 	Warnings    []string            `json:"warnings,omitempty"`
-	Timings     []Timing            `json:"timings"`
-	Total       time.Duration       `json:"total_ns"`
+	// Dynamic are the knobs set at run time on an existing server, with
+	// the values PutBack restores.
+	Dynamic []server.Change `json:"dynamic,omitempty"`
+	Timings []Timing        `json:"timings"`
+	Total   time.Duration   `json:"total_ns"`
 }
 
 // Timing is one step's wall time on one host ("cluster" for steps that span
@@ -87,6 +90,9 @@ func Up(ctx context.Context, c *cluster.Cluster, opts Options) (*Report, error) 
 	start := time.Now()
 	rec := &recorder{progress: opts.Progress, tracker: opts.Tracker}
 	inv := c.Inventory
+	if inv.Existing {
+		return upExisting(ctx, c, opts)
+	}
 	if err := inv.ValidateCluster(); err != nil {
 		return nil, err
 	}
@@ -197,6 +203,9 @@ func check(ctx context.Context, nodes []*server.Node, inv *topology.Inventory, d
 // runs). It returns the servers' warnings (ignored knobs, once each) and the
 // master's server, for flavour-dependent decisions.
 func Validate(ctx context.Context, c *cluster.Cluster, want []server.Desired) ([]string, flavor.Server, error) {
+	if c.Inventory.Existing {
+		return validateExisting(ctx, c, want)
+	}
 	nodes, err := openNodes(ctx, c, &recorder{})
 	if err != nil {
 		return nil, flavor.Server{}, err
