@@ -253,6 +253,7 @@ func openNodes(ctx context.Context, c *cluster.Cluster, rec *recorder) ([]*serve
 				return serr
 			}
 			rec.say(h.Name, "started the server, which was down")
+			rec.tracker.finish(h.Name) // a message, not a step left open
 			if n, err = server.Open(ctx, h, ex, c.DBOpener()); err != nil {
 				return err
 			}
