@@ -74,8 +74,11 @@ func Open(ctx context.Context, d Dialer, h *topology.Host) (*sql.DB, error) {
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
 		hint := ""
-		if LoginRefused(err) {
+		switch {
+		case LoginRefused(err):
 			hint = " (the server runs but refuses this login: check mysql.user and mysql.password for this host)"
+		case !ServerAnswered(err) && ctx.Err() == nil:
+			hint = " (no server answers there: is it running?)"
 		}
 		return nil, fmt.Errorf("%s: mysql %s@%s: %w%s", h, cfg.User, cfg.Addr, err, hint)
 	}

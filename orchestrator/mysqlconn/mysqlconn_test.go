@@ -3,10 +3,13 @@ package mysqlconn
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/go-sql-driver/mysql"
 
 	"github.com/orch-bench/orch/topology"
 )
@@ -81,5 +84,17 @@ func TestConfigNeedsAPassword(t *testing.T) {
 	}
 	if cfg.Passwd != "" || cfg.Addr != "127.0.0.1:3306" || cfg.DialFunc == nil {
 		t.Errorf("config: passwd %q addr %q dialfunc set %v", cfg.Passwd, cfg.Addr, cfg.DialFunc != nil)
+	}
+}
+
+// TestOpenSaysWhy: a refused dial and a refused login each get a hint
+// saying which of the two it was.
+func TestOpenSaysWhy(t *testing.T) {
+	_, err := Open(context.Background(), &recordingDialer{}, host("db1", 0, ""))
+	if err == nil || !strings.HasSuffix(err.Error(), "(no server answers there: is it running?)") {
+		t.Errorf("refused dial: %v", err)
+	}
+	if !LoginRefused(fmt.Errorf("x: %w", &mysql.MySQLError{Number: 1698})) || LoginRefused(errRefused) || ServerAnswered(errRefused) {
+		t.Error("login classification")
 	}
 }

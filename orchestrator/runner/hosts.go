@@ -35,7 +35,7 @@ func (r *run) connect(ctx context.Context) error {
 	dbHosts := append([]*topology.Host{r.inv.Master()}, r.inv.Slaves()...)
 	r.nodes = make([]*server.Node, len(dbHosts))
 	errs := c.Each(ctx, dbHosts, func(ctx context.Context, h *topology.Host, ex executor.Executor) error {
-		n, err := server.Open(ctx, h, ex)
+		n, err := server.Open(ctx, h, ex, c.DBOpener())
 		for i, x := range dbHosts {
 			if x == h {
 				r.nodes[i] = n

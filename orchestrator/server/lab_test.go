@@ -43,7 +43,7 @@ func openLab(t *testing.T) *labMaster {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ex.Close() })
-	n, err := Open(ctx, h, ex)
+	n, err := Open(ctx, h, ex, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

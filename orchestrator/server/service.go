@@ -109,11 +109,7 @@ func (n *Node) dropConnections() {
 // server running is not started again either; both return openErr at once
 // rather than starting a running server and waiting minutes for a login
 // that cannot succeed. It reports whether it started the server.
-func StartIfStopped(ctx context.Context, h *topology.Host, ex executor.Executor, openErr error) (bool, error) {
-	d, ok := ex.(mysqlconn.Dialer)
-	if !ok {
-		return false, fmt.Errorf("%s: executor %T cannot open MySQL connections", h, ex)
-	}
+func StartIfStopped(ctx context.Context, h *topology.Host, ex executor.Executor, openErr error, open Opener) (bool, error) {
 	n := &Node{Host: h, Exec: ex}
 	if err := n.stoppedOrWhyNot(ctx, openErr); err != nil {
 		return false, err
@@ -123,7 +119,7 @@ func StartIfStopped(ctx context.Context, h *topology.Host, ex executor.Executor,
 	}
 	deadline := time.Now().Add(n.startTimeout())
 	for {
-		db, err := mysqlconn.Open(ctx, d, h)
+		db, err := open.open(ctx, h, ex)
 		if err == nil {
 			db.Close()
 			return true, nil

@@ -81,7 +81,7 @@ func TestStartIfStoppedLeavesAnsweringServerAlone(t *testing.T) {
 	box := &serviceBox{statusExit: 3}
 	login := fmt.Errorf("db7 192.0.2.7: mysql bench@127.0.0.1:3306: %w",
 		&mysql.MySQLError{Number: 1045, SQLState: [5]byte{'2', '8', '0', '0', '0'}, Message: "Access denied for user 'bench'@'localhost' (using password: YES)"})
-	started, err := StartIfStopped(context.Background(), boxHost(), box, login)
+	started, err := StartIfStopped(context.Background(), boxHost(), box, login, nil)
 	if started || !errors.Is(err, login) {
 		t.Fatalf("started %v, err %v; want the login error back", started, err)
 	}
@@ -96,7 +96,7 @@ func TestStartIfStoppedAsksTheService(t *testing.T) {
 	refused := fmt.Errorf("db7 192.0.2.7: mysql: %w", &net.OpError{Op: "dial", Net: "unix", Err: syscall.ECONNREFUSED})
 
 	running := &serviceBox{statusExit: 0}
-	started, err := StartIfStopped(context.Background(), boxHost(), running, refused)
+	started, err := StartIfStopped(context.Background(), boxHost(), running, refused, nil)
 	if started || err == nil || !strings.Contains(err.Error(), "reports the server running") {
 		t.Fatalf("running service: started %v, err %v", started, err)
 	}
@@ -105,7 +105,7 @@ func TestStartIfStoppedAsksTheService(t *testing.T) {
 	}
 
 	stopped := &serviceBox{statusExit: 3}
-	started, err = StartIfStopped(context.Background(), boxHost(), stopped, refused)
+	started, err = StartIfStopped(context.Background(), boxHost(), stopped, refused, nil)
 	if !stopped.ran(boxStatus) || !stopped.ran(boxStart) {
 		t.Errorf("stopped service: scripts %q, want status then start", stopped.scripts)
 	}

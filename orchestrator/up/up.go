@@ -263,15 +263,16 @@ func openNodes(ctx context.Context, c *cluster.Cluster, rec *recorder) ([]*serve
 	nodes := make([]*server.Node, len(hosts))
 	errs := c.Each(ctx, hosts, func(ctx context.Context, h *topology.Host, ex executor.Executor) error {
 		t0 := time.Now()
-		n, err := server.Open(ctx, h, ex)
+		n, err := server.Open(ctx, h, ex, c.DBOpener())
 		if err != nil {
 			// A server left stopped (orch killed mid-restart) is started
 			// again rather than failing the whole command.
-			if _, serr := server.StartIfStopped(ctx, h, ex, err); serr != nil {
+			if _, serr := server.StartIfStopped(ctx, h, ex, err, c.DBOpener()); serr != nil {
 				return serr
 			}
 			rec.say(h.Name, "started the server, which was down")
-			if n, err = server.Open(ctx, h, ex); err != nil {
+			rec.tracker.finish(h.Name) // a message, not a step left open
+			if n, err = server.Open(ctx, h, ex, c.DBOpener()); err != nil {
 				return err
 			}
 		}
