@@ -12,6 +12,7 @@ import (
 	"github.com/orch-bench/orch/orchestrator/bench"
 	"github.com/orch-bench/orch/orchestrator/cluster"
 	"github.com/orch-bench/orch/orchestrator/matrix"
+	"github.com/orch-bench/orch/orchestrator/preflight"
 	"github.com/orch-bench/orch/orchestrator/report"
 	"github.com/orch-bench/orch/orchestrator/runner"
 	"github.com/orch-bench/orch/orchestrator/server"
@@ -225,6 +226,10 @@ func validatePlan(cmd *cobra.Command, c *cluster.Cluster, m *matrix.Matrix) erro
 	}
 	warnings, srv, err := up.Validate(cmd.Context(), c, want)
 	if err != nil {
+		return err
+	}
+	// Before the first cell restarts anything.
+	if err := preflight.PathsErr(preflight.Paths(cmd.Context(), c)); err != nil {
 		return err
 	}
 	m.NoEffect = matrix.NoEffect(srv, m.Knobs)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/orch-bench/orch/orchestrator/bench"
 	"github.com/orch-bench/orch/orchestrator/cluster"
+	"github.com/orch-bench/orch/orchestrator/preflight"
 	"github.com/orch-bench/orch/orchestrator/rundir"
 	"github.com/orch-bench/orch/orchestrator/runner"
 	"github.com/orch-bench/orch/orchestrator/server"
@@ -94,7 +95,7 @@ run interrupted.`,
 				return err
 			}
 			if !noUp {
-				rep, err := up.Up(ctx, c, up.Options{Desired: server.Desired{Engine: engine, Knobs: kv}, Progress: stepPrinter(cmd.ErrOrStderr(), "up")})
+				rep, err := up.Up(ctx, c, up.Options{Desired: server.Desired{Engine: engine, Knobs: kv}, CheckPaths: true, Progress: stepPrinter(cmd.ErrOrStderr(), "up")})
 				defer putBack(cmd, c, rep)
 				if rep != nil {
 					for _, warn := range rep.Warnings {
@@ -106,6 +107,11 @@ run interrupted.`,
 					return &exitError{code: exitInterrupted, err: err}
 				}
 				if err != nil {
+					return err
+				}
+			}
+			if noUp {
+				if err := preflight.PathsErr(preflight.Paths(ctx, c)); err != nil {
 					return err
 				}
 			}

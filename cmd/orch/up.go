@@ -73,7 +73,7 @@ canary row read on both slaves. Run it again and nothing restarts.`,
 			defer c.Close()
 			tracker := &up.Tracker{}
 			defer exitOnSecondInterrupt(cmd.Context(), cmd.ErrOrStderr(), "up", tracker.Unfinished)()
-			rep, err := up.Up(cmd.Context(), c, up.Options{Desired: desired, VerifyTimeout: verifyTimeout,
+			rep, err := up.Up(cmd.Context(), c, up.Options{Desired: desired, VerifyTimeout: verifyTimeout, CheckPaths: true,
 				Progress: stepPrinter(cmd.ErrOrStderr(), "up"), Tracker: tracker})
 			if rep != nil && asJSON {
 				enc := json.NewEncoder(out)

@@ -16,6 +16,14 @@ import (
 // knobs, all of which must be dynamic, with SET GLOBAL: no profile, no
 // file, no restart, no replication. PutBack undoes it after the run.
 
+// checkPaths runs the paths check when opts ask for it.
+func checkPaths(ctx context.Context, c *cluster.Cluster, opts Options) error {
+	if !opts.CheckPaths {
+		return nil
+	}
+	return preflight.PathsErr(preflight.Paths(ctx, c))
+}
+
 // openExisting opens the one server of an existing-server inventory.
 func openExisting(ctx context.Context, c *cluster.Cluster) (*server.Node, error) {
 	m := c.Inventory.Master()
@@ -23,7 +31,7 @@ func openExisting(ctx context.Context, c *cluster.Cluster) (*server.Node, error)
 	if err != nil {
 		return nil, err
 	}
-	return server.Open(ctx, m, ex)
+	return server.Open(ctx, m, ex, c.DBOpener())
 }
 
 // upExisting checks that every knob can be set at run time, proves the
@@ -31,7 +39,7 @@ func openExisting(ctx context.Context, c *cluster.Cluster) (*server.Node, error)
 func upExisting(ctx context.Context, c *cluster.Cluster, opts Options) (*Report, error) {
 	start := time.Now()
 	rec := &recorder{progress: opts.Progress, tracker: opts.Tracker}
-	if err := preflight.PathsErr(preflight.Paths(ctx, c)); err != nil {
+	if err := checkPaths(ctx, c, opts); err != nil {
 		return nil, err
 	}
 	n, err := openExisting(ctx, c)

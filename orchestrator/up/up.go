@@ -16,7 +16,6 @@ import (
 	"github.com/orch-bench/orch/orchestrator/cluster"
 	"github.com/orch-bench/orch/orchestrator/executor"
 	"github.com/orch-bench/orch/orchestrator/flavor"
-	"github.com/orch-bench/orch/orchestrator/preflight"
 	"github.com/orch-bench/orch/orchestrator/replication"
 	"github.com/orch-bench/orch/orchestrator/server"
 	"github.com/orch-bench/orch/topology"
@@ -31,6 +30,10 @@ type Options struct {
 	VerifyTimeout time.Duration
 	// Progress hears one line per host per step as it happens.
 	Progress func(host, step string, took time.Duration)
+	// CheckPaths proves the network paths a run uses (slaves and the load
+	// box to the master's port, package preflight) before anything
+	// restarts; it needs the load box connected too.
+	CheckPaths bool
 	// Tracker, when set, follows the step each host is in.
 	Tracker *Tracker
 }
@@ -100,7 +103,7 @@ func Up(ctx context.Context, c *cluster.Cluster, opts Options) (*Report, error) 
 	if err := account.Ensure(ctx, c, rec.say); err != nil {
 		return nil, err
 	}
-	if err := preflight.PathsErr(preflight.Paths(ctx, c)); err != nil {
+	if err := checkPaths(ctx, c, opts); err != nil {
 		return nil, err
 	}
 	params, err := replicationParams(inv)
