@@ -82,8 +82,11 @@ func TestClusterExampleParses(t *testing.T) {
 	if lb := inv.LoadBox(); lb == nil || lb.Address != "10.0.0.4" {
 		t.Errorf("load box %v", lb)
 	}
-	if m.Pos.Line != 99 || m.Pos.Col != 5 || m.Pos.File != path {
-		t.Errorf("master declared at %+v, want %s:99:5", m.Pos, path)
+	if m.Pos.Line != 109 || m.Pos.Col != 5 || m.Pos.File != path {
+		t.Errorf("master declared at %+v, want %s:109:5", m.Pos, path)
+	}
+	if b := inv.Benchmark; b.User != "sbtest" || b.Password.Env != "ORCH_BENCH_PASSWORD" || b.Managed {
+		t.Errorf("benchmark %+v", b)
 	}
 	wantRepl := Replication{
 		User: "repl", Password: Secret{Env: "ORCH_REPL_PASSWORD"},

@@ -166,18 +166,24 @@ func slavePath(ctx context.Context, h *topology.Host, ex executor.Executor, m *t
 		p.Detail = fmt.Sprintf("executor %T cannot dial", ex)
 		return p
 	}
+	// No account for the slave's address yet is fine: up makes the
+	// replication account for any host.
+	p.OK, p.Detail = greet(ctx, d, addr, "no account for "+h.Name+" yet; up makes the replication account")
+	return p
+}
+
+// greet reads the server's greeting at addr: a server that refuses only
+// because no account matches the client's host is reachable, which is
+// what later explains.
+func greet(ctx context.Context, d mysqlconn.Dialer, addr, later string) (ok bool, detail string) {
 	v, err := mysqlconn.Greeting(ctx, d, addr)
 	switch {
 	case mysqlconn.NoAccountForHost(err):
-		// No account for the slave's address yet: up makes the
-		// replication account for any host.
-		p.OK, p.Detail = true, "server answers (no account for "+h.Name+" yet; up makes the replication account)"
+		return true, "server answers (no account for this host yet): " + later
 	case err != nil:
-		p.Detail = err.Error()
-	default:
-		p.OK, p.Detail = true, "server "+v+" greets "+h.Name
+		return false, err.Error()
 	}
-	return p
+	return true, "server " + v + " answers"
 }
 
 // benchPath logs in to the master from the load box (this machine when
@@ -211,15 +217,7 @@ func benchPath(ctx context.Context, c *cluster.Cluster, m *topology.Host, addr s
 		return p
 	}
 	if b.Managed && account.Pending(b.Password) {
-		v, err := mysqlconn.Greeting(ctx, d, addr)
-		switch {
-		case mysqlconn.NoAccountForHost(err):
-			p.OK, p.Detail = true, "server answers (no account for this host yet); orch up makes "+b.User+" (password generated into orch's state)"
-		case err != nil:
-			p.Detail = err.Error()
-		default:
-			p.OK, p.Detail = true, "server "+v+" reachable; orch up makes the account "+b.User+" (password generated into orch's state)"
-		}
+		p.OK, p.Detail = greet(ctx, d, addr, "orch up makes the account "+b.User+" (password generated into orch's state)")
 		return p
 	}
 	pw, err := b.Password.Resolve()
