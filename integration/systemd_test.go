@@ -2,74 +2,49 @@ package integration
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"golang.org/x/crypto/ssh"
-	"golang.org/x/crypto/ssh/knownhosts"
 
 	"github.com/orch-bench/orch/orchestrator/account"
-	"github.com/orch-bench/orch/orchestrator/executor"
-	"github.com/orch-bench/orch/topology"
 )
 
 // systemdSubnet is this test's own systemd lab, apart from the namespace lab
 // the other tests share and from lab/'s own tests.
 const systemdSubnet = "10.93.0.0/24"
 
-// TestSystemdServiceControl runs orch on stock Debian 12 hosts (the systemd
-// lab, built by this test on its own subnet) whose only change is an admin
-// account made through root's unix socket (package account): up, status, a
-// short run and down must restart each server through its systemd unit
-// (mariadb.service), never around it. After up, a benchmark account for
-// the load box is made the same way and must not replicate. It needs root and ORCH_BIN; the base tree is built
-// once per machine (about 2 minutes) and cached.
-func TestSystemdServiceControl(t *testing.T) {
+// TestSystemdStockHosts runs orch on untouched stock Debian 12 hosts (the
+// systemd lab, built by this test on its own subnet: mariadb.service, root
+// by unix socket only, no MySQL account) with the lab's inventory, which
+// names no MySQL account: check, up (innodb), status, a short run, up
+// --engine rocksdb, a 2-cell matrix, down, down --purge. orch makes its own
+// accounts through root's socket (passwords 0600 in its state, never
+// replicated), restarts each server through its systemd unit, makes the
+// slaves read_only, quotes a start failure from the journal, and finds a
+// load box that cannot log in with check (and up), before any restart.
+// It needs root and ORCH_BIN; the base tree is built once per machine
+// (about 2 minutes) and cached.
+func TestSystemdStockHosts(t *testing.T) {
 	l, state := newSystemdLab(t, systemdSubnet)
 	dir := t.TempDir()
+	orchState := filepath.Join(dir, "orch-state")
+	t.Setenv(account.EnvStateDir, orchState)
 	doc := l.inventoryDoc(t, "lab.yaml")
-
-	// What up does not do yet on a stock host (issue 11, item 2): orch's
-	// admin account, made through root's unix socket by the account
-	// package, binlog off, the password in a 0600 file.
-	pwFile := filepath.Join(dir, "state", "admin-password")
-	pw, err := account.PasswordFile(pwFile)
-	if err != nil {
-		t.Fatal(err)
+	if _, named := doc["defaults"].(map[string]any)["mysql"].(map[string]any)["user"]; named {
+		t.Fatal("the systemd lab's inventory names a MySQL account: not a stock-host test")
 	}
-	stock, err := topology.Load(l.inventory, topology.LoadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	dial := executor.DialConfig{KnownHostsFile: filepath.Join(state, "known_hosts"), SSHConfigFile: "none"}
-	hostExec := map[string]executor.Executor{}
-	for _, h := range stock.Hosts {
-		ex, err := executor.Dial(context.Background(), h, dial)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { ex.Close() })
-		hostExec[h.Name] = ex
-	}
+	inv := l.inventory
 	hosts := map[string]*ssh.Client{}
 	for _, name := range []string{"master", "slave1", "slave2"} {
 		hosts[name] = rootSSH(t, state, hostAddress(t, doc, name))
-		if err := account.EnsureBySocket(context.Background(), hostExec[name],
-			account.Account{User: "orch", Host: "%", Password: pw, Admin: true}); err != nil {
-			t.Fatal(err)
-		}
 	}
-	mysql := doc["defaults"].(map[string]any)["mysql"].(map[string]any)
-	mysql["user"], mysql["password"] = "orch", map[string]any{"file": pwFile}
-	admin := filepath.Join(dir, "lab-admin.yaml")
-	writeYAML(t, admin, doc)
-
+	sql := func(host, q string) string {
+		return strings.TrimSpace(sshRun(t, hosts[host], "mariadb -N -e "+shellQuote(q), ""))
+	}
 	mainPIDs := func() map[string]string {
 		pids := map[string]string{}
 		for name, c := range hosts {
@@ -80,149 +55,170 @@ func TestSystemdServiceControl(t *testing.T) {
 			if running := sshRun(t, c, "pidof mariadbd", ""); running != main {
 				t.Fatalf("%s: mariadbd %q is not the unit's main process %q: orch went around systemd", name, running, main)
 			}
-			pids[name] = main
+			pids[name] = strings.TrimSpace(main)
 		}
 		return pids
 	}
-	restarted := func(step string, before, after map[string]string) {
+	restarted := func(step string, before, after map[string]string, want bool) {
 		for name := range hosts {
-			t.Logf("%s: %s: mariadb.service main PID %s -> %s", name, step, strings.TrimSpace(before[name]), strings.TrimSpace(after[name]))
-			if before[name] == after[name] {
-				t.Errorf("%s: %s did not restart mariadb.service (main PID %s)", name, step, strings.TrimSpace(after[name]))
+			t.Logf("%s: %s: mariadb.service main PID %s -> %s", name, step, before[name], after[name])
+			if (before[name] != after[name]) != want {
+				t.Errorf("%s: %s: restarted %v, want %v (main PID %s -> %s)", name, step, !want, want, before[name], after[name])
 			}
 		}
 	}
 
 	booted := mainPIDs()
-	l.mustOK(t, "check", "-i", admin)
-	l.mustOK(t, "up", "-i", admin, "--engine", "innodb")
+	chk := l.mustOK(t, "check", "-i", inv)
+	for _, want := range []string{"root socket ok; up makes orch@localhost", "loadbox -> 10.93.0.11:3306 (benchmark login as orch_bench): ok",
+		"slave1 -> 10.93.0.11:3306 (replication to MASTER_HOST): ok: server answers", "replication password: generated by orch up"} {
+		if !strings.Contains(chk.stdout, want) {
+			t.Errorf("check output lacks %q", want)
+		}
+	}
+	up := l.mustOK(t, "up", "-i", inv, "--engine", "innodb")
 	afterUp := mainPIDs()
-	restarted("up", booted, afterUp)
+	restarted("up", booted, afterUp, true)
+
+	// The generated passwords: 0600 files in orch's state, printed nowhere.
+	files, _ := filepath.Glob(filepath.Join(orchState, "*", "*-password"))
+	if len(files) != 3 {
+		t.Fatalf("password files %v, want admin, replication and benchmark", files)
+	}
+	for _, f := range files {
+		fi, _ := os.Stat(f)
+		pw, _ := os.ReadFile(f)
+		if fi.Mode().Perm() != 0o600 || len(bytes.TrimSpace(pw)) != 32 {
+			t.Errorf("%s: mode %v, %d bytes", f, fi.Mode(), len(pw))
+		}
+		if strings.Contains(chk.stdout+up.stdout+up.stderr, strings.TrimSpace(string(pw))) {
+			t.Errorf("a generated password was printed")
+		}
+	}
+	// Each host's accounts are its own: none replicated.
+	if n := sql("slave1", "select count(*) from mysql.user where user = 'orch_bench'"); n != "0" {
+		t.Errorf("slave1 got the master's benchmark account (%s)", n)
+	}
+	if n := sql("slave2", "select count(*) from mysql.user where user = 'orch'"); n != "2" {
+		t.Errorf("slave2: %s orch accounts, want localhost and 127.0.0.1", n)
+	}
 
 	var st struct {
 		Slaves []struct {
-			Name    string `json:"name"`
-			Replica struct {
+			Name     string `json:"name"`
+			ReadOnly *bool  `json:"read_only"`
+			Replica  struct {
 				IO  string `json:"io_running"`
 				SQL string `json:"sql_running"`
 			} `json:"replica"`
 		} `json:"slaves"`
 	}
-	if err := json.Unmarshal([]byte(l.mustOK(t, "status", "-i", admin, "--json").stdout), &st); err != nil {
+	if err := json.Unmarshal([]byte(l.mustOK(t, "status", "-i", inv, "--json").stdout), &st); err != nil {
 		t.Fatal(err)
 	}
 	if len(st.Slaves) != 2 {
 		t.Fatalf("status: %d slaves", len(st.Slaves))
 	}
 	for _, s := range st.Slaves {
-		if s.Replica.IO != "Yes" || s.Replica.SQL != "Yes" {
-			t.Errorf("%s: IO %q SQL %q after up", s.Name, s.Replica.IO, s.Replica.SQL)
+		if s.Replica.IO != "Yes" || s.Replica.SQL != "Yes" || s.ReadOnly == nil || !*s.ReadOnly {
+			t.Errorf("%s: IO %q SQL %q read_only %v after up", s.Name, s.Replica.IO, s.Replica.SQL, s.ReadOnly)
+		}
+		if ro := sql(s.Name, "select @@read_only"); ro != "1" {
+			t.Errorf("%s: @@read_only %s", s.Name, ro)
 		}
 	}
 
-	t.Run("a benchmark account for the load box, never replicated", func(t *testing.T) {
-		loadbox := hostAddress(t, doc, "loadbox")
-		gtid := "mariadb -N -e 'select @@gtid_binlog_pos'"
-		before := sshRun(t, hosts["master"], gtid, "")
-		bench := account.Account{User: "sbtest", Host: loadbox, Password: pw, Grants: "ALL PRIVILEGES ON sbtest.*"}
-		if err := account.EnsureBySocket(context.Background(), hostExec["master"], bench); err != nil {
+	runs := filepath.Join(dir, "runs")
+	tiny := []string{"--workload", "pure-random-writes", "--runs", runs, "--tables", "1", "--threads", "2", "--time", "3", "--table-size", "500"}
+	r := l.mustOK(t, append([]string{"run", "-i", inv}, tiny...)...)
+	if !strings.Contains(r.stdout, "consistency: ok") || !strings.Contains(r.stderr, "--mysql-user=orch_bench") {
+		t.Errorf("run did not benchmark as orch_bench on consistent servers:\n%s", r.stdout)
+	}
+	// The run window's error log, from the journal (log_error is unset).
+	if _, err := os.Stat(filepath.Join(runs, "latest", "hosts", "master", "error.log")); err != nil {
+		t.Errorf("no journal slice for the master: %v", err)
+	}
+
+	t.Run("a knob that stops the server is refused with the journal's line", func(t *testing.T) {
+		before := mainPIDs()
+		bad := l.orch(t, "up", "-i", inv, "--engine", "innodb", "--knob", "innodb_log_group_home_dir=/nonexistent")
+		const line = "[ERROR] InnoDB: File /nonexistent/ib_logfile0 was not found"
+		if bad.code == 0 || !strings.Contains(bad.stderr, "master 10.93.0.11: server did not start with the new config: "+line) {
+			t.Errorf("exit %d, stderr lacks the cause %q", bad.code, line)
+		}
+		if j := sshRun(t, hosts["master"], "journalctl -q -o cat -u mariadb.service | grep -cF "+shellQuote(line)+" || true", ""); j == "0\n" {
+			t.Errorf("the quoted line is not the journal's")
+		}
+		after := mainPIDs()
+		for name := range hosts {
+			if after[name] == before[name] {
+				t.Errorf("%s: not restarted on the previous config after the rollback", name)
+			}
+		}
+	})
+
+	t.Run("a load box that cannot log in is found by check and up, before any restart", func(t *testing.T) {
+		// A benchmark account the inventory names, granted for an address
+		// the load box does not have.
+		pwFile := filepath.Join(dir, "planted-password")
+		if err := os.WriteFile(pwFile, []byte("planted-pw\n"), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		if after := sshRun(t, hosts["master"], gtid, ""); after != before {
-			t.Errorf("making the account wrote the binlog: gtid_binlog_pos %q -> %q", before, after)
+		sshRun(t, hosts["master"], "mariadb", "SET sql_log_bin = 0; CREATE USER 'planted'@'10.93.0.99' IDENTIFIED BY 'planted-pw'; GRANT ALL ON sbtest.* TO 'planted'@'10.93.0.99';")
+		doc["benchmark"] = map[string]any{"user": "planted", "password": map[string]any{"file": pwFile}}
+		planted := filepath.Join(filepath.Dir(inv), "planted.yaml")
+		writeYAML(t, planted, doc)
+		c := l.orch(t, "check", "-i", planted)
+		if c.code == 0 || !strings.Contains(c.stdout, "loadbox -> 10.93.0.11:3306 (benchmark login as planted): FAILED") || !strings.Contains(c.stdout, "1045") {
+			t.Errorf("check: exit %d, the refused login not reported:\n%s", c.code, c.stdout)
 		}
-		count := "mariadb -N -e \"select count(*) from mysql.user where user = 'sbtest'\""
-		if n := sshRun(t, hosts["slave1"], count, ""); n != "0\n" {
-			t.Errorf("slave1 got the master's benchmark account (%q)", n)
+		before := mainPIDs()
+		rr := l.orch(t, append([]string{"run", "-i", planted}, tiny...)...)
+		if rr.code == 0 || !strings.Contains(rr.stderr, "nothing was restarted") {
+			t.Errorf("run: exit %d; want the path refused before up: %s", rr.code, rr.stderr)
 		}
-		// The load box logs in to the master's port with it; the password
-		// reaches the client on stdin only.
-		res, err := hostExec["loadbox"].Run(context.Background(), executor.Command{
-			Script: "mariadb --defaults-extra-file=/dev/stdin -h " + hostAddress(t, doc, "master") +
-				" -u sbtest -N -e 'select current_user()'",
-			Stdin: strings.NewReader("[client]\npassword=" + pw + "\n"),
-		})
-		if err != nil || string(res.Stdout) != "sbtest@"+loadbox+"\n" {
-			t.Errorf("load box login as sbtest: %q, %v", res.Stdout, err)
-		}
+		restarted("run with a broken benchmark path", before, mainPIDs(), false)
+		sshRun(t, hosts["master"], "mariadb", "SET sql_log_bin = 0; DROP USER 'planted'@'10.93.0.99';")
 	})
 
-	r := l.mustOK(t, "run", "-i", admin, "--workload", "pure-random-writes", "--runs", filepath.Join(dir, "runs"),
-		"--tables", "1", "--threads", "2", "--time", "3", "--table-size", "500")
-	if !strings.Contains(r.stdout+r.stderr, "consistency: ok") {
-		t.Errorf("run did not report consistent servers:\n%s", r.stdout)
+	l.mustOK(t, "up", "-i", inv, "--engine", "rocksdb")
+	if e := sql("slave2", "select @@default_storage_engine"); !strings.EqualFold(e, "rocksdb") {
+		t.Errorf("slave2 default engine %s after up --engine rocksdb", e)
 	}
-
-	l.mustOK(t, "down", "-i", admin)
-	restarted("down", afterUp, mainPIDs())
-	for name, c := range hosts {
-		if out := sshRun(t, c, "mariadb -N -e 'select @@log_bin'", ""); out != "0\n" {
-			t.Errorf("%s: log_bin %q after down, want the stock 0", name, out)
+	mruns := filepath.Join(dir, "matrix")
+	mtiny := append([]string{"matrix", "-i", inv, "--engines=innodb,rocksdb", "--warmup", "1", "--runs", mruns}, tiny[:2]...)
+	l.mustOK(t, append(mtiny, tiny[4:]...)...)
+	mdir, _ := filepath.EvalSymlinks(filepath.Join(mruns, "latest"))
+	ms := loadMatrix(t, mdir)
+	if len(ms.Cells) != 2 {
+		t.Errorf("matrix: %d cells, want 2", len(ms.Cells))
+	}
+	for _, c := range ms.Cells {
+		if c.State != "ok" {
+			t.Errorf("matrix cell %s (%s): %s", c.ID, c.Engine, c.State)
 		}
 	}
-}
 
-// newSystemdLab builds a systemd lab of the test's own on subnet (each
-// test a different one) with `orch lab up --systemd`, torn down when the
-// test ends, and returns it (l.inventory is its lab.yaml) and its state
-// dir. It needs root and ORCH_BIN.
-func newSystemdLab(t *testing.T, subnet string) (*lab, string) {
-	t.Helper()
-	bin := os.Getenv("ORCH_BIN")
-	if bin == "" || os.Geteuid() != 0 {
-		if os.Getenv("ORCH_REQUIRE_LAB") != "" {
-			t.Fatal("ORCH_REQUIRE_LAB is set but ORCH_BIN is not, or not running as root")
+	down := l.mustOK(t, "down", "-i", inv)
+	if !strings.Contains(down.stderr, "down: left orch's accounts") {
+		t.Errorf("down does not say what it left: %s", down.stderr)
+	}
+	l.mustOK(t, "down", "-i", inv, "--purge")
+	for name := range hosts {
+		if got := sql(name, "select concat_ws(',', @@log_bin, @@read_only, (select count(*) from mysql.user where user like 'orch%' or user = 'repl'), (select count(*) from information_schema.schemata where schema_name in ('sbtest', 'orch', 'mysqlslap')))"); got != "OFF,OFF,0,0" {
+			t.Errorf("%s: log_bin, read_only, orch accounts, orch schemas = %s after down --purge, want OFF,OFF,0,0", name, got)
 		}
-		t.Skip("needs root and ORCH_BIN (make test sets it)")
+		if bl := sshRun(t, hosts[name], "ls /var/lib/mysql | grep -c mysql-bin || true", ""); bl != "0\n" {
+			t.Errorf("%s: %s binary log files left", name, strings.TrimSpace(bl))
+		}
+		if g := sql(name, "select @@gtid_slave_pos"); g != "" {
+			t.Errorf("%s: gtid_slave_pos %q after purge", name, g)
+		}
 	}
-	dir := t.TempDir()
-	l := &lab{bin: bin, inventory: filepath.Join(dir, "inv", "lab.yaml")}
-	state := filepath.Join(dir, "state")
-	start := time.Now()
-	l.mustOK(t, "lab", "up", "--systemd", "--subnet", subnet, "--state-dir", state, "-i", l.inventory)
-	t.Logf("systemd lab up in %.1fs", time.Since(start).Seconds())
-	t.Cleanup(func() { l.orch(t, "lab", "down", "--state-dir", state, "-i", l.inventory) })
-	return l, state
+	if left, _ := filepath.Glob(filepath.Join(orchState, "*")); len(left) != 0 {
+		t.Errorf("orch's state after purge: %v", left)
+	}
 }
 
-// rootSSH logs in to a systemd lab host as root with the lab's key,
-// verifying its host key against the lab's known_hosts.
-func rootSSH(t *testing.T, state, ip string) *ssh.Client {
-	t.Helper()
-	keyPEM, err := os.ReadFile(filepath.Join(state, "id_ed25519"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	signer, err := ssh.ParsePrivateKey(keyPEM)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hostKeys, err := knownhosts.New(filepath.Join(state, "known_hosts"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := ssh.Dial("tcp", net.JoinHostPort(ip, "22"), &ssh.ClientConfig{
-		User: "root", Auth: []ssh.AuthMethod{ssh.PublicKeys(signer)}, HostKeyCallback: hostKeys, Timeout: 5 * time.Second,
-	})
-	if err != nil {
-		t.Fatalf("ssh root@%s: %v", ip, err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c
-}
-
-// sshRun runs cmd with stdin (where secrets go) and returns its stdout.
-func sshRun(t *testing.T, c *ssh.Client, cmd, stdin string) string {
-	t.Helper()
-	s, err := c.NewSession()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	var out, errb bytes.Buffer
-	s.Stdout, s.Stderr, s.Stdin = &out, &errb, strings.NewReader(stdin)
-	if err := s.Run(cmd); err != nil {
-		t.Fatalf("%s: %v: %s", cmd, err, strings.TrimSpace(errb.String()))
-	}
-	return out.String()
-}
+// shellQuote quotes s for sh (this test's own commands to the hosts).
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }

@@ -15,8 +15,12 @@ import (
 // Built-in defaults for a stock systemd host. SSH user and port have none on
 // purpose: left zero, the SSH layer consults ~/.ssh/config.
 const (
-	DefaultMySQLPort      = 3306
-	DefaultMySQLUser      = "root"
+	DefaultMySQLPort = 3306
+	DefaultMySQLUser = "root"
+	// DefaultManagedUser and DefaultBenchUser are the accounts orch makes
+	// on a stock server when the inventory names none.
+	DefaultManagedUser    = "orch"
+	DefaultBenchUser      = "orch_bench"
 	DefaultDatadir        = "/var/lib/mysql"
 	DefaultConnectTimeout = 10 * time.Second
 	defaultKnownHosts     = "~/.ssh/known_hosts"
@@ -135,6 +139,8 @@ func finishCluster(c parsedCluster, o LoadOptions) (*Inventory, error) {
 	if o.KnownHostsOverride != "" {
 		inv.KnownHostsFile = o.KnownHostsOverride
 	}
+	inv.Replication.PasswordManaged = !inv.Replication.Password.IsSet()
+	defaultBenchmark(inv)
 	if inv.KnownHostsFile == "" {
 		inv.KnownHostsFile = o.KnownHostsFile
 	}
@@ -146,6 +152,22 @@ func finishCluster(c parsedCluster, o LoadOptions) (*Inventory, error) {
 		inv.KnownHostsFile = kh
 	}
 	return inv, nil
+}
+
+// defaultBenchmark fills the benchmark account the file left out: orch's
+// own next to a managed admin account (socket-only root can run no
+// benchmark), else the master's account, as before there was a setting.
+func defaultBenchmark(inv *Inventory) {
+	b := &inv.Benchmark
+	if b.User != "" {
+		return
+	}
+	m := inv.Master()
+	if m.MySQL.Managed && !inv.Existing {
+		b.User, b.Managed = DefaultBenchUser, true
+		return
+	}
+	b.User, b.Password = m.MySQL.User, m.MySQL.Password
 }
 
 func isYAMLName(path string) bool {
@@ -305,7 +327,10 @@ func applyBuiltins(h *Host) {
 	if h.MySQL.Port == 0 {
 		h.MySQL.Port = DefaultMySQLPort
 	}
-	if h.MySQL.User == "" {
+	switch {
+	case h.MySQL.User == "" && !h.MySQL.Password.IsSet():
+		h.MySQL.User, h.MySQL.Managed = DefaultManagedUser, true
+	case h.MySQL.User == "":
 		h.MySQL.User = DefaultMySQLUser
 	}
 	if h.MySQL.Datadir == "" {

@@ -53,6 +53,19 @@ type Inventory struct {
 	Replication Replication `json:"replication"`
 	// Profile chooses and adjusts the engine profile `orch up` lays down.
 	Profile Profile `json:"profile"`
+	// Benchmark is the account the benchmark client logs in to the master
+	// with, from the load box. Unset in the file, it is the master's MySQL
+	// account, or, when orch manages that one, an account of orch's own.
+	Benchmark Account `json:"benchmark"`
+}
+
+// Account is a MySQL account named by the inventory, or made by orch.
+type Account struct {
+	User     string `json:"user"`
+	Password Secret `json:"password,omitzero"`
+	// Managed accounts are orch's own: made by `orch up` through the
+	// server's root unix socket, the password generated into orch's state.
+	Managed bool `json:"managed,omitempty"`
 }
 
 // Replication settings for the 1-master/2-slave cluster.
@@ -63,6 +76,9 @@ type Replication struct {
 	// admin password reference.
 	Password Secret   `json:"password,omitzero"`
 	SemiSync SemiSync `json:"semi_sync"`
+	// PasswordManaged: neither the file nor the master's account gave a
+	// password, so orch generates one into its state.
+	PasswordManaged bool `json:"password_managed,omitempty"`
 }
 
 // SemiSync settings. The defaults are the original experiment's: enabled,
@@ -104,17 +120,29 @@ type Profile struct {
 
 // Host is one machine of the cluster.
 type Host struct {
-	Name    string      `json:"name"`
-	Role    Role        `json:"role"`
-	Address string      `json:"address"` // IP or DNS name used for SSH
-	SSH     SSHConfig   `json:"ssh"`
-	MySQL   MySQLConfig `json:"mysql"`
+	Name    string `json:"name"`
+	Role    Role   `json:"role"`
+	Address string `json:"address"` // IP or DNS name used for SSH
+	// NetAddress is the address other hosts reach this one at (Address
+	// after this machine's ssh_config HostName); "" means Address.
+	NetAddress string      `json:"net_address,omitempty"`
+	SSH        SSHConfig   `json:"ssh"`
+	MySQL      MySQLConfig `json:"mysql"`
 	// Pos is where the host is declared, for error messages.
 	Pos Pos `json:"-"`
 }
 
 // String names the host the way every error and log line does: "name address".
 func (h *Host) String() string { return h.Name + " " + h.Address }
+
+// PeerAddress is the address the other hosts use for h: MASTER_HOST,
+// the benchmark's target, the load box's account host.
+func (h *Host) PeerAddress() string {
+	if h.NetAddress != "" {
+		return h.NetAddress
+	}
+	return h.Address
+}
 
 // IsDB reports whether the host runs a database server.
 func (h *Host) IsDB() bool { return h.Role == RoleMaster || h.Role == RoleSlave }
@@ -144,8 +172,12 @@ type MySQLConfig struct {
 	Port     int    `json:"port,omitempty"`
 	User     string `json:"user,omitempty"`
 	Password Secret `json:"password,omitzero"`
-	Socket   string `json:"socket,omitempty"`
-	Datadir  string `json:"datadir,omitempty"`
+	// Managed is set when the inventory names no account (neither user
+	// nor password): orch makes its own admin account, User, through the
+	// server's root unix socket and keeps the password in its state.
+	Managed bool   `json:"managed,omitempty"`
+	Socket  string `json:"socket,omitempty"`
+	Datadir string `json:"datadir,omitempty"`
 	// ConfigDir is the include directory orch writes its config file into.
 	ConfigDir string `json:"config_dir,omitempty"`
 	ErrorLog  string `json:"error_log,omitempty"`

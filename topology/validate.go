@@ -126,7 +126,7 @@ func (inv *Inventory) ValidateCluster() error {
 		if len(masters) > 0 && masters[0].Pos.File != "" {
 			pos = masters[0].Pos
 		}
-		return newError(pos, "cluster setup is not allowed on an existing server: this inventory names one server to benchmark; list master, slave and slave addresses to set up a cluster")
+		return newError(pos, "cluster setup is not allowed on an existing server: this inventory names one server to benchmark as it is (orch run and orch matrix, dynamic knobs only); list master, slave and slave to set up a cluster")
 	}
 	switch {
 	case len(masters) != 1:

@@ -40,10 +40,13 @@ type yamlHost struct {
 	decl  hostDecl
 	ssh   []sshPatch
 	mysql []mysqlPatch
+	// server: role "server", an existing server to benchmark (held as
+	// the master of an inventory marked Existing).
+	server bool
 }
 
 var (
-	topKeys  = []string{"name", "known_hosts", "defaults", "replication", "profile", "hosts", "clusters"}
+	topKeys  = []string{"name", "known_hosts", "defaults", "replication", "profile", "benchmark", "hosts", "clusters"}
 	defKeys  = []string{"ssh", "mysql"}
 	hostKeys = []string{"name", "role", "address", "ssh", "mysql"}
 )
@@ -134,7 +137,7 @@ type clusterSpec struct {
 }
 
 // setting decodes one of the keys a cluster file and a cluster of a list
-// share (name, known_hosts, defaults, replication, profile) into c.
+// share (name, known_hosts, defaults, replication, profile, benchmark) into c.
 // Defaults add to inherited ones; the others override key by key.
 func (d *yamlDecoder) setting(key string, v *yaml.Node, c *clusterSpec) (err error) {
 	switch key {
@@ -154,6 +157,8 @@ func (d *yamlDecoder) setting(key string, v *yaml.Node, c *clusterSpec) (err err
 		}
 	case "profile":
 		err = d.profile(v, &c.inv.Profile)
+	case "benchmark":
+		c.inv.Benchmark, err = d.benchmark(v)
 	}
 	return err
 }
@@ -165,6 +170,9 @@ func (d *yamlDecoder) finish(c *clusterSpec, hosts []*yamlHost, o LoadOptions) (
 		if err := d.checkWaitCount(c.countNode, c.inv.Replication.SemiSync.WaitForSlaveCount, hosts); err != nil {
 			return parsedCluster{}, err
 		}
+	}
+	if err := d.existing(c.inv, hosts); err != nil {
+		return parsedCluster{}, err
 	}
 	decls := make([]hostDecl, len(hosts))
 	for i, yh := range hosts {
@@ -349,8 +357,11 @@ func (d *yamlDecoder) host(n *yaml.Node, path string) (*yamlHost, error) {
 			var s string
 			if s, err = d.str(v, p); err == nil {
 				h.Role = Role(s)
+				if s == roleServer {
+					h.Role, yh.server = RoleMaster, true
+				}
 				if h.Role != RoleMaster && h.Role != RoleSlave && h.Role != RoleLoadBox {
-					err = d.errAt(v, "%s: unknown role %q (want master, slave or loadbox)", p, clip(s))
+					err = d.errAt(v, "%s: unknown role %q (want master, slave or loadbox; or server for one existing server)", p, clip(s))
 				}
 			}
 		case "address":
@@ -379,4 +390,29 @@ func (d *yamlDecoder) host(n *yaml.Node, path string) (*yamlHost, error) {
 		return nil, d.errAt(nameNode, "%s.name: %s", path, problem)
 	}
 	return yh, nil
+}
+
+// roleServer is the role of an existing server: orch benchmarks it as it
+// is (dynamic knobs only) and sets nothing up.
+const roleServer = "server"
+
+// existing marks an inventory with a server host as the existing-server
+// form, which allows that one database host and an optional load box.
+func (d *yamlDecoder) existing(inv *Inventory, hosts []*yamlHost) error {
+	var server *yamlHost
+	for _, yh := range hosts {
+		if yh.server {
+			server = yh
+		}
+	}
+	if server == nil {
+		return nil
+	}
+	for _, yh := range hosts {
+		if yh != server && yh.decl.host.IsDB() {
+			return newError(yh.decl.rolePos, fmt.Sprintf("a server host is an existing server benchmarked alone; %q cannot be a %s next to it (use master and slaves for a cluster)", yh.decl.host.Name, yh.decl.host.Role))
+		}
+	}
+	inv.Existing = true
+	return nil
 }

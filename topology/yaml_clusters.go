@@ -14,7 +14,7 @@ import (
 // a cluster's defaults apply over the top-level defaults, and its
 // replication and profile keys override the top-level ones key by key.
 
-var clusterKeys = []string{"name", "known_hosts", "defaults", "replication", "profile", "hosts"}
+var clusterKeys = []string{"name", "known_hosts", "defaults", "replication", "profile", "benchmark", "hosts"}
 
 func (d *yamlDecoder) clusters(key, n *yaml.Node, top *clusterSpec, o LoadOptions) ([]parsedCluster, error) {
 	n = deref(n)

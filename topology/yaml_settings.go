@@ -216,3 +216,23 @@ func (d *yamlDecoder) varValue(n *yaml.Node, path string) (string, error) {
 	}
 	return n.Value, nil
 }
+
+var benchKeys = []string{"user", "password"}
+
+// benchmark reads the benchmark account: a user, and its password (which
+// may be left out for an account without one).
+func (d *yamlDecoder) benchmark(n *yaml.Node) (a Account, err error) {
+	err = d.mapping(n, "benchmark", benchKeys, func(key string, _, v *yaml.Node) (err error) {
+		switch key {
+		case "user":
+			a.User, err = d.replUser(v, "benchmark.user")
+		case "password":
+			a.Password, err = d.secret(v, "benchmark.password")
+		}
+		return err
+	})
+	if err == nil && a.User == "" {
+		err = d.errAt(n, "benchmark: user is required")
+	}
+	return a, err
+}

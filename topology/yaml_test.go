@@ -82,8 +82,11 @@ func TestClusterExampleParses(t *testing.T) {
 	if lb := inv.LoadBox(); lb == nil || lb.Address != "10.0.0.4" {
 		t.Errorf("load box %v", lb)
 	}
-	if m.Pos.Line != 99 || m.Pos.Col != 5 || m.Pos.File != path {
-		t.Errorf("master declared at %+v, want %s:99:5", m.Pos, path)
+	if m.Pos.Line != 109 || m.Pos.Col != 5 || m.Pos.File != path {
+		t.Errorf("master declared at %+v, want %s:109:5", m.Pos, path)
+	}
+	if b := inv.Benchmark; b.User != "sbtest" || b.Password.Env != "ORCH_BENCH_PASSWORD" || b.Managed {
+		t.Errorf("benchmark %+v", b)
 	}
 	wantRepl := Replication{
 		User: "repl", Password: Secret{Env: "ORCH_REPL_PASSWORD"},
@@ -147,7 +150,8 @@ hosts:
 	if want := (ServiceControl{Start: "/bin/start", Stop: "/bin/stop"}); m.MySQL.Service != want {
 		t.Errorf("master service %+v, want %+v", m.MySQL.Service, want)
 	}
-	if m.MySQL.Port != 3307 || m.MySQL.User != "root" || m.MySQL.Datadir != DefaultDatadir {
+	// No user and no password: an account of orch's own, made on the server.
+	if m.MySQL.Port != 3307 || m.MySQL.User != DefaultManagedUser || !m.MySQL.Managed || m.MySQL.Datadir != DefaultDatadir {
 		t.Errorf("master mysql %+v", m.MySQL)
 	}
 	// An explicit empty string resets to "not set".
@@ -176,9 +180,15 @@ func TestBuiltinDefaults(t *testing.T) {
 	if !reflect.DeepEqual(h.SSH, wantSSH) {
 		t.Errorf("ssh %+v, want only the connect timeout (user and port left to ~/.ssh/config)", h.SSH)
 	}
-	wantMySQL := MySQLConfig{Port: 3306, User: "root", Datadir: "/var/lib/mysql"}
+	wantMySQL := MySQLConfig{Port: 3306, User: "orch", Managed: true, Datadir: "/var/lib/mysql"}
 	if !reflect.DeepEqual(h.MySQL, wantMySQL) {
 		t.Errorf("mysql %+v, want %+v", h.MySQL, wantMySQL)
+	}
+	if want := (Account{User: "orch_bench", Managed: true}); !reflect.DeepEqual(inv.Benchmark, want) {
+		t.Errorf("benchmark %+v, want %+v", inv.Benchmark, want)
+	}
+	if !inv.Replication.PasswordManaged {
+		t.Error("no password anywhere, yet the replication password is not generated")
 	}
 	if want := filepath.Join(dir, ".ssh", "known_hosts"); inv.KnownHostsFile != want {
 		t.Errorf("known_hosts %q, want %q", inv.KnownHostsFile, want)

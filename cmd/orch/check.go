@@ -38,14 +38,19 @@ the master. It exits non-zero when a blocking check fails.`,
 				c := g.connect(ctx, inv, inv.Hosts)
 				defer c.Close()
 				facts := preflight.Check(ctx, c)
+				var paths []preflight.Path
+				if !inv.Existing || inv.LoadBox() != nil {
+					paths = preflight.Paths(ctx, c)
+				}
 				if asJSON {
 					enc := json.NewEncoder(out)
 					enc.SetIndent("", "  ")
-					if err := enc.Encode(facts); err != nil {
+					if err := enc.Encode(checkJSON{Hosts: facts, Paths: paths, ReplicationPassword: preflight.ReplicationPassword(inv)}); err != nil {
 						return err
 					}
 				} else {
 					printFacts(out, facts)
+					printPaths(out, paths, preflight.ReplicationPassword(inv), inv.Existing)
 				}
 				blocking := 0
 				for _, f := range facts {
@@ -55,6 +60,9 @@ the master. It exits non-zero when a blocking check fails.`,
 				}
 				if blocking > 0 {
 					return &exitError{code: exitFailure, err: fmt.Errorf("check: %d of %d hosts have blocking problems", blocking, len(facts))}
+				}
+				if err := preflight.PathsErr(paths); err != nil {
+					return &exitError{code: exitFailure, err: fmt.Errorf("check: %w", err)}
 				}
 				return nil
 			})
@@ -131,6 +139,25 @@ func printFacts(w io.Writer, facts []*preflight.Facts) {
 	if len(lines) > 0 {
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, strings.Join(lines, "\n"))
+	}
+}
+
+// checkJSON is check's --json document.
+type checkJSON struct {
+	Hosts               []*preflight.Facts `json:"hosts"`
+	Paths               []preflight.Path   `json:"paths"`
+	ReplicationPassword string             `json:"replication_password"`
+}
+
+// printPaths prints the network paths a run uses, one line each.
+func printPaths(w io.Writer, paths []preflight.Path, replPassword string, existing bool) {
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "PATHS")
+	for _, p := range paths {
+		fmt.Fprintln(w, "  "+p.String())
+	}
+	if !existing {
+		fmt.Fprintln(w, "  replication password: "+replPassword)
 	}
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"strings"
 
@@ -50,6 +51,14 @@ func (g *globalOptions) clusters(path string) ([]*topology.Inventory, error) {
 	invs, err := set.Select(g.cluster)
 	if err != nil {
 		return nil, usagef("--cluster: %v", err)
+	}
+	for _, inv := range invs {
+		if err := inv.CheckSecrets(); err != nil {
+			return nil, usagef("cluster %s: %v", inv.Name, err)
+		}
+		if err := g.prepareInventory(inv); err != nil {
+			return nil, fmt.Errorf("cluster %s: %w", inv.Name, err)
+		}
 	}
 	return invs, nil
 }

@@ -67,16 +67,11 @@ func (g *globalOptions) loadSet(paths []string) (*topology.Set, error) {
 	if err != nil {
 		return nil, &usageError{msg: err.Error()}
 	}
-	for _, inv := range set.Clusters {
-		if g.knownHosts != "" {
-			inv.KnownHostsFile = g.knownHosts
-		}
-	}
 	return set, nil
 }
 
 // loadOptions are the flags that inventories need (ips.txt SSH settings,
-// known_hosts). loadInventory builds the same options inline.
+// known_hosts, expanded by topology), for every way of loading one.
 func (g *globalOptions) loadOptions() topology.LoadOptions {
 	return topology.LoadOptions{
 		KnownHostsOverride: g.knownHosts,
@@ -115,7 +110,11 @@ func printInventory(w io.Writer, inv *topology.Inventory) {
 	}
 	fmt.Fprintln(w)
 	if inv.Existing {
-		fmt.Fprintln(w, "existing server: this machine is the load box; cluster setup is not allowed")
+		client := "this machine"
+		if lb := inv.LoadBox(); lb != nil {
+			client = lb.Name
+		}
+		fmt.Fprintf(w, "existing server: benchmarked as it is from %s (dynamic knobs only); cluster setup is not allowed\n", client)
 	}
 	fmt.Fprintf(w, "known_hosts %s\n\n", inv.KnownHostsFile)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -125,6 +124,12 @@ func printInventory(w io.Writer, inv *topology.Inventory) {
 			sshTarget(h), sshAuth(h), mysqlTarget(h), h.MySQL.Datadir, service(h))
 	}
 	tw.Flush()
+	fmt.Fprintln(w, "\nSERVICE auto: the systemd unit (mysql, mariadb or mysqld) when systemd runs on the host, else its init script through service")
+	if m := inv.Master(); m != nil && m.MySQL.Managed {
+		fmt.Fprintf(w, "accounts: none named; orch up makes %s@localhost on each server and %s on the master for the benchmark, through root's unix socket\n", m.MySQL.User, inv.Benchmark.User)
+	} else {
+		fmt.Fprintf(w, "benchmark account: %s\n", inv.Benchmark.User)
+	}
 }
 
 func orDefault(s, def string) string {
@@ -187,5 +192,8 @@ func service(h *topology.Host) string {
 	case h.MySQL.Service.Unit != "":
 		return "systemd:" + h.MySQL.Service.Unit
 	}
-	return "systemd:auto"
+	// Chosen on the host when orch connects: the systemd unit when
+	// systemd runs, else the init script (service), which this command,
+	// connecting to nothing, cannot tell.
+	return "auto"
 }

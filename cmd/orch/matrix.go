@@ -14,6 +14,7 @@ import (
 	"github.com/orch-bench/orch/orchestrator/fairness"
 	"github.com/orch-bench/orch/orchestrator/flavor"
 	"github.com/orch-bench/orch/orchestrator/matrix"
+	"github.com/orch-bench/orch/orchestrator/preflight"
 	"github.com/orch-bench/orch/orchestrator/report"
 	"github.com/orch-bench/orch/orchestrator/runner"
 	"github.com/orch-bench/orch/orchestrator/server"
@@ -90,8 +91,8 @@ the others (--fail-fast stops instead).`,
 					keepRemote: keepRemote, allowAsymmetry: allowAsymmetry, stacks: stackMode})
 			}
 			inv := invs[0]
-			if err := inv.ValidateCluster(); err != nil {
-				return &usageError{msg: err.Error()}
+			if err := validateForRun(inv); err != nil {
+				return err
 			}
 			var m *matrix.Matrix
 			if resuming {
@@ -288,6 +289,10 @@ func validatePlan(cmd *cobra.Command, c *cluster.Cluster, m *matrix.Matrix) (fla
 	}
 	warnings, srv, err := up.Validate(cmd.Context(), c, want)
 	if err != nil {
+		return srv, err
+	}
+	// Before the first cell restarts anything.
+	if err := preflight.PathsErr(preflight.Paths(cmd.Context(), c)); err != nil {
 		return srv, err
 	}
 	m.NoEffect = matrix.NoEffect(srv, m.Knobs)

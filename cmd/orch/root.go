@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/orch-bench/orch/orchestrator"
+	"github.com/orch-bench/orch/orchestrator/account"
 	"github.com/orch-bench/orch/orchestrator/cluster"
 	"github.com/orch-bench/orch/orchestrator/executor"
 	"github.com/orch-bench/orch/topology"
@@ -143,7 +144,25 @@ func (g *globalOptions) parseInventory(path string) (*topology.Inventory, error)
 		// Whatever keeps an inventory from loading is bad input: exit 2.
 		return nil, &usageError{msg: err.Error()}
 	}
+	if err := g.prepareInventory(inv); err != nil {
+		return nil, err
+	}
 	return inv, nil
+}
+
+// peerAddresses records the address the other hosts reach each host at:
+// an ssh alias means something only in this machine's ssh_config.
+func (g *globalOptions) peerAddresses(inv *topology.Inventory) error {
+	for _, h := range inv.Hosts {
+		addr, _, err := executor.NetworkAddress(h, g.sshConfig)
+		if err != nil {
+			return &usageError{msg: fmt.Sprintf("%s: %v", h, err)}
+		}
+		if addr != h.Address {
+			h.NetAddress = addr
+		}
+	}
+	return nil
 }
 
 func (g *globalOptions) dialConfig(inv *topology.Inventory) executor.DialConfig {
@@ -172,7 +191,17 @@ func (g *globalOptions) connect(ctx context.Context, inv *topology.Inventory, ho
 	return cluster.Connect(ctx, inv, hosts, cluster.Options{Dial: g.dialConfig(inv), Parallel: g.parallel})
 }
 
-// progressf prints a progress line to stderr, keeping stdout for results.
-func progressf(format string, args ...any) {
-	fmt.Fprintf(os.Stderr, format+"\n", args...)
+// prepareInventory fills what an inventory takes from this machine: the
+// peers' network addresses (ssh aliases translated) and the passwords orch
+// generated for the accounts it manages.
+func (g *globalOptions) prepareInventory(inv *topology.Inventory) error {
+	if err := g.peerAddresses(inv); err != nil {
+		return err
+	}
+	if dir, err := account.StateDir(inv); err == nil {
+		account.Resolve(inv, dir)
+	} else if inv.Benchmark.Managed || inv.Replication.PasswordManaged {
+		return err
+	}
+	return nil
 }

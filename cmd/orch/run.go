@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -11,11 +12,14 @@ import (
 	"golang.org/x/term"
 
 	"github.com/orch-bench/orch/orchestrator/bench"
+	"github.com/orch-bench/orch/orchestrator/cluster"
+	"github.com/orch-bench/orch/orchestrator/preflight"
 	"github.com/orch-bench/orch/orchestrator/rundir"
 	"github.com/orch-bench/orch/orchestrator/runner"
 	"github.com/orch-bench/orch/orchestrator/server"
 	"github.com/orch-bench/orch/orchestrator/stacks"
 	"github.com/orch-bench/orch/orchestrator/up"
+	"github.com/orch-bench/orch/topology"
 )
 
 // exitInterrupted is the status of a run stopped with Ctrl-C (128+SIGINT).
@@ -57,8 +61,8 @@ run interrupted.`,
 			if err != nil {
 				return err
 			}
-			if err := inv.ValidateCluster(); err != nil {
-				return &usageError{msg: err.Error()}
+			if err := validateForRun(inv); err != nil {
+				return err
 			}
 			stackMode, err := stacks.ParseMode(stacksFlag)
 			if err != nil {
@@ -103,13 +107,23 @@ run interrupted.`,
 				return err
 			}
 			if !noUp {
-				rep, err := up.Up(ctx, c, up.Options{Desired: server.Desired{Engine: engine, Knobs: kv}, Progress: stepPrinter(cmd.ErrOrStderr(), "up")})
+				rep, err := up.Up(ctx, c, up.Options{Desired: server.Desired{Engine: engine, Knobs: kv}, CheckPaths: true, Progress: stepPrinter(cmd.ErrOrStderr(), "up")})
+				defer putBack(cmd, c, rep)
 				if rep != nil {
 					for _, warn := range rep.Warnings {
 						fmt.Fprintf(cmd.ErrOrStderr(), "up: WARNING %s\n", warn)
 					}
 				}
+				var intr *up.Interrupted
+				if errors.As(err, &intr) {
+					return &exitError{code: exitInterrupted, err: err}
+				}
 				if err != nil {
+					return err
+				}
+			}
+			if noUp {
+				if err := preflight.PathsErr(preflight.Paths(ctx, c)); err != nil {
 					return err
 				}
 			}
@@ -149,6 +163,27 @@ run interrupted.`,
 	f.DurationVar(&stallLimit, "stall-limit", 60*time.Second, "stop the run when the master makes no progress this long")
 	f.StringVar(&stacksFlag, "stacks", "auto", stacksHelp)
 	return cmd
+}
+
+// validateForRun accepts a cluster, or one existing server (run and
+// matrix benchmark it as it is, over dynamic knobs).
+func validateForRun(inv *topology.Inventory) error {
+	if inv.Existing {
+		return nil
+	}
+	if err := inv.ValidateCluster(); err != nil {
+		return &usageError{msg: err.Error()}
+	}
+	return nil
+}
+
+// putBack restores the variables up set at run time on an existing server.
+func putBack(cmd *cobra.Command, c *cluster.Cluster, rep *up.Report) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(cmd.Context()), time.Minute)
+	defer cancel()
+	if err := up.PutBack(ctx, c, rep); err != nil {
+		fmt.Fprintf(cmd.ErrOrStderr(), "run: WARNING could not put the server's variables back: %v\n", err)
+	}
 }
 
 // overrides merges the short flags and --set KEY=VALUE into one map.

@@ -3,10 +3,14 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"sort"
 	"strings"
+	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -69,13 +73,28 @@ canary row read on both slaves. Run it again and nothing restarts.`,
 					return usagef("%v", err)
 				}
 			}
-			return forEachCluster(cmd.Context(), invs, cmd.OutOrStdout(), cmd.ErrOrStderr(), func(ctx context.Context, inv *topology.Inventory, out, errOut io.Writer) error {
+			// One tracker per cluster: a second Ctrl-C names what every
+			// cluster left mid-step.
+			trackers := make(map[string]*up.Tracker, len(invs))
+			for _, inv := range invs {
+				trackers[inv.Name] = &up.Tracker{}
+			}
+			defer exitOnSecondInterrupt(cmd.Context(), cmd.ErrOrStderr(), "up", func() []string {
+				var left []string
+				for _, inv := range invs {
+					left = append(left, trackers[inv.Name].Unfinished()...)
+				}
+				return left
+			})()
+			err = forEachCluster(cmd.Context(), invs, cmd.OutOrStdout(), cmd.ErrOrStderr(), func(ctx context.Context, inv *topology.Inventory, out, errOut io.Writer) error {
 				if dryRun {
 					return up.DryRun(out, inv, desired, flavorHint)
 				}
-				c := g.connect(ctx, inv, inv.DBHosts())
+				// The load box too: up proves it can log in before a restart.
+				c := g.connect(ctx, inv, inv.Hosts)
 				defer c.Close()
-				rep, err := up.Up(ctx, c, up.Options{Desired: desired, VerifyTimeout: verifyTimeout, Progress: stepPrinter(errOut, "up")})
+				rep, err := up.Up(ctx, c, up.Options{Desired: desired, VerifyTimeout: verifyTimeout, CheckPaths: true,
+					Progress: stepPrinter(errOut, "up"), Tracker: trackers[inv.Name]})
 				if rep != nil && asJSON {
 					enc := json.NewEncoder(out)
 					enc.SetIndent("", "  ")
@@ -97,6 +116,11 @@ canary row read on both slaves. Run it again and nothing restarts.`,
 				}
 				return err
 			})
+			var intr *up.Interrupted
+			if errors.As(err, &intr) {
+				return &exitError{code: exitInterrupted, err: err}
+			}
+			return err
 		},
 	}
 	f := cmd.Flags()
@@ -112,11 +136,18 @@ canary row read on both slaves. Run it again and nothing restarts.`,
 }
 
 func newDownCmd(g *globalOptions) *cobra.Command {
-	return &cobra.Command{
+	var purge bool
+	cmd := &cobra.Command{
 		Use:   "down [INVENTORY]",
 		Short: "Undo up: stop replication, remove orch's config (restoring the backup), restart",
+		Long: `down undoes up: replication stopped and forgotten, semi-sync off, orch's config
+file removed (the previous one put back) and every server restarted on it.
+It keeps the data: the benchmark and canary schemas, the binary logs and GTID
+history, and the accounts orch made on a stock server. --purge removes those
+too, and the generated passwords in orch's state; accounts the inventory
+names are never dropped.`,
 		Example: `  orch down cluster.yaml
-  orch down -i inventories/lab.yaml`,
+  orch down -i inventories/lab.yaml --purge`,
 		Args: usageArgs(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			invs, err := g.clusters(strings.Join(args, ""))
@@ -129,14 +160,23 @@ func newDownCmd(g *globalOptions) *cobra.Command {
 			return forEachCluster(cmd.Context(), invs, cmd.OutOrStdout(), cmd.ErrOrStderr(), func(ctx context.Context, inv *topology.Inventory, out, errOut io.Writer) error {
 				c := g.connect(ctx, inv, inv.DBHosts())
 				defer c.Close()
-				rep, err := up.Down(ctx, c, stepPrinter(errOut, "down"))
+				down := up.Down
+				if purge {
+					down = up.Purge
+				}
+				rep, err := down(ctx, c, stepPrinter(errOut, "down"))
 				if rep != nil && len(rep.Timings) > 0 {
 					writeTimings(out, rep.Timings, 0)
+				}
+				if err == nil && !purge {
+					fmt.Fprintln(errOut, "down: left "+up.Left(inv))
 				}
 				return err
 			})
 		},
 	}
+	cmd.Flags().BoolVar(&purge, "purge", false, "also drop orch's schemas, binary logs, GTID history and the accounts orch made, and forget their passwords")
+	return cmd
 }
 
 func newStatusCmd(g *globalOptions) *cobra.Command {
@@ -181,6 +221,36 @@ func newStatusCmd(g *globalOptions) *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the status as JSON")
 	return cmd
+}
+
+// exitOnSecondInterrupt makes a second Ctrl-C (or SIGTERM), once the first
+// has cancelled ctx and the command is undoing its work, exit at once with
+// status 130, saying which hosts were left mid-step. The returned function
+// ends the watch.
+func exitOnSecondInterrupt(ctx context.Context, w io.Writer, prefix string, unfinished func() []string) func() {
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+		case <-done:
+			return
+		}
+		sig := make(chan os.Signal, 1)
+		signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+		defer signal.Stop(sig)
+		select {
+		case <-sig:
+		case <-done:
+			return
+		}
+		left := unfinished()
+		if len(left) == 0 {
+			left = []string{"nothing mid-step"}
+		}
+		fmt.Fprintf(w, "%s: second interrupt: exiting without finishing the rollback; left unfinished: %s; run orch up again to converge\n", prefix, strings.Join(left, "; "))
+		os.Exit(exitInterrupted)
+	}()
+	return func() { close(done) }
 }
 
 // stepPrinter prints one progress line per host per step to w.

@@ -5,6 +5,7 @@ package cluster
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"time"
 
@@ -19,6 +20,9 @@ type Options struct {
 	Parallel int
 	// Dialer replaces the SSH dialer (tests, the local executor).
 	Dialer func(ctx context.Context, h *topology.Host, cfg executor.DialConfig) (executor.Executor, error)
+	// OpenDB replaces how a host's MySQL server is opened (default:
+	// through the host's executor); tests put simulated servers here.
+	OpenDB func(ctx context.Context, h *topology.Host, ex executor.Executor) (*sql.DB, error)
 }
 
 // Cluster is the set of connections for one command's lifetime.
@@ -27,6 +31,7 @@ type Cluster struct {
 	Hosts     []*topology.Host
 	parallel  int
 	conns     []conn
+	openDB    func(ctx context.Context, h *topology.Host, ex executor.Executor) (*sql.DB, error)
 }
 
 type conn struct {
@@ -36,7 +41,8 @@ type conn struct {
 }
 
 // Connect dials every host in parallel. It does not fail as a whole: a host
-// that cannot be reached keeps its error (see Err) and is skipped by Each.
+// that cannot be reached keeps its error (see Executor and ConnectErr) and
+// is skipped by Each.
 func Connect(ctx context.Context, inv *topology.Inventory, hosts []*topology.Host, opts Options) *Cluster {
 	dial := opts.Dialer
 	if dial == nil {
@@ -48,7 +54,7 @@ func Connect(ctx context.Context, inv *topology.Inventory, hosts []*topology.Hos
 			return ex, nil
 		}
 	}
-	c := &Cluster{Inventory: inv, Hosts: hosts, parallel: opts.Parallel, conns: make([]conn, len(hosts))}
+	c := &Cluster{Inventory: inv, Hosts: hosts, parallel: opts.Parallel, conns: make([]conn, len(hosts)), openDB: opts.OpenDB}
 	orchestrator.ForEach(ctx, opts.Parallel, hosts, func(ctx context.Context, i int, h *topology.Host) error {
 		start := time.Now()
 		ex, err := dial(ctx, h, opts.Dial)
@@ -80,12 +86,6 @@ func (c *Cluster) Executor(h *topology.Host) (executor.Executor, error) {
 	return c.conns[i].ex, c.conns[i].err
 }
 
-// Err returns the host's connect error, if any.
-func (c *Cluster) Err(h *topology.Host) error {
-	_, err := c.Executor(h)
-	return err
-}
-
 // ConnectErr aggregates every host's connect error (nil when all are
 // connected), for commands that need the whole cluster.
 func (c *Cluster) ConnectErr() error {
@@ -94,6 +94,12 @@ func (c *Cluster) ConnectErr() error {
 		errs[i] = cn.err
 	}
 	return orchestrator.Aggregate(errs)
+}
+
+// DBOpener is how this command opens a host's MySQL server: nil for the
+// default, through the host's executor.
+func (c *Cluster) DBOpener() func(ctx context.Context, h *topology.Host, ex executor.Executor) (*sql.DB, error) {
+	return c.openDB
 }
 
 // ConnectTime is how long dialling the host took.

@@ -33,7 +33,7 @@ func TestConnectKeepsGoingPastDeadHosts(t *testing.T) {
 			t.Errorf("Close: %v", err)
 		}
 	}()
-	if err := c.Err(hosts[1]); err == nil || !strings.Contains(err.Error(), "slave1 10.0.0.2") {
+	if _, err := c.Executor(hosts[1]); err == nil || !strings.Contains(err.Error(), "slave1 10.0.0.2") {
 		t.Fatalf("slave1 error %v", err)
 	}
 	if err := c.ConnectErr(); err == nil || err.Error() != "slave1 10.0.0.2: connect: timed out" {

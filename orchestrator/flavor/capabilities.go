@@ -108,6 +108,14 @@ func (s Server) IgnoredVariables() []string {
 // OFF to ON at run time, and MariaDB's SET GLOBAL does not persist.
 func (s Server) GTIDSettings() []Setting { return parseSettings(s.value(GTIDSettings)) }
 
+// ReadOnlySettings make a slave read-only for every client but
+// replication (and, where there is no super_read_only, orch's admin).
+func (s Server) ReadOnlySettings() []Setting { return parseSettings(s.value(ReadOnlySettings)) }
+
+// GTIDReset forgets the GTID history of a server whose binary logs are
+// gone and which replicates from nothing.
+func (s Server) GTIDReset() Statement { return plain(s.value(GTIDResetStmt)) }
+
 // UsesMariaDBGTID reports whether s uses MariaDB's GTID (domain-server-seq,
 // MASTER_USE_GTID) rather than MySQL's (uuid:n, AUTO_POSITION).
 func (s Server) UsesMariaDBGTID() bool { return s.value(GTIDStyle) == "slave-pos" }

@@ -33,10 +33,17 @@ const (
 	GTIDSourcePosVar  Feature = "gtid-source-pos-var"  // what the master has written: gtid_executed | gtid_binlog_pos
 	GTIDReplicaPosVar Feature = "gtid-replica-pos-var" // what a slave has applied: gtid_executed | gtid_slave_pos
 	GTIDWaitFunc      Feature = "gtid-wait-func"       // WAIT_FOR_EXECUTED_GTID_SET | MASTER_GTID_WAIT
-	PosWaitFunc       Feature = "pos-wait-func"        // MASTER_POS_WAIT | SOURCE_POS_WAIT
 	// PublicKeyOption lets a replica fetch the source's RSA key so that
 	// caching_sha2_password works without TLS (MySQL 8 error 2061).
 	PublicKeyOption Feature = "public-key-option" // GET_MASTER_PUBLIC_KEY | GET_SOURCE_PUBLIC_KEY
+
+	// ReadOnlySettings keep a slave's data the master's: read_only stops
+	// clients without SUPER (or READ_ONLY ADMIN) from writing; MySQL and
+	// Percona also have super_read_only, which stops those too.
+	ReadOnlySettings Feature = "read-only-settings"
+	// GTIDResetStmt forgets a standalone server's GTID history once its
+	// binary logs are gone (orch down --purge).
+	GTIDResetStmt Feature = "gtid-reset-stmt"
 
 	// Semi-synchronous replication. Plugin and library are "" where
 	// semi-sync is built in (MariaDB 10.3.3+).
@@ -155,9 +162,14 @@ var rules = []rule{
 	{GTIDReplicaPosVar, onMariaDB, none, none, "gtid_slave_pos"},
 	{GTIDWaitFunc, mysqlFamily, none, none, "WAIT_FOR_EXECUTED_GTID_SET"},
 	{GTIDWaitFunc, onMariaDB, none, none, "MASTER_GTID_WAIT"},
-	{PosWaitFunc, mysqlFamily, V(5, 7, 0), V(8, 0, 26), "MASTER_POS_WAIT"},
-	{PosWaitFunc, mysqlFamily, V(8, 0, 26), none, "SOURCE_POS_WAIT"},
-	{PosWaitFunc, onMariaDB, none, none, "MASTER_POS_WAIT"},
+	{ReadOnlySettings, mysqlFamily, V(5, 7, 0), none, "read_only=ON super_read_only=ON"},
+	{ReadOnlySettings, onMariaDB, none, none, "read_only=ON"},
+	// MySQL keeps executed GTIDs in mysql.gtid_executed, cleared by the
+	// binlog reset even with binary logging off; MariaDB's binlog state
+	// lives in the binlog files, its applied position in gtid_slave_pos.
+	{GTIDResetStmt, mysqlFamily, V(5, 7, 0), V(8, 4, 0), "RESET MASTER"},
+	{GTIDResetStmt, mysqlFamily, V(8, 4, 0), none, "RESET BINARY LOGS AND GTIDS"},
+	{GTIDResetStmt, onMariaDB, none, none, "SET GLOBAL gtid_slave_pos = ''"},
 	// caching_sha2_password is MySQL 8's default; 5.7 and MariaDB default
 	// to mysql_native_password and need nothing.
 	{PublicKeyOption, mysqlFamily, V(8, 0, 0), V(8, 0, 23), "GET_MASTER_PUBLIC_KEY"},

@@ -11,7 +11,7 @@ import (
 var requiredFeatures = []Feature{
 	Supported, ChangeSourceStmt, SourceOptionPrefix, ReplicaKeyword, ResetBinlogsStmt,
 	BinlogStatusStmt, StatusColumns, ReplGrants, GTIDStyle, GTIDSettings, GTIDSourcePosVar,
-	GTIDReplicaPosVar, GTIDWaitFunc, PosWaitFunc, SemiSyncMasterPrefix, SemiSyncSlavePrefix,
+	GTIDReplicaPosVar, GTIDWaitFunc, SemiSyncMasterPrefix, SemiSyncSlavePrefix,
 	EngineInnoDB,
 }
 
@@ -131,8 +131,6 @@ func TestFeatureValuesAtBoundaries(t *testing.T) {
 		{mysql(5, 7, 44), SemiSyncWaitCountVar, "rpl_semi_sync_master_wait_for_slave_count"},
 		{mysql(8, 0, 26), SemiSyncWaitCountVar, "rpl_semi_sync_source_wait_for_replica_count"},
 		{maria, SemiSyncWaitCountVar, ""},
-		{mysql(8, 0, 25), PosWaitFunc, "MASTER_POS_WAIT"},
-		{mysql(8, 0, 26), PosWaitFunc, "SOURCE_POS_WAIT"},
 		{maria, GTIDWaitFunc, "MASTER_GTID_WAIT"},
 		{mysql(8, 0, 36), GTIDWaitFunc, "WAIT_FOR_EXECUTED_GTID_SET"},
 		{Server{Percona, V(8, 0, 36)}, ChangeSourceStmt, "CHANGE REPLICATION SOURCE TO"},

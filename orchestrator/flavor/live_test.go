@@ -65,9 +65,9 @@ func TestLiveReplication(t *testing.T) {
 		db *sql.DB
 		s  Server
 	}{{master, ms}, {slave, ss}} {
-		ph := n.s.GTIDCheck()
-		rows := queryRows(ctx, t, n.db, ph.Statements[0].SQL)
-		for _, want := range ph.Expect {
+		want := n.s.GTIDSettings()
+		rows := queryRows(ctx, t, n.db, VariablesQuery(want))
+		for _, want := range want {
 			if got := findVar(rows, want.Name); got != want.Value {
 				t.Fatalf("%v: %s = %q, want %q (fix the server config)", n.s, want.Name, got, want.Value)
 			}
@@ -139,12 +139,12 @@ func TestLiveReplication(t *testing.T) {
 	runLive(ctx, t, master, []Statement{plain("DROP DATABASE orch_flavor_live")})
 	bs := queryRows(ctx, t, master, ms.BinlogStatusQuery())[0]
 	binPos, _ := strconv.ParseUint(bs[1], 10, 64)
-	pwait, err := ss.WaitForPositionQuery(bs[0], binPos, 20*time.Second)
+	gwait, err := ss.WaitForGTIDQuery(queryRows(ctx, t, master, ms.MasterGTIDQuery())[0][0], 20*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res := queryRows(ctx, t, slave, pwait)[0][0]; !PositionWaitReached(res) {
-		t.Fatalf("%s = %q", pwait, res)
+	if res := queryRows(ctx, t, slave, gwait)[0][0]; !GTIDWaitReached(res) {
+		t.Fatalf("%s = %q", gwait, res)
 	}
 	if st := replicaStatus(ctx, t, slave, ss); st.ExecMasterLogPos != binPos || st.RelayMasterLogFile != bs[0] {
 		t.Errorf("slave executed %s:%d, master at %s:%d", st.RelayMasterLogFile, st.ExecMasterLogPos, bs[0], binPos)

@@ -289,23 +289,12 @@ func (s Server) MasterTeardown() []Statement {
 	return []Statement{disableSemiSync(n.MasterEnabled, n.MasterPlugin)}
 }
 
-// GTIDCheck is a phase that verifies GTID settings on every node before
-// replication is configured: MySQL cannot enable gtid_mode in one step at
-// run time, so a wrong config must fail here with a clear message rather
-// than later at CHANGE ... AUTO_POSITION.
-func (s Server) GTIDCheck() Phase {
-	want := s.GTIDSettings()
-	return Phase{
-		Name:       "gtid-check",
-		Target:     TargetDB,
-		Statements: []Statement{plain(VariablesQuery(want))},
-		Expect:     want,
-	}
-}
-
-// Plan is every phase of setting up and tearing down replication, in the
-// order orch up (then orch down) runs them.
-func (s Server) Plan(p Params) ([]Phase, error) {
+// SetupPlan is what orch up runs to wire replication on a cluster that does
+// not replicate yet: the master's phase, then every slave's. On a cluster
+// where a part already holds (the account exists, a slave replicates from
+// this master with semi-sync active) replication.Setup skips or narrows
+// that part; it never runs anything that is not here.
+func (s Server) SetupPlan(p Params) ([]Phase, error) {
 	master, err := s.MasterSetup(p)
 	if err != nil {
 		return nil, err
@@ -315,10 +304,16 @@ func (s Server) Plan(p Params) ([]Phase, error) {
 		return nil, err
 	}
 	return []Phase{
-		s.GTIDCheck(),
 		{Name: "master-setup", Target: TargetMaster, Statements: master},
 		{Name: "slave-setup", Target: TargetSlaves, Statements: slave},
+	}, nil
+}
+
+// TeardownPlan is what orch down runs before it removes orch's config:
+// every slave forgets its master, then the master stops waiting for them.
+func (s Server) TeardownPlan() []Phase {
+	return []Phase{
 		{Name: "slave-teardown", Target: TargetSlaves, Statements: s.SlaveTeardown()},
 		{Name: "master-teardown", Target: TargetMaster, Statements: s.MasterTeardown()},
-	}, nil
+	}
 }

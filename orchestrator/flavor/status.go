@@ -3,7 +3,6 @@ package flavor
 import (
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -88,24 +87,3 @@ func (s Server) WaitForGTIDQuery(pos string, timeout time.Duration) (string, err
 // GTIDWaitReached interprets a WaitForGTIDQuery result: 0 means reached on
 // both flavours (MySQL returns 1 on timeout, MariaDB -1; NULL is an error).
 func GTIDWaitReached(result string) bool { return strings.TrimSpace(result) == "0" }
-
-// WaitForPositionQuery waits on a slave until it has executed the master's
-// binlog up to file:pos. Its value is the number of events waited for
-// (>= 0) on success, -1 on timeout, NULL when the SQL thread is not running
-// (see PositionWaitReached).
-func (s Server) WaitForPositionQuery(file string, pos uint64, timeout time.Duration) (string, error) {
-	secs, err := waitSeconds(timeout)
-	if err != nil {
-		return "", err
-	}
-	if err := checkText("binlog file", file); err != nil {
-		return "", err
-	}
-	return fmt.Sprintf("SELECT %s(%s, %d, %d)", s.value(PosWaitFunc), QuoteString(file), pos, secs), nil
-}
-
-// PositionWaitReached interprets a WaitForPositionQuery result.
-func PositionWaitReached(result string) bool {
-	n, err := strconv.ParseInt(strings.TrimSpace(result), 10, 64)
-	return err == nil && n >= 0
-}

@@ -1,9 +1,10 @@
 // Package matrix plans and records `orch matrix`: one benchmark workload run
 // over every combination of engine profiles and server knob values, each
 // combination repeated, with the state of every cell kept on disk so that an
-// interrupted matrix can be resumed. It is pure code plus file I/O; the loop
-// that brings the cluster to a cell's configuration and runs it is the
-// caller's.
+// interrupted matrix can be resumed. Planning, ordering and the state file
+// are pure code plus file I/O; Execute (execute.go) is the loop that brings
+// the cluster to each cell's configuration (orchestrator/up) and runs the
+// cell's benchmark into its run directory (orchestrator/runner).
 //
 // # Axes
 //

@@ -95,9 +95,12 @@ func runCell(ctx context.Context, m *Matrix, c *Cell, cfg ExecConfig) (State, er
 		return Failed, err
 	}
 	desired := server.Desired{Engine: c.Engine, Knobs: c.ServerKnobs()}
-	if _, err := up.Up(ctx, cfg.Cluster, up.Options{Desired: desired}); err != nil {
+	rep, err := up.Up(ctx, cfg.Cluster, up.Options{Desired: desired})
+	if err != nil {
 		return interrupted(fmt.Errorf("up: %w", err))
 	}
+	// An existing server gets its own values back after each cell.
+	defer up.PutBack(context.WithoutCancel(ctx), cfg.Cluster, rep)
 	w, err := cfg.Workload(c.Engine)
 	if err != nil {
 		return Failed, err

@@ -6,10 +6,10 @@ package mysqlconn
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"net"
 	"strconv"
-	"sync/atomic"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
@@ -23,9 +23,13 @@ type Dialer interface {
 	DialContext(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
-// netSeq makes each registered dial function's network name unique: the
-// driver's registry is global and keyed by name.
-var netSeq atomic.Int64
+func init() {
+	// The driver prints some connection failures itself ("[mysql]
+	// packets.go:...: closed pipe") on stderr, beside the error it also
+	// returns: orch reports the returned error, naming the host, so the
+	// stray line only adds noise to a command's output.
+	mysql.SetLogger(&mysql.NopLogger{})
+}
 
 // Config returns the driver configuration for the host's server, reached
 // through d. The password is resolved here and lives only in memory.
@@ -39,15 +43,16 @@ func Config(d Dialer, h *topology.Host) (*mysql.Config, error) {
 	if m.Socket != "" {
 		network, addr = "unix", m.Socket
 	}
-	name := "orch-" + strconv.FormatInt(netSeq.Add(1), 10)
-	mysql.RegisterDialContext(name, func(ctx context.Context, _ string) (net.Conn, error) {
-		return d.DialContext(ctx, network, addr)
-	})
 	cfg := mysql.NewConfig()
 	cfg.User = m.User
 	cfg.Passwd = pw
-	cfg.Net = name
+	cfg.Net = network
 	cfg.Addr = addr
+	// A per-connector dial function: the connections go through this
+	// host's transport without a name in the driver's global registry.
+	cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		return d.DialContext(ctx, network, addr)
+	}
 	cfg.Timeout = 10 * time.Second
 	cfg.ParseTime = true
 	return cfg, nil
@@ -68,7 +73,14 @@ func Open(ctx context.Context, d Dialer, h *topology.Host) (*sql.DB, error) {
 	db.SetConnMaxIdleTime(time.Minute)
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("%s: mysql %s@%s: %w", h, cfg.User, cfg.Addr, err)
+		hint := ""
+		switch {
+		case LoginRefused(err):
+			hint = " (the server runs but refuses this login: check mysql.user and mysql.password for this host)"
+		case !ServerAnswered(err) && ctx.Err() == nil:
+			hint = " (no server answers there: is it running?)"
+		}
+		return nil, fmt.Errorf("%s: mysql %s@%s: %w%s", h, cfg.User, cfg.Addr, err, hint)
 	}
 	return db, nil
 }
@@ -78,4 +90,20 @@ func portOr(p int) int {
 		return 3306
 	}
 	return p
+}
+
+// ServerAnswered reports whether err came from the server itself (a MySQL
+// error packet, such as a refused login) rather than from reaching it: a
+// server that answers is running, whatever it answered.
+func ServerAnswered(err error) bool {
+	var me *mysql.MySQLError
+	return errors.As(err, &me)
+}
+
+// LoginRefused reports whether the server refused the account: a wrong
+// password (1045) or a plugin that does not take one (1698, unix_socket
+// and auth_socket accounts).
+func LoginRefused(err error) bool {
+	var me *mysql.MySQLError
+	return errors.As(err, &me) && (me.Number == 1045 || me.Number == 1698)
 }

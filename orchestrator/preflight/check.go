@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/orch-bench/orch/orchestrator/account"
 	"github.com/orch-bench/orch/orchestrator/cluster"
 	"github.com/orch-bench/orch/orchestrator/executor"
 	"github.com/orch-bench/orch/orchestrator/flavor"
@@ -233,7 +234,17 @@ func checkServer(ctx context.Context, h *topology.Host, ex executor.Executor, f 
 		f.MySQL = "no tunnel"
 		return
 	}
+	if h.MySQL.Managed && account.Pending(h.MySQL.Password) {
+		managedLogin(ctx, h, ex, f, nil)
+		f.Engines = loadable(nil, pluginFiles)
+		return
+	}
 	db, err := mysqlconn.Open(ctx, d, h)
+	if err != nil && h.MySQL.Managed && mysqlconn.LoginRefused(err) {
+		managedLogin(ctx, h, ex, f, err)
+		f.Engines = loadable(nil, pluginFiles)
+		return
+	}
 	if err != nil {
 		f.MySQL = "FAILED"
 		f.problem(true, "%v", err)
@@ -253,6 +264,21 @@ func checkServer(ctx context.Context, h *topology.Host, ex executor.Executor, f 
 		f.problem(false, "%s: SHOW ENGINES: %v", h, err)
 	}
 	f.Engines = loadable(engines, pluginFiles)
+}
+
+// managedLogin reports a host whose admin account orch makes itself (up,
+// through root's unix socket) and has not made yet (or whose password
+// changed): fine when root's socket works, blocking when it does not.
+func managedLogin(ctx context.Context, h *topology.Host, ex executor.Executor, f *Facts, loginErr error) {
+	if err := account.CheckSocket(ctx, ex); err != nil {
+		f.MySQL = "FAILED"
+		f.problem(true, "%v", err)
+		return
+	}
+	f.MySQL = "root socket ok; up makes " + h.MySQL.User + "@localhost"
+	if loginErr != nil {
+		f.problem(false, "%s: %s refused (%v): orch up sets its password again", h, h.MySQL.User, loginErr)
+	}
 }
 
 func loadedEngines(ctx context.Context, db *sql.DB) ([]string, error) {
@@ -290,18 +316,14 @@ func loadable(loaded, pluginFiles []string) []string {
 	return out
 }
 
+// measureRTT times a TCP connect from the load box to the master's MySQL
+// port (a dropped ICMP says nothing about it). Not blocking: the paths
+// check proves the route the benchmark uses.
 func measureRTT(ctx context.Context, ex executor.Executor, master *topology.Host, f *Facts) {
-	res, err := ex.Run(ctx, executor.Command{Script: rttScript(master.Address, sshPort(master)), Timeout: 15 * time.Second})
+	res, err := ex.Run(ctx, executor.Command{Script: rttScript(master.PeerAddress(), portOf(master)), Timeout: 15 * time.Second})
 	if rtt, ok := parseRTT(string(res.Stdout)); err == nil && ok {
 		f.RTTToMasterMs = rtt
 		return
 	}
-	f.problem(true, "%s: cannot reach master %s from the load box: %v", ex.Name(), master.Address, err)
-}
-
-func sshPort(h *topology.Host) int {
-	if h.SSH.Port != 0 {
-		return h.SSH.Port
-	}
-	return 22
+	f.problem(false, "%s: no TCP round trip to master %s port %d from the load box: %v", ex.Name(), master.PeerAddress(), portOf(master), err)
 }

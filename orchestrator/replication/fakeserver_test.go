@@ -179,7 +179,7 @@ func unquote(v string) string {
 }
 
 func one(cols string, vals ...any) fakeResult {
-	return fakeResult{cols: strings.Split(cols, ","), rows: [][]any{vals}}
+	return fakeResult{Cols: strings.Split(cols, ","), Rows: [][]any{vals}}
 }
 
 // handle runs one statement on session c.
@@ -224,7 +224,7 @@ func (s *fakeServer) handle(ctx context.Context, c *fakeConn, q string) (fakeRes
 		if _, ok := s.users["'"+m[1]+"'@'"+m[2]+"'"]; ok {
 			return one("1", "1"), nil
 		}
-		return fakeResult{cols: []string{"1"}}, nil
+		return fakeResult{Cols: []string{"1"}}, nil
 	case match(reAccount):
 		return fakeResult{}, s.account(ctx, c, m[1], m[2], unquote("'"+m[3]+"'"))
 	case match(reThreads):
@@ -240,12 +240,12 @@ func (s *fakeServer) handle(ctx context.Context, c *fakeConn, q string) (fakeRes
 		return fakeResult{}, s.change(m[1])
 	case match(rePluginNot):
 		if s.plugins[m[1]] {
-			return fakeResult{cols: []string{"1"}}, nil
+			return fakeResult{Cols: []string{"1"}}, nil
 		}
 		return one("1", "1"), nil
 	case match(rePluginOn):
 		if !s.plugins[m[1]] {
-			return fakeResult{cols: []string{"1"}}, nil
+			return fakeResult{Cols: []string{"1"}}, nil
 		}
 		return one("1", "1"), nil
 	case match(reInstall):
@@ -258,7 +258,7 @@ func (s *fakeServer) handle(ctx context.Context, c *fakeConn, q string) (fakeRes
 		if s.hasCanary {
 			return one("1", "1"), nil
 		}
-		return fakeResult{cols: []string{"1"}}, nil
+		return fakeResult{Cols: []string{"1"}}, nil
 	case strings.HasPrefix(q, "CREATE DATABASE IF NOT EXISTS orch") || strings.HasPrefix(q, "CREATE TABLE IF NOT EXISTS orch.canary"):
 		if err := s.write(ctx, c); err != nil {
 			return fakeResult{}, err
@@ -379,7 +379,7 @@ func (s *fakeServer) change(opts string) error {
 
 func (s *fakeServer) show(kind string, names [][]string) fakeResult {
 	n := s.srv.SemiSync()
-	res := fakeResult{cols: []string{"Variable_name", "Value"}}
+	res := fakeResult{Cols: []string{"Variable_name", "Value"}}
 	for _, q := range names {
 		name, v, ok := q[1], "", false
 		if kind == "VARIABLES" {
@@ -403,7 +403,7 @@ func (s *fakeServer) show(kind string, names [][]string) fakeResult {
 			}
 		}
 		if ok {
-			res.rows = append(res.rows, []any{name, v})
+			res.Rows = append(res.Rows, []any{name, v})
 		}
 	}
 	return res
@@ -412,13 +412,13 @@ func (s *fakeServer) show(kind string, names [][]string) fakeResult {
 func (s *fakeServer) replicaStatus() fakeResult {
 	r := s.replica
 	col := s.srv.ReplicaStatusColumn
-	res := fakeResult{cols: []string{col("Slave_IO_State"), col("Master_Host"), col("Master_User"), col("Master_Port"),
+	res := fakeResult{Cols: []string{col("Slave_IO_State"), col("Master_Host"), col("Master_User"), col("Master_Port"),
 		col("Slave_IO_Running"), col("Slave_SQL_Running"), "Last_IO_Errno", "Last_IO_Error", "Last_SQL_Errno",
 		"Last_SQL_Error", col("Seconds_Behind_Master")}}
 	if s.srv.UsesMariaDBGTID() {
-		res.cols = append(res.cols, "Using_Gtid")
+		res.Cols = append(res.Cols, "Using_Gtid")
 	} else {
-		res.cols = append(res.cols, "Auto_Position")
+		res.Cols = append(res.Cols, "Auto_Position")
 	}
 	if r == nil {
 		return res
@@ -433,6 +433,6 @@ func (s *fakeServer) replicaStatus() fakeResult {
 		gtid = map[bool]string{true: "1", false: "0"}[r.gtidMode == "AUTO"]
 	}
 	sqlRun := map[bool]string{true: "Yes", false: "No"}[r.sql]
-	res.rows = [][]any{{"", r.host, r.user, strconv.Itoa(r.port), io, sqlRun, strconv.Itoa(errno), msg, "0", "", behind, gtid}}
+	res.Rows = [][]any{{"", r.host, r.user, strconv.Itoa(r.port), io, sqlRun, strconv.Itoa(errno), msg, "0", "", behind, gtid}}
 	return res
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/orch-bench/orch/orchestrator/step"
 	"regexp"
 	"strings"
 	"testing"
@@ -127,7 +128,7 @@ func labSemiSyncRepair(t *testing.T, l *labCluster, p flavor.Params) {
 		t.Fatal(err)
 	}
 	s1, s2 := stepsOf(res, "slave1"), stepsOf(res, "slave2")
-	if s1[StepReplicaSemiSync].Action != Applied || s2[StepReplica].Action != Skipped {
+	if s1[StepReplicaSemiSync].Action != step.Applied || s2[StepReplica].Action != step.Skipped {
 		t.Fatalf("slave1 %+v, slave2 %+v", s1, s2)
 	}
 	for _, q := range res.Executed() {

@@ -5,21 +5,8 @@ import (
 	"io"
 	"strings"
 	"time"
-)
 
-// Action says what a step did to a server.
-type Action string
-
-const (
-	// Skipped: the server was already as wanted; nothing was sent.
-	Skipped Action = "skipped"
-	// Ensured: idempotent statements re-asserted a state (the replication
-	// account, whose password cannot be read back to compare).
-	Ensured Action = "ensured"
-	// Applied: the server's state was changed.
-	Applied Action = "applied"
-	// Failed: the step stopped at an error; earlier statements may have run.
-	Failed Action = "failed"
+	"github.com/orch-bench/orch/orchestrator/step"
 )
 
 // Step names.
@@ -33,30 +20,17 @@ const (
 	StepDropAccount     = "drop replication account"
 )
 
-// Step is one decision on one host and what came of it.
-type Step struct {
-	Host   string `json:"host"` // "slave1 10.0.0.2"
-	Name   string `json:"step"`
-	Action Action `json:"action"`
-	// Reason says why the step did what it did.
-	Reason string `json:"reason,omitempty"`
-	// Statements are the statements that ran, secrets redacted.
-	Statements []string      `json:"statements,omitempty"`
-	Duration   time.Duration `json:"duration_ns"`
-	Error      string        `json:"error,omitempty"`
-}
-
 // Result is what Setup or Teardown did, step by step, hosts in cluster
 // order (master first).
 type Result struct {
-	Steps    []Step        `json:"steps"`
+	Steps    []step.Record `json:"steps"`
 	Duration time.Duration `json:"duration_ns"`
 }
 
 // Changed reports whether any server's state was (or may have been) changed.
 func (r *Result) Changed() bool {
 	for _, s := range r.Steps {
-		if s.Action == Applied || s.Action == Failed {
+		if s.Action == step.Applied || s.Action == step.Failed {
 			return true
 		}
 	}
@@ -78,7 +52,7 @@ func (r *Result) Executed() []string {
 func (r *Result) WriteTo(w io.Writer) (int64, error) {
 	var b strings.Builder
 	for _, s := range r.Steps {
-		line := fmt.Sprintf("%-22s %-26s %-8s %6.2fs", s.Host, s.Name, s.Action, s.Duration.Seconds())
+		line := fmt.Sprintf("%-22s %-26s %-8s %6.2fs", s.Host, s.Name, s.Action, s.Took.Seconds())
 		if s.Reason != "" {
 			line += "  " + s.Reason
 		}
@@ -94,17 +68,17 @@ func (r *Result) WriteTo(w io.Writer) (int64, error) {
 // stepper times one step and files it in a list, also when it fails.
 type stepper struct {
 	host  string
-	steps []Step
+	steps []step.Record
 }
 
 // do runs fn as step name; fn returns the step's action, reason and the
 // statements that ran.
-func (sp *stepper) do(name string, fn func() (Action, string, []string, error)) error {
+func (sp *stepper) do(name string, fn func() (step.Action, string, []string, error)) error {
 	start := time.Now()
 	action, reason, ran, err := fn()
-	st := Step{Host: sp.host, Name: name, Action: action, Reason: reason, Statements: ran, Duration: time.Since(start)}
+	st := step.Record{Host: sp.host, Name: name, Action: action, Reason: reason, Statements: ran, Took: time.Since(start)}
 	if err != nil {
-		st.Action, st.Error = Failed, err.Error()
+		st.Action, st.Error = step.Failed, err.Error()
 		err = fmt.Errorf("%s: %w", name, err)
 	}
 	sp.steps = append(sp.steps, st)

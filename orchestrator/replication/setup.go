@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"github.com/orch-bench/orch/orchestrator/step"
 	"strings"
 	"time"
 
@@ -41,7 +42,7 @@ func Setup(ctx context.Context, master *Node, slaves []*Node, p flavor.Params) (
 		res.Duration = time.Since(start)
 		return res, fmt.Errorf("%s: %w", master, err)
 	}
-	per := make([][]Step, len(slaves))
+	per := make([][]step.Record, len(slaves))
 	errs := orchestrator.ForEach(ctx, len(slaves), slaves, func(ctx context.Context, i int, n *Node) error {
 		var err error
 		if per[i], err = setupSlave(ctx, n, p); err != nil {
@@ -71,15 +72,15 @@ func masterParams(master *Node, p flavor.Params) (flavor.Params, error) {
 	return p, nil
 }
 
-func setupMaster(ctx context.Context, n *Node, p flavor.Params) ([]Step, error) {
+func setupMaster(ctx context.Context, n *Node, p flavor.Params) ([]step.Record, error) {
 	sp := &stepper{host: n.String()}
 	err := withConn(ctx, n.DB, func(c *sql.Conn) error {
-		if err := sp.do(StepAccount, func() (Action, string, []string, error) {
+		if err := sp.do(StepAccount, func() (step.Action, string, []string, error) {
 			return ensureAccount(ctx, c, n.Server, p)
 		}); err != nil {
 			return err
 		}
-		return sp.do(StepMasterSemiSync, func() (Action, string, []string, error) {
+		return sp.do(StepMasterSemiSync, func() (step.Action, string, []string, error) {
 			return masterSemiSync(ctx, c, n.Server, p)
 		})
 	})
@@ -89,43 +90,43 @@ func setupMaster(ctx context.Context, n *Node, p flavor.Params) ([]Step, error) 
 // ensureAccount creates or re-asserts the replication account. Its
 // password cannot be read back to compare, so an existing account gets it
 // set again; with binary logging off that changes nothing elsewhere.
-func ensureAccount(ctx context.Context, c *sql.Conn, srv flavor.Server, p flavor.Params) (Action, string, []string, error) {
+func ensureAccount(ctx context.Context, c *sql.Conn, srv flavor.Server, p flavor.Params) (step.Action, string, []string, error) {
 	exists, err := readAccount(ctx, c, p.ReplUser, p.ReplHost)
 	if err != nil {
-		return Failed, "", nil, err
+		return step.Failed, "", nil, err
 	}
 	plan, err := srv.ReplUser(p)
 	if err != nil {
-		return Failed, "", nil, err
+		return step.Failed, "", nil, err
 	}
 	ran, err := run(ctx, c, plan)
 	if !exists {
-		return Applied, "account did not exist (created with binary logging off)", ran, err
+		return step.Applied, "account did not exist (created with binary logging off)", ran, err
 	}
-	return Ensured, "account exists; password and grants re-asserted with binary logging off", ran, err
+	return step.Ensured, "account exists; password and grants re-asserted with binary logging off", ran, err
 }
 
 // masterSemiSync applies the master's semi-sync settings unless they all
 // hold already.
-func masterSemiSync(ctx context.Context, c *sql.Conn, srv flavor.Server, p flavor.Params) (Action, string, []string, error) {
+func masterSemiSync(ctx context.Context, c *sql.Conn, srv flavor.Server, p flavor.Params) (step.Action, string, []string, error) {
 	want, err := srv.MasterSemiSyncSettings(p)
 	if err != nil {
-		return Failed, "", nil, err
+		return step.Failed, "", nil, err
 	}
 	cur, err := queryTimeout(ctx, c, StatementTimeout, flavor.VariablesQuery(want))
 	if err != nil {
-		return Failed, "", nil, fmt.Errorf("read settings: %w", err)
+		return step.Failed, "", nil, fmt.Errorf("read settings: %w", err)
 	}
 	diff := settingsDiff(want, cur.nameValues())
 	if len(diff) == 0 {
-		return Skipped, "already set: " + settingsText(want), nil, nil
+		return step.Skipped, "already set: " + settingsText(want), nil, nil
 	}
 	plan, err := masterSemiSyncPlan(srv, p)
 	if err != nil {
-		return Failed, "", nil, err
+		return step.Failed, "", nil, err
 	}
 	ran, err := run(ctx, c, plan)
-	return Applied, strings.Join(diff, "; "), ran, err
+	return step.Applied, strings.Join(diff, "; "), ran, err
 }
 
 // masterSemiSyncPlan is MasterSetup without its ReplUser prefix: the
@@ -173,7 +174,7 @@ func settingsText(ss []flavor.Setting) string {
 	return strings.Join(parts, ", ")
 }
 
-func setupSlave(ctx context.Context, n *Node, p flavor.Params) ([]Step, error) {
+func setupSlave(ctx context.Context, n *Node, p flavor.Params) ([]step.Record, error) {
 	sp := &stepper{host: n.String()}
 	err := withConn(ctx, n.DB, func(c *sql.Conn) error {
 		srv := n.Server
@@ -185,8 +186,8 @@ func setupSlave(ctx context.Context, n *Node, p flavor.Params) ([]Step, error) {
 			status, enabled, err = readSemiSync(ctx, c, srv.SlaveSemiSyncStatusQuery(), names.SlaveEnabled)
 		}
 		if err != nil {
-			return sp.do(StepReplica, func() (Action, string, []string, error) {
-				return Failed, "could not read the replica's state", nil, err
+			return sp.do(StepReplica, func() (step.Action, string, []string, error) {
+				return step.Failed, "could not read the replica's state", nil, err
 			})
 		}
 		active := isOn(status, names.SlaveStatus)
@@ -197,33 +198,33 @@ func setupSlave(ctx context.Context, n *Node, p flavor.Params) ([]Step, error) {
 		}
 		switch {
 		case len(wrong) == 0 && enabled && active:
-			return sp.do(StepReplica, func() (Action, string, []string, error) {
-				return Skipped, fmt.Sprintf("replicating from %s:%d as %s by GTID, both threads running, semi-sync active",
+			return sp.do(StepReplica, func() (step.Action, string, []string, error) {
+				return step.Skipped, fmt.Sprintf("replicating from %s:%d as %s by GTID, both threads running, semi-sync active",
 					p.MasterHost, p.MasterPort, p.ReplUser), nil, nil
 			})
 		case len(wrong) == 0:
 			// Replication is right; only the semi-sync registration is
 			// missing, which needs no reset, only an IO thread reconnect.
-			return sp.do(StepReplicaSemiSync, func() (Action, string, []string, error) {
+			return sp.do(StepReplicaSemiSync, func() (step.Action, string, []string, error) {
 				plan, err := slaveSemiSyncPlan(srv, p)
 				if err != nil {
-					return Failed, "", nil, err
+					return step.Failed, "", nil, err
 				}
 				ran, err := run(ctx, c, plan)
-				return Applied, fmt.Sprintf("semi-sync not active (enabled=%s): enable it and reconnect the IO thread", onOff(enabled)), ran, err
+				return step.Applied, fmt.Sprintf("semi-sync not active (enabled=%s): enable it and reconnect the IO thread", onOff(enabled)), ran, err
 			})
 		}
-		return sp.do(StepReplica, func() (Action, string, []string, error) {
+		return sp.do(StepReplica, func() (step.Action, string, []string, error) {
 			pp := p
 			if isReplica && rs.MasterHost == p.MasterHost && rs.MasterPort == p.MasterPort {
 				pp.Fresh = false // it holds this master's data: keep its position
 			}
 			plan, err := srv.SlaveSetup(pp)
 			if err != nil {
-				return Failed, "", nil, err
+				return step.Failed, "", nil, err
 			}
 			ran, err := run(ctx, c, plan)
-			return Applied, strings.Join(wrong, "; "), ran, err
+			return step.Applied, strings.Join(wrong, "; "), ran, err
 		})
 	})
 	return sp.steps, err

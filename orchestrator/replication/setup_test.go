@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/orch-bench/orch/orchestrator/step"
 	"regexp"
 	"slices"
 	"strings"
@@ -99,8 +100,8 @@ func changes(log []string) []string {
 	return out
 }
 
-func stepsOf(res *Result, host string) map[string]Step {
-	out := map[string]Step{}
+func stepsOf(res *Result, host string) map[string]step.Record {
+	out := map[string]step.Record{}
 	for _, s := range res.Steps {
 		if strings.HasPrefix(s.Host, host+" ") {
 			out[s.Name] = s
@@ -114,7 +115,7 @@ func TestSetupFromScratch(t *testing.T) {
 	res := f.setup(t)
 
 	m := stepsOf(res, "master")
-	if m[StepAccount].Action != Applied || m[StepMasterSemiSync].Action != Applied {
+	if m[StepAccount].Action != step.Applied || m[StepMasterSemiSync].Action != step.Applied {
 		t.Fatalf("master steps: %+v", m)
 	}
 	if f.m.localWrites != 0 {
@@ -128,7 +129,7 @@ func TestSetupFromScratch(t *testing.T) {
 	}
 	for _, s := range f.s {
 		st := stepsOf(res, s.name)[StepReplica]
-		if st.Action != Applied || st.Reason != "not a replica" {
+		if st.Action != step.Applied || st.Reason != "not a replica" {
 			t.Errorf("%s: step %+v", s.name, st)
 		}
 		got := changes(f.logOf(s))
@@ -170,13 +171,13 @@ func TestSetupAgainChangesNothing(t *testing.T) {
 		if c := changes(f.logOf(s)); len(c) > 0 {
 			t.Errorf("%s received changing statements on a re-run: %q", s.name, c)
 		}
-		if st := stepsOf(res, s.name)[StepReplica]; st.Action != Skipped || len(st.Statements) > 0 {
+		if st := stepsOf(res, s.name)[StepReplica]; st.Action != step.Skipped || len(st.Statements) > 0 {
 			t.Errorf("%s: %+v, want skipped", s.name, st)
 		}
 	}
 	// Only the account is re-asserted (its password cannot be compared),
 	// unlogged, so nothing replicates or waits for semi-sync.
-	if st := stepsOf(res, "master")[StepMasterSemiSync]; st.Action != Skipped {
+	if st := stepsOf(res, "master")[StepMasterSemiSync]; st.Action != step.Skipped {
 		t.Errorf("master semi-sync: %+v, want skipped", st)
 	}
 	for _, q := range changes(f.logOf(f.m)) {
@@ -200,10 +201,10 @@ func TestSetupRepairsOnlySemiSync(t *testing.T) {
 
 	st := stepsOf(res, "slave1")[StepReplicaSemiSync]
 	want := []string{"SET GLOBAL rpl_semi_sync_slave_enabled = ON", "STOP SLAVE IO_THREAD", "START SLAVE IO_THREAD"}
-	if st.Action != Applied || !slices.Equal(st.Statements, want) || !slices.Equal(changes(f.logOf(f.s[0])), want) {
+	if st.Action != step.Applied || !slices.Equal(st.Statements, want) || !slices.Equal(changes(f.logOf(f.s[0])), want) {
 		t.Fatalf("slave1: %+v, server received %q; want exactly %q", st, changes(f.logOf(f.s[0])), want)
 	}
-	if st := stepsOf(res, "slave2")[StepReplica]; st.Action != Skipped {
+	if st := stepsOf(res, "slave2")[StepReplica]; st.Action != step.Skipped {
 		t.Errorf("slave2: %+v, want skipped", st)
 	}
 	if n := f.m.clients(); n != 2 {
@@ -253,7 +254,7 @@ func TestSetupAggregatesSlaveErrors(t *testing.T) {
 		t.Errorf("error leaks the password: %v", err)
 	}
 	for _, s := range []string{"slave1", "slave2"} {
-		if st := stepsOf(res, s)[StepReplica]; st.Action != Failed || st.Error == "" {
+		if st := stepsOf(res, s)[StepReplica]; st.Action != step.Failed || st.Error == "" {
 			t.Errorf("%s: %+v, want a failed step", s, st)
 		}
 	}
@@ -366,10 +367,10 @@ func TestSetupReportsUnreadableSlave(t *testing.T) {
 	if err == nil || err.Error() != want {
 		t.Fatalf("error\n%v\nwant\n%s", err, want)
 	}
-	if st := stepsOf(res, "slave2")[StepReplica]; st.Action != Failed || len(st.Statements) > 0 {
+	if st := stepsOf(res, "slave2")[StepReplica]; st.Action != step.Failed || len(st.Statements) > 0 {
 		t.Errorf("slave2 step %+v", st)
 	}
-	if st := stepsOf(res, "slave1")[StepReplica]; st.Action != Applied {
+	if st := stepsOf(res, "slave1")[StepReplica]; st.Action != step.Applied {
 		t.Errorf("slave1 step %+v: the other slave must still be set up", st)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"github.com/orch-bench/orch/orchestrator/step"
 	"strings"
 	"time"
 
@@ -32,7 +33,7 @@ func Teardown(ctx context.Context, master *Node, slaves []*Node, p flavor.Params
 	}
 	res := &Result{}
 	var errs []error
-	add := func(steps []Step, err error, n *Node) {
+	add := func(steps []step.Record, err error, n *Node) {
 		res.Steps = append(res.Steps, steps...)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", n, err))
@@ -41,13 +42,13 @@ func Teardown(ctx context.Context, master *Node, slaves []*Node, p flavor.Params
 
 	sp := &stepper{host: master.String()}
 	err := withConn(ctx, master.DB, func(c *sql.Conn) error {
-		return sp.do(StepDisableSemiSync, func() (Action, string, []string, error) {
+		return sp.do(StepDisableSemiSync, func() (step.Action, string, []string, error) {
 			return disableSemiSync(ctx, c, master.Server.SemiSync().MasterEnabled, master.Server.MasterTeardown())
 		})
 	})
 	add(sp.steps, err, master)
 
-	per := make([][]Step, len(slaves))
+	per := make([][]step.Record, len(slaves))
 	serrs := orchestrator.ForEach(ctx, len(slaves), slaves, func(ctx context.Context, i int, n *Node) error {
 		var err error
 		per[i], err = teardownSlave(ctx, n)
@@ -59,7 +60,7 @@ func Teardown(ctx context.Context, master *Node, slaves []*Node, p flavor.Params
 
 	sp = &stepper{host: master.String()}
 	err = withConn(ctx, master.DB, func(c *sql.Conn) error {
-		return sp.do(StepDropAccount, func() (Action, string, []string, error) {
+		return sp.do(StepDropAccount, func() (step.Action, string, []string, error) {
 			return dropAccount(ctx, c, p.ReplUser, p.ReplHost)
 		})
 	})
@@ -69,7 +70,7 @@ func Teardown(ctx context.Context, master *Node, slaves []*Node, p flavor.Params
 	return res, orchestrator.Aggregate(errs)
 }
 
-func teardownSlave(ctx context.Context, n *Node) ([]Step, error) {
+func teardownSlave(ctx context.Context, n *Node) ([]step.Record, error) {
 	sp := &stepper{host: n.String()}
 	err := withConn(ctx, n.DB, func(c *sql.Conn) error {
 		// SlaveTeardown is STOP, RESET ALL, then the semi-sync switch.
@@ -81,20 +82,20 @@ func teardownSlave(ctx context.Context, n *Node) ([]Step, error) {
 				stop = append(stop, st)
 			}
 		}
-		if err := sp.do(StepStopReplica, func() (Action, string, []string, error) {
+		if err := sp.do(StepStopReplica, func() (step.Action, string, []string, error) {
 			rs, isReplica, err := readReplica(ctx, c, n.Server)
 			if err != nil {
-				return Failed, "", nil, err
+				return step.Failed, "", nil, err
 			}
 			if !isReplica {
-				return Skipped, "not a replica", nil, nil
+				return step.Skipped, "not a replica", nil, nil
 			}
 			ran, err := run(ctx, c, stop)
-			return Applied, fmt.Sprintf("replicated from %s:%d", rs.MasterHost, rs.MasterPort), ran, err
+			return step.Applied, fmt.Sprintf("replicated from %s:%d", rs.MasterHost, rs.MasterPort), ran, err
 		}); err != nil {
 			return err
 		}
-		return sp.do(StepDisableSemiSync, func() (Action, string, []string, error) {
+		return sp.do(StepDisableSemiSync, func() (step.Action, string, []string, error) {
 			return disableSemiSync(ctx, c, n.Server.SemiSync().SlaveEnabled, semi)
 		})
 	})
@@ -103,32 +104,32 @@ func teardownSlave(ctx context.Context, n *Node) ([]Step, error) {
 
 // disableSemiSync runs plan unless the enabled variable is already OFF or
 // does not exist (MySQL without the plugin).
-func disableSemiSync(ctx context.Context, c *sql.Conn, enabledVar string, plan []flavor.Statement) (Action, string, []string, error) {
+func disableSemiSync(ctx context.Context, c *sql.Conn, enabledVar string, plan []flavor.Statement) (step.Action, string, []string, error) {
 	vars, err := queryTimeout(ctx, c, StatementTimeout, flavor.VariablesQuery([]flavor.Setting{{Name: enabledVar}}))
 	if err != nil {
-		return Failed, "", nil, fmt.Errorf("read settings: %w", err)
+		return step.Failed, "", nil, fmt.Errorf("read settings: %w", err)
 	}
 	if !isOn(vars.nameValues(), enabledVar) {
-		return Skipped, enabledVar + " is already OFF", nil, nil
+		return step.Skipped, enabledVar + " is already OFF", nil, nil
 	}
 	ran, err := run(ctx, c, plan)
-	return Applied, enabledVar + " was ON", ran, err
+	return step.Applied, enabledVar + " was ON", ran, err
 }
 
 // dropAccount drops the replication account, unlogged like its creation.
-func dropAccount(ctx context.Context, c *sql.Conn, user, host string) (Action, string, []string, error) {
+func dropAccount(ctx context.Context, c *sql.Conn, user, host string) (step.Action, string, []string, error) {
 	exists, err := readAccount(ctx, c, user, host)
 	if err != nil {
-		return Failed, "", nil, err
+		return step.Failed, "", nil, err
 	}
 	acct := flavor.QuoteString(user) + "@" + flavor.QuoteString(host)
 	if !exists {
-		return Skipped, "no account " + acct, nil, nil
+		return step.Skipped, "no account " + acct, nil, nil
 	}
 	ran, err := run(ctx, c, []flavor.Statement{
 		plain("SET SESSION sql_log_bin = 0"),
 		plain("DROP USER IF EXISTS " + acct),
 		plain("SET SESSION sql_log_bin = 1"),
 	})
-	return Applied, "account " + acct + " existed", ran, err
+	return step.Applied, "account " + acct + " existed", ran, err
 }

@@ -96,7 +96,7 @@ func (r *run) checks(ctx context.Context, res *Results) error {
 // error log slices, results, the manifest's end and status, and the proof
 // that no password is in it.
 func (r *run) finish(ctx context.Context, status rundir.Status, runErr error) error {
-	if len(r.nodes) > 0 && r.nodes[0] != nil {
+	if len(r.nodes) > 0 {
 		if err := r.snapshot(ctx, "after"); err != nil {
 			r.logf("run: %v", err)
 		}

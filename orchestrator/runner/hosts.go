@@ -31,7 +31,7 @@ func (r *run) connect(ctx context.Context) error {
 	dbHosts := append([]*topology.Host{r.inv.Master()}, r.inv.Slaves()...)
 	r.nodes = make([]*server.Node, len(dbHosts))
 	errs := c.Each(ctx, dbHosts, func(ctx context.Context, h *topology.Host, ex executor.Executor) error {
-		n, err := server.Open(ctx, h, ex)
+		n, err := server.Open(ctx, h, ex, c.DBOpener())
 		for i, x := range dbHosts {
 			if x == h {
 				r.nodes[i] = n
@@ -40,6 +40,14 @@ func (r *run) connect(ctx context.Context) error {
 		return err
 	})
 	if err := orchestrator.Aggregate(errs); err != nil {
+		// All or nothing: the steps after a failed connect (the final
+		// snapshot) work on the whole cluster, never on a partial one.
+		for _, n := range r.nodes {
+			if n != nil {
+				n.Close()
+			}
+		}
+		r.nodes = nil
 		return err
 	}
 	on := r.cfg.Workload.RunOn
@@ -96,13 +104,13 @@ func (r *run) connect(ctx context.Context) error {
 
 // target is the master as the benchmark host reaches it.
 func (r *run) target() bench.Target {
-	m := r.inv.Master()
-	pw, _ := m.MySQL.Password.Resolve()
-	host := m.Address
+	m, b := r.inv.Master(), r.inv.Benchmark
+	pw, _ := b.Password.Resolve()
+	host := m.PeerAddress()
 	if r.bhost == m.Name {
 		host = "127.0.0.1"
 	}
-	return bench.Target{Host: host, Port: m.MySQL.Port, User: m.MySQL.User, Password: pw}
+	return bench.Target{Host: host, Port: m.MySQL.Port, User: b.User, Password: pw}
 }
 
 // snapshot saves, per database host, the server's variables or status and
@@ -131,7 +139,7 @@ func (r *run) snapshot(ctx context.Context, when string) error {
 		}
 		r.writeFile(rundir.HostFile(name, "status."+when+".tsv"), status)
 		if when != "before" {
-			return nil
+			return r.saveJournal(ctx, n)
 		}
 		vars, err := showTSV(ctx, n.DB, "SHOW GLOBAL VARIABLES")
 		if err != nil {
@@ -150,6 +158,9 @@ func (r *run) snapshot(ctx context.Context, when string) error {
 // expectLogSlice records the error log's current size: the run's slice of
 // it starts there, and collect fetches it when the run ends.
 func (r *run) expectLogSlice(ctx context.Context, n *server.Node) error {
+	if n.Journal() {
+		return r.markJournal(ctx, n)
+	}
 	if n.Facts.ErrorLog == "" {
 		return nil
 	}

@@ -75,6 +75,9 @@ type run struct {
 
 	mu      sync.Mutex
 	stopped string // why the benchmark was stopped early ("" if it was not)
+	// journals are where the journal stood at the start, per host whose
+	// server logs there (log_error unset under systemd).
+	journals map[string]server.LogMark
 }
 
 // Run performs the whole run; the returned Outcome's Dir holds everything
@@ -198,6 +201,7 @@ func Secrets(inv *topology.Inventory) []string {
 		}
 	}
 	add(inv.Replication.Password)
+	add(inv.Benchmark.Password)
 	for _, h := range inv.Hosts {
 		add(h.SSH.Password)
 		add(h.SSH.SudoPassword)

@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/orch-bench/orch/orchestrator/executor"
 	"github.com/orch-bench/orch/orchestrator/flavor"
+	"github.com/orch-bench/orch/orchestrator/step"
 )
 
 // Result is what Apply or Restore did on one host.
@@ -22,118 +22,108 @@ type Result struct {
 	// not loaded yet (semi-sync on MySQL before the replication step).
 	Pending  []string
 	Warnings []string
-	Steps    []Step
+	// Steps are the steps done and undone, in order.
+	Steps []step.Record
+	// Written: orch's file was written on the host. RolledBack: it was
+	// then taken back and the server runs on its previous config;
+	// RollbackFailed: taking it back failed too (the error says how).
+	Written, RolledBack, RollbackFailed bool
 }
 
-// Step is one timed step.
-type Step struct {
-	Name string
-	Took time.Duration
-}
-
-// run times one step and tells progress about it.
-type run struct {
-	res      *Result
-	progress func(string)
-}
-
-func (r run) step(name string, fn func() error) error {
-	if r.progress != nil {
-		r.progress(name)
-	}
-	start := time.Now()
-	err := fn()
-	r.res.Steps = append(r.res.Steps, Step{Name: name, Took: time.Since(start)})
-	return err
-}
-
-// Apply carries out a plan from Check: it enables the engine, writes the
-// file (keeping the old one), confirms with my_print_defaults that orch's
-// values win, then either sets the dynamic changes with SET GLOBAL or
-// restarts, and finally compares SHOW GLOBAL VARIABLES with every intended
-// value. Any failure puts the previous file back (and the server on it)
-// before returning, so nothing is left half-configured.
+// Apply carries out a plan from Check as steps that each know their undo:
+// enable the engine (undo: uninstall it), write the file keeping the old one
+// (undo: put it back, and the server on it), confirm with my_print_defaults
+// that orch's values win, then either SET GLOBAL the dynamic changes (undo:
+// set them back) or restart, and finally compare SHOW GLOBAL VARIABLES with
+// every intended value. Any failure, or a Ctrl-C, undoes what was done,
+// newest first, on a context of its own, so nothing is left half-configured
+// and no server is left stopped.
 func (n *Node) Apply(ctx context.Context, cfg *Config, p *Plan, progress func(step string)) (*Result, error) {
 	res := &Result{Host: cfg.Host, Pending: p.Pending, Warnings: p.Warnings}
 	if !p.Changed() {
 		res.Unchanged = true
 		return res, nil
 	}
-	r := run{res: res, progress: progress}
+	q := n.sequence(progress)
+	defer func() { res.Steps = q.Records }()
 	if p.FixTHP {
-		if err := r.step("turn transparent huge pages off", func() error {
-			_, err := n.Exec.Run(ctx, executor.Command{Script: thpScript, Sudo: true, Timeout: commandTimeout})
-			if err == nil {
-				n.Facts.THPEnabled, n.Facts.THPDefrag = "never", "never"
+		if err := q.Do(ctx, step.Step{Name: "turn transparent huge pages off", Do: func(ctx context.Context) error {
+			if _, err := n.Exec.Run(ctx, executor.Command{Script: thpScript, Sudo: true, Timeout: commandTimeout}); err != nil {
+				return n.errorf("turn transparent huge pages off: %w", stripHost(err))
 			}
-			return err
-		}); err != nil {
-			return res, n.errorf("turn transparent huge pages off: %w", stripHost(err))
+			n.Facts.THPEnabled, n.Facts.THPDefrag = "never", "never"
+			return nil
+		}}); err != nil {
+			return res, err // nothing else was touched; THP off is harmless
 		}
 	}
-	installed := false
 	if len(p.EnableEngine) > 0 {
-		if err := r.step("enable "+p.engine.name, func() error { return flavor.Run(ctx, session{n.db}, p.EnableEngine) }); err != nil {
-			err = n.errorf("enable %s: %w%s", p.engine.name, err, engineHint(p.engine))
-			return res, rolledBack(err, flavor.Run(ctx, session{n.db}, uninstallStatements(n.Server, p.engine)))
+		if err := q.Do(ctx, step.Step{Name: "enable " + p.engine.name,
+			Do: func(ctx context.Context) error {
+				if err := flavor.Run(ctx, session{n.db}, p.EnableEngine); err != nil {
+					return n.errorf("enable %s: %w%s", p.engine.name, err, engineHint(p.engine))
+				}
+				return nil
+			},
+			Undo: func(ctx context.Context) error {
+				return flavor.Run(ctx, session{n.db}, uninstallStatements(n.Server, p.engine))
+			},
+			UndoOnFailure: true, // some of the engine's plugins may be in
+		}); err != nil {
+			return n.rollBack(ctx, q, res, err)
 		}
-		installed = true
 	}
-	undo := func(restart bool) error { return n.undo(ctx, r, p, installed, restart) }
-	if err := r.step("write "+n.configPath(), func() (err error) {
-		p.old.createdOrig, err = n.writeConfig(ctx, p.old, cfg.Text)
-		return err
+	st := &serverState{}
+	res.Written = true
+	if err := q.Do(ctx, step.Step{Name: "write " + n.configPath(),
+		Do: func(ctx context.Context) (err error) {
+			p.old.createdOrig, err = n.writeConfig(ctx, p.old, cfg.Text)
+			return err
+		},
+		Undo:          n.fileUndo(p.old, st),
+		UndoOnFailure: true, // a backup made, an upload cut short
 	}); err != nil {
-		return res, rolledBack(err, undo(false))
+		return n.rollBack(ctx, q, res, err)
 	}
-	if err := r.step("check option files", func() error {
+	if err := q.Do(ctx, step.Step{Name: "check option files", Do: func(ctx context.Context) error {
 		opts, err := n.printDefaults(ctx)
 		if err != nil {
 			return err
 		}
 		return checkWinners(n.Host.String(), n.configPath(), cfg.Vars, opts)
-	}); err != nil {
-		return res, rolledBack(err, undo(false))
+	}}); err != nil {
+		return n.rollBack(ctx, q, res, err)
 	}
 	if p.NeedsRestart {
-		if err := r.step("restart", func() error { return n.restartOrRollBack(ctx, "with the new config", p.old, installed, p.engine) }); err != nil {
-			return res, err
+		if err := q.Do(ctx, n.restartStep("with the new config", st)); err != nil {
+			return n.rollBack(ctx, q, res, err)
 		}
 		res.Restarted = true
 	} else if len(p.Dynamic) > 0 {
 		var set []Change
-		err := r.step("set global", func() error {
-			for _, c := range p.Dynamic {
-				if err := n.setGlobal(ctx, c.Name, c.To, p.current[c.Name]); err != nil {
-					return err
+		if err := q.Do(ctx, step.Step{Name: "set global",
+			Do: func(ctx context.Context) error {
+				for _, c := range p.Dynamic {
+					if err := n.setGlobal(ctx, c.Name, c.To, p.current[c.Name]); err != nil {
+						return err
+					}
+					set = append(set, c)
 				}
-				set = append(set, c)
-			}
-			return nil
-		})
-		if err != nil {
-			return res, rolledBack(err, errors.Join(n.unset(ctx, set, p.current), undo(false)))
+				return nil
+			},
+			Undo:          func(ctx context.Context) error { return n.unset(ctx, set, p.current) },
+			UndoOnFailure: true, // the ones set before the failure
+		}); err != nil {
+			return n.rollBack(ctx, q, res, err)
 		}
 		for _, c := range set {
 			res.SetGlobal = append(res.SetGlobal, c.Name)
 		}
 	}
-	if err := r.step("verify", func() error { return n.verify(ctx, cfg, res) }); err != nil {
-		var uerr error
-		if !res.Restarted {
-			uerr = n.unset(ctx, p.Dynamic, p.current)
-		}
-		return res, rolledBack(err, errors.Join(uerr, undo(res.Restarted)))
+	if err := q.Do(ctx, step.Step{Name: "verify", Do: func(ctx context.Context) error { return n.verify(ctx, cfg, res) }}); err != nil {
+		return n.rollBack(ctx, q, res, err)
 	}
 	return res, nil
-}
-
-// rolledBack adds the outcome of the rollback to err.
-func rolledBack(err, undoErr error) error {
-	if undoErr != nil {
-		return errors.Join(err, undoErr)
-	}
-	return fmt.Errorf("%w (restored the previous config)", err)
 }
 
 func engineHint(e engineInfo) string {
@@ -162,60 +152,6 @@ func (n *Node) unset(ctx context.Context, changed []Change, before map[string]st
 		}
 	}
 	return errors.Join(errs...)
-}
-
-// undo puts the previous file back, restarting the server on it when it
-// had been restarted on the new one, and uninstalls an engine plugin this
-// apply installed.
-func (n *Node) undo(ctx context.Context, r run, p *Plan, installed, restart bool) error {
-	var err error
-	_ = r.step("roll back", func() error {
-		err = n.putBack(ctx, p.old)
-		if err == nil && restart {
-			err = n.Restart(ctx)
-		}
-		if installed {
-			err = errors.Join(err, flavor.Run(ctx, session{n.db}, uninstallStatements(n.Server, p.engine)))
-		}
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("rolling back also failed: %w", err)
-	}
-	return nil
-}
-
-// restartOrRollBack restarts the server on the new file. When it does not
-// come up, the error log's lines written since the attempt explain why,
-// the previous file goes back and the server is started on it.
-func (n *Node) restartOrRollBack(ctx context.Context, with string, old fileState, installed bool, e engineInfo) error {
-	size, sizeErr := logSize(ctx, n.Exec, n.Facts.ErrorLog)
-	err := n.Restart(ctx)
-	if err == nil {
-		return nil
-	}
-	why := []string{err.Error()}
-	if sizeErr == nil {
-		if slice, lerr := logSince(ctx, n.Exec, n.Facts.ErrorLog, size); lerr == nil {
-			if lines := relevantErrors(slice, 5); len(lines) > 0 {
-				why = lines
-			}
-		}
-	}
-	_ = n.Stop(ctx) // a half-started server, or a service manager retrying
-	msg := fmt.Sprintf("%s: server did not start %s (restored the previous one): %s", n.Host, with, strings.Join(why, "; "))
-	if perr := n.putBack(ctx, old); perr != nil {
-		return fmt.Errorf("%s; and restoring failed: %w", strings.Replace(msg, " (restored the previous one)", "", 1), perr)
-	}
-	if serr := n.Start(ctx); serr != nil {
-		return fmt.Errorf("%s; and it did not start with the previous one either: %w", msg, serr)
-	}
-	if installed {
-		if uerr := flavor.Run(ctx, session{n.db}, uninstallStatements(n.Server, e)); uerr != nil {
-			return fmt.Errorf("%s; and uninstalling %s failed: %w", msg, e.name, uerr)
-		}
-	}
-	return errors.New(msg)
 }
 
 // verify compares every intended value the server can show with what it

@@ -6,7 +6,7 @@
 //
 // # Use
 //
-//	n, err := server.Open(ctx, host, ex)    // connect, detect flavour, probe the host
+//	n, err := server.Open(ctx, host, ex, nil) // connect, detect flavour, probe the host
 //	t, err := n.Target(ctx, inv)
 //	cfg, err := server.Render(t, server.Desired{Engine: "innodb", Knobs: knobs})
 //	plan, err := n.Check(ctx, cfg)          // unknown names fail here; nothing written

@@ -172,6 +172,9 @@ type Service struct {
 	// mysql", "the inventory's commands".
 	Desc                string
 	Start, Stop, Status string // shell text
+	// Unit is the systemd unit ("" for other service control): its
+	// journal holds the server's errors when log_error is unset.
+	Unit string
 }
 
 // chooseService builds the service control from the inventory, else from
@@ -197,7 +200,7 @@ func chooseService(host string, sc topology.ServiceControl, kv map[string][]stri
 	case systemd:
 		u := shell.Quote(unit)
 		return Service{Desc: "systemd unit " + unit, Start: "systemctl start " + u, Stop: "systemctl stop " + u,
-			Status: "systemctl is-active --quiet " + u}, nil
+			Status: "systemctl is-active --quiet " + u, Unit: unit}, nil
 	case first(kv["service"]) == "yes":
 		u := shell.Quote(unit)
 		return Service{Desc: "init script " + unit, Start: "service " + u + " start", Stop: "service " + u + " stop",

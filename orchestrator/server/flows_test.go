@@ -291,7 +291,7 @@ func TestFailedStartRollsBack(t *testing.T) {
 	}
 	from := len(h.cmds)
 	_, err = n.Apply(ctx, cfg, p, nil)
-	want := "master 10.0.0.1: server did not start with the new config (restored the previous one): [ERROR] mariadbd: innodb_log_file_size=7 is too small"
+	want := "master 10.0.0.1: server did not start with the new config: [ERROR] mariadbd: innodb_log_file_size=7 is too small (restored the previous config)"
 	if err == nil || err.Error() != want {
 		t.Fatalf("\n got %v\nwant %s", err, want)
 	}

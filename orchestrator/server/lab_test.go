@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -42,7 +43,7 @@ func openLab(t *testing.T) *labMaster {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ex.Close() })
-	n, err := Open(ctx, h, ex)
+	n, err := Open(ctx, h, ex, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,11 +108,15 @@ func (l *labMaster) file(t *testing.T) fileState {
 
 func (l *labMaster) uptime(t *testing.T) time.Duration {
 	t.Helper()
-	u, err := l.n.Uptime(context.Background())
+	rows, err := l.n.db.query(context.Background(), "SHOW GLOBAL STATUS LIKE 'Uptime'")
+	if err != nil || len(rows) != 1 {
+		t.Fatalf("uptime: %v %v", rows, err)
+	}
+	s, err := strconv.Atoi(rows[0][1])
 	if err != nil {
 		t.Fatal(err)
 	}
-	return u
+	return time.Duration(s) * time.Second
 }
 
 // foreignCnf stands for a file an admin had at orch's path before orch.
@@ -250,7 +255,8 @@ func TestLabApplyRestore(t *testing.T) {
 		}
 		msg := err.Error()
 		t.Log(msg)
-		if !strings.HasPrefix(msg, "master "+n.Host.Address+": server did not start with the new config (restored the previous one): [ERROR] ") ||
+		if !strings.HasPrefix(msg, "master "+n.Host.Address+": server did not start with the new config: [ERROR] ") ||
+			!strings.HasSuffix(msg, " (restored the previous config)") ||
 			!strings.Contains(msg, "banana") {
 			t.Errorf("error: %s", msg)
 		}

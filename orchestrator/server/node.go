@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -58,15 +57,27 @@ type Facts struct {
 	PluginFiles []string
 }
 
-// Open connects to the host's server through ex (which must be able to
-// dial, as the SSH and local executors can), detects the server, and
-// probes the host: service manager, include directory, engine plugins.
-func Open(ctx context.Context, h *topology.Host, ex executor.Executor) (*Node, error) {
+// Opener opens a connection pool to h's server over ex. The nil Opener
+// goes through ex's own tunnel (mysqlconn.Open); tests put a simulated
+// server here.
+type Opener func(ctx context.Context, h *topology.Host, ex executor.Executor) (*sql.DB, error)
+
+func (o Opener) open(ctx context.Context, h *topology.Host, ex executor.Executor) (*sql.DB, error) {
+	if o != nil {
+		return o(ctx, h, ex)
+	}
 	d, ok := ex.(mysqlconn.Dialer)
 	if !ok {
 		return nil, fmt.Errorf("%s: executor %T cannot open MySQL connections", h, ex)
 	}
-	db, err := mysqlconn.Open(ctx, d, h)
+	return mysqlconn.Open(ctx, d, h)
+}
+
+// Open connects to the host's server through ex with open (nil: ex's own
+// tunnel, which the SSH and local executors can dial), detects the server,
+// and probes the host: service manager, include directory, engine plugins.
+func Open(ctx context.Context, h *topology.Host, ex executor.Executor, open Opener) (*Node, error) {
+	db, err := open.open(ctx, h, ex)
 	if err != nil {
 		return nil, err
 	}
@@ -141,19 +152,6 @@ func (n *Node) Variables(ctx context.Context) (map[string]string, error) {
 		}
 	}
 	return out, nil
-}
-
-// Uptime is how long the server has been running.
-func (n *Node) Uptime(ctx context.Context) (time.Duration, error) {
-	rows, err := n.db.query(ctx, "SHOW GLOBAL STATUS LIKE 'Uptime'")
-	if err != nil || len(rows) != 1 || len(rows[0]) != 2 {
-		return 0, n.errorf("uptime: %v", orNoRow(err))
-	}
-	s, err := strconv.ParseInt(rows[0][1], 10, 64)
-	if err != nil {
-		return 0, n.errorf("uptime %q: %w", rows[0][1], err)
-	}
-	return time.Duration(s) * time.Second, nil
 }
 
 // engineState is one row of SHOW ENGINES that the server can use.

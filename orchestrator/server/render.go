@@ -124,6 +124,11 @@ func Render(t Target, d Desired) (*Config, error) {
 	if t.ConfigDir != "" {
 		cfg.Path = path.Join(t.ConfigDir, FileName)
 	}
+	if h.Role == topology.RoleSlave {
+		for _, st := range t.Server.ReadOnlySettings() {
+			f.set(st.Name, st.Value, "orch: a slave takes writes from replication only")
+		}
+	}
 	var overrides []string
 	for _, k := range sortedKeys(inv.Profile.Vars) {
 		name, _ := canonName(k)

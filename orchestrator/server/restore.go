@@ -7,6 +7,7 @@ import (
 
 	"github.com/orch-bench/orch/orchestrator/executor"
 	"github.com/orch-bench/orch/orchestrator/shell"
+	"github.com/orch-bench/orch/orchestrator/step"
 )
 
 // Restore undoes orch's configuration for `orch down`: the file orch
@@ -17,7 +18,8 @@ import (
 // it. A host without an orch file is left alone (Result.Unchanged).
 func (n *Node) Restore(ctx context.Context, progress func(step string)) (*Result, error) {
 	res := &Result{Host: n.Host.String()}
-	r := run{res: res, progress: progress}
+	q := n.sequence(progress)
+	defer func() { res.Steps = q.Records }()
 	cur, err := n.readState(ctx)
 	if err != nil {
 		return res, err
@@ -44,20 +46,27 @@ func (n *Node) Restore(ctx context.Context, progress func(step string)) (*Result
 	if cur.origExists {
 		script = "cp -p " + p + ".orig " + p
 	}
-	if err := r.step("restore "+n.configPath(), func() error {
-		_, err := n.Exec.Run(ctx, executor.Command{Script: script, Sudo: true, Timeout: commandTimeout})
-		return err
+	st := &serverState{}
+	if err := q.Do(ctx, step.Step{Name: "restore " + n.configPath(),
+		Do: func(ctx context.Context) error {
+			if _, err := n.Exec.Run(ctx, executor.Command{Script: script, Sudo: true, Timeout: commandTimeout}); err != nil {
+				return n.errorf("restore %s: %w", n.configPath(), stripHost(err))
+			}
+			return nil
+		},
+		Undo: n.fileUndo(cur, st), // orch's file back, and the server on it
 	}); err != nil {
-		return res, n.errorf("restore %s: %w", n.configPath(), stripHost(err))
+		return res, err
 	}
-	if err := r.step("restart", func() error { return n.restartOrRollBack(ctx, "without orch's config", cur, false, engineInfo{}) }); err != nil {
+	if err := q.Do(ctx, n.restartStep("without orch's config", st)); err != nil {
+		_, err = n.rollBack(ctx, q, res, err)
 		return res, err
 	}
 	if _, err := n.Exec.Run(ctx, executor.Command{Script: "rm -f " + p + ".orig " + p + ".bak", Sudo: true, Timeout: commandTimeout}); err != nil {
 		return res, n.errorf("remove orch's backups: %w", stripHost(err))
 	}
 	res.Restarted = true
-	if err := r.step("verify", func() error { return n.verifyDefaults(ctx, names) }); err != nil {
+	if err := q.Do(ctx, step.Step{Name: "verify", Do: func(ctx context.Context) error { return n.verifyDefaults(ctx, names) }}); err != nil {
 		return res, err
 	}
 	return res, nil

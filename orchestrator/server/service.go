@@ -100,22 +100,18 @@ func (n *Node) dropConnections() {
 	}
 }
 
-// StartIfDown starts a host's server when it does not answer at all, with
-// the service control Open would choose, and waits until it does. An orch
-// killed between the stop and the start of a restart leaves a server down;
-// the next `orch up` (or a resumed matrix) brings it back instead of failing
-// to connect. It reports whether it started the server.
-func StartIfDown(ctx context.Context, h *topology.Host, ex executor.Executor) (bool, error) {
-	d, ok := ex.(mysqlconn.Dialer)
-	if !ok {
-		return false, fmt.Errorf("%s: executor %T cannot open MySQL connections", h, ex)
-	}
-	if db, err := mysqlconn.Open(ctx, d, h); err == nil {
-		db.Close()
-		return false, nil
-	}
+// StartIfStopped starts a host's server when it is really not running,
+// with the service control Open would choose, and waits until it answers.
+// An orch killed between the stop and the start of a restart leaves a server
+// down; the next `orch up` (or a resumed matrix) brings it back instead of
+// failing to connect. openErr is why opening the server failed: a server
+// that answered it (a refused login) runs, and a service that reports the
+// server running is not started again either; both return openErr at once
+// rather than starting a running server and waiting minutes for a login
+// that cannot succeed. It reports whether it started the server.
+func StartIfStopped(ctx context.Context, h *topology.Host, ex executor.Executor, openErr error, open Opener) (bool, error) {
 	n := &Node{Host: h, Exec: ex}
-	if err := n.probe(ctx); err != nil {
+	if err := n.stoppedOrWhyNot(ctx, openErr); err != nil {
 		return false, err
 	}
 	if err := n.serviceCmd(ctx, "start", n.Facts.Service.Start); err != nil {
@@ -123,13 +119,13 @@ func StartIfDown(ctx context.Context, h *topology.Host, ex executor.Executor) (b
 	}
 	deadline := time.Now().Add(n.startTimeout())
 	for {
-		db, err := mysqlconn.Open(ctx, d, h)
+		db, err := open.open(ctx, h, ex)
 		if err == nil {
 			db.Close()
 			return true, nil
 		}
-		if time.Now().After(deadline) {
-			return true, n.errorf("started the server, but it does not answer after %s: %w", n.startTimeout(), err)
+		if mysqlconn.ServerAnswered(err) || time.Now().After(deadline) {
+			return true, n.errorf("started the server, but it does not answer: %w", err)
 		}
 		select {
 		case <-ctx.Done():
@@ -137,4 +133,31 @@ func StartIfDown(ctx context.Context, h *topology.Host, ex executor.Executor) (b
 		case <-time.After(pollInterval):
 		}
 	}
+}
+
+// stoppedOrWhyNot returns nil when the server is not running (so starting
+// it is right), else the error to report instead: openErr itself when the
+// server answered it, or openErr with what the service says.
+func (n *Node) stoppedOrWhyNot(ctx context.Context, openErr error) error {
+	if mysqlconn.ServerAnswered(openErr) {
+		return openErr
+	}
+	if err := n.probe(ctx); err != nil {
+		return errors.Join(openErr, err)
+	}
+	st := n.Facts.Service.Status
+	if st == "" {
+		// Nothing to ask: the server could not be reached and did not
+		// answer, which is what a stopped server looks like.
+		return nil
+	}
+	_, err := n.Exec.Run(ctx, executor.Command{Script: st, Sudo: true, Timeout: commandTimeout})
+	var ee *executor.ExitError
+	switch {
+	case err == nil:
+		return fmt.Errorf("%w (%s reports the server running, so orch does not start it)", openErr, n.Facts.Service.Desc)
+	case errors.As(err, &ee):
+		return nil // LSB and systemd: a non-zero status is "not running"
+	}
+	return errors.Join(openErr, n.errorf("server status (%s): %w", n.Facts.Service.Desc, err))
 }

@@ -307,7 +307,8 @@ func TestRenderCustomProfileDir(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantBody := "[mysqld]\nserver_id = 2\ndefault_storage_engine = InnoDB\n\n# slave1 slave mariadb 10.11.19 /var/lib/mysql\ninnodb_io_capacity = 1000\n"
+	wantBody := "[mysqld]\nserver_id = 2\ndefault_storage_engine = InnoDB\n\n# slave1 slave mariadb 10.11.19 /var/lib/mysql\ninnodb_io_capacity = 1000\n" +
+		"# read_only: orch: a slave takes writes from replication only\nread_only = ON\n"
 	if !strings.HasSuffix(cfg.Text, wantBody) || !strings.Contains(cfg.Text, "# profile: innodb.cnf ("+dir+"); from the profile dir: base.cnf\n") {
 		t.Errorf("got:\n%s", cfg.Text)
 	}

@@ -52,11 +52,12 @@ func DryRun(w io.Writer, inv *topology.Inventory, d server.Desired, hint string)
 			masterServer = t.Server
 		}
 	}
-	phases, err := masterServer.Plan(params)
+	phases, err := masterServer.SetupPlan(params)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "### statements (%s)\n%s", masterServer, flavor.Render(phases))
+	fmt.Fprintf(w, "### replication statements (%s) on a cluster not replicating yet; parts that already hold are skipped\n%s", masterServer, flavor.Render(phases))
+	fmt.Fprintf(w, "### then: proof, a canary row written on the master and read on every slave (within %s)\n", DefaultVerifyTimeout)
 	return nil
 }
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/orch-bench/orch/orchestrator"
+	"github.com/orch-bench/orch/orchestrator/account"
 	"github.com/orch-bench/orch/orchestrator/cluster"
 	"github.com/orch-bench/orch/orchestrator/executor"
 	"github.com/orch-bench/orch/orchestrator/flavor"
@@ -29,6 +30,12 @@ type Options struct {
 	VerifyTimeout time.Duration
 	// Progress hears one line per host per step as it happens.
 	Progress func(host, step string, took time.Duration)
+	// CheckPaths proves the network paths a run uses (slaves and the load
+	// box to the master's port, package preflight) before anything
+	// restarts; it needs the load box connected too.
+	CheckPaths bool
+	// Tracker, when set, follows the step each host is in.
+	Tracker *Tracker
 }
 
 // Report is what Up did and found.
@@ -37,8 +44,11 @@ type Report struct {
 	Replication *replication.Result `json:"replication"`
 	Status      *replication.Status `json:"status"`
 	Warnings    []string            `json:"warnings,omitempty"`
-	Timings     []Timing            `json:"timings"`
-	Total       time.Duration       `json:"total_ns"`
+	// Dynamic are the knobs set at run time on an existing server, with
+	// the values PutBack restores.
+	Dynamic []server.Change `json:"dynamic,omitempty"`
+	Timings []Timing        `json:"timings"`
+	Total   time.Duration   `json:"total_ns"`
 }
 
 // Timing is one step's wall time on one host ("cluster" for steps that span
@@ -54,10 +64,12 @@ type recorder struct {
 	mu       sync.Mutex
 	timings  []Timing
 	progress func(host, step string, took time.Duration)
+	tracker  *Tracker
 }
 
 // say reports a step as it starts or happens (no timing yet).
 func (r *recorder) say(host, step string) {
+	r.tracker.step(host, step)
 	if r.progress != nil {
 		r.progress(host, step, 0)
 	}
@@ -79,9 +91,19 @@ func (r *recorder) done(host, step string, start time.Time) {
 // the server package.
 func Up(ctx context.Context, c *cluster.Cluster, opts Options) (*Report, error) {
 	start := time.Now()
-	rec := &recorder{progress: opts.Progress}
+	rec := &recorder{progress: opts.Progress, tracker: opts.Tracker}
 	inv := c.Inventory
+	if inv.Existing {
+		return upExisting(ctx, c, opts)
+	}
 	if err := inv.ValidateCluster(); err != nil {
+		return nil, err
+	}
+	// Stock hosts first: orch's own accounts, made through root's unix socket.
+	if err := account.Ensure(ctx, c, rec.say); err != nil {
+		return nil, err
+	}
+	if err := checkPaths(ctx, c, opts); err != nil {
 		return nil, err
 	}
 	params, err := replicationParams(inv)
@@ -108,6 +130,7 @@ func Up(ctx context.Context, c *cluster.Cluster, opts Options) (*Report, error) 
 	rep.Hosts = make([]*server.Result, len(nodes))
 	errs := orchestrator.ForEach(ctx, 0, nodes, func(ctx context.Context, i int, n *server.Node) error {
 		res, err := n.Apply(ctx, configs[i], plans[i], func(step string) { rec.say(n.Host.Name, step) })
+		rec.tracker.finish(n.Host.Name)
 		rep.Hosts[i] = res
 		if res != nil {
 			for _, s := range res.Steps {
@@ -118,8 +141,8 @@ func Up(ctx context.Context, c *cluster.Cluster, opts Options) (*Report, error) 
 		}
 		return err
 	})
-	if err := orchestrator.Aggregate(errs); err != nil {
-		return rep, err
+	if orchestrator.Aggregate(errs) != nil || ctx.Err() != nil {
+		return rep, applyFailed(ctx, nodes, rep.Hosts, errs)
 	}
 
 	master, slaves, err := replicationNodes(nodes)
@@ -130,7 +153,7 @@ func Up(ctx context.Context, c *cluster.Cluster, opts Options) (*Report, error) 
 	rep.Replication, err = replication.Setup(ctx, master, slaves, params)
 	rec.done("cluster", "replication setup", t0)
 	if err != nil {
-		return rep, err
+		return rep, replicationInterrupted(ctx, "setting up replication", err)
 	}
 	t0 = time.Now()
 	timeout := opts.VerifyTimeout
@@ -140,7 +163,20 @@ func Up(ctx context.Context, c *cluster.Cluster, opts Options) (*Report, error) 
 	rep.Status, err = replication.Verify(ctx, master, slaves, timeout)
 	rec.done("cluster", "verify", t0)
 	rep.Timings, rep.Total = rec.timings, time.Since(start)
-	return rep, err
+	if err != nil {
+		return rep, replicationInterrupted(ctx, "verifying replication", err)
+	}
+	return rep, nil
+}
+
+// replicationInterrupted words an error of the replication phase when
+// Ctrl-C caused it: the servers already run their new config, and setting
+// up replication again is what the next up does anyway.
+func replicationInterrupted(ctx context.Context, doing string, err error) error {
+	if ctx.Err() == nil {
+		return err
+	}
+	return &Interrupted{Summary: "every database host runs its new config; interrupted while " + doing + ": the next orch up sets it up again"}
 }
 
 // check renders each host's config and checks it against its server.
@@ -170,6 +206,9 @@ func check(ctx context.Context, nodes []*server.Node, inv *topology.Inventory, d
 // runs). It returns the servers' warnings (ignored knobs, once each) and the
 // master's server, for flavour-dependent decisions.
 func Validate(ctx context.Context, c *cluster.Cluster, want []server.Desired) ([]string, flavor.Server, error) {
+	if c.Inventory.Existing {
+		return validateExisting(ctx, c, want)
+	}
 	nodes, err := openNodes(ctx, c, &recorder{})
 	if err != nil {
 		return nil, flavor.Server{}, err
@@ -210,7 +249,7 @@ func replicationParams(inv *topology.Inventory) (flavor.Params, error) {
 		port = topology.DefaultMySQLPort
 	}
 	return flavor.Params{
-		MasterHost:          m.Address,
+		MasterHost:          m.PeerAddress(),
 		MasterPort:          port,
 		ReplUser:            r.User,
 		ReplPassword:        pw,
@@ -227,16 +266,16 @@ func openNodes(ctx context.Context, c *cluster.Cluster, rec *recorder) ([]*serve
 	nodes := make([]*server.Node, len(hosts))
 	errs := c.Each(ctx, hosts, func(ctx context.Context, h *topology.Host, ex executor.Executor) error {
 		t0 := time.Now()
-		n, err := server.Open(ctx, h, ex)
+		n, err := server.Open(ctx, h, ex, c.DBOpener())
 		if err != nil {
 			// A server left stopped (orch killed mid-restart) is started
 			// again rather than failing the whole command.
-			started, serr := server.StartIfDown(ctx, h, ex)
-			if serr != nil || !started {
-				return err
+			if _, serr := server.StartIfStopped(ctx, h, ex, err, c.DBOpener()); serr != nil {
+				return serr
 			}
 			rec.say(h.Name, "started the server, which was down")
-			if n, err = server.Open(ctx, h, ex); err != nil {
+			rec.tracker.finish(h.Name) // a message, not a step left open
+			if n, err = server.Open(ctx, h, ex, c.DBOpener()); err != nil {
 				return err
 			}
 		}

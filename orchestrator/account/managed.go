@@ -1,0 +1,249 @@
+package account
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/orch-bench/orch/orchestrator"
+	"github.com/orch-bench/orch/orchestrator/cluster"
+	"github.com/orch-bench/orch/orchestrator/executor"
+	"github.com/orch-bench/orch/topology"
+)
+
+// The accounts orch manages on a stock server, when the inventory names
+// none: its admin account on every database host, the benchmark account
+// on the master for the load box, and the replication password. Their
+// passwords live in orch's state directory for the cluster, one 0600 file
+// each, made by `orch up` and removed by `orch down --purge`.
+
+// Password file names in a cluster's state directory.
+const (
+	AdminPasswordFile = "admin-password"
+	ReplPasswordFile  = "repl-password"
+	BenchPasswordFile = "bench-password"
+)
+
+// EnvStateDir overrides where orch keeps its state (default
+// $XDG_STATE_HOME/orch, else ~/.local/state/orch).
+const EnvStateDir = "ORCH_STATE_DIR"
+
+// BenchSchemas are the schemas the benchmark account may use: sysbench's
+// and mysqlslap's defaults. orch creates them (as admin) before prepare.
+var BenchSchemas = []string{"sbtest", "mysqlslap"}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
+
+// StateDir is orch's state directory for the inventory's cluster: one per
+// master (its address and port) under the inventory's name, so two
+// inventories of one cluster share the passwords and two clusters never do.
+func StateDir(inv *topology.Inventory) (string, error) {
+	base := os.Getenv(EnvStateDir)
+	if base == "" {
+		if x := os.Getenv("XDG_STATE_HOME"); x != "" {
+			base = filepath.Join(x, "orch")
+		} else {
+			home, err := os.UserHomeDir()
+			if err != nil {
+				return "", fmt.Errorf("orch state: %w (set %s)", err, EnvStateDir)
+			}
+			base = filepath.Join(home, ".local", "state", "orch")
+		}
+	}
+	name := inv.Name
+	if name == "" {
+		name = "cluster"
+	}
+	m := inv.Master()
+	if m == nil {
+		return "", fmt.Errorf("%s: no master", inv.Source)
+	}
+	sum := sha256.Sum256([]byte(m.PeerAddress() + ":" + strconv.Itoa(m.MySQL.Port)))
+	return filepath.Join(base, unsafeName.ReplaceAllString(name, "_")+"-"+hex.EncodeToString(sum[:4])), nil
+}
+
+// Resolve points every account orch manages at its password file in dir.
+// Nothing is created: Generate does that, for `orch up`.
+func Resolve(inv *topology.Inventory, dir string) {
+	for _, h := range inv.DBHosts() {
+		if h.MySQL.Managed {
+			h.MySQL.Password = topology.Secret{File: filepath.Join(dir, AdminPasswordFile)}
+		}
+	}
+	if inv.Replication.PasswordManaged {
+		inv.Replication.Password = topology.Secret{File: filepath.Join(dir, ReplPasswordFile)}
+	}
+	if inv.Benchmark.Managed {
+		inv.Benchmark.Password = topology.Secret{File: filepath.Join(dir, BenchPasswordFile)}
+	}
+}
+
+// managedFiles are the password files the inventory's managed accounts use.
+func managedFiles(inv *topology.Inventory) []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(managed bool, s topology.Secret) {
+		if managed && s.File != "" && !seen[s.File] {
+			seen[s.File] = true
+			out = append(out, s.File)
+		}
+	}
+	for _, h := range inv.DBHosts() {
+		add(h.MySQL.Managed, h.MySQL.Password)
+	}
+	add(inv.Replication.PasswordManaged, inv.Replication.Password)
+	add(inv.Benchmark.Managed, inv.Benchmark.Password)
+	return out
+}
+
+// Generate makes the password files of the managed accounts that have
+// none yet (after Resolve).
+func Generate(inv *topology.Inventory) error {
+	for _, f := range managedFiles(inv) {
+		if _, err := PasswordFile(f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Pending reports whether a managed account's password has not been
+// generated yet: `orch up` has not run on this machine for this cluster.
+func Pending(s topology.Secret) bool {
+	if s.File == "" {
+		return false
+	}
+	_, err := os.Stat(s.File)
+	return errors.Is(err, fs.ErrNotExist)
+}
+
+// Forget removes the managed password files (orch down --purge), and the
+// cluster's state directory when nothing else is left in it.
+func Forget(inv *topology.Inventory) error {
+	var errs []error
+	dirs := map[string]bool{}
+	for _, f := range managedFiles(inv) {
+		if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
+		}
+		dirs[filepath.Dir(f)] = true
+	}
+	for d := range dirs {
+		os.Remove(d) // only when empty
+	}
+	return errors.Join(errs...)
+}
+
+// AdminAccounts are the managed admin account's entries on a database
+// host: orch reaches its servers through SSH, so the server sees a local
+// client, on TCP from 127.0.0.1 or named localhost.
+func AdminAccounts(h *topology.Host, password string) []Account {
+	return []Account{
+		{User: h.MySQL.User, Host: "localhost", Password: password, Admin: true},
+		{User: h.MySQL.User, Host: "127.0.0.1", Password: password, Admin: true},
+	}
+}
+
+// BenchAccounts are the benchmark account's entries on the master: for
+// the load box's address, or any host when the load box is this machine
+// (whose address as the master sees it orch cannot know).
+func BenchAccounts(inv *topology.Inventory, password string) []Account {
+	host := "%"
+	if lb := inv.LoadBox(); lb != nil {
+		host = lb.PeerAddress()
+		if lb.PeerAddress() == inv.Master().PeerAddress() {
+			host = "127.0.0.1" // the benchmark then targets 127.0.0.1
+		}
+	}
+	var out []Account
+	for _, s := range BenchSchemas {
+		out = append(out, Account{User: inv.Benchmark.User, Host: host, Password: password,
+			Grants: "ALL PRIVILEGES ON `" + s + "`.*"})
+	}
+	return out
+}
+
+// Ensure makes the managed accounts on every database host through
+// root's unix socket, generating their passwords first: the admin account
+// everywhere, the benchmark account on the master. Each host's accounts
+// are its own (binary logging off), so a slave's never come from the
+// master. Hosts run in parallel; every failure is reported.
+func Ensure(ctx context.Context, c *cluster.Cluster, progress func(host, step string)) error {
+	inv := c.Inventory
+	if err := Generate(inv); err != nil {
+		return err
+	}
+	var hosts []*topology.Host
+	for _, h := range inv.DBHosts() {
+		if h.MySQL.Managed || (h.Role == topology.RoleMaster && inv.Benchmark.Managed) {
+			hosts = append(hosts, h)
+		}
+	}
+	if len(hosts) == 0 {
+		return nil
+	}
+	errs := c.Each(ctx, hosts, func(ctx context.Context, h *topology.Host, ex executor.Executor) error {
+		var accts []Account
+		if h.MySQL.Managed {
+			pw, err := h.MySQL.Password.Resolve()
+			if err != nil {
+				return fmt.Errorf("%s: admin password: %w", h, err)
+			}
+			accts = append(accts, AdminAccounts(h, pw)...)
+		}
+		if h.Role == topology.RoleMaster && inv.Benchmark.Managed {
+			pw, err := inv.Benchmark.Password.Resolve()
+			if err != nil {
+				return fmt.Errorf("%s: benchmark password: %w", h, err)
+			}
+			accts = append(accts, BenchAccounts(inv, pw)...)
+		}
+		if err := EnsureBySocket(ctx, ex, accts...); err != nil {
+			return err
+		}
+		if progress != nil {
+			progress(h.Name, "accounts "+names(accts))
+		}
+		return nil
+	})
+	return orchestrator.Aggregate(errs)
+}
+
+// names lists accounts once each: user@host, ...
+func names(accts []Account) string {
+	seen := map[string]bool{}
+	s := ""
+	for _, a := range accts {
+		if seen[a.String()] {
+			continue
+		}
+		seen[a.String()] = true
+		if s != "" {
+			s += ", "
+		}
+		s += a.String()
+	}
+	return s
+}
+
+// CheckSocket proves orch can make its accounts on the host: the server's
+// root logs in by unix socket (through sudo for a non-root login).
+func CheckSocket(ctx context.Context, ex executor.Executor) error {
+	res, err := ex.Run(ctx, executor.Command{Script: clientScript, Sudo: true, Stdin: strings.NewReader("SELECT 1;\n")})
+	if err != nil {
+		msg := strings.TrimSpace(string(res.Stderr))
+		if msg == "" {
+			msg = err.Error()
+		}
+		return fmt.Errorf("%s: root cannot log in to the server by unix socket (%s): set mysql.user and mysql.password in the inventory", ex.Name(), msg)
+	}
+	return nil
+}

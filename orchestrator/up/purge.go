@@ -1,0 +1,153 @@
+package up
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/orch-bench/orch/orchestrator"
+	"github.com/orch-bench/orch/orchestrator/account"
+	"github.com/orch-bench/orch/orchestrator/cluster"
+	"github.com/orch-bench/orch/orchestrator/executor"
+	"github.com/orch-bench/orch/orchestrator/flavor"
+	"github.com/orch-bench/orch/orchestrator/replication"
+	"github.com/orch-bench/orch/orchestrator/server"
+	"github.com/orch-bench/orch/orchestrator/shell"
+	"github.com/orch-bench/orch/topology"
+)
+
+// What orch leaves on the servers after a plain down, and down --purge,
+// which removes it: the schemas it and the benchmarks created, the binary
+// logs and GTID history up turned on, and the accounts orch made itself
+// (never one the inventory names), with their passwords in orch's state.
+
+// purgedSchemas are the schemas orch creates: the benchmarks' and the
+// replication canary's.
+func purgedSchemas() []string {
+	return append(append([]string(nil), account.BenchSchemas...), replication.CanarySchema)
+}
+
+// Left words what a plain down left behind, for its closing line.
+func Left(inv *topology.Inventory) string {
+	var parts []string
+	if m := inv.Master(); m != nil && m.MySQL.Managed {
+		parts = append(parts, "orch's accounts ("+m.MySQL.User+"@localhost and @127.0.0.1 on every server")
+		if inv.Benchmark.Managed {
+			parts[0] += ", " + inv.Benchmark.User + " on the master"
+		}
+		parts[0] += ")"
+	} else if inv.Benchmark.Managed {
+		parts = append(parts, "orch's benchmark account "+inv.Benchmark.User+" on the master")
+	}
+	parts = append(parts, "the schemas "+strings.Join(purgedSchemas(), ", ")+" where they exist", "the binary logs and GTID history")
+	return strings.Join(parts, ", ") + "; orch down --purge removes them (accounts the inventory names are kept)"
+}
+
+// binlogFiles is where a server writes its binary log, read while up's
+// config still has it on.
+type binlogFiles struct{ base, index string }
+
+// Purge is Down, then the removal of what Left lists, on every database
+// host: nothing orch made stays behind, and the password files go too.
+func Purge(ctx context.Context, c *cluster.Cluster, progress func(host, step string, took time.Duration)) (*DownReport, error) {
+	rec := &recorder{progress: progress}
+	nodes, err := openNodes(ctx, c, rec)
+	if err != nil {
+		return nil, err
+	}
+	logs := make([]binlogFiles, len(nodes))
+	for i, n := range nodes {
+		var on int
+		var base, index sql.NullString
+		err := n.DB.QueryRowContext(ctx, "SELECT @@log_bin, @@log_bin_basename, @@log_bin_index").Scan(&on, &base, &index)
+		switch {
+		case err == nil && on == 1:
+			logs[i] = binlogFiles{base.String, index.String}
+		case err == nil:
+			// Down already ran: the files are where orch's profiles put
+			// them (log_bin = mysql-bin, in the datadir).
+			b := path.Join(n.Facts.Datadir, "mysql-bin")
+			logs[i] = binlogFiles{b, b + ".index"}
+		}
+	}
+	closeNodes(nodes)
+
+	rep, err := Down(ctx, c, progress)
+	if err != nil {
+		return rep, err
+	}
+	if nodes, err = openNodes(ctx, c, rec); err != nil {
+		return rep, err
+	}
+	defer closeNodes(nodes)
+	errs := orchestrator.ForEach(ctx, 0, nodes, func(ctx context.Context, i int, n *server.Node) error {
+		t0 := time.Now()
+		err := purgeHost(ctx, c.Inventory, n, logs[i])
+		rec.done(n.Host.Name, "purge", t0)
+		return err
+	})
+	if err := orchestrator.Aggregate(errs); err != nil {
+		return rep, err
+	}
+	rep.Timings = append(rep.Timings, rec.timings...)
+	return rep, account.Forget(c.Inventory)
+}
+
+// purgeHost drops orch's schemas, GTID history, binary log files and
+// accounts on one server, its own admin account last (through its own
+// session, which a DROP USER does not end).
+func purgeHost(ctx context.Context, inv *topology.Inventory, n *server.Node, logs binlogFiles) error {
+	conn, err := n.DB.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("%s: purge: %w", n.Host, err)
+	}
+	defer conn.Close()
+	stmts := []string{"SET SESSION sql_log_bin = 0"}
+	for _, s := range purgedSchemas() {
+		stmts = append(stmts, "DROP DATABASE IF EXISTS `"+s+"`")
+	}
+	stmts = append(stmts, n.Server.GTIDReset().SQL)
+	var drop []account.Account
+	if n.Host.Role == topology.RoleMaster && inv.Benchmark.Managed {
+		drop = append(drop, account.BenchAccounts(inv, "-")...)
+	}
+	if n.Host.MySQL.Managed {
+		drop = append(drop, account.AdminAccounts(n.Host, "-")...)
+	}
+	seen := map[string]bool{}
+	for _, a := range drop {
+		q := flavor.QuoteString(a.User) + "@" + flavor.QuoteString(a.Host)
+		if !seen[q] {
+			seen[q] = true
+			stmts = append(stmts, "DROP USER IF EXISTS "+q)
+		}
+	}
+	for _, s := range stmts {
+		if _, err := conn.ExecContext(ctx, s); err != nil {
+			return fmt.Errorf("%s: purge: %s: %w", n.Host, s, err)
+		}
+	}
+	return removeBinlogs(ctx, n, logs)
+}
+
+// removeBinlogs deletes the binary log files, their index and MariaDB's
+// saved binlog state, once the server runs without them.
+func removeBinlogs(ctx context.Context, n *server.Node, logs binlogFiles) error {
+	if logs.base == "" {
+		return nil
+	}
+	if !path.IsAbs(logs.base) || path.Dir(logs.base) == "/" {
+		return fmt.Errorf("%s: purge: binary log base %q is not a file in a directory: remove its files by hand", n.Host, logs.base)
+	}
+	script := "b=" + shell.Quote(logs.base) + "\nrm -f -- \"$b\".[0-9]* \"$b\".state"
+	if logs.index != "" {
+		script += " " + shell.Quote(logs.index)
+	}
+	if _, err := n.Exec.Run(ctx, executor.Command{Script: script, Sudo: true, Timeout: 30 * time.Second}); err != nil {
+		return fmt.Errorf("%s: purge: remove binary logs %s.*: %w", n.Host, logs.base, err)
+	}
+	return nil
+}

@@ -1,0 +1,214 @@
+package up
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/orch-bench/orch/orchestrator/cluster"
+	"github.com/orch-bench/orch/orchestrator/server"
+	"github.com/orch-bench/orch/topology"
+)
+
+// fakeCluster is the cluster of a fresh simulated lab, connected.
+func fakeCluster(t *testing.T) (*cluster.Cluster, *mariaLab) {
+	t.Helper()
+	t.Setenv("ORCH_UP_TEST_PW", "up-test-pw")
+	inv, err := topology.Load("testdata/lab.yaml", topology.LoadOptions{HomeDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lab := newMariaLab(inv)
+	c := cluster.Connect(context.Background(), inv, inv.DBHosts(), cluster.Options{Dialer: lab.dial, OpenDB: lab.openDB})
+	t.Cleanup(func() { c.Close() })
+	return c, lab
+}
+
+func upOpts() Options {
+	return Options{Desired: server.Desired{Engine: "innodb"}, VerifyTimeout: 5 * time.Second}
+}
+
+func hasPrefix(list []string, prefix string) bool {
+	for _, s := range list {
+		if strings.HasPrefix(s, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestUpOnAFreshCluster: up on three stock MariaDB servers writes orch's file
+// on each, restarts them (log_bin and report_host only change at start),
+// wires semi-sync GTID replication and proves it with the canary. The
+// statements checked are MariaDB's own spellings (CHANGE MASTER TO with
+// MASTER_USE_GTID, built-in semi-sync variables), from its manual.
+func TestUpOnAFreshCluster(t *testing.T) {
+	c, lab := fakeCluster(t)
+	rep, err := Up(context.Background(), c, upOpts())
+	if err != nil {
+		t.Fatalf("up: %v", err)
+	}
+	for _, h := range lab.order {
+		cnf := h.files[boxConfDir+"/99-orch.cnf"]
+		if !strings.Contains(cnf, "innodb_buffer_pool_size = 256M") || !strings.Contains(cnf, "log_bin") {
+			t.Errorf("%s: orch's file:\n%s", h.name, cnf)
+		}
+		if !h.isRunning() || h.db.vars["log_bin"] != "ON" || h.db.vars["innodb_buffer_pool_size"] != "268435456" {
+			t.Errorf("%s: running %v, log_bin %s, buffer pool %s", h.name, h.isRunning(), h.db.vars["log_bin"], h.db.vars["innodb_buffer_pool_size"])
+		}
+	}
+	for _, r := range rep.Hosts {
+		if !r.Restarted {
+			t.Errorf("%s not restarted for log_bin", r.Host)
+		}
+	}
+	// The master's semi-sync comes from orch's file (the restart applied
+	// it), so replication setup finds it set and only creates the account.
+	m := lab.order[0].db
+	if m.vars["rpl_semi_sync_master_enabled"] != "ON" || m.vars["rpl_semi_sync_master_wait_point"] != "AFTER_SYNC" {
+		t.Errorf("master semi-sync: enabled %s, wait point %s", m.vars["rpl_semi_sync_master_enabled"], m.vars["rpl_semi_sync_master_wait_point"])
+	}
+	if !hasPrefix(m.statements(0), "GRANT REPLICATION SLAVE, REPLICATION CLIENT ON *.* TO 'repl'@'%'") || !m.users["repl@%"] {
+		t.Errorf("master: no replication account")
+	}
+	for _, h := range lab.order[1:] {
+		st := h.db.statements(0)
+		for _, want := range []string{"CHANGE MASTER TO MASTER_HOST = '192.0.2.11', MASTER_PORT = 3306, MASTER_USER = 'repl'",
+			"SET GLOBAL rpl_semi_sync_slave_enabled = ON", "START SLAVE"} {
+			if !hasPrefix(st, want) {
+				t.Errorf("%s: no %q", h.name, want)
+			}
+		}
+		if len(h.db.tokens) != 1 {
+			t.Errorf("%s: canary rows %v", h.name, h.db.tokens)
+		}
+	}
+	if rep.Status == nil || len(rep.Status.Problems()) > 0 {
+		t.Errorf("status problems: %v", rep.Status)
+	}
+
+	// Again: nothing restarts, replication is left alone.
+	marks := map[*mariaHost][2]int{}
+	for _, h := range lab.order {
+		marks[h] = [2]int{len(h.cmds), len(h.db.sql)}
+	}
+	rep, err = Up(context.Background(), c, upOpts())
+	if err != nil {
+		t.Fatalf("second up: %v", err)
+	}
+	for _, h := range lab.order {
+		for _, cmd := range h.ran(marks[h][0]) {
+			if cmd == boxStop || cmd == boxStart || strings.HasPrefix(cmd, "upload ") {
+				t.Errorf("%s: second up ran %q", h.name, cmd)
+			}
+		}
+		for _, q := range h.db.statements(marks[h][1]) {
+			for _, verb := range []string{"CHANGE MASTER", "STOP SLAVE", "START SLAVE", "RESET", "SET GLOBAL"} {
+				if strings.HasPrefix(q, verb) {
+					t.Errorf("%s: second up sent %q", h.name, q)
+				}
+			}
+		}
+	}
+}
+
+// TestUpRollsBackAHostThatWillNotStart: a slave whose server refuses the new
+// config is rolled back (previous file, server running); the error names it
+// and says where every host was left; the other hosts run the new config.
+func TestUpRollsBackAHostThatWillNotStart(t *testing.T) {
+	c, lab := fakeCluster(t)
+	bad := lab.order[2]
+	bad.badOption = "report_host"
+	_, err := Up(context.Background(), c, upOpts())
+	if err == nil {
+		t.Fatal("up succeeded with a server that cannot start")
+	}
+	msg := err.Error()
+	for _, want := range []string{
+		"db3 192.0.2.13: server did not start with the new config: [ERROR] /usr/sbin/mariadbd: unknown variable 'report_host=192.0.2.13' (restored the previous config)",
+		"db1 192.0.2.11: written, restarted: runs the new config",
+		"db3 192.0.2.13: written, rolled back: runs its previous config",
+	} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error lacks %q:\n%s", want, msg)
+		}
+	}
+	if _, ok := bad.files[boxConfDir+"/99-orch.cnf"]; ok || !bad.isRunning() {
+		t.Errorf("db3: orch's file left %v, running %v", ok, bad.isRunning())
+	}
+	if hasPrefix(lab.order[1].db.statements(0), "CHANGE MASTER") {
+		t.Error("replication was set up although a host failed")
+	}
+}
+
+// TestUpWrongPasswordStartsNothing: a server that refuses orch's login is
+// running; up fails naming it, without a start command on any host.
+func TestUpWrongPasswordStartsNothing(t *testing.T) {
+	c, lab := fakeCluster(t)
+	lab.order[1].db.refuse = true
+	start := time.Now()
+	_, err := Up(context.Background(), c, upOpts())
+	if err == nil || !strings.Contains(err.Error(), "db2 192.0.2.12") || !strings.Contains(err.Error(), "Access denied") {
+		t.Fatalf("err %v", err)
+	}
+	for _, h := range lab.order {
+		for _, cmd := range h.ran(0) {
+			if cmd == boxStart || cmd == boxStop {
+				t.Errorf("%s: ran %q", h.name, cmd)
+			}
+		}
+	}
+	t.Logf("failed in %s", time.Since(start))
+}
+
+// TestUpStartsAStoppedServer: a server left stopped (its service says so) is
+// started, then configured like the others.
+func TestUpStartsAStoppedServer(t *testing.T) {
+	c, lab := fakeCluster(t)
+	var mu sync.Mutex
+	var heard []string
+	opts := upOpts()
+	opts.Progress = func(host, step string, _ time.Duration) {
+		mu.Lock()
+		heard = append(heard, host+": "+step)
+		mu.Unlock()
+	}
+	lab.order[1].running = false
+	if _, err := Up(context.Background(), c, opts); err != nil {
+		t.Fatalf("up: %v", err)
+	}
+	if !lab.order[1].isRunning() || !contains(heard, "db2: started the server, which was down") {
+		t.Errorf("db2 not started: %v", heard)
+	}
+}
+
+// TestStatusAndDown: status after up reports a healthy cluster and what orch
+// laid down; down takes replication and orch's file away again.
+func TestStatusAndDown(t *testing.T) {
+	c, lab := fakeCluster(t)
+	if _, err := Up(context.Background(), c, upOpts()); err != nil {
+		t.Fatal(err)
+	}
+	st, err := Status(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Problems()) > 0 || st.Applied["db2"].Profile == "" {
+		t.Errorf("status: problems %v, applied %+v", st.Problems(), st.Applied)
+	}
+	var b strings.Builder
+	WriteApplied(&b, c.Inventory.DBHosts(), st.Applied)
+	if !strings.Contains(b.String(), "db1: profile innodb") {
+		t.Errorf("applied:\n%s", b.String())
+	}
+	if _, err := Down(context.Background(), c, nil); err != nil {
+		t.Fatalf("down: %v", err)
+	}
+	for _, h := range lab.order {
+		if _, ok := h.files[boxConfDir+"/99-orch.cnf"]; ok || h.db.replica != nil || !h.isRunning() {
+			t.Errorf("%s after down: file %v, replica %v, running %v", h.name, ok, h.db.replica, h.isRunning())
+		}
+	}
+}
