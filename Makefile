@@ -5,7 +5,7 @@ GO      ?= go
 BIN     := bin/orch
 LAB_INV := inventories/lab.yaml
 
-.PHONY: all build demo test unit lint lab-deps lab-up lab-down fuzz bench
+.PHONY: all build demo test unit lint lab-deps lab-up lab-down fuzz bench soak
 
 all: build
 
@@ -61,3 +61,9 @@ bench: build
 	  ORCH_TEST_LAB_INVENTORY=$(CURDIR)/$(LAB_INV) ORCH_TEST_LAB_STATE_DIR=/var/lib/orch-lab \
 	    $(GO) test -run '^$$' -bench LabMonitorOverhead -benchtime 1x ./orchestrator/monitor/; \
 	else echo "bench: no lab ($(LAB_INV)); run make lab-up for the orch up benchmark"; fi
+
+# The headline workload at its real settings (8 tables, 128 threads) for
+# SOAK_TIME seconds (default 600) on the running lab; prints its figures and
+# orch's peak RSS. Not part of make test.
+soak: build
+	./scripts/soak.sh

@@ -10,6 +10,7 @@ pkgs=(
   iproute2 iputils-ping util-linux procps # namespaces, veths, nsenter/unshare, ping
   debootstrap systemd-container          # the systemd lab: its Debian tree, systemd-nspawn
   gdb linux-perf                         # stack samples of the servers (--stacks)
+  time python3                           # make soak: orch's peak RSS, the run's figures
 )
 # With --test, also what the test suite needs beyond the lab: Debian's
 # chromium renders the HTML report headless in a browser test.
