@@ -247,6 +247,15 @@ func (r *run) prepare(ctx context.Context) error {
 	if _, err := r.phase(ctx, bench.PhaseCleanup); err != nil {
 		return err
 	}
+	// The client's cleanup drops only its own tables; a wider earlier
+	// workload's leftovers would be counted in this run's footprint.
+	dropped, err := dataset.DropBeyond(ctx, master.DB, spec)
+	if err != nil {
+		return fmt.Errorf("%s: %w", master.Host, err)
+	}
+	if len(dropped) > 0 {
+		r.logf("run: dropped %d leftover table(s) beyond the workload's %d: %s", len(dropped), spec.Tables, strings.Join(dropped, ", "))
+	}
 	_, err = r.phase(ctx, bench.PhasePrepare)
 	return err
 }
