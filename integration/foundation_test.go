@@ -15,11 +15,13 @@ import (
 
 func checkJSON(t *testing.T, r result) []preflight.Facts {
 	t.Helper()
-	var facts []preflight.Facts
-	if err := json.Unmarshal([]byte(r.stdout), &facts); err != nil {
+	var doc struct {
+		Hosts []preflight.Facts `json:"hosts"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
 		t.Fatalf("check --json output: %v", err)
 	}
-	return facts
+	return doc.Hosts
 }
 
 // TestCheckPassesOnLab: every preflight check passes on all four hosts, and

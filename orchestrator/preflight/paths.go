@@ -81,7 +81,14 @@ func Paths(ctx context.Context, c *cluster.Cluster) []Path {
 		if loopback == "" {
 			loopback = loopbackOnly(ctx, c, m)
 		}
-		if loopback != "no" {
+		switch loopback {
+		case "no":
+		case "none":
+			// A server left stopped (a killed or interrupted up): up
+			// starts it before anything else, then proves the login.
+			out[i].OK = true
+			out[i].Detail = "host reachable, port refused: no server listens on it now; up starts the server and proves the login after its restart"
+		default:
 			out[i].OK = true
 			out[i].Detail = "host reachable, port refused: the server listens on " + loopback + " only until orch up binds it to every address; up proves the login after its restart"
 		}
@@ -103,7 +110,8 @@ func refused(detail string) bool {
 }
 
 // loopbackOnly returns the loopback address the master's server listens
-// on when it listens on no other ("no" otherwise, or when unknown).
+// on when it listens on no other, "none" when nothing listens on its port
+// (the server is stopped), and "no" otherwise or when unknown.
 func loopbackOnly(ctx context.Context, c *cluster.Cluster, m *topology.Host) string {
 	ex, err := c.Executor(m)
 	if err != nil {
@@ -133,7 +141,7 @@ func loopbackListener(ss string, port int) string {
 		return "no"
 	}
 	if lo == "" {
-		return "no"
+		return "none"
 	}
 	return lo
 }

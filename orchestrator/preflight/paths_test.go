@@ -16,7 +16,7 @@ func TestLoopbackListener(t *testing.T) {
 	if got := loopbackListener("LISTEN 0 80 [::1]:3306 [::]:*\n", 3306); got != "::1" {
 		t.Errorf("ipv6 loopback: %q", got)
 	}
-	if got := loopbackListener("", 3306); got != "no" {
+	if got := loopbackListener("", 3306); got != "none" {
 		t.Errorf("nothing listening: %q", got)
 	}
 }
