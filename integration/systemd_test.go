@@ -139,6 +139,11 @@ func TestSystemdStockHosts(t *testing.T) {
 		t.Errorf("no journal slice for the master: %v", err)
 	}
 
+	// collect finds the inventory in the run directory's manifest.
+	if c := l.mustOK(t, "collect", filepath.Join(runs, "latest")); !strings.Contains(c.stdout, "0 file(s) fetched") {
+		t.Errorf("collect without -i: %s", c.stdout)
+	}
+
 	t.Run("a knob that stops the server is refused with the journal's line", func(t *testing.T) {
 		before := mainPIDs()
 		bad := l.orch(t, "up", "-i", inv, "--engine", "innodb", "--knob", "innodb_log_group_home_dir=/nonexistent")
