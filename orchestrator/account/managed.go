@@ -3,6 +3,7 @@ package account
 import (
 	"context"
 	"crypto/sha256"
+	dbsql "database/sql"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -16,6 +17,7 @@ import (
 	"github.com/orch-bench/orch/orchestrator"
 	"github.com/orch-bench/orch/orchestrator/cluster"
 	"github.com/orch-bench/orch/orchestrator/executor"
+	"github.com/orch-bench/orch/orchestrator/mysqlconn"
 	"github.com/orch-bench/orch/topology"
 )
 
@@ -192,7 +194,7 @@ func Ensure(ctx context.Context, c *cluster.Cluster, progress func(host, step st
 	}
 	errs := c.Each(ctx, hosts, func(ctx context.Context, h *topology.Host, ex executor.Executor) error {
 		var accts []Account
-		if h.MySQL.Managed {
+		if h.MySQL.Managed && !adminLogsIn(ctx, c, h, ex) {
 			pw, err := h.MySQL.Password.Resolve()
 			if err != nil {
 				return fmt.Errorf("%s: admin password: %w", h, err)
@@ -206,6 +208,9 @@ func Ensure(ctx context.Context, c *cluster.Cluster, progress func(host, step st
 			}
 			accts = append(accts, BenchAccounts(inv, pw)...)
 		}
+		if len(accts) == 0 {
+			return nil
+		}
 		if err := EnsureBySocket(ctx, ex, accts...); err != nil {
 			return err
 		}
@@ -215,6 +220,28 @@ func Ensure(ctx context.Context, c *cluster.Cluster, progress func(host, step st
 		return nil
 	})
 	return orchestrator.Aggregate(errs)
+}
+
+// adminLogsIn reports whether the managed admin account already logs in
+// with its password: then the host is left alone (no write on a slave
+// that super_read_only guards, no command at all on a second up).
+func adminLogsIn(ctx context.Context, c *cluster.Cluster, h *topology.Host, ex executor.Executor) bool {
+	open := c.DBOpener()
+	if open == nil {
+		d, ok := ex.(mysqlconn.Dialer)
+		if !ok {
+			return false
+		}
+		open = func(ctx context.Context, h *topology.Host, _ executor.Executor) (*dbsql.DB, error) {
+			return mysqlconn.Open(ctx, d, h)
+		}
+	}
+	db, err := open(ctx, h, ex)
+	if err != nil {
+		return false
+	}
+	db.Close()
+	return true
 }
 
 // names lists accounts once each: user@host, ...
