@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 	"github.com/orch-bench/orch/orchestrator"
 	"github.com/orch-bench/orch/orchestrator/cluster"
 	"github.com/orch-bench/orch/orchestrator/executor"
+	"github.com/orch-bench/orch/orchestrator/flavor"
 	"github.com/orch-bench/orch/orchestrator/mysqlconn"
 	"github.com/orch-bench/orch/topology"
 )
@@ -271,6 +273,30 @@ func CheckSocket(ctx context.Context, ex executor.Executor) error {
 			msg = err.Error()
 		}
 		return fmt.Errorf("%s: root cannot log in to the server by unix socket (%s): set mysql.user and mysql.password in the inventory", ex.Name(), msg)
+	}
+	return nil
+}
+
+// DryRun writes what Ensure would send to each host through root's unix
+// socket, passwords redacted (orch up --dry-run); nothing when the
+// inventory names its accounts.
+func DryRun(w io.Writer, inv *topology.Inventory) error {
+	for _, h := range inv.DBHosts() {
+		var accts []Account
+		if h.MySQL.Managed {
+			accts = append(accts, AdminAccounts(h, flavor.Redaction)...)
+		}
+		if h.Role == topology.RoleMaster && inv.Benchmark.Managed {
+			accts = append(accts, BenchAccounts(inv, flavor.Redaction)...)
+		}
+		if len(accts) == 0 {
+			continue
+		}
+		script, err := sql(accts)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "### %s: first, through root's unix socket (unless the account already logs in); passwords generated into orch's state\n%s\n", h, script)
 	}
 	return nil
 }
