@@ -158,19 +158,22 @@ func AdminAccounts(h *topology.Host, password string) []Account {
 
 // BenchAccounts are the benchmark account's entries on the master: for
 // the load box's address, or any host when the load box is this machine
-// (whose address as the master sees it orch cannot know).
+// (whose address as the master sees it orch cannot know); and for
+// 127.0.0.1, where a workload that runs on the master itself connects.
 func BenchAccounts(inv *topology.Inventory, password string) []Account {
-	host := "%"
+	hosts := []string{"%"}
 	if lb := inv.LoadBox(); lb != nil {
-		host = lb.PeerAddress()
+		hosts = []string{lb.PeerAddress(), "127.0.0.1"}
 		if lb.PeerAddress() == inv.Master().PeerAddress() {
-			host = "127.0.0.1" // the benchmark then targets 127.0.0.1
+			hosts = hosts[1:]
 		}
 	}
 	var out []Account
-	for _, s := range BenchSchemas {
-		out = append(out, Account{User: inv.Benchmark.User, Host: host, Password: password,
-			Grants: "ALL PRIVILEGES ON `" + s + "`.*"})
+	for _, h := range hosts {
+		for _, s := range BenchSchemas {
+			out = append(out, Account{User: inv.Benchmark.User, Host: h, Password: password,
+				Grants: "ALL PRIVILEGES ON `" + s + "`.*"})
+		}
 	}
 	return out
 }
