@@ -186,6 +186,35 @@ func putBack(cmd *cobra.Command, c *cluster.Cluster, rep *up.Report) {
 	}
 }
 
+// fromManifest returns the inventory file the run directory recorded,
+// taking for an ips.txt the SSH settings it ran with where no flag is set.
+func (g *globalOptions) fromManifest(d *rundir.Dir) (string, error) {
+	m, err := d.LoadManifest()
+	if err != nil {
+		return "", err
+	}
+	r, err := m.RecordedInventory()
+	if err != nil {
+		return "", err
+	}
+	if r.Format == "ips" && len(r.Hosts) > 0 {
+		ssh := r.Hosts[0].SSH
+		if g.sshUser == "" {
+			g.sshUser = ssh.User
+		}
+		if g.sshPort == 0 {
+			g.sshPort = ssh.Port
+		}
+		if len(g.identities) == 0 {
+			g.identities = ssh.IdentityFiles
+		}
+	}
+	if g.knownHosts == "" {
+		g.knownHosts = r.KnownHostsFile
+	}
+	return r.Source, nil
+}
+
 // overrides merges the short flags and --set KEY=VALUE into one map.
 func overrides(short map[string]*string, sets []string) (map[string]string, error) {
 	over := map[string]string{}
@@ -270,7 +299,15 @@ latest run.`,
 			if err != nil {
 				return &usageError{msg: err.Error()}
 			}
-			inv, err := g.loadInventory("")
+			path := ""
+			if !cmd.Flags().Changed("inventory") {
+				// The run directory knows its inventory (and the SSH
+				// flags an ips.txt ran with).
+				if path, err = g.fromManifest(d); err != nil {
+					return &usageError{msg: fmt.Sprintf("%s: %v (give -i)", d.Path(), err)}
+				}
+			}
+			inv, err := g.loadInventory(path)
 			if err != nil {
 				return err
 			}

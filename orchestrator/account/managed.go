@@ -3,9 +3,11 @@ package account
 import (
 	"context"
 	"crypto/sha256"
+	dbsql "database/sql"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -16,6 +18,8 @@ import (
 	"github.com/orch-bench/orch/orchestrator"
 	"github.com/orch-bench/orch/orchestrator/cluster"
 	"github.com/orch-bench/orch/orchestrator/executor"
+	"github.com/orch-bench/orch/orchestrator/flavor"
+	"github.com/orch-bench/orch/orchestrator/mysqlconn"
 	"github.com/orch-bench/orch/topology"
 )
 
@@ -154,19 +158,22 @@ func AdminAccounts(h *topology.Host, password string) []Account {
 
 // BenchAccounts are the benchmark account's entries on the master: for
 // the load box's address, or any host when the load box is this machine
-// (whose address as the master sees it orch cannot know).
+// (whose address as the master sees it orch cannot know); and for
+// 127.0.0.1, where a workload that runs on the master itself connects.
 func BenchAccounts(inv *topology.Inventory, password string) []Account {
-	host := "%"
+	hosts := []string{"%"}
 	if lb := inv.LoadBox(); lb != nil {
-		host = lb.PeerAddress()
+		hosts = []string{lb.PeerAddress(), "127.0.0.1"}
 		if lb.PeerAddress() == inv.Master().PeerAddress() {
-			host = "127.0.0.1" // the benchmark then targets 127.0.0.1
+			hosts = hosts[1:]
 		}
 	}
 	var out []Account
-	for _, s := range BenchSchemas {
-		out = append(out, Account{User: inv.Benchmark.User, Host: host, Password: password,
-			Grants: "ALL PRIVILEGES ON `" + s + "`.*"})
+	for _, h := range hosts {
+		for _, s := range BenchSchemas {
+			out = append(out, Account{User: inv.Benchmark.User, Host: h, Password: password,
+				Grants: "ALL PRIVILEGES ON `" + s + "`.*"})
+		}
 	}
 	return out
 }
@@ -192,7 +199,7 @@ func Ensure(ctx context.Context, c *cluster.Cluster, progress func(host, step st
 	}
 	errs := c.Each(ctx, hosts, func(ctx context.Context, h *topology.Host, ex executor.Executor) error {
 		var accts []Account
-		if h.MySQL.Managed {
+		if h.MySQL.Managed && !adminLogsIn(ctx, c, h, ex) {
 			pw, err := h.MySQL.Password.Resolve()
 			if err != nil {
 				return fmt.Errorf("%s: admin password: %w", h, err)
@@ -206,6 +213,9 @@ func Ensure(ctx context.Context, c *cluster.Cluster, progress func(host, step st
 			}
 			accts = append(accts, BenchAccounts(inv, pw)...)
 		}
+		if len(accts) == 0 {
+			return nil
+		}
 		if err := EnsureBySocket(ctx, ex, accts...); err != nil {
 			return err
 		}
@@ -215,6 +225,28 @@ func Ensure(ctx context.Context, c *cluster.Cluster, progress func(host, step st
 		return nil
 	})
 	return orchestrator.Aggregate(errs)
+}
+
+// adminLogsIn reports whether the managed admin account already logs in
+// with its password: then the host is left alone (no write on a slave
+// that super_read_only guards, no command at all on a second up).
+func adminLogsIn(ctx context.Context, c *cluster.Cluster, h *topology.Host, ex executor.Executor) bool {
+	open := c.DBOpener()
+	if open == nil {
+		d, ok := ex.(mysqlconn.Dialer)
+		if !ok {
+			return false
+		}
+		open = func(ctx context.Context, h *topology.Host, _ executor.Executor) (*dbsql.DB, error) {
+			return mysqlconn.Open(ctx, d, h)
+		}
+	}
+	db, err := open(ctx, h, ex)
+	if err != nil {
+		return false
+	}
+	db.Close()
+	return true
 }
 
 // names lists accounts once each: user@host, ...
@@ -244,6 +276,30 @@ func CheckSocket(ctx context.Context, ex executor.Executor) error {
 			msg = err.Error()
 		}
 		return fmt.Errorf("%s: root cannot log in to the server by unix socket (%s): set mysql.user and mysql.password in the inventory", ex.Name(), msg)
+	}
+	return nil
+}
+
+// DryRun writes what Ensure would send to each host through root's unix
+// socket, passwords redacted (orch up --dry-run); nothing when the
+// inventory names its accounts.
+func DryRun(w io.Writer, inv *topology.Inventory) error {
+	for _, h := range inv.DBHosts() {
+		var accts []Account
+		if h.MySQL.Managed {
+			accts = append(accts, AdminAccounts(h, flavor.Redaction)...)
+		}
+		if h.Role == topology.RoleMaster && inv.Benchmark.Managed {
+			accts = append(accts, BenchAccounts(inv, flavor.Redaction)...)
+		}
+		if len(accts) == 0 {
+			continue
+		}
+		script, err := sql(accts)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "### %s: first, through root's unix socket (unless the account already logs in); passwords generated into orch's state\n%s\n", h, script)
 	}
 	return nil
 }

@@ -66,7 +66,8 @@ func TestManagedAccounts(t *testing.T) {
 		t.Errorf("want 3 distinct passwords (admin shared by the hosts, replication, benchmark); got %d", len(pws))
 	}
 	bench := BenchAccounts(inv, "pw")
-	if len(bench) != len(BenchSchemas) || bench[0].String() != "orch_bench@10.0.0.14" || bench[0].Grants != "ALL PRIVILEGES ON `sbtest`.*" {
+	if len(bench) != 2*len(BenchSchemas) || bench[0].String() != "orch_bench@10.0.0.14" || bench[0].Grants != "ALL PRIVILEGES ON `sbtest`.*" ||
+		bench[len(bench)-1].String() != "orch_bench@127.0.0.1" {
 		t.Errorf("benchmark accounts %+v", bench)
 	}
 	if a := AdminAccounts(inv.Master(), "pw"); a[0].String() != "orch@localhost" || a[1].String() != "orch@127.0.0.1" || !a[0].Admin {

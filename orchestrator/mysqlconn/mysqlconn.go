@@ -8,6 +8,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"strconv"
 	"time"
@@ -36,6 +37,9 @@ func init() {
 func Config(d Dialer, h *topology.Host) (*mysql.Config, error) {
 	m := h.MySQL
 	pw, err := m.Password.Resolve()
+	if err != nil && m.Managed && errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s: orch has not made its account %s on this server yet (no password in %s): run orch up first", h, m.User, m.Password.File)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: mysql password: %w", h, err)
 	}

@@ -3,6 +3,8 @@ package mysqlconn
 import (
 	"strings"
 	"testing"
+
+	"github.com/orch-bench/orch/topology"
 )
 
 // Packets laid out by hand from the client/server protocol's
@@ -18,5 +20,15 @@ func TestParseGreeting(t *testing.T) {
 	}
 	if _, err := parseGreeting([]byte("SSH-2.0-OpenSSH")); err == nil {
 		t.Error("an sshd banner passed for a MySQL greeting")
+	}
+}
+
+// Before the first up, orch's own account has no password yet: say so.
+func TestConfigManagedBeforeUp(t *testing.T) {
+	h := &topology.Host{Name: "master", Address: "10.0.0.1", MySQL: topology.MySQLConfig{
+		User: "orch", Managed: true, Password: topology.Secret{File: t.TempDir() + "/admin-password"}}}
+	_, err := Config(nil, h)
+	if err == nil || !strings.Contains(err.Error(), "master 10.0.0.1: orch has not made its account orch on this server yet") || !strings.Contains(err.Error(), "run orch up first") {
+		t.Errorf("got %v", err)
 	}
 }

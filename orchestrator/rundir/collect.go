@@ -156,7 +156,8 @@ func collectFile(ctx context.Context, d *Dir, ex executor.Executor, f ExpectedFi
 	if err != nil {
 		return fail(err)
 	}
-	if f.Done || exists(final) {
+	// A file marked done but deleted here since is fetched again.
+	if exists(final) {
 		fr.Outcome = Present
 		return fr, nil
 	}

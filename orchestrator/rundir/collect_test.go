@@ -130,6 +130,19 @@ func TestCollectFetchesAndIsIdempotent(t *testing.T) {
 			t.Fatalf("second collect touched %+v", f)
 		}
 	}
+	// A complete file deleted here is fetched again, not "present".
+	if err := os.Remove(filepath.Join(d.Path(), BenchmarkRun)); err != nil {
+		t.Fatal(err)
+	}
+	rep, err = Collect(context.Background(), d, hosts)
+	if err != nil || !bytes.Equal(readRel(t, d, BenchmarkRun), raw) {
+		t.Fatalf("deleted %s not fetched again: %v", BenchmarkRun, err)
+	}
+	for _, f := range rep.Files {
+		if (f.Local == BenchmarkRun) != (f.Outcome == Fetched) {
+			t.Errorf("third collect: %s %s", f.Local, f.Outcome)
+		}
+	}
 	// No .part files remain.
 	filepath.WalkDir(d.Path(), func(p string, _ os.DirEntry, _ error) error {
 		if strings.HasSuffix(p, PartSuffix) {

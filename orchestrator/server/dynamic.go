@@ -37,8 +37,9 @@ func (n *Node) CheckDynamic(ctx context.Context, knobs []KV) ([]Change, error) {
 			errs = append(errs, n.errorf("%s: no such server variable on %s%s", name, n.Server, didYouMean(suggest(name, n.knownNames(current)))))
 			continue
 		}
-		want := shownValue(name, k.Value, false)
-		if sameValue(want, cur) {
+		// Compared as SET GLOBAL means it (log_bin=OFF is not the option
+		// file's log_bin = BASENAME).
+		if sameValue(k.Value, cur) {
 			continue
 		}
 		if why := n.staticReason(ctx, name); why != "" {

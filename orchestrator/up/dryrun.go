@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/orch-bench/orch/orchestrator/account"
 	"github.com/orch-bench/orch/orchestrator/flavor"
 	"github.com/orch-bench/orch/orchestrator/server"
 	"github.com/orch-bench/orch/topology"
@@ -24,6 +25,9 @@ func DryRun(w io.Writer, inv *topology.Inventory, d server.Desired, hint string)
 		if err != nil {
 			return err
 		}
+	}
+	if err := account.DryRun(w, inv); err != nil {
+		return err
 	}
 	var masterServer flavor.Server
 	for _, h := range inv.DBHosts() {
