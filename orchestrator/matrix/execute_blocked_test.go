@@ -20,6 +20,8 @@ type schedule struct {
 	maxOne  int  // most cells of one cluster running at once
 	// outcomes, when set, decides each cell's end (called with mu held).
 	outcomes func(cluster, id string) (State, error)
+	// slower, when set, is a cluster whose cells take ten times as long.
+	slower string
 }
 
 func (s *schedule) install(t *testing.T, wait time.Duration) {
@@ -39,9 +41,13 @@ func (s *schedule) install(t *testing.T, wait time.Duration) {
 				s.overlap = true
 			}
 		}
+		d := wait
+		if name == s.slower {
+			d = 10 * wait
+		}
 		s.mu.Unlock()
 		select {
-		case <-time.After(wait):
+		case <-time.After(d):
 		case <-ctx.Done():
 		}
 		s.mu.Lock()
@@ -181,10 +187,13 @@ func TestExecuteBlockedInterruptAndResume(t *testing.T) {
 	ended := 0
 	s.outcomes = func(string, string) (State, error) {
 		if ended++; ended == 3 {
-			cancel() // the other cluster's cell is running
+			cancel() // west's first cell is still running
 		}
 		return OK, nil
 	}
+	// west's cells take 10x east's, so the cancel always finds one running
+	// (a race between two equal cells made this flaky on a loaded machine).
+	s.slower = "west"
 	s.install(t, 10*time.Millisecond)
 	err := ExecuteBlocked(ctx, m, []Target{{Name: "east"}, {Name: "west"}}, ExecConfig{})
 	if err == nil || !strings.Contains(err.Error(), "--resume") || m.Count(Interrupted) == 0 {
