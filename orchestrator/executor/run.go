@@ -14,6 +14,8 @@ const (
 	// abandonGrace is how long a cancelled command may take to report its
 	// end after being killed before Run returns without it.
 	abandonGrace = 2 * time.Second
+	// pgidGrace is how long a cancel waits for the process group's id.
+	pgidGrace = 2 * time.Second
 	// killTimeout bounds the extra session that kills a cancelled command.
 	killTimeout = 5 * time.Second
 	// refusedRetries is how often a refused session open is retried when
@@ -108,7 +110,7 @@ func (s *SSH) exec(ctx context.Context, text string, stdin io.Reader, out *outpu
 	case err = <-waitErr:
 		out.flush()
 	case <-ctx.Done():
-		s.kill(ctx, sess, out.processGroup(), sudo)
+		s.kill(ctx, sess, awaitProcessGroup(out, waitErr), sudo)
 		select {
 		case <-waitErr:
 		case <-time.After(abandonGrace):
@@ -127,6 +129,21 @@ func (s *SSH) exec(ctx context.Context, text string, stdin io.Reader, out *outpu
 		return -1, errors.New("connection lost before the command reported its exit status")
 	}
 	return -1, fmt.Errorf("command i/o: %w", err)
+}
+
+// awaitProcessGroup is the command's process group. A cancel can land
+// before the prelude's line has been read; without the group, kill could
+// only send the session signal, which sshd refuses for root logins, and
+// the command would outlive its cancel. The line is already on its way,
+// so this waits for it briefly (or until the command ends).
+func awaitProcessGroup(out *outputs, ended <-chan error) int {
+	deadline := time.Now().Add(pgidGrace)
+	for {
+		if pgid := out.processGroup(); pgid > 1 || time.Now().After(deadline) || len(ended) > 0 {
+			return pgid
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // kill stops a cancelled command. The signal request alone is not enough:
