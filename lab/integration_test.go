@@ -199,6 +199,22 @@ func TestIntegrationLab(t *testing.T) {
 		requireHealthy(t, ctx, cfg)
 	})
 
+	// An interrupted restart leaves a server that was asked to shut down
+	// and has not exited yet: it refuses connections, so it looks stopped,
+	// but mysqld_safe will not start beside it. orch's undo then runs
+	// stop and start; both must wait for the old process.
+	t.Run("stop and start wait for a server still shutting down", func(t *testing.T) {
+		mustRun(t, slave1, "mariadb -e SHUTDOWN && "+scriptStop+" && ! pidof mariadbd", "")
+		mustRun(t, slave1, scriptStart, "")
+		before := mustRun(t, slave1, "pidof mariadbd", "")
+		mustRun(t, slave1, "mariadb -e SHUTDOWN && "+scriptStart, "")
+		mustRun(t, slave1, scriptStatus, "")
+		if after := mustRun(t, slave1, "pidof mariadbd", ""); after == before {
+			t.Errorf("start after SHUTDOWN kept the old server %s", before)
+		}
+		requireHealthy(t, ctx, cfg)
+	})
+
 	t.Run("up again keeps a healthy lab", func(t *testing.T) {
 		before := strings.Fields(mustRun(t, master, "pidof mariadbd", ""))
 		again := cfg

@@ -51,9 +51,21 @@ case $timeout in
 ''|*[!0-9]*) echo "usage: $0 [TIMEOUT_SECONDS]" >&2; exit 2 ;;
 esac
 alive() { mariadb-admin --connect-timeout=2 ping >/dev/null 2>&1; }
+# running: a server process exists, answering or not (still starting, or
+# shutting down after an interrupted stop).
+running() { pid=$(cat /run/mysqld/mysqld.pid 2>/dev/null) && [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; }
+end=$(($(date +%s) + timeout))
+late() { [ "$(date +%s)" -ge "$end" ]; }
 `
 
 const startScript = scriptHeader + `# Start MariaDB and wait until it answers.
+if alive; then exit 0; fi
+# A server still starting or still shutting down (a stop whose client was
+# killed) is waited for: mysqld_safe refuses to start beside it.
+while running && ! alive; do
+	if late; then echo "a mariadb process neither answers nor exits after ${timeout}s" >&2; exit 1; fi
+	sleep 0.1
+done
 if alive; then exit 0; fi
 install -d -o mysql -g mysql -m 0755 /run/mysqld
 setsid mysqld_safe </dev/null >/dev/null 2>&1 &
@@ -73,9 +85,14 @@ echo "mariadb did not answer within ${timeout}s; see /var/log/mysql/error.log" >
 exit 1
 `
 
-const stopScript = scriptHeader + `# Stop MariaDB cleanly; returns once the server has exited.
-if ! alive; then exit 0; fi
-exec mariadb-admin --connect-timeout=2 --shutdown-timeout="$timeout" shutdown
+const stopScript = scriptHeader + `# Stop MariaDB cleanly; returns once the server process has exited, also
+# when an earlier stop already asked it to shut down and it is still at it
+# (the server then refuses connections but has not exited yet).
+while running || alive; do
+	if alive; then mariadb-admin --connect-timeout=2 --shutdown-timeout="$timeout" shutdown >/dev/null 2>&1; fi
+	if late; then echo "mariadb still running after ${timeout}s" >&2; exit 1; fi
+	sleep 0.1
+done
 `
 
 const statusScript = scriptHeader + `# Exit 0 when MariaDB answers, 3 (LSB "not running") when it does not.
