@@ -62,6 +62,24 @@ func Config(d Dialer, h *topology.Host) (*mysql.Config, error) {
 	return cfg, nil
 }
 
+// AnswerTimeout bounds how long Open waits for the server to answer.
+var AnswerTimeout = 15 * time.Second
+
+// NoAnswerError is Open's error when the connection was accepted but the
+// server never answered: a process is there (so it must not be started
+// again), hung or overloaded.
+type NoAnswerError struct{ After time.Duration }
+
+func (e *NoAnswerError) Error() string {
+	return fmt.Sprintf("no answer within %s (something accepts connections there but the server does not answer: is it hung or overloaded?)", e.After)
+}
+
+// Hung reports whether err is, or wraps, a NoAnswerError.
+func Hung(err error) bool {
+	var e *NoAnswerError
+	return errors.As(err, &e)
+}
+
 // Open returns a pool to the host's server and checks it answers.
 func Open(ctx context.Context, d Dialer, h *topology.Host) (*sql.DB, error) {
 	cfg, err := Config(d, h)
@@ -75,12 +93,19 @@ func Open(ctx context.Context, d Dialer, h *topology.Host) (*sql.DB, error) {
 	db := sql.OpenDB(conn)
 	db.SetMaxOpenConns(4)
 	db.SetConnMaxIdleTime(time.Minute)
-	if err := db.PingContext(ctx); err != nil {
+	// The driver waits for the server's greeting without a deadline of its
+	// own: a server that accepts connections but is hung (stopped,
+	// swapping, stuck in recovery) would hold the command forever, silently.
+	pctx, cancel := context.WithTimeout(ctx, AnswerTimeout)
+	defer cancel()
+	if err := db.PingContext(pctx); err != nil {
 		db.Close()
 		hint := ""
 		switch {
 		case LoginRefused(err):
 			hint = " (the server runs but refuses this login: check mysql.user and mysql.password for this host)"
+		case pctx.Err() != nil && ctx.Err() == nil:
+			err = &NoAnswerError{After: AnswerTimeout}
 		case !ServerAnswered(err) && ctx.Err() == nil:
 			hint = " (no server answers there: is it running?)"
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/go-sql-driver/mysql"
 
@@ -96,5 +97,36 @@ func TestOpenSaysWhy(t *testing.T) {
 	}
 	if !LoginRefused(fmt.Errorf("x: %w", &mysql.MySQLError{Number: 1698})) || LoginRefused(errRefused) || ServerAnswered(errRefused) {
 		t.Error("login classification")
+	}
+}
+
+// silentDialer connects to a peer that accepts the connection and never
+// says a word, as a stopped (SIGSTOP) or wedged server does.
+type silentDialer struct{ peers []net.Conn }
+
+func (d *silentDialer) DialContext(context.Context, string, string) (net.Conn, error) {
+	ours, theirs := net.Pipe()
+	d.peers = append(d.peers, theirs)
+	return ours, nil
+}
+
+// TestOpenGivesUpOnAHungServer: Open answers within its bound, naming the
+// host and the cause, instead of waiting for a greeting forever.
+func TestOpenGivesUpOnAHungServer(t *testing.T) {
+	defer func(old time.Duration) { AnswerTimeout = old }(AnswerTimeout)
+	AnswerTimeout = 300 * time.Millisecond
+	d := &silentDialer{}
+	_, err := Open(context.Background(), d, host("db1", 0, ""))
+	if err == nil {
+		t.Fatal("Open on a silent server succeeded")
+	}
+	if !strings.Contains(err.Error(), "db1") || !strings.Contains(err.Error(), "no answer within 300ms") || !strings.Contains(err.Error(), "hung") || !Hung(err) {
+		t.Errorf("error does not say which host and why: %v", err)
+	}
+	if len(d.peers) == 0 {
+		t.Error("Open never dialled")
+	}
+	for _, p := range d.peers {
+		p.Close()
 	}
 }

@@ -139,7 +139,10 @@ func StartIfStopped(ctx context.Context, h *topology.Host, ex executor.Executor,
 // it is right), else the error to report instead: openErr itself when the
 // server answered it, or openErr with what the service says.
 func (n *Node) stoppedOrWhyNot(ctx context.Context, openErr error) error {
-	if mysqlconn.ServerAnswered(openErr) {
+	// A server that answered (a refused login), or accepted the connection
+	// and then said nothing (hung), has a process: starting another one
+	// could only fail, after minutes.
+	if mysqlconn.ServerAnswered(openErr) || mysqlconn.Hung(openErr) {
 		return openErr
 	}
 	if err := n.probe(ctx); err != nil {
