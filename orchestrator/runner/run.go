@@ -69,6 +69,7 @@ type run struct {
 	bhost   string         // name of the host the benchmark runs on
 	remote  string         // the benchmark's directory there
 	stale   *rundir.Remote // an earlier attempt's directory, removed at connect
+	clients []*client      // every load box, when the run drives several (loadboxes.go)
 	driver  bench.Driver
 	secrets []string
 	logf    func(string, ...any)
@@ -229,7 +230,7 @@ func (r *run) execute(ctx context.Context) (*Results, error) {
 		return nil, err
 	}
 	mon.SetLoadActive(true)
-	code, runErr := r.benchmark(ctx, bench.PhaseRun)
+	code, runErr := r.runPhase(ctx)
 	mon.SetLoadActive(false)
 	summary, monErr := mon.Stop()
 	res.Monitor = summary
@@ -244,7 +245,7 @@ func (r *run) execute(ctx context.Context) (*Results, error) {
 		return res, fmt.Errorf("benchmark stopped: %s", why)
 	}
 	if code != 0 {
-		return res, fmt.Errorf("%s: benchmark exited %d (see %s)", r.bhost, code, rundir.BenchmarkRun)
+		return res, r.exitError(code)
 	}
 	if err := r.checks(ctx, res); err != nil {
 		return res, err
@@ -333,6 +334,7 @@ func (r *run) stopBenchmark(why string) {
 	if err != nil {
 		r.logf("run: stop benchmark: %v", err)
 	}
+	r.stopClients(1)
 }
 
 func (r *run) startMonitors(ctx context.Context) (*monitor.Monitor, error) {
@@ -340,9 +342,7 @@ func (r *run) startMonitors(ctx context.Context) (*monitor.Monitor, error) {
 	for _, n := range r.nodes {
 		targets = append(targets, monitor.Target{Host: n.Host, Exec: n.Exec, DB: n.DB, Server: n.Server})
 	}
-	if lb := r.inv.LoadBox(); lb != nil && r.bhost == lb.Name {
-		targets = append(targets, monitor.Target{Host: lb, Exec: r.bexec}) // the client's CPU: client-bound runs
-	}
+	targets = append(targets, r.clientTargets()...) // the clients' CPU: client-bound runs
 	return monitor.Start(ctx, monitor.Config{
 		Dir:        r.dir.Path(),
 		StallLimit: r.cfg.StallLimit,

@@ -61,11 +61,17 @@ rm -rf -- "$d"`
 // holds everything from it: the benchmark has ended and every file
 // expected from the directory is complete. It reports whether it did.
 func cleanWorkdir(ctx context.Context, d *rundir.Dir, ex executor.Executor) (bool, error) {
+	return cleanRemote(ctx, d, ex, func(m *rundir.Manifest) *rundir.Remote { return m.Remote })
+}
+
+// cleanRemote is cleanWorkdir for the working directory pick finds in the
+// manifest (one of several load boxes').
+func cleanRemote(ctx context.Context, d *rundir.Dir, ex executor.Executor, pick func(*rundir.Manifest) *rundir.Remote) (bool, error) {
 	m, err := d.LoadManifest()
 	if err != nil {
 		return false, err
 	}
-	rem := m.Remote
+	rem := pick(m)
 	if rem == nil || rem.Removed || ex == nil {
 		return false, nil
 	}
@@ -84,8 +90,8 @@ func cleanWorkdir(ctx context.Context, d *rundir.Dir, ex executor.Executor) (boo
 		return false, err
 	}
 	return true, d.UpdateManifest(func(m *rundir.Manifest) error {
-		if m.Remote != nil {
-			m.Remote.Removed = true
+		if rem := pick(m); rem != nil {
+			rem.Removed = true
 		}
 		return nil
 	})
@@ -98,9 +104,10 @@ func sources(inv *topology.Inventory, runID string) rundir.Sources {
 	for _, h := range inv.DBHosts() {
 		s.DB[h.Name] = rundir.LogSource{ErrorLog: h.MySQL.ErrorLog, Datadir: h.MySQL.Datadir}
 	}
-	if lb := inv.LoadBox(); lb != nil {
+	for _, lb := range inv.LoadBoxes() {
 		s.Bench[lb.Name] = true
-	} else {
+	}
+	if len(inv.LoadBoxes()) == 0 {
 		s.Bench[rundir.LocalHost] = true
 	}
 	if m := inv.Master(); m != nil {
