@@ -231,6 +231,20 @@ func TestRunFromTwoLoadBoxes(t *testing.T) {
 	if !man.Remote.Removed || len(man.ClientRemotes) != 1 || !man.ClientRemotes[0].Removed {
 		t.Errorf("working directories not removed: %+v", man)
 	}
+	// The report reads the merged result, and "Where the time went" keeps
+	// a row (and a client-bound flag) per load box.
+	l.mustOK(t, "report", rd, "--warmup", "1")
+	why := whySection(t, string(mustRead(t, filepath.Join(rd, "report.md"))))
+	boxes := map[string]bool{}
+	for _, row := range mdTableAfter(t, why, "#### Utilisation and saturation (USE)") {
+		if row[2] == "loadbox" {
+			boxes[row[1]] = true
+		}
+	}
+	if !boxes["loadbox"] || !boxes["loadbox2"] {
+		t.Errorf("USE table load box rows %v, want loadbox and loadbox2:\n%s", boxes, why)
+	}
+
 	own := &lab{inventory: inv, bin: l.bin} // this lab's passwords, not the shared lab's
 	own.assertNoPasswords(t, rd)
 }
