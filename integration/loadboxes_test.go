@@ -85,6 +85,13 @@ func readClientOutput(t *testing.T, path string) clientOutput {
 func TestRunFromTwoLoadBoxes(t *testing.T) {
 	l, dir, inv := loadBoxesLab(t)
 	l.mustOK(t, "up", "-i", inv, "--engine", "innodb")
+	// check proves the benchmark login to the master from each load box.
+	chk := l.mustOK(t, "check", "-i", inv)
+	for _, h := range []string{"loadbox", "loadbox2"} {
+		if !regexp.MustCompile(`(?m)^\s*` + h + ` -> \S+ \(benchmark login as [^)]+\): ok: logged in$`).MatchString(chk.stdout) {
+			t.Errorf("check does not prove the benchmark login from %s:\n%s", h, chk.stdout)
+		}
+	}
 	// auto_inc on: the server picks the ids, so the two clients can never
 	// insert the same random id (with client-side random ids they could,
 	// rarely: see bench.ClientWorkloads). Three threads: 2 + 1.
