@@ -4,12 +4,15 @@ import (
 	"encoding/json"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // loadboxesSubnet is this test's own lab: neither the shared lab's nor any
@@ -95,8 +98,8 @@ func TestRunFromTwoLoadBoxes(t *testing.T) {
 	// auto_inc on: the server picks the ids, so the two clients can never
 	// insert the same random id (with client-side random ids they could,
 	// rarely: see bench.ClientWorkloads). Three threads: 2 + 1.
-	r := l.mustOK(t, "run", "-i", inv, "--no-up", "--runs", filepath.Join(dir, "runs"), "--workload", "pure-random-writes",
-		"--time", "6", "--tables", "2", "--table-size", "100", "--threads", "3", "--set", "auto_inc=true")
+	runArgs := []string{"--workload", "pure-random-writes", "--time", "6", "--tables", "2", "--table-size", "100", "--threads", "3", "--set", "auto_inc=true"}
+	r := l.mustOK(t, append([]string{"run", "-i", inv, "--no-up", "--runs", filepath.Join(dir, "runs")}, runArgs...)...)
 	rd := runDir(t, r)
 
 	// Both clients ran, each with its own command line and raw output; the
@@ -254,4 +257,87 @@ func TestRunFromTwoLoadBoxes(t *testing.T) {
 
 	own := &lab{inventory: inv, bin: l.bin} // this lab's passwords, not the shared lab's
 	own.assertNoPasswords(t, rd)
+
+	crashThenCollect(t, l, dir, inv, runArgs)
+}
+
+// crashThenCollect kills orch (SIGKILL) once both clients are launched:
+// they run on, detached, and `orch collect` waits for both, then merges
+// their outputs and removes both working directories.
+func crashThenCollect(t *testing.T, l *lab, dir, inv string, runArgs []string) {
+	runs := filepath.Join(dir, "crash")
+	cmd := exec.Command(l.bin, append([]string{"run", "-i", inv, "--no-up", "--runs", runs}, runArgs...)...)
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	type remote struct {
+		PID     int  `json:"pid"`
+		Removed bool `json:"removed"`
+	}
+	var man struct {
+		Status        string   `json:"status"`
+		Remote        remote   `json:"remote"`
+		ClientRemotes []remote `json:"client_remotes"`
+	}
+	readMan := func(rd string) {
+		man.ClientRemotes = nil
+		if b, err := os.ReadFile(filepath.Join(rd, "manifest.json")); err == nil {
+			json.Unmarshal(b, &man)
+		}
+	}
+	var rd string
+	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(200 * time.Millisecond) {
+		rd, _ = filepath.EvalSymlinks(filepath.Join(runs, "latest"))
+		if rd != "" {
+			if readMan(rd); man.Remote.PID > 0 && len(man.ClientRemotes) == 1 && man.ClientRemotes[0].PID > 0 {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("the clients were never launched:\n%s", out.String())
+		}
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	t.Logf("orch killed once both clients ran:\n%s", out.String())
+	for i := 0; ; i++ {
+		r := l.mustOK(t, "collect", "-i", inv, rd)
+		if !strings.Contains(r.stdout, "still running") {
+			break
+		}
+		if i == 60 {
+			t.Fatalf("the benchmark still runs after 2 minutes:\n%s", r.stdout)
+		}
+		time.Sleep(2 * time.Second)
+	}
+	readMan(rd)
+	var res struct {
+		Benchmark struct {
+			Complete  bool   `json:"complete"`
+			From      string `json:"percentile_from"`
+			Intervals []struct {
+				Complete bool `json:"complete"`
+			} `json:"intervals"`
+			Clients []struct{ Name string } `json:"clients"`
+		} `json:"benchmark"`
+	}
+	if err := json.Unmarshal(mustRead(t, filepath.Join(rd, "results.json")), &res); err != nil {
+		t.Fatal(err)
+	}
+	both := 0
+	for _, iv := range res.Benchmark.Intervals {
+		if iv.Complete {
+			both++
+		}
+	}
+	if b := res.Benchmark; !b.Complete || len(b.Clients) != 2 || b.From != "merged histogram" || both < 4 {
+		t.Errorf("collected result: complete %v, %d clients, percentile from %q, %d slots with both", b.Complete, len(b.Clients), b.From, both)
+	}
+	if man.Status != "interrupted" || !man.Remote.Removed || len(man.ClientRemotes) != 1 || !man.ClientRemotes[0].Removed {
+		t.Errorf("after collect: %+v", man)
+	}
 }

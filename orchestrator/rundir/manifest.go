@@ -77,6 +77,10 @@ type Remote struct {
 	Host string `json:"host"`
 	Dir  string `json:"dir"`
 	PID  int    `json:"pid,omitempty"`
+	// StartAt is the common start (this machine's clock) when the run drove
+	// the cluster from several load boxes: a later collect aligns the
+	// clients' outputs on it.
+	StartAt time.Time `json:"start_at,omitzero"`
 	// Removed is set once Dir is deleted after a complete collect.
 	Removed bool `json:"removed,omitempty"`
 }

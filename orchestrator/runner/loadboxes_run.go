@@ -2,9 +2,7 @@ package runner
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
 	"path"
 	"strings"
 	"sync"
@@ -12,6 +10,7 @@ import (
 
 	"github.com/orch-bench/orch/orchestrator"
 	"github.com/orch-bench/orch/orchestrator/bench"
+	"github.com/orch-bench/orch/orchestrator/executor"
 	"github.com/orch-bench/orch/orchestrator/rundir"
 )
 
@@ -49,7 +48,7 @@ func (r *run) benchmarkClients(ctx context.Context) (int, error) {
 		c.rem = rem
 		return err
 	})
-	if err := r.recordClients(); err != nil {
+	if err := r.recordClients(at); err != nil {
 		r.logf("run: %v", err)
 	}
 	if err := orchestrator.Aggregate(errs); err != nil {
@@ -101,13 +100,13 @@ func (r *run) benchmarkClients(ctx context.Context) (int, error) {
 
 // recordClients saves every launched client's process and output file in
 // the manifest, so collect finds them after a crash of orch.
-func (r *run) recordClients() error {
+func (r *run) recordClients(at time.Time) error {
 	return r.dir.UpdateManifest(func(m *rundir.Manifest) error {
 		for i, c := range r.clients {
 			if c.rem == nil {
 				continue
 			}
-			rem := &rundir.Remote{Host: c.host.Name, Dir: c.remote, PID: c.rem.PID}
+			rem := &rundir.Remote{Host: c.host.Name, Dir: c.remote, PID: c.rem.PID, StartAt: at.UTC()}
 			if i == 0 {
 				m.Remote = rem
 			}
@@ -176,65 +175,34 @@ func (r *run) readStarts(at time.Time) {
 // parseClients reads every client's output and merges them into the
 // run's result; per-client figures stay inside it (Merged.Clients).
 func (r *run) parseClients(res *Results) {
-	var runs []bench.ClientRun
-	var problems []string
-	for _, c := range r.clients {
-		out, err := r.parseClient(c)
-		if err != nil {
-			problems = append(problems, fmt.Sprintf("%s: %v", c.host.Name, err))
-		}
-		if sb, ok := out.(*bench.Sysbench); ok && sb != nil {
-			runs = append(runs, bench.ClientRun{Name: c.host.Name, Start: c.start, Result: sb})
-		}
+	outs := make([]clientFile, len(r.clients))
+	for i, c := range r.clients {
+		outs[i] = clientFile{name: c.host.Name, start: c.start, parse: c.driver.Parse}
 	}
-	if len(runs) == len(r.clients) {
-		m, err := bench.MergeSysbench(runs)
-		if err != nil {
-			problems = append(problems, err.Error())
-		} else {
-			res.Benchmark = m
-			if err := r.dir.WriteJSON(rundir.BenchmarkRunMerged, m); err != nil {
-				r.logf("run: %v", err)
-			}
-		}
+	m, problem := mergeClients(r.dir, outs)
+	if m != nil {
+		res.Benchmark = m
 	}
-	if len(problems) > 0 {
-		res.ParseError = strings.Join(problems, "; ")
-	}
-}
-
-func (r *run) parseClient(c *client) (bench.Result, error) {
-	p, err := r.dir.Abs(c.local)
-	if err != nil {
-		return nil, err
-	}
-	f, err := os.Open(p)
-	if errors.Is(err, os.ErrNotExist) {
-		f, err = os.Open(p + rundir.PartSuffix) // an interrupted run: what came
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return c.driver.Parse(c.local, f)
+	res.ParseError = problem
 }
 
 // cleanClients removes the other load boxes' working directories once
 // their output is in the run directory (the first one's is cleanWorkdir's).
 func (r *run) cleanClients(ctx context.Context) {
-	for _, c := range r.clients[min(1, len(r.clients)):] {
-		host := c.host.Name
-		pick := func(m *rundir.Manifest) *rundir.Remote {
-			for _, rem := range m.ClientRemotes {
-				if rem.Host == host {
-					return rem
-				}
-			}
-			return nil
-		}
-		if _, err := cleanRemote(ctx, r.dir, c.exec, pick); err != nil {
-			r.logf("run: %v", err)
-		}
+	if len(r.clients) < 2 {
+		return
+	}
+	m, err := r.dir.LoadManifest()
+	if err != nil {
+		r.logf("run: %v", err)
+		return
+	}
+	hosts := map[string]executor.Executor{}
+	for _, c := range r.clients {
+		hosts[c.host.Name] = c.exec
+	}
+	if err := cleanClientWorkdirs(ctx, r.dir, hosts, m); err != nil {
+		r.logf("run: %v", err)
 	}
 }
 
