@@ -88,6 +88,9 @@ func (r *run) connectClients(ctx context.Context) error {
 	}
 	runID := path.Base(r.dir.Path())
 	errs := orchestrator.ForEach(ctx, 0, clients[1:], func(ctx context.Context, _ int, c *client) error {
+		for _, old := range r.staleClients {
+			r.removeStaleOn(ctx, c.host.Name, c.exec, old)
+		}
 		var err error
 		c.remote, err = makeWorkdir(ctx, c.exec, runID)
 		return err

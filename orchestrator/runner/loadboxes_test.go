@@ -11,6 +11,7 @@ import (
 	"github.com/orch-bench/orch/orchestrator"
 	"github.com/orch-bench/orch/orchestrator/bench"
 	"github.com/orch-bench/orch/orchestrator/executor"
+	"github.com/orch-bench/orch/orchestrator/rundir"
 )
 
 // The barrier: two clients launched detached at different moments (the
@@ -100,4 +101,39 @@ func TestClockOffsetOfTheSameClock(t *testing.T) {
 	if off < -time.Second || off > time.Second {
 		t.Errorf("offset of this machine's own clock: %s", off)
 	}
+}
+
+// A stall or Ctrl-C stops every client: the ones orch launched itself and,
+// after a re-attach, the ones it knows only by their PID files.
+func TestStopClientsStopsEveryLoadBox(t *testing.T) {
+	ex := executor.NewLocal("loadbox")
+	step := bench.Step{Phase: bench.PhaseRun, Name: "long", Argv: []string{"sleep", "60"}}
+	r := &run{logf: t.Logf}
+	for i := 0; i < 3; i++ {
+		dir := filepath.Join(t.TempDir(), "w")
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		rem, err := Launch(context.Background(), ex, dir, step)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := &client{exec: ex, remote: dir, rem: rem}
+		if i == 2 {
+			c.rem = nil // known only by its PID file
+		}
+		r.clients = append(r.clients, c)
+	}
+	start := time.Now()
+	r.stopClients(0)
+	for i, c := range r.clients {
+		rem, err := Attach(context.Background(), ex, c.remote, bench.PhaseRun)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if running, _, err := remoteState(context.Background(), ex, &rundir.Remote{Dir: c.remote, PID: rem.PID}); err != nil || running {
+			t.Errorf("client %d still running (%v) after stopClients", i, err)
+		}
+	}
+	t.Logf("three clients stopped in %s", time.Since(start).Round(time.Millisecond))
 }

@@ -70,9 +70,11 @@ type run struct {
 	remote  string         // the benchmark's directory there
 	stale   *rundir.Remote // an earlier attempt's directory, removed at connect
 	clients []*client      // every load box, when the run drives several (loadboxes.go)
-	driver  bench.Driver
-	secrets []string
-	logf    func(string, ...any)
+	// staleClients are an earlier attempt's directories on the other load boxes.
+	staleClients []*rundir.Remote
+	driver       bench.Driver
+	secrets      []string
+	logf         func(string, ...any)
 
 	mu      sync.Mutex
 	stopped string // why the benchmark was stopped early ("" if it was not)
@@ -164,6 +166,9 @@ func start(cfg Config) (*run, error) {
 	r := &run{cfg: cfg, inv: inv, dir: dir, driver: driver, logf: logf}
 	if old, err := dir.LoadManifest(); err == nil && old.Remote != nil && !old.Remote.Removed {
 		r.stale = old.Remote // a redone matrix cell: the last attempt's working directory
+	}
+	if old, err := dir.LoadManifest(); err == nil {
+		r.staleClients = old.ClientRemotes // and the other load boxes' (loadboxes.go)
 	}
 	r.secrets = Secrets(inv)
 	m := &rundir.Manifest{

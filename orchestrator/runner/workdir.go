@@ -120,18 +120,23 @@ func sources(inv *topology.Inventory, runID string) rundir.Sources {
 // directory left (a matrix cell redone after a crash), once nothing runs in
 // it: its output is not wanted, the cell starts again from a clean state.
 func (r *run) removeStale(ctx context.Context) {
-	old := r.stale
-	if old == nil || old.Host != r.bhost || rundir.ValidWorkdir(old.Dir, path.Base(r.dir.Path())) != nil {
+	r.removeStaleOn(ctx, r.bhost, r.bexec, r.stale)
+}
+
+// removeStaleOn removes old, an earlier attempt's working directory, when
+// it is on host and nothing runs in it.
+func (r *run) removeStaleOn(ctx context.Context, host string, ex executor.Executor, old *rundir.Remote) {
+	if old == nil || old.Removed || old.Host != host || rundir.ValidWorkdir(old.Dir, path.Base(r.dir.Path())) != nil {
 		return
 	}
-	running, _, err := remoteState(ctx, r.bexec, old)
+	running, _, err := remoteState(ctx, ex, old)
 	switch {
 	case err != nil:
 		r.logf("run: %v", err)
 	case running:
-		r.logf("run: %s: the last attempt's benchmark (pid %d) still runs in %s: left alone", r.bhost, old.PID, old.Dir)
+		r.logf("run: %s: the last attempt's benchmark (pid %d) still runs in %s: left alone", host, old.PID, old.Dir)
 	default:
-		if err := removeWorkdir(ctx, r.bexec, old.Dir); err != nil {
+		if err := removeWorkdir(ctx, ex, old.Dir); err != nil {
 			r.logf("run: %v", err)
 		}
 	}
