@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -136,4 +137,28 @@ func TestStopClientsStopsEveryLoadBox(t *testing.T) {
 		}
 	}
 	t.Logf("three clients stopped in %s", time.Since(start).Round(time.Millisecond))
+}
+
+// The live display shows the clients' summed throughput for a report only
+// once every client has printed it.
+func TestClientProgressSumsEveryClientsReport(t *testing.T) {
+	var out bytes.Buffer
+	p := &Progress{W: &out, Every: time.Nanosecond}
+	p.Start(time.Now())
+	cp := newClientProgress(p, 2)
+	num := func(s string) bench.Number {
+		n, err := bench.ParseNumber(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	cp.add(0, bench.Interval{T: 1, Threads: 2, TPS: num("100.50"), QPS: num("100.50")})
+	if out.Len() != 0 {
+		t.Fatalf("shown before the second client reported: %q", out.String())
+	}
+	cp.add(1, bench.Interval{T: 1, Threads: 1, TPS: num("40.25"), QPS: num("40.25")})
+	if got := out.String(); !strings.Contains(got, "tps 140.75  qps 140.75") {
+		t.Errorf("display %q, want the sum 140.75", got)
+	}
 }
