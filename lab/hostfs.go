@@ -167,7 +167,7 @@ Subsystem sftp internal-sftp
 func renderEtcHosts(plan addrPlan) string {
 	var b strings.Builder
 	b.WriteString("127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n")
-	for i, h := range labHosts {
+	for i, h := range plan.specs {
 		fmt.Fprintf(&b, "%s\t%s\n", plan.hosts[i], h.name)
 	}
 	return b.String()

@@ -62,6 +62,9 @@ type Config struct {
 	// CacheDir keeps the systemd lab's base tree between runs (default
 	// DefaultCacheDir); Down never removes it.
 	CacheDir string
+	// LoadBoxes is how many load boxes the lab has (0 means 1): loadbox,
+	// then loadbox2 ... at the next addresses, all in the one cluster.
+	LoadBoxes int
 	// Out receives one progress line per step.
 	Out io.Writer
 }

@@ -10,6 +10,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -28,6 +29,21 @@ var labHosts = []hostSpec{
 	{"loadbox", "loadbox", 14},
 }
 
+// MaxLoadBoxes bounds --loadboxes: loadbox9 is the longest name whose veth
+// ("ol" + tag + "-" + host) fits IFNAMSIZ.
+const MaxLoadBoxes = 9
+
+// hostsFor is the lab with n load boxes: labHosts, then loadbox2 ... at the
+// next addresses (.15, ...), in the same cluster.
+func hostsFor(n int) []hostSpec {
+	out := append([]hostSpec(nil), labHosts...)
+	last := labHosts[len(labHosts)-1].offset
+	for k := 2; k <= n; k++ {
+		out = append(out, hostSpec{"loadbox" + strconv.Itoa(k), "loadbox", last + uint32(k) - 1})
+	}
+	return out
+}
+
 // bridgeOffset is the bridge's (the control machine's) address in the subnet.
 const bridgeOffset = 1
 
@@ -35,7 +51,8 @@ const bridgeOffset = 1
 type addrPlan struct {
 	subnet netip.Prefix
 	bridge netip.Addr
-	hosts  []netip.Addr // in labHosts order
+	specs  []hostSpec   // the lab's hosts: labHosts, then any further load boxes
+	hosts  []netip.Addr // in specs order
 }
 
 // prefixed renders an address with the subnet's length, as ip(8) wants it.
@@ -45,7 +62,14 @@ func (p addrPlan) prefixed(a netip.Addr) string {
 
 // planAddrs checks that subnet is an IPv4 network address large enough for
 // the lab and computes the bridge's and hosts' addresses.
-func planAddrs(subnet string) (addrPlan, error) {
+func planAddrs(subnet string) (addrPlan, error) { return planLab(subnet, 1) }
+
+// planLab is planAddrs for a lab with loadboxes load boxes.
+func planLab(subnet string, loadboxes int) (addrPlan, error) {
+	if loadboxes < 1 || loadboxes > MaxLoadBoxes {
+		return addrPlan{}, fmt.Errorf("--loadboxes %d: want 1 to %d", loadboxes, MaxLoadBoxes)
+	}
+	specs := hostsFor(loadboxes)
 	p, err := netip.ParsePrefix(subnet)
 	if err != nil {
 		return addrPlan{}, fmt.Errorf("subnet %q: want an IPv4 network like 10.99.0.0/24", subnet)
@@ -56,13 +80,13 @@ func planAddrs(subnet string) (addrPlan, error) {
 	if p.Masked() != p {
 		return addrPlan{}, fmt.Errorf("subnet %s has host bits set; did you mean %s?", p, p.Masked())
 	}
-	maxOffset := labHosts[len(labHosts)-1].offset
+	maxOffset := specs[len(specs)-1].offset
 	if size := uint64(1) << (32 - p.Bits()); uint64(maxOffset) >= size-1 {
 		return addrPlan{}, fmt.Errorf("subnet %s is too small: the lab uses .%d to .%d (use /28 or larger)",
 			p, bridgeOffset, maxOffset)
 	}
-	plan := addrPlan{subnet: p, bridge: addOffset(p.Addr(), bridgeOffset)}
-	for _, h := range labHosts {
+	plan := addrPlan{subnet: p, bridge: addOffset(p.Addr(), bridgeOffset), specs: specs}
+	for _, h := range specs {
 		plan.hosts = append(plan.hosts, addOffset(p.Addr(), h.offset))
 	}
 	return plan, nil
@@ -149,12 +173,12 @@ func checkSubnetFree(ctx context.Context, subnet netip.Prefix) error {
 
 // checkNamesFree fails when a kernel object the lab is about to create
 // already exists: it is not ours to reuse or delete.
-func checkNamesFree(n labNames) error {
+func checkNamesFree(n labNames, specs []hostSpec) error {
 	if linkExists(n.bridge()) {
 		return fmt.Errorf("network interface %s already exists (from a lab whose state is lost?); remove it with: ip link del %s",
 			n.bridge(), n.bridge())
 	}
-	for _, h := range labHosts {
+	for _, h := range specs {
 		if v := n.veth(h.name); linkExists(v) {
 			return fmt.Errorf("network interface %s already exists; remove it with: ip link del %s", v, v)
 		}

@@ -110,3 +110,37 @@ func TestLookTool(t *testing.T) {
 		t.Errorf("clean PATH = %q", env[0])
 	}
 }
+
+// --loadboxes N adds loadbox2 ... at the addresses after the first load
+// box, in the same lab; one load box is exactly the four-host lab.
+func TestPlanLabLoadBoxes(t *testing.T) {
+	one, err := planLab("10.95.0.0/24", 1)
+	if err != nil || len(one.specs) != len(labHosts) {
+		t.Fatalf("one load box: %d hosts, %v", len(one.specs), err)
+	}
+	p, err := planLab("10.95.0.0/24", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for i, h := range p.specs {
+		got = append(got, h.name+"="+h.role+"@"+p.hosts[i].String())
+	}
+	want := []string{"master=master@10.95.0.11", "slave1=slave@10.95.0.12", "slave2=slave@10.95.0.13",
+		"loadbox=loadbox@10.95.0.14", "loadbox2=loadbox@10.95.0.15", "loadbox3=loadbox@10.95.0.16"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("hosts %v, want %v", got, want)
+	}
+	for _, n := range []int{0, MaxLoadBoxes + 1} {
+		if _, err := planLab("10.95.0.0/24", n); err == nil || !strings.Contains(err.Error(), "--loadboxes") {
+			t.Errorf("--loadboxes %d: %v", n, err)
+		}
+	}
+	// The longest host name still gives a veth name that fits IFNAMSIZ.
+	if p, _ := planLab("10.95.0.0/24", MaxLoadBoxes); len(namesFor("/var/lib/x").veth(p.specs[len(p.specs)-1].name)) > 15 {
+		t.Errorf("veth name of %s is too long", p.specs[len(p.specs)-1].name)
+	}
+	if _, err := planLab("10.95.0.0/28", 3); err == nil || !strings.Contains(err.Error(), "too small") {
+		t.Errorf("a /28 with .16: %v", err)
+	}
+}

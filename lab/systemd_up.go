@@ -29,7 +29,7 @@ func buildSystemd(ctx context.Context, cfg Config, plan addrPlan, names labNames
 	}
 	store := &stateStore{dir: cfg.StateDir, s: State{Version: stateVersion, Subnet: plan.subnet.String(),
 		Kind: KindSystemd, BaseTree: base}}
-	for i, h := range labHosts {
+	for i, h := range plan.specs {
 		store.s.Hosts = append(store.s.Hosts, HostState{Name: h.name, Role: h.role, IP: plan.hosts[i].String()})
 	}
 	if err := store.update(func(*State) {}); err != nil {
@@ -41,8 +41,8 @@ func buildSystemd(ctx context.Context, cfg Config, plan addrPlan, names labNames
 	}
 
 	t := time.Now()
-	known := make([]string, len(labHosts))
-	errs := orchestrator.ForEach(ctx, 0, labHosts, func(ctx context.Context, i int, h hostSpec) error {
+	known := make([]string, len(plan.specs))
+	errs := orchestrator.ForEach(ctx, 0, plan.specs, func(ctx context.Context, i int, h hostSpec) error {
 		hostDir := cfg.hostDir(h.name)
 		mount := filepath.Join(hostDir, sdRootName)
 		if err := store.updateHost(h.name, func(r *HostState) { r.Mount = mount }); err != nil {
@@ -79,7 +79,7 @@ func buildSystemd(ctx context.Context, cfg Config, plan addrPlan, names labNames
 	if err := orchestrator.Aggregate(errs); err != nil {
 		return err
 	}
-	p.printf("lab: %d hosts booted in %.1fs", len(labHosts), time.Since(boot).Seconds())
+	p.printf("lab: %d hosts booted in %.1fs", len(plan.specs), time.Since(boot).Seconds())
 	if err := writeInventories(cfg, store, p); err != nil {
 		return err
 	}

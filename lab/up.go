@@ -35,7 +35,7 @@ func Up(ctx context.Context, cfg Config) error {
 	if subnet == "" {
 		subnet = DefaultSubnet
 	}
-	plan, err := planAddrs(subnet)
+	plan, err := planLab(subnet, max(cfg.LoadBoxes, 1))
 	if err != nil {
 		return fmt.Errorf("lab up: %w", err)
 	}
@@ -45,7 +45,11 @@ func Up(ctx context.Context, cfg Config) error {
 	}
 	if st != nil {
 		statuses := statusOf(ctx, st)
-		if AllHealthy(statuses) && len(statuses) == len(labHosts) {
+		if AllHealthy(statuses) && len(statuses) != len(plan.specs) && len(statuses) >= len(labHosts) {
+			return fmt.Errorf("lab up: the lab in %s is up with %d hosts, not %d; run `orch lab down` first to change --loadboxes",
+				cfg.StateDir, len(statuses), len(plan.specs))
+		}
+		if AllHealthy(statuses) && len(statuses) == len(plan.specs) {
 			if st.Kind != kind {
 				return fmt.Errorf("lab up: the lab in %s is a %s lab; run `orch lab down` first to build a %s lab there",
 					cfg.StateDir, kindName(st.Kind), kindName(kind))
@@ -76,7 +80,7 @@ func Up(ctx context.Context, cfg Config) error {
 		return fmt.Errorf("lab up: %w", err)
 	}
 	names := namesFor(cfg.StateDir)
-	if err := checkNamesFree(names); err != nil {
+	if err := checkNamesFree(names, plan.specs); err != nil {
 		return fmt.Errorf("lab up: %w", err)
 	}
 	if err := checkSubnetFree(ctx, plan.subnet); err != nil {
@@ -101,7 +105,7 @@ func build(ctx context.Context, cfg Config, plan addrPlan, names labNames, p *pr
 		return fmt.Errorf("state dir: %w", err)
 	}
 	store := &stateStore{dir: cfg.StateDir, s: State{Version: stateVersion, Subnet: plan.subnet.String()}}
-	for i, h := range labHosts {
+	for i, h := range plan.specs {
 		store.s.Hosts = append(store.s.Hosts, HostState{Name: h.name, Role: h.role, IP: plan.hosts[i].String()})
 	}
 	if err := store.update(func(*State) {}); err != nil {
@@ -118,8 +122,8 @@ func build(ctx context.Context, cfg Config, plan addrPlan, names labNames, p *pr
 	p.printf("lab: keys and passwords ready in %s (%.1fs)", cfg.StateDir, time.Since(start).Seconds())
 
 	t := time.Now()
-	pubs := make([][]byte, len(labHosts))
-	errs := orchestrator.ForEach(ctx, 0, labHosts, func(ctx context.Context, i int, h hostSpec) error {
+	pubs := make([][]byte, len(plan.specs))
+	errs := orchestrator.ForEach(ctx, 0, plan.specs, func(ctx context.Context, i int, h hostSpec) error {
 		pub, err := buildHostFS(ctx, cfg.hostDir(h.name), h, plan.hosts[i], env)
 		if err != nil {
 			return fmt.Errorf("%s %s: host files: %w", h.name, plan.hosts[i], err)

@@ -96,7 +96,7 @@ var badCases = []struct {
 	{"tilde-user-path.yaml", false, ":3:22: defaults.ssh.identity_files[0]: ~user paths are not supported; use ~/ or an absolute path"},
 	{"top-level-list.yaml", false, ":1:1: expected a mapping with keys name, known_hosts, defaults, replication, profile, benchmark, hosts, clusters; found a list"},
 	{"two-documents.yaml", false, ":11:1: a second YAML document; an inventory is a single document"},
-	{"two-loadboxes.yaml", false, `:15:11: only one load box is allowed; "loadbox1" is already the load box (line 12)`},
+	{"two-loadboxes-same-address.yaml", false, `:17:14: "loadbox2" has the same address and SSH port as "loadbox1" (10.0.0.4 port 22, line 14)`},
 	{"two-masters.yaml", false, `:12:11: only one master is allowed; "master" is already the master (line 3)`},
 	{"unknown-anchor.yaml", false, ":5:10: YAML syntax error: unknown anchor 'common' referenced"},
 	{"unknown-host-key.yaml", false, `:4:5: hosts[0]: unknown key "adress" (valid keys: name, role, address, ssh, mysql)`},

@@ -292,7 +292,8 @@ func (inv *Inventory) Master() *Host {
 // Slaves returns the slave hosts in file order.
 func (inv *Inventory) Slaves() []*Host { return inv.ByRole(RoleSlave) }
 
-// LoadBox returns the load box, or nil when the control machine is the load box.
+// LoadBox returns the first load box (the one that prepares the dataset
+// when there are several), or nil when the control machine is the load box.
 func (inv *Inventory) LoadBox() *Host {
 	for _, h := range inv.Hosts {
 		if h.Role == RoleLoadBox {
@@ -301,6 +302,10 @@ func (inv *Inventory) LoadBox() *Host {
 	}
 	return nil
 }
+
+// LoadBoxes returns every load box in inventory order: the benchmark runs
+// on all of them at once. It is empty when the control machine is the load box.
+func (inv *Inventory) LoadBoxes() []*Host { return inv.ByRole(RoleLoadBox) }
 
 // ByRole returns the hosts with the given role, in inventory order.
 func (inv *Inventory) ByRole(r Role) []*Host {

@@ -41,11 +41,11 @@ func checkHosts(decls []hostDecl, hostsPos Pos) error {
 		port int
 	}
 	var (
-		master, loadbox *hostDecl
-		names           = make(map[string]*hostDecl, len(decls))
-		dbAt            = make(map[string]*hostDecl) // first database host per address
-		lbAt            = make(map[string]*hostDecl) // first load box per address
-		sshds           = make(map[sshd]*hostDecl, len(decls))
+		master *hostDecl
+		names  = make(map[string]*hostDecl, len(decls))
+		dbAt   = make(map[string]*hostDecl) // first database host per address
+		lbAt   = make(map[string]*hostDecl) // first load box per address
+		sshds  = make(map[sshd]*hostDecl, len(decls))
 	)
 	for i := range decls {
 		d := &decls[i]
@@ -60,12 +60,10 @@ func checkHosts(decls []hostDecl, hostsPos Pos) error {
 				return newError(d.rolePos, fmt.Sprintf("only one master is allowed; %q is already the master (line %d)", master.host.Name, master.rolePos.Line))
 			}
 			master = d
-		case RoleLoadBox:
-			if loadbox != nil {
-				return newError(d.rolePos, fmt.Sprintf("only one load box is allowed; %q is already the load box (line %d)", loadbox.host.Name, loadbox.rolePos.Line))
-			}
-			loadbox = d
 		}
+		// Several load boxes are allowed (the benchmark runs on all of
+		// them at once); their names are unique and their SSH endpoints
+		// distinct like every host's, checked below.
 		addr := addrKey(h.Address)
 		mine, other := dbAt, lbAt
 		if !h.IsDB() {
@@ -96,7 +94,7 @@ func checkHosts(decls []hostDecl, hostsPos Pos) error {
 }
 
 // roleOrder lists the hosts master first, then the slaves in file order,
-// then the load box.
+// then the load boxes in file order (the first one prepares the dataset).
 func roleOrder(decls []hostDecl) []*Host {
 	out := make([]*Host, 0, len(decls))
 	for _, r := range []Role{RoleMaster, RoleSlave, RoleLoadBox} {

@@ -56,7 +56,11 @@ journald; the load box has sysbench and its server masked. The tree is built
 once with debootstrap from this machine's Debian mirror (about 2 min) and
 cached in --cache-dir; every host boots an overlay of it with its own /etc,
 /var and datadir. The inventory names only the hosts and root's SSH key (no
-MySQL account); down keeps the cached tree.`,
+MySQL account); down keeps the cached tree.
+
+With --loadboxes N, the cluster has N load boxes: loadbox, then loadbox2 ...
+at the next addresses (.15, ...), all in the one inventory; orch run then
+drives the cluster from all of them at once.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c := *cfg
@@ -69,10 +73,14 @@ MySQL account); down keeps the cached tree.`,
 			if clusters < 1 || clusters > lab.MaxClusters {
 				return usagef("lab up: --clusters %d: want 1 to %d", clusters, lab.MaxClusters)
 			}
+			if c.LoadBoxes < 1 || c.LoadBoxes > lab.MaxLoadBoxes {
+				return usagef("lab up: --loadboxes %d: want 1 to %d", c.LoadBoxes, lab.MaxLoadBoxes)
+			}
 			return lab.UpClusters(cmd.Context(), c, clusters)
 		},
 	}
 	cmd.Flags().IntVar(&clusters, "clusters", 1, "clusters of four hosts to build, each on the next subnet, in one inventory with a clusters list")
+	cmd.Flags().IntVar(&cfg.LoadBoxes, "loadboxes", 1, "load boxes per cluster: loadbox, loadbox2, ... at the addresses after .14")
 	cmd.Flags().StringVar(&cfg.Subnet, "subnet", "",
 		"IPv4 network of the lab, /28 or larger and unused (default "+lab.DefaultSubnet+", or the running lab's)")
 	cmd.Flags().BoolVar(&cfg.Systemd, "systemd", false,

@@ -125,6 +125,9 @@ the others (--fail-fast stops instead).`,
 			}
 			makeWorkload := cellWorkload(m)
 			w, err := makeWorkload(m.Engines[0])
+			if err == nil {
+				err = runner.CheckClients(inv, w)
+			}
 			if err != nil {
 				return &usageError{msg: err.Error()}
 			}

@@ -87,6 +87,9 @@ func runBlockedMatrix(cmd *cobra.Command, g *globalOptions, invs []*topology.Inv
 				return usagef("cluster %s: %v", inv.Name, err)
 			}
 		}
+		if err := runner.CheckClients(inv, w); err != nil {
+			return usagef("cluster %s: %v", inv.Name, err)
+		}
 		if _, err := lintPlan(cmd, inv, m, "", a.allowAsymmetry); err != nil {
 			return err
 		}

@@ -99,6 +99,9 @@ run interrupted.`,
 			if err := w.Override(over); err != nil {
 				return &usageError{msg: err.Error()}
 			}
+			if err := runner.CheckClients(inv, w); err != nil {
+				return &usageError{msg: err.Error()}
+			}
 			warnWeakSecrets(cmd.ErrOrStderr(), inv)
 			ctx := cmd.Context()
 			c := g.connect(ctx, inv, inv.Hosts)

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -157,16 +158,20 @@ func AdminAccounts(h *topology.Host, password string) []Account {
 }
 
 // BenchAccounts are the benchmark account's entries on the master: for
-// the load box's address, or any host when the load box is this machine
-// (whose address as the master sees it orch cannot know); and for
-// 127.0.0.1, where a workload that runs on the master itself connects.
+// every load box's address (a run drives the master from all of them), or
+// any host when the load box is this machine (whose address as the master
+// sees it orch cannot know); and for 127.0.0.1, where a workload that runs
+// on the master itself connects.
 func BenchAccounts(inv *topology.Inventory, password string) []Account {
 	hosts := []string{"%"}
-	if lb := inv.LoadBox(); lb != nil {
-		hosts = []string{lb.PeerAddress(), "127.0.0.1"}
-		if lb.PeerAddress() == inv.Master().PeerAddress() {
-			hosts = hosts[1:]
+	if lbs := inv.LoadBoxes(); len(lbs) > 0 {
+		hosts = nil
+		for _, lb := range lbs {
+			if a := lb.PeerAddress(); a != inv.Master().PeerAddress() && !slices.Contains(hosts, a) {
+				hosts = append(hosts, a)
+			}
 		}
+		hosts = append(hosts, "127.0.0.1")
 	}
 	var out []Account
 	for _, h := range hosts {

@@ -84,7 +84,7 @@ func MergeSysbench(runs []ClientRun) (*Merged, error) {
 	}
 	m := &Merged{Sysbench: Sysbench{Tool: ToolSysbench, Version: runs[0].Result.Version, Complete: true, Percentile: -1}}
 	var tps, qps, latSum []Number
-	var min, max []Number
+	var min, max, dur []Number
 	for _, r := range runs {
 		res := r.Result
 		if m.Percentile >= 0 && res.Percentile != m.Percentile {
@@ -105,9 +105,11 @@ func MergeSysbench(runs []ClientRun) (*Merged, error) {
 		tps, qps = append(tps, res.TPS), append(qps, res.QPS)
 		latSum = append(latSum, res.LatencyMS.Sum)
 		min, max = append(min, res.LatencyMS.Min), append(max, res.LatencyMS.Max)
+		dur = append(dur, res.DurationS)
 		m.Clients = append(m.Clients, ClientFigure{Name: r.Name, OffsetMS: ms(r.Start.Sub(origin)), Result: res})
 	}
 	m.TPS, m.QPS = sumNumbers(tps), sumNumbers(qps)
+	m.DurationS = extreme(dur, 1) // the clients ran side by side: the longest is the run's
 	m.LatencyMS = Latency{Min: extreme(min, -1), Max: extreme(max, 1), Sum: sumNumbers(latSum), Percentile: m.Percentile}
 	if m.LatencyMS.Sum.IsSet() && m.Events > 0 {
 		m.LatencyMS.Avg = formatFloat(m.LatencyMS.Sum.Float64()/float64(m.Events), 2)
@@ -306,3 +308,19 @@ func formatFloat(v float64, places int) Number {
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// SumIntervals adds the interval lines several clients printed for the
+// same report: a live display's figure (the result's series is
+// MergeSysbench's, aligned by time). The latency is unset: percentiles do
+// not add up.
+func SumIntervals(ivs []Interval) Interval {
+	var out Interval
+	var tps, qps, errs []Number
+	for _, iv := range ivs {
+		out.T = max(out.T, iv.T)
+		out.Threads += iv.Threads
+		tps, qps, errs = append(tps, iv.TPS), append(qps, iv.QPS), append(errs, iv.Errors)
+	}
+	out.TPS, out.QPS, out.Errors = sumNumbers(tps), sumNumbers(qps), sumNumbers(errs)
+	return out
+}

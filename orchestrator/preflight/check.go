@@ -91,9 +91,13 @@ func Check(ctx context.Context, c *cluster.Cluster) []*Facts {
 			facts[i].problem(true, "%v", err)
 		}
 	}
-	if lb, m := c.Inventory.LoadBox(), c.Inventory.Master(); lb != nil && m != nil {
-		if ex, err := c.Executor(lb); err == nil {
-			measureRTT(ctx, ex, m, facts[indexOf(c.Hosts, lb)])
+	if m := c.Inventory.Master(); m != nil {
+		for _, lb := range c.Inventory.LoadBoxes() {
+			if i := indexOf(c.Hosts, lb); i >= 0 {
+				if ex, err := c.Executor(lb); err == nil {
+					measureRTT(ctx, ex, m, facts[i])
+				}
+			}
 		}
 	}
 	return facts

@@ -66,8 +66,13 @@ func Paths(ctx context.Context, c *cluster.Cluster) []Path {
 		}
 	}
 	out = append(out, res...)
-	if lb := inv.LoadBox(); lb == nil || inCluster(c, lb) {
-		out = append(out, benchPath(ctx, c, m, addr))
+	if len(inv.LoadBoxes()) == 0 {
+		out = append(out, benchPath(ctx, c, m, addr, nil))
+	}
+	for _, lb := range inv.LoadBoxes() { // a run drives the master from each
+		if inCluster(c, lb) {
+			out = append(out, benchPath(ctx, c, m, addr, lb))
+		}
 	}
 	// A stock server listens on 127.0.0.1 until up's config binds it to
 	// every address: a refused connection then still proves the route
@@ -194,15 +199,15 @@ func greet(ctx context.Context, d mysqlconn.Dialer, addr, later string) (ok bool
 	return true, "server " + v + " answers"
 }
 
-// benchPath logs in to the master from the load box (this machine when
-// the inventory has none) with the benchmark account. Before the first
+// benchPath logs in to the master from load box lb (this machine when
+// nil: the inventory has none) with the benchmark account. Before the first
 // up has made orch's own benchmark account, only the TCP path is proven.
-func benchPath(ctx context.Context, c *cluster.Cluster, m *topology.Host, addr string) Path {
+func benchPath(ctx context.Context, c *cluster.Cluster, m *topology.Host, addr string, lb *topology.Host) Path {
 	inv := c.Inventory
 	b := inv.Benchmark
 	from := "this machine"
 	var ex executor.Executor = executor.NewLocal("this machine")
-	if lb := inv.LoadBox(); lb != nil {
+	if lb != nil {
 		from = lb.Name
 		var err error
 		if ex, err = c.Executor(lb); err != nil {

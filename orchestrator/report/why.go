@@ -176,9 +176,11 @@ func (s *series) mean(col string, from, to float64) float64 {
 
 // runWhy is one run's figures.
 type runWhy struct {
-	Hosts    []*Cost // database hosts, master first
-	LoadBox  *Cost
-	Profiles []*stacks.Profile
+	Hosts []*Cost // database hosts, master first
+	// LoadBoxes are the clients' hosts in inventory order (several when
+	// the run drove the cluster from several load boxes at once).
+	LoadBoxes []*Cost
+	Profiles  []*stacks.Profile
 }
 
 // readRunWhy computes a run's costs over (warmupS, endS] of the monitor's
@@ -207,7 +209,7 @@ func readRunWhy(dir string, warmupS, endS, latUs float64) (*runWhy, error) {
 		}
 		c := hostCost(h.Name, h.Role, my, osr, warmupS, endS, latUs)
 		if h.Role == "loadbox" {
-			out.LoadBox = c
+			out.LoadBoxes = append(out.LoadBoxes, c)
 		} else if my != nil {
 			out.Hosts = append(out.Hosts, c)
 		}
@@ -220,7 +222,7 @@ func readRunWhy(dir string, warmupS, endS, latUs float64) (*runWhy, error) {
 			out.Profiles = append(out.Profiles, &p)
 		}
 	}
-	if len(out.Hosts) == 0 && out.LoadBox == nil {
+	if len(out.Hosts) == 0 && len(out.LoadBoxes) == 0 {
 		return nil, nil
 	}
 	return out, nil

@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/orch-bench/orch/orchestrator/stacks"
 )
@@ -22,7 +23,9 @@ func (t *Table) buildWhy(warmupS float64) *Why {
 		hosts := map[string][]*Cost{}
 		role := map[string]string{}
 		var order, slaves []string
-		var slaveCosts, boxes []*Cost
+		var slaveCosts []*Cost
+		boxes := map[string][]*Cost{}
+		var boxOrder []string
 		profiles := map[string][]*stacks.Profile{}
 		for _, r := range g.Runs {
 			if !r.usable() || r.Dir == "" {
@@ -50,8 +53,11 @@ func (t *Table) buildWhy(warmupS float64) *Why {
 					slaveCosts = append(slaveCosts, c)
 				}
 			}
-			if rw.LoadBox != nil {
-				boxes = append(boxes, rw.LoadBox)
+			for _, lb := range rw.LoadBoxes {
+				if boxes[lb.Host] == nil {
+					boxOrder = append(boxOrder, lb.Host)
+				}
+				boxes[lb.Host] = append(boxes[lb.Host], lb)
 			}
 			for _, p := range rw.Profiles {
 				profiles[p.Role] = append(profiles[p.Role], p)
@@ -67,8 +73,13 @@ func (t *Table) buildWhy(warmupS float64) *Why {
 				gw.Slaves.Host = slaves[0]
 			}
 		}
-		gw.LoadBox = meanCost(boxes)
-		gw.ClientBound, gw.ClientWhy = clientBound(gw.LoadBox)
+		for _, h := range boxOrder {
+			gw.LoadBoxes = append(gw.LoadBoxes, meanCost(boxes[h]))
+		}
+		if len(gw.LoadBoxes) > 0 {
+			gw.LoadBox = gw.LoadBoxes[0]
+		}
+		gw.ClientBound, gw.ClientWhy = clientsBound(gw.LoadBoxes)
 		for r, ps := range profiles {
 			gw.Profiles[r] = mergeProfiles(ps)
 		}
@@ -173,10 +184,10 @@ func (w *Why) useRows() [][]string {
 			rows = append(rows, []string{g.Label, c.Host, c.Role, num(c.NCPU, 0), pct(c.ServerCPU), pct(c.HostCPU),
 				num(c.RunQueue, 1), num(c.ServerRunnable, 1), pct(c.DiskBusy), num(c.ThreadsRunning, 1), "", joinFlags(flags)})
 		}
-		if lb := g.LoadBox; lb != nil {
+		for _, lb := range g.LoadBoxes {
 			flag := ""
-			if g.ClientBound {
-				flag = "client-bound: " + g.ClientWhy
+			if bound, why := clientBound(lb); bound {
+				flag = "client-bound: " + why
 			}
 			rows = append(rows, []string{g.Label, lb.Host, "loadbox", num(lb.NCPU, 0), "", pct(lb.BoxCPU),
 				num(lb.BoxRunQueue, 1), "", "", "", pct(lb.ClientCPU), flag})
@@ -254,4 +265,20 @@ func shown(p *stacks.Profile) []stacks.Stack {
 	}
 	top := stacks.Aggregate(all, 0)
 	return top[:min(5, len(top))]
+}
+
+// clientsBound is clientBound over every load box of a configuration: it
+// is client-bound when any of them is, and the reason names which one when
+// there are several (each keeps its own row and flag).
+func clientsBound(boxes []*Cost) (bool, string) {
+	var whys []string
+	for _, lb := range boxes {
+		if bound, why := clientBound(lb); bound {
+			if len(boxes) > 1 {
+				why = lb.Host + ": " + why
+			}
+			whys = append(whys, why)
+		}
+	}
+	return len(whys) > 0, strings.Join(whys, "; ")
 }

@@ -80,7 +80,8 @@ func (rep *Report) WriteWhyJSON(w io.Writer) error {
 		Sentence    string                   `json:"sentence"`
 		ClientBound bool                     `json:"client_bound"`
 		Hosts       []whyCostJSON            `json:"hosts"`
-		LoadBox     whyCostJSON              `json:"loadbox,omitempty"`
+		LoadBox     whyCostJSON              `json:"loadbox,omitempty"`   // the first load box
+		LoadBoxes   []whyCostJSON            `json:"loadboxes,omitempty"` // every one, each with its client_bound
 		Stacks      map[string]whyStacksJSON `json:"stacks,omitempty"`
 	}
 	type run struct {
@@ -111,6 +112,9 @@ func (rep *Report) WriteWhyJSON(w io.Writer) error {
 			for _, c := range g.Hosts {
 				gj.Hosts = append(gj.Hosts, costJSON(c))
 			}
+			for _, c := range g.LoadBoxes {
+				gj.LoadBoxes = append(gj.LoadBoxes, costJSON(c))
+			}
 			for role, p := range g.Profiles {
 				gj.Stacks[role] = stacksJSON(p)
 			}
@@ -125,8 +129,8 @@ func (rep *Report) WriteWhyJSON(w io.Writer) error {
 			for _, c := range rw.Hosts {
 				rj.Hosts = append(rj.Hosts, costJSON(c))
 			}
-			if rw.LoadBox != nil {
-				rj.Hosts = append(rj.Hosts, costJSON(rw.LoadBox))
+			for _, lb := range rw.LoadBoxes {
+				rj.Hosts = append(rj.Hosts, costJSON(lb))
 			}
 			tb.Runs = append(tb.Runs, rj)
 		}

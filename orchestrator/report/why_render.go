@@ -158,10 +158,7 @@ func (t *Table) whyCSVRows(r *Run, row []string) [][]string {
 		prof[p.Host] = p
 	}
 	var out [][]string
-	hosts := append([]*Cost(nil), rw.Hosts...)
-	if rw.LoadBox != nil {
-		hosts = append(hosts, rw.LoadBox)
-	}
+	hosts := append(append([]*Cost(nil), rw.Hosts...), rw.LoadBoxes...)
 	for _, c := range hosts {
 		cells := []string{c.Host, c.Role, f4(c.Tx), f4(c.TPS)}
 		for _, m := range metrics {

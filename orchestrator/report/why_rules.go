@@ -26,10 +26,14 @@ type GroupWhy struct {
 	Ratio float64 // throughput over the baseline's
 	// Hosts are the database hosts, master first; Slaves their slaves'
 	// mean (the sentences speak of "the slaves").
-	Hosts   []*Cost
-	Slaves  *Cost
-	LoadBox *Cost
-	// ClientBound: the load box was saturated; ClientWhy says by what.
+	Hosts  []*Cost
+	Slaves *Cost
+	// LoadBoxes are the load boxes' figures (one row each); LoadBox is
+	// the first's.
+	LoadBoxes []*Cost
+	LoadBox   *Cost
+	// ClientBound: a load box was saturated; ClientWhy says by what (and
+	// which, when there are several).
 	ClientBound bool
 	ClientWhy   string
 	// Profiles pools the stack samples by role ("master", "slave").

@@ -28,8 +28,9 @@ func group(label string, ratio float64, hosts ...*Cost) *GroupWhy {
 	g := &GroupWhy{Label: label, Ratio: ratio, Profiles: map[string]*stacks.Profile{}}
 	for _, h := range hosts {
 		if h.Role == "loadbox" {
-			g.LoadBox = h
-			g.ClientBound, g.ClientWhy = clientBound(h)
+			g.LoadBoxes = append(g.LoadBoxes, h)
+			g.LoadBox = g.LoadBoxes[0]
+			g.ClientBound, g.ClientWhy = clientsBound(g.LoadBoxes)
 			continue
 		}
 		g.Hosts = append(g.Hosts, h)
@@ -192,10 +193,10 @@ func TestReadRunWhy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rw.Hosts) != 2 || rw.Hosts[0].Host != "m" || rw.LoadBox == nil {
+	if len(rw.Hosts) != 2 || rw.Hosts[0].Host != "m" || len(rw.LoadBoxes) != 1 {
 		t.Fatalf("%+v", rw)
 	}
-	m, s, lb := rw.Hosts[0], rw.Hosts[1], rw.LoadBox
+	m, s, lb := rw.Hosts[0], rw.Hosts[1], rw.LoadBoxes[0]
 	near := func(name string, got, want float64) {
 		t.Helper()
 		if math.Abs(got-want) > 1e-9 {

@@ -51,11 +51,21 @@ const (
 	BenchmarkRun     = "benchmark/run.txt"
 	BenchmarkCleanup = "benchmark/cleanup.txt"
 
+	// BenchmarkRunMerged is where a run from several load boxes keeps its
+	// merged result (results.json's benchmark holds the same); each load
+	// box's raw output is ClientRun(host).
+	BenchmarkRunMerged = "benchmark/run.merged.json"
+
 	// LatestLink is the symlink in the root naming the newest run.
 	LatestLink = "latest"
 	// TimeLayout is how a run directory's name starts: its UTC start.
 	TimeLayout = "20060102T150405Z"
 )
+
+// ClientRun is one load box's raw benchmark output in a run driven from
+// several load boxes at once (benchmark/run.<host>.txt); BenchmarkRun is
+// not written then, since no single client's output is the run's result.
+func ClientRun(host string) string { return "benchmark/run." + host + ".txt" }
 
 // Files under hosts/<name>/.
 const (

@@ -63,6 +63,10 @@ type Manifest struct {
 	// Remote is where the benchmark runs detached, so that a later orch
 	// can find it again.
 	Remote *Remote `json:"remote,omitempty"`
+	// ClientRemotes are the other load boxes' detached benchmarks when the run
+	// drove the cluster from several at once (Remote is the first's, which
+	// also prepared the dataset): each has its own private directory.
+	ClientRemotes []*Remote `json:"client_remotes,omitempty"`
 	// Expected lists the files that belong in the run directory but come
 	// from the hosts; Collect fetches those not Done.
 	Expected []ExpectedFile `json:"expected,omitempty"`
@@ -73,6 +77,10 @@ type Remote struct {
 	Host string `json:"host"`
 	Dir  string `json:"dir"`
 	PID  int    `json:"pid,omitempty"`
+	// StartAt is the common start (this machine's clock) when the run drove
+	// the cluster from several load boxes: a later collect aligns the
+	// clients' outputs on it.
+	StartAt time.Time `json:"start_at,omitzero"`
 	// Removed is set once Dir is deleted after a complete collect.
 	Removed bool `json:"removed,omitempty"`
 }

@@ -72,11 +72,11 @@ type LogSource struct {
 
 // Check validates the manifest's remote directory and every expected file.
 func (s Sources) Check(m *Manifest) error {
-	if m.Remote != nil {
-		if !s.Bench[m.Remote.Host] {
-			return fmt.Errorf("manifest: benchmark host %q is not one of the inventory's", m.Remote.Host)
+	for _, rem := range m.remotes() {
+		if !s.Bench[rem.Host] {
+			return fmt.Errorf("manifest: benchmark host %q is not one of the inventory's", rem.Host)
 		}
-		if err := ValidWorkdir(m.Remote.Dir, s.RunID); err != nil {
+		if err := ValidWorkdir(rem.Dir, s.RunID); err != nil {
 			return fmt.Errorf("manifest: %w", err)
 		}
 	}
@@ -102,13 +102,22 @@ func (s Sources) checkFile(m *Manifest, f ExpectedFile) error {
 	}
 	if f.Kind == KindFile {
 		name, ok := benchmarkFiles[f.Local]
+		if f.Local == ClientRun(f.Host) {
+			name, ok = benchmarkFiles[BenchmarkRun], true
+		}
 		switch {
 		case !ok:
 			return fmt.Errorf("local %s is not a benchmark output", f.Local)
 		case m.Remote == nil:
 			return errors.New("no recorded working directory")
-		case f.Host != m.Remote.Host || f.Remote != path.Join(m.Remote.Dir, name) || f.Sudo:
-			return fmt.Errorf("not %s:%s, the run's own output", m.Remote.Host, path.Join(m.Remote.Dir, name))
+		}
+		rem := m.remoteOf(f.Host)
+		if rem == nil {
+			rem = m.Remote
+		}
+		switch {
+		case f.Host != rem.Host || f.Remote != path.Join(rem.Dir, name) || f.Sudo:
+			return fmt.Errorf("not %s:%s, the run's own output", rem.Host, path.Join(rem.Dir, name))
 		}
 		return nil
 	}
@@ -136,4 +145,22 @@ func (s Sources) checkFile(m *Manifest, f ExpectedFile) error {
 // under reports whether p is inside dir.
 func under(p, dir string) bool {
 	return dir != "" && strings.HasPrefix(p, strings.TrimSuffix(dir, "/")+"/")
+}
+
+// remotes are every load box's working directory: Remote, then ClientRemotes.
+func (m *Manifest) remotes() []*Remote {
+	if m.Remote == nil {
+		return nil
+	}
+	return append([]*Remote{m.Remote}, m.ClientRemotes...)
+}
+
+// remoteOf is the working directory the benchmark had on host, or nil.
+func (m *Manifest) remoteOf(host string) *Remote {
+	for _, rem := range m.remotes() {
+		if rem != nil && rem.Host == host {
+			return rem
+		}
+	}
+	return nil
 }

@@ -82,3 +82,41 @@ func TestValidWorkdir(t *testing.T) {
 		}
 	}
 }
+
+// A run from two load boxes: each client's output comes from its own
+// working directory, and no client may name another's or a foreign one.
+func TestSourcesSeveralLoadBoxes(t *testing.T) {
+	other := "/home/bench/" + WorkdirName(testRunID) + ".Zy8xW7vU6t"
+	two := func() *Manifest {
+		m := testManifest()
+		m.Expected[0].Local = ClientRun("loadbox")
+		m.ClientRemotes = []*Remote{{Host: "loadbox2", Dir: other, PID: 43}}
+		m.Expected = append(m.Expected, ExpectedFile{Host: "loadbox2", Remote: other + "/run.out", Local: ClientRun("loadbox2"), Kind: KindFile})
+		return m
+	}
+	s := testSources()
+	s.Bench["loadbox2"] = true
+	if err := s.Check(two()); err != nil {
+		t.Fatalf("a two-client manifest as orch writes it was refused: %v", err)
+	}
+	for _, c := range []struct {
+		name string
+		edit func(m *Manifest)
+		want string
+	}{
+		{"client output from the first client's directory", func(m *Manifest) { m.Expected[3].Remote = testWorkdir + "/run.out" }, "not loadbox2:"},
+		{"another host's client file name", func(m *Manifest) { m.Expected[3].Local = ClientRun("loadbox") }, "not a benchmark output"},
+		{"client not in the inventory", func(m *Manifest) { m.ClientRemotes[0].Host = "elsewhere" }, "not one of the inventory's"},
+		{"client directory of another run", func(m *Manifest) {
+			m.ClientRemotes[0].Dir = "/home/bench/" + WorkdirName("other-run") + ".aB3dE6gH9k"
+		}, "is not this run's"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m := two()
+			c.edit(m)
+			if err := s.Check(m); err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("Check = %v, want an error with %q", err, c.want)
+			}
+		})
+	}
+}

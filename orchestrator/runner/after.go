@@ -38,6 +38,10 @@ const catchUpTimeout = 10 * time.Minute
 // parse reads the run's raw output into the results.
 func (r *run) parse(res *Results) {
 	res.Workload, res.Tool, res.Engine = r.cfg.Workload.Name, string(r.cfg.Workload.Tool), r.cfg.Engine
+	if r.multi() {
+		r.parseClients(res)
+		return
+	}
 	p, err := r.dir.Abs(rundir.BenchmarkRun)
 	if err != nil {
 		res.ParseError = err.Error()
@@ -117,6 +121,9 @@ func (r *run) finish(ctx context.Context, status rundir.Status, runErr error) er
 	if r.bexec != nil {
 		hosts[r.bhost] = r.bexec
 	}
+	for _, c := range r.clients {
+		hosts[c.host.Name] = c.exec
+	}
 	if _, err := rundir.Collect(ctx, r.dir, hosts); err != nil {
 		return fmt.Errorf("collect: %w (orch collect %s retries)", err, r.dir.Path())
 	}
@@ -124,6 +131,7 @@ func (r *run) finish(ctx context.Context, status rundir.Status, runErr error) er
 		if _, err := cleanWorkdir(ctx, r.dir, r.bexec); err != nil {
 			r.logf("run: %v", err)
 		}
+		r.cleanClients(ctx)
 	}
 	return nil
 }

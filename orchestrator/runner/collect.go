@@ -65,6 +65,11 @@ func Collect(ctx context.Context, d *rundir.Dir, c *cluster.Cluster, keepRemote 
 				return nil, err
 			}
 			res.StillRunning = running
+			if others, err := clientsRunning(ctx, hosts, m); err != nil {
+				return nil, err
+			} else if others {
+				res.StillRunning = true
+			}
 			if !running && m.Status == rundir.StatusRunning {
 				// orch itself stopped (a crash) while the benchmark went on.
 				err := fmt.Errorf("orch stopped before the run ended; the benchmark ended on its own (exit %d) and was collected later; replicas were not checked", code)
@@ -84,17 +89,25 @@ func Collect(ctx context.Context, d *rundir.Dir, c *cluster.Cluster, keepRemote 
 	}
 	res.Report, err = rundir.Collect(ctx, d, hosts)
 	if res.StillRunning && res.Report != nil {
-		err = waitingForBenchmark(res.Report, m.Remote.Dir, err)
+		err = waitingForBenchmark(res.Report, m, err)
 	}
 	if err != nil {
 		return res, err
 	}
 	if !res.StillRunning {
-		if res.Parsed, err = reparse(d, m); err != nil {
+		if len(m.ClientRemotes) > 0 {
+			res.Parsed, err = reparseClients(d, m)
+		} else {
+			res.Parsed, err = reparse(d, m)
+		}
+		if err != nil {
 			return res, err
 		}
 		if m.Remote != nil && !keepRemote {
 			res.RemovedRemote, err = cleanWorkdir(ctx, d, hosts[m.Remote.Host])
+			if err == nil {
+				err = cleanClientWorkdirs(ctx, d, hosts, m)
+			}
 		}
 	}
 	return res, err
@@ -120,12 +133,12 @@ const Waiting rundir.FileOutcome = "waiting"
 
 // waitingForBenchmark turns the failures of the running benchmark's own
 // files into Waiting; err stands only if another file failed.
-func waitingForBenchmark(rep *rundir.CollectReport, dir string, err error) error {
+func waitingForBenchmark(rep *rundir.CollectReport, m *rundir.Manifest, err error) error {
 	others := false
 	for i := range rep.Files {
 		f := &rep.Files[i]
 		switch {
-		case f.Outcome == rundir.Failed && strings.HasPrefix(f.Remote, dir+"/"):
+		case f.Outcome == rundir.Failed && inWorkdir(m, f.Host, f.Remote):
 			f.Outcome, f.Error = Waiting, "the benchmark is still running"
 		case f.Outcome == rundir.Failed:
 			others = true
@@ -170,7 +183,7 @@ func withoutRemoteFiles(hosts map[string]executor.Executor, m *rundir.Manifest) 
 	for name, ex := range hosts {
 		keep := true
 		for _, f := range m.Expected {
-			if f.Host == name && strings.HasPrefix(f.Remote, m.Remote.Dir+"/") {
+			if f.Host == name && inWorkdir(m, name, f.Remote) {
 				keep = false
 			}
 		}

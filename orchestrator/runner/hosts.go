@@ -78,6 +78,9 @@ func (r *run) connect(ctx context.Context) error {
 	}); err != nil {
 		return err
 	}
+	if err := r.connectClients(ctx); err != nil {
+		return err
+	}
 
 	facts := preflight.Check(ctx, c)
 	return r.dir.UpdateManifest(func(m *rundir.Manifest) error {

@@ -49,8 +49,13 @@ echo $!`
 // The MySQL password reaches the program through the environment (delivered
 // on stdin by the executor), never through argv or a file.
 func Launch(ctx context.Context, ex executor.Executor, dir string, step bench.Step) (*Remote, error) {
+	return launch(ctx, ex, dir, step, "")
+}
+
+// launch is Launch with shell text run before the step (a barrier).
+func launch(ctx context.Context, ex executor.Executor, dir string, step bench.Step, before string) (*Remote, error) {
 	r := &Remote{Exec: ex, Dir: dir, Name: string(step.Phase)}
-	if err := ex.Upload(ctx, strings.NewReader(step.Script()), r.file(".sh"), 0o700, false); err != nil {
+	if err := ex.Upload(ctx, strings.NewReader(before+step.Script()), r.file(".sh"), 0o700, false); err != nil {
 		return nil, fmt.Errorf("%s: upload %s: %w", ex.Name(), r.file(".sh"), err)
 	}
 	script := "set -- " + shell.Join(r.file(".sh"), r.file(".out"), r.file(".exit"), r.file(".pid")) + "\nrm -f \"$3\"\n" + launcher

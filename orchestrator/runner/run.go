@@ -69,9 +69,12 @@ type run struct {
 	bhost   string         // name of the host the benchmark runs on
 	remote  string         // the benchmark's directory there
 	stale   *rundir.Remote // an earlier attempt's directory, removed at connect
-	driver  bench.Driver
-	secrets []string
-	logf    func(string, ...any)
+	clients []*client      // every load box, when the run drives several (loadboxes.go)
+	// staleClients are an earlier attempt's directories on the other load boxes.
+	staleClients []*rundir.Remote
+	driver       bench.Driver
+	secrets      []string
+	logf         func(string, ...any)
 
 	mu      sync.Mutex
 	stopped string // why the benchmark was stopped early ("" if it was not)
@@ -164,6 +167,9 @@ func start(cfg Config) (*run, error) {
 	if old, err := dir.LoadManifest(); err == nil && old.Remote != nil && !old.Remote.Removed {
 		r.stale = old.Remote // a redone matrix cell: the last attempt's working directory
 	}
+	if old, err := dir.LoadManifest(); err == nil {
+		r.staleClients = old.ClientRemotes // and the other load boxes' (loadboxes.go)
+	}
 	r.secrets = Secrets(inv)
 	m := &rundir.Manifest{
 		OrchVersion: cfg.Version,
@@ -229,7 +235,7 @@ func (r *run) execute(ctx context.Context) (*Results, error) {
 		return nil, err
 	}
 	mon.SetLoadActive(true)
-	code, runErr := r.benchmark(ctx, bench.PhaseRun)
+	code, runErr := r.runPhase(ctx)
 	mon.SetLoadActive(false)
 	summary, monErr := mon.Stop()
 	res.Monitor = summary
@@ -244,7 +250,7 @@ func (r *run) execute(ctx context.Context) (*Results, error) {
 		return res, fmt.Errorf("benchmark stopped: %s", why)
 	}
 	if code != 0 {
-		return res, fmt.Errorf("%s: benchmark exited %d (see %s)", r.bhost, code, rundir.BenchmarkRun)
+		return res, r.exitError(code)
 	}
 	if err := r.checks(ctx, res); err != nil {
 		return res, err
@@ -333,6 +339,7 @@ func (r *run) stopBenchmark(why string) {
 	if err != nil {
 		r.logf("run: stop benchmark: %v", err)
 	}
+	r.stopClients(1)
 }
 
 func (r *run) startMonitors(ctx context.Context) (*monitor.Monitor, error) {
@@ -340,9 +347,7 @@ func (r *run) startMonitors(ctx context.Context) (*monitor.Monitor, error) {
 	for _, n := range r.nodes {
 		targets = append(targets, monitor.Target{Host: n.Host, Exec: n.Exec, DB: n.DB, Server: n.Server})
 	}
-	if lb := r.inv.LoadBox(); lb != nil && r.bhost == lb.Name {
-		targets = append(targets, monitor.Target{Host: lb, Exec: r.bexec}) // the client's CPU: client-bound runs
-	}
+	targets = append(targets, r.clientTargets()...) // the clients' CPU: client-bound runs
 	return monitor.Start(ctx, monitor.Config{
 		Dir:        r.dir.Path(),
 		StallLimit: r.cfg.StallLimit,

@@ -61,11 +61,17 @@ rm -rf -- "$d"`
 // holds everything from it: the benchmark has ended and every file
 // expected from the directory is complete. It reports whether it did.
 func cleanWorkdir(ctx context.Context, d *rundir.Dir, ex executor.Executor) (bool, error) {
+	return cleanRemote(ctx, d, ex, func(m *rundir.Manifest) *rundir.Remote { return m.Remote })
+}
+
+// cleanRemote is cleanWorkdir for the working directory pick finds in the
+// manifest (one of several load boxes').
+func cleanRemote(ctx context.Context, d *rundir.Dir, ex executor.Executor, pick func(*rundir.Manifest) *rundir.Remote) (bool, error) {
 	m, err := d.LoadManifest()
 	if err != nil {
 		return false, err
 	}
-	rem := m.Remote
+	rem := pick(m)
 	if rem == nil || rem.Removed || ex == nil {
 		return false, nil
 	}
@@ -84,8 +90,8 @@ func cleanWorkdir(ctx context.Context, d *rundir.Dir, ex executor.Executor) (boo
 		return false, err
 	}
 	return true, d.UpdateManifest(func(m *rundir.Manifest) error {
-		if m.Remote != nil {
-			m.Remote.Removed = true
+		if rem := pick(m); rem != nil {
+			rem.Removed = true
 		}
 		return nil
 	})
@@ -98,9 +104,10 @@ func sources(inv *topology.Inventory, runID string) rundir.Sources {
 	for _, h := range inv.DBHosts() {
 		s.DB[h.Name] = rundir.LogSource{ErrorLog: h.MySQL.ErrorLog, Datadir: h.MySQL.Datadir}
 	}
-	if lb := inv.LoadBox(); lb != nil {
+	for _, lb := range inv.LoadBoxes() {
 		s.Bench[lb.Name] = true
-	} else {
+	}
+	if len(inv.LoadBoxes()) == 0 {
 		s.Bench[rundir.LocalHost] = true
 	}
 	if m := inv.Master(); m != nil {
@@ -113,18 +120,23 @@ func sources(inv *topology.Inventory, runID string) rundir.Sources {
 // directory left (a matrix cell redone after a crash), once nothing runs in
 // it: its output is not wanted, the cell starts again from a clean state.
 func (r *run) removeStale(ctx context.Context) {
-	old := r.stale
-	if old == nil || old.Host != r.bhost || rundir.ValidWorkdir(old.Dir, path.Base(r.dir.Path())) != nil {
+	r.removeStaleOn(ctx, r.bhost, r.bexec, r.stale)
+}
+
+// removeStaleOn removes old, an earlier attempt's working directory, when
+// it is on host and nothing runs in it.
+func (r *run) removeStaleOn(ctx context.Context, host string, ex executor.Executor, old *rundir.Remote) {
+	if old == nil || old.Removed || old.Host != host || rundir.ValidWorkdir(old.Dir, path.Base(r.dir.Path())) != nil {
 		return
 	}
-	running, _, err := remoteState(ctx, r.bexec, old)
+	running, _, err := remoteState(ctx, ex, old)
 	switch {
 	case err != nil:
 		r.logf("run: %v", err)
 	case running:
-		r.logf("run: %s: the last attempt's benchmark (pid %d) still runs in %s: left alone", r.bhost, old.PID, old.Dir)
+		r.logf("run: %s: the last attempt's benchmark (pid %d) still runs in %s: left alone", host, old.PID, old.Dir)
 	default:
-		if err := removeWorkdir(ctx, r.bexec, old.Dir); err != nil {
+		if err := removeWorkdir(ctx, ex, old.Dir); err != nil {
 			r.logf("run: %v", err)
 		}
 	}

@@ -1,0 +1,169 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/orch-bench/orch/orchestrator"
+	"github.com/orch-bench/orch/orchestrator/bench"
+	"github.com/orch-bench/orch/orchestrator/executor"
+	"github.com/orch-bench/orch/orchestrator/rundir"
+)
+
+// clientFile is one load box's raw run output in the run directory
+// (rundir.ClientRun), when it started, and how to read it.
+type clientFile struct {
+	name  string
+	start time.Time
+	parse func(name string, r io.Reader) (bench.Result, error)
+}
+
+// mergeClients parses every client's output (the .part file of one that
+// was interrupted) and merges them, saving the merged result beside them
+// (rundir.BenchmarkRunMerged). It returns the merged result, nil when some
+// client has no sysbench result, and the problems met ("" when none).
+func mergeClients(d *rundir.Dir, files []clientFile) (*bench.Merged, string) {
+	var runs []bench.ClientRun
+	var problems []string
+	for _, c := range files {
+		out, err := parseClientFile(d, c)
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("%s: %v", c.name, err))
+		}
+		if sb, ok := out.(*bench.Sysbench); ok && sb != nil {
+			runs = append(runs, bench.ClientRun{Name: c.name, Start: c.start, Result: sb})
+		}
+	}
+	var m *bench.Merged
+	if len(runs) == len(files) {
+		var err error
+		if m, err = bench.MergeSysbench(runs); err != nil {
+			problems = append(problems, err.Error())
+		} else if err := d.WriteJSON(rundir.BenchmarkRunMerged, m); err != nil {
+			problems = append(problems, err.Error())
+		}
+	}
+	return m, strings.Join(problems, "; ")
+}
+
+func parseClientFile(d *rundir.Dir, c clientFile) (bench.Result, error) {
+	local := rundir.ClientRun(c.name)
+	p, err := d.Abs(local)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.Open(p)
+	if errors.Is(err, os.ErrNotExist) {
+		f, err = os.Open(p + rundir.PartSuffix) // interrupted: what came
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return c.parse(local, f)
+}
+
+// inWorkdir reports whether remote is a file in a working directory the
+// benchmark had on host (the first load box's or another client's).
+func inWorkdir(m *rundir.Manifest, host, remote string) bool {
+	for _, rem := range append([]*rundir.Remote{m.Remote}, m.ClientRemotes...) {
+		if rem != nil && rem.Host == host && strings.HasPrefix(remote, rem.Dir+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// clientsRunning reports whether the benchmark still runs on any load box
+// but the first (whose state Collect reads itself).
+func clientsRunning(ctx context.Context, hosts map[string]executor.Executor, m *rundir.Manifest) (bool, error) {
+	for _, rem := range m.ClientRemotes {
+		ex := hosts[rem.Host]
+		if rem.Removed || ex == nil {
+			continue
+		}
+		running, _, err := remoteState(ctx, ex, rem)
+		if err != nil || running {
+			return running, err
+		}
+	}
+	return false, nil
+}
+
+// reparseClients is reparse for a run driven from several load boxes:
+// once every client's output is in, results.json's benchmark becomes their
+// merge, each client aligned on the recorded common start (orch was not
+// there to read when each really started). Other keys are kept.
+func reparseClients(d *rundir.Dir, m *rundir.Manifest) (bool, error) {
+	doc := map[string]json.RawMessage{}
+	if b, err := os.ReadFile(path.Join(d.Path(), rundir.FileResults)); err == nil {
+		if err := json.Unmarshal(b, &doc); err != nil {
+			return false, fmt.Errorf("%s: %w", rundir.FileResults, err)
+		}
+		if complete(doc["benchmark"]) {
+			return false, nil
+		}
+	}
+	var files []clientFile
+	for _, rem := range append([]*rundir.Remote{m.Remote}, m.ClientRemotes...) {
+		if rem == nil {
+			continue
+		}
+		if _, err := os.Stat(path.Join(d.Path(), rundir.ClientRun(rem.Host))); err != nil {
+			return false, nil // not collected (yet): nothing to merge
+		}
+		files = append(files, clientFile{name: rem.Host, start: rem.StartAt, parse: bench.ParseAuto})
+	}
+	merged, problem := mergeClients(d, files)
+	if merged == nil {
+		return false, nil
+	}
+	b, err := json.Marshal(merged)
+	if err != nil {
+		return false, err
+	}
+	if sameJSON(b, doc["benchmark"]) {
+		return false, nil
+	}
+	var w struct{ Name, Tool string }
+	json.Unmarshal(m.Workload, &w)
+	set := func(k string, v any) {
+		if b, err := json.Marshal(v); err == nil {
+			doc[k] = b
+		}
+	}
+	set("workload", w.Name)
+	set("tool", w.Tool)
+	doc["benchmark"] = b
+	delete(doc, "parse_error")
+	if problem != "" {
+		set("parse_error", problem)
+	}
+	return true, d.WriteJSON(rundir.FileResults, doc)
+}
+
+// cleanClientWorkdirs removes the other load boxes' working directories
+// once everything from them is in (cleanWorkdir does the first one's).
+func cleanClientWorkdirs(ctx context.Context, d *rundir.Dir, hosts map[string]executor.Executor, m *rundir.Manifest) error {
+	var errs []error
+	for _, rem := range m.ClientRemotes {
+		host := rem.Host
+		_, err := cleanRemote(ctx, d, hosts[host], func(m *rundir.Manifest) *rundir.Remote {
+			for _, r := range m.ClientRemotes {
+				if r.Host == host {
+					return r
+				}
+			}
+			return nil
+		})
+		errs = append(errs, err)
+	}
+	return orchestrator.Aggregate(errs)
+}

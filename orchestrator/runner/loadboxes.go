@@ -1,0 +1,225 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"path"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/orch-bench/orch/orchestrator"
+	"github.com/orch-bench/orch/orchestrator/bench"
+	"github.com/orch-bench/orch/orchestrator/executor"
+	"github.com/orch-bench/orch/orchestrator/monitor"
+	"github.com/orch-bench/orch/orchestrator/rundir"
+	"github.com/orch-bench/orch/orchestrator/shell"
+	"github.com/orch-bench/orch/topology"
+)
+
+// A cluster with several load boxes is driven from all of them at once.
+// The first load box is the run's benchmark host as with one (r.bhost,
+// r.bexec, r.remote): it prepares the dataset, once. In the run phase every
+// load box runs its share of the workload (bench.ClientWorkloads) in its
+// own private working directory, released together by a barrier, and the
+// results are merged (bench.MergeSysbench): throughput summed per interval
+// aligned by time, percentiles from the summed histograms.
+
+// client is one load box of a run driven from several.
+type client struct {
+	host   *topology.Host
+	exec   executor.Executor
+	remote string       // its private working directory (makeWorkdir)
+	driver bench.Driver // the workload with this client's share of threads
+	local  string       // its raw output in the run directory
+	// offset is the load box's clock minus this machine's, measured just
+	// before the start: the barrier instant is given to each box in its
+	// own clock.
+	offset time.Duration
+	rem    *Remote
+	code   int
+	start  time.Time // when its benchmark began, in this machine's clock
+}
+
+// startFile is where a client notes (in its own clock) when it passed the
+// barrier: the merge aligns its interval lines from there.
+const startFile = "run.start"
+
+// CheckClients tells, before any host is contacted, whether w can run on
+// all of inv's load boxes at once (bad input otherwise: a workload that
+// cannot be split or merged, or fewer threads than load boxes).
+func CheckClients(inv *topology.Inventory, w *bench.Workload) error {
+	n := len(inv.LoadBoxes())
+	if n < 2 || w.RunOn == topology.RoleMaster {
+		return nil
+	}
+	_, err := bench.ClientWorkloads(w, n, 0)
+	return err
+}
+
+// multi reports whether this run drives the cluster from several load boxes.
+func (r *run) multi() bool { return len(r.clients) > 1 }
+
+// connectClients sets up every load box but the first (already the
+// benchmark host, with its working directory made): a connection, a
+// private working directory, and the workload share each runs.
+func (r *run) connectClients(ctx context.Context) error {
+	boxes := r.inv.LoadBoxes()
+	if len(boxes) < 2 || r.cfg.Workload.RunOn == topology.RoleMaster || boxes[0].Name != r.bhost {
+		return nil
+	}
+	ws, err := bench.ClientWorkloads(r.cfg.Workload, len(boxes), uint32(time.Now().UnixNano()))
+	if err != nil {
+		return err
+	}
+	clients := make([]*client, len(boxes))
+	for i, h := range boxes {
+		d, err := bench.NewDriver(ws[i])
+		if err != nil {
+			return err
+		}
+		clients[i] = &client{host: h, driver: d, local: rundir.ClientRun(h.Name), exec: r.bexec, remote: r.remote}
+		if i > 0 {
+			if clients[i].exec, err = r.cfg.Cluster.Executor(h); err != nil {
+				return err
+			}
+		}
+	}
+	runID := path.Base(r.dir.Path())
+	errs := orchestrator.ForEach(ctx, 0, clients[1:], func(ctx context.Context, _ int, c *client) error {
+		for _, old := range r.staleClients {
+			r.removeStaleOn(ctx, c.host.Name, c.exec, old)
+		}
+		var err error
+		c.remote, err = makeWorkdir(ctx, c.exec, runID)
+		return err
+	})
+	// Record every directory made, also when another failed: finish
+	// removes them.
+	r.clients = clients
+	if err := r.dir.UpdateManifest(func(m *rundir.Manifest) error {
+		m.ClientRemotes = nil
+		for _, c := range clients[1:] {
+			if c.remote != "" {
+				m.ClientRemotes = append(m.ClientRemotes, &rundir.Remote{Host: c.host.Name, Dir: c.remote})
+			}
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	return orchestrator.Aggregate(errs)
+}
+
+// runPhase is the run phase on the benchmark host, or on every load box.
+func (r *run) runPhase(ctx context.Context) (int, error) {
+	if !r.multi() {
+		return r.benchmark(ctx, bench.PhaseRun)
+	}
+	return r.benchmarkClients(ctx)
+}
+
+// exitError says which benchmark exited with code.
+func (r *run) exitError(code int) error {
+	if !r.multi() {
+		return fmt.Errorf("%s: benchmark exited %d (see %s)", r.bhost, code, rundir.BenchmarkRun)
+	}
+	var failed []string
+	for _, c := range r.clients {
+		if c.code != 0 {
+			failed = append(failed, fmt.Sprintf("%s exited %d (see %s)", c.host.Name, c.code, c.local))
+		}
+	}
+	return fmt.Errorf("benchmark: %s", strings.Join(failed, "; "))
+}
+
+// clientTargets are the load boxes the monitors watch for client-bound
+// runs: every one the benchmark runs on.
+func (r *run) clientTargets() []monitor.Target {
+	if r.multi() {
+		out := make([]monitor.Target, len(r.clients))
+		for i, c := range r.clients {
+			out[i] = monitor.Target{Host: c.host, Exec: c.exec}
+		}
+		return out
+	}
+	if lb := r.inv.LoadBox(); lb != nil && r.bhost == lb.Name {
+		return []monitor.Target{{Host: lb, Exec: r.bexec}}
+	}
+	return nil
+}
+
+// launchMargin is how far ahead of now the common start is set: long
+// enough for every load box to receive its script and reach the barrier
+// on a busy control machine (two SSH commands per box, in parallel).
+func launchMargin(n int) time.Duration { return 3*time.Second + time.Duration(n)*500*time.Millisecond }
+
+// barrier is the shell text that holds a client until at (seconds since
+// the epoch in the load box's own clock), then notes when it passed in
+// $dir/run.start. It goes before the step's own script.
+//
+// Why a wall-clock instant and not a release file orch touches: once
+// launched, each client is released by its own clock, with no further
+// round trip from orch; a release file would be only as simultaneous as
+// orch's N SSH commands (hundreds of ms apart on a busy control machine),
+// and a connection lost between launch and release would leave a client
+// waiting or the others running alone. The clocks' differences are
+// measured first (clockOffset) and each box gets the instant in its own
+// clock, so NTP-level agreement is not even needed; each client records
+// when it really passed, which is what the merge aligns on.
+func barrier(at time.Time, dir string) string {
+	epoch := strconv.FormatInt(at.Unix(), 10) + "." + fmt.Sprintf("%06d", at.Nanosecond()/1000)
+	return "# orch: every load box starts at the same instant (see orch's runner/loadboxes.go)\n" +
+		"orch_wait=$(awk -v t=" + shell.Quote(epoch) + ` -v n="$(date +%s.%N)" 'BEGIN { d = t - n; if (d > 0) printf "%.6f", d; else print 0 }')` + "\n" +
+		`[ "$orch_wait" = 0 ] || sleep "$orch_wait"` + "\n" +
+		"date +%s.%N > " + shell.Quote(path.Join(dir, startFile)) + "\n"
+}
+
+// clockOffset measures a load box's clock against this machine's: the
+// best of three round trips, the host's reading taken as made half way.
+// The error is at most half the round trip.
+func clockOffset(ctx context.Context, ex executor.Executor) (time.Duration, error) {
+	var best, bestRTT time.Duration = 0, -1
+	for i := 0; i < 3; i++ {
+		t0 := time.Now()
+		res, err := ex.Run(ctx, executor.Command{Script: "date +%s.%N", Timeout: 30 * time.Second})
+		t1 := time.Now()
+		if err != nil {
+			return 0, fmt.Errorf("%s: read its clock: %w", ex.Name(), err)
+		}
+		at, err := parseEpoch(string(res.Stdout))
+		if err != nil {
+			return 0, fmt.Errorf("%s: read its clock: %w", ex.Name(), err)
+		}
+		if rtt := t1.Sub(t0); bestRTT < 0 || rtt < bestRTT {
+			best, bestRTT = at.Sub(t0.Add(rtt/2)), rtt
+		}
+	}
+	return best, nil
+}
+
+// parseEpoch reads `date +%s.%N`.
+func parseEpoch(s string) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	secs, frac, _ := strings.Cut(s, ".")
+	sec, err := strconv.ParseInt(secs, 10, 64)
+	if err != nil || len(frac) > 9 || strings.Trim(frac, "0123456789") != "" {
+		return time.Time{}, fmt.Errorf("not a time: %q", s)
+	}
+	ns, _ := strconv.ParseInt((frac + "000000000")[:9], 10, 64)
+	return time.Unix(sec, ns), nil
+}
+
+// readStart is when the client passed the barrier, in this machine's clock.
+func (c *client) readStart(ctx context.Context) (time.Time, error) {
+	var b bytes.Buffer
+	if _, err := c.exec.Download(ctx, path.Join(c.remote, startFile), &b, false); err != nil {
+		return time.Time{}, err
+	}
+	at, err := parseEpoch(b.String())
+	if err != nil {
+		return time.Time{}, fmt.Errorf("%s: %s: %w", c.host.Name, startFile, err)
+	}
+	return at.Add(-c.offset), nil
+}

@@ -1,0 +1,239 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/orch-bench/orch/orchestrator"
+	"github.com/orch-bench/orch/orchestrator/bench"
+	"github.com/orch-bench/orch/orchestrator/executor"
+	"github.com/orch-bench/orch/orchestrator/rundir"
+)
+
+// benchmarkClients is the run phase on every load box: clocks read,
+// every client launched detached behind the barrier, every output followed
+// into its own file. It returns the first non-zero exit status (exitError
+// names them all).
+func (r *run) benchmarkClients(ctx context.Context) (int, error) {
+	errs := orchestrator.ForEach(ctx, 0, r.clients, func(ctx context.Context, _ int, c *client) error {
+		var err error
+		c.offset, err = clockOffset(ctx, c.exec)
+		return err
+	})
+	if err := orchestrator.Aggregate(errs); err != nil {
+		return -1, err
+	}
+	target := r.target()
+	steps := make([]bench.Step, len(r.clients))
+	var shares []string
+	for i, c := range r.clients {
+		step, err := c.driver.Step(bench.PhaseRun, target)
+		if err != nil {
+			return -1, fmt.Errorf("%s: %w", c.host.Name, err)
+		}
+		steps[i] = step
+		if err := r.dir.AppendCommand(string(bench.PhaseRun), c.host.Name, step.String(), step.Env, r.secrets...); err != nil {
+			r.logf("run: %v", err) // evidence lost, not a reason to stop
+		}
+		shares = append(shares, fmt.Sprintf("%s %d threads (clock %+.1f ms)", c.host.Name, *c.driver.Workload().Options.Threads, ms(c.offset)))
+	}
+	at := time.Now().Add(launchMargin(len(r.clients)))
+	r.logf("run: %d load boxes start together at %s: %s", len(r.clients), at.UTC().Format("15:04:05.000"), strings.Join(shares, ", "))
+	errs = orchestrator.ForEach(ctx, 0, r.clients, func(ctx context.Context, i int, c *client) error {
+		rem, err := launch(ctx, c.exec, c.remote, steps[i], barrier(at.Add(c.offset), c.remote))
+		c.rem = rem
+		return err
+	})
+	if err := r.recordClients(at); err != nil {
+		r.logf("run: %v", err)
+	}
+	if err := orchestrator.Aggregate(errs); err != nil {
+		// All together or not at all: a client alone is not the workload.
+		r.stopClients(0)
+		return -1, err
+	}
+	prog := newClientProgress(r.cfg.Progress, len(r.clients))
+	if r.cfg.Progress != nil {
+		r.cfg.Progress.Start(at)
+		defer r.cfg.Progress.Done()
+	}
+	errs = orchestrator.ForEach(ctx, 0, r.clients, func(ctx context.Context, i int, c *client) error {
+		f, err := r.dir.Create(c.local + rundir.PartSuffix)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		onLine := func(line string) {
+			if iv, ok := c.driver.Progress(line); ok {
+				prog.add(i, iv)
+			}
+		}
+		c.code, err = c.rem.Follow(ctx, f, onLine, r.cfg.Reattach, r.logf)
+		if err == nil && ctx.Err() == nil {
+			err = r.complete(f, c.local)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", c.host.Name, err)
+		}
+		return nil
+	})
+	if ctx.Err() != nil {
+		r.stopClients(0)
+		r.readStarts(at)
+		return -1, ErrInterrupted
+	}
+	r.readStarts(at)
+	if err := orchestrator.Aggregate(errs); err != nil {
+		return -1, err
+	}
+	for _, c := range r.clients {
+		if c.code != 0 {
+			return c.code, nil
+		}
+	}
+	return 0, nil
+}
+
+// recordClients saves every launched client's process and output file in
+// the manifest, so collect finds them after a crash of orch.
+func (r *run) recordClients(at time.Time) error {
+	return r.dir.UpdateManifest(func(m *rundir.Manifest) error {
+		for i, c := range r.clients {
+			if c.rem == nil {
+				continue
+			}
+			rem := &rundir.Remote{Host: c.host.Name, Dir: c.remote, PID: c.rem.PID, StartAt: at.UTC()}
+			if i == 0 {
+				m.Remote = rem
+			}
+			for j, old := range m.ClientRemotes {
+				if old.Host == rem.Host {
+					m.ClientRemotes[j] = rem
+				}
+			}
+			if err := m.Expect(rundir.ExpectedFile{Host: c.host.Name, Remote: path.Join(c.remote, steps(bench.PhaseRun)),
+				Local: c.local, Kind: rundir.KindFile}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// steps is the name of a phase's output in a working directory.
+func steps(p bench.Phase) string { return string(p) + ".out" }
+
+// stopClients stops the running benchmarks of clients[from:] (the monitors'
+// stall stop handles the first one itself).
+func (r *run) stopClients(from int) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if from >= len(r.clients) {
+		return
+	}
+	errs := orchestrator.ForEach(ctx, 0, r.clients[from:], func(ctx context.Context, _ int, c *client) error {
+		rem := c.rem
+		if rem == nil {
+			var err error
+			if rem, err = Attach(ctx, c.exec, c.remote, bench.PhaseRun); err != nil {
+				return nil // never launched: nothing runs
+			}
+		}
+		if err := rem.Stop(ctx, 5*time.Second); err != nil {
+			return fmt.Errorf("%s: stop benchmark: %w", c.host.Name, err)
+		}
+		return nil
+	})
+	if err := orchestrator.Aggregate(errs); err != nil {
+		r.logf("run: %v", err)
+	}
+}
+
+// readStarts fetches when each client passed the barrier; a client that
+// did not say is taken to have started at the barrier instant.
+func (r *run) readStarts(at time.Time) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	orchestrator.ForEach(ctx, 0, r.clients, func(ctx context.Context, _ int, c *client) error {
+		start, err := c.readStart(ctx)
+		if err != nil {
+			r.logf("run: %s: when it started: %v (taking the barrier instant)", c.host.Name, err)
+			start = at
+		}
+		if late := start.Sub(at); late > time.Second {
+			r.logf("run: %s started %.1f s after the barrier instant: its first intervals ran without the others", c.host.Name, late.Seconds())
+		}
+		c.start = start
+		return nil
+	})
+}
+
+// parseClients reads every client's output and merges them into the
+// run's result; per-client figures stay inside it (Merged.Clients).
+func (r *run) parseClients(res *Results) {
+	outs := make([]clientFile, len(r.clients))
+	for i, c := range r.clients {
+		outs[i] = clientFile{name: c.host.Name, start: c.start, parse: c.driver.Parse}
+	}
+	m, problem := mergeClients(r.dir, outs)
+	if m != nil {
+		res.Benchmark = m
+	}
+	res.ParseError = problem
+}
+
+// cleanClients removes the other load boxes' working directories once
+// their output is in the run directory (the first one's is cleanWorkdir's).
+func (r *run) cleanClients(ctx context.Context) {
+	if len(r.clients) < 2 {
+		return
+	}
+	m, err := r.dir.LoadManifest()
+	if err != nil {
+		r.logf("run: %v", err)
+		return
+	}
+	hosts := map[string]executor.Executor{}
+	for _, c := range r.clients {
+		hosts[c.host.Name] = c.exec
+	}
+	if err := cleanClientWorkdirs(ctx, r.dir, hosts, m); err != nil {
+		r.logf("run: %v", err)
+	}
+}
+
+// clientProgress shows the clients' summed throughput once every client
+// has printed the same report (a display only: the result is merged by
+// time, not by report number).
+type clientProgress struct {
+	p     *Progress
+	n     int
+	mu    sync.Mutex
+	slots map[int64][]bench.Interval
+}
+
+func newClientProgress(p *Progress, n int) *clientProgress {
+	return &clientProgress{p: p, n: n, slots: map[int64][]bench.Interval{}}
+}
+
+func (cp *clientProgress) add(_ int, iv bench.Interval) {
+	if cp.p == nil {
+		return
+	}
+	cp.mu.Lock()
+	cp.slots[iv.T] = append(cp.slots[iv.T], iv)
+	ivs := cp.slots[iv.T]
+	if len(ivs) == cp.n {
+		delete(cp.slots, iv.T)
+	}
+	cp.mu.Unlock()
+	if len(ivs) == cp.n {
+		cp.p.Interval(bench.SumIntervals(ivs), time.Now())
+	}
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
