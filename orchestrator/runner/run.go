@@ -69,6 +69,7 @@ type run struct {
 	bhost   string         // name of the host the benchmark runs on
 	remote  string         // the benchmark's directory there
 	stale   *rundir.Remote // an earlier attempt's directory, removed at connect
+	marker  string         // in every benchmark process's environment (marker.go)
 	driver  bench.Driver
 	secrets []string
 	logf    func(string, ...any)
@@ -160,7 +161,11 @@ func start(cfg Config) (*run, error) {
 			return nil, err
 		}
 	}
-	r := &run{cfg: cfg, inv: inv, dir: dir, driver: driver, logf: logf}
+	marker, err := newMarker()
+	if err != nil {
+		return nil, err
+	}
+	r := &run{cfg: cfg, inv: inv, dir: dir, driver: driver, logf: logf, marker: marker}
 	if old, err := dir.LoadManifest(); err == nil && old.Remote != nil && !old.Remote.Removed {
 		r.stale = old.Remote // a redone matrix cell: the last attempt's working directory
 	}
@@ -276,13 +281,26 @@ func (r *run) benchmark(ctx context.Context, phase bench.Phase) (int, error) {
 		return -1, err
 	}
 	defer f.Close()
-	rem, err := Launch(ctx, r.bexec, r.remote, step)
+	// Never two benchmarks on one database (their random ids collide); the
+	// marker is on record before anything carries it, so a crash of orch
+	// right after the launch still leaves the benchmark findable.
+	target := targetOf(r.target())
+	if err := checkAlone(ctx, r.bexec, target); err != nil {
+		return -1, err
+	}
+	if err := r.dir.UpdateManifest(func(m *rundir.Manifest) error {
+		m.Remote = &rundir.Remote{Host: r.bhost, Dir: r.remote, Marker: r.marker}
+		return nil
+	}); err != nil {
+		return -1, err
+	}
+	rem, err := Launch(ctx, r.bexec, r.remote, marked(step, r.marker, target))
 	if err != nil {
 		return -1, err
 	}
 	remoteOut := path.Join(r.remote, string(phase)+".out")
 	r.dir.UpdateManifest(func(m *rundir.Manifest) error {
-		m.Remote = &rundir.Remote{Host: r.bhost, Dir: r.remote, PID: rem.PID}
+		m.Remote = &rundir.Remote{Host: r.bhost, Dir: r.remote, PID: rem.PID, Marker: r.marker}
 		return m.Expect(rundir.ExpectedFile{Host: r.bhost, Remote: remoteOut, Local: local, Kind: rundir.KindFile})
 	})
 	r.logf("%s: %s (%s)", r.bhost, step.Name, step.String())
