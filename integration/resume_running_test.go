@@ -80,9 +80,9 @@ func (w *sysbenchWatch) figures() (samples, max int, last time.Time) {
 	return w.samples, w.max, w.last
 }
 
-// killDuringRun starts a matrix and SIGKILLs orch (not the benchmark) a
-// few seconds into the first cell's benchmark run. It returns the
-// matrix directory and when orch died.
+// killDuringRun starts orch (matrix or run, --runs last) and SIGKILLs it
+// (not the benchmark) a few seconds into its first benchmark run. It
+// returns the latest directory under --runs and when orch died.
 func (l *lab) killDuringRun(t *testing.T, args ...string) (string, time.Time) {
 	t.Helper()
 	runs := args[len(args)-1]
@@ -98,11 +98,11 @@ func (l *lab) killDuringRun(t *testing.T, args ...string) (string, time.Time) {
 	for !strings.Contains(out.String(), "sysbench oltp_insert run (") {
 		select {
 		case <-exited:
-			t.Fatalf("the matrix ended before its first cell's benchmark ran:\n%s", out.String())
+			t.Fatalf("orch ended before its first benchmark ran:\n%s", out.String())
 		case <-deadline:
 			cmd.Process.Kill()
 			<-exited
-			t.Fatalf("the first cell's benchmark never started:\n%s", out.String())
+			t.Fatalf("the first benchmark never started:\n%s", out.String())
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
@@ -110,7 +110,7 @@ func (l *lab) killDuringRun(t *testing.T, args ...string) (string, time.Time) {
 	cmd.Process.Signal(syscall.SIGKILL)
 	<-exited
 	killed := time.Now()
-	t.Logf("killed matrix:\n%s", out.String())
+	t.Logf("killed orch:\n%s", out.String())
 	dir, err := filepath.EvalSymlinks(filepath.Join(runs, "latest"))
 	if err != nil {
 		t.Fatalf("the matrix made no directory: %v", err)
@@ -234,5 +234,53 @@ func TestFaultResumeWaitsForRunningBenchmark(t *testing.T) {
 	// The orphan ran to its end: its final report was collected.
 	if run := string(mustRead(t, filepath.Join(attempt, "benchmark", "run.txt"))); !strings.Contains(run, "General statistics") {
 		t.Errorf("the waited-for attempt's output is not complete:\n%s", run)
+	}
+}
+
+// TestFaultRunRefusesWhileBenchmarkRuns: after orch run is killed while its
+// benchmark runs detached, a new orch run against the same cluster refuses
+// to start a second benchmark (naming the one that runs) before it touches
+// the tables, and orch collect, going by the first run's marker, waits for
+// that benchmark and then completes its run directory.
+func TestFaultRunRefusesWhileBenchmarkRuns(t *testing.T) {
+	l := needLab(t)
+	defer l.orch(t, "down", "-i", l.inventory)
+	runs := t.TempDir()
+	w := l.watchSysbench(t)
+	first, _ := l.killDuringRun(t, "run", "-i", l.inventory, "--workload", "pure-random-writes",
+		"--tables", "2", "--threads", "4", "--time", "20", "--table-size", "10000", "--runs", runs)
+	r := l.orch(t, "run", "-i", l.inventory, "--workload", "pure-random-writes",
+		"--tables", "2", "--threads", "4", "--time", "5", "--table-size", "10000", "--runs", t.TempDir())
+	master := hostAddress(t, l.inventoryDoc(t, filepath.Base(l.inventory)), "master")
+	if r.code == 0 || !strings.Contains(r.stderr, "another benchmark runs against "+master+":3306 (pid ") {
+		t.Errorf("a second run started beside the running benchmark (exit %d):\n%s", r.code, r.stderr)
+	}
+	if strings.Contains(r.stderr, "oltp_insert cleanup (") {
+		t.Errorf("the refused run dropped the tables the running benchmark writes:\n%s", r.stderr)
+	}
+	c := l.mustOK(t, "collect", "-i", l.inventory, first)
+	if !strings.Contains(c.stdout, "the benchmark is still running") {
+		t.Errorf("collect did not see the running benchmark:\n%s", c.stdout)
+	}
+	deadline := time.Now().Add(2 * time.Minute)
+	for strings.Contains(c.stdout, "still running") && time.Now().Before(deadline) {
+		time.Sleep(3 * time.Second)
+		c = l.mustOK(t, "collect", "-i", l.inventory, first)
+	}
+	w.stop()
+	samples, most, _ := w.figures()
+	t.Logf("load box: %d samples, at most %d sysbench at once", samples, most)
+	if most > 1 || samples < 20 {
+		t.Errorf("%d samples, at most %d sysbench at once; want many, never 2", samples, most)
+	}
+	if !strings.Contains(c.stdout, "removed the benchmark's working directory") {
+		t.Errorf("the last collect did not complete the run:\n%s", c.stdout)
+	}
+	man := readJSON(t, filepath.Join(first, "manifest.json"))
+	if man["status"] != "interrupted" || !strings.Contains(fmt.Sprint(man["error"]), "ended on its own") {
+		t.Errorf("the killed run's manifest: status %v, error %v", man["status"], man["error"])
+	}
+	if run := string(mustRead(t, filepath.Join(first, "benchmark", "run.txt"))); !strings.Contains(run, "General statistics") {
+		t.Errorf("the killed run's output is not complete:\n%s", run)
 	}
 }
