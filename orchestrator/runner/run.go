@@ -228,6 +228,9 @@ func (r *run) execute(ctx context.Context) (*Results, error) {
 	if err := r.prepare(ctx); err != nil {
 		return nil, err
 	}
+	if err := r.checkPrepared(ctx); err != nil {
+		return nil, err
+	}
 	res := &Results{}
 	mon, err := r.startMonitors(ctx)
 	if err != nil {
