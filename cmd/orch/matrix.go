@@ -13,12 +13,10 @@ import (
 	"github.com/orch-bench/orch/orchestrator/fairness"
 	"github.com/orch-bench/orch/orchestrator/flavor"
 	"github.com/orch-bench/orch/orchestrator/matrix"
-	"github.com/orch-bench/orch/orchestrator/preflight"
 	"github.com/orch-bench/orch/orchestrator/report"
 	"github.com/orch-bench/orch/orchestrator/runner"
 	"github.com/orch-bench/orch/orchestrator/server"
 	"github.com/orch-bench/orch/orchestrator/stacks"
-	"github.com/orch-bench/orch/orchestrator/up"
 	"github.com/orch-bench/orch/topology"
 )
 
@@ -229,22 +227,16 @@ func isMatrixDir(dir string) bool {
 	return err == nil
 }
 
-// validatePlan checks every configuration of the plan against the servers
-// before anything runs, and records the knobs they ignore.
+// validatePlan checks the plan against the servers (matrix.Validate) and
+// says which knobs have no effect on them.
 func validatePlan(cmd *cobra.Command, c *cluster.Cluster, m *matrix.Matrix) (flavor.Server, error) {
-	warnings, srv, err := up.Validate(cmd.Context(), c, m.Configurations())
+	srv, err := matrix.Validate(cmd.Context(), c, m)
 	if err != nil {
 		return srv, err
 	}
-	// Before the first cell restarts anything.
-	if err := preflight.PathsErr(preflight.Paths(cmd.Context(), c)); err != nil {
-		return srv, err
-	}
-	m.NoEffect = matrix.NoEffect(srv, m.Knobs)
 	for name, why := range m.NoEffect {
 		fmt.Fprintf(cmd.ErrOrStderr(), "matrix: WARNING %s has no effect on this server: %s\n", name, why)
 	}
-	_ = warnings // per-host duplicates of NoEffect, already said once above
 	return srv, nil
 }
 
