@@ -9,17 +9,14 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/orch-bench/orch/orchestrator/bench"
 	"github.com/orch-bench/orch/orchestrator/cluster"
 	"github.com/orch-bench/orch/orchestrator/fairness"
 	"github.com/orch-bench/orch/orchestrator/flavor"
 	"github.com/orch-bench/orch/orchestrator/matrix"
-	"github.com/orch-bench/orch/orchestrator/preflight"
 	"github.com/orch-bench/orch/orchestrator/report"
 	"github.com/orch-bench/orch/orchestrator/runner"
 	"github.com/orch-bench/orch/orchestrator/server"
 	"github.com/orch-bench/orch/orchestrator/stacks"
-	"github.com/orch-bench/orch/orchestrator/up"
 	"github.com/orch-bench/orch/topology"
 )
 
@@ -28,7 +25,7 @@ func newMatrixCmd(g *globalOptions) *cobra.Command {
 		engines, workload, root, baseline, resume string
 		knobs, sets                               []string
 		repeat, warmup                            int
-		dryRun, failFast, keepRemote              bool
+		dryRun, failFast, keepRemote, waitRunning bool
 		allowAsymmetry                            bool
 		stallLimit                                time.Duration
 		stacksFlag                                string
@@ -88,7 +85,7 @@ the others (--fail-fast stops instead).`,
 				return runBlockedMatrix(cmd, g, invs, blockedArgs{engines: engines, workload: workload, root: root, baseline: baseline,
 					resume: resume, knobs: knobs, over: over, repeat: repeat, warmup: warmup, resuming: resuming, dryRun: dryRun,
 					failFast: failFast, stallLimit: stallLimit, seed: seed, seedSet: cmd.Flags().Changed("seed"),
-					keepRemote: keepRemote, allowAsymmetry: allowAsymmetry, stacks: stackMode})
+					keepRemote: keepRemote, waitRunning: waitRunning, allowAsymmetry: allowAsymmetry, stacks: stackMode})
 			}
 			inv := invs[0]
 			if err := validateForRun(inv); err != nil {
@@ -96,17 +93,8 @@ the others (--fail-fast stops instead).`,
 			}
 			var m *matrix.Matrix
 			if resuming {
-				dir := resume
-				if dir == "" {
-					if dir, err = matrix.FindLatest(root); err != nil {
-						return &usageError{msg: err.Error()}
-					}
-				}
-				if m, err = matrix.Load(dir); err != nil {
+				if m, err = matrix.LoadResume(root, resume, nil); err != nil {
 					return &usageError{msg: err.Error()}
-				}
-				if m.Design != nil {
-					return usagef("matrix %s ran over clusters %v: resume it with the same inventory, without --cluster", m.Dir(), m.Design.Names())
 				}
 				logf("matrix: resuming %s: %d of %d cells left", m.Dir(), len(m.Remaining()), len(m.Cells))
 			} else {
@@ -114,7 +102,8 @@ the others (--fail-fast stops instead).`,
 				if err != nil {
 					return err
 				}
-				if m, err = newMatrix(engines, knobs, workload, repeat, warmup, baseline, over); err != nil {
+				spec := matrix.Spec{Engines: engines, Knobs: knobs, Workload: workload, Repeat: repeat, WarmupS: warmup, Baseline: baseline, Overrides: over}
+				if m, err = matrix.Build(spec); err != nil {
 					return &usageError{msg: err.Error()}
 				}
 			}
@@ -123,7 +112,7 @@ the others (--fail-fast stops instead).`,
 					return usagef("%v", err)
 				}
 			}
-			makeWorkload := cellWorkload(m)
+			makeWorkload := m.CellWorkload
 			w, err := makeWorkload(m.Engines[0])
 			if err == nil {
 				err = runner.CheckClients(inv, w)
@@ -131,7 +120,7 @@ the others (--fail-fast stops instead).`,
 			if err != nil {
 				return &usageError{msg: err.Error()}
 			}
-			if err := matrix.WritePlan(cmd.OutOrStdout(), m, planCosts(w)); err != nil {
+			if err := matrix.WritePlan(cmd.OutOrStdout(), m, matrix.CostsOf(w)); err != nil {
 				return err
 			}
 			// Linted before any host when the inventory names the flavour,
@@ -171,7 +160,7 @@ the others (--fail-fast stops instead).`,
 			}
 			err = matrix.Execute(ctx, m, matrix.ExecConfig{
 				Cluster: c, Workload: makeWorkload, Version: buildVersion(), Command: os.Args,
-				FailFast: failFast, StallLimit: stallLimit, KeepRemote: keepRemote, Stacks: stackMode, Progress: progress, Logf: logf,
+				FailFast: failFast, StallLimit: stallLimit, KeepRemote: keepRemote, WaitRunning: waitRunning, Stacks: stackMode, Progress: progress, Logf: logf,
 				Secrets: runner.Secrets(inv),
 			})
 			fmt.Fprintf(cmd.OutOrStdout(), "matrix %s: %d ok, %d failed, %d not run\n", m.Dir(),
@@ -198,6 +187,7 @@ the others (--fail-fast stops instead).`,
 	f.BoolVar(&failFast, "fail-fast", false, "stop at the first failed cell (or unreachable cluster)")
 	f.Int64Var(&seed, "seed", 0, "several clusters: seed of the randomised order of each cluster's cells (default: random, printed and recorded)")
 	f.BoolVar(&keepRemote, "keep-remote", false, "keep each cell's working directory on the load box (removed once collected)")
+	f.BoolVar(&waitRunning, "wait-running", false, "--resume: let a benchmark the interrupted cell left running on the load box finish (default: stop it), then redo the cell")
 	f.BoolVar(&allowAsymmetry, "allow-asymmetry", false, "run although the configurations differ in durability beyond the matrix's axes")
 	f.StringVar(&root, "runs", "runs", "directory that holds run directories")
 	f.StringArrayVar(&sets, "set", nil, "workload option override KEY=VALUE (repeatable)")
@@ -240,69 +230,16 @@ func isMatrixDir(dir string) bool {
 	return err == nil
 }
 
-func newMatrix(engines string, knobs []string, workload string, repeat, warmup int, baseline string, over map[string]string) (*matrix.Matrix, error) {
-	if engines == "" {
-		return nil, fmt.Errorf("matrix: --engines is required, e.g. --engines=innodb,rocksdb")
-	}
-	es, err := matrix.ParseEngines(engines)
-	if err != nil {
-		return nil, err
-	}
-	axes, err := matrix.ParseKnobAxes(knobs)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := bench.LoadWorkload(workload); err != nil {
-		return nil, err
-	}
-	m, err := matrix.New(workload, es, axes, repeat)
-	if err != nil {
-		return nil, err
-	}
-	m.Overrides, m.WarmupS = over, warmup
-	if baseline != "" {
-		if err := m.SetBaseline(baseline); err != nil {
-			return nil, err
-		}
-	}
-	return m, nil
-}
-
-// planCosts estimates a cell from the workload's duration plus orch's own
-// overhead per cell, and an engine switch from a restart round.
-func planCosts(w *bench.Workload) matrix.Costs {
-	if w.Options.TimeS == nil {
-		return matrix.Costs{}
-	}
-	return matrix.Costs{PerCell: time.Duration(*w.Options.TimeS)*time.Second + 15*time.Second, Switch: 5 * time.Second}
-}
-
-// validatePlan checks every configuration of the plan against the servers
-// before anything runs, and records the knobs they ignore.
+// validatePlan checks the plan against the servers (matrix.Validate) and
+// says which knobs have no effect on them.
 func validatePlan(cmd *cobra.Command, c *cluster.Cluster, m *matrix.Matrix) (flavor.Server, error) {
-	var want []server.Desired
-	seen := map[string]bool{}
-	for i := range m.Cells {
-		cell := &m.Cells[i]
-		if seen[cell.Label] {
-			continue
-		}
-		seen[cell.Label] = true
-		want = append(want, server.Desired{Engine: cell.Engine, Knobs: cell.ServerKnobs()})
-	}
-	warnings, srv, err := up.Validate(cmd.Context(), c, want)
+	srv, err := matrix.Validate(cmd.Context(), c, m)
 	if err != nil {
 		return srv, err
 	}
-	// Before the first cell restarts anything.
-	if err := preflight.PathsErr(preflight.Paths(cmd.Context(), c)); err != nil {
-		return srv, err
-	}
-	m.NoEffect = matrix.NoEffect(srv, m.Knobs)
 	for name, why := range m.NoEffect {
 		fmt.Fprintf(cmd.ErrOrStderr(), "matrix: WARNING %s has no effect on this server: %s\n", name, why)
 	}
-	_ = warnings // per-host duplicates of NoEffect, already said once above
 	return srv, nil
 }
 

@@ -2,15 +2,12 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/binary"
 	"fmt"
 	"os"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/orch-bench/orch/orchestrator/bench"
 	"github.com/orch-bench/orch/orchestrator/matrix"
 	"github.com/orch-bench/orch/orchestrator/runner"
 	"github.com/orch-bench/orch/orchestrator/server"
@@ -29,27 +26,8 @@ type blockedArgs struct {
 	stallLimit                                time.Duration
 	seed                                      int64
 	seedSet                                   bool
-	keepRemote, allowAsymmetry                bool
+	keepRemote, waitRunning, allowAsymmetry   bool
 	stacks                                    stacks.Mode
-}
-
-// cellWorkload returns, for m, a fresh workload per cell engine with the
-// matrix's overrides applied (the runner changes a workload: never shared).
-func cellWorkload(m *matrix.Matrix) func(engine string) (*bench.Workload, error) {
-	return func(engine string) (*bench.Workload, error) {
-		w, err := bench.LoadWorkload(m.Workload)
-		if err != nil {
-			return nil, err
-		}
-		over := map[string]string{}
-		for k, v := range m.Overrides {
-			over[k] = v
-		}
-		if _, set := over["engine"]; !set && w.Tool != bench.DriverCustom {
-			over["engine"] = engine
-		}
-		return w, w.Override(over)
-	}
 }
 
 // runBlockedMatrix is `orch matrix` over several clusters: a randomised
@@ -71,12 +49,12 @@ func runBlockedMatrix(cmd *cobra.Command, g *globalOptions, invs []*topology.Inv
 	if a.resuming {
 		logf("matrix: resuming %s: %d of %d cells left", m.Dir(), len(m.Remaining()), len(m.Cells))
 	}
-	makeWorkload := cellWorkload(m)
+	makeWorkload := m.CellWorkload
 	w, err := makeWorkload(m.Engines[0])
 	if err != nil {
 		return &usageError{msg: err.Error()}
 	}
-	if err := matrix.WriteDesign(cmd.OutOrStdout(), m, m.Design, planCosts(w)); err != nil {
+	if err := matrix.WriteDesign(cmd.OutOrStdout(), m, m.Design, matrix.CostsOf(w)); err != nil {
 		return err
 	}
 	// Every cluster's profiles are checked, and linted for fairness, before
@@ -121,7 +99,7 @@ func runBlockedMatrix(cmd *cobra.Command, g *globalOptions, invs []*topology.Inv
 	}
 	err = matrix.ExecuteBlocked(ctx, m, targets, matrix.ExecConfig{
 		Workload: makeWorkload, Version: buildVersion(), Command: os.Args,
-		FailFast: a.failFast, StallLimit: a.stallLimit, KeepRemote: a.keepRemote, Stacks: a.stacks,
+		FailFast: a.failFast, StallLimit: a.stallLimit, KeepRemote: a.keepRemote, WaitRunning: a.waitRunning, Stacks: a.stacks,
 		Progress: progress, Logf: logf, Secrets: secrets,
 	})
 	fmt.Fprintf(cmd.OutOrStdout(), "matrix %s: %d ok, %d failed, %d not run on %d clusters (seed %d)\n", m.Dir(),
@@ -144,45 +122,22 @@ func runBlockedMatrix(cmd *cobra.Command, g *globalOptions, invs []*topology.Inv
 // still matches the inventory's clusters.
 func blockedMatrix(a blockedArgs, names []string) (*matrix.Matrix, error) {
 	if a.resuming {
-		dir := a.resume
-		if dir == "" {
-			var err error
-			if dir, err = matrix.FindLatest(a.root); err != nil {
-				return nil, &usageError{msg: err.Error()}
-			}
-		}
-		m, err := matrix.Load(dir)
+		m, err := matrix.LoadResume(a.root, a.resume, names)
 		if err != nil {
 			return nil, &usageError{msg: err.Error()}
 		}
-		if m.Design == nil {
-			return nil, usagef("matrix %s ran on one cluster: resume it on that cluster (--cluster NAME)", m.Dir())
-		}
-		if err := m.Design.Check(m, names); err != nil {
-			return nil, usagef("matrix %s: %v", m.Dir(), err)
-		}
 		return m, nil
-	}
-	// newMatrix validates every flag as for one cluster; the design then
-	// replaces its cells.
-	one, err := newMatrix(a.engines, a.knobs, a.workload, a.repeat, a.warmup, a.baseline, a.over)
-	if err != nil {
-		return nil, &usageError{msg: err.Error()}
 	}
 	seed := a.seed
 	if !a.seedSet {
-		var b [8]byte
-		if _, err := rand.Read(b[:]); err != nil {
+		var err error
+		if seed, err = matrix.NewSeed(); err != nil {
 			return nil, err
 		}
-		seed = int64(binary.LittleEndian.Uint64(b[:]) >> 1)
 	}
-	m, _, err := matrix.NewBlocked(one.Workload, one.Engines, one.Knobs, one.Repeat, names, seed, true)
+	spec := matrix.Spec{Engines: a.engines, Knobs: a.knobs, Workload: a.workload, Repeat: a.repeat, WarmupS: a.warmup, Baseline: a.baseline, Overrides: a.over}
+	m, err := matrix.BuildBlocked(spec, names, seed)
 	if err != nil {
-		return nil, &usageError{msg: err.Error()}
-	}
-	m.Overrides, m.WarmupS = one.Overrides, one.WarmupS
-	if err := m.SetBaseline(one.Baseline); err != nil {
 		return nil, &usageError{msg: err.Error()}
 	}
 	return m, nil

@@ -34,6 +34,10 @@ type ExecConfig struct {
 	Logf       func(format string, args ...any)
 	// Secrets are masked out of cell errors saved in matrix.json.
 	Secrets []string
+
+	// WaitRunning lets a benchmark an interrupted cell left running end
+	// before the cell is redone; by default it is stopped (settleAttempt).
+	WaitRunning bool
 }
 
 // Execute runs every unfinished cell in order: bring the cluster to the
@@ -93,6 +97,9 @@ func runCell(ctx context.Context, m *Matrix, c *Cell, cfg ExecConfig) (State, er
 			return Interrupted, err
 		}
 		return Failed, err
+	}
+	if err := settleAttempt(ctx, m, c, cfg); err != nil {
+		return interrupted(err)
 	}
 	desired := server.Desired{Engine: c.Engine, Knobs: c.ServerKnobs()}
 	rep, err := up.Up(ctx, cfg.Cluster, up.Options{Desired: desired})

@@ -207,13 +207,7 @@ func Estimate(cells []Cell, perCell, switchCost time.Duration) time.Duration {
 // compared for asymmetries off the matrix's axes (orchestrator/fairness).
 func Fairness(inv *topology.Inventory, m *Matrix, hint string) ([]fairness.Warning, error) {
 	var configs []fairness.Config
-	seen := map[string]bool{}
-	for i := range m.Cells {
-		c := &m.Cells[i]
-		if seen[c.Label] {
-			continue
-		}
-		seen[c.Label] = true
+	for _, c := range m.configCells() {
 		fc := fairness.Config{Label: c.Label, Engine: strings.ToLower(c.Engine)}
 		for _, h := range inv.DBHosts() {
 			t, err := server.OfflineTarget(h, inv, hint)

@@ -81,6 +81,10 @@ type Remote struct {
 	// the cluster from several load boxes: a later collect aligns the
 	// clients' outputs on it.
 	StartAt time.Time `json:"start_at,omitzero"`
+	// Marker is the random value every process of the run's benchmark
+	// carries in its environment (see ValidMarker): orch finds them by it,
+	// never by a process name or a PID the system may have reused.
+	Marker string `json:"marker,omitempty"`
 	// Removed is set once Dir is deleted after a complete collect.
 	Removed bool `json:"removed,omitempty"`
 }

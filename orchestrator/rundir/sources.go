@@ -44,6 +44,17 @@ func ValidWorkdir(dir, runID string) error {
 	return nil
 }
 
+// MarkerLen is the length of a benchmark marker: 32 lowercase hex digits
+// (128 random bits, so no two runs share one).
+const MarkerLen = 32
+
+var markerRE = regexp.MustCompile(`^[0-9a-f]{` + fmt.Sprint(MarkerLen) + `}$`)
+
+// ValidMarker reports whether s has the shape of a marker orch makes: it
+// is spliced (quoted) into the scripts that look for the benchmark, and a
+// manifest is input.
+func ValidMarker(s string) bool { return markerRE.MatchString(s) }
+
 // LocalHost is the host name of the control machine when it is the
 // benchmark host (a legacy ips.txt naming one existing server).
 const LocalHost = "local"
@@ -78,6 +89,9 @@ func (s Sources) Check(m *Manifest) error {
 		}
 		if err := ValidWorkdir(rem.Dir, s.RunID); err != nil {
 			return fmt.Errorf("manifest: %w", err)
+		}
+		if m.Remote.Marker != "" && !ValidMarker(m.Remote.Marker) {
+			return fmt.Errorf("manifest: benchmark marker %q is not one orch makes", m.Remote.Marker)
 		}
 	}
 	for _, f := range m.Expected {

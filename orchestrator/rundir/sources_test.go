@@ -18,7 +18,7 @@ func testSources() Sources {
 // A manifest as the runner writes it.
 func testManifest() *Manifest {
 	return &Manifest{Status: StatusOK,
-		Remote: &Remote{Host: "loadbox", Dir: testWorkdir, PID: 42},
+		Remote: &Remote{Host: "loadbox", Dir: testWorkdir, PID: 42, Marker: "0123456789abcdef0123456789abcdef"},
 		Expected: []ExpectedFile{
 			{Host: "loadbox", Remote: testWorkdir + "/run.out", Local: BenchmarkRun, Kind: KindFile},
 			{Host: "master", Remote: "/var/log/mysql/error.log", Local: HostFile("master", HostErrorLog), Kind: KindLogSlice, Offset: 10, Sudo: true},
@@ -59,6 +59,8 @@ func TestSourcesRefuseEditedManifests(t *testing.T) {
 		{"a file beside the output", func(m *Manifest) { m.Expected[0].Remote = testWorkdir + "/../.ssh/id_ed25519" }, "the run's own output"},
 		{"benchmark output as root", func(m *Manifest) { m.Expected[0].Sudo = true }, "the run's own output"},
 		{"unknown local name", func(m *Manifest) { m.Expected[0].Local = "notes.txt" }, "not a benchmark output"},
+		{"a marker that is shell text", func(m *Manifest) { m.Remote.Marker = "x'; rm -rf ~; '" }, "not one orch makes"},
+		{"a short marker", func(m *Manifest) { m.Remote.Marker = "0123" }, "not one orch makes"},
 		{"slice from the load box", func(m *Manifest) { m.Expected[1].Host = "loadbox" }, "not a database host"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

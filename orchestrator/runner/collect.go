@@ -150,30 +150,26 @@ func waitingForBenchmark(rep *rundir.CollectReport, m *rundir.Manifest, err erro
 	return err
 }
 
-// remoteState tells whether the benchmark still runs, or its exit status.
+// remoteState tells whether the benchmark still runs (see RunningProcs),
+// or its exit status.
 func remoteState(ctx context.Context, ex executor.Executor, rem *rundir.Remote) (running bool, code int, err error) {
+	procs, err := RunningProcs(ctx, ex, rem)
+	if err != nil {
+		return false, -1, err
+	}
 	script := "d=" + shell.Quote(rem.Dir) + `
 for f in "$d"/*.exit; do [ -e "$f" ] || continue; echo "exit $(basename "$f" .exit) $(cat "$f")"; done`
-	if rem.PID > 1 {
-		// No PID yet (the run stopped before launching): nothing runs.
-		// `kill -0 0` would signal this shell's own group and say yes.
-		script += "\nif kill -0 " + strconv.Itoa(rem.PID) + " 2>/dev/null; then echo running; fi"
-	}
 	out, err := ex.Run(ctx, executor.Command{Script: script, Timeout: 30 * time.Second})
 	if err != nil {
 		return false, -1, fmt.Errorf("%s: benchmark state: %w", ex.Name(), err)
 	}
 	code = -1
 	for _, line := range strings.Split(string(out.Stdout), "\n") {
-		f := strings.Fields(line)
-		switch {
-		case len(f) == 1 && f[0] == "running":
-			running = true
-		case len(f) == 3 && f[0] == "exit" && f[1] == string(bench.PhaseRun):
+		if f := strings.Fields(line); len(f) == 3 && f[0] == "exit" && f[1] == string(bench.PhaseRun) {
 			code, _ = strconv.Atoi(f[2])
 		}
 	}
-	return running, code, nil
+	return len(procs) > 0, code, nil
 }
 
 // withoutRemoteFiles hides the benchmark host from Collect when the only

@@ -41,10 +41,22 @@ func (r *run) benchmarkClients(ctx context.Context) (int, error) {
 		}
 		shares = append(shares, fmt.Sprintf("%s %d threads (clock %+.1f ms)", c.host.Name, *c.driver.Workload().Options.Threads, ms(c.offset)))
 	}
+	// As with one load box: never two benchmarks on one database, and the
+	// run's marker on record before any client carries it.
+	tname := targetOf(target)
+	errs = orchestrator.ForEach(ctx, 0, r.clients, func(ctx context.Context, _ int, c *client) error {
+		return checkAlone(ctx, c.exec, tname)
+	})
+	if err := orchestrator.Aggregate(errs); err != nil {
+		return -1, err
+	}
+	if err := r.recordClients(time.Time{}); err != nil {
+		return -1, err
+	}
 	at := time.Now().Add(launchMargin(len(r.clients)))
 	r.logf("run: %d load boxes start together at %s: %s", len(r.clients), at.UTC().Format("15:04:05.000"), strings.Join(shares, ", "))
 	errs = orchestrator.ForEach(ctx, 0, r.clients, func(ctx context.Context, i int, c *client) error {
-		rem, err := launch(ctx, c.exec, c.remote, steps[i], barrier(at.Add(c.offset), c.remote))
+		rem, err := launch(ctx, c.exec, c.remote, marked(steps[i], r.marker, tname), barrier(at.Add(c.offset), c.remote))
 		c.rem = rem
 		return err
 	})
@@ -103,18 +115,22 @@ func (r *run) benchmarkClients(ctx context.Context) (int, error) {
 func (r *run) recordClients(at time.Time) error {
 	return r.dir.UpdateManifest(func(m *rundir.Manifest) error {
 		for i, c := range r.clients {
+			if at.IsZero() { // before the launch: the marker alone
+				rem := &rundir.Remote{Host: c.host.Name, Dir: c.remote, Marker: r.marker}
+				if i == 0 {
+					m.Remote = rem
+				}
+				setClientRemote(m, rem)
+				continue
+			}
 			if c.rem == nil {
 				continue
 			}
-			rem := &rundir.Remote{Host: c.host.Name, Dir: c.remote, PID: c.rem.PID, StartAt: at.UTC()}
+			rem := &rundir.Remote{Host: c.host.Name, Dir: c.remote, PID: c.rem.PID, StartAt: at.UTC(), Marker: r.marker}
 			if i == 0 {
 				m.Remote = rem
 			}
-			for j, old := range m.ClientRemotes {
-				if old.Host == rem.Host {
-					m.ClientRemotes[j] = rem
-				}
-			}
+			setClientRemote(m, rem)
 			if err := m.Expect(rundir.ExpectedFile{Host: c.host.Name, Remote: path.Join(c.remote, steps(bench.PhaseRun)),
 				Local: c.local, Kind: rundir.KindFile}); err != nil {
 				return err
@@ -122,6 +138,16 @@ func (r *run) recordClients(at time.Time) error {
 		}
 		return nil
 	})
+}
+
+// setClientRemote replaces the entry of rem's load box in ClientRemotes
+// (the first load box is Remote and has none).
+func setClientRemote(m *rundir.Manifest, rem *rundir.Remote) {
+	for j, old := range m.ClientRemotes {
+		if old.Host == rem.Host {
+			m.ClientRemotes[j] = rem
+		}
+	}
 }
 
 // steps is the name of a phase's output in a working directory.

@@ -72,6 +72,7 @@ type run struct {
 	clients []*client      // every load box, when the run drives several (loadboxes.go)
 	// staleClients are an earlier attempt's directories on the other load boxes.
 	staleClients []*rundir.Remote
+	marker       string // in every benchmark process's environment (marker.go)
 	driver       bench.Driver
 	secrets      []string
 	logf         func(string, ...any)
@@ -163,7 +164,11 @@ func start(cfg Config) (*run, error) {
 			return nil, err
 		}
 	}
-	r := &run{cfg: cfg, inv: inv, dir: dir, driver: driver, logf: logf}
+	marker, err := newMarker()
+	if err != nil {
+		return nil, err
+	}
+	r := &run{cfg: cfg, inv: inv, dir: dir, driver: driver, logf: logf, marker: marker}
 	if old, err := dir.LoadManifest(); err == nil && old.Remote != nil && !old.Remote.Removed {
 		r.stale = old.Remote // a redone matrix cell: the last attempt's working directory
 	}
@@ -229,6 +234,9 @@ func (r *run) execute(ctx context.Context) (*Results, error) {
 	if err := r.prepare(ctx); err != nil {
 		return nil, err
 	}
+	if err := r.checkPrepared(ctx); err != nil {
+		return nil, err
+	}
 	res := &Results{}
 	mon, err := r.startMonitors(ctx)
 	if err != nil {
@@ -282,13 +290,26 @@ func (r *run) benchmark(ctx context.Context, phase bench.Phase) (int, error) {
 		return -1, err
 	}
 	defer f.Close()
-	rem, err := Launch(ctx, r.bexec, r.remote, step)
+	// Never two benchmarks on one database (their random ids collide); the
+	// marker is on record before anything carries it, so a crash of orch
+	// right after the launch still leaves the benchmark findable.
+	target := targetOf(r.target())
+	if err := checkAlone(ctx, r.bexec, target); err != nil {
+		return -1, err
+	}
+	if err := r.dir.UpdateManifest(func(m *rundir.Manifest) error {
+		m.Remote = &rundir.Remote{Host: r.bhost, Dir: r.remote, Marker: r.marker}
+		return nil
+	}); err != nil {
+		return -1, err
+	}
+	rem, err := Launch(ctx, r.bexec, r.remote, marked(step, r.marker, target))
 	if err != nil {
 		return -1, err
 	}
 	remoteOut := path.Join(r.remote, string(phase)+".out")
 	r.dir.UpdateManifest(func(m *rundir.Manifest) error {
-		m.Remote = &rundir.Remote{Host: r.bhost, Dir: r.remote, PID: rem.PID}
+		m.Remote = &rundir.Remote{Host: r.bhost, Dir: r.remote, PID: rem.PID, Marker: r.marker}
 		return m.Expect(rundir.ExpectedFile{Host: r.bhost, Remote: remoteOut, Local: local, Kind: rundir.KindFile})
 	})
 	r.logf("%s: %s (%s)", r.bhost, step.Name, step.String())

@@ -6,28 +6,16 @@ import (
 	"testing"
 
 	"github.com/orch-bench/orch/orchestrator/bench"
-	"github.com/orch-bench/orch/orchestrator/cluster"
-	"github.com/orch-bench/orch/orchestrator/executor"
 	"github.com/orch-bench/orch/orchestrator/rundir"
-	"github.com/orch-bench/orch/topology"
 )
 
 // TestRunWithServersDownEndsFailed: when the servers cannot be opened the
 // run fails naming the hosts, and its run directory is finished as failed
 // (end time and error recorded), never left running.
 func TestRunWithServersDownEndsFailed(t *testing.T) {
-	t.Setenv("ORCH_RUNNER_TEST_PW", "runner-test-pw")
-	inv, err := topology.Load("testdata/refused.yaml", topology.LoadOptions{HomeDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
 	// Each host is this machine, reached without SSH: its MySQL port 1
 	// refuses every connection.
-	c := cluster.Connect(context.Background(), inv, inv.Hosts, cluster.Options{
-		Dialer: func(_ context.Context, h *topology.Host, _ executor.DialConfig) (executor.Executor, error) {
-			return executor.NewLocal(h.Name), nil
-		}})
-	defer c.Close()
+	c := localCluster(t)
 	w, err := bench.LoadWorkload("pure-random-writes")
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,175 @@
+package matrix
+
+import (
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"maps"
+	"time"
+
+	"github.com/orch-bench/orch/orchestrator/bench"
+	"github.com/orch-bench/orch/orchestrator/server"
+)
+
+// Spec is a matrix as the command line asks for it, before it is planned.
+type Spec struct {
+	Engines  string   // comma-separated engine profiles (--engines)
+	Knobs    []string // knob axes, each flag one or more separated by ';'
+	Workload string   // an embedded workload name or a YAML file
+	Repeat   int      // runs of each configuration
+	WarmupS  int      // seconds of each run left out of steady-state figures
+	Baseline string   // configuration label to compare against; "" is the default
+	// Overrides are workload option overrides (KEY=VALUE).
+	Overrides map[string]string
+}
+
+// Build plans the matrix s asks for on one cluster. Everything is checked
+// offline: engine names, knob axes, the workload, the cell count and the
+// baseline.
+func Build(s Spec) (*Matrix, error) {
+	if s.Engines == "" {
+		return nil, errors.New("matrix: --engines is required, e.g. --engines=innodb,rocksdb")
+	}
+	es, err := ParseEngines(s.Engines)
+	if err != nil {
+		return nil, err
+	}
+	axes, err := ParseKnobAxes(s.Knobs)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := bench.LoadWorkload(s.Workload); err != nil {
+		return nil, err
+	}
+	m, err := New(s.Workload, es, axes, s.Repeat)
+	if err != nil {
+		return nil, err
+	}
+	m.Overrides, m.WarmupS = s.Overrides, s.WarmupS
+	if s.Baseline != "" {
+		if err := m.SetBaseline(s.Baseline); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+// BuildBlocked plans s as a randomised block design over clusters, every
+// cluster's order drawn from seed (see NewBlocked).
+func BuildBlocked(s Spec, clusters []string, seed int64) (*Matrix, error) {
+	// Build validates every part as for one cluster; the design then
+	// replaces its cells.
+	one, err := Build(s)
+	if err != nil {
+		return nil, err
+	}
+	m, _, err := NewBlocked(one.Workload, one.Engines, one.Knobs, one.Repeat, clusters, seed, true)
+	if err != nil {
+		return nil, err
+	}
+	m.Overrides, m.WarmupS = one.Overrides, one.WarmupS
+	if err := m.SetBaseline(one.Baseline); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// NewSeed draws a seed for a block design nobody chose one for (it is
+// printed and recorded, so the order can be drawn again).
+func NewSeed() (int64, error) {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return 0, fmt.Errorf("matrix: seed: %w", err)
+	}
+	return int64(binary.LittleEndian.Uint64(b[:]) >> 1), nil
+}
+
+// LoadResume loads the matrix --resume continues: dir, or the latest under
+// root when dir is "". clusters are the names of the clusters it runs on
+// when there are several, nil for one: a matrix planned for one cluster is
+// not resumed over several, nor the other way round, and a block design
+// must name the same clusters.
+func LoadResume(root, dir string, clusters []string) (*Matrix, error) {
+	if dir == "" {
+		var err error
+		if dir, err = FindLatest(root); err != nil {
+			return nil, err
+		}
+	}
+	m, err := Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case clusters == nil && m.Design != nil:
+		return nil, fmt.Errorf("matrix %s ran over clusters %v: resume it with the same inventory, without --cluster", m.Dir(), m.Design.Names())
+	case clusters != nil && m.Design == nil:
+		return nil, fmt.Errorf("matrix %s ran on one cluster: resume it on that cluster (--cluster NAME)", m.Dir())
+	case clusters != nil:
+		if err := m.Design.Check(m, clusters); err != nil {
+			return nil, fmt.Errorf("matrix %s: %w", m.Dir(), err)
+		}
+	}
+	return m, nil
+}
+
+// CellWorkload returns a fresh workload for a cell of engine: the
+// matrix's workload with its overrides applied, and the table engine set
+// to the cell's unless an override names one (a custom workload has no
+// table engine). Fresh each time: the runner changes a workload.
+func (m *Matrix) CellWorkload(engine string) (*bench.Workload, error) {
+	w, err := bench.LoadWorkload(m.Workload)
+	if err != nil {
+		return nil, err
+	}
+	over := maps.Clone(m.Overrides)
+	if over == nil {
+		over = map[string]string{}
+	}
+	if _, set := over["engine"]; !set && w.Tool != bench.DriverCustom {
+		over["engine"] = engine
+	}
+	return w, w.Override(over)
+}
+
+// CellOverhead is orch's own time per cell beyond the benchmark (up,
+// snapshots, prepare, checks, collect), and SwitchCost one restart round
+// for an engine switch: the plan's estimate, not a measurement.
+const (
+	CellOverhead = 15 * time.Second
+	SwitchCost   = 5 * time.Second
+)
+
+// CostsOf estimates a cell of workload w for the plan's duration; a
+// workload without a time limit has no estimate.
+func CostsOf(w *bench.Workload) Costs {
+	if w.Options.TimeS == nil {
+		return Costs{}
+	}
+	return Costs{PerCell: time.Duration(*w.Options.TimeS)*time.Second + CellOverhead, Switch: SwitchCost}
+}
+
+// Configurations returns each configuration of the plan once, in plan
+// order, as the servers are asked for it: what the plan is validated
+// against before the first cell.
+func (m *Matrix) Configurations() []server.Desired {
+	var out []server.Desired
+	for _, c := range m.configCells() {
+		out = append(out, server.Desired{Engine: c.Engine, Knobs: c.ServerKnobs()})
+	}
+	return out
+}
+
+// configCells returns the first cell of each configuration, in plan order.
+func (m *Matrix) configCells() []*Cell {
+	var out []*Cell
+	seen := map[string]bool{}
+	for i := range m.Cells {
+		if c := &m.Cells[i]; !seen[c.Label] {
+			seen[c.Label] = true
+			out = append(out, c)
+		}
+	}
+	return out
+}
