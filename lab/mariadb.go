@@ -87,10 +87,14 @@ exit 1
 
 const stopScript = scriptHeader + `# Stop MariaDB cleanly; returns once the server process has exited, also
 # when an earlier stop already asked it to shut down and it is still at it
-# (the server then refuses connections but has not exited yet).
-while running || alive; do
-	if alive; then mariadb-admin --connect-timeout=2 --shutdown-timeout="$timeout" shutdown >/dev/null 2>&1; fi
-	if late; then echo "mariadb still running after ${timeout}s" >&2; exit 1; fi
+# (it then refuses connections but has not exited). Only the process found
+# here is waited for: a server started meanwhile by someone else is left
+# alone, so a stop outliving the orch that ran it cannot stop a newer one.
+pid=$(cat /run/mysqld/mysqld.pid 2>/dev/null)
+if alive; then mariadb-admin --connect-timeout=2 --shutdown-timeout="$timeout" shutdown >/dev/null 2>&1; fi
+if [ -z "$pid" ]; then exit 0; fi
+while kill -0 "$pid" 2>/dev/null; do
+	if late; then echo "mariadb (pid $pid) still running after ${timeout}s" >&2; exit 1; fi
 	sleep 0.1
 done
 `
