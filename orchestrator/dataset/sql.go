@@ -9,13 +9,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/orch-bench/orch/orchestrator/replication"
+	"github.com/orch-bench/orch/orchestrator/server"
 )
-
-// Node is one database server: its inventory entry, an open pool to it and
-// its detected flavour. It is replication's Node, so the nodes `orch up`
-// built serve here unchanged.
-type Node = replication.Node
 
 // Timeouts.
 const (
@@ -123,8 +118,8 @@ func str(v *string) string {
 	return *v
 }
 
-func checkNodes(master *Node, slaves []*Node) error {
-	for i, n := range append([]*Node{master}, slaves...) {
+func checkNodes(master *server.Node, slaves []*server.Node) error {
+	for i, n := range append([]*server.Node{master}, slaves...) {
 		what := "master"
 		if i > 0 {
 			what = fmt.Sprintf("slave %d", i)

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orch-bench/orch/orchestrator/cluster"
+	"github.com/orch-bench/orch/orchestrator/server"
 	"github.com/orch-bench/orch/topology"
 )
 
@@ -282,9 +284,18 @@ func TestStartValidates(t *testing.T) {
 		}
 	}
 	h := &topology.Host{Name: "master", Role: topology.RoleMaster, Address: "10.0.0.1"}
-	for _, tgts := range [][]Target{{{}}, {{Host: h}}, {{Host: h, DB: nil, Exec: nil}}} {
-		if _, err := Start(context.Background(), Config{Dir: t.TempDir()}, tgts); err == nil {
-			t.Errorf("Start(%+v) accepted", tgts)
+	for name, tc := range map[string]struct {
+		dbs   []*server.Node
+		boxes []cluster.LoadBox
+	}{
+		"nil session":      {dbs: []*server.Node{nil}},
+		"no host":          {dbs: []*server.Node{{}}},
+		"no database":      {dbs: []*server.Node{{Host: h}}},
+		"load box no exec": {boxes: []cluster.LoadBox{{Host: h}}},
+		"load box no host": {boxes: []cluster.LoadBox{{}}},
+	} {
+		if _, err := Start(context.Background(), Config{Dir: t.TempDir()}, tc.dbs, tc.boxes); err == nil {
+			t.Errorf("%s: Start accepted", name)
 		}
 	}
 }

@@ -82,7 +82,7 @@ func Check(ctx context.Context, c *cluster.Cluster) []*Facts {
 	errs := c.Each(ctx, nil, func(ctx context.Context, h *topology.Host, ex executor.Executor) error {
 		f := facts[indexOf(c.Hosts, h)]
 		f.SSH = "ok (" + c.ConnectTime(h).Round(time.Millisecond).String() + ")"
-		probeHost(ctx, h, ex, f)
+		probeHost(ctx, h, ex, f, c.OpenedDB(h))
 		return nil
 	})
 	for i, err := range errs {
@@ -108,7 +108,9 @@ func indexOf(hosts []*topology.Host, h *topology.Host) int {
 	return -1
 }
 
-func probeHost(ctx context.Context, h *topology.Host, ex executor.Executor, f *Facts) {
+// probeHost reads the host's facts; db is its server's pool when this
+// command already opened it (nil: checkServer logs in itself).
+func probeHost(ctx context.Context, h *topology.Host, ex executor.Executor, f *Facts, db *sql.DB) {
 	res, err := ex.Run(ctx, executor.Command{Script: probeScript(h.MySQL.Datadir, h.Role == topology.RoleLoadBox), Timeout: 30 * time.Second})
 	if err != nil {
 		f.problem(true, "%s: probe: %v", h, err)
@@ -156,7 +158,7 @@ func probeHost(ctx context.Context, h *topology.Host, ex executor.Executor, f *F
 	if f.THP == "always" {
 		f.problem(false, "%s: transparent huge pages are %q: TokuDB refuses to start; fix: echo never > /sys/kernel/mm/transparent_hugepage/enabled (and defrag)", h, f.THP)
 	}
-	checkServer(ctx, h, ex, f, kv["plugin_file"])
+	checkServer(ctx, h, ex, f, kv["plugin_file"], db)
 }
 
 func checkSudo(ctx context.Context, h *topology.Host, ex executor.Executor, f *Facts, root bool) {
@@ -227,8 +229,13 @@ func clockOffset(ctx context.Context, ex executor.Executor, samples int) (time.D
 	return offset, nil
 }
 
-// checkServer logs in through the SSH connection and lists engines.
-func checkServer(ctx context.Context, h *topology.Host, ex executor.Executor, f *Facts, pluginFiles []string) {
+// checkServer lists the server's engines on db, the command's open pool,
+// or when it has none, after logging in through the SSH connection.
+func checkServer(ctx context.Context, h *topology.Host, ex executor.Executor, f *Facts, pluginFiles []string, db *sql.DB) {
+	if db != nil {
+		serverFacts(ctx, h, db, f, pluginFiles)
+		return
+	}
 	d, ok := ex.(mysqlconn.Dialer)
 	if !ok {
 		f.MySQL = "no tunnel"
@@ -252,6 +259,11 @@ func checkServer(ctx context.Context, h *topology.Host, ex executor.Executor, f 
 		return
 	}
 	defer db.Close()
+	serverFacts(ctx, h, db, f, pluginFiles)
+}
+
+// serverFacts reads the server's version and engines from a logged-in pool.
+func serverFacts(ctx context.Context, h *topology.Host, db *sql.DB, f *Facts, pluginFiles []string) {
 	f.MySQL = "up"
 	var version, comment string
 	if err := db.QueryRowContext(ctx, "SELECT VERSION(), @@version_comment").Scan(&version, &comment); err == nil {

@@ -89,6 +89,14 @@ func Open(ctx context.Context, h *topology.Host, ex executor.Executor, open Open
 	return n, nil
 }
 
+// String names the node the way errors do: "slave1 10.0.0.2".
+func (n *Node) String() string {
+	if n == nil || n.Host == nil {
+		return "<unknown host>"
+	}
+	return n.Host.String()
+}
+
 // Close closes the connection pool (not the executor, which the caller owns).
 func (n *Node) Close() error {
 	if n.DB != nil {
