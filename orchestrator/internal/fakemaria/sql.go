@@ -387,6 +387,14 @@ type session struct {
 	binlog bool
 }
 
+// Ping fails on a connection whose server went away, as the driver finds.
+func (c *session) Ping(context.Context) error {
+	if !c.db.host.Running() {
+		return driver.ErrBadConn
+	}
+	return nil
+}
+
 func (c *session) Handle(_ context.Context, q string) (sqlfake.Result, error) {
 	return c.db.handle(q, &c.binlog)
 }
