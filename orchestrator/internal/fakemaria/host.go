@@ -9,6 +9,8 @@ package fakemaria
 
 import (
 	"bufio"
+	"bytes"
+	"compress/gzip"
 	"context"
 	"database/sql"
 	"errors"
@@ -133,6 +135,7 @@ func (h *Host) exit(code int, stderr string) error {
 var (
 	reQuotedP = regexp.MustCompile(`^p='?([^'\s]+)'?`)
 	reTail    = regexp.MustCompile(`tail -c \+(\d+)`)
+	reHead    = regexp.MustCompile(`\| head -c (\d+)`)
 )
 
 func (h *Host) Run(ctx context.Context, c executor.Command) (executor.Result, error) {
@@ -143,7 +146,7 @@ func (h *Host) Run(ctx context.Context, c executor.Command) (executor.Result, er
 	h.mu.Lock()
 	h.cmds = append(h.cmds, s)
 	h.mu.Unlock()
-	out := func(text string) (executor.Result, error) { return executor.Result{Stdout: []byte(text)}, nil }
+	out := func(text string) (executor.Result, error) { return h.output(c, []byte(text)) }
 	switch {
 	case s == "true":
 		return out("")
@@ -189,10 +192,22 @@ func (h *Host) Run(ctx context.Context, c executor.Command) (executor.Result, er
 		from, _ := strconv.Atoi(reTail.FindStringSubmatch(s)[1])
 		h.mu.Lock()
 		defer h.mu.Unlock()
-		if from-1 > len(h.errLog) {
-			return out("")
+		text := ""
+		if from-1 <= len(h.errLog) {
+			text = h.errLog[from-1:]
 		}
-		return out(h.errLog[from-1:])
+		if m := reHead.FindStringSubmatch(s); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			text = text[:min(n, len(text))]
+		}
+		if strings.Contains(s, "| gzip -c") {
+			var b bytes.Buffer
+			zw := gzip.NewWriter(&b)
+			zw.Write([]byte(text))
+			zw.Close()
+			return h.output(c, b.Bytes())
+		}
+		return out(text)
 	case s == StopCmd:
 		h.mu.Lock()
 		h.running = false
@@ -209,6 +224,16 @@ func (h *Host) Run(ctx context.Context, c executor.Command) (executor.Result, er
 		return executor.Result{ExitCode: 3}, h.exit(3, "")
 	}
 	return executor.Result{}, fmt.Errorf("fake host %s: unexpected command %q", h.Name(), s)
+}
+
+// output is a command's standard output: streamed to c.Stdout when the
+// caller gave one, as an executor does, else returned in the Result.
+func (h *Host) output(c executor.Command, b []byte) (executor.Result, error) {
+	if c.Stdout != nil {
+		_, err := c.Stdout.Write(b)
+		return executor.Result{}, err
+	}
+	return executor.Result{Stdout: b}, nil
 }
 
 // options are the [mysqld] options of the config dir's files in the order

@@ -186,6 +186,8 @@ func (d *DB) handle(q string, binlog *bool) (table, error) {
 		return nameValue(v, nil), nil
 	case strings.HasPrefix(q, "SHOW GLOBAL VARIABLES WHERE Variable_name IN ("):
 		return nameValue(v, quotedList(q)), nil
+	case q == "SHOW GLOBAL STATUS":
+		return nameValue(d.status(), nil), nil
 	case strings.HasPrefix(q, "SHOW GLOBAL STATUS WHERE Variable_name IN ("):
 		return nameValue(d.status(), quotedList(q)), nil
 	case strings.HasPrefix(q, "SELECT READ_ONLY FROM information_schema.SYSTEM_VARIABLES WHERE VARIABLE_NAME = "):
@@ -326,7 +328,7 @@ func (d *DB) write(binlog bool) {
 	}
 }
 
-// status is the semi-sync part of SHOW GLOBAL STATUS.
+// status is SHOW GLOBAL STATUS: the statements received and semi-sync.
 func (d *DB) status() map[string]string {
 	clients := 0
 	for _, h := range d.host.lab.Hosts {
@@ -340,6 +342,7 @@ func (d *DB) status() map[string]string {
 	}
 	onOff := map[bool]string{true: "ON", false: "OFF"}
 	return map[string]string{
+		"Questions":                    strconv.Itoa(len(d.sql)),
 		"Rpl_semi_sync_master_status":  onOff[d.vars["rpl_semi_sync_master_enabled"] == "ON" && clients > 0],
 		"Rpl_semi_sync_master_clients": strconv.Itoa(clients),
 		"Rpl_semi_sync_master_yes_tx":  strconv.Itoa(d.seq),
