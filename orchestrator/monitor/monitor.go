@@ -296,12 +296,3 @@ func (m *Monitor) addStackHost(sp spec) {
 		m.stacks.hosts = append(m.stacks.hosts, stackHost{name: sp.name, role: sp.role, exec: sp.exec, sudo: sp.sudo, pidFile: sp.pidFile})
 	}
 }
-
-// Record appends an event of the caller's (the runner's) to events.jsonl,
-// through the same writer as the monitors' own; a zero T means now.
-func (m *Monitor) Record(e Event) {
-	if e.T.IsZero() {
-		e.T = m.now()
-	}
-	m.events.write(e)
-}
