@@ -15,7 +15,8 @@ import (
 // the client reaches the master at its address with the benchmark account
 // (password in its environment only), every server is snapshotted before
 // and after and watched throughout, the slaves catch up, and the run
-// directory ends complete and free of passwords.
+// directory ends complete and free of passwords; up and the run open each
+// server once.
 func TestRunOnTheFakeLab(t *testing.T) {
 	f := newFakeLab(t)
 	w, err := bench.LoadWorkload("mysqlslap-write")
@@ -23,7 +24,7 @@ func TestRunOnTheFakeLab(t *testing.T) {
 		t.Fatal(err)
 	}
 	var logs []string
-	out, err := Run(context.Background(), Config{Cluster: f.c, Workload: w, Engine: "innodb", Root: t.TempDir(), Version: "test",
+	out, err := Run(context.Background(), Config{Cluster: f.C, Workload: w, Engine: "innodb", Root: t.TempDir(), Version: "test",
 		Logf: func(format string, args ...any) { logs = append(logs, format) }})
 	if err != nil {
 		t.Fatalf("run: %v\n%s", err, strings.Join(logs, "\n"))
@@ -31,7 +32,7 @@ func TestRunOnTheFakeLab(t *testing.T) {
 	if out.Status != rundir.StatusOK {
 		t.Fatalf("status %s", out.Status)
 	}
-	argv, err := os.ReadFile(f.argv)
+	argv, err := os.ReadFile(f.Argv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +44,7 @@ func TestRunOnTheFakeLab(t *testing.T) {
 	if strings.Contains(string(argv), "bench-test-pw") {
 		t.Error("the password is in the client's argv")
 	}
-	if pw, _ := os.ReadFile(f.pwFile); string(pw) != "bench-test-pw" {
+	if pw, _ := os.ReadFile(f.Password); string(pw) != "bench-test-pw" {
 		t.Errorf("client's MYSQL_PWD %q", pw)
 	}
 	dir := out.Dir.Path()
@@ -62,5 +63,11 @@ func TestRunOnTheFakeLab(t *testing.T) {
 	}
 	if m.Status != rundir.StatusOK || m.End.IsZero() || m.Servers["db2"] == "" {
 		t.Errorf("manifest: status %s, end %v, servers %v", m.Status, m.End, m.Servers)
+	}
+	// up and the run share one session per server.
+	for _, h := range []string{"db1", "db2", "db3"} {
+		if n := f.Opens(h); n != 1 {
+			t.Errorf("%s opened %d times by up and the run, want once", h, n)
+		}
 	}
 }

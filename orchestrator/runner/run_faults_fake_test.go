@@ -27,16 +27,16 @@ func slapWorkload(t *testing.T) *bench.Workload {
 // directory failed.
 func TestRunWithASlaveDownFailsNamingIt(t *testing.T) {
 	f := newFakeLab(t)
-	f.lab.Hosts[2].Crash()
+	f.Lab.Hosts[2].Crash()
 	// The crash breaks db3's session; the others' stay as up left them.
-	out, err := Run(context.Background(), Config{Cluster: f.c, Workload: slapWorkload(t), Engine: "innodb", Root: t.TempDir(), Version: "test"})
+	out, err := Run(context.Background(), Config{Cluster: f.C, Workload: slapWorkload(t), Engine: "innodb", Root: t.TempDir(), Version: "test"})
 	if err == nil || !strings.Contains(err.Error(), "db3 192.0.2.13") {
 		t.Fatalf("run with db3 down: %v", err)
 	}
 	if strings.Contains(err.Error(), "db2 192.0.2.12") {
 		t.Errorf("error blames a healthy host: %v", err)
 	}
-	if f.lab.Hosts[2].Running() {
+	if f.Lab.Hosts[2].Running() {
 		t.Error("a run started a server")
 	}
 	m, err := out.Dir.LoadManifest()
@@ -46,7 +46,7 @@ func TestRunWithASlaveDownFailsNamingIt(t *testing.T) {
 	if m.Status != rundir.StatusFailed || !strings.Contains(m.Error, "db3") {
 		t.Errorf("manifest: status %s, error %q", m.Status, m.Error)
 	}
-	if _, err := os.Stat(f.argv); err == nil {
+	if _, err := os.Stat(f.Argv); err == nil {
 		t.Error("the benchmark ran on a broken cluster")
 	}
 }
@@ -55,8 +55,8 @@ func TestRunWithASlaveDownFailsNamingIt(t *testing.T) {
 // which says so and keeps the client's output.
 func TestRunWhoseClientFailsEndsFailed(t *testing.T) {
 	f := newFakeLab(t)
-	f.setMode(t, "fail")
-	out, err := Run(context.Background(), Config{Cluster: f.c, Workload: slapWorkload(t), Engine: "innodb", Root: t.TempDir(), Version: "test"})
+	f.ClientMode(t, "fail")
+	out, err := Run(context.Background(), Config{Cluster: f.C, Workload: slapWorkload(t), Engine: "innodb", Root: t.TempDir(), Version: "test"})
 	if err == nil || !strings.Contains(err.Error(), "lb: benchmark exited 1") {
 		t.Fatalf("run: %v", err)
 	}
@@ -73,12 +73,12 @@ func TestRunWhoseClientFailsEndsFailed(t *testing.T) {
 // on the load box and ends the run interrupted, collected.
 func TestInterruptedRunStopsTheClient(t *testing.T) {
 	f := newFakeLab(t)
-	f.setMode(t, "hang")
+	f.ClientMode(t, "hang")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() {
 		for ctx.Err() == nil {
-			if _, err := os.Stat(f.argv); err == nil {
+			if _, err := os.Stat(f.Argv); err == nil {
 				time.Sleep(200 * time.Millisecond)
 				cancel()
 				return
@@ -87,7 +87,7 @@ func TestInterruptedRunStopsTheClient(t *testing.T) {
 		}
 	}()
 	start := time.Now()
-	out, err := Run(ctx, Config{Cluster: f.c, Workload: slapWorkload(t), Engine: "innodb", Root: t.TempDir(), Version: "test"})
+	out, err := Run(ctx, Config{Cluster: f.C, Workload: slapWorkload(t), Engine: "innodb", Root: t.TempDir(), Version: "test"})
 	if err == nil || out == nil || out.Status != rundir.StatusInterrupted {
 		t.Fatalf("interrupted run: %v, %+v", err, out)
 	}
@@ -108,7 +108,7 @@ func TestInterruptedRunStopsTheClient(t *testing.T) {
 // results from it, and then removes the working directory.
 func TestCollectFetchesAgainWhatWasLost(t *testing.T) {
 	f := newFakeLab(t)
-	out, err := Run(context.Background(), Config{Cluster: f.c, Workload: slapWorkload(t), Engine: "innodb", Root: t.TempDir(), Version: "test", KeepRemote: true})
+	out, err := Run(context.Background(), Config{Cluster: f.C, Workload: slapWorkload(t), Engine: "innodb", Root: t.TempDir(), Version: "test", KeepRemote: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +124,7 @@ func TestCollectFetchesAgainWhatWasLost(t *testing.T) {
 	want, _ := os.ReadFile(run)
 	os.Remove(run)
 	os.Remove(filepath.Join(out.Dir.Path(), rundir.FileResults))
-	res, err := Collect(context.Background(), out.Dir, f.c, false)
+	res, err := Collect(context.Background(), out.Dir, f.C, false)
 	if err != nil {
 		t.Fatalf("collect: %v", err)
 	}
