@@ -46,6 +46,7 @@ type conn struct {
 	err     error
 	elapsed time.Duration
 	node    *server.Node // the database session, once opened
+	lost    bool         // the session broke: Open dials the host again
 }
 
 // Connect dials every host in parallel. It does not fail as a whole: a host

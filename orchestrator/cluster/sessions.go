@@ -117,7 +117,7 @@ func (c *Cluster) session(ctx context.Context, h *topology.Host, opts OpenOption
 		return nil, fmt.Errorf("%s: not part of this command's hosts", h)
 	}
 	c.mu.Lock()
-	old := c.conns[i].node
+	old, lost := c.conns[i].node, c.conns[i].lost
 	c.mu.Unlock()
 	if old != nil {
 		pctx, cancel := context.WithTimeout(ctx, pingTimeout)
@@ -127,7 +127,14 @@ func (c *Cluster) session(ctx context.Context, h *topology.Host, opts OpenOption
 			return old, nil
 		}
 		old.Close()
-		c.setNode(i, nil)
+		c.mu.Lock()
+		c.conns[i].node, c.conns[i].lost = nil, true
+		c.mu.Unlock()
+		lost = true
+	}
+	if lost {
+		// Once open, a host whose session broke is dialled again until it
+		// answers; a host that never connected keeps its connect error.
 		if err := c.redialIfBroken(ctx, i); err != nil {
 			return nil, err
 		}
@@ -159,7 +166,7 @@ func (c *Cluster) session(ctx context.Context, h *topology.Host, opts OpenOption
 
 func (c *Cluster) setNode(i int, n *server.Node) {
 	c.mu.Lock()
-	c.conns[i].node = n
+	c.conns[i].node, c.conns[i].lost = n, false
 	c.mu.Unlock()
 }
 

@@ -31,7 +31,8 @@ type Cluster struct {
 
 // NewCluster loads inventory (whose load box, if any, is this machine),
 // sets HOME to a fresh directory (the load box user's home) and installs
-// the client program, which prints output (a recorded file).
+// the client program, which prints output (a recorded file); "" installs
+// no client.
 func NewCluster(t testing.TB, inventory, program, output string) *Cluster {
 	t.Helper()
 	t.Setenv("HOME", t.TempDir())
@@ -39,23 +40,12 @@ func NewCluster(t testing.TB, inventory, program, output string) *Cluster {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sample, err := filepath.Abs(output)
-	if err != nil {
-		t.Fatal(err)
-	}
 	bin := t.TempDir()
 	f := &Cluster{Lab: NewLab(inv), Argv: filepath.Join(bin, "argv"), Password: filepath.Join(bin, "pw"),
 		mode: filepath.Join(bin, "mode"), opens: map[string]int{}}
-	script := "#!/bin/sh\nprintf '%s\\n' \"$@\" > " + f.Argv + "\nprintf '%s' \"$MYSQL_PWD\" > " + f.Password + `
-case "$(cat ` + f.mode + ` 2>/dev/null)" in
-hang) echo "Benchmark"; sleep 60; exit 0 ;;
-fail) echo "mariadb-slap: Error when connecting to server: 2013 Lost connection" >&2; exit 1 ;;
-esac
-cat ` + sample + "\n"
-	if err := os.WriteFile(filepath.Join(bin, program), []byte(script), 0o755); err != nil {
-		t.Fatal(err)
+	if program != "" {
+		f.installClient(t, bin, program, output)
 	}
-	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	dial := func(ctx context.Context, h *topology.Host, cfg executor.DialConfig) (executor.Executor, error) {
 		if h.Role == topology.RoleLoadBox {
 			return executor.NewLocal(h.Name), nil
@@ -88,4 +78,24 @@ func (f *Cluster) ClientMode(t testing.TB, mode string) {
 	if err := os.WriteFile(f.mode, []byte(mode), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// installClient puts program on PATH: it records its arguments and
+// password, then prints output or does what ClientMode says.
+func (f *Cluster) installClient(t testing.TB, bin, program, output string) {
+	t.Helper()
+	sample, err := filepath.Abs(output)
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := "#!/bin/sh\nprintf '%s\\n' \"$@\" > " + f.Argv + "\nprintf '%s' \"$MYSQL_PWD\" > " + f.Password + `
+case "$(cat ` + f.mode + ` 2>/dev/null)" in
+hang) echo "Benchmark"; sleep 60; exit 0 ;;
+fail) echo "mariadb-slap: Error when connecting to server: 2013 Lost connection" >&2; exit 1 ;;
+esac
+cat ` + sample + "\n"
+	if err := os.WriteFile(filepath.Join(bin, program), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 }

@@ -42,6 +42,11 @@ type Host struct {
 	lab  *Lab
 	name string
 	addr string
+	// cut is set while the host's link is down; gen counts the cuts, so a
+	// connection made before one stays dead.
+	cut   bool
+	gen   int
+	dials int
 
 	mu      sync.Mutex
 	files   map[string]string
@@ -82,19 +87,27 @@ func (l *Lab) host(addr string) *Host {
 
 // Dial is the cluster's executor dialer: this lab's host for h.
 func (l *Lab) Dial(_ context.Context, h *topology.Host, _ executor.DialConfig) (executor.Executor, error) {
-	if mh := l.host(h.Address); mh != nil {
-		return mh, nil
-	}
-	return nil, fmt.Errorf("%s: no route to host", h)
-}
-
-// OpenDB is the cluster's MySQL opener: a pool to the host's server.
-func (l *Lab) OpenDB(ctx context.Context, h *topology.Host, _ executor.Executor) (*sql.DB, error) {
 	mh := l.host(h.Address)
 	if mh == nil {
 		return nil, fmt.Errorf("%s: no route to host", h)
 	}
-	db := sqlfake.Open(mh.connect)
+	mh.mu.Lock()
+	defer mh.mu.Unlock()
+	if mh.cut {
+		return nil, fmt.Errorf("%s: connect %s:22: no route to host", h, h.Address)
+	}
+	mh.dials++
+	return &link{Host: mh, gen: mh.gen}, nil
+}
+
+// OpenDB is the cluster's MySQL opener: a pool to the host's server.
+func (l *Lab) OpenDB(ctx context.Context, h *topology.Host, ex executor.Executor) (*sql.DB, error) {
+	mh := l.host(h.Address)
+	if mh == nil {
+		return nil, fmt.Errorf("%s: no route to host", h)
+	}
+	ln, _ := ex.(*link) // the tunnel the pool's connections go through
+	db := sqlfake.Open(func(ctx context.Context) (sqlfake.Session, error) { return mh.connect(ctx, ln) })
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("%s: mysql: %w", h, err)

@@ -371,7 +371,11 @@ func (d *DB) slaveStatus() table {
 }
 
 // connect opens a session on the host's server, as the driver would.
-func (h *Host) connect(context.Context) (sqlfake.Session, error) {
+// Through a dead link (ln not nil) there is no connection at all.
+func (h *Host) connect(_ context.Context, ln *link) (sqlfake.Session, error) {
+	if ln != nil && !ln.alive() {
+		return nil, errLinkLost
+	}
 	if !h.Running() {
 		return nil, errDown
 	}
@@ -381,18 +385,19 @@ func (h *Host) connect(context.Context) (sqlfake.Session, error) {
 	if refuse {
 		return nil, mariaErr(1045, "Access denied for user 'orch'@'localhost' (using password: YES)")
 	}
-	return &session{db: h.db, binlog: true}, nil
+	return &session{db: h.db, binlog: true, ln: ln}, nil
 }
 
 // session is one session; binlog is its sql_log_bin.
 type session struct {
 	db     *DB
 	binlog bool
+	ln     *link
 }
 
 // Ping fails on a connection whose server went away, as the driver finds.
 func (c *session) Ping(context.Context) error {
-	if !c.db.host.Running() {
+	if !c.db.host.Running() || (c.ln != nil && !c.ln.alive()) {
 		return driver.ErrBadConn
 	}
 	return nil
