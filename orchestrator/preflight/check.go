@@ -16,6 +16,7 @@ import (
 	"github.com/orch-bench/orch/orchestrator/executor"
 	"github.com/orch-bench/orch/orchestrator/flavor"
 	"github.com/orch-bench/orch/orchestrator/mysqlconn"
+	"github.com/orch-bench/orch/orchestrator/sqlrows"
 	"github.com/orch-bench/orch/topology"
 )
 
@@ -294,21 +295,16 @@ func managedLogin(ctx context.Context, h *topology.Host, ex executor.Executor, f
 }
 
 func loadedEngines(ctx context.Context, db *sql.DB) ([]string, error) {
-	rows, err := db.QueryContext(ctx, "SELECT LOWER(ENGINE) FROM information_schema.ENGINES WHERE SUPPORT IN ('YES','DEFAULT')")
+	t, err := sqlrows.Query(ctx, db, "SELECT LOWER(ENGINE) FROM information_schema.ENGINES WHERE SUPPORT IN ('YES','DEFAULT')")
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
 	var out []string
-	for rows.Next() {
-		var e string
-		if err := rows.Scan(&e); err != nil {
-			return nil, err
-		}
-		out = append(out, e)
+	for _, r := range t.Rows {
+		out = append(out, r[0].String)
 	}
 	sort.Strings(out)
-	return out, rows.Err()
+	return out, nil
 }
 
 // loadable appends engines whose plugin file exists but is not loaded.

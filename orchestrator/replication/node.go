@@ -20,6 +20,7 @@ import (
 
 	"github.com/orch-bench/orch/orchestrator/flavor"
 	"github.com/orch-bench/orch/orchestrator/server"
+	"github.com/orch-bench/orch/orchestrator/sqlrows"
 	"github.com/orch-bench/orch/topology"
 )
 
@@ -80,28 +81,8 @@ type resultTable struct {
 }
 
 func query(ctx context.Context, q querier, sqlText string) (resultTable, error) {
-	rows, err := q.QueryContext(ctx, sqlText)
-	if err != nil {
-		return resultTable{}, err
-	}
-	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil {
-		return resultTable{}, err
-	}
-	t := resultTable{cols: cols}
-	for rows.Next() {
-		vals := make([]sql.NullString, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			return resultTable{}, err
-		}
-		t.rows = append(t.rows, vals)
-	}
-	return t, rows.Err()
+	t, err := sqlrows.Query(ctx, q, sqlText)
+	return resultTable{cols: t.Cols, rows: t.Rows}, err
 }
 
 // value is the first column of the first row ("" without one).
@@ -114,13 +95,7 @@ func (t resultTable) value() string {
 
 // nameValues reads SHOW VARIABLES / SHOW STATUS rows into a map.
 func (t resultTable) nameValues() map[string]string {
-	out := make(map[string]string, len(t.rows))
-	for _, r := range t.rows {
-		if len(r) >= 2 {
-			out[strings.ToLower(r[0].String)] = r[1].String
-		}
-	}
-	return out
+	return sqlrows.Table{Cols: t.cols, Rows: t.rows}.NameValues()
 }
 
 // lookup reads a variable from nameValues' map by its real spelling.

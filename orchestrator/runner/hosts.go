@@ -21,6 +21,7 @@ import (
 	"github.com/orch-bench/orch/orchestrator/rundir"
 	"github.com/orch-bench/orch/orchestrator/server"
 	"github.com/orch-bench/orch/orchestrator/shell"
+	"github.com/orch-bench/orch/orchestrator/sqlrows"
 	"github.com/orch-bench/orch/topology"
 )
 
@@ -167,20 +168,17 @@ func (r *run) expectLogSlice(ctx context.Context, n *server.Node) error {
 
 // showTSV renders a SHOW statement's name/value rows as TSV.
 func showTSV(ctx context.Context, db *sql.DB, q string) ([]byte, error) {
-	rows, err := db.QueryContext(ctx, q)
+	t, err := sqlrows.Query(ctx, db, q)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", q, err)
 	}
-	defer rows.Close()
 	var b bytes.Buffer
-	for rows.Next() {
-		var k, v sql.NullString
-		if err := rows.Scan(&k, &v); err != nil {
-			return nil, err
+	for _, r := range t.Strings() {
+		if len(r) >= 2 {
+			fmt.Fprintf(&b, "%s\t%s\n", r[0], r[1])
 		}
-		fmt.Fprintf(&b, "%s\t%s\n", k.String, v.String)
 	}
-	return b.Bytes(), rows.Err()
+	return b.Bytes(), nil
 }
 
 // spec is the dataset the workload prepares, as the dataset package checks
