@@ -13,8 +13,12 @@ import (
 	"github.com/orch-bench/orch/topology"
 )
 
-// pingTimeout bounds the check that a reused session still answers.
-const pingTimeout = 10 * time.Second
+const (
+	// pingTimeout bounds the check that a reused session still answers.
+	pingTimeout = 10 * time.Second
+	// idleConns is database/sql's default, restored after the check.
+	idleConns = 2
+)
 
 // Sessions are one command's open hosts by role, with no empty slot: the
 // database session of the master and of every slave, and the load boxes
@@ -120,6 +124,12 @@ func (c *Cluster) session(ctx context.Context, h *topology.Host, opts OpenOption
 	old, lost := c.conns[i].node, c.conns[i].lost
 	c.mu.Unlock()
 	if old != nil {
+		// A ping on an idle connection proves nothing about the next one
+		// (a server whose socket file went away answers on it still): the
+		// idle ones are dropped so the ping dials the way every later
+		// connection will.
+		old.DB.SetMaxIdleConns(0)
+		old.DB.SetMaxIdleConns(idleConns)
 		pctx, cancel := context.WithTimeout(ctx, pingTimeout)
 		err := old.DB.PingContext(pctx)
 		cancel()

@@ -61,3 +61,22 @@ func TestOpenReusesAndRedialsOnlyABrokenLink(t *testing.T) {
 		t.Errorf("db3's new session: %v", err)
 	}
 }
+
+// TestOpenFindsAServerNoNewConnectionReaches: a server whose socket file
+// went away still answers on its open connections; Open dials afresh, so
+// it reports that host instead of handing out a session that breaks at the
+// next connection.
+func TestOpenFindsAServerNoNewConnectionReaches(t *testing.T) {
+	t.Setenv("ORCH_CLUSTER_TEST_PW", "cluster-test-pw")
+	t.Setenv("ORCH_CLUSTER_BENCH_PW", "bench-test-pw")
+	f := fakemaria.NewCluster(t, "testdata/fakelab.yaml", "", "")
+	ctx := context.Background()
+	if _, err := f.C.Open(ctx, cluster.OpenOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	f.Lab.Hosts[1].RemoveSocket()
+	_, err := f.C.Open(ctx, cluster.OpenOptions{})
+	if err == nil || !strings.Contains(err.Error(), "db2 192.0.2.12") || !strings.Contains(err.Error(), "open failed") {
+		t.Fatalf("open with db2's socket gone: %v", err)
+	}
+}

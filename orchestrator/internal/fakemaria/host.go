@@ -47,6 +47,9 @@ type Host struct {
 	cut   bool
 	gen   int
 	dials int
+	// noSocket: the server runs but its socket file is gone (a second
+	// instance's start removed it), so only open connections work.
+	noSocket bool
 
 	mu      sync.Mutex
 	files   map[string]string

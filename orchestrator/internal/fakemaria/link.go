@@ -13,6 +13,17 @@ import (
 // connection gets.
 var errLinkLost = errors.New("ssh: connection lost")
 
+// errNoSocket is what sshd answers a tunnel to a socket file that is gone.
+var errNoSocket = errors.New(`ssh: rejected: connect failed ("open failed")`)
+
+// RemoveSocket deletes the server's socket file: the server runs on, its
+// open connections work, new ones fail.
+func (h *Host) RemoveSocket() {
+	h.mu.Lock()
+	h.noSocket = true
+	h.mu.Unlock()
+}
+
 // link is one SSH connection to a host: a cut of the host's link kills it
 // for good, as it does a TCP connection; a new Dial after the link is back
 // works again.

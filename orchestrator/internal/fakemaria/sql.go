@@ -376,6 +376,12 @@ func (h *Host) connect(_ context.Context, ln *link) (sqlfake.Session, error) {
 	if ln != nil && !ln.alive() {
 		return nil, errLinkLost
 	}
+	h.mu.Lock()
+	noSocket := h.noSocket
+	h.mu.Unlock()
+	if noSocket {
+		return nil, errNoSocket
+	}
 	if !h.Running() {
 		return nil, errDown
 	}
