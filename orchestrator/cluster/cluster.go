@@ -1,6 +1,8 @@
 // Package cluster holds the live connections to an inventory's hosts: one
 // executor per host, dialled in parallel once and shared by every step of a
-// command, with per-host failures kept so the other hosts can go on.
+// command, with per-host failures kept so the other hosts can go on; and,
+// once Open made them, each database host's session (server.Node), opened
+// once per command and shared by up, the run and every cell of a matrix.
 package cluster
 
 import (
