@@ -1,16 +1,20 @@
 // Package cluster holds the live connections to an inventory's hosts: one
 // executor per host, dialled in parallel once and shared by every step of a
-// command, with per-host failures kept so the other hosts can go on.
+// command, with per-host failures kept so the other hosts can go on; and,
+// once Open made them, each database host's session (server.Node), opened
+// once per command and shared by up, the run and every cell of a matrix.
 package cluster
 
 import (
 	"context"
 	"database/sql"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/orch-bench/orch/orchestrator"
 	"github.com/orch-bench/orch/orchestrator/executor"
+	"github.com/orch-bench/orch/orchestrator/server"
 	"github.com/orch-bench/orch/topology"
 )
 
@@ -25,19 +29,26 @@ type Options struct {
 	OpenDB func(ctx context.Context, h *topology.Host, ex executor.Executor) (*sql.DB, error)
 }
 
-// Cluster is the set of connections for one command's lifetime.
+// Cluster is the set of connections for one command's lifetime: an
+// executor per host and, once Open made them, the database sessions.
 type Cluster struct {
 	Inventory *topology.Inventory
 	Hosts     []*topology.Host
 	parallel  int
-	conns     []conn
+	dial      func(ctx context.Context, h *topology.Host, cfg executor.DialConfig) (executor.Executor, error)
+	dialCfg   executor.DialConfig
 	openDB    func(ctx context.Context, h *topology.Host, ex executor.Executor) (*sql.DB, error)
+
+	mu    sync.Mutex // guards conns' ex, err and node after Connect
+	conns []conn
 }
 
 type conn struct {
 	ex      executor.Executor
 	err     error
 	elapsed time.Duration
+	node    *server.Node // the database session, once opened
+	lost    bool         // the session broke: Open dials the host again
 }
 
 // Connect dials every host in parallel. It does not fail as a whole: a host
@@ -54,7 +65,8 @@ func Connect(ctx context.Context, inv *topology.Inventory, hosts []*topology.Hos
 			return ex, nil
 		}
 	}
-	c := &Cluster{Inventory: inv, Hosts: hosts, parallel: opts.Parallel, conns: make([]conn, len(hosts)), openDB: opts.OpenDB}
+	c := &Cluster{Inventory: inv, Hosts: hosts, parallel: opts.Parallel, conns: make([]conn, len(hosts)),
+		dial: dial, dialCfg: opts.Dial, openDB: opts.OpenDB}
 	orchestrator.ForEach(ctx, opts.Parallel, hosts, func(ctx context.Context, i int, h *topology.Host) error {
 		start := time.Now()
 		ex, err := dial(ctx, h, opts.Dial)
@@ -83,12 +95,16 @@ func (c *Cluster) Executor(h *topology.Host) (executor.Executor, error) {
 	if i < 0 {
 		return nil, fmt.Errorf("%s: not part of this command's hosts", h)
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	return c.conns[i].ex, c.conns[i].err
 }
 
 // ConnectErr aggregates every host's connect error (nil when all are
 // connected), for commands that need the whole cluster.
 func (c *Cluster) ConnectErr() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	errs := make([]error, len(c.conns))
 	for i, cn := range c.conns {
 		errs[i] = cn.err
@@ -126,9 +142,17 @@ func (c *Cluster) Each(ctx context.Context, hosts []*topology.Host, fn func(ctx 
 	})
 }
 
-// Close closes every connection.
+// Close closes every connection, the database sessions first.
 func (c *Cluster) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	var errs []error
+	for i, cn := range c.conns {
+		if cn.node != nil {
+			errs = append(errs, cn.node.Close())
+			c.conns[i].node = nil
+		}
+	}
 	for _, cn := range c.conns {
 		if cn.ex != nil {
 			errs = append(errs, cn.ex.Close())

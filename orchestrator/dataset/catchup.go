@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/orch-bench/orch/orchestrator/server"
+
 	"github.com/orch-bench/orch/orchestrator"
 	"github.com/orch-bench/orch/orchestrator/flavor"
 	"github.com/orch-bench/orch/orchestrator/replication"
@@ -44,7 +46,7 @@ type SlaveCatchUp struct {
 // slave whose SQL thread is not running fails at once. The error names each
 // slave that did not catch up and how far behind it is; the CatchUp is
 // returned whenever the master's position was read.
-func WaitCaughtUp(ctx context.Context, master *Node, slaves []*Node, timeout time.Duration) (*CatchUp, error) {
+func WaitCaughtUp(ctx context.Context, master *server.Node, slaves []*server.Node, timeout time.Duration) (*CatchUp, error) {
 	if err := checkNodes(master, slaves); err != nil {
 		return nil, fmt.Errorf("wait for slaves: %w", err)
 	}
@@ -61,7 +63,7 @@ func WaitCaughtUp(ctx context.Context, master *Node, slaves []*Node, timeout tim
 	}
 	cu := &CatchUp{MasterGTID: pos, Slaves: make([]SlaveCatchUp, len(slaves))}
 	deadline := time.Now().Add(timeout)
-	errs := orchestrator.ForEach(ctx, len(slaves), slaves, func(ctx context.Context, i int, n *Node) error {
+	errs := orchestrator.ForEach(ctx, len(slaves), slaves, func(ctx context.Context, i int, n *server.Node) error {
 		start := time.Now()
 		err := awaitGTID(ctx, n, pos, deadline, timeout)
 		s := SlaveCatchUp{Host: n.String(), Waited: time.Since(start), CaughtUp: err == nil}
@@ -83,7 +85,7 @@ func WaitCaughtUp(ctx context.Context, master *Node, slaves []*Node, timeout tim
 
 // awaitGTID waits in slices until n has applied pos or the deadline
 // passes, checking between slices that n can still get there.
-func awaitGTID(ctx context.Context, n *Node, pos string, deadline time.Time, timeout time.Duration) error {
+func awaitGTID(ctx context.Context, n *server.Node, pos string, deadline time.Time, timeout time.Duration) error {
 	if pos == "" {
 		return nil // the master has written nothing to wait for
 	}
@@ -115,7 +117,7 @@ func awaitGTID(ctx context.Context, n *Node, pos string, deadline time.Time, tim
 // stillReplicating returns an error when n's SQL thread is not applying:
 // waiting longer would not help. An IO thread that is reconnecting is left
 // to the timeout, since the slave may still get there.
-func stillReplicating(ctx context.Context, n *Node) error {
+func stillReplicating(ctx context.Context, n *server.Node) error {
 	cols, rows, err := queryRows(ctx, n.DB, StatementTimeout, n.Server.ReplicaStatusQuery())
 	if err != nil {
 		return fmt.Errorf("replica status: %w", err)
@@ -145,10 +147,10 @@ func stillReplicating(ctx context.Context, n *Node) error {
 
 // lag reads how far n is behind the master, for the error of a slave that
 // did not catch up. It never fails: what cannot be read is left empty.
-func lag(ctx context.Context, master, n *Node) (string, *int64) {
+func lag(ctx context.Context, master, n *server.Node) (string, *int64) {
 	ctx, cancel := context.WithTimeout(ctx, StatementTimeout)
 	defer cancel()
-	st, _ := replication.GetStatus(ctx, master, []*Node{n})
+	st, _ := replication.GetStatus(ctx, master, []*server.Node{n})
 	if st == nil || len(st.Slaves) != 1 {
 		return "", nil
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/orch-bench/orch/orchestrator/server"
+
 	"github.com/orch-bench/orch/orchestrator"
 )
 
@@ -72,7 +74,7 @@ func (r *ConsistencyReport) Mismatched() []TableCheck {
 // A difference is a failed check in the report, not an error: the error is
 // for servers that could not be asked (their values carry the error too,
 // and the report is not OK).
-func Consistency(ctx context.Context, master *Node, slaves []*Node, database string, tables []string) (*ConsistencyReport, error) {
+func Consistency(ctx context.Context, master *server.Node, slaves []*server.Node, database string, tables []string) (*ConsistencyReport, error) {
 	if err := checkNodes(master, slaves); err != nil {
 		return nil, fmt.Errorf("consistency: %w", err)
 	}
@@ -85,9 +87,9 @@ func Consistency(ctx context.Context, master *Node, slaves []*Node, database str
 			return nil, fmt.Errorf("%s: consistency: database %s has no tables", master, database)
 		}
 	}
-	nodes := append([]*Node{master}, slaves...)
+	nodes := append([]*server.Node{master}, slaves...)
 	vals := make([][]TableValues, len(nodes)) // [node][table]
-	errs := orchestrator.ForEach(ctx, len(nodes), nodes, func(ctx context.Context, i int, n *Node) error {
+	errs := orchestrator.ForEach(ctx, len(nodes), nodes, func(ctx context.Context, i int, n *server.Node) error {
 		vals[i] = make([]TableValues, len(tables))
 		var first error
 		for j, t := range tables {
@@ -144,7 +146,7 @@ func compareValues(table string, row []TableValues) TableCheck {
 }
 
 // tableValues reads one table's checksum and row count on one server.
-func tableValues(ctx context.Context, n *Node, database, table string) (TableValues, error) {
+func tableValues(ctx context.Context, n *server.Node, database, table string) (TableValues, error) {
 	v := TableValues{Host: n.String()}
 	name, err := qualified(database, table)
 	if err != nil {
@@ -170,7 +172,7 @@ func tableValues(ctx context.Context, n *Node, database, table string) (TableVal
 }
 
 // baseTables lists the base tables of database on n, in name order.
-func baseTables(ctx context.Context, n *Node, database string) ([]string, error) {
+func baseTables(ctx context.Context, n *server.Node, database string) ([]string, error) {
 	_, rows, err := queryRows(ctx, n.DB, StatementTimeout,
 		"SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_TYPE = 'BASE TABLE' ORDER BY TABLE_NAME", database)
 	if err != nil {

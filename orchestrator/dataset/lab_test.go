@@ -8,10 +8,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orch-bench/orch/orchestrator/server"
+
 	"github.com/orch-bench/orch/orchestrator/labenv"
 
 	"github.com/orch-bench/orch/orchestrator/executor"
-	"github.com/orch-bench/orch/orchestrator/mysqlconn"
 	"github.com/orch-bench/orch/orchestrator/replication"
 	"github.com/orch-bench/orch/topology"
 )
@@ -33,8 +34,8 @@ const (
 )
 
 type lab struct {
-	master *Node
-	slaves []*Node
+	master *server.Node
+	slaves []*server.Node
 	exs    map[string]executor.Executor
 }
 
@@ -55,15 +56,11 @@ func needLab(t *testing.T) *lab {
 		}
 		t.Cleanup(func() { ex.Close() })
 		l.exs[h.Name] = ex
-		db, err := mysqlconn.Open(ctx, ex, h)
+		n, err := server.Open(ctx, h, ex, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { db.Close() })
-		n, err := replication.NewNode(ctx, h, db)
-		if err != nil {
-			t.Fatal(err)
-		}
+		t.Cleanup(func() { n.Close() })
 		if h.Role == topology.RoleMaster {
 			l.master = n
 		} else {
@@ -128,7 +125,7 @@ func TestLab(t *testing.T) {
 	l := needLab(t)
 	l.createData(t)
 	ctx := context.Background()
-	nodes := append([]*Node{l.master}, l.slaves...)
+	nodes := append([]*server.Node{l.master}, l.slaves...)
 	slave2 := l.slaves[1]
 
 	t.Run("WaitCaughtUp", func(t *testing.T) {

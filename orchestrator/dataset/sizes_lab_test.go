@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/orch-bench/orch/orchestrator/server"
 )
 
 // TestLabDropBeyond: sbtest3 and sbtest4 left by a wider workload are
@@ -27,7 +29,7 @@ func TestLabDropBeyond(t *testing.T) {
 	if _, err := WaitCaughtUp(ctx, l.master, l.slaves, time.Minute); err != nil {
 		t.Fatal(err)
 	}
-	for _, n := range append([]*Node{l.master}, l.slaves...) {
+	for _, n := range append([]*server.Node{l.master}, l.slaves...) {
 		if ok, why, err := Matches(ctx, n.DB, spec); err != nil || !ok {
 			t.Errorf("%s after DropBeyond: %v %q %v", n, ok, why, err)
 		}

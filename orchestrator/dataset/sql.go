@@ -9,13 +9,9 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/orch-bench/orch/orchestrator/replication"
+	"github.com/orch-bench/orch/orchestrator/server"
+	"github.com/orch-bench/orch/orchestrator/sqlrows"
 )
-
-// Node is one database server: its inventory entry, an open pool to it and
-// its detected flavour. It is replication's Node, so the nodes `orch up`
-// built serve here unchanged.
-type Node = replication.Node
 
 // Timeouts.
 const (
@@ -59,38 +55,21 @@ func queryRows(ctx context.Context, q querier, d time.Duration, query string, ar
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
-	rows, err := q.QueryContext(ctx, query, args...)
+	t, err := sqlrows.Query(ctx, q, query, args...)
 	if err != nil {
 		return nil, nil, timeoutErr(ctx, start, err)
 	}
-	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil {
-		return nil, nil, err
-	}
-	var out [][]*string
-	for rows.Next() {
-		raw := make([]sql.NullString, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range raw {
-			ptrs[i] = &raw[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			return nil, nil, err
-		}
-		row := make([]*string, len(cols))
-		for i, v := range raw {
+	out := make([][]*string, len(t.Rows))
+	for i, r := range t.Rows {
+		out[i] = make([]*string, len(r))
+		for j, v := range r {
 			if v.Valid {
 				s := v.String
-				row[i] = &s
+				out[i][j] = &s
 			}
 		}
-		out = append(out, row)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, nil, timeoutErr(ctx, start, err)
-	}
-	return cols, out, nil
+	return t.Cols, out, nil
 }
 
 // queryValue returns the first column of the single row q returns; nil for
@@ -123,8 +102,8 @@ func str(v *string) string {
 	return *v
 }
 
-func checkNodes(master *Node, slaves []*Node) error {
-	for i, n := range append([]*Node{master}, slaves...) {
+func checkNodes(master *server.Node, slaves []*server.Node) error {
+	for i, n := range append([]*server.Node{master}, slaves...) {
 		what := "master"
 		if i > 0 {
 			what = fmt.Sprintf("slave %d", i)

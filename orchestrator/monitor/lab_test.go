@@ -29,7 +29,7 @@ func TestLabMonitor(t *testing.T) {
 	var stalls atomic.Int32
 	stalled := make(chan Event, 4)
 	m, err := Start(ctx, Config{Dir: dir, StallAfter: 2 * time.Second, StallLimit: 5 * time.Second,
-		OnStall: func(e Event) { stalls.Add(1); stalled <- e }}, env.targets)
+		OnStall: func(e Event) { stalls.Add(1); stalled <- e }}, env.dbs, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,13 +10,12 @@ import (
 	"time"
 
 	"github.com/orch-bench/orch/orchestrator/labenv"
+	"github.com/orch-bench/orch/orchestrator/server"
 
 	"github.com/orch-bench/orch/lab"
 	"github.com/orch-bench/orch/orchestrator/bench"
 	"github.com/orch-bench/orch/orchestrator/cluster"
 	"github.com/orch-bench/orch/orchestrator/executor"
-	"github.com/orch-bench/orch/orchestrator/flavor"
-	"github.com/orch-bench/orch/orchestrator/mysqlconn"
 	"github.com/orch-bench/orch/orchestrator/shell"
 	"github.com/orch-bench/orch/orchestrator/up"
 	"github.com/orch-bench/orch/topology"
@@ -33,14 +32,14 @@ import (
 type labEnv struct {
 	inv      *topology.Inventory
 	stateDir string
-	targets  []Target
+	dbs      []*server.Node
 	masterDB *sql.DB
 	loadbox  executor.Executor
 	password string
 }
 
 // needLab connects to the lab, brings it up as a semi-sync cluster and
-// returns monitor targets on the same connections.
+// returns the database sessions to monitor.
 func needLab(t testing.TB) *labEnv {
 	t.Helper()
 	path := labenv.Inventory(t)
@@ -60,33 +59,11 @@ func needLab(t testing.TB) *labEnv {
 		t.Fatalf("orch up: %v", err)
 	}
 	env := &labEnv{inv: inv}
-	for _, h := range inv.DBHosts() {
-		ex, err := c.Executor(h)
-		if err != nil {
-			t.Fatal(err)
-		}
-		d, ok := ex.(mysqlconn.Dialer)
-		if !ok {
-			t.Fatalf("%s: executor cannot tunnel", h)
-		}
-		db, err := mysqlconn.Open(ctx, d, h)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		var version, comment string
-		if err := db.QueryRowContext(ctx, "SELECT VERSION(), @@version_comment").Scan(&version, &comment); err != nil {
-			t.Fatal(err)
-		}
-		srv, err := flavor.Detect(version, comment)
-		if err != nil {
-			t.Fatal(err)
-		}
-		env.targets = append(env.targets, Target{Host: h, Exec: ex, DB: db, Server: srv})
-		if h.Role == topology.RoleMaster {
-			env.masterDB = db
-		}
+	sessions, err := c.Open(ctx, cluster.OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
 	}
+	env.dbs, env.masterDB = sessions.DB(), sessions.Master.DB
 	lb, err := executor.Dial(ctx, inv.LoadBox(), dial)
 	if err != nil {
 		t.Fatal(err)

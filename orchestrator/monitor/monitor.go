@@ -2,7 +2,6 @@ package monitor
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"os"
@@ -12,8 +11,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/orch-bench/orch/orchestrator/cluster"
 	"github.com/orch-bench/orch/orchestrator/executor"
 	"github.com/orch-bench/orch/orchestrator/flavor"
+	"github.com/orch-bench/orch/orchestrator/server"
 	"github.com/orch-bench/orch/topology"
 )
 
@@ -23,17 +24,6 @@ const (
 	DefaultStallAfter = 5 * time.Second
 	DefaultStallLimit = 60 * time.Second
 )
-
-// Target is one host to monitor, reached through connections the caller
-// owns (the monitor never dials). DB nil: no mysql series; Exec nil: no os
-// series (a load box can be watched with Exec alone).
-type Target struct {
-	Host   *topology.Host
-	Exec   executor.Executor
-	DB     *sql.DB
-	Server flavor.Server // required with DB
-	Role   topology.Role // default Host.Role
-}
 
 // Config says where the series go and when a stall matters.
 type Config struct {
@@ -133,34 +123,32 @@ type spec struct {
 	box     bool
 }
 
-// Start validates the targets, creates the files and starts sampling. It
-// does no network I/O: each host's first sample runs on its own goroutine.
-// ctx bounds the monitors' life; Stop ends them and flushes.
-func Start(ctx context.Context, cfg Config, targets []Target) (*Monitor, error) {
-	specs := make([]spec, 0, len(targets))
-	for i, t := range targets {
-		if t.Host == nil {
-			return nil, fmt.Errorf("monitor: target %d has no host", i)
+// Start validates the hosts, creates the files and starts sampling: the
+// database sessions' servers and hosts, and the load boxes' hosts (their OS
+// series only). It does no network I/O: each host's first sample runs on
+// its own goroutine. ctx bounds the monitors' life; Stop ends them and
+// flushes. The connections stay the caller's: the monitor never dials.
+func Start(ctx context.Context, cfg Config, dbs []*server.Node, boxes []cluster.LoadBox) (*Monitor, error) {
+	specs := make([]spec, 0, len(dbs)+len(boxes))
+	for i, n := range dbs {
+		if n == nil || n.Host == nil {
+			return nil, fmt.Errorf("monitor: database host %d has no host", i)
 		}
-		sp := spec{name: t.Host.Name, role: t.Role, srv: t.Server, datadir: t.Host.MySQL.Datadir, sudo: t.Host.SSH.Sudo}
-		if sp.role == "" {
-			sp.role = t.Host.Role
+		if n.DB == nil || n.Server.Flavor == "" {
+			return nil, fmt.Errorf("monitor: %s: no open database session with a detected server", n.Host)
 		}
-		sp.box = sp.role == topology.RoleLoadBox
-		if t.DB == nil && t.Exec == nil {
-			return nil, fmt.Errorf("monitor: %s: neither a database nor an executor to sample", t.Host)
-		}
-		if t.DB != nil {
-			if t.Server.Flavor == "" {
-				return nil, fmt.Errorf("monitor: %s: database without a detected server flavour", t.Host)
-			}
-			names := namesFor(t.Server, sp.role)
-			sp.mysql = newSQLSource(t.DB, t.Server, sp.role, &names).fetch
-			db, datadir := t.DB, sp.datadir
-			sp.pidFile = func(ctx context.Context) (string, error) { return pidFileOf(ctx, db, datadir) }
-		}
-		sp.exec = t.Exec
+		sp := spec{name: n.Host.Name, role: n.Host.Role, srv: n.Server, datadir: n.Host.MySQL.Datadir, sudo: n.Host.SSH.Sudo, exec: n.Exec}
+		names := namesFor(n.Server, sp.role)
+		sp.mysql = newSQLSource(n.DB, n.Server, sp.role, &names).fetch
+		db, datadir := n.DB, sp.datadir
+		sp.pidFile = func(ctx context.Context) (string, error) { return pidFileOf(ctx, db, datadir) }
 		specs = append(specs, sp)
+	}
+	for i, b := range boxes {
+		if b.Host == nil || b.Exec == nil {
+			return nil, fmt.Errorf("monitor: load box %d has no host or executor", i)
+		}
+		specs = append(specs, spec{name: b.Host.Name, role: topology.RoleLoadBox, box: true, exec: b.Exec, sudo: b.Host.SSH.Sudo})
 	}
 	return start(ctx, cfg, specs)
 }
@@ -307,13 +295,4 @@ func (m *Monitor) addStackHost(sp spec) {
 	if sp.role == topology.RoleMaster || sp.role == topology.RoleSlave {
 		m.stacks.hosts = append(m.stacks.hosts, stackHost{name: sp.name, role: sp.role, exec: sp.exec, sudo: sp.sudo, pidFile: sp.pidFile})
 	}
-}
-
-// Record appends an event of the caller's (the runner's) to events.jsonl,
-// through the same writer as the monitors' own; a zero T means now.
-func (m *Monitor) Record(e Event) {
-	if e.T.IsZero() {
-		e.T = m.now()
-	}
-	m.events.write(e)
 }

@@ -41,7 +41,7 @@ func BenchmarkLabMonitorOverhead(b *testing.B) {
 		var m *Monitor
 		if monitored {
 			var err error
-			if m, err = Start(ctx, Config{Dir: b.TempDir()}, env.targets); err != nil {
+			if m, err = Start(ctx, Config{Dir: b.TempDir()}, env.dbs, nil); err != nil {
 				b.Fatal(err)
 			}
 			m.SetLoadActive(true)

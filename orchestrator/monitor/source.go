@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/orch-bench/orch/orchestrator/flavor"
+	"github.com/orch-bench/orch/orchestrator/sqlrows"
 	"github.com/orch-bench/orch/topology"
 )
 
@@ -88,22 +89,15 @@ func (s *sqlSource) fetch(ctx context.Context) (mysqlRaw, error) {
 
 // queryPairs reads (Variable_name, Value) rows.
 func queryPairs(ctx context.Context, db *sql.DB, q string) (map[string]string, error) {
-	rows, err := db.QueryContext(ctx, q)
+	t, err := sqlrows.Query(ctx, db, q)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", firstWords(q), err)
 	}
-	defer rows.Close()
-	out := make(map[string]string, 48)
-	for rows.Next() {
-		var name string
-		var value sql.NullString
-		if err := rows.Scan(&name, &value); err != nil {
-			return nil, fmt.Errorf("%s: %w", firstWords(q), err)
+	out := make(map[string]string, len(t.Rows))
+	for _, r := range t.Rows {
+		if len(r) >= 2 {
+			out[r[0].String] = r[1].String
 		}
-		out[name] = value.String
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", firstWords(q), err)
 	}
 	return out, nil
 }
@@ -111,33 +105,20 @@ func queryPairs(ctx context.Context, db *sql.DB, q string) (map[string]string, e
 // queryRow reads the first row as column -> value (NULL columns left
 // out); nil when there is no row.
 func queryRow(ctx context.Context, db *sql.DB, q string) (map[string]string, error) {
-	rows, err := db.QueryContext(ctx, q)
+	t, err := sqlrows.Query(ctx, db, q)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", q, err)
 	}
-	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", q, err)
+	if len(t.Rows) == 0 {
+		return nil, nil
 	}
-	if !rows.Next() {
-		return nil, rows.Err()
-	}
-	vals := make([]sql.NullString, len(cols))
-	ptrs := make([]any, len(cols))
-	for i := range vals {
-		ptrs[i] = &vals[i]
-	}
-	if err := rows.Scan(ptrs...); err != nil {
-		return nil, fmt.Errorf("%s: %w", q, err)
-	}
-	out := make(map[string]string, len(cols))
-	for i, c := range cols {
-		if vals[i].Valid {
-			out[c] = vals[i].String
+	out := make(map[string]string, len(t.Cols))
+	for i, c := range t.Cols {
+		if t.Rows[0][i].Valid {
+			out[c] = t.Rows[0][i].String
 		}
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // firstWords names a query in errors without its long name list.

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orch-bench/orch/orchestrator/cluster"
+	"github.com/orch-bench/orch/orchestrator/server"
 	"github.com/orch-bench/orch/topology"
 )
 
@@ -144,7 +146,6 @@ func TestStartStopWithFailingHost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m.Record(Event{Kind: "benchmark_start", Detail: "sysbench oltp_insert"})
 	waitCalls(t, slave, 15)
 	waitCalls(t, master, 15)
 	sum, err := m.Stop()
@@ -200,8 +201,7 @@ func TestStartStopWithFailingHost(t *testing.T) {
 	if len(eventsOf(evs, "slave1", KindHostRecovered)) != 1 || len(eventsOf(evs, "master", KindHostError)) != 0 {
 		t.Errorf("events %v", evs)
 	}
-	if len(eventsOf(evs, "", KindMonitorStart)) != 1 || len(eventsOf(evs, "", KindMonitorStop)) != 1 ||
-		len(eventsOf(evs, "", "benchmark_start")) != 1 {
+	if len(eventsOf(evs, "", KindMonitorStart)) != 1 || len(eventsOf(evs, "", KindMonitorStop)) != 1 {
 		t.Errorf("events %v", evs)
 	}
 	if len(sum.Lag) != 1 || sum.Lag[0].Host != "slave1" || sum.Lag[0].MaxTransactions == nil {
@@ -282,9 +282,18 @@ func TestStartValidates(t *testing.T) {
 		}
 	}
 	h := &topology.Host{Name: "master", Role: topology.RoleMaster, Address: "10.0.0.1"}
-	for _, tgts := range [][]Target{{{}}, {{Host: h}}, {{Host: h, DB: nil, Exec: nil}}} {
-		if _, err := Start(context.Background(), Config{Dir: t.TempDir()}, tgts); err == nil {
-			t.Errorf("Start(%+v) accepted", tgts)
+	for name, tc := range map[string]struct {
+		dbs   []*server.Node
+		boxes []cluster.LoadBox
+	}{
+		"nil session":      {dbs: []*server.Node{nil}},
+		"no host":          {dbs: []*server.Node{{}}},
+		"no database":      {dbs: []*server.Node{{Host: h}}},
+		"load box no exec": {boxes: []cluster.LoadBox{{Host: h}}},
+		"load box no host": {boxes: []cluster.LoadBox{{}}},
+	} {
+		if _, err := Start(context.Background(), Config{Dir: t.TempDir()}, tc.dbs, tc.boxes); err == nil {
+			t.Errorf("%s: Start accepted", name)
 		}
 	}
 }

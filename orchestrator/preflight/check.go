@@ -16,6 +16,7 @@ import (
 	"github.com/orch-bench/orch/orchestrator/executor"
 	"github.com/orch-bench/orch/orchestrator/flavor"
 	"github.com/orch-bench/orch/orchestrator/mysqlconn"
+	"github.com/orch-bench/orch/orchestrator/sqlrows"
 	"github.com/orch-bench/orch/topology"
 )
 
@@ -82,7 +83,7 @@ func Check(ctx context.Context, c *cluster.Cluster) []*Facts {
 	errs := c.Each(ctx, nil, func(ctx context.Context, h *topology.Host, ex executor.Executor) error {
 		f := facts[indexOf(c.Hosts, h)]
 		f.SSH = "ok (" + c.ConnectTime(h).Round(time.Millisecond).String() + ")"
-		probeHost(ctx, h, ex, f)
+		probeHost(ctx, h, ex, f, c.OpenedDB(h))
 		return nil
 	})
 	for i, err := range errs {
@@ -112,7 +113,9 @@ func indexOf(hosts []*topology.Host, h *topology.Host) int {
 	return -1
 }
 
-func probeHost(ctx context.Context, h *topology.Host, ex executor.Executor, f *Facts) {
+// probeHost reads the host's facts; db is its server's pool when this
+// command already opened it (nil: checkServer logs in itself).
+func probeHost(ctx context.Context, h *topology.Host, ex executor.Executor, f *Facts, db *sql.DB) {
 	res, err := ex.Run(ctx, executor.Command{Script: probeScript(h.MySQL.Datadir, h.Role == topology.RoleLoadBox), Timeout: 30 * time.Second})
 	if err != nil {
 		f.problem(true, "%s: probe: %v", h, err)
@@ -160,7 +163,7 @@ func probeHost(ctx context.Context, h *topology.Host, ex executor.Executor, f *F
 	if f.THP == "always" {
 		f.problem(false, "%s: transparent huge pages are %q: TokuDB refuses to start; fix: echo never > /sys/kernel/mm/transparent_hugepage/enabled (and defrag)", h, f.THP)
 	}
-	checkServer(ctx, h, ex, f, kv["plugin_file"])
+	checkServer(ctx, h, ex, f, kv["plugin_file"], db)
 }
 
 func checkSudo(ctx context.Context, h *topology.Host, ex executor.Executor, f *Facts, root bool) {
@@ -231,8 +234,13 @@ func clockOffset(ctx context.Context, ex executor.Executor, samples int) (time.D
 	return offset, nil
 }
 
-// checkServer logs in through the SSH connection and lists engines.
-func checkServer(ctx context.Context, h *topology.Host, ex executor.Executor, f *Facts, pluginFiles []string) {
+// checkServer lists the server's engines on db, the command's open pool,
+// or when it has none, after logging in through the SSH connection.
+func checkServer(ctx context.Context, h *topology.Host, ex executor.Executor, f *Facts, pluginFiles []string, db *sql.DB) {
+	if db != nil {
+		serverFacts(ctx, h, db, f, pluginFiles)
+		return
+	}
 	d, ok := ex.(mysqlconn.Dialer)
 	if !ok {
 		f.MySQL = "no tunnel"
@@ -256,6 +264,11 @@ func checkServer(ctx context.Context, h *topology.Host, ex executor.Executor, f 
 		return
 	}
 	defer db.Close()
+	serverFacts(ctx, h, db, f, pluginFiles)
+}
+
+// serverFacts reads the server's version and engines from a logged-in pool.
+func serverFacts(ctx context.Context, h *topology.Host, db *sql.DB, f *Facts, pluginFiles []string) {
 	f.MySQL = "up"
 	var version, comment string
 	if err := db.QueryRowContext(ctx, "SELECT VERSION(), @@version_comment").Scan(&version, &comment); err == nil {
@@ -286,21 +299,16 @@ func managedLogin(ctx context.Context, h *topology.Host, ex executor.Executor, f
 }
 
 func loadedEngines(ctx context.Context, db *sql.DB) ([]string, error) {
-	rows, err := db.QueryContext(ctx, "SELECT LOWER(ENGINE) FROM information_schema.ENGINES WHERE SUPPORT IN ('YES','DEFAULT')")
+	t, err := sqlrows.Query(ctx, db, "SELECT LOWER(ENGINE) FROM information_schema.ENGINES WHERE SUPPORT IN ('YES','DEFAULT')")
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
 	var out []string
-	for rows.Next() {
-		var e string
-		if err := rows.Scan(&e); err != nil {
-			return nil, err
-		}
-		out = append(out, e)
+	for _, r := range t.Rows {
+		out = append(out, r[0].String)
 	}
 	sort.Strings(out)
-	return out, rows.Err()
+	return out, nil
 }
 
 // loadable appends engines whose plugin file exists but is not loaded.

@@ -4,16 +4,18 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/orch-bench/orch/orchestrator/step"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/orch-bench/orch/orchestrator/step"
+
 	"github.com/orch-bench/orch/orchestrator/labenv"
 
 	"github.com/orch-bench/orch/orchestrator/executor"
 	"github.com/orch-bench/orch/orchestrator/flavor"
+	"github.com/orch-bench/orch/orchestrator/server"
 	"github.com/orch-bench/orch/orchestrator/shell"
 	"github.com/orch-bench/orch/topology"
 )
@@ -172,7 +174,7 @@ func labCatchUp(t *testing.T, l *labCluster) {
 	}
 }
 
-func labChecksum(t *testing.T, n *Node) string {
+func labChecksum(t *testing.T, n *server.Node) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

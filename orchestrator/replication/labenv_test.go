@@ -12,10 +12,10 @@ import (
 	"time"
 
 	"github.com/orch-bench/orch/orchestrator/labenv"
+	"github.com/orch-bench/orch/orchestrator/server"
 
 	"github.com/orch-bench/orch/lab"
 	"github.com/orch-bench/orch/orchestrator/executor"
-	"github.com/orch-bench/orch/orchestrator/mysqlconn"
 	"github.com/orch-bench/orch/orchestrator/shell"
 	"github.com/orch-bench/orch/topology"
 )
@@ -37,11 +37,11 @@ type labCluster struct {
 	inv      *topology.Inventory
 	stateDir string
 	exs      []executor.Executor // master, slaves
-	master   *Node
-	slaves   []*Node
+	master   *server.Node
+	slaves   []*server.Node
 }
 
-func (l *labCluster) nodes() []*Node { return append([]*Node{l.master}, l.slaves...) }
+func (l *labCluster) nodes() []*server.Node { return append([]*server.Node{l.master}, l.slaves...) }
 
 // labCnf is the minimum replication needs, standing in for the server
 // config orch up renders. Semi-sync is persisted on the master with a huge
@@ -92,15 +92,11 @@ func needLab(t *testing.T) *labCluster {
 		if err := ensureLabCnf(ctx, ex, h, labCnf(i, h)); err != nil {
 			t.Fatal(err)
 		}
-		db, err := mysqlconn.Open(ctx, ex, h)
+		n, err := server.Open(ctx, h, ex, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { db.Close() })
-		n, err := NewNode(ctx, h, db)
-		if err != nil {
-			t.Fatal(err)
-		}
+		t.Cleanup(func() { n.Close() })
 		if i == 0 {
 			l.master = n
 		} else {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/orch-bench/orch/orchestrator/flavor"
 	"github.com/orch-bench/orch/orchestrator/internal/sqlfake"
+	"github.com/orch-bench/orch/orchestrator/server"
 	"github.com/orch-bench/orch/topology"
 )
 
@@ -246,7 +247,7 @@ func (c *my84Conn) Handle(_ context.Context, q string) (sqlfake.Result, error) {
 func TestSetupOnMySQL84(t *testing.T) {
 	lab := &my84Lab{}
 	srv := flavor.Server{Flavor: flavor.MySQL, Version: flavor.V(8, 4, 3)}
-	var nodes []*Node
+	var nodes []*server.Node
 	for i, name := range []string{"src", "rep1", "rep2"} {
 		s := &my84{lab: lab, addr: fmt.Sprintf("192.0.2.%d", 21+i), vars: map[string]string{"read_only": "OFF"},
 			plugins: map[string]bool{}, users: map[string]bool{}, tokens: map[string]bool{}}
@@ -257,7 +258,7 @@ func TestSetupOnMySQL84(t *testing.T) {
 		if i == 0 {
 			role = topology.RoleMaster
 		}
-		nodes = append(nodes, &Node{Host: &topology.Host{Name: name, Role: role, Address: s.addr}, DB: db, Server: srv})
+		nodes = append(nodes, &server.Node{Host: &topology.Host{Name: name, Role: role, Address: s.addr}, DB: db, Server: srv})
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/orch-bench/orch/orchestrator/flavor"
+	"github.com/orch-bench/orch/orchestrator/server"
+	"github.com/orch-bench/orch/orchestrator/sqlrows"
 	"github.com/orch-bench/orch/topology"
 )
 
@@ -26,37 +28,6 @@ import (
 // no step can hang (STOP SLAVE waits for the applier's current transaction,
 // which stays well under this on a healthy server).
 const StatementTimeout = 30 * time.Second
-
-// Node is one database server of the cluster: its inventory entry, a pool
-// to it, and its detected flavour (see NewNode).
-type Node struct {
-	Host   *topology.Host
-	DB     *sql.DB
-	Server flavor.Server
-}
-
-// NewNode detects the server behind db and returns its Node.
-func NewNode(ctx context.Context, h *topology.Host, db *sql.DB) (*Node, error) {
-	ctx, cancel := context.WithTimeout(ctx, StatementTimeout)
-	defer cancel()
-	var version, comment string
-	if err := db.QueryRowContext(ctx, "SELECT VERSION(), @@version_comment").Scan(&version, &comment); err != nil {
-		return nil, fmt.Errorf("%s: detect server: %w", h, err)
-	}
-	srv, err := flavor.Detect(version, comment)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", h, err)
-	}
-	return &Node{Host: h, DB: db, Server: srv}, nil
-}
-
-// String names the node the way errors do: "slave1 10.0.0.2".
-func (n *Node) String() string {
-	if n == nil || n.Host == nil {
-		return "<unknown host>"
-	}
-	return n.Host.String()
-}
 
 // mysqlPort is the port the server listens on, as other hosts reach it.
 func mysqlPort(h *topology.Host) int {
@@ -67,9 +38,9 @@ func mysqlPort(h *topology.Host) int {
 }
 
 // checkNodes rejects a cluster description this package cannot work on.
-func checkNodes(master *Node, slaves []*Node) error {
+func checkNodes(master *server.Node, slaves []*server.Node) error {
 	var errs []error
-	for i, n := range append([]*Node{master}, slaves...) {
+	for i, n := range append([]*server.Node{master}, slaves...) {
 		role := "master"
 		if i > 0 {
 			role = fmt.Sprintf("slave %d", i)
@@ -80,7 +51,7 @@ func checkNodes(master *Node, slaves []*Node) error {
 		case n.DB == nil:
 			errs = append(errs, fmt.Errorf("%s: not connected to its database", n))
 		case n.Server.Flavor == "":
-			errs = append(errs, fmt.Errorf("%s: server flavour not detected (use NewNode)", n))
+			errs = append(errs, fmt.Errorf("%s: server flavour not detected (open it with server.Open)", n))
 		}
 	}
 	if len(slaves) == 0 {
@@ -110,28 +81,8 @@ type resultTable struct {
 }
 
 func query(ctx context.Context, q querier, sqlText string) (resultTable, error) {
-	rows, err := q.QueryContext(ctx, sqlText)
-	if err != nil {
-		return resultTable{}, err
-	}
-	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil {
-		return resultTable{}, err
-	}
-	t := resultTable{cols: cols}
-	for rows.Next() {
-		vals := make([]sql.NullString, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			return resultTable{}, err
-		}
-		t.rows = append(t.rows, vals)
-	}
-	return t, rows.Err()
+	t, err := sqlrows.Query(ctx, q, sqlText)
+	return resultTable{cols: t.Cols, rows: t.Rows}, err
 }
 
 // value is the first column of the first row ("" without one).
@@ -144,13 +95,7 @@ func (t resultTable) value() string {
 
 // nameValues reads SHOW VARIABLES / SHOW STATUS rows into a map.
 func (t resultTable) nameValues() map[string]string {
-	out := make(map[string]string, len(t.rows))
-	for _, r := range t.rows {
-		if len(r) >= 2 {
-			out[strings.ToLower(r[0].String)] = r[1].String
-		}
-	}
-	return out
+	return sqlrows.Table{Cols: t.cols, Rows: t.rows}.NameValues()
 }
 
 // lookup reads a variable from nameValues' map by its real spelling.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/orch-bench/orch/orchestrator/flavor"
+	"github.com/orch-bench/orch/orchestrator/server"
 )
 
 // ProbeTimeout bounds each status query: a server that does not answer in
@@ -17,7 +18,7 @@ const ProbeTimeout = 10 * time.Second
 
 // probe reads one server's facts. It never fails: what it cannot read
 // lands in HostStatus.Error.
-func probe(ctx context.Context, n *Node, role string) HostStatus {
+func probe(ctx context.Context, n *server.Node, role string) HostStatus {
 	h := HostStatus{Role: role}
 	if n == nil || n.Host == nil {
 		h.Error = "no host"
@@ -42,7 +43,7 @@ func probe(ctx context.Context, n *Node, role string) HostStatus {
 
 // readCommon fills what every server reports and returns its flavour
 // (detected here when the Node does not carry one).
-func readCommon(ctx context.Context, n *Node, h *HostStatus) (flavor.Server, error) {
+func readCommon(ctx context.Context, n *server.Node, h *HostStatus) (flavor.Server, error) {
 	t, err := queryTimeout(ctx, n.DB, ProbeTimeout,
 		"SELECT VERSION(), @@version_comment, @@GLOBAL.read_only, @@GLOBAL.default_storage_engine")
 	if err != nil {
@@ -65,7 +66,7 @@ func readCommon(ctx context.Context, n *Node, h *HostStatus) (flavor.Server, err
 	return srv, nil
 }
 
-func readMaster(ctx context.Context, n *Node, h *HostStatus) error {
+func readMaster(ctx context.Context, n *server.Node, h *HostStatus) error {
 	srv, err := readCommon(ctx, n, h)
 	if err != nil {
 		return err
@@ -88,7 +89,7 @@ func readMaster(ctx context.Context, n *Node, h *HostStatus) error {
 	return nil
 }
 
-func readSlave(ctx context.Context, n *Node, h *HostStatus) error {
+func readSlave(ctx context.Context, n *server.Node, h *HostStatus) error {
 	srv, err := readCommon(ctx, n, h)
 	if err != nil {
 		return err

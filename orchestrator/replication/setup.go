@@ -5,12 +5,14 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"github.com/orch-bench/orch/orchestrator/step"
 	"strings"
 	"time"
 
+	"github.com/orch-bench/orch/orchestrator/step"
+
 	"github.com/orch-bench/orch/orchestrator"
 	"github.com/orch-bench/orch/orchestrator/flavor"
+	"github.com/orch-bench/orch/orchestrator/server"
 )
 
 // Setup makes the slaves semi-synchronous GTID replicas of master, changing
@@ -26,7 +28,7 @@ import (
 // is holds the master's data, and would re-apply it from the start.
 //
 // The Result lists every step, also when the error is not nil.
-func Setup(ctx context.Context, master *Node, slaves []*Node, p flavor.Params) (*Result, error) {
+func Setup(ctx context.Context, master *server.Node, slaves []*server.Node, p flavor.Params) (*Result, error) {
 	start := time.Now()
 	if err := checkNodes(master, slaves); err != nil {
 		return nil, fmt.Errorf("replication setup: %w", err)
@@ -43,7 +45,7 @@ func Setup(ctx context.Context, master *Node, slaves []*Node, p flavor.Params) (
 		return res, fmt.Errorf("%s: %w", master, err)
 	}
 	per := make([][]step.Record, len(slaves))
-	errs := orchestrator.ForEach(ctx, len(slaves), slaves, func(ctx context.Context, i int, n *Node) error {
+	errs := orchestrator.ForEach(ctx, len(slaves), slaves, func(ctx context.Context, i int, n *server.Node) error {
 		var err error
 		if per[i], err = setupSlave(ctx, n, p); err != nil {
 			return fmt.Errorf("%s: %w", n, err)
@@ -58,7 +60,7 @@ func Setup(ctx context.Context, master *Node, slaves []*Node, p flavor.Params) (
 }
 
 // masterParams fills the master's address in p and validates it.
-func masterParams(master *Node, p flavor.Params) (flavor.Params, error) {
+func masterParams(master *server.Node, p flavor.Params) (flavor.Params, error) {
 	host, port := master.Host.Address, mysqlPort(master.Host)
 	if p.MasterHost != "" && p.MasterHost != host || p.MasterPort != 0 && p.MasterPort != port {
 		return p, fmt.Errorf("replication setup: master address %s:%d differs from the inventory's %s:%d",
@@ -72,7 +74,7 @@ func masterParams(master *Node, p flavor.Params) (flavor.Params, error) {
 	return p, nil
 }
 
-func setupMaster(ctx context.Context, n *Node, p flavor.Params) ([]step.Record, error) {
+func setupMaster(ctx context.Context, n *server.Node, p flavor.Params) ([]step.Record, error) {
 	sp := &stepper{host: n.String()}
 	err := withConn(ctx, n.DB, func(c *sql.Conn) error {
 		if err := sp.do(StepAccount, func() (step.Action, string, []string, error) {
@@ -174,7 +176,7 @@ func settingsText(ss []flavor.Setting) string {
 	return strings.Join(parts, ", ")
 }
 
-func setupSlave(ctx context.Context, n *Node, p flavor.Params) ([]step.Record, error) {
+func setupSlave(ctx context.Context, n *server.Node, p flavor.Params) ([]step.Record, error) {
 	sp := &stepper{host: n.String()}
 	err := withConn(ctx, n.DB, func(c *sql.Conn) error {
 		srv := n.Server

@@ -4,14 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/orch-bench/orch/orchestrator/step"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/orch-bench/orch/orchestrator/step"
+
 	"github.com/orch-bench/orch/orchestrator/flavor"
+	"github.com/orch-bench/orch/orchestrator/server"
 	"github.com/orch-bench/orch/topology"
 )
 
@@ -35,8 +37,8 @@ type fixture struct {
 	c      *fakeCluster
 	m      *fakeServer
 	s      []*fakeServer
-	master *Node
-	slaves []*Node
+	master *server.Node
+	slaves []*server.Node
 }
 
 func newFixture(t *testing.T, srv flavor.Server) *fixture {
@@ -50,7 +52,7 @@ func newFixture(t *testing.T, srv flavor.Server) *fixture {
 		}
 		db := s.open()
 		t.Cleanup(func() { db.Close() })
-		n := &Node{Host: &topology.Host{Name: s.name, Role: role, Address: s.addr}, DB: db, Server: srv}
+		n := &server.Node{Host: &topology.Host{Name: s.name, Role: role, Address: s.addr}, DB: db, Server: srv}
 		if i == 0 {
 			f.master = n
 		} else {
@@ -338,17 +340,17 @@ func TestSetupRejectsBadInput(t *testing.T) {
 	f := newFixture(t, mariadb)
 	mixed := newFixture(t, mysql80)
 	for name, tc := range map[string]struct {
-		master *Node
-		slaves []*Node
+		master *server.Node
+		slaves []*server.Node
 		p      flavor.Params
 		want   string
 	}{
 		"no slaves":     {f.master, nil, params(), "no slaves"},
 		"no password":   {f.master, f.slaves, flavor.Params{}, "replication password is empty"},
 		"other address": {f.master, f.slaves, flavor.Params{MasterHost: "10.1.1.1", ReplPassword: "x"}, "differs from the inventory's 10.0.0.1:3306"},
-		"mixed flavors": {f.master, []*Node{mixed.slaves[0]}, params(), "incompatible GTIDs"},
-		"nil slave":     {f.master, []*Node{nil}, params(), "slave 1: no host"},
-		"not detected":  {&Node{Host: f.master.Host, DB: f.master.DB}, f.slaves, params(), "server flavour not detected"},
+		"mixed flavors": {f.master, []*server.Node{mixed.slaves[0]}, params(), "incompatible GTIDs"},
+		"nil slave":     {f.master, []*server.Node{nil}, params(), "slave 1: no host"},
+		"not detected":  {&server.Node{Host: f.master.Host, DB: f.master.DB}, f.slaves, params(), "server flavour not detected"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := Setup(context.Background(), tc.master, tc.slaves, tc.p)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/orch-bench/orch/orchestrator"
 	"github.com/orch-bench/orch/orchestrator/flavor"
+	"github.com/orch-bench/orch/orchestrator/server"
 )
 
 // Status is what the cluster's servers say about replication, read in one
@@ -132,14 +133,14 @@ func (s *Status) hosts() []*HostStatus {
 // GetStatus reads every server's replication state in parallel, without
 // writing anything (for `orch status`). Problems are in the Status; the
 // error reports only servers that could not be read.
-func GetStatus(ctx context.Context, master *Node, slaves []*Node) (*Status, error) {
+func GetStatus(ctx context.Context, master *server.Node, slaves []*server.Node) (*Status, error) {
 	if master == nil || master.Host == nil {
 		return nil, errors.New("replication status: no master")
 	}
-	nodes := append([]*Node{master}, slaves...)
+	nodes := append([]*server.Node{master}, slaves...)
 	st := &Status{At: time.Now().UTC(), Slaves: make([]HostStatus, len(slaves))}
 	hs := st.hosts()
-	notRun := orchestrator.ForEach(ctx, len(nodes), nodes, func(ctx context.Context, i int, n *Node) error {
+	notRun := orchestrator.ForEach(ctx, len(nodes), nodes, func(ctx context.Context, i int, n *server.Node) error {
 		*hs[i] = probe(ctx, n, roleOf(i))
 		return nil
 	})
@@ -192,7 +193,7 @@ func computeLag(st *Status) {
 
 // assess fills each host's Problems: the facts that say replication does
 // not work, or does not work the way orch sets it up.
-func assess(master *Node, st *Status) {
+func assess(master *server.Node, st *Status) {
 	m := &st.Master
 	if m.Error == "" && m.SemiSync != nil {
 		ss := m.SemiSync

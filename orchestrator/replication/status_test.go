@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/orch-bench/orch/orchestrator/server"
 )
 
 func TestGetStatusHealthy(t *testing.T) {
@@ -142,7 +144,7 @@ func TestGetStatusUnreachableHost(t *testing.T) {
 		t.Errorf("the reachable hosts were not read: %+v", st)
 	}
 	// Nodes the coordinator could not connect stay in the report.
-	st, err = GetStatus(context.Background(), f.master, []*Node{{Host: f.slaves[0].Host}, f.slaves[1]})
+	st, err = GetStatus(context.Background(), f.master, []*server.Node{{Host: f.slaves[0].Host}, f.slaves[1]})
 	if err == nil || st.Slaves[0].Error != "not connected to its database" || st.Slaves[1].Error != "" {
 		t.Fatalf("err %v, slaves %+v", err, st.Slaves)
 	}

@@ -4,12 +4,14 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"github.com/orch-bench/orch/orchestrator/step"
 	"strings"
 	"time"
 
+	"github.com/orch-bench/orch/orchestrator/step"
+
 	"github.com/orch-bench/orch/orchestrator"
 	"github.com/orch-bench/orch/orchestrator/flavor"
+	"github.com/orch-bench/orch/orchestrator/server"
 )
 
 // Teardown returns the servers to standalone (for `orch down`): semi-sync
@@ -20,7 +22,7 @@ import (
 //
 // Only what is still set up is undone, so a second run sends nothing.
 // Teardown goes on past a failing host and reports every failure.
-func Teardown(ctx context.Context, master *Node, slaves []*Node, p flavor.Params) (*Result, error) {
+func Teardown(ctx context.Context, master *server.Node, slaves []*server.Node, p flavor.Params) (*Result, error) {
 	start := time.Now()
 	if err := checkNodes(master, slaves); err != nil {
 		return nil, fmt.Errorf("replication teardown: %w", err)
@@ -33,7 +35,7 @@ func Teardown(ctx context.Context, master *Node, slaves []*Node, p flavor.Params
 	}
 	res := &Result{}
 	var errs []error
-	add := func(steps []step.Record, err error, n *Node) {
+	add := func(steps []step.Record, err error, n *server.Node) {
 		res.Steps = append(res.Steps, steps...)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", n, err))
@@ -49,7 +51,7 @@ func Teardown(ctx context.Context, master *Node, slaves []*Node, p flavor.Params
 	add(sp.steps, err, master)
 
 	per := make([][]step.Record, len(slaves))
-	serrs := orchestrator.ForEach(ctx, len(slaves), slaves, func(ctx context.Context, i int, n *Node) error {
+	serrs := orchestrator.ForEach(ctx, len(slaves), slaves, func(ctx context.Context, i int, n *server.Node) error {
 		var err error
 		per[i], err = teardownSlave(ctx, n)
 		return err
@@ -70,7 +72,7 @@ func Teardown(ctx context.Context, master *Node, slaves []*Node, p flavor.Params
 	return res, orchestrator.Aggregate(errs)
 }
 
-func teardownSlave(ctx context.Context, n *Node) ([]step.Record, error) {
+func teardownSlave(ctx context.Context, n *server.Node) ([]step.Record, error) {
 	sp := &stepper{host: n.String()}
 	err := withConn(ctx, n.DB, func(c *sql.Conn) error {
 		// SlaveTeardown is STOP, RESET ALL, then the semi-sync switch.

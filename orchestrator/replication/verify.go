@@ -11,6 +11,7 @@ import (
 
 	"github.com/orch-bench/orch/orchestrator"
 	"github.com/orch-bench/orch/orchestrator/flavor"
+	"github.com/orch-bench/orch/orchestrator/server"
 )
 
 // Canary table: one row per Verify, written on the master.
@@ -63,7 +64,7 @@ type CanaryArrival struct {
 // canaryGrace). The error lists every problem, one line per problem, each
 // naming its host ("slave2 10.0.0.3: Slave_IO_Running=Connecting: error
 // 2003: ..."). The Status is returned whenever the servers were asked.
-func Verify(ctx context.Context, master *Node, slaves []*Node, timeout time.Duration) (*Status, error) {
+func Verify(ctx context.Context, master *server.Node, slaves []*server.Node, timeout time.Duration) (*Status, error) {
 	if err := checkNodes(master, slaves); err != nil {
 		return nil, fmt.Errorf("replication verify: %w", err)
 	}
@@ -89,7 +90,7 @@ func Verify(ctx context.Context, master *Node, slaves []*Node, timeout time.Dura
 		return st, fmt.Errorf("%s: canary write: %w", master, err)
 	}
 	st.Canary = &Canary{Token: token, MasterGTID: pos, Slaves: make([]CanaryArrival, len(slaves))}
-	errs := orchestrator.ForEach(cctx, len(slaves), slaves, func(ctx context.Context, i int, n *Node) error {
+	errs := orchestrator.ForEach(cctx, len(slaves), slaves, func(ctx context.Context, i int, n *server.Node) error {
 		start := time.Now()
 		err := awaitCanary(ctx, n, token, pos, master.Server.UsesMariaDBGTID(), deadline)
 		a := CanaryArrival{Host: n.String(), Seen: err == nil, Waited: time.Since(start)}
@@ -105,7 +106,7 @@ func Verify(ctx context.Context, master *Node, slaves []*Node, timeout time.Dura
 
 // waitHealthy polls the servers until none reports a problem or the
 // deadline passes; it then returns the last problems.
-func waitHealthy(ctx context.Context, master *Node, slaves []*Node, deadline time.Time) (*Status, error) {
+func waitHealthy(ctx context.Context, master *server.Node, slaves []*server.Node, deadline time.Time) (*Status, error) {
 	for {
 		pctx, cancel := context.WithDeadline(ctx, deadline)
 		st, _ := GetStatus(pctx, master, slaves) // read errors are in st's problems
@@ -149,7 +150,7 @@ var canaryDDL = []string{
 
 // writeCanary inserts the token on the master and returns the master's
 // GTID position right after it: what each slave must reach.
-func writeCanary(ctx context.Context, master *Node, token string) (string, error) {
+func writeCanary(ctx context.Context, master *server.Node, token string) (string, error) {
 	var pos string
 	err := withConn(ctx, master.DB, func(c *sql.Conn) error {
 		exists, err := queryTimeout(ctx, c, StatementTimeout, "SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = "+
@@ -182,7 +183,7 @@ func writeCanary(ctx context.Context, master *Node, token string) (string, error
 
 // awaitCanary waits until the slave has applied pos, then checks that the
 // canary row is there.
-func awaitCanary(ctx context.Context, n *Node, token, pos string, mariadb bool, deadline time.Time) error {
+func awaitCanary(ctx context.Context, n *server.Node, token, pos string, mariadb bool, deadline time.Time) error {
 	// Whole seconds, rounded down: the server rounds a wait up.
 	wait := max(time.Until(deadline).Truncate(time.Second), time.Second)
 	q, err := n.Server.WaitForGTIDQuery(pos, wait)
@@ -210,7 +211,7 @@ func awaitCanary(ctx context.Context, n *Node, token, pos string, mariadb bool, 
 }
 
 // behindText describes how far a slave is from pos, for a failed wait.
-func behindText(ctx context.Context, n *Node, pos string, mariadb bool) string {
+func behindText(ctx context.Context, n *server.Node, pos string, mariadb bool) string {
 	t, err := queryTimeout(ctx, n.DB, 2*time.Second, n.Server.SlaveGTIDQuery())
 	if err != nil {
 		return "master at " + pos + "; slave position unreadable: " + err.Error()

@@ -173,42 +173,6 @@ func (d *Dir) Create(rel string) (*os.File, error) {
 	return f, nil
 }
 
-// Event is one line of events.jsonl: something a monitor or the runner saw.
-type Event struct {
-	T      time.Time `json:"t"`
-	Host   string    `json:"host,omitempty"`
-	Kind   string    `json:"kind"` // semisync_off, stall, lag, ...
-	Detail string    `json:"detail,omitempty"`
-}
-
-// AppendEvent adds e to events.jsonl as one line; a zero T is set to now.
-// Each event is a single write on a file opened for appending, so lines from
-// concurrent writers never interleave.
-func (d *Dir) AppendEvent(e Event) error {
-	if e.Kind == "" {
-		return errors.New("run directory: event without a kind")
-	}
-	if e.T.IsZero() {
-		e.T = time.Now()
-	}
-	e.T = e.T.UTC()
-	line, err := json.Marshal(e)
-	if err != nil {
-		return fmt.Errorf("run directory: encode event: %w", err)
-	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	f, err := os.OpenFile(filepath.Join(d.path, FileEvents), os.O_WRONLY|os.O_CREATE|os.O_APPEND, filePerm)
-	if err != nil {
-		return fmt.Errorf("run directory: events: %w", err)
-	}
-	_, werr := f.Write(append(line, '\n'))
-	if err := errors.Join(werr, f.Close()); err != nil {
-		return fmt.Errorf("run directory: events: %w", err)
-	}
-	return nil
-}
-
 // Sanitize makes name safe as one path element and readable in a listing:
 // letters, digits, '.', '_' and '-' are kept, runs of anything else become
 // one '-', leading dots and dashes go (no hidden files, no "..", no flags),

@@ -1,9 +1,7 @@
 package rundir
 
 import (
-	"bufio"
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -196,56 +194,6 @@ func TestCreateStreamsInPlace(t *testing.T) {
 	got, _ = os.ReadFile(filepath.Join(d.Path(), "timeseries", "master-mysql.csv"))
 	if string(got) != "t,qps\n1,100\n" {
 		t.Fatalf("after close: %q", got)
-	}
-}
-
-func TestAppendEventConcurrent(t *testing.T) {
-	d, err := Create(t.TempDir(), "events", start)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	for h := 0; h < 4; h++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := 0; i < 50; i++ {
-				e := Event{T: start, Host: fmt.Sprintf("slave%d", h), Kind: "lag", Detail: strings.Repeat("x", 300)}
-				if err := d.AppendEvent(e); err != nil {
-					t.Error(err)
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	if err := d.AppendEvent(Event{}); err == nil {
-		t.Fatal("an event without a kind was accepted")
-	}
-	f, err := os.Open(filepath.Join(d.Path(), FileEvents))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	n := 0
-	for sc.Scan() {
-		var e Event
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			t.Fatalf("line %d is not one event: %v", n+1, err)
-		}
-		if e.Kind != "lag" || !e.T.Equal(start) || e.T.Location() != time.UTC {
-			t.Fatalf("line %d: %+v", n+1, e)
-		}
-		n++
-	}
-	if n != 200 {
-		t.Fatalf("%d events, want 200", n)
-	}
-	var raw map[string]any
-	line, _ := os.ReadFile(filepath.Join(d.Path(), FileEvents))
-	json.Unmarshal(bytes.SplitN(line, []byte("\n"), 2)[0], &raw)
-	if raw["t"] != "2006-11-29T21:57:13Z" {
-		t.Fatalf("t = %v, want RFC 3339 UTC", raw["t"])
 	}
 }
 

@@ -23,7 +23,7 @@
 //	hosts/<name>/error.log         error log slice for the run window; slow.log likewise
 //	timeseries/<host>-mysql.csv    per-second SHOW GLOBAL STATUS deltas, semi-sync, lag
 //	timeseries/<host>-os.csv       per-second CPU, iowait, disk from /proc
-//	events.jsonl                   one Event per line
+//	events.jsonl                   one monitor.Event per line, written by the monitors
 //
 // The constants and helpers below (FileManifest, HostFile, TimeseriesMySQL,
 // ...) spell these paths; use them rather than literals.

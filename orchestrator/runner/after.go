@@ -63,7 +63,7 @@ func (r *run) parse(res *Results) {
 // checks runs after a complete benchmark: slaves catch up, the benchmark
 // tables agree on all three servers, and the engine footprint is measured.
 func (r *run) checks(ctx context.Context, res *Results) error {
-	master, slaves := r.replicationNodes()
+	master, slaves := r.db.Master, r.db.Slaves
 	var failed []error
 	cu, err := dataset.WaitCaughtUp(ctx, master, slaves, catchUpTimeout)
 	res.CatchUp = cu
@@ -81,7 +81,7 @@ func (r *run) checks(ctx context.Context, res *Results) error {
 			failed = append(failed, fmt.Errorf("consistency: %s", cr.Summary()))
 		}
 		res.Sizes = map[string]*dataset.SizeReport{}
-		for _, n := range r.nodes {
+		for _, n := range r.db.DB() {
 			sz, err := dataset.Sizes(ctx, n.DB, spec.Database, dataset.SizeOptions{Exec: n.Exec, Refresh: true})
 			if err != nil {
 				r.logf("run: %s: sizes: %v", n.Host, err)
@@ -100,7 +100,7 @@ func (r *run) checks(ctx context.Context, res *Results) error {
 // error log slices, results, the manifest's end and status, and the proof
 // that no password is in it.
 func (r *run) finish(ctx context.Context, status rundir.Status, runErr error) error {
-	if len(r.nodes) > 0 {
+	if r.db != nil {
 		if err := r.snapshot(ctx, "after"); err != nil {
 			r.logf("run: %v", err)
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/orch-bench/orch/orchestrator"
 	"github.com/orch-bench/orch/orchestrator/bench"
+	"github.com/orch-bench/orch/orchestrator/cluster"
 	"github.com/orch-bench/orch/orchestrator/dataset"
 	"github.com/orch-bench/orch/orchestrator/executor"
 	"github.com/orch-bench/orch/orchestrator/preflight"
@@ -20,6 +21,7 @@ import (
 	"github.com/orch-bench/orch/orchestrator/rundir"
 	"github.com/orch-bench/orch/orchestrator/server"
 	"github.com/orch-bench/orch/orchestrator/shell"
+	"github.com/orch-bench/orch/orchestrator/sqlrows"
 	"github.com/orch-bench/orch/topology"
 )
 
@@ -28,40 +30,27 @@ import (
 // benchmark runs on.
 func (r *run) connect(ctx context.Context) error {
 	c := r.cfg.Cluster
-	dbHosts := append([]*topology.Host{r.inv.Master()}, r.inv.Slaves()...)
-	r.nodes = make([]*server.Node, len(dbHosts))
-	errs := c.Each(ctx, dbHosts, func(ctx context.Context, h *topology.Host, ex executor.Executor) error {
-		n, err := server.Open(ctx, h, ex, c.DBOpener())
-		for i, x := range dbHosts {
-			if x == h {
-				r.nodes[i] = n
-			}
-		}
-		return err
-	})
-	if err := orchestrator.Aggregate(errs); err != nil {
-		// All or nothing: the steps after a failed connect (the final
-		// snapshot) work on the whole cluster, never on a partial one.
-		for _, n := range r.nodes {
-			if n != nil {
-				n.Close()
-			}
-		}
-		r.nodes = nil
+	// All or nothing: the steps after a failed connect (the final
+	// snapshot) work on the whole cluster, never on a partial one. A run
+	// never starts a server: a stopped one fails the run, naming it.
+	sessions, err := c.Open(ctx, cluster.OpenOptions{})
+	if err != nil {
 		return err
 	}
+	r.db = sessions
 	on := r.cfg.Workload.RunOn
 	switch {
 	case on == topology.RoleMaster:
 		r.bhost = r.inv.Master().Name
-		r.bexec = r.nodes[0].Exec
+		r.bexec = sessions.Master.Exec
 	case r.inv.LoadBox() != nil:
 		lb := r.inv.LoadBox()
-		ex, err := c.Executor(lb)
-		if err != nil {
+		box, ok := sessions.LoadBox(lb.Name)
+		if !ok {
+			_, err := c.Executor(lb) // why it is not connected
 			return err
 		}
-		r.bhost, r.bexec = lb.Name, ex
+		r.bhost, r.bexec = lb.Name, box.Exec
 	default:
 		// ips.txt's two-line form: this machine is the load box.
 		r.bhost, r.bexec = rundir.LocalHost, executor.NewLocal(rundir.LocalHost)
@@ -85,7 +74,7 @@ func (r *run) connect(ctx context.Context) error {
 	facts := preflight.Check(ctx, c)
 	return r.dir.UpdateManifest(func(m *rundir.Manifest) error {
 		m.Servers, m.Clients, m.HostFacts = map[string]string{}, map[string]string{}, map[string]json.RawMessage{}
-		for _, n := range r.nodes {
+		for _, n := range sessions.DB() {
 			m.Servers[n.Host.Name] = n.Server.String()
 		}
 		for _, f := range facts {
@@ -120,12 +109,11 @@ func (r *run) target() bench.Target {
 // the replication state, "before" or "after" the run; before the run it
 // also saves orch's config and notes where the error log ends.
 func (r *run) snapshot(ctx context.Context, when string) error {
-	master, slaves := r.replicationNodes()
-	st, err := replication.GetStatus(ctx, master, slaves)
+	st, err := replication.GetStatus(ctx, r.db.Master, r.db.Slaves)
 	if err != nil {
 		r.logf("run: replication status %s: %v", when, err)
 	}
-	errs := orchestrator.ForEach(ctx, 0, r.nodes, func(ctx context.Context, i int, n *server.Node) error {
+	errs := orchestrator.ForEach(ctx, 0, r.db.DB(), func(ctx context.Context, i int, n *server.Node) error {
 		name := n.Host.Name
 		if st != nil {
 			hs := st.Master
@@ -183,29 +171,17 @@ func (r *run) expectLogSlice(ctx context.Context, n *server.Node) error {
 
 // showTSV renders a SHOW statement's name/value rows as TSV.
 func showTSV(ctx context.Context, db *sql.DB, q string) ([]byte, error) {
-	rows, err := db.QueryContext(ctx, q)
+	t, err := sqlrows.Query(ctx, db, q)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", q, err)
 	}
-	defer rows.Close()
 	var b bytes.Buffer
-	for rows.Next() {
-		var k, v sql.NullString
-		if err := rows.Scan(&k, &v); err != nil {
-			return nil, err
+	for _, r := range t.Strings() {
+		if len(r) >= 2 {
+			fmt.Fprintf(&b, "%s\t%s\n", r[0], r[1])
 		}
-		fmt.Fprintf(&b, "%s\t%s\n", k.String, v.String)
 	}
-	return b.Bytes(), rows.Err()
-}
-
-func (r *run) replicationNodes() (*replication.Node, []*replication.Node) {
-	var slaves []*replication.Node
-	for _, n := range r.nodes[1:] {
-		slaves = append(slaves, &replication.Node{Host: n.Host, DB: n.DB, Server: n.Server})
-	}
-	m := r.nodes[0]
-	return &replication.Node{Host: m.Host, DB: m.DB, Server: m.Server}, slaves
+	return b.Bytes(), nil
 }
 
 // spec is the dataset the workload prepares, as the dataset package checks
@@ -233,7 +209,7 @@ func (r *run) prepare(ctx context.Context) error {
 		_, err := r.phase(ctx, bench.PhasePrepare)
 		return err
 	}
-	master := r.nodes[0]
+	master := r.db.Master
 	ds, _ := r.driver.Dataset()
 	if _, err := master.DB.ExecContext(ctx, ds.CreateDatabaseSQL()); err != nil {
 		return fmt.Errorf("%s: create database %s: %w", master.Host, ds.Database, err)

@@ -11,8 +11,8 @@ import (
 
 	"github.com/orch-bench/orch/orchestrator"
 	"github.com/orch-bench/orch/orchestrator/bench"
+	"github.com/orch-bench/orch/orchestrator/cluster"
 	"github.com/orch-bench/orch/orchestrator/executor"
-	"github.com/orch-bench/orch/orchestrator/monitor"
 	"github.com/orch-bench/orch/orchestrator/rundir"
 	"github.com/orch-bench/orch/orchestrator/shell"
 	"github.com/orch-bench/orch/topology"
@@ -134,18 +134,18 @@ func (r *run) exitError(code int) error {
 	return fmt.Errorf("benchmark: %s", strings.Join(failed, "; "))
 }
 
-// clientTargets are the load boxes the monitors watch for client-bound
+// clientBoxes are the load boxes the monitors watch for client-bound
 // runs: every one the benchmark runs on.
-func (r *run) clientTargets() []monitor.Target {
+func (r *run) clientBoxes() []cluster.LoadBox {
 	if r.multi() {
-		out := make([]monitor.Target, len(r.clients))
+		out := make([]cluster.LoadBox, len(r.clients))
 		for i, c := range r.clients {
-			out[i] = monitor.Target{Host: c.host, Exec: c.exec}
+			out[i] = cluster.LoadBox{Host: c.host, Exec: c.exec}
 		}
 		return out
 	}
-	if lb := r.inv.LoadBox(); lb != nil && r.bhost == lb.Name {
-		return []monitor.Target{{Host: lb, Exec: r.bexec}}
+	if b, ok := r.db.LoadBox(r.bhost); ok {
+		return []cluster.LoadBox{b}
 	}
 	return nil
 }

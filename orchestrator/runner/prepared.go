@@ -22,7 +22,7 @@ func (r *run) checkPrepared(ctx context.Context) error {
 	if !ok || !spec.ExactRows || spec.TableSize != 0 {
 		return nil
 	}
-	master := r.nodes[0]
+	master := r.db.Master
 	match, why, err := dataset.Matches(ctx, master.DB, spec)
 	if err != nil {
 		return fmt.Errorf("%s: %w", master.Host, err)

@@ -64,7 +64,7 @@ type run struct {
 	cfg     Config
 	inv     *topology.Inventory
 	dir     *rundir.Dir
-	nodes   []*server.Node // master, then slaves
+	db      *cluster.Sessions // the cluster's, shared with the command
 	bexec   executor.Executor
 	bhost   string         // name of the host the benchmark runs on
 	remote  string         // the benchmark's directory there
@@ -116,11 +116,6 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 	out.Results = res
 	if err := r.writeResults(res); err != nil && runErr == nil {
 		runErr = err
-	}
-	for _, n := range r.nodes {
-		if n != nil {
-			n.Close()
-		}
 	}
 	found, err := rundir.ScanForSecrets(r.dir.Path(), r.secrets)
 	if err == nil && len(found) > 0 {
@@ -364,11 +359,7 @@ func (r *run) stopBenchmark(why string) {
 }
 
 func (r *run) startMonitors(ctx context.Context) (*monitor.Monitor, error) {
-	var targets []monitor.Target
-	for _, n := range r.nodes {
-		targets = append(targets, monitor.Target{Host: n.Host, Exec: n.Exec, DB: n.DB, Server: n.Server})
-	}
-	targets = append(targets, r.clientTargets()...) // the clients' CPU: client-bound runs
+	boxes := r.clientBoxes() // the clients' CPU: client-bound runs
 	return monitor.Start(ctx, monitor.Config{
 		Dir:        r.dir.Path(),
 		StallLimit: r.cfg.StallLimit,
@@ -376,7 +367,7 @@ func (r *run) startMonitors(ctx context.Context) (*monitor.Monitor, error) {
 		OnStall: func(e monitor.Event) {
 			r.stopBenchmark(e.Detail)
 		},
-	}, targets)
+	}, r.db.DB(), boxes)
 }
 
 // writeFile saves a small file into the run directory, logging failures

@@ -4,6 +4,10 @@
 // option file, checked against the running server before anything
 // restarts, applied with SET GLOBAL or a restart, and verified.
 //
+// A Node is THE database-host session of a command: executor, MySQL pool,
+// detected server and facts. Commands get theirs from cluster.Open, which
+// opens each host once; replication, dataset and monitor take Nodes.
+//
 // # Use
 //
 //	n, err := server.Open(ctx, host, ex, nil) // connect, detect flavour, probe the host

@@ -10,6 +10,7 @@ import (
 	"github.com/orch-bench/orch/orchestrator/executor"
 	"github.com/orch-bench/orch/orchestrator/flavor"
 	"github.com/orch-bench/orch/orchestrator/mysqlconn"
+	"github.com/orch-bench/orch/orchestrator/sqlrows"
 	"github.com/orch-bench/orch/topology"
 )
 
@@ -87,6 +88,14 @@ func Open(ctx context.Context, h *topology.Host, ex executor.Executor, open Open
 		return nil, err
 	}
 	return n, nil
+}
+
+// String names the node the way errors do: "slave1 10.0.0.2".
+func (n *Node) String() string {
+	if n == nil || n.Host == nil {
+		return "<unknown host>"
+	}
+	return n.Host.String()
 }
 
 // Close closes the connection pool (not the executor, which the caller owns).
@@ -189,32 +198,8 @@ type dbConn struct{ db *sql.DB }
 func (c dbConn) query(ctx context.Context, q string) ([][]string, error) {
 	ctx, cancel := context.WithTimeout(ctx, commandTimeout)
 	defer cancel()
-	rows, err := c.db.QueryContext(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil {
-		return nil, err
-	}
-	var out [][]string
-	for rows.Next() {
-		vals := make([]sql.NullString, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			return nil, err
-		}
-		row := make([]string, len(cols))
-		for i, v := range vals {
-			row[i] = v.String
-		}
-		out = append(out, row)
-	}
-	return out, rows.Err()
+	t, err := sqlrows.Query(ctx, c.db, q)
+	return t.Strings(), err
 }
 
 func (c dbConn) exec(ctx context.Context, stmt string) error {

@@ -30,15 +30,11 @@ func Down(ctx context.Context, c *cluster.Cluster, progress func(host, step stri
 	if err != nil {
 		return nil, err
 	}
-	nodes, err := openNodes(ctx, c, rec)
+	sessions, err := openNodes(ctx, c, rec)
 	if err != nil {
 		return nil, err
 	}
-	defer closeNodes(nodes)
-	master, slaves, err := replicationNodes(nodes)
-	if err != nil {
-		return nil, err
-	}
+	master, slaves, nodes := sessions.Master, sessions.Slaves, sessions.DB()
 	rep := &DownReport{}
 	t0 := time.Now()
 	rep.Replication, err = replication.Teardown(ctx, master, slaves, params)
@@ -68,15 +64,11 @@ type StatusReport struct {
 // Status reads replication, semi-sync and config state without changing
 // anything.
 func Status(ctx context.Context, c *cluster.Cluster) (*StatusReport, error) {
-	nodes, err := openNodes(ctx, c, &recorder{})
+	sessions, err := openNodes(ctx, c, &recorder{})
 	if err != nil {
 		return nil, err
 	}
-	defer closeNodes(nodes)
-	master, slaves, err := replicationNodes(nodes)
-	if err != nil {
-		return nil, err
-	}
+	master, slaves, nodes := sessions.Master, sessions.Slaves, sessions.DB()
 	applied := make([]server.Applied, len(nodes))
 	errs := orchestrator.ForEach(ctx, 0, nodes, func(ctx context.Context, i int, n *server.Node) error {
 		a, err := n.Applied(ctx)

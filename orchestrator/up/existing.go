@@ -26,12 +26,11 @@ func checkPaths(ctx context.Context, c *cluster.Cluster, opts Options) error {
 
 // openExisting opens the one server of an existing-server inventory.
 func openExisting(ctx context.Context, c *cluster.Cluster) (*server.Node, error) {
-	m := c.Inventory.Master()
-	ex, err := c.Executor(m)
+	s, err := c.Open(ctx, cluster.OpenOptions{})
 	if err != nil {
 		return nil, err
 	}
-	return server.Open(ctx, m, ex, c.DBOpener())
+	return s.Master, nil
 }
 
 // upExisting checks that every knob can be set at run time, proves the
@@ -46,7 +45,6 @@ func upExisting(ctx context.Context, c *cluster.Cluster, opts Options) (*Report,
 	if err != nil {
 		return nil, err
 	}
-	defer n.Close()
 	changes, err := n.CheckDynamic(ctx, opts.Desired.Knobs)
 	if err != nil {
 		return nil, err
@@ -72,7 +70,6 @@ func PutBack(ctx context.Context, c *cluster.Cluster, rep *Report) error {
 	if err != nil {
 		return err
 	}
-	defer n.Close()
 	return n.PutBack(ctx, rep.Dynamic)
 }
 
@@ -82,7 +79,6 @@ func validateExisting(ctx context.Context, c *cluster.Cluster, want []server.Des
 	if err != nil {
 		return nil, flavor.Server{}, err
 	}
-	defer n.Close()
 	for _, d := range want {
 		if _, err := n.CheckDynamic(ctx, d.Knobs); err != nil {
 			return nil, flavor.Server{}, err

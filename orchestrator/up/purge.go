@@ -54,10 +54,11 @@ type binlogFiles struct{ base, index string }
 // host: nothing orch made stays behind, and the password files go too.
 func Purge(ctx context.Context, c *cluster.Cluster, progress func(host, step string, took time.Duration)) (*DownReport, error) {
 	rec := &recorder{progress: progress}
-	nodes, err := openNodes(ctx, c, rec)
+	sessions, err := openNodes(ctx, c, rec)
 	if err != nil {
 		return nil, err
 	}
+	nodes := sessions.DB()
 	logs := make([]binlogFiles, len(nodes))
 	for i, n := range nodes {
 		var on int
@@ -73,16 +74,17 @@ func Purge(ctx context.Context, c *cluster.Cluster, progress func(host, step str
 			logs[i] = binlogFiles{b, b + ".index"}
 		}
 	}
-	closeNodes(nodes)
 
 	rep, err := Down(ctx, c, progress)
 	if err != nil {
 		return rep, err
 	}
-	if nodes, err = openNodes(ctx, c, rec); err != nil {
+	// Down restarted the servers: the sessions serve on (a broken one is
+	// opened again).
+	if sessions, err = openNodes(ctx, c, rec); err != nil {
 		return rep, err
 	}
-	defer closeNodes(nodes)
+	nodes = sessions.DB()
 	errs := orchestrator.ForEach(ctx, 0, nodes, func(ctx context.Context, i int, n *server.Node) error {
 		t0 := time.Now()
 		err := purgeHost(ctx, c.Inventory, n, logs[i])

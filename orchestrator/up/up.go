@@ -76,7 +76,11 @@ func (r *recorder) say(host, step string) {
 }
 
 func (r *recorder) done(host, step string, start time.Time) {
-	took := time.Since(start)
+	r.add(host, step, time.Since(start))
+}
+
+// add records a step that took took.
+func (r *recorder) add(host, step string, took time.Duration) {
 	r.mu.Lock()
 	r.timings = append(r.timings, Timing{Host: host, Step: step, Took: took})
 	r.mu.Unlock()
@@ -110,11 +114,11 @@ func Up(ctx context.Context, c *cluster.Cluster, opts Options) (*Report, error) 
 	if err != nil {
 		return nil, err
 	}
-	nodes, err := openNodes(ctx, c, rec)
+	sessions, err := openNodes(ctx, c, rec)
 	if err != nil {
 		return nil, err
 	}
-	defer closeNodes(nodes)
+	nodes := sessions.DB()
 
 	// Validate everything first: a bad knob must not restart anything.
 	configs, plans, err := check(ctx, nodes, inv, opts.Desired, rec)
@@ -134,9 +138,7 @@ func Up(ctx context.Context, c *cluster.Cluster, opts Options) (*Report, error) 
 		rep.Hosts[i] = res
 		if res != nil {
 			for _, s := range res.Steps {
-				rec.mu.Lock()
-				rec.timings = append(rec.timings, Timing{Host: n.Host.Name, Step: s.Name, Took: s.Took})
-				rec.mu.Unlock()
+				rec.add(n.Host.Name, s.Name, s.Took)
 			}
 		}
 		return err
@@ -145,10 +147,7 @@ func Up(ctx context.Context, c *cluster.Cluster, opts Options) (*Report, error) 
 		return rep, applyFailed(ctx, nodes, rep.Hosts, errs)
 	}
 
-	master, slaves, err := replicationNodes(nodes)
-	if err != nil {
-		return rep, err
-	}
+	master, slaves := sessions.Master, sessions.Slaves
 	t0 := time.Now()
 	rep.Replication, err = replication.Setup(ctx, master, slaves, params)
 	rec.done("cluster", "replication setup", t0)
@@ -209,11 +208,11 @@ func Validate(ctx context.Context, c *cluster.Cluster, want []server.Desired) ([
 	if c.Inventory.Existing {
 		return validateExisting(ctx, c, want)
 	}
-	nodes, err := openNodes(ctx, c, &recorder{})
+	sessions, err := openNodes(ctx, c, &recorder{})
 	if err != nil {
 		return nil, flavor.Server{}, err
 	}
-	defer closeNodes(nodes)
+	nodes := sessions.DB()
 	seen := map[string]bool{}
 	var warnings []string
 	for _, d := range want {
@@ -230,7 +229,7 @@ func Validate(ctx context.Context, c *cluster.Cluster, want []server.Desired) ([
 			}
 		}
 	}
-	return warnings, nodes[0].Server, nil
+	return warnings, sessions.Master.Server, nil
 }
 
 // replicationParams maps the inventory's settings onto the flavour plans'.
@@ -259,63 +258,24 @@ func replicationParams(inv *topology.Inventory) (flavor.Params, error) {
 	}, nil
 }
 
-// openNodes connects to every database host's server through its SSH
-// connection and detects its flavour, in parallel.
-func openNodes(ctx context.Context, c *cluster.Cluster, rec *recorder) ([]*server.Node, error) {
-	hosts := c.Inventory.DBHosts()
-	nodes := make([]*server.Node, len(hosts))
-	errs := c.Each(ctx, hosts, func(ctx context.Context, h *topology.Host, ex executor.Executor) error {
-		t0 := time.Now()
-		n, err := server.Open(ctx, h, ex, c.DBOpener())
-		if err != nil {
-			// A server left stopped (orch killed mid-restart) is started
-			// again rather than failing the whole command.
-			if _, serr := server.StartIfStopped(ctx, h, ex, err, c.DBOpener()); serr != nil {
-				return serr
+// openNodes returns the cluster's database sessions, opening those this
+// command has not opened yet. A server left stopped (orch killed
+// mid-restart) is started again rather than failing the whole command.
+func openNodes(ctx context.Context, c *cluster.Cluster, rec *recorder) (*cluster.Sessions, error) {
+	return c.Open(ctx, cluster.OpenOptions{
+		Recover: func(ctx context.Context, h *topology.Host, ex executor.Executor, openErr error) (bool, error) {
+			started, err := server.StartIfStopped(ctx, h, ex, openErr, c.DBOpener())
+			if err != nil {
+				return false, err
 			}
-			rec.say(h.Name, "started the server, which was down")
-			rec.tracker.finish(h.Name) // a message, not a step left open
-			if n, err = server.Open(ctx, h, ex, c.DBOpener()); err != nil {
-				return err
+			if started {
+				rec.say(h.Name, "started the server, which was down")
+				rec.tracker.finish(h.Name) // a message, not a step left open
 			}
-		}
-		for i, x := range hosts {
-			if x == h {
-				nodes[i] = n
-			}
-		}
-		rec.done(h.Name, "connect "+n.Server.String(), t0)
-		return nil
+			return started, nil
+		},
+		Opened: func(n *server.Node, took time.Duration) {
+			rec.add(n.Host.Name, "connect "+n.Server.String(), took)
+		},
 	})
-	if err := orchestrator.Aggregate(errs); err != nil {
-		closeNodes(nodes)
-		return nil, err
-	}
-	return nodes, nil
-}
-
-func closeNodes(nodes []*server.Node) {
-	for _, n := range nodes {
-		if n != nil {
-			n.Close()
-		}
-	}
-}
-
-// replicationNodes views the server nodes as replication nodes, master first.
-func replicationNodes(nodes []*server.Node) (*replication.Node, []*replication.Node, error) {
-	var master *replication.Node
-	var slaves []*replication.Node
-	for _, n := range nodes {
-		rn := &replication.Node{Host: n.Host, DB: n.DB, Server: n.Server}
-		if n.Host.Role == topology.RoleMaster {
-			master = rn
-		} else {
-			slaves = append(slaves, rn)
-		}
-	}
-	if master == nil {
-		return nil, nil, fmt.Errorf("no master among the database hosts")
-	}
-	return master, slaves, nil
 }

@@ -2,26 +2,28 @@ package up
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/orch-bench/orch/orchestrator/cluster"
+	"github.com/orch-bench/orch/orchestrator/internal/fakemaria"
 	"github.com/orch-bench/orch/orchestrator/server"
 	"github.com/orch-bench/orch/topology"
 )
 
 // fakeCluster is the cluster of a fresh simulated lab, connected.
-func fakeCluster(t *testing.T) (*cluster.Cluster, *mariaLab) {
+func fakeCluster(t *testing.T) (*cluster.Cluster, *fakemaria.Lab) {
 	t.Helper()
 	t.Setenv("ORCH_UP_TEST_PW", "up-test-pw")
 	inv, err := topology.Load("testdata/lab.yaml", topology.LoadOptions{HomeDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	lab := newMariaLab(inv)
-	c := cluster.Connect(context.Background(), inv, inv.DBHosts(), cluster.Options{Dialer: lab.dial, OpenDB: lab.openDB})
+	lab := fakemaria.NewLab(inv)
+	c := cluster.Connect(context.Background(), inv, inv.DBHosts(), cluster.Options{Dialer: lab.Dial, OpenDB: lab.OpenDB})
 	t.Cleanup(func() { c.Close() })
 	return c, lab
 }
@@ -50,13 +52,13 @@ func TestUpOnAFreshCluster(t *testing.T) {
 	if err != nil {
 		t.Fatalf("up: %v", err)
 	}
-	for _, h := range lab.order {
-		cnf := h.files[boxConfDir+"/99-orch.cnf"]
+	for _, h := range lab.Hosts {
+		cnf, _ := h.File(fakemaria.ConfDir + "/99-orch.cnf")
 		if !strings.Contains(cnf, "innodb_buffer_pool_size = 256M") || !strings.Contains(cnf, "log_bin") {
-			t.Errorf("%s: orch's file:\n%s", h.name, cnf)
+			t.Errorf("%s: orch's file:\n%s", h.Short(), cnf)
 		}
-		if !h.isRunning() || h.db.vars["log_bin"] != "ON" || h.db.vars["innodb_buffer_pool_size"] != "268435456" {
-			t.Errorf("%s: running %v, log_bin %s, buffer pool %s", h.name, h.isRunning(), h.db.vars["log_bin"], h.db.vars["innodb_buffer_pool_size"])
+		if !h.Running() || h.Server().Var("log_bin") != "ON" || h.Server().Var("innodb_buffer_pool_size") != "268435456" {
+			t.Errorf("%s: running %v, log_bin %s, buffer pool %s", h.Short(), h.Running(), h.Server().Var("log_bin"), h.Server().Var("innodb_buffer_pool_size"))
 		}
 	}
 	for _, r := range rep.Hosts {
@@ -66,23 +68,23 @@ func TestUpOnAFreshCluster(t *testing.T) {
 	}
 	// The master's semi-sync comes from orch's file (the restart applied
 	// it), so replication setup finds it set and only creates the account.
-	m := lab.order[0].db
-	if m.vars["rpl_semi_sync_master_enabled"] != "ON" || m.vars["rpl_semi_sync_master_wait_point"] != "AFTER_SYNC" {
-		t.Errorf("master semi-sync: enabled %s, wait point %s", m.vars["rpl_semi_sync_master_enabled"], m.vars["rpl_semi_sync_master_wait_point"])
+	m := lab.Hosts[0].Server()
+	if m.Var("rpl_semi_sync_master_enabled") != "ON" || m.Var("rpl_semi_sync_master_wait_point") != "AFTER_SYNC" {
+		t.Errorf("master semi-sync: enabled %s, wait point %s", m.Var("rpl_semi_sync_master_enabled"), m.Var("rpl_semi_sync_master_wait_point"))
 	}
-	if !hasPrefix(m.statements(0), "GRANT REPLICATION SLAVE, REPLICATION CLIENT ON *.* TO 'repl'@'%'") || !m.users["repl@%"] {
+	if !hasPrefix(m.Statements(0), "GRANT REPLICATION SLAVE, REPLICATION CLIENT ON *.* TO 'repl'@'%'") || !m.HasUser("repl", "%") {
 		t.Errorf("master: no replication account")
 	}
-	for _, h := range lab.order[1:] {
-		st := h.db.statements(0)
+	for _, h := range lab.Hosts[1:] {
+		st := h.Server().Statements(0)
 		for _, want := range []string{"CHANGE MASTER TO MASTER_HOST = '192.0.2.11', MASTER_PORT = 3306, MASTER_USER = 'repl'",
 			"SET GLOBAL rpl_semi_sync_slave_enabled = ON", "START SLAVE"} {
 			if !hasPrefix(st, want) {
-				t.Errorf("%s: no %q", h.name, want)
+				t.Errorf("%s: no %q", h.Short(), want)
 			}
 		}
-		if len(h.db.tokens) != 1 {
-			t.Errorf("%s: canary rows %v", h.name, h.db.tokens)
+		if h.Server().Canaries() != 1 {
+			t.Errorf("%s: canary rows %v", h.Short(), h.Server().Canaries())
 		}
 	}
 	if rep.Status == nil || len(rep.Status.Problems()) > 0 {
@@ -90,24 +92,24 @@ func TestUpOnAFreshCluster(t *testing.T) {
 	}
 
 	// Again: nothing restarts, replication is left alone.
-	marks := map[*mariaHost][2]int{}
-	for _, h := range lab.order {
-		marks[h] = [2]int{len(h.cmds), len(h.db.sql)}
+	marks := map[*fakemaria.Host][2]int{}
+	for _, h := range lab.Hosts {
+		marks[h] = [2]int{h.Commands(), h.Server().StatementCount()}
 	}
 	rep, err = Up(context.Background(), c, upOpts())
 	if err != nil {
 		t.Fatalf("second up: %v", err)
 	}
-	for _, h := range lab.order {
-		for _, cmd := range h.ran(marks[h][0]) {
-			if cmd == boxStop || cmd == boxStart || strings.HasPrefix(cmd, "upload ") {
-				t.Errorf("%s: second up ran %q", h.name, cmd)
+	for _, h := range lab.Hosts {
+		for _, cmd := range h.Ran(marks[h][0]) {
+			if cmd == fakemaria.StopCmd || cmd == fakemaria.StartCmd || strings.HasPrefix(cmd, "upload ") {
+				t.Errorf("%s: second up ran %q", h.Short(), cmd)
 			}
 		}
-		for _, q := range h.db.statements(marks[h][1]) {
+		for _, q := range h.Server().Statements(marks[h][1]) {
 			for _, verb := range []string{"CHANGE MASTER", "STOP SLAVE", "START SLAVE", "RESET", "SET GLOBAL"} {
 				if strings.HasPrefix(q, verb) {
-					t.Errorf("%s: second up sent %q", h.name, q)
+					t.Errorf("%s: second up sent %q", h.Short(), q)
 				}
 			}
 		}
@@ -119,8 +121,8 @@ func TestUpOnAFreshCluster(t *testing.T) {
 // and says where every host was left; the other hosts run the new config.
 func TestUpRollsBackAHostThatWillNotStart(t *testing.T) {
 	c, lab := fakeCluster(t)
-	bad := lab.order[2]
-	bad.badOption = "report_host"
+	bad := lab.Hosts[2]
+	bad.RefuseOption("report_host")
 	_, err := Up(context.Background(), c, upOpts())
 	if err == nil {
 		t.Fatal("up succeeded with a server that cannot start")
@@ -135,10 +137,10 @@ func TestUpRollsBackAHostThatWillNotStart(t *testing.T) {
 			t.Errorf("error lacks %q:\n%s", want, msg)
 		}
 	}
-	if _, ok := bad.files[boxConfDir+"/99-orch.cnf"]; ok || !bad.isRunning() {
-		t.Errorf("db3: orch's file left %v, running %v", ok, bad.isRunning())
+	if _, ok := bad.File(fakemaria.ConfDir + "/99-orch.cnf"); ok || !bad.Running() {
+		t.Errorf("db3: orch's file left %v, running %v", ok, bad.Running())
 	}
-	if hasPrefix(lab.order[1].db.statements(0), "CHANGE MASTER") {
+	if hasPrefix(lab.Hosts[1].Server().Statements(0), "CHANGE MASTER") {
 		t.Error("replication was set up although a host failed")
 	}
 }
@@ -147,16 +149,16 @@ func TestUpRollsBackAHostThatWillNotStart(t *testing.T) {
 // running; up fails naming it, without a start command on any host.
 func TestUpWrongPasswordStartsNothing(t *testing.T) {
 	c, lab := fakeCluster(t)
-	lab.order[1].db.refuse = true
+	lab.Hosts[1].Server().RefuseLogins()
 	start := time.Now()
 	_, err := Up(context.Background(), c, upOpts())
 	if err == nil || !strings.Contains(err.Error(), "db2 192.0.2.12") || !strings.Contains(err.Error(), "Access denied") {
 		t.Fatalf("err %v", err)
 	}
-	for _, h := range lab.order {
-		for _, cmd := range h.ran(0) {
-			if cmd == boxStart || cmd == boxStop {
-				t.Errorf("%s: ran %q", h.name, cmd)
+	for _, h := range lab.Hosts {
+		for _, cmd := range h.Ran(0) {
+			if cmd == fakemaria.StartCmd || cmd == fakemaria.StopCmd {
+				t.Errorf("%s: ran %q", h.Short(), cmd)
 			}
 		}
 	}
@@ -175,11 +177,11 @@ func TestUpStartsAStoppedServer(t *testing.T) {
 		heard = append(heard, host+": "+step)
 		mu.Unlock()
 	}
-	lab.order[1].running = false
+	lab.Hosts[1].Crash()
 	if _, err := Up(context.Background(), c, opts); err != nil {
 		t.Fatalf("up: %v", err)
 	}
-	if !lab.order[1].isRunning() || !contains(heard, "db2: started the server, which was down") {
+	if !lab.Hosts[1].Running() || !slices.Contains(heard, "db2: started the server, which was down") {
 		t.Errorf("db2 not started: %v", heard)
 	}
 }
@@ -206,9 +208,9 @@ func TestStatusAndDown(t *testing.T) {
 	if _, err := Down(context.Background(), c, nil); err != nil {
 		t.Fatalf("down: %v", err)
 	}
-	for _, h := range lab.order {
-		if _, ok := h.files[boxConfDir+"/99-orch.cnf"]; ok || h.db.replica != nil || !h.isRunning() {
-			t.Errorf("%s after down: file %v, replica %v, running %v", h.name, ok, h.db.replica, h.isRunning())
+	for _, h := range lab.Hosts {
+		if _, ok := h.File(fakemaria.ConfDir + "/99-orch.cnf"); ok || h.Server().Replicating() || !h.Running() {
+			t.Errorf("%s after down: file %v, replica %v, running %v", h.Short(), ok, h.Server().Replicating(), h.Running())
 		}
 	}
 }

@@ -25,6 +25,12 @@ type Session interface {
 	Handle(ctx context.Context, q string) (Result, error)
 }
 
+// Pinger is a Session that answers the client's ping (COM_PING) itself; a
+// Session without it answers every ping.
+type Pinger interface {
+	Ping(ctx context.Context) error
+}
+
 // Connect opens a session, or refuses the connection with an error.
 type Connect func(ctx context.Context) (Session, error)
 
@@ -54,7 +60,14 @@ var errPlaceholders = errors.New("sqlfake: placeholders are not supported")
 func (c *conn) Prepare(string) (driver.Stmt, error) {
 	return nil, errors.New("sqlfake: prepared statements are not supported")
 }
-func (c *conn) Close() error              { return nil }
+func (c *conn) Close() error { return nil }
+
+func (c *conn) Ping(ctx context.Context) error {
+	if p, ok := c.s.(Pinger); ok {
+		return p.Ping(ctx)
+	}
+	return nil
+}
 func (c *conn) Begin() (driver.Tx, error) { return nil, errors.New("sqlfake: no transactions") }
 
 func (c *conn) ExecContext(ctx context.Context, q string, args []driver.NamedValue) (driver.Result, error) {

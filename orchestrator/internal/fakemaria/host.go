@@ -1,7 +1,16 @@
-package up
+// Package fakemaria simulates Debian hosts running MariaDB 10.11, for the
+// unit tests of the packages that drive whole clusters (up, runner,
+// matrix). It is written from what such a host does (shell, option files,
+// service scripts) and what the server answers (the MariaDB manual), not
+// from orch's code: the shell side is in host.go, the SQL side in sql.go. A
+// command or statement it does not know fails loudly, so a test sees every
+// new conversation.
+package fakemaria
 
 import (
 	"bufio"
+	"bytes"
+	"compress/gzip"
 	"context"
 	"database/sql"
 	"errors"
@@ -20,25 +29,27 @@ import (
 	"github.com/orch-bench/orch/topology"
 )
 
-// A simulated Debian host running MariaDB 10.11, written from what such a
-// host does (shell, option files, service scripts) and what the server
-// answers (the MariaDB manual), not from orch's code: the shell side is
-// here, the SQL side in fakesql_test.go. A command or statement it does not
-// know fails loudly, so a test sees every new conversation.
-
 const (
-	boxConfDir = "/etc/mysql/conf.d"
-	boxLog     = "/var/log/mysql/error.log"
-	boxStart   = "/opt/db/start"
-	boxStop    = "/opt/db/stop"
-	boxStatus  = "/opt/db/status"
+	ConfDir   = "/etc/mysql/conf.d"
+	boxLog    = "/var/log/mysql/error.log"
+	StartCmd  = "/opt/db/start"
+	StopCmd   = "/opt/db/stop"
+	boxStatus = "/opt/db/status"
 )
 
-// mariaHost is one host: its files, its server and what it was asked.
-type mariaHost struct {
-	lab  *mariaLab
+// Host is one host: its files, its server and what it was asked.
+type Host struct {
+	lab  *Lab
 	name string
 	addr string
+	// cut is set while the host's link is down; gen counts the cuts, so a
+	// connection made before one stays dead.
+	cut   bool
+	gen   int
+	dials int
+	// noSocket: the server runs but its socket file is gone (a second
+	// instance's start removed it), so only open connections work.
+	noSocket bool
 
 	mu      sync.Mutex
 	files   map[string]string
@@ -48,49 +59,58 @@ type mariaHost struct {
 	// with (as a typo in a config file makes it).
 	badOption string
 	cmds      []string
-	db        *mariaDB
+	db        *DB
 }
 
-// mariaLab is the network: hosts by address, so slaves reach their master.
-type mariaLab struct {
+// Lab is the network: hosts by address, so slaves reach their master.
+type Lab struct {
 	sql   sync.Mutex // every server's SQL state
 	mu    sync.Mutex
-	hosts map[string]*mariaHost
-	order []*mariaHost
+	hosts map[string]*Host
+	Hosts []*Host
 }
 
-func newMariaLab(inv *topology.Inventory) *mariaLab {
-	l := &mariaLab{hosts: map[string]*mariaHost{}}
+// NewLab is a lab of stock, running servers on inv's database hosts.
+func NewLab(inv *topology.Inventory) *Lab {
+	l := &Lab{hosts: map[string]*Host{}}
 	for _, h := range inv.DBHosts() {
-		mh := &mariaHost{lab: l, name: h.Name, addr: h.Address, files: map[string]string{}, running: true}
-		mh.db = newMariaDB(mh)
+		mh := &Host{lab: l, name: h.Name, addr: h.Address, files: map[string]string{}, running: true}
+		mh.db = newDB(mh)
 		l.hosts[h.Address] = mh
-		l.order = append(l.order, mh)
+		l.Hosts = append(l.Hosts, mh)
 	}
 	return l
 }
 
-func (l *mariaLab) host(addr string) *mariaHost {
+func (l *Lab) host(addr string) *Host {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.hosts[addr]
 }
 
-// dial is the cluster's executor dialer: this lab's host for h.
-func (l *mariaLab) dial(_ context.Context, h *topology.Host, _ executor.DialConfig) (executor.Executor, error) {
-	if mh := l.host(h.Address); mh != nil {
-		return mh, nil
-	}
-	return nil, fmt.Errorf("%s: no route to host", h)
-}
-
-// openDB is the cluster's MySQL opener: a pool to the host's server.
-func (l *mariaLab) openDB(ctx context.Context, h *topology.Host, _ executor.Executor) (*sql.DB, error) {
+// Dial is the cluster's executor dialer: this lab's host for h.
+func (l *Lab) Dial(_ context.Context, h *topology.Host, _ executor.DialConfig) (executor.Executor, error) {
 	mh := l.host(h.Address)
 	if mh == nil {
 		return nil, fmt.Errorf("%s: no route to host", h)
 	}
-	db := sqlfake.Open(mh.connect)
+	mh.mu.Lock()
+	defer mh.mu.Unlock()
+	if mh.cut {
+		return nil, fmt.Errorf("%s: connect %s:22: no route to host", h, h.Address)
+	}
+	mh.dials++
+	return &link{Host: mh, gen: mh.gen}, nil
+}
+
+// OpenDB is the cluster's MySQL opener: a pool to the host's server.
+func (l *Lab) OpenDB(ctx context.Context, h *topology.Host, ex executor.Executor) (*sql.DB, error) {
+	mh := l.host(h.Address)
+	if mh == nil {
+		return nil, fmt.Errorf("%s: no route to host", h)
+	}
+	ln, _ := ex.(*link) // the tunnel the pool's connections go through
+	db := sqlfake.Open(func(ctx context.Context) (sqlfake.Session, error) { return mh.connect(ctx, ln) })
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("%s: mysql: %w", h, err)
@@ -98,10 +118,10 @@ func (l *mariaLab) openDB(ctx context.Context, h *topology.Host, _ executor.Exec
 	return db, nil
 }
 
-func (h *mariaHost) Name() string { return h.name + " " + h.addr }
-func (h *mariaHost) Close() error { return nil }
+func (h *Host) Name() string { return h.name + " " + h.addr }
+func (h *Host) Close() error { return nil }
 
-func (h *mariaHost) Upload(_ context.Context, r io.Reader, p string, _ os.FileMode, _ bool) error {
+func (h *Host) Upload(_ context.Context, r io.Reader, p string, _ os.FileMode, _ bool) error {
 	b, err := io.ReadAll(r)
 	if err != nil {
 		return err
@@ -113,7 +133,7 @@ func (h *mariaHost) Upload(_ context.Context, r io.Reader, p string, _ os.FileMo
 	return nil
 }
 
-func (h *mariaHost) Download(_ context.Context, p string, w io.Writer, _ bool) (os.FileMode, error) {
+func (h *Host) Download(_ context.Context, p string, w io.Writer, _ bool) (os.FileMode, error) {
 	h.mu.Lock()
 	text, ok := h.files[p]
 	h.mu.Unlock()
@@ -124,16 +144,17 @@ func (h *mariaHost) Download(_ context.Context, p string, w io.Writer, _ bool) (
 	return 0o644, err
 }
 
-func (h *mariaHost) exit(code int, stderr string) error {
+func (h *Host) exit(code int, stderr string) error {
 	return &executor.ExitError{Host: h.Name(), ExitCode: code, Stderr: stderr}
 }
 
 var (
 	reQuotedP = regexp.MustCompile(`^p='?([^'\s]+)'?`)
 	reTail    = regexp.MustCompile(`tail -c \+(\d+)`)
+	reHead    = regexp.MustCompile(`\| head -c (\d+)`)
 )
 
-func (h *mariaHost) Run(ctx context.Context, c executor.Command) (executor.Result, error) {
+func (h *Host) Run(ctx context.Context, c executor.Command) (executor.Result, error) {
 	if err := ctx.Err(); err != nil {
 		return executor.Result{}, err
 	}
@@ -141,7 +162,7 @@ func (h *mariaHost) Run(ctx context.Context, c executor.Command) (executor.Resul
 	h.mu.Lock()
 	h.cmds = append(h.cmds, s)
 	h.mu.Unlock()
-	out := func(text string) (executor.Result, error) { return executor.Result{Stdout: []byte(text)}, nil }
+	out := func(text string) (executor.Result, error) { return h.output(c, []byte(text)) }
 	switch {
 	case s == "true":
 		return out("")
@@ -187,16 +208,28 @@ func (h *mariaHost) Run(ctx context.Context, c executor.Command) (executor.Resul
 		from, _ := strconv.Atoi(reTail.FindStringSubmatch(s)[1])
 		h.mu.Lock()
 		defer h.mu.Unlock()
-		if from-1 > len(h.errLog) {
-			return out("")
+		text := ""
+		if from-1 <= len(h.errLog) {
+			text = h.errLog[from-1:]
 		}
-		return out(h.errLog[from-1:])
-	case s == boxStop:
+		if m := reHead.FindStringSubmatch(s); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			text = text[:min(n, len(text))]
+		}
+		if strings.Contains(s, "| gzip -c") {
+			var b bytes.Buffer
+			zw := gzip.NewWriter(&b)
+			zw.Write([]byte(text))
+			zw.Close()
+			return h.output(c, b.Bytes())
+		}
+		return out(text)
+	case s == StopCmd:
 		h.mu.Lock()
 		h.running = false
 		h.mu.Unlock()
 		return out("")
-	case s == boxStart:
+	case s == StartCmd:
 		return h.start()
 	case s == boxStatus:
 		h.mu.Lock()
@@ -209,14 +242,24 @@ func (h *mariaHost) Run(ctx context.Context, c executor.Command) (executor.Resul
 	return executor.Result{}, fmt.Errorf("fake host %s: unexpected command %q", h.Name(), s)
 }
 
+// output is a command's standard output: streamed to c.Stdout when the
+// caller gave one, as an executor does, else returned in the Result.
+func (h *Host) output(c executor.Command, b []byte) (executor.Result, error) {
+	if c.Stdout != nil {
+		_, err := c.Stdout.Write(b)
+		return executor.Result{}, err
+	}
+	return executor.Result{Stdout: b}, nil
+}
+
 // options are the [mysqld] options of the config dir's files in the order
 // the server reads them (file names sorted), as my_print_defaults prints.
-func (h *mariaHost) options() []string {
+func (h *Host) options() []string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	var names []string
 	for p := range h.files {
-		if path.Dir(p) == boxConfDir && strings.HasSuffix(p, ".cnf") {
+		if path.Dir(p) == ConfDir && strings.HasSuffix(p, ".cnf") {
 			names = append(names, p)
 		}
 	}
@@ -247,7 +290,7 @@ func (h *mariaHost) options() []string {
 
 // start brings the server up on the option files, or fails as mariadbd
 // does on an option it does not know.
-func (h *mariaHost) start() (executor.Result, error) {
+func (h *Host) start() (executor.Result, error) {
 	opts := h.options()
 	h.mu.Lock()
 	for _, o := range opts {
@@ -267,14 +310,15 @@ func (h *mariaHost) start() (executor.Result, error) {
 	return executor.Result{}, nil
 }
 
-// ran reports the host's commands (scripts, "upload PATH") from index from.
-func (h *mariaHost) ran(from int) []string {
+// Ran reports the host's commands (scripts, "upload PATH") from index from.
+func (h *Host) Ran(from int) []string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return append([]string(nil), h.cmds[from:]...)
 }
 
-func (h *mariaHost) isRunning() bool {
+// Running says whether the host's server runs.
+func (h *Host) Running() bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.running

@@ -1,4 +1,4 @@
-package up
+package fakemaria
 
 import (
 	"context"
@@ -15,12 +15,12 @@ import (
 	"github.com/orch-bench/orch/orchestrator/internal/sqlfake"
 )
 
-// mariaDB is the SQL side of a simulated MariaDB 10.11 server: global
+// DB is the SQL side of a simulated MariaDB 10.11 server: global
 // variables (dynamic or not, as the manual lists them), built-in semi-sync,
 // GTID replication from another simulated host, and the statements a DBA
 // would type, spelled as MariaDB spells them.
-type mariaDB struct {
-	host *mariaHost
+type DB struct {
+	host *Host
 	mu   *sync.Mutex // the lab's: replication touches two servers at once
 
 	vars     map[string]string
@@ -43,8 +43,8 @@ type replicaSetup struct {
 	port       int
 }
 
-func newMariaDB(h *mariaHost) *mariaDB {
-	d := &mariaDB{host: h, mu: &h.lab.sql, users: map[string]bool{}, tokens: map[string]bool{}}
+func newDB(h *Host) *DB {
+	d := &DB{host: h, mu: &h.lab.sql, users: map[string]bool{}, tokens: map[string]bool{}}
 	d.boot(nil)
 	return d
 }
@@ -65,7 +65,7 @@ var mariaDefaults = map[string]string{
 var mariaReadOnly = []string{"report_host", "bind_address", "log_bin", "relay_log", "version", "datadir", "plugin_dir", "log_error", "log_slave_updates"}
 
 // boot (re)starts the server on the given --options.
-func (d *mariaDB) boot(opts []string) {
+func (d *DB) boot(opts []string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.vars = map[string]string{}
@@ -107,7 +107,7 @@ func shown(name, v string) string {
 	return v
 }
 
-func (d *mariaDB) gtid() string {
+func (d *DB) gtid() string {
 	if d.seq == 0 {
 		return ""
 	}
@@ -163,8 +163,8 @@ var (
 )
 
 // handle runs one statement on a session whose sql_log_bin is *binlog.
-func (d *mariaDB) handle(q string, binlog *bool) (table, error) {
-	if !d.host.isRunning() {
+func (d *DB) handle(q string, binlog *bool) (table, error) {
+	if !d.host.Running() {
 		return table{}, driver.ErrBadConn
 	}
 	d.mu.Lock()
@@ -186,6 +186,8 @@ func (d *mariaDB) handle(q string, binlog *bool) (table, error) {
 		return nameValue(v, nil), nil
 	case strings.HasPrefix(q, "SHOW GLOBAL VARIABLES WHERE Variable_name IN ("):
 		return nameValue(v, quotedList(q)), nil
+	case q == "SHOW GLOBAL STATUS":
+		return nameValue(d.status(), nil), nil
 	case strings.HasPrefix(q, "SHOW GLOBAL STATUS WHERE Variable_name IN ("):
 		return nameValue(d.status(), quotedList(q)), nil
 	case strings.HasPrefix(q, "SELECT READ_ONLY FROM information_schema.SYSTEM_VARIABLES WHERE VARIABLE_NAME = "):
@@ -290,7 +292,7 @@ func (d *mariaDB) handle(q string, binlog *bool) (table, error) {
 	return table{}, mariaErr(1064, fmt.Sprintf("fake server %s: unexpected statement %q", d.host.Name(), q))
 }
 
-func (d *mariaDB) setGlobal(name, value string) error {
+func (d *DB) setGlobal(name, value string) error {
 	name = strings.ToLower(name)
 	if _, ok := d.vars[name]; !ok {
 		return mariaErr(1193, "Unknown system variable '"+name+"'")
@@ -304,16 +306,16 @@ func (d *mariaDB) setGlobal(name, value string) error {
 
 // write commits one transaction here and, with binary logging on, on every
 // slave replicating from this host (replication is instant in this lab).
-func (d *mariaDB) write(binlog bool) {
+func (d *DB) write(binlog bool) {
 	if !binlog || d.vars["log_bin"] != "ON" {
 		return
 	}
 	d.seq++
 	pos := d.gtid()
 	d.vars["gtid_binlog_pos"] = pos
-	for _, h := range d.host.lab.order {
+	for _, h := range d.host.lab.Hosts {
 		s := h.db
-		if s == d || !h.isRunning() {
+		if s == d || !h.Running() {
 			continue
 		}
 		if s.replica != nil && s.replica.host == d.host.addr && s.ioOn && s.sqlOn {
@@ -326,12 +328,12 @@ func (d *mariaDB) write(binlog bool) {
 	}
 }
 
-// status is the semi-sync part of SHOW GLOBAL STATUS.
-func (d *mariaDB) status() map[string]string {
+// status is SHOW GLOBAL STATUS: the statements received and semi-sync.
+func (d *DB) status() map[string]string {
 	clients := 0
-	for _, h := range d.host.lab.order {
+	for _, h := range d.host.lab.Hosts {
 		s := h.db
-		if s == d || !h.isRunning() {
+		if s == d || !h.Running() {
 			continue
 		}
 		if s.replica != nil && s.replica.host == d.host.addr && s.ioOn && s.semiOn {
@@ -340,6 +342,7 @@ func (d *mariaDB) status() map[string]string {
 	}
 	onOff := map[bool]string{true: "ON", false: "OFF"}
 	return map[string]string{
+		"Questions":                    strconv.Itoa(len(d.sql)),
 		"Rpl_semi_sync_master_status":  onOff[d.vars["rpl_semi_sync_master_enabled"] == "ON" && clients > 0],
 		"Rpl_semi_sync_master_clients": strconv.Itoa(clients),
 		"Rpl_semi_sync_master_yes_tx":  strconv.Itoa(d.seq),
@@ -350,7 +353,7 @@ func (d *mariaDB) status() map[string]string {
 
 // slaveStatus is SHOW SLAVE STATUS with MariaDB 10.11's columns that
 // matter here (an empty set on a server that is no replica).
-func (d *mariaDB) slaveStatus() table {
+func (d *DB) slaveStatus() table {
 	cols := []string{"Slave_IO_State", "Master_Host", "Master_User", "Master_Port", "Connect_Retry", "Master_Log_File",
 		"Read_Master_Log_Pos", "Relay_Master_Log_File", "Slave_IO_Running", "Slave_SQL_Running", "Last_Errno", "Last_Error",
 		"Exec_Master_Log_Pos", "Seconds_Behind_Master", "Last_IO_Errno", "Last_IO_Error", "Last_SQL_Errno", "Last_SQL_Error",
@@ -368,8 +371,18 @@ func (d *mariaDB) slaveStatus() table {
 }
 
 // connect opens a session on the host's server, as the driver would.
-func (h *mariaHost) connect(context.Context) (sqlfake.Session, error) {
-	if !h.isRunning() {
+// Through a dead link (ln not nil) there is no connection at all.
+func (h *Host) connect(_ context.Context, ln *link) (sqlfake.Session, error) {
+	if ln != nil && !ln.alive() {
+		return nil, errLinkLost
+	}
+	h.mu.Lock()
+	noSocket := h.noSocket
+	h.mu.Unlock()
+	if noSocket {
+		return nil, errNoSocket
+	}
+	if !h.Running() {
 		return nil, errDown
 	}
 	h.db.mu.Lock()
@@ -378,21 +391,30 @@ func (h *mariaHost) connect(context.Context) (sqlfake.Session, error) {
 	if refuse {
 		return nil, mariaErr(1045, "Access denied for user 'orch'@'localhost' (using password: YES)")
 	}
-	return &mariaConn{db: h.db, binlog: true}, nil
+	return &session{db: h.db, binlog: true, ln: ln}, nil
 }
 
-// mariaConn is one session; binlog is its sql_log_bin.
-type mariaConn struct {
-	db     *mariaDB
+// session is one session; binlog is its sql_log_bin.
+type session struct {
+	db     *DB
 	binlog bool
+	ln     *link
 }
 
-func (c *mariaConn) Handle(_ context.Context, q string) (sqlfake.Result, error) {
+// Ping fails on a connection whose server went away, as the driver finds.
+func (c *session) Ping(context.Context) error {
+	if !c.db.host.Running() || (c.ln != nil && !c.ln.alive()) {
+		return driver.ErrBadConn
+	}
+	return nil
+}
+
+func (c *session) Handle(_ context.Context, q string) (sqlfake.Result, error) {
 	return c.db.handle(q, &c.binlog)
 }
 
-// statements returns the server's statements from index from.
-func (d *mariaDB) statements(from int) []string {
+// Statements returns the server's statements from index from.
+func (d *DB) Statements(from int) []string {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return append([]string(nil), d.sql[from:]...)

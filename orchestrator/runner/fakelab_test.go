@@ -1,0 +1,24 @@
+package runner
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/orch-bench/orch/orchestrator/internal/fakemaria"
+	"github.com/orch-bench/orch/orchestrator/server"
+	"github.com/orch-bench/orch/orchestrator/up"
+)
+
+// newFakeLab is the simulated cluster of testdata/fakelab.yaml brought up by
+// orch up, its client printing what mariadb-slap printed on the lab.
+func newFakeLab(t *testing.T) *fakemaria.Cluster {
+	t.Helper()
+	t.Setenv("ORCH_RUNNER_TEST_PW", "runner-test-pw")
+	t.Setenv("ORCH_RUNNER_BENCH_PW", "bench-test-pw")
+	f := fakemaria.NewCluster(t, "testdata/fakelab.yaml", "mariadb-slap", "testdata/mariadb-slap-write-innodb.txt")
+	if _, err := up.Up(context.Background(), f.C, up.Options{Desired: server.Desired{Engine: "innodb"}, VerifyTimeout: 5 * time.Second}); err != nil {
+		t.Fatalf("up: %v", err)
+	}
+	return f
+}

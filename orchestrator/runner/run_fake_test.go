@@ -1,0 +1,73 @@
+package runner
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/orch-bench/orch/orchestrator/bench"
+	"github.com/orch-bench/orch/orchestrator/rundir"
+)
+
+// TestRunOnTheFakeLab: a whole run of mariadb-slap on a semi-sync cluster:
+// the client reaches the master at its address with the benchmark account
+// (password in its environment only), every server is snapshotted before
+// and after and watched throughout, the slaves catch up, and the run
+// directory ends complete and free of passwords; up and the run open each
+// server once.
+func TestRunOnTheFakeLab(t *testing.T) {
+	f := newFakeLab(t)
+	w, err := bench.LoadWorkload("mysqlslap-write")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs []string
+	out, err := Run(context.Background(), Config{Cluster: f.C, Workload: w, Engine: "innodb", Root: t.TempDir(), Version: "test",
+		Logf: func(format string, args ...any) { logs = append(logs, format) }})
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, strings.Join(logs, "\n"))
+	}
+	if out.Status != rundir.StatusOK {
+		t.Fatalf("status %s", out.Status)
+	}
+	argv, err := os.ReadFile(f.Argv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"--host=192.0.2.11", "--port=3306", "--user=sbtest"} {
+		if !strings.Contains(string(argv), want+"\n") {
+			t.Errorf("client argv lacks %s:\n%s", want, argv)
+		}
+	}
+	if strings.Contains(string(argv), "bench-test-pw") {
+		t.Error("the password is in the client's argv")
+	}
+	if pw, _ := os.ReadFile(f.Password); string(pw) != "bench-test-pw" {
+		t.Errorf("client's MYSQL_PWD %q", pw)
+	}
+	dir := out.Dir.Path()
+	for _, rel := range []string{"benchmark/run.txt", "hosts/db1/status.before.tsv", "hosts/db2/status.after.tsv",
+		"hosts/db3/variables.before.tsv", "hosts/db1/replication.before.json", "results.json", "manifest.json"} {
+		if _, err := os.Stat(filepath.Join(dir, rel)); err != nil {
+			t.Errorf("run directory: %v", err)
+		}
+	}
+	if out.Results == nil || out.Results.Benchmark == nil {
+		t.Fatalf("results %+v", out.Results)
+	}
+	m, err := out.Dir.LoadManifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Status != rundir.StatusOK || m.End.IsZero() || m.Servers["db2"] == "" {
+		t.Errorf("manifest: status %s, end %v, servers %v", m.Status, m.End, m.Servers)
+	}
+	// up and the run share one session per server.
+	for _, h := range []string{"db1", "db2", "db3"} {
+		if n := f.Opens(h); n != 1 {
+			t.Errorf("%s opened %d times by up and the run, want once", h, n)
+		}
+	}
+}
