@@ -177,16 +177,26 @@ func (s Server) SlaveSemiSyncSettings() []Setting {
 
 // MasterSetup prepares the master: replication account, then semi-sync.
 func (s Server) MasterSetup(p Params) ([]Statement, error) {
-	out, err := s.ReplUser(p)
+	user, err := s.ReplUser(p)
 	if err != nil {
 		return nil, err
 	}
+	semi, err := s.MasterSemiSync(p)
+	if err != nil {
+		return nil, err
+	}
+	return append(user, semi...), nil
+}
+
+// MasterSemiSync makes the master semi-synchronous: the plugin where
+// semi-sync is one, then the settings, enabling last.
+func (s Server) MasterSemiSync(p Params) ([]Statement, error) {
 	settings, err := s.MasterSemiSyncSettings(p)
 	if err != nil {
 		return nil, err
 	}
 	n := s.SemiSync()
-	out = append(out, installPlugin(n.MasterPlugin, n.MasterLibrary)...)
+	out := installPlugin(n.MasterPlugin, n.MasterLibrary)
 	for _, st := range settings {
 		out = append(out, setGlobal(st))
 	}
@@ -229,10 +239,7 @@ func (s Server) SlaveSetup(p Params) ([]Statement, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s, err)
 	}
-	out := []Statement{
-		s.keyword("STOP", ""),
-		s.keyword("RESET", " ALL"),
-	}
+	out := s.StopReplication()
 	if p.Fresh {
 		out = append(out, s.ResetBinlogs())
 		if s.UsesMariaDBGTID() {
@@ -241,13 +248,27 @@ func (s Server) SlaveSetup(p Params) ([]Statement, error) {
 		}
 	}
 	out = append(out, s.changeSource(p))
+	out = append(out, s.SlaveSemiSync()...)
+	out = append(out, s.keyword("START", ""))
+	return append(out, s.IOThreadRestart()...), nil
+}
+
+// SlaveSemiSync enables a slave's side of semi-sync: the plugin where
+// semi-sync is one, then the setting. A running slave acknowledges only
+// after its IO thread reconnects (EnableSlaveSemiSync).
+func (s Server) SlaveSemiSync() []Statement {
 	n := s.SemiSync()
-	out = append(out, installPlugin(n.SlavePlugin, n.SlaveLibrary)...)
+	out := installPlugin(n.SlavePlugin, n.SlaveLibrary)
 	for _, st := range s.SlaveSemiSyncSettings() {
 		out = append(out, setGlobal(st))
 	}
-	out = append(out, s.keyword("START", ""))
-	return append(out, s.IOThreadRestart()...), nil
+	return out
+}
+
+// EnableSlaveSemiSync makes a slave that already replicates the right
+// master semi-synchronous: SlaveSemiSync, then an IO thread reconnect.
+func (s Server) EnableSlaveSemiSync() []Statement {
+	return append(s.SlaveSemiSync(), s.IOThreadRestart()...)
 }
 
 // IOThreadRestart reconnects a slave's IO thread: the only way a running
@@ -272,14 +293,22 @@ func disableSemiSync(variable, plugin string) Statement {
 	return st
 }
 
-// SlaveTeardown stops replication and forgets the master (for orch down).
+// SlaveTeardown stops replication and forgets the master, then turns the
+// slave's semi-sync off (StopReplication, SlaveSemiSyncOff).
 func (s Server) SlaveTeardown() []Statement {
+	return append(s.StopReplication(), s.SlaveSemiSyncOff()...)
+}
+
+// StopReplication stops a slave and makes it forget its master.
+func (s Server) StopReplication() []Statement {
+	return []Statement{s.keyword("STOP", ""), s.keyword("RESET", " ALL")}
+}
+
+// SlaveSemiSyncOff turns a slave's semi-sync off; where semi-sync is a
+// plugin, only while the plugin is loaded (else the variable is absent).
+func (s Server) SlaveSemiSyncOff() []Statement {
 	n := s.SemiSync()
-	return []Statement{
-		s.keyword("STOP", ""),
-		s.keyword("RESET", " ALL"),
-		disableSemiSync(n.SlaveEnabled, n.SlavePlugin),
-	}
+	return []Statement{disableSemiSync(n.SlaveEnabled, n.SlavePlugin)}
 }
 
 // MasterTeardown turns semi-sync off on the master, so that writes no

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"github.com/orch-bench/orch/orchestrator/step"
-	"strings"
 	"time"
 
 	"github.com/orch-bench/orch/orchestrator"
@@ -73,15 +72,7 @@ func Teardown(ctx context.Context, master *Node, slaves []*Node, p flavor.Params
 func teardownSlave(ctx context.Context, n *Node) ([]step.Record, error) {
 	sp := &stepper{host: n.String()}
 	err := withConn(ctx, n.DB, func(c *sql.Conn) error {
-		// SlaveTeardown is STOP, RESET ALL, then the semi-sync switch.
-		var stop, semi []flavor.Statement
-		for _, st := range n.Server.SlaveTeardown() {
-			if strings.HasPrefix(st.SQL, "SET GLOBAL ") {
-				semi = append(semi, st)
-			} else {
-				stop = append(stop, st)
-			}
-		}
+		stop, semi := n.Server.StopReplication(), n.Server.SlaveSemiSyncOff()
 		if err := sp.do(StepStopReplica, func() (step.Action, string, []string, error) {
 			rs, isReplica, err := readReplica(ctx, c, n.Server)
 			if err != nil {
