@@ -17,8 +17,11 @@ const (
 	// back to asynchronous replication during a benchmark.
 	DefaultSemiSyncTimeoutMS uint64 = 1_000_000_000_000_000_000
 	DefaultWaitPoint                = "AFTER_SYNC"
-	// DefaultWaitForReplicaCount: with two slaves, a commit waits for both.
-	// MariaDB has no such setting and always waits for one.
+	// DefaultWaitForReplicaCount is the acknowledgement count when Params
+	// leave it zero (the golden files: with two slaves, a commit waits for
+	// both). orch up always passes the inventory's
+	// replication.semi_sync.wait_for_slave_count, whose default is 1 (the
+	// server's own). MariaDB has no such setting and always waits for one.
 	DefaultWaitForReplicaCount = 2
 )
 
@@ -338,8 +341,12 @@ func (s Server) SetupPlan(p Params) ([]Phase, error) {
 	}, nil
 }
 
-// TeardownPlan is what orch down runs before it removes orch's config:
-// every slave forgets its master, then the master stops waiting for them.
+// TeardownPlan lists the teardown statements of each role, for golden
+// files: every slave forgets its master and turns semi-sync off, and the
+// master turns semi-sync off. replication.Teardown (orch down) runs them
+// in another order, the master's first so that no write waits for slaves
+// about to go, each only where it is still set up, and then drops the
+// replication account.
 func (s Server) TeardownPlan() []Phase {
 	return []Phase{
 		{Name: "slave-teardown", Target: TargetSlaves, Statements: s.SlaveTeardown()},
