@@ -212,7 +212,7 @@ func TestLab(t *testing.T) {
 			t.Fatalf("rocksdb report (memtable not flushed?): %+v", rocks.Tables)
 		}
 		if rocks.DatadirSource != SourceDu || rocks.DatadirBytes <= inno.DataBytes+rocks.DataBytes ||
-			rocks.Paths[RocksDBDir] < rocks.DataBytes || inno.Paths[labInno] < inno.DataBytes {
+			rocks.Paths["#rocksdb"] < rocks.DataBytes || inno.Paths[labInno] < inno.DataBytes {
 			t.Fatalf("datadir: %+v / %+v", rocks, inno.Paths)
 		}
 		// Tables on disk per engine, from the files; the logs apart.

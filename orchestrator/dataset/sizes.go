@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/orch-bench/orch/orchestrator/executor"
+	"github.com/orch-bench/orch/orchestrator/flavor"
 	"github.com/orch-bench/orch/orchestrator/shell"
 )
 
@@ -18,9 +19,6 @@ const (
 	SourceDu      = "du"
 	SourceCatalog = "information_schema"
 )
-
-// RocksDBDir is MyRocks' directory inside the datadir.
-const RocksDBDir = "#rocksdb"
 
 // SizeOptions say how Sizes measures.
 type SizeOptions struct {
@@ -47,8 +45,9 @@ type SizeReport struct {
 	Datadir       string `json:"datadir"`
 	DatadirBytes  int64  `json:"datadir_bytes"`
 	DatadirSource string `json:"datadir_source"`
-	// Paths are du -sb sizes of the engine directories inside the datadir
-	// that exist: the database's own (InnoDB's .ibd files) and #rocksdb.
+	// Paths are du -sb sizes of the directories inside the datadir that
+	// exist: the database's own (InnoDB's .ibd files) and each engine's
+	// (flavor.EngineSpec.DataDir: #rocksdb).
 	Paths map[string]int64 `json:"paths,omitempty"`
 	// EngineDiskBytes are the database's tables on disk per engine, from
 	// the files themselves: innodb the database directory's .ibd files,
@@ -150,7 +149,7 @@ func refresh(ctx context.Context, db *sql.DB, database string) error {
 	if err != nil {
 		return fmt.Errorf("table sizes of %s: %w", database, err)
 	}
-	rocks := false
+	used := map[string]bool{}
 	var names []string
 	for _, r := range rows {
 		n, err := qualified(database, str(r[0]))
@@ -158,14 +157,17 @@ func refresh(ctx context.Context, db *sql.DB, database string) error {
 			return err
 		}
 		names = append(names, n)
-		rocks = rocks || strings.EqualFold(str(r[1]), "rocksdb")
+		used[strings.ToLower(str(r[1]))] = true
 	}
-	if rocks {
+	for _, e := range flavor.EngineSpecs() {
+		if e.FlushStmt == "" || !used[e.Name] {
+			continue
+		}
 		fctx, cancel := context.WithTimeout(ctx, StatementTimeout)
-		_, err := db.ExecContext(fctx, "SET GLOBAL rocksdb_force_flush_memtable_now = 1")
+		_, err := db.ExecContext(fctx, e.FlushStmt)
 		cancel()
 		if err != nil {
-			return fmt.Errorf("flush RocksDB memtables: %w", err)
+			return fmt.Errorf("flush %s: %s: %w", e.Display, e.FlushStmt, err)
 		}
 	}
 	for _, n := range names {
@@ -204,26 +206,36 @@ func readLogBasenames(ctx context.Context, db *sql.DB) (logBasenames, error) {
 	return out, nil
 }
 
-// Labels duScript prints for totals of several files.
+// Labels duScript prints for totals of several files: duFiles + an engine
+// name, or one of the logs.
 const (
-	duInnoDB = "files:innodb"
-	duTokuDB = "files:tokudb"
-	duBinlog = "files:binlog"
-	duRelay  = "files:relay"
+	duFiles  = "files:"
+	duBinlog = duFiles + "binlog"
+	duRelay  = duFiles + "relay"
 )
 
-// duScript prints "bytes<TAB>path" for the datadir (".") and each of the
-// engine directories that exists, then "bytes<TAB>files:KIND" totals of the
-// database's InnoDB and TokuDB files and of the binary and relay logs.
+// duScript prints "bytes<TAB>path" for the datadir ("."), the engines'
+// directories and the database's that exist, then "bytes<TAB>files:KIND"
+// totals of the database's table files of each engine that keeps them
+// apart (InnoDB's .ibd, TokuDB's .tokudb) and of the binary and relay logs.
 func duScript(datadir, database string, logs logBasenames) string {
+	dirs := []string{}
+	for _, e := range flavor.EngineSpecs() {
+		if e.DataDir != "" {
+			dirs = append(dirs, e.DataDir)
+		}
+	}
 	var b strings.Builder
 	b.WriteString("cd " + shell.Quote(datadir) + " || exit 1\n" +
-		"for p in . " + shell.Join(RocksDBDir, database) + "; do\n" +
+		"for p in . " + shell.Join(append(dirs, database)...) + "; do\n" +
 		`  if [ -e "$p" ]; then du -sb -- "$p" || exit 1; fi` + "\ndone\n" +
 		// total LABEL FILE...: the files' bytes, when there is any.
 		"total() { l=$1; shift; [ -e \"$1\" ] || return 0; printf '%s\\t%s\\n' \"$(du -cb -- \"$@\" | tail -n 1 | cut -f 1)\" \"$l\"; }\n")
-	b.WriteString("total " + duInnoDB + " " + shell.Quote(database) + "/*.ibd\n")
-	b.WriteString("total " + duTokuDB + " ./_" + shell.Quote(database) + "_*.tokudb\n")
+	for _, e := range flavor.EngineSpecs() {
+		if g := e.TableFiles; !g.IsZero() {
+			b.WriteString("total " + duFiles + e.Name + " " + g.Before + shell.Quote(database) + g.After + "\n")
+		}
+	}
 	for _, l := range []struct{ label, base string }{{duBinlog, logs.binlog}, {duRelay, logs.relay}} {
 		if l.base != "" {
 			b.WriteString("total " + l.label + " " + shell.Quote(l.base) + ".[0-9]*\n")
@@ -263,14 +275,13 @@ func (rep *SizeReport) applyFileTotals(sizes map[string]int64) {
 		delete(sizes, key)
 		return v, ok
 	}
-	if v, ok := take(duInnoDB); ok {
-		rep.EngineDiskBytes["innodb"] = v
-	}
-	if v, ok := take(duTokuDB); ok {
-		rep.EngineDiskBytes["tokudb"] = v
-	}
-	if v, ok := sizes[RocksDBDir]; ok {
-		rep.EngineDiskBytes["rocksdb"] = v
+	for _, e := range flavor.EngineSpecs() {
+		if v, ok := take(duFiles + e.Name); ok && !e.TableFiles.IsZero() {
+			rep.EngineDiskBytes[e.Name] = v
+		}
+		if v, ok := sizes[e.DataDir]; ok && e.DataDir != "" {
+			rep.EngineDiskBytes[e.Name] = v
+		}
 	}
 	rep.BinlogBytes, _ = take(duBinlog)
 	rep.RelayLogBytes, _ = take(duRelay)

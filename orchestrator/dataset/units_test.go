@@ -118,7 +118,10 @@ func TestDuSizes(t *testing.T) {
 	}
 	write("ibdata1", 1000)
 	write("sb test/sbtest1.ibd", 3000)
-	write(RocksDBDir+"/000012.sst", 5000)
+	write("#rocksdb/000012.sst", 5000)
+	// TokuDB keeps _<database>_<table>_<index>.tokudb in the datadir.
+	write("_sb test_sbtest2_main_2_1d.tokudb", 700)
+	write("_other_sbtest1_main_2_1d.tokudb", 11)
 	rep := &SizeReport{Database: "sb test", Datadir: dir}
 	if err := duSizes(context.Background(), executor.NewLocal("master"), rep, logBasenames{}); err != nil {
 		t.Fatal(err)
@@ -126,18 +129,21 @@ func TestDuSizes(t *testing.T) {
 	if rep.DatadirSource != SourceDu || rep.DatadirBytes < 9000 {
 		t.Fatalf("datadir %d bytes from %s, want >= 9000 from du", rep.DatadirBytes, rep.DatadirSource)
 	}
-	db, rocks := rep.Paths["sb test"], rep.Paths[RocksDBDir]
+	db, rocks := rep.Paths["sb test"], rep.Paths["#rocksdb"]
 	if db < 3000 || rocks < 5000 || db >= rep.DatadirBytes || rocks >= rep.DatadirBytes {
 		t.Fatalf("paths %v (datadir %d)", rep.Paths, rep.DatadirBytes)
 	}
+	if e := rep.EngineDiskBytes; len(e) != 3 || e["innodb"] != 3000 || e["tokudb"] != 700 || e["rocksdb"] < 5000 {
+		t.Fatalf("engine disk bytes %v, want innodb 3000, tokudb 700, rocksdb >= 5000", e)
+	}
 	// No MyRocks directory: only what exists is reported.
-	os.RemoveAll(filepath.Join(dir, RocksDBDir))
+	os.RemoveAll(filepath.Join(dir, "#rocksdb"))
 	rep = &SizeReport{Database: "other", Datadir: dir}
 	if err := duSizes(context.Background(), executor.NewLocal("master"), rep, logBasenames{}); err != nil {
 		t.Fatal(err)
 	}
-	if rep.Paths != nil {
-		t.Fatalf("paths for missing directories: %v", rep.Paths)
+	if rep.Paths != nil || rep.EngineDiskBytes["tokudb"] != 11 {
+		t.Fatalf("paths for missing directories: %v (engines %v)", rep.Paths, rep.EngineDiskBytes)
 	}
 	rep = &SizeReport{Database: "x", Datadir: filepath.Join(dir, "nope")}
 	if err := duSizes(context.Background(), executor.NewLocal("master"), rep, logBasenames{}); err == nil {

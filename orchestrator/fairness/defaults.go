@@ -1,6 +1,10 @@
 package fairness
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/orch-bench/orch/orchestrator/flavor"
+)
 
 // Server defaults of the variables Lint reads, from the servers' manuals
 // (MariaDB 10.11 Knowledge Base "Server System Variables", "InnoDB System
@@ -37,7 +41,16 @@ var defaults = map[string]map[string]string{
 }
 
 // enginePrefixes mark the variables only a loaded engine has.
-var enginePrefixes = map[string]string{"rocksdb": "rocksdb_", "tokudb": "tokudb_"}
+// enginePrefixes maps each plugin engine to its variables' prefix.
+var enginePrefixes = func() map[string]string {
+	out := map[string]string{}
+	for _, e := range flavor.EngineSpecs() {
+		if e.VarPrefix != "" {
+			out[e.Name] = e.VarPrefix
+		}
+	}
+	return out
+}()
 
 // Effective overlays a rendered configuration (name -> value, as the
 // profile and knobs set them) on the server's defaults. Engine variables

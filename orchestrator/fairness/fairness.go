@@ -16,6 +16,8 @@ package fairness
 import (
 	"fmt"
 	"strings"
+
+	"github.com/orch-bench/orch/orchestrator/flavor"
 )
 
 // Kind says what an asymmetry changes.
@@ -224,8 +226,5 @@ func appendNew(list []string, xs ...string) []string {
 	return list
 }
 
-func normName(s string) string {
-	s = strings.ToLower(strings.TrimSpace(s))
-	s = strings.TrimPrefix(s, "loose-")
-	return strings.ReplaceAll(s, "-", "_")
-}
+// normName spells a variable as SHOW VARIABLES does (flavor.VariableName).
+func normName(s string) string { return flavor.VariableName(s) }

@@ -50,45 +50,10 @@ func statusVar(prefix, suffix string) string {
 	return strings.ToUpper(prefix[:1]) + prefix[1:] + "_" + suffix
 }
 
-// Engine is a storage engine a server can have, and how it is enabled.
-type Engine struct {
-	Name   string // as in ENGINE= and sysbench --mysql-storage-engine: innodb, tokudb, rocksdb
-	Enable string
-}
-
-var engineFeatures = []Feature{EngineInnoDB, EngineTokuDB, EngineRocksDB}
-
-// Engines lists the engines s can have, InnoDB first.
-func (s Server) Engines() []Engine {
-	var out []Engine
-	for _, f := range engineFeatures {
-		if how, ok := s.Lookup(f); ok {
-			out = append(out, Engine{Name: strings.TrimPrefix(string(f), "engine:"), Enable: how})
-		}
-	}
-	return out
-}
-
-// Engine returns the named engine (any case) if s can have it.
-func (s Server) Engine(name string) (Engine, bool) {
-	for _, e := range s.Engines() {
-		if strings.EqualFold(e.Name, name) {
-			return e, true
-		}
-	}
-	return Engine{}, false
-}
-
-// normVar spells a variable the way SHOW VARIABLES does: lower case, '_'
-// for the '-' that option files also allow.
-func normVar(name string) string {
-	return strings.ReplaceAll(strings.ToLower(strings.TrimSpace(name)), "-", "_")
-}
-
 // IgnoredVariable reports whether s accepts variable name but ignores it,
 // with the reason (for example binlog_order_commits on MariaDB).
 func (s Server) IgnoredVariable(name string) (reason string, ignored bool) {
-	return s.Lookup(IgnoredVar(normVar(name)))
+	return s.Lookup(IgnoredVar(VariableName(name)))
 }
 
 // IgnoredVariables lists, sorted, the variables s accepts but ignores.

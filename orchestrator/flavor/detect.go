@@ -1,9 +1,11 @@
 // Package flavor knows how the MySQL-family servers orch supports differ:
 // which flavour and version a server is (Detect), what it can do and how its
-// statements are spelled (one rule table, features.go), and the exact SQL
-// for each replication phase (statements.go). It is pure code: it never
-// connects to anything, so every path can be pinned by golden files even
-// when no lab can run it.
+// statements are spelled (one rule table of flavour x feature x version,
+// features.go), its storage engines (engines.go), how it reads option files
+// (config.go), and the exact SQL for each replication step (statements.go).
+// It never dials a server: Run sends statements over a Session its caller
+// opened, so every statement can be pinned by golden files and hand-written
+// tests even when no lab can run it.
 package flavor
 
 import (

@@ -60,10 +60,29 @@ const (
 	// MariaDB has none (it always waits for one).
 	SemiSyncWaitCountVar Feature = "semisync-wait-count-var"
 
-	// Storage engines: the value says how the engine is enabled.
+	// Storage engines (engines.go): the value says how the engine is
+	// enabled; EngineAbsent(name) says why a server lacks it.
 	EngineInnoDB  Feature = "engine:innodb"
 	EngineTokuDB  Feature = "engine:tokudb"
 	EngineRocksDB Feature = "engine:rocksdb"
+	// PluginInstallStmt is how a plugin library is loaded at run time:
+	// INSTALL PLUGIN name SONAME 'lib.so' per plugin (MySQL, Percona), or
+	// INSTALL SONAME 'lib' for all plugins of the library (MariaDB).
+	PluginInstallStmt Feature = "plugin-install-stmt"
+
+	// Option files (config.go). OptionGroups are the [groups] of the
+	// option files the server reads, space-separated.
+	OptionGroups Feature = "option-groups"
+	// ReadOnlyVarQuery asks whether a variable is read-only (static); its
+	// one row's one column is YES or NO. "" where the server has no such
+	// catalogue (MySQL: set the variable to itself and see error 1238).
+	ReadOnlyVarQuery Feature = "read-only-var-query"
+)
+
+// Values of PluginInstallStmt.
+const (
+	perPlugin  = "INSTALL PLUGIN"
+	perLibrary = "INSTALL SONAME"
 )
 
 // ignoredVarPrefix + a variable name is the feature for a server variable
@@ -202,6 +221,25 @@ var rules = []rule{
 	{EngineTokuDB, onPercona, V(5, 7, 0), V(5, 8, 0), "ps-admin --enable-tokudb (or INSTALL PLUGIN tokudb SONAME 'ha_tokudb.so'); needs transparent huge pages off and jemalloc"},
 	{EngineRocksDB, onMariaDB, none, none, "plugin-load-add=ha_rocksdb.so (package mariadb-plugin-rocksdb)"},
 	{EngineRocksDB, onPercona, V(8, 0, 0), none, "ps-admin --enable-rocksdb"},
+	// Why the others lack them: the history a user needs to believe it.
+	{EngineAbsent("tokudb"), onMySQL, none, none, "TokuDB is a Percona Server 5.7 engine"},
+	{EngineAbsent("tokudb"), onPercona, V(5, 8, 0), V(8, 0, 28), "TokuDB is for Percona Server 5.7 (deprecated in 8.0.13, disabled by default in 8.0.26)"},
+	{EngineAbsent("tokudb"), onPercona, V(8, 0, 28), none, "TokuDB is for Percona Server 5.7 (removed from the packages in 8.0.28)"},
+	{EngineAbsent("tokudb"), onMariaDB, none, V(10, 5, 0), "orch runs TokuDB on Percona Server 5.7 only"},
+	{EngineAbsent("tokudb"), onMariaDB, V(10, 5, 0), V(10, 6, 0), "disabled since 10.5"},
+	{EngineAbsent("tokudb"), onMariaDB, V(10, 6, 0), none, "removed in 10.6"},
+	{EngineAbsent("rocksdb"), onMySQL, none, none, "MyRocks ships with MariaDB and Percona Server 8.0"},
+	{EngineAbsent("rocksdb"), onPercona, none, V(8, 0, 0), "orch runs MyRocks on MariaDB and Percona Server 8.0"},
+	{PluginInstallStmt, mysqlFamily, none, none, perPlugin},
+	{PluginInstallStmt, onMariaDB, none, none, perLibrary},
+
+	// Option files: mysqld reads [mysqld] and [server]; MariaDB also
+	// [mariadb], which MySQL ignores without a word.
+	{OptionGroups, mysqlFamily, none, none, "mysqld server"},
+	{OptionGroups, onMariaDB, none, none, "mysqld server mariadb"},
+	// MariaDB lists every variable's READ_ONLY in SYSTEM_VARIABLES (the
+	// name in upper case); MySQL has no such column.
+	{ReadOnlyVarQuery, onMariaDB, none, none, "SELECT READ_ONLY FROM information_schema.SYSTEM_VARIABLES WHERE VARIABLE_NAME = "},
 
 	// Variables a server accepts and ignores: setting them changes nothing,
 	// so a profile relying on them does not do what it says.

@@ -17,8 +17,11 @@ const (
 	// back to asynchronous replication during a benchmark.
 	DefaultSemiSyncTimeoutMS uint64 = 1_000_000_000_000_000_000
 	DefaultWaitPoint                = "AFTER_SYNC"
-	// DefaultWaitForReplicaCount: with two slaves, a commit waits for both.
-	// MariaDB has no such setting and always waits for one.
+	// DefaultWaitForReplicaCount is the acknowledgement count when Params
+	// leave it zero (the golden files: with two slaves, a commit waits for
+	// both). orch up always passes the inventory's
+	// replication.semi_sync.wait_for_slave_count, whose default is 1 (the
+	// server's own). MariaDB has no such setting and always waits for one.
 	DefaultWaitForReplicaCount = 2
 )
 
@@ -177,16 +180,26 @@ func (s Server) SlaveSemiSyncSettings() []Setting {
 
 // MasterSetup prepares the master: replication account, then semi-sync.
 func (s Server) MasterSetup(p Params) ([]Statement, error) {
-	out, err := s.ReplUser(p)
+	user, err := s.ReplUser(p)
 	if err != nil {
 		return nil, err
 	}
+	semi, err := s.MasterSemiSync(p)
+	if err != nil {
+		return nil, err
+	}
+	return append(user, semi...), nil
+}
+
+// MasterSemiSync makes the master semi-synchronous: the plugin where
+// semi-sync is one, then the settings, enabling last.
+func (s Server) MasterSemiSync(p Params) ([]Statement, error) {
 	settings, err := s.MasterSemiSyncSettings(p)
 	if err != nil {
 		return nil, err
 	}
 	n := s.SemiSync()
-	out = append(out, installPlugin(n.MasterPlugin, n.MasterLibrary)...)
+	out := installPlugin(n.MasterPlugin, n.MasterLibrary)
 	for _, st := range settings {
 		out = append(out, setGlobal(st))
 	}
@@ -229,10 +242,7 @@ func (s Server) SlaveSetup(p Params) ([]Statement, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s, err)
 	}
-	out := []Statement{
-		s.keyword("STOP", ""),
-		s.keyword("RESET", " ALL"),
-	}
+	out := s.StopReplication()
 	if p.Fresh {
 		out = append(out, s.ResetBinlogs())
 		if s.UsesMariaDBGTID() {
@@ -241,13 +251,27 @@ func (s Server) SlaveSetup(p Params) ([]Statement, error) {
 		}
 	}
 	out = append(out, s.changeSource(p))
+	out = append(out, s.SlaveSemiSync()...)
+	out = append(out, s.keyword("START", ""))
+	return append(out, s.IOThreadRestart()...), nil
+}
+
+// SlaveSemiSync enables a slave's side of semi-sync: the plugin where
+// semi-sync is one, then the setting. A running slave acknowledges only
+// after its IO thread reconnects (EnableSlaveSemiSync).
+func (s Server) SlaveSemiSync() []Statement {
 	n := s.SemiSync()
-	out = append(out, installPlugin(n.SlavePlugin, n.SlaveLibrary)...)
+	out := installPlugin(n.SlavePlugin, n.SlaveLibrary)
 	for _, st := range s.SlaveSemiSyncSettings() {
 		out = append(out, setGlobal(st))
 	}
-	out = append(out, s.keyword("START", ""))
-	return append(out, s.IOThreadRestart()...), nil
+	return out
+}
+
+// EnableSlaveSemiSync makes a slave that already replicates the right
+// master semi-synchronous: SlaveSemiSync, then an IO thread reconnect.
+func (s Server) EnableSlaveSemiSync() []Statement {
+	return append(s.SlaveSemiSync(), s.IOThreadRestart()...)
 }
 
 // IOThreadRestart reconnects a slave's IO thread: the only way a running
@@ -272,14 +296,22 @@ func disableSemiSync(variable, plugin string) Statement {
 	return st
 }
 
-// SlaveTeardown stops replication and forgets the master (for orch down).
+// SlaveTeardown stops replication and forgets the master, then turns the
+// slave's semi-sync off (StopReplication, SlaveSemiSyncOff).
 func (s Server) SlaveTeardown() []Statement {
+	return append(s.StopReplication(), s.SlaveSemiSyncOff()...)
+}
+
+// StopReplication stops a slave and makes it forget its master.
+func (s Server) StopReplication() []Statement {
+	return []Statement{s.keyword("STOP", ""), s.keyword("RESET", " ALL")}
+}
+
+// SlaveSemiSyncOff turns a slave's semi-sync off; where semi-sync is a
+// plugin, only while the plugin is loaded (else the variable is absent).
+func (s Server) SlaveSemiSyncOff() []Statement {
 	n := s.SemiSync()
-	return []Statement{
-		s.keyword("STOP", ""),
-		s.keyword("RESET", " ALL"),
-		disableSemiSync(n.SlaveEnabled, n.SlavePlugin),
-	}
+	return []Statement{disableSemiSync(n.SlaveEnabled, n.SlavePlugin)}
 }
 
 // MasterTeardown turns semi-sync off on the master, so that writes no
@@ -309,8 +341,12 @@ func (s Server) SetupPlan(p Params) ([]Phase, error) {
 	}, nil
 }
 
-// TeardownPlan is what orch down runs before it removes orch's config:
-// every slave forgets its master, then the master stops waiting for them.
+// TeardownPlan lists the teardown statements of each role, for golden
+// files: every slave forgets its master and turns semi-sync off, and the
+// master turns semi-sync off. replication.Teardown (orch down) runs them
+// in another order, the master's first so that no write waits for slaves
+// about to go, each only where it is still set up, and then drops the
+// replication account.
 func (s Server) TeardownPlan() []Phase {
 	return []Phase{
 		{Name: "slave-teardown", Target: TargetSlaves, Statements: s.SlaveTeardown()},

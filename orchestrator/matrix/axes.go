@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/orch-bench/orch/orchestrator/flavor"
 	"github.com/orch-bench/orch/orchestrator/server"
 )
 
@@ -125,10 +126,7 @@ func ParseEngines(s string) ([]string, error) {
 
 // normName spells a variable name as SHOW VARIABLES does. loose- is an
 // option-file prefix; the matrix names variables, so it goes.
-func normName(s string) string {
-	n := strings.ReplaceAll(strings.ToLower(strings.TrimSpace(s)), "-", "_")
-	return strings.TrimPrefix(n, "loose_")
-}
+func normName(s string) string { return flavor.VariableName(s) }
 
 // validName reports whether n can be a variable or engine name. It ends up
 // in cell ids (paths) and SQL, so nothing but [a-z0-9_] is allowed.

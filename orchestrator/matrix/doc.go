@@ -4,7 +4,9 @@
 // interrupted matrix can be resumed. Planning, ordering and the state file
 // are pure code plus file I/O; Execute (execute.go) is the loop that brings
 // the cluster to each cell's configuration (orchestrator/up) and runs the
-// cell's benchmark into its run directory (orchestrator/runner).
+// cell's benchmark into its run directory (orchestrator/runner), and
+// ExecuteBlocked (execute_blocked.go) does the same on several clusters at
+// once (see "Several clusters").
 //
 // # Axes
 //
@@ -37,7 +39,8 @@
 // rounds, knob combinations in product order inside a group. Consecutive
 // rounds thus meet on the same engine, and a plan switches engine exactly
 // repeat×(engines−1) times: the fewest possible, since every round holds every
-// engine. Knob changes between cells of one engine are cheap (SET GLOBAL).
+// engine. Knob changes between cells of one engine are cheap (SET GLOBAL)
+// unless the knob is static, which costs a restart like an engine switch.
 //
 // A cell's id is its 1-based position in that order, zero-padded, then its
 // label and repetition: "01-innodb-sync_binlog=0-binlog_order_commits=ON-r1".
@@ -56,5 +59,15 @@
 //	interrupted  stopped by the user; resumed like pending
 //
 // Next returns the first pending, running or interrupted cell in order, which
-// is what `orch matrix --resume` continues with.
+// is what `orch matrix --resume` continues with on one cluster.
+//
+// # Several clusters
+//
+// Over several clusters (NewBlocked, blocks.go) the order above does not
+// hold: each cluster is a block running every configuration repeat times,
+// each round in an order drawn at random from the recorded seed (an
+// engine's cells kept together with GroupEngines, as orch matrix sets it),
+// and the clusters run in parallel. Cell ids then start with the cluster's
+// name, matrix.json also holds the design, and Design.Next gives each
+// cluster its own next unfinished cell.
 package matrix

@@ -320,6 +320,9 @@ func loadable(loaded, pluginFiles []string) []string {
 	out := append([]string(nil), loaded...)
 	for _, f := range pluginFiles {
 		e := strings.TrimSuffix(strings.TrimPrefix(f, "ha_"), ".so")
+		if spec, ok := flavor.EngineByLibrary(f); ok {
+			e = spec.Name
+		}
 		if !have[e] {
 			have[e] = true
 			out = append(out, e+" (plugin file, not loaded)")

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/orch-bench/orch/orchestrator/flavor"
 	"github.com/orch-bench/orch/orchestrator/shell"
 )
 
@@ -28,12 +29,12 @@ echo "thp=$(cat /sys/kernel/mm/transparent_hugepage/enabled)"
 	b.WriteString(`while [ ! -e "$d" ] && [ "$d" != / ]; do d=$(dirname "$d"); done
 echo "disk_path=$d"
 echo "disk_free_kb=$(df -Pk "$d" | awk 'NR==2 {print $4}')"
-for m in mariadbd mysqld /usr/sbin/mariadbd /usr/sbin/mysqld /usr/libexec/mysqld; do
+for m in ` + shell.Join(flavor.ServerBinaries()...) + `; do
   p=$(command -v "$m") && { echo "mysqld_path=$p"; echo "mysqld_version=$("$p" --version | head -n 1)"; break; }
 done
 for t in gdb perf; do command -v "$t" >/dev/null && echo "stack_tool=$t"; done
-for dir in /usr/lib/mysql/plugin /usr/lib64/mysql/plugin /usr/lib/x86_64-linux-gnu/mariadb19/plugin /usr/local/mysql/lib/plugin; do
-  for f in ha_rocksdb.so ha_tokudb.so; do [ -e "$dir/$f" ] && echo "plugin_file=$f"; done
+for dir in ` + shell.Join(flavor.PluginDirs()...) + `; do
+  for f in ` + shell.Join(flavor.PluginLibraries()...) + `; do [ -e "$dir/$f" ] && echo "plugin_file=$f"; done
 done
 `)
 	if loadbox {

@@ -3,7 +3,6 @@ package replication
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -123,34 +122,12 @@ func masterSemiSync(ctx context.Context, c *sql.Conn, srv flavor.Server, p flavo
 	if len(diff) == 0 {
 		return step.Skipped, "already set: " + settingsText(want), nil, nil
 	}
-	plan, err := masterSemiSyncPlan(srv, p)
+	plan, err := srv.MasterSemiSync(p)
 	if err != nil {
 		return step.Failed, "", nil, err
 	}
 	ran, err := run(ctx, c, plan)
 	return step.Applied, strings.Join(diff, "; "), ran, err
-}
-
-// masterSemiSyncPlan is MasterSetup without its ReplUser prefix: the
-// plugin install and the SET GLOBALs, enabling last.
-func masterSemiSyncPlan(srv flavor.Server, p flavor.Params) ([]flavor.Statement, error) {
-	full, err := srv.MasterSetup(p)
-	if err != nil {
-		return nil, err
-	}
-	user, err := srv.ReplUser(p)
-	if err != nil {
-		return nil, err
-	}
-	if len(full) < len(user) {
-		return nil, errors.New("master plan does not start with the account statements")
-	}
-	for i, st := range user {
-		if full[i].SQL != st.SQL {
-			return nil, errors.New("master plan does not start with the account statements")
-		}
-	}
-	return full[len(user):], nil
 }
 
 // settingsDiff lists the settings whose current value differs.
@@ -208,11 +185,7 @@ func setupSlave(ctx context.Context, n *server.Node, p flavor.Params) ([]step.Re
 			// Replication is right; only the semi-sync registration is
 			// missing, which needs no reset, only an IO thread reconnect.
 			return sp.do(StepReplicaSemiSync, func() (step.Action, string, []string, error) {
-				plan, err := slaveSemiSyncPlan(srv, p)
-				if err != nil {
-					return step.Failed, "", nil, err
-				}
-				ran, err := run(ctx, c, plan)
+				ran, err := run(ctx, c, srv.EnableSlaveSemiSync())
 				return step.Applied, fmt.Sprintf("semi-sync not active (enabled=%s): enable it and reconnect the IO thread", onOff(enabled)), ran, err
 			})
 		}
@@ -254,30 +227,4 @@ func replicaMismatch(srv flavor.Server, rs flavor.ReplicaStatus, isReplica bool,
 		out = append(out, "Auto_Position=0, want 1")
 	}
 	return out
-}
-
-// slaveSemiSyncPlan enables semi-sync on a running replica: SlaveSetup's
-// plugin install and semi-sync settings, then an IO thread reconnect (a
-// slave registers as semi-sync only when its IO thread connects).
-func slaveSemiSyncPlan(srv flavor.Server, p flavor.Params) ([]flavor.Statement, error) {
-	full, err := srv.SlaveSetup(p)
-	if err != nil {
-		return nil, err
-	}
-	names := srv.SemiSync()
-	var out []flavor.Statement
-	found := false
-	for _, st := range full {
-		switch {
-		case strings.HasPrefix(st.SQL, "INSTALL PLUGIN "):
-			out = append(out, st)
-		case strings.HasPrefix(st.SQL, "SET GLOBAL "+names.SlaveEnabled+" "):
-			out = append(out, st)
-			found = true
-		}
-	}
-	if !found {
-		return nil, fmt.Errorf("slave plan has no SET GLOBAL %s", names.SlaveEnabled)
-	}
-	return append(out, srv.IOThreadRestart()...), nil
 }

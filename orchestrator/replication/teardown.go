@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/orch-bench/orch/orchestrator/step"
@@ -75,15 +74,7 @@ func Teardown(ctx context.Context, master *server.Node, slaves []*server.Node, p
 func teardownSlave(ctx context.Context, n *server.Node) ([]step.Record, error) {
 	sp := &stepper{host: n.String()}
 	err := withConn(ctx, n.DB, func(c *sql.Conn) error {
-		// SlaveTeardown is STOP, RESET ALL, then the semi-sync switch.
-		var stop, semi []flavor.Statement
-		for _, st := range n.Server.SlaveTeardown() {
-			if strings.HasPrefix(st.SQL, "SET GLOBAL ") {
-				semi = append(semi, st)
-			} else {
-				stop = append(stop, st)
-			}
-		}
+		stop, semi := n.Server.StopReplication(), n.Server.SlaveSemiSyncOff()
 		if err := sp.do(StepStopReplica, func() (step.Action, string, []string, error) {
 			rs, isReplica, err := readReplica(ctx, c, n.Server)
 			if err != nil {

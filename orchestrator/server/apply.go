@@ -58,15 +58,15 @@ func (n *Node) Apply(ctx context.Context, cfg *Config, p *Plan, progress func(st
 		}
 	}
 	if len(p.EnableEngine) > 0 {
-		if err := q.Do(ctx, step.Step{Name: "enable " + p.engine.name,
+		if err := q.Do(ctx, step.Step{Name: "enable " + p.engine.Name,
 			Do: func(ctx context.Context) error {
 				if err := flavor.Run(ctx, session{n.db}, p.EnableEngine); err != nil {
-					return n.errorf("enable %s: %w%s", p.engine.name, err, engineHint(p.engine))
+					return n.errorf("enable %s: %w%s", p.engine.Name, err, engineHint(p.engine))
 				}
 				return nil
 			},
 			Undo: func(ctx context.Context) error {
-				return flavor.Run(ctx, session{n.db}, uninstallStatements(n.Server, p.engine))
+				return flavor.Run(ctx, session{n.db}, n.Server.UninstallEngine(p.engine))
 			},
 			UndoOnFailure: true, // some of the engine's plugins may be in
 		}); err != nil {
@@ -126,11 +126,11 @@ func (n *Node) Apply(ctx context.Context, cfg *Config, p *Plan, progress func(st
 	return res, nil
 }
 
-func engineHint(e engineInfo) string {
-	if e.name == "tokudb" {
-		return " (TokuDB needs jemalloc: malloc-lib in [mysqld_safe], as ps-admin --enable-tokudb sets up)"
+func engineHint(e flavor.EngineSpec) string {
+	if e.StartHint == "" {
+		return ""
 	}
-	return ""
+	return " (" + e.StartHint + ")"
 }
 
 // setGlobal applies one dynamic change.
@@ -166,7 +166,7 @@ func (n *Node) verify(ctx context.Context, cfg *Config, res *Result) error {
 	for _, v := range cfg.Vars {
 		actual, ok := now[v.Name]
 		if !ok {
-			if pluginFor(n.Server, v.Name) != "" {
+			if n.Server.NeedsLoose(v.Name) {
 				res.Pending = append(res.Pending, v.Name)
 			}
 			continue // option-only, or a plugin's not loaded yet

@@ -46,7 +46,7 @@ type Plan struct {
 
 	old     fileState
 	current map[string]string // SHOW GLOBAL VARIABLES when checked
-	engine  engineInfo
+	engine  flavor.EngineSpec
 }
 
 // Changed reports whether Apply has anything to do.
@@ -112,7 +112,7 @@ func (n *Node) Check(ctx context.Context, cfg *Config) (*Plan, error) {
 		}
 	}
 	p.NeedsRestart = len(p.Static) > 0 || len(p.Removed) > 0
-	if len(p.EnableEngine) > 0 && slices.ContainsFunc(p.Pending, func(name string) bool { return pluginFor(n.Server, name) == p.engine.plugin }) {
+	if len(p.EnableEngine) > 0 && slices.ContainsFunc(p.Pending, func(name string) bool { return n.Server.PluginFor(name) == p.engine.Plugin }) {
 		// The plugin's options are read when it loads at startup.
 		p.NeedsRestart = true
 	}
@@ -149,7 +149,7 @@ func (n *Node) classify(ctx context.Context, v Var, p *Plan, active map[string]b
 			return nil
 		}
 	}
-	if plugin := pluginFor(n.Server, v.Name); plugin != "" {
+	if plugin := n.Server.PluginFor(v.Name); plugin != "" {
 		switch {
 		case active[strings.ToLower(plugin)]:
 			// Loaded, yet the name is not among its variables: a typo.
@@ -171,8 +171,8 @@ func (n *Node) willLoad(plugin string, p *Plan) bool {
 	if plugin == ss.MasterPlugin || plugin == ss.SlavePlugin {
 		return true
 	}
-	if e, ok := engineForPlugin(plugin); ok {
-		return slices.Contains(n.Facts.PluginFiles, e.library)
+	if e, ok := flavor.EngineByPlugin(plugin); ok {
+		return slices.Contains(n.Facts.PluginFiles, e.Library)
 	}
 	return false
 }
@@ -190,15 +190,16 @@ func (n *Node) knownNames(current map[string]string) []string {
 }
 
 // staticReason returns why a variable cannot be set at run time, "" when
-// it can. MariaDB says so in information_schema.SYSTEM_VARIABLES.READ_ONLY;
-// MySQL has no such column, so the variable is set to its own value, which
-// fails with error 1238 (read-only) exactly when it is not dynamic.
+// it can. Where the server lists it (MariaDB's
+// information_schema.SYSTEM_VARIABLES.READ_ONLY, flavor.ReadOnlyQuery) the
+// catalogue says; elsewhere (MySQL) the variable is set to its own value,
+// which fails with error 1238 (read-only) exactly when it is not dynamic.
 func (n *Node) staticReason(ctx context.Context, name string) string {
 	if r, ok := restartOnly[name]; ok {
 		return r
 	}
-	if n.Server.Flavor == flavor.MariaDB {
-		rows, err := n.db.query(ctx, "SELECT READ_ONLY FROM information_schema.SYSTEM_VARIABLES WHERE VARIABLE_NAME = "+flavor.QuoteString(strings.ToUpper(name)))
+	if q, ok := n.Server.ReadOnlyQuery(name); ok {
+		rows, err := n.db.query(ctx, q)
 		switch {
 		case err != nil:
 			return "dynamic or not: " + err.Error()
@@ -235,7 +236,7 @@ func (n *Node) activePlugins(ctx context.Context) (map[string]bool, error) {
 // loaded, or its plugin library present (then Apply installs it); for
 // TokuDB, transparent huge pages must be off.
 func (n *Node) checkEngine(ctx context.Context, cfg *Config, p *Plan, active map[string]bool) error {
-	e, ok := engineByName(cfg.Engine)
+	e, ok := flavor.LookupEngine(cfg.Engine)
 	if !ok {
 		return n.errorf("unknown engine %q", cfg.Engine)
 	}
@@ -248,20 +249,20 @@ func (n *Node) checkEngine(ctx context.Context, cfg *Config, p *Plan, active map
 	loaded := false
 	for _, s := range engines {
 		have = append(have, s.name)
-		loaded = loaded || s.name == e.name
+		loaded = loaded || s.name == e.Name
 	}
 	have = orderEngines(have)
-	how, inTable := n.Server.Engine(e.name)
+	how, inTable := n.Server.Engine(e.Name)
 	switch {
 	case !inTable:
-		return unavailableError(n.Host.String(), n.Server, e.name, have)
-	case !loaded && !slices.Contains(n.Facts.PluginFiles, e.library):
+		return n.Server.EngineUnavailable(n.Host.String(), e.Name, have)
+	case !loaded && !slices.Contains(n.Facts.PluginFiles, e.Library):
 		return fmt.Errorf("%s: %s is not installed on %s: %s is not in %s (to enable it: %s); engines: %s",
-			n.Host, e.name, n.Server, e.library, n.Facts.PluginDir, how.Enable, strings.Join(have, ", "))
+			n.Host, e.Name, n.Server, e.Library, n.Facts.PluginDir, how.Enable, strings.Join(have, ", "))
 	case !loaded:
-		p.EnableEngine = installStatements(n.Server, e)
+		p.EnableEngine = n.Server.InstallEngine(e)
 	}
-	if e.name != "tokudb" {
+	if !e.NeedsTHPOff {
 		return nil
 	}
 	for _, mode := range []string{n.Facts.THPEnabled, n.Facts.THPDefrag} {

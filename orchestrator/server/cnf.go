@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"fmt"
 	"strings"
+
+	"github.com/orch-bench/orch/orchestrator/flavor"
 )
 
 // An option file as orch reads its own rendered profiles: sections, options
@@ -47,14 +49,8 @@ const (
 func isServerSection(s string) bool { return s == sectionMysqld || s == sectionMariaDB }
 
 // canonName spells an option name the way SHOW VARIABLES does, and reports
-// whether it carried the loose- prefix.
-func canonName(name string) (string, bool) {
-	n := strings.ReplaceAll(strings.ToLower(strings.TrimSpace(name)), "-", "_")
-	if rest, ok := strings.CutPrefix(n, "loose_"); ok {
-		return rest, true
-	}
-	return n, false
-}
+// whether it carried the loose- prefix (flavor.OptionName).
+func canonName(name string) (string, bool) { return flavor.OptionName(name) }
 
 // validName reports whether n (canonical) can be a server variable name:
 // it is spliced into SET GLOBAL, so nothing but [a-z0-9_] is allowed.
@@ -224,7 +220,7 @@ func displayValue(l cnfLine) string {
 func optionText(l cnfLine) string {
 	name := l.name
 	if l.loose {
-		name = "loose-" + name
+		name = flavor.LoosePrefix + name
 	}
 	if l.bare {
 		return name

@@ -34,7 +34,9 @@
 // .orig the first time, and Restore puts it back (or removes orch's file
 // when there was none). Options a plugin provides (semi-sync on MySQL,
 // rocksdb_*, tokudb_*) are written loose-, so the server starts before the
-// plugin is installed.
+// plugin is installed. These rules (read order, option groups, loose-,
+// which plugin owns a variable) are the flavour table's: flavor/config.go
+// and flavor/engines.go.
 //
 // Variables the server accepts but ignores (binlog_order_commits on
 // MariaDB, from the flavour table) are written as comments, not as active

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/orch-bench/orch/orchestrator/executor"
+	"github.com/orch-bench/orch/orchestrator/flavor"
 	"github.com/orch-bench/orch/orchestrator/shell"
 	"github.com/orch-bench/orch/topology"
 )
@@ -17,10 +18,6 @@ import (
 // or the lab has systemd installed but not running), which units or init
 // scripts exist, the option-file tool, transparent huge pages, the engine
 // plugin libraries, and the !include lines of the main option files.
-
-// mainOptionFiles are read by mysqld in this order (then ~/.my.cnf, which
-// a service never has).
-var mainOptionFiles = []string{"/etc/my.cnf", "/etc/mysql/my.cnf"}
 
 // serviceNames are tried in this order when the inventory names no unit.
 var serviceNames = []string{"mysql", "mariadb", "mysqld"}
@@ -39,15 +36,9 @@ for p in my_print_defaults mariadb-print-defaults; do command -v "$p" >/dev/null
 for f in enabled defrag; do [ -r "/sys/kernel/mm/transparent_hugepage/$f" ] && echo "thp_$f=$(cat "/sys/kernel/mm/transparent_hugepage/$f")"; done
 d=` + shell.Quote(pluginDir) + `
 `)
-	var libs []string
-	for _, e := range engineTable {
-		if e.library != "" {
-			libs = append(libs, e.library)
-		}
-	}
-	b.WriteString("for f in " + shell.Join(libs...) + `; do [ -e "$d/$f" ] && echo "plugin_file=$f"; done
+	b.WriteString("for f in " + shell.Join(flavor.PluginLibraries()...) + `; do [ -e "$d/$f" ] && echo "plugin_file=$f"; done
 `)
-	for _, f := range mainOptionFiles {
+	for _, f := range flavor.MainOptionFiles() {
 		b.WriteString(includeLines(f))
 	}
 	b.WriteString("exit 0\n")
@@ -138,7 +129,7 @@ func (n *Node) findConfigDir(ctx context.Context, incs []string) (string, error)
 		return "", err
 	}
 	if len(dirs) == 0 {
-		return "", n.errorf("no !includedir in %s: set mysql.config_dir to a directory the server's option files include", strings.Join(mainOptionFiles, " or "))
+		return "", n.errorf("no !includedir in %s: set mysql.config_dir to a directory the server's option files include", strings.Join(flavor.MainOptionFiles(), " or "))
 	}
 	var script strings.Builder
 	for _, d := range dirs {
@@ -149,11 +140,11 @@ func (n *Node) findConfigDir(ctx context.Context, incs []string) (string, error)
 	if err != nil {
 		return "", n.errorf("include directories: %w", err)
 	}
-	existing := strings.Fields(string(res.Stdout))
-	if len(existing) == 0 {
+	last := flavor.ReadLast(strings.Fields(string(res.Stdout)))
+	if last == "" {
 		return "", n.errorf("none of the included directories exists (%s): set mysql.config_dir", strings.Join(dirs, ", "))
 	}
-	return existing[len(existing)-1], nil
+	return last, nil
 }
 
 func prefixed(out, prefix string) []string {

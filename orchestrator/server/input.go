@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/orch-bench/orch/orchestrator/flavor"
 	"github.com/orch-bench/orch/topology"
 )
 
@@ -24,9 +25,9 @@ func CheckDesired(inv *topology.Inventory, d Desired, flag string) error {
 	if d.Engine == "" {
 		from = inv.Source + ": profile.engine " + engine
 	}
-	info, ok := engineByName(engine)
+	info, ok := flavor.LookupEngine(engine)
 	if !ok {
-		return fmt.Errorf("%s: unknown engine profile (profiles: %s)", from, strings.Join(engineNames(), ", "))
+		return fmt.Errorf("%s: unknown engine profile (profiles: %s)", from, strings.Join(flavor.EngineNames(), ", "))
 	}
 	dir, dirFrom := d.ProfileDir, "--profile-dir"
 	if dir == "" {

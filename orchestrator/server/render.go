@@ -85,16 +85,16 @@ func Render(t Target, d Desired) (*Config, error) {
 		return nil, fmt.Errorf("render: host and inventory are required")
 	}
 	engine := strings.ToLower(firstSet(d.Engine, inv.Profile.Engine, topology.DefaultEngine))
-	info, ok := engineByName(engine)
+	info, ok := flavor.LookupEngine(engine)
 	if !ok {
-		return nil, fmt.Errorf("%s: unknown engine %q (profiles: %s)", h, engine, strings.Join(engineNames(), ", "))
+		return nil, fmt.Errorf("%s: unknown engine %q (profiles: %s)", h, engine, strings.Join(flavor.EngineNames(), ", "))
 	}
 	if _, ok := t.Server.Engine(engine); !ok {
 		have := t.Engines
 		if have == nil {
 			have = tableEngines(t.Server)
 		}
-		return nil, unavailableError(h.String(), t.Server, engine, have)
+		return nil, t.Server.EngineUnavailable(h.String(), engine, have)
 	}
 	data, err := profileData(t, info)
 	if err != nil {
@@ -169,8 +169,8 @@ func finishLines(cfg *Config, f *cnfFile, s flavor.Server) error {
 		if l.kind != lineOption || !isServerSection(l.section) {
 			continue
 		}
-		if l.section == sectionMariaDB && s.Flavor != flavor.MariaDB {
-			return fmt.Errorf("%s: section [mariadb] is read only by MariaDB; %s would ignore %s", cfg.Host, s, l.name)
+		if !s.ReadsGroup(l.section) {
+			return fmt.Errorf("%s: %s does not read section [%s]: it would ignore %s", cfg.Host, s, l.section, l.name)
 		}
 		if reason, ignored := s.IgnoredVariable(l.name); ignored {
 			cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("%s: %s: %s by %s; not set (kept as a comment in %s)",
@@ -178,7 +178,7 @@ func finishLines(cfg *Config, f *cnfFile, s flavor.Server) error {
 			f.comment(i, reason)
 			continue
 		}
-		if pluginFor(s, l.name) != "" {
+		if s.NeedsLoose(l.name) {
 			l.loose = true
 		}
 		cfg.Vars = append(cfg.Vars, Var{Name: l.name, Value: l.value, Bare: l.bare, Loose: l.loose,
@@ -187,7 +187,7 @@ func finishLines(cfg *Config, f *cnfFile, s flavor.Server) error {
 	return nil
 }
 
-func profileData(t Target, e engineInfo) (ProfileData, error) {
+func profileData(t Target, e flavor.EngineSpec) (ProfileData, error) {
 	h, inv := t.Host, t.Inventory
 	if !h.IsDB() {
 		return ProfileData{}, fmt.Errorf("%s: role %s runs no database server", h, h.Role)
@@ -199,13 +199,11 @@ func profileData(t Target, e engineInfo) (ProfileData, error) {
 	d := ProfileData{
 		Host: h.Name, Address: h.Address, Role: string(h.Role), ServerID: id,
 		Flavor: string(t.Server.Flavor), Server: t.Server.String(), Version: t.Server.Version.String(),
-		Engine: e.name, EngineName: e.display, Datadir: firstSet(t.Datadir, h.MySQL.Datadir),
+		Engine: e.Name, EngineName: e.Display, Datadir: firstSet(t.Datadir, h.MySQL.Datadir),
 		Vars: inv.Profile.Vars, GTID: t.Server.GTIDSettings(),
 	}
 	for _, s := range semiSyncSettings(t.Server, h.Role, inv.Replication.SemiSync) {
-		if pluginFor(t.Server, s.Name) != "" {
-			s.Name = "loose-" + s.Name
-		}
+		s.Name = t.Server.OptionLine(s.Name)
 		d.SemiSync = append(d.SemiSync, s)
 	}
 	return d, nil

@@ -86,33 +86,7 @@ func OfflineTarget(h *topology.Host, inv *topology.Inventory, hint string) (Targ
 		Datadir: h.MySQL.Datadir}, nil
 }
 
-// assumedVersions stand in for a version a hint leaves out.
-var assumedVersions = map[flavor.Flavor]flavor.Version{
-	flavor.MariaDB: flavor.V(10, 11, 0),
-	flavor.MySQL:   flavor.V(8, 0, 36),
-	flavor.Percona: flavor.V(8, 0, 36),
-}
-
-// ParseServerHint reads "mariadb", "percona:5.7.44" or "mysql-8.0.36"
-// (flavour, optionally a version after ':', '-' or a space). Without a
-// version the flavour's assumed one is used, and assumed is true.
+// ParseServerHint reads a flavour hint (see flavor.ParseHint).
 func ParseServerHint(s string) (srv flavor.Server, assumed bool, err error) {
-	name, ver, hasVer := strings.Cut(strings.TrimSpace(s), ":")
-	if !hasVer {
-		if i := strings.IndexAny(name, "- "); i > 0 {
-			name, ver, hasVer = name[:i], name[i+1:], true
-		}
-	}
-	f, err := flavor.ParseFlavor(name)
-	if err != nil {
-		return flavor.Server{}, false, err
-	}
-	v := assumedVersions[f]
-	if hasVer {
-		if v, err = flavor.ParseVersion(ver); err != nil {
-			return flavor.Server{}, false, fmt.Errorf("flavour %q: %w", s, err)
-		}
-	}
-	srv, err = flavor.New(f, v)
-	return srv, !hasVer, err
+	return flavor.ParseHint(s)
 }

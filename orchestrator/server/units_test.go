@@ -352,3 +352,26 @@ func TestChooseService(t *testing.T) {
 }
 
 func osWriteFile(path, text string) error { return os.WriteFile(path, []byte(text), 0o644) }
+
+// The option-file rules of the flavour table, seen through Render: MySQL
+// ignores [mariadb] without a word, so a profile using it is refused;
+// MyRocks on MySQL is a one-line error naming the host.
+func TestRenderFlavourRules(t *testing.T) {
+	dir := t.TempDir()
+	if err := osWriteFile(dir+"/innodb.cnf", "[mysqld]\nserver_id = {{.ServerID}}\n[mariadb]\ninnodb_io_capacity = 1000\n"); err != nil {
+		t.Fatal(err)
+	}
+	inv := testInventory(nil)
+	inv.Profile.Dir = dir
+	_, err := Render(target(t, inv, 0, mustServer(t, flavor.MySQL, flavor.V(8, 0, 36))), Desired{})
+	if err == nil || err.Error() != "master 10.0.0.1: MySQL 8.0.36 does not read section [mariadb]: it would ignore innodb_io_capacity" {
+		t.Errorf("[mariadb] on MySQL: %v", err)
+	}
+	if _, err := Render(target(t, inv, 0, mustServer(t, flavor.MariaDB, flavor.V(10, 11, 19))), Desired{}); err != nil {
+		t.Errorf("[mariadb] on MariaDB: %v", err)
+	}
+	_, err = Render(target(t, testInventory(nil), 0, mustServer(t, flavor.MySQL, flavor.V(8, 4, 3))), Desired{Engine: "rocksdb"})
+	if err == nil || err.Error() != "master 10.0.0.1: rocksdb is not available on MySQL 8.4.3 (MyRocks ships with MariaDB and Percona Server 8.0); engines: innodb" {
+		t.Errorf("MyRocks on MySQL: %v", err)
+	}
+}
