@@ -29,7 +29,8 @@ func newMatrixCmd(g *globalOptions) *cobra.Command {
 		knobs, sets                               []string
 		repeat, warmup                            int
 		dryRun, failFast, keepRemote              bool
-		allowAsymmetry                            bool
+		allowAsymmetry, aa                        bool
+		noiseFloor                                string
 		stallLimit                                time.Duration
 		stacksFlag                                string
 		seed                                      int64
@@ -76,6 +77,9 @@ the others (--fail-fast stops instead).`,
 			if err != nil {
 				return usagef("matrix: %v", err)
 			}
+			if err := checkAAFlags(cmd, aa, noiseFloor); err != nil {
+				return err
+			}
 			invs, err := g.clusters(strings.Join(args, ""))
 			if err != nil {
 				return err
@@ -88,7 +92,7 @@ the others (--fail-fast stops instead).`,
 				return runBlockedMatrix(cmd, g, invs, blockedArgs{engines: engines, workload: workload, root: root, baseline: baseline,
 					resume: resume, knobs: knobs, over: over, repeat: repeat, warmup: warmup, resuming: resuming, dryRun: dryRun,
 					failFast: failFast, stallLimit: stallLimit, seed: seed, seedSet: cmd.Flags().Changed("seed"),
-					keepRemote: keepRemote, allowAsymmetry: allowAsymmetry, stacks: stackMode})
+					keepRemote: keepRemote, allowAsymmetry: allowAsymmetry, stacks: stackMode, aa: aa, noiseFloor: noiseFloor})
 			}
 			inv := invs[0]
 			if err := validateForRun(inv); err != nil {
@@ -114,8 +118,11 @@ the others (--fail-fast stops instead).`,
 				if err != nil {
 					return err
 				}
-				if m, err = newMatrix(engines, knobs, workload, repeat, warmup, baseline, over); err != nil {
+				if m, err = newMatrix(engines, knobs, workload, repeat, warmup, baseline, over, aa); err != nil {
 					return &usageError{msg: err.Error()}
+				}
+				if err := planNoiseFloor(cmd, m, noiseFloor, root); err != nil {
+					return err
 				}
 			}
 			for _, e := range m.Engines {
@@ -167,7 +174,7 @@ the others (--fail-fast stops instead).`,
 				progress.Total = time.Duration(*w.Options.TimeS) * time.Second
 			}
 			err = matrix.Execute(ctx, m, matrix.ExecConfig{
-				Cluster: c, Workload: makeWorkload, Version: buildVersion(), Command: os.Args,
+				Cluster: c, Workload: makeWorkload, Version: buildVersion(), Command: os.Args, Costs: planCosts(w),
 				FailFast: failFast, StallLimit: stallLimit, KeepRemote: keepRemote, Stacks: stackMode, Progress: progress, Logf: logf,
 				Secrets: runner.Secrets(inv),
 			})
@@ -196,6 +203,8 @@ the others (--fail-fast stops instead).`,
 	f.Int64Var(&seed, "seed", 0, "several clusters: seed of the randomised order of each cluster's cells (default: random, printed and recorded)")
 	f.BoolVar(&keepRemote, "keep-remote", false, "keep each cell's working directory on the load box (removed once collected)")
 	f.BoolVar(&allowAsymmetry, "allow-asymmetry", false, "run although the configurations differ in durability beyond the matrix's axes")
+	f.BoolVar(&aa, "aa", false, "A/A: run the one configuration of --engines/--knobs twice, as arms (a) and (b), interleaved; the report states the cluster's noise floor")
+	f.StringVar(&noiseFloor, "noise-floor", noiseFloorAuto, "A/A matrix whose noise floor the report holds verdicts against: DIR, auto (the newest finished A/A of the workload under --runs) or none")
 	f.StringVar(&root, "runs", "runs", "directory that holds run directories")
 	f.StringArrayVar(&sets, "set", nil, "workload option override KEY=VALUE (repeatable)")
 	f.DurationVar(&stallLimit, "stall-limit", 60*time.Second, "stop a cell when the master makes no progress this long")
@@ -237,7 +246,7 @@ func isMatrixDir(dir string) bool {
 	return err == nil
 }
 
-func newMatrix(engines string, knobs []string, workload string, repeat, warmup int, baseline string, over map[string]string) (*matrix.Matrix, error) {
+func newMatrix(engines string, knobs []string, workload string, repeat, warmup int, baseline string, over map[string]string, aa bool) (*matrix.Matrix, error) {
 	if engines == "" {
 		return nil, fmt.Errorf("matrix: --engines is required, e.g. --engines=innodb,rocksdb")
 	}
@@ -252,7 +261,18 @@ func newMatrix(engines string, knobs []string, workload string, repeat, warmup i
 	if _, err := bench.LoadWorkload(workload); err != nil {
 		return nil, err
 	}
-	m, err := matrix.New(workload, es, axes, repeat)
+	var m *matrix.Matrix
+	if aa {
+		if baseline != "" {
+			return nil, fmt.Errorf("matrix: --aa and --baseline: an A/A's baseline is its arm (a)")
+		}
+		if err := matrix.CheckAA(es, axes); err != nil {
+			return nil, err
+		}
+		m, err = matrix.NewAA(workload, es[0], axes, repeat)
+	} else {
+		m, err = matrix.New(workload, es, axes, repeat)
+	}
 	if err != nil {
 		return nil, err
 	}

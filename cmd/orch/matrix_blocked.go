@@ -29,7 +29,8 @@ type blockedArgs struct {
 	stallLimit                                time.Duration
 	seed                                      int64
 	seedSet                                   bool
-	keepRemote, allowAsymmetry                bool
+	keepRemote, allowAsymmetry, aa            bool
+	noiseFloor                                string
 	stacks                                    stacks.Mode
 }
 
@@ -67,6 +68,11 @@ func runBlockedMatrix(cmd *cobra.Command, g *globalOptions, invs []*topology.Inv
 	m, err := blockedMatrix(a, names)
 	if err != nil {
 		return err
+	}
+	if !a.resuming {
+		if err := planNoiseFloor(cmd, m, a.noiseFloor, a.root); err != nil {
+			return err
+		}
 	}
 	if a.resuming {
 		logf("matrix: resuming %s: %d of %d cells left", m.Dir(), len(m.Remaining()), len(m.Cells))
@@ -118,7 +124,7 @@ func runBlockedMatrix(cmd *cobra.Command, g *globalOptions, invs []*topology.Inv
 	}
 	err = matrix.ExecuteBlocked(ctx, m, targets, matrix.ExecConfig{
 		Workload: makeWorkload, Version: buildVersion(), Command: os.Args,
-		FailFast: a.failFast, StallLimit: a.stallLimit, KeepRemote: a.keepRemote, Stacks: a.stacks,
+		FailFast: a.failFast, StallLimit: a.stallLimit, KeepRemote: a.keepRemote, Stacks: a.stacks, Costs: planCosts(w),
 		Progress: progress, Logf: logf, Secrets: secrets,
 	})
 	fmt.Fprintf(cmd.OutOrStdout(), "matrix %s: %d ok, %d failed, %d not run on %d clusters (seed %d)\n", m.Dir(),
@@ -162,7 +168,7 @@ func blockedMatrix(a blockedArgs, names []string) (*matrix.Matrix, error) {
 	}
 	// newMatrix validates every flag as for one cluster; the design then
 	// replaces its cells.
-	one, err := newMatrix(a.engines, a.knobs, a.workload, a.repeat, a.warmup, a.baseline, a.over)
+	one, err := newMatrix(a.engines, a.knobs, a.workload, a.repeat, a.warmup, a.baseline, a.over, a.aa)
 	if err != nil {
 		return nil, &usageError{msg: err.Error()}
 	}
@@ -174,7 +180,12 @@ func blockedMatrix(a blockedArgs, names []string) (*matrix.Matrix, error) {
 		}
 		seed = int64(binary.LittleEndian.Uint64(b[:]) >> 1)
 	}
-	m, _, err := matrix.NewBlocked(one.Workload, one.Engines, one.Knobs, one.Repeat, names, seed, true)
+	var m *matrix.Matrix
+	if one.AA {
+		m, _, err = matrix.NewBlockedAA(one.Workload, one.Engines[0], one.Knobs, one.Repeat, names, seed)
+	} else {
+		m, _, err = matrix.NewBlocked(one.Workload, one.Engines, one.Knobs, one.Repeat, names, seed, true)
+	}
 	if err != nil {
 		return nil, &usageError{msg: err.Error()}
 	}

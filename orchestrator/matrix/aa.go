@@ -3,6 +3,8 @@ package matrix
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -111,6 +113,67 @@ func (m *Matrix) validateAA() error {
 	for _, c := range m.Cells {
 		if c.Arm == "" || !strings.HasSuffix(c.Label, " ("+c.Arm+")") {
 			return fmt.Errorf("matrix: A/A cell %s: label %q is not an arm", c.ID, c.Label)
+		}
+	}
+	return nil
+}
+
+// CheckNoiseFloor verifies that dir holds a finished A/A matrix (for
+// --noise-floor, before any host is contacted) and returns it.
+func CheckNoiseFloor(dir string) (*Matrix, error) {
+	m, err := Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	if !m.AA {
+		return nil, fmt.Errorf("matrix %s is not an A/A matrix (orch matrix --aa makes one)", dir)
+	}
+	if m.Count(OK) == 0 {
+		return nil, fmt.Errorf("A/A matrix %s has no cell that ended ok", dir)
+	}
+	return m, nil
+}
+
+// FindNoiseFloor returns the newest A/A matrix under root for workload
+// with every cell finished (ReadDir's name order is start time order), or
+// "" when there is none. The report checks that its parameters and
+// topology match the compared runs; here only the workload is known.
+func FindNoiseFloor(root, workload string) string {
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return ""
+	}
+	for i := len(entries) - 1; i >= 0; i-- {
+		e := entries[i]
+		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") || !isMatrix(filepath.Join(root, e.Name())) {
+			continue
+		}
+		m, err := Load(filepath.Join(root, e.Name()))
+		if err == nil && m.AA && m.Workload == workload && m.Done() && m.Count(OK) > 0 {
+			return m.Dir()
+		}
+	}
+	return ""
+}
+
+// SetNoiseFloor records the A/A matrix in dir as this matrix's noise floor:
+// by its name when it sits under root (where this matrix will be), so that
+// the runs directory can move as a whole, else by its absolute path.
+func (m *Matrix) SetNoiseFloor(dir, root string) error {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	m.NoiseFloor = abs
+	if r, err := filepath.Abs(root); err == nil {
+		if real, err := filepath.EvalSymlinks(r); err == nil {
+			r = real
+		}
+		if filepath.Dir(abs) == r {
+			m.NoiseFloor = filepath.Base(abs)
 		}
 	}
 	return nil

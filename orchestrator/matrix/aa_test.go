@@ -1,6 +1,7 @@
 package matrix
 
 import (
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -96,5 +97,49 @@ func TestAARoundTripAndBlocked(t *testing.T) {
 		if c.Arm == "" {
 			t.Errorf("cell %s has no arm after the move", c.ID)
 		}
+	}
+}
+
+func TestFindAndSetNoiseFloor(t *testing.T) {
+	root := t.TempDir()
+	at := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	aa, _ := NewAA("w", "innodb", nil, 1)
+	aaDir, err := Create(root, aa, at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := FindNoiseFloor(root, "w"); got != "" {
+		t.Errorf("an unfinished A/A was found: %s", got)
+	}
+	for _, c := range aa.Cells {
+		if err := aa.Start(c.ID, at); err != nil {
+			t.Fatal(err)
+		}
+		if err := aa.Finish(c.ID, OK, nil, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := aa.Save(); err != nil {
+		t.Fatal(err)
+	}
+	// A newer plain matrix is no noise floor.
+	plain, _ := New("w", []string{"innodb"}, nil, 1)
+	if _, err := Create(root, plain, at.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if got := FindNoiseFloor(root, "w"); got != aaDir {
+		t.Errorf("FindNoiseFloor = %q, want %q", got, aaDir)
+	}
+	if got := FindNoiseFloor(root, "other"); got != "" {
+		t.Errorf("another workload's A/A: %q", got)
+	}
+	if _, err := CheckNoiseFloor(plain.Dir()); err == nil || !strings.Contains(err.Error(), "not an A/A matrix") {
+		t.Errorf("CheckNoiseFloor(plain) = %v", err)
+	}
+	if err := plain.SetNoiseFloor(aaDir, root); err != nil || plain.NoiseFloor != filepath.Base(aaDir) {
+		t.Errorf("SetNoiseFloor under root: %q %v", plain.NoiseFloor, err)
+	}
+	if err := plain.SetNoiseFloor(aaDir, t.TempDir()); err != nil || !filepath.IsAbs(plain.NoiseFloor) {
+		t.Errorf("SetNoiseFloor elsewhere: %q %v", plain.NoiseFloor, err)
 	}
 }
