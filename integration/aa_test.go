@@ -92,6 +92,25 @@ func TestMatrixAA(t *testing.T) {
 	}
 	t.Logf("noise floor of the lab: %s", got[0])
 
+	// A later matrix of the same workload under the same runs root records
+	// the A/A as its noise floor (auto) and its report names it.
+	later := l.mustOK(t, "matrix", "-i", l.inventory, "--engines=innodb", "--knobs=sync_binlog=0,1", "--runs", runs,
+		"--workload", "pure-random-writes", "--tables", "1", "--threads", "2", "--time", "3", "--table-size", "500", "--warmup", "1")
+	laterDir, err := filepath.EvalSymlinks(filepath.Join(runs, "latest"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec struct {
+		NoiseFloor string `json:"noise_floor"`
+	}
+	if err := json.Unmarshal(mustRead(t, filepath.Join(laterDir, "matrix.json")), &rec); err != nil || rec.NoiseFloor != filepath.Base(dir) {
+		t.Errorf("the later matrix recorded noise floor %q (%v), want %q", rec.NoiseFloor, err, filepath.Base(dir))
+	}
+	if note := "Noise floor (A/A " + filepath.Base(dir) + ", 3+3 runs)"; !strings.Contains(later.stdout, note) ||
+		!strings.Contains(string(mustRead(t, filepath.Join(laterDir, "report.md"))), note) {
+		t.Errorf("the later matrix's report does not name its noise floor (%q)", note)
+	}
+
 	// A report of two of its cells held against it: the same parameters
 	// and cluster, so the floor applies and is named.
 	cells := []string{filepath.Join(dir, m.Cells[0].Dir), filepath.Join(dir, m.Cells[1].Dir)}
