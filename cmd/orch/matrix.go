@@ -26,7 +26,8 @@ func newMatrixCmd(g *globalOptions) *cobra.Command {
 		knobs, sets                               []string
 		repeat, warmup                            int
 		dryRun, failFast, keepRemote, waitRunning bool
-		allowAsymmetry                            bool
+		allowAsymmetry, aa                        bool
+		noiseFloor                                string
 		stallLimit                                time.Duration
 		stacksFlag                                string
 		seed                                      int64
@@ -73,6 +74,9 @@ the others (--fail-fast stops instead).`,
 			if err != nil {
 				return usagef("matrix: %v", err)
 			}
+			if err := checkAAFlags(cmd, aa, noiseFloor); err != nil {
+				return err
+			}
 			invs, err := g.clusters(strings.Join(args, ""))
 			if err != nil {
 				return err
@@ -85,7 +89,7 @@ the others (--fail-fast stops instead).`,
 				return runBlockedMatrix(cmd, g, invs, blockedArgs{engines: engines, workload: workload, root: root, baseline: baseline,
 					resume: resume, knobs: knobs, over: over, repeat: repeat, warmup: warmup, resuming: resuming, dryRun: dryRun,
 					failFast: failFast, stallLimit: stallLimit, seed: seed, seedSet: cmd.Flags().Changed("seed"),
-					keepRemote: keepRemote, waitRunning: waitRunning, allowAsymmetry: allowAsymmetry, stacks: stackMode})
+					keepRemote: keepRemote, waitRunning: waitRunning, allowAsymmetry: allowAsymmetry, stacks: stackMode, aa: aa, noiseFloor: noiseFloor})
 			}
 			inv := invs[0]
 			if err := validateForRun(inv); err != nil {
@@ -102,9 +106,12 @@ the others (--fail-fast stops instead).`,
 				if err != nil {
 					return err
 				}
-				spec := matrix.Spec{Engines: engines, Knobs: knobs, Workload: workload, Repeat: repeat, WarmupS: warmup, Baseline: baseline, Overrides: over}
+				spec := matrix.Spec{Engines: engines, Knobs: knobs, Workload: workload, Repeat: repeat, WarmupS: warmup, Baseline: baseline, Overrides: over, AA: aa}
 				if m, err = matrix.Build(spec); err != nil {
 					return &usageError{msg: err.Error()}
+				}
+				if err := planNoiseFloor(cmd, m, noiseFloor, root); err != nil {
+					return err
 				}
 			}
 			for _, e := range m.Engines {
@@ -159,7 +166,7 @@ the others (--fail-fast stops instead).`,
 				progress.Total = time.Duration(*w.Options.TimeS) * time.Second
 			}
 			err = matrix.Execute(ctx, m, matrix.ExecConfig{
-				Cluster: c, Workload: makeWorkload, Version: buildVersion(), Command: os.Args,
+				Cluster: c, Workload: makeWorkload, Version: buildVersion(), Command: os.Args, Costs: matrix.CostsOf(w),
 				FailFast: failFast, StallLimit: stallLimit, KeepRemote: keepRemote, WaitRunning: waitRunning, Stacks: stackMode, Progress: progress, Logf: logf,
 				Secrets: runner.Secrets(inv),
 			})
@@ -189,6 +196,8 @@ the others (--fail-fast stops instead).`,
 	f.BoolVar(&keepRemote, "keep-remote", false, "keep each cell's working directory on the load box (removed once collected)")
 	f.BoolVar(&waitRunning, "wait-running", false, "--resume: let a benchmark the interrupted cell left running on the load box finish (default: stop it), then redo the cell")
 	f.BoolVar(&allowAsymmetry, "allow-asymmetry", false, "run although the configurations differ in durability beyond the matrix's axes")
+	f.BoolVar(&aa, "aa", false, "A/A: run the one configuration of --engines/--knobs twice, as arms (a) and (b), interleaved; the report states the cluster's noise floor")
+	f.StringVar(&noiseFloor, "noise-floor", noiseFloorAuto, "A/A matrix whose noise floor the report holds verdicts against: DIR, auto (the newest finished A/A of the workload under --runs) or none")
 	f.StringVar(&root, "runs", "runs", "directory that holds run directories")
 	f.StringArrayVar(&sets, "set", nil, "workload option override KEY=VALUE (repeatable)")
 	f.DurationVar(&stallLimit, "stall-limit", 60*time.Second, "stop a cell when the master makes no progress this long")

@@ -27,6 +27,8 @@ type blockedArgs struct {
 	seed                                      int64
 	seedSet                                   bool
 	keepRemote, waitRunning, allowAsymmetry   bool
+	aa                                        bool
+	noiseFloor                                string
 	stacks                                    stacks.Mode
 }
 
@@ -45,6 +47,11 @@ func runBlockedMatrix(cmd *cobra.Command, g *globalOptions, invs []*topology.Inv
 	m, err := blockedMatrix(a, names)
 	if err != nil {
 		return err
+	}
+	if !a.resuming {
+		if err := planNoiseFloor(cmd, m, a.noiseFloor, a.root); err != nil {
+			return err
+		}
 	}
 	if a.resuming {
 		logf("matrix: resuming %s: %d of %d cells left", m.Dir(), len(m.Remaining()), len(m.Cells))
@@ -99,7 +106,7 @@ func runBlockedMatrix(cmd *cobra.Command, g *globalOptions, invs []*topology.Inv
 	}
 	err = matrix.ExecuteBlocked(ctx, m, targets, matrix.ExecConfig{
 		Workload: makeWorkload, Version: buildVersion(), Command: os.Args,
-		FailFast: a.failFast, StallLimit: a.stallLimit, KeepRemote: a.keepRemote, WaitRunning: a.waitRunning, Stacks: a.stacks,
+		FailFast: a.failFast, StallLimit: a.stallLimit, KeepRemote: a.keepRemote, WaitRunning: a.waitRunning, Stacks: a.stacks, Costs: matrix.CostsOf(w),
 		Progress: progress, Logf: logf, Secrets: secrets,
 	})
 	fmt.Fprintf(cmd.OutOrStdout(), "matrix %s: %d ok, %d failed, %d not run on %d clusters (seed %d)\n", m.Dir(),
@@ -135,7 +142,7 @@ func blockedMatrix(a blockedArgs, names []string) (*matrix.Matrix, error) {
 			return nil, err
 		}
 	}
-	spec := matrix.Spec{Engines: a.engines, Knobs: a.knobs, Workload: a.workload, Repeat: a.repeat, WarmupS: a.warmup, Baseline: a.baseline, Overrides: a.over}
+	spec := matrix.Spec{Engines: a.engines, Knobs: a.knobs, Workload: a.workload, Repeat: a.repeat, WarmupS: a.warmup, Baseline: a.baseline, Overrides: a.over, AA: a.aa}
 	m, err := matrix.BuildBlocked(spec, names, seed)
 	if err != nil {
 		return nil, &usageError{msg: err.Error()}

@@ -17,6 +17,7 @@ func newReportCmd(_ *globalOptions) *cobra.Command {
 		baseline, out, formats, root, headline string
 		warmup                                 float64
 		allowMixed                             bool
+		noiseFloor                             string
 	)
 	cmd := &cobra.Command{
 		Use:   "report [RUNDIR|MATRIXDIR|PARSE.json]...",
@@ -66,7 +67,7 @@ into the input's directory when there is one input, else ./report (--out).`,
 			default:
 				return usagef("report: --headline %q: want both, master or sustained", headline)
 			}
-			opts := report.Options{Baseline: baseline, Headline: headline, AllowMixed: allowMixed}
+			opts := report.Options{Baseline: baseline, Headline: headline, AllowMixed: allowMixed, NoiseFloor: noiseFloor}
 			if cmd.Flags().Changed("warmup") {
 				if warmup < 0 {
 					return usagef("report: --warmup %v: want 0 or more seconds", warmup)
@@ -97,5 +98,6 @@ into the input's directory when there is one input, else ./report (--out).`,
 	f.StringVar(&headline, "headline", report.HeadlineBoth, "what verdicts lead with: master (the master's rate), sustained (transactions / (run + replica catch-up)) or both")
 	f.BoolVar(&allowMixed, "allow-mixed", false, "compare runs whose workload parameters, client or topology differ (labelled in the report) instead of refusing")
 	f.StringVar(&root, "runs", "runs", "directory that holds run directories (for the default input, runs/latest)")
+	f.StringVar(&noiseFloor, "noise-floor", "", "A/A matrix (orch matrix --aa) whose noise floor verdicts are held against (default: the one the matrix recorded)")
 	return cmd
 }

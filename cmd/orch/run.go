@@ -110,7 +110,10 @@ run interrupted.`,
 				return err
 			}
 			if !noUp {
-				rep, err := up.Up(ctx, c, up.Options{Desired: server.Desired{Engine: engine, Knobs: kv}, CheckPaths: true, Progress: stepPrinter(cmd.ErrOrStderr(), "up")})
+				tracker := &up.Tracker{}
+				stop := upStillAt(ctx, cmd.ErrOrStderr(), "up", tracker)
+				rep, err := up.Up(ctx, c, up.Options{Desired: server.Desired{Engine: engine, Knobs: kv}, CheckPaths: true, Progress: stepPrinter(cmd.ErrOrStderr(), "up"), Tracker: tracker})
+				stop()
 				defer putBack(cmd, c, rep)
 				if rep != nil {
 					for _, warn := range rep.Warnings {

@@ -93,8 +93,10 @@ canary row read on both slaves. Run it again and nothing restarts.`,
 				// The load box too: up proves it can log in before a restart.
 				c := g.connect(ctx, inv, inv.Hosts)
 				defer c.Close()
+				stop := upStillAt(ctx, errOut, "up", trackers[inv.Name])
 				rep, err := up.Up(ctx, c, up.Options{Desired: desired, VerifyTimeout: verifyTimeout, CheckPaths: true,
 					Progress: stepPrinter(errOut, "up"), Tracker: trackers[inv.Name]})
+				stop()
 				if rep != nil && asJSON {
 					enc := json.NewEncoder(out)
 					enc.SetIndent("", "  ")

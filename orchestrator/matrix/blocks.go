@@ -74,38 +74,55 @@ type MovedRound struct {
 // configuration repeat times per cluster, in orders drawn from seed. One
 // cluster is a plain New plan with its order randomised the same way.
 func NewBlocked(workload string, engines []string, axes []Axis, repeat int, clusters []string, seed int64, groupEngines bool) (*Matrix, *Design, error) {
-	if len(clusters) == 0 {
-		return nil, nil, errors.New("matrix: no cluster")
-	}
-	seen := map[string]bool{}
-	for _, c := range clusters {
-		switch {
-		case c == "" || idSafe(c) != c:
-			return nil, nil, fmt.Errorf("matrix: cluster name %q: letters, digits, '.', '_', '=' and '-' only", c)
-		case seen[c]:
-			return nil, nil, fmt.Errorf("matrix: cluster %s listed twice", c)
-		}
-		seen[c] = true
+	if err := checkClusters(clusters); err != nil {
+		return nil, nil, err
 	}
 	m, err := New(workload, engines, axes, repeat)
 	if err != nil {
 		return nil, nil, err
 	}
-	if len(m.Cells)*len(clusters) > MaxCells {
-		return nil, nil, fmt.Errorf("matrix: the plan has more than %d cells over %d clusters; fewer values or repetitions, please", MaxCells, len(clusters))
+	d, err := m.block(clusters, seed, groupEngines)
+	return m, d, err
+}
+
+func checkClusters(clusters []string) error {
+	if len(clusters) == 0 {
+		return errors.New("matrix: no cluster")
 	}
-	configs := roundCells(engines, axes)
-	d := &Design{Seed: seed, GroupEngines: groupEngines, IDWidth: max(2, len(strconv.Itoa(len(configs)*repeat)))}
+	seen := map[string]bool{}
+	for _, c := range clusters {
+		switch {
+		case c == "" || idSafe(c) != c:
+			return fmt.Errorf("matrix: cluster name %q: letters, digits, '.', '_', '=' and '-' only", c)
+		case seen[c]:
+			return fmt.Errorf("matrix: cluster %s listed twice", c)
+		}
+		seen[c] = true
+	}
+	return nil
+}
+
+// block replaces m's cells with a design of its configurations (m.configs)
+// over clusters.
+func (m *Matrix) block(clusters []string, seed int64, groupEngines bool) (*Design, error) {
+	if err := checkClusters(clusters); err != nil {
+		return nil, err
+	}
+	if len(m.Cells)*len(clusters) > MaxCells {
+		return nil, fmt.Errorf("matrix: the plan has more than %d cells over %d clusters; fewer values or repetitions, please", MaxCells, len(clusters))
+	}
+	configs := m.configs()
+	d := &Design{Seed: seed, GroupEngines: groupEngines, IDWidth: max(2, len(strconv.Itoa(len(configs)*m.Repeat)))}
 	m.Cells = nil
 	for _, cl := range clusters {
 		d.Blocks = append(d.Blocks, Block{Cluster: cl, Cells: []string{}})
 		b := &d.Blocks[len(d.Blocks)-1]
-		for r := 1; r <= repeat; r++ {
+		for r := 1; r <= m.Repeat; r++ {
 			m.Cells = append(m.Cells, d.round(b, configs, r)...)
 		}
 	}
 	m.Design = d
-	return m, d, m.validate()
+	return d, m.validate()
 }
 
 // roundCells is one round: every configuration once, in plan order.

@@ -52,7 +52,7 @@ func (d *Design) Fail(m *Matrix, cluster, reason string) error {
 		}
 		byRound[c.Rep] = append(byRound[c.Rep], id)
 	}
-	configs := roundCells(m.Engines, m.Knobs)
+	configs := m.configs()
 	b.Failed = reason
 	for _, r := range rounds {
 		var done, todo []string

@@ -22,6 +22,9 @@ type Spec struct {
 	Baseline string   // configuration label to compare against; "" is the default
 	// Overrides are workload option overrides (KEY=VALUE).
 	Overrides map[string]string
+	// AA plans an A/A: the one configuration of Engines and Knobs twice,
+	// as arms, interleaved (see NewAA).
+	AA bool
 }
 
 // Build plans the matrix s asks for on one cluster. Everything is checked
@@ -42,7 +45,18 @@ func Build(s Spec) (*Matrix, error) {
 	if _, err := bench.LoadWorkload(s.Workload); err != nil {
 		return nil, err
 	}
-	m, err := New(s.Workload, es, axes, s.Repeat)
+	var m *Matrix
+	if s.AA {
+		if s.Baseline != "" {
+			return nil, errors.New("matrix: --aa and --baseline: an A/A's baseline is its arm (a)")
+		}
+		if err := CheckAA(es, axes); err != nil {
+			return nil, err
+		}
+		m, err = NewAA(s.Workload, es[0], axes, s.Repeat)
+	} else {
+		m, err = New(s.Workload, es, axes, s.Repeat)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -64,7 +78,12 @@ func BuildBlocked(s Spec, clusters []string, seed int64) (*Matrix, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, _, err := NewBlocked(one.Workload, one.Engines, one.Knobs, one.Repeat, clusters, seed, true)
+	var m *Matrix
+	if one.AA {
+		m, _, err = NewBlockedAA(one.Workload, one.Engines[0], one.Knobs, one.Repeat, clusters, seed)
+	} else {
+		m, _, err = NewBlocked(one.Workload, one.Engines, one.Knobs, one.Repeat, clusters, seed, true)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/orch-bench/orch/orchestrator/bench"
@@ -31,7 +32,10 @@ type ExecConfig struct {
 	KeepRemote bool
 	Stacks     stacks.Mode // --stacks, for every cell's run
 	Progress   *runner.Progress
-	Logf       func(format string, args ...any)
+	// Costs are the plan's static estimate, which the running ETA uses
+	// until cells have been measured (eta.go).
+	Costs Costs
+	Logf  func(format string, args ...any)
 	// Secrets are masked out of cell errors saved in matrix.json.
 	Secrets []string
 
@@ -77,6 +81,9 @@ func Execute(ctx context.Context, m *Matrix, cfg ExecConfig) error {
 		if serr := m.Save(); serr != nil {
 			return serr
 		}
+		if !m.Done() && state != Interrupted {
+			logf("%s", EstimateLeft(m, cfg.Costs, time.Now()))
+		}
 		switch {
 		case state == Interrupted:
 			return fmt.Errorf("matrix interrupted at cell %s: orch matrix --resume %s continues", c.ID, m.Dir())
@@ -102,7 +109,15 @@ func runCell(ctx context.Context, m *Matrix, c *Cell, cfg ExecConfig) (State, er
 		return interrupted(err)
 	}
 	desired := server.Desired{Engine: c.Engine, Knobs: c.ServerKnobs()}
-	rep, err := up.Up(ctx, cfg.Cluster, up.Options{Desired: desired})
+	// Restarts take a while: say which host is at which step meanwhile.
+	tracker := &up.Tracker{}
+	stop := runner.Heartbeat(ctx, runner.WaitEvery, func(el time.Duration) {
+		if cfg.Logf != nil {
+			cfg.Logf("matrix: bringing the cluster to %s: %s (%s)", c.Label, el, strings.Join(tracker.Unfinished(), "; "))
+		}
+	})
+	rep, err := up.Up(ctx, cfg.Cluster, up.Options{Desired: desired, Tracker: tracker})
+	stop()
 	if err != nil {
 		return interrupted(fmt.Errorf("up: %w", err))
 	}

@@ -148,6 +148,9 @@ func ExecuteBlocked(ctx context.Context, m *Matrix, targets []Target, cfg ExecCo
 		if serr := m.Save(); serr != nil {
 			return serr
 		}
+		if !m.Done() && r.state != Interrupted && !stop {
+			logf("%s", EstimateLeft(m, cfg.Costs, time.Now()))
+		}
 		switch r.state {
 		case Interrupted:
 			stop = true

@@ -36,6 +36,12 @@ type Matrix struct {
 	Repeat    int               `json:"repeat"`
 	// Baseline is the label the report compares against.
 	Baseline string `json:"baseline"`
+	// AA marks an A/A matrix: one configuration as two arms (aa.go).
+	AA bool `json:"aa,omitempty"`
+	// NoiseFloor is the A/A matrix whose noise floor the report states
+	// (a directory next to this one under the runs root, or a path), so
+	// that the report says the same whenever it is made.
+	NoiseFloor string `json:"noise_floor,omitempty"`
 	// WarmupS is the start of each run, in seconds, excluded from
 	// steady-state figures.
 	WarmupS int `json:"warmup_s"`
@@ -198,7 +204,7 @@ func (m *Matrix) validate() error {
 	if m.Baseline != "" && !labels[m.Baseline] {
 		return fmt.Errorf("matrix: baseline %q is not the label of any cell", m.Baseline)
 	}
-	return nil
+	return m.validateAA()
 }
 
 // FindLatest returns the newest matrix directory under root, for --resume

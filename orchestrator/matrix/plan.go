@@ -42,8 +42,10 @@ type Cell struct {
 	Engine string `json:"engine"`
 	Knobs  []KV   `json:"knobs"`
 	Rep    int    `json:"rep"`
-	State  State  `json:"state"`
-	Error  string `json:"error,omitempty"`
+	// Arm is "a" or "b" in an A/A matrix (the same configuration twice).
+	Arm   string `json:"arm,omitempty"`
+	State State  `json:"state"`
+	Error string `json:"error,omitempty"`
 	// Dir is the cell's run directory relative to the matrix directory
 	// (cells/<id>); it exists once the cell has started.
 	Dir     string    `json:"dir"`
@@ -89,6 +91,11 @@ func Plan(engines []string, axes []Axis, repeat int) []Cell {
 			}
 		}
 	}
+	return numbered(cells)
+}
+
+// numbered gives cells in execution order their ids and directories.
+func numbered(cells []Cell) []Cell {
 	width := max(2, len(strconv.Itoa(len(cells))))
 	for i := range cells {
 		c := &cells[i]
@@ -126,7 +133,11 @@ func label(engine string, knobs []KV) string {
 
 // cellID is "<pos>-<engine>-<name=value>...-r<rep>", filesystem-safe.
 func cellID(pos, width int, c *Cell) string {
-	desc := idSafe(strings.ReplaceAll(c.Label, " ", "-"))
+	l := c.Label
+	if c.Arm != "" {
+		l = strings.TrimSuffix(l, " ("+c.Arm+")") + " " + c.Arm // "innodb-a", not "innodb-_a_"
+	}
+	desc := idSafe(strings.ReplaceAll(l, " ", "-"))
 	if len(desc) > maxIDDesc {
 		desc = strings.TrimRight(desc[:maxIDDesc], "-")
 	}

@@ -46,6 +46,9 @@ func WritePlan(w io.Writer, m *Matrix, costs Costs) error {
 	p := &printer{w: w}
 	p.printf("Matrix %s: %s, %d configuration(s) x %d repetition(s); baseline: %s\n",
 		orDash(m.Workload), axesSummary(m), len(m.Labels()), m.Repeat, m.Baseline)
+	if m.AA {
+		p.printf("A/A: one configuration as two identical arms (a) and (b), interleaved; the report states the noise floor of this cluster\n")
+	}
 	if len(m.Overrides) > 0 {
 		p.printf("Workload overrides: %s\n", overridesSummary(m.Overrides))
 	}

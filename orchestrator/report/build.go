@@ -27,6 +27,9 @@ type Options struct {
 	// AllowMixed compares runs whose workload parameters, client or
 	// topology differ (labelled as such) instead of refusing.
 	AllowMixed bool
+	// NoiseFloor is an A/A matrix directory whose noise floor the verdicts
+	// are held against (default: the one the matrix names).
+	NoiseFloor string
 }
 
 // Report is the comparison of the inputs' runs, ready to be written.
@@ -39,6 +42,8 @@ type Report struct {
 	Tables     []*Table
 	// NoEffect lists the knobs the server ignores (from matrix.json).
 	NoEffect [][2]string
+	// Floors are the noise floors an A/A input measured (noise.go).
+	Floors []*NoiseFloor
 }
 
 // Table compares the configurations of one workload.
@@ -66,6 +71,9 @@ type Table struct {
 	Why *Why
 	// Blocks compares within and across clusters (nil: one cluster).
 	Blocks *ClusterSection
+	// Floor is the A/A noise floor the verdicts were held against (nil:
+	// none named).
+	Floor *FloorUse
 }
 
 // Group is one configuration (label) of a table and its runs.
@@ -96,6 +104,8 @@ type Group struct {
 	NoEffect []string
 	// Verdict is the comparison in words; "" for the baseline itself.
 	Verdict string
+	// InsideFloor: Ratio lies inside the table's A/A noise floor.
+	InsideFloor bool
 
 	Stats // noise, ratio interval, rank test, replicas (stats_group.go)
 }
@@ -147,7 +157,45 @@ func Build(in *Input, opts Options) (*Report, error) {
 		}
 		t.Plots = plots
 	}
+	if err := rep.noiseFloors(in, opts); err != nil {
+		return nil, err
+	}
 	return rep, nil
+}
+
+// noiseFloors states an A/A input's floors, or holds the verdicts against
+// the floor of the A/A matrix named by the options or the matrix.
+func (rep *Report) noiseFloors(in *Input, opts Options) error {
+	if in.AA {
+		src := in.Home
+		if src == "" {
+			src = strings.Join(in.Sources, ", ")
+		}
+		for _, t := range rep.Tables {
+			if f := t.measureFloor(floorSource(src, src), in.Started); f != nil {
+				rep.Floors = append(rep.Floors, f)
+			}
+		}
+		return nil
+	}
+	dir := opts.NoiseFloor
+	if dir == "" {
+		dir = in.NoiseFloor
+	}
+	if dir == "" {
+		return nil
+	}
+	floors, err := LoadNoiseFloors(dir)
+	if err != nil {
+		return &InputError{Path: "noise floor", Err: err}
+	}
+	for _, f := range floors {
+		f.Source = floorSource(dir, in.Home)
+	}
+	for _, t := range rep.Tables {
+		t.Floor = t.useFloor(floors)
+	}
+	return nil
 }
 
 // tables groups runs by workload. Parse output has no workload name: it

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/orch-bench/orch/orchestrator/bench"
 	"github.com/orch-bench/orch/orchestrator/rundir"
@@ -35,6 +36,11 @@ type Input struct {
 	Sources []string
 	// Design is the matrix's design over several clusters (nil if none).
 	Design *ClusterDesign
+	// AA: the input is an A/A matrix; NoiseFloor the A/A matrix a matrix
+	// named for its noise floor; Started when its first cell began.
+	AA         bool
+	NoiseFloor string
+	Started    time.Time
 }
 
 // InputError is an input that cannot be read as a matrix, a run directory

@@ -121,6 +121,9 @@ func (t *Table) verdicts() []string {
 			out = append(out, g.Verdict)
 		}
 	}
+	if t.Floor != nil {
+		out = append(out, t.Floor.note())
+	}
 	return out
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // matrixDoc is the part of matrix.json the report reads (the planner owns
@@ -13,15 +14,20 @@ type matrixDoc struct {
 	Baseline string            `json:"baseline"`
 	WarmupS  *float64          `json:"warmup_s"`
 	NoEffect map[string]string `json:"no_effect"`
-	Cells    []struct {
-		ID     string `json:"id"`
-		Label  string `json:"label"`
-		Engine string `json:"engine"`
-		Knobs  []Knob `json:"knobs"`
-		Rep    int    `json:"rep"`
-		State  string `json:"state"`
-		Error  string `json:"error"`
-		Dir    string `json:"dir"`
+	// AA marks an A/A matrix; NoiseFloor names the A/A matrix whose floor
+	// this one's report states (noise.go).
+	AA         bool   `json:"aa"`
+	NoiseFloor string `json:"noise_floor"`
+	Cells      []struct {
+		ID      string    `json:"id"`
+		Label   string    `json:"label"`
+		Engine  string    `json:"engine"`
+		Knobs   []Knob    `json:"knobs"`
+		Rep     int       `json:"rep"`
+		State   string    `json:"state"`
+		Error   string    `json:"error"`
+		Dir     string    `json:"dir"`
+		Started time.Time `json:"started"`
 	} `json:"cells"`
 	Design *designDoc `json:"design"`
 }
@@ -46,6 +52,14 @@ func (in *Input) loadMatrix(dir string) ([]*Run, error) {
 	}
 	for k, v := range m.NoEffect {
 		in.NoEffect[k] = v
+	}
+	in.AA = in.AA || m.AA
+	if m.NoiseFloor != "" && in.NoiseFloor == "" {
+		// A name without a directory is a sibling under the runs root.
+		in.NoiseFloor = m.NoiseFloor
+		if !filepath.IsAbs(m.NoiseFloor) {
+			in.NoiseFloor = filepath.Join(filepath.Dir(dir), m.NoiseFloor)
+		}
 	}
 	var runs []*Run
 	for i, c := range m.Cells {
@@ -84,6 +98,9 @@ func (in *Input) loadMatrix(dir string) ([]*Run, error) {
 		}
 		if r.Workload == "" {
 			r.Workload = m.Workload
+		}
+		if !c.Started.IsZero() && (in.Started.IsZero() || c.Started.Before(in.Started)) {
+			in.Started = c.Started
 		}
 		runs = append(runs, r)
 	}

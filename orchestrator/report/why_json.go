@@ -94,6 +94,9 @@ func (rep *Report) WriteWhyJSON(w io.Writer) error {
 		Baseline string  `json:"baseline"`
 		Groups   []group `json:"configurations"`
 		Runs     []run   `json:"runs"`
+		// NoiseFloor is the A/A floor this table measured or was held
+		// against (noise-floor.json has the details).
+		NoiseFloor map[string]any `json:"noise_floor,omitempty"`
 	}
 	out := struct {
 		WarmupS float64 `json:"warmup_s"`
@@ -104,6 +107,14 @@ func (rep *Report) WriteWhyJSON(w io.Writer) error {
 			continue
 		}
 		tb := table{Workload: t.Workload, Baseline: t.Why.Base.Label}
+		for _, f := range rep.Floors {
+			if f.Workload == t.Workload {
+				tb.NoiseFloor = floorJSON(f)
+			}
+		}
+		if t.Floor != nil && t.Floor.NotApplicable == "" {
+			tb.NoiseFloor = floorJSON(t.Floor.Floor)
+		}
 		for _, g := range t.Why.Groups {
 			gj := group{Label: g.Label, Sentence: g.Sentence, ClientBound: g.ClientBound, LoadBox: costJSON(g.LoadBox), Stacks: map[string]whyStacksJSON{}}
 			if !math.IsNaN(g.Ratio) {

@@ -144,6 +144,9 @@ func (rep *Report) Summary() string {
 				fmt.Fprintf(&b, "  %s\n", g.Verdict)
 			}
 		}
+		if t.Floor != nil {
+			fmt.Fprintf(&b, "  %s\n", t.Floor.note())
+		}
 		for _, l := range t.fairnessLines() {
 			fmt.Fprintf(&b, "  %s\n", l)
 		}

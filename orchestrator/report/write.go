@@ -91,6 +91,9 @@ func (rep *Report) Write(dir string, formats []string) ([]string, error) {
 			if err == nil {
 				err = put(FileWhy, func(b *bytes.Buffer) error { return rep.WriteWhyJSON(b) })
 			}
+			if err == nil && rep.hasFloors() {
+				err = put(FileNoiseFloor, func(b *bytes.Buffer) error { return rep.WriteNoiseFloorJSON(b) })
+			}
 		default:
 			err = fmt.Errorf("report: unknown format %q", f)
 		}

@@ -65,14 +65,16 @@ func (r *run) parse(res *Results) {
 func (r *run) checks(ctx context.Context, res *Results) error {
 	master, slaves := r.db.Master, r.db.Slaves
 	var failed []error
-	cu, err := dataset.WaitCaughtUp(ctx, master, slaves, catchUpTimeout)
+	cu, err := r.waitCaughtUp(ctx, master, slaves)
 	res.CatchUp = cu
 	if err != nil {
 		failed = append(failed, err)
 	}
 	if spec, ok := r.spec(); ok && err == nil {
 		r.logf("run: checking consistency of %s on all servers", spec.Database)
+		stop := r.sayStill(ctx, "checking consistency")
 		cr, err := dataset.Consistency(ctx, master, slaves, spec.Database, spec.TableNames())
+		stop()
 		res.Consistency = cr
 		switch {
 		case err != nil:
@@ -81,6 +83,8 @@ func (r *run) checks(ctx context.Context, res *Results) error {
 			failed = append(failed, fmt.Errorf("consistency: %s", cr.Summary()))
 		}
 		res.Sizes = map[string]*dataset.SizeReport{}
+		stop = r.sayStill(ctx, "measuring the footprint")
+		defer stop()
 		for _, n := range r.db.DB() {
 			sz, err := dataset.Sizes(ctx, n.DB, spec.Database, dataset.SizeOptions{Exec: n.Exec, Refresh: true})
 			if err != nil {

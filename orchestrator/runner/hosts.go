@@ -241,7 +241,9 @@ func (r *run) prepare(ctx context.Context) error {
 
 // phase runs prepare or cleanup to completion; a non-zero exit fails it.
 func (r *run) phase(ctx context.Context, p bench.Phase) (int, error) {
+	stop := r.sayPhase(ctx, string(p), path.Join("benchmark", string(p)+".txt"+rundir.PartSuffix))
 	code, err := r.benchmark(ctx, p)
+	stop()
 	if err == nil && code != 0 {
 		err = fmt.Errorf("%s: %s exited %d (see benchmark/%s.txt)", r.bhost, p, code, p)
 	}

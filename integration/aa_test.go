@@ -1,0 +1,121 @@
+package integration
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestMatrixAA: `orch matrix --aa` runs one configuration as two arms,
+// interleaved (each round holds both, a b b a a b), shows a running ETA
+// from the measured cells, and its report states the noise floor of the
+// cluster with its Fieller interval, in report.md, on stdout and in
+// noise-floor.json; a later report held against it names it. Sweeps are
+// refused before any host is contacted.
+func TestMatrixAA(t *testing.T) {
+	l := needLab(t)
+	runs := t.TempDir()
+
+	bad := l.orch(t, "matrix", "-i", l.inventory, "--aa", "--engines=innodb,rocksdb", "--runs", runs)
+	if bad.code != 2 || !strings.Contains(bad.stderr, "--aa runs one configuration twice: --engines names 2") || strings.Count(strings.TrimSpace(bad.stderr), "\n") != 0 {
+		t.Errorf("--aa with two engines: exit %d, stderr %q; want one line, exit 2", bad.code, bad.stderr)
+	}
+	if entries, _ := os.ReadDir(runs); len(entries) != 0 {
+		t.Errorf("a refused --aa left %d entries in the runs directory", len(entries))
+	}
+
+	defer l.orch(t, "down", "-i", l.inventory)
+	r := l.mustOK(t, "matrix", "-i", l.inventory, "--aa", "--engines=innodb", "--repeat", "3", "--runs", runs,
+		"--workload", "pure-random-writes", "--tables", "1", "--threads", "2", "--time", "3", "--table-size", "500", "--warmup", "1")
+	dir, err := filepath.EvalSymlinks(filepath.Join(runs, "latest"))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// Interleaved: every round holds both arms, the order reversed every
+	// other round.
+	m := loadMatrix(t, dir)
+	var order []string
+	for _, c := range m.Cells {
+		if c.State != "ok" {
+			t.Errorf("cell %s: %s", c.ID, c.State)
+		}
+		order = append(order, strings.TrimPrefix(c.Label, "innodb "))
+	}
+	if got := strings.Join(order, " "); got != "(a) (b) (b) (a) (a) (b)" {
+		t.Errorf("arms ran in order %s, want (a) (b) (b) (a) (a) (b)", got)
+	}
+	for i := 0; i+1 < len(m.Cells); i += 2 {
+		if m.Cells[i].Rep != m.Cells[i+1].Rep || m.Cells[i].Label == m.Cells[i+1].Label {
+			t.Errorf("round %d does not hold both arms: %s, %s", i/2+1, m.Cells[i].ID, m.Cells[i+1].ID)
+		}
+	}
+
+	// The running ETA, from measured cell times.
+	if !regexp.MustCompile(`matrix: [1-5]/6 done, ETA \S+ \(measured \S+/cell over [1-5] cell\(s\)`).MatchString(r.stderr) {
+		t.Errorf("no measured ETA line on stderr")
+	}
+
+	// The noise floor: ratio, CI and n in report.md and on stdout.
+	line := regexp.MustCompile(`A/A: (\d+\.\d\d)x \[(\d+\.\d\d), (\d+\.\d\d)\] \(n=3 each, p[=<][0-9.]+\): the noise floor of this cluster for pure-random-writes`)
+	md := string(mustRead(t, filepath.Join(dir, "report.md")))
+	got := line.FindStringSubmatch(md)
+	if got == nil {
+		t.Fatalf("report.md has no A/A noise-floor line")
+	}
+	if !line.MatchString(r.stdout) {
+		t.Errorf("stdout does not end with the A/A line")
+	}
+	var nf struct {
+		Measured []struct {
+			AARun    string   `json:"aa_run"`
+			Ratio    *float64 `json:"ratio"`
+			Low      *float64 `json:"ci95_low"`
+			High     *float64 `json:"ci95_high"`
+			NA       int      `json:"n_a"`
+			NB       int      `json:"n_b"`
+			CIMethod string   `json:"ci_method"`
+		} `json:"measured"`
+	}
+	if err := json.Unmarshal(mustRead(t, filepath.Join(dir, "noise-floor.json")), &nf); err != nil {
+		t.Fatal(err)
+	}
+	if len(nf.Measured) != 1 {
+		t.Fatalf("noise-floor.json: %d floors, want 1", len(nf.Measured))
+	}
+	f := nf.Measured[0]
+	if f.Ratio == nil || f.Low == nil || f.High == nil || *f.Low > *f.Ratio || *f.High < *f.Ratio || f.NA != 3 || f.NB != 3 || f.CIMethod != "Fieller" || f.AARun != filepath.Base(dir) {
+		t.Errorf("noise-floor.json floor %+v", f)
+	}
+	t.Logf("noise floor of the lab: %s", got[0])
+
+	// A later matrix of the same workload under the same runs root records
+	// the A/A as its noise floor (auto) and its report names it.
+	later := l.mustOK(t, "matrix", "-i", l.inventory, "--engines=innodb", "--knobs=sync_binlog=0,1", "--runs", runs,
+		"--workload", "pure-random-writes", "--tables", "1", "--threads", "2", "--time", "3", "--table-size", "500", "--warmup", "1")
+	laterDir, err := filepath.EvalSymlinks(filepath.Join(runs, "latest"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec struct {
+		NoiseFloor string `json:"noise_floor"`
+	}
+	if err := json.Unmarshal(mustRead(t, filepath.Join(laterDir, "matrix.json")), &rec); err != nil || rec.NoiseFloor != filepath.Base(dir) {
+		t.Errorf("the later matrix recorded noise floor %q (%v), want %q", rec.NoiseFloor, err, filepath.Base(dir))
+	}
+	if note := "Noise floor (A/A " + filepath.Base(dir) + ", 3+3 runs)"; !strings.Contains(later.stdout, note) ||
+		!strings.Contains(string(mustRead(t, filepath.Join(laterDir, "report.md"))), note) {
+		t.Errorf("the later matrix's report does not name its noise floor (%q)", note)
+	}
+
+	// A report of two of its cells held against it: the same parameters
+	// and cluster, so the floor applies and is named.
+	cells := []string{filepath.Join(dir, m.Cells[0].Dir), filepath.Join(dir, m.Cells[1].Dir)}
+	rr := l.mustOK(t, append([]string{"report", "--noise-floor", dir, "--out", t.TempDir()}, cells...)...)
+	if !strings.Contains(rr.stdout, "Noise floor (A/A "+dir+", 3+3 runs)") || strings.Contains(rr.stdout, "not applicable") {
+		t.Errorf("the report held against the A/A does not name its floor:\n%s", rr.stdout)
+	}
+}
