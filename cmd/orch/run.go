@@ -109,11 +109,14 @@ run interrupted.`,
 			if err := c.ConnectErr(); err != nil {
 				return err
 			}
+			var upTook time.Duration
 			if !noUp {
+				upStart := time.Now()
 				tracker := &up.Tracker{}
 				stop := upStillAt(ctx, cmd.ErrOrStderr(), "up", tracker)
 				rep, err := up.Up(ctx, c, up.Options{Desired: server.Desired{Engine: engine, Knobs: kv}, CheckPaths: true, Progress: stepPrinter(cmd.ErrOrStderr(), "up"), Tracker: tracker})
 				stop()
+				upTook = time.Since(upStart)
 				defer putBack(cmd, c, rep)
 				if rep != nil {
 					for _, warn := range rep.Warnings {
@@ -139,7 +142,7 @@ run interrupted.`,
 				progress.Total = time.Duration(*w.Options.TimeS) * time.Second
 			}
 			out, err := runner.Run(ctx, runner.Config{
-				Cluster: c, Workload: w, Engine: engine, Knobs: kv, Root: root,
+				Cluster: c, Workload: w, Engine: engine, Knobs: kv, Root: root, UpTook: upTook,
 				Command: os.Args, Version: buildVersion(), StallLimit: stallLimit, KeepRemote: keepRemote, Stacks: stackMode,
 				Progress: progress, Logf: func(f string, a ...any) { fmt.Fprintf(stderr, f+"\n", a...) },
 			})

@@ -116,7 +116,9 @@ func runCell(ctx context.Context, m *Matrix, c *Cell, cfg ExecConfig) (State, er
 			cfg.Logf("matrix: bringing the cluster to %s: %s (%s)", c.Label, el, strings.Join(tracker.Unfinished(), "; "))
 		}
 	})
+	upStart := time.Now()
 	rep, err := up.Up(ctx, cfg.Cluster, up.Options{Desired: desired, Tracker: tracker})
+	upTook := time.Since(upStart)
 	stop()
 	if err != nil {
 		return interrupted(fmt.Errorf("up: %w", err))
@@ -136,7 +138,7 @@ func runCell(ctx context.Context, m *Matrix, c *Cell, cfg ExecConfig) (State, er
 		return Failed, err
 	}
 	out, err := runner.Run(ctx, runner.Config{
-		Cluster: cfg.Cluster, Workload: w, Engine: c.Engine, Knobs: desired.Knobs, Dir: d,
+		Cluster: cfg.Cluster, Workload: w, Engine: c.Engine, Knobs: desired.Knobs, Dir: d, UpTook: upTook,
 		Command: cfg.Command, Version: cfg.Version, StallLimit: cfg.StallLimit, KeepRemote: cfg.KeepRemote, Stacks: cfg.Stacks,
 		Progress: cfg.Progress, Logf: cfg.Logf,
 	})

@@ -29,6 +29,10 @@ type Results struct {
 	// Checks lists every failed check (consistency, catch-up): a run whose
 	// replicas disagree with the master is a failed run.
 	Checks []string `json:"failed_checks,omitempty"`
+	// Phases is each phase's wall time in seconds: up (when the run did
+	// one), connect, snapshot, prepare, run (monitors and the benchmark),
+	// checks (catch-up, consistency, footprint).
+	Phases map[string]float64 `json:"phases_s,omitempty"`
 }
 
 // catchUpTimeout bounds the wait for slaves after the benchmark: the lab saw

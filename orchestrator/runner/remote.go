@@ -185,13 +185,16 @@ func (r *Remote) exitStatus(ctx context.Context) (int, error) {
 // SIGINT first so the tool can print what it has, SIGTERM after grace, and
 // SIGKILL as the last resort (the exit status is lost then). dash's kill
 // takes no "--", so the negative process group follows the signal directly.
+// Stop returns once the group is gone: a SIGKILL is delivered, and the
+// killed processes reaped, a moment after kill returns, and a caller that
+// checks right away (two benchmarks never at once) must not see them.
 func (r *Remote) Stop(ctx context.Context, grace time.Duration) error {
 	pg := "-" + strconv.Itoa(r.PID)
 	ticks := strconv.Itoa(int(grace / (100 * time.Millisecond)))
 	script := `stop() { kill -$1 ` + pg + ` 2>/dev/null || exit 0; i=0; while kill -0 ` + pg + ` 2>/dev/null && [ $i -lt $2 ]; do sleep 0.1; i=$((i+1)); done; }
 stop INT ` + ticks + `
 stop TERM 20
-stop KILL 0
+stop KILL 50
 exit 0`
 	_, err := r.Exec.Run(ctx, executor.Command{Script: script, Timeout: grace + 30*time.Second})
 	return err

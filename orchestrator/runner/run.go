@@ -31,7 +31,11 @@ type Config struct {
 	Root   string // runs directory (default "runs")
 	// Dir, when set, is the run directory to use (a matrix cell's) instead
 	// of a new one under Root.
-	Dir     *rundir.Dir
+	Dir *rundir.Dir
+	// UpTook is how long bringing the cluster to the configuration took
+	// just before the run (orch up's wall time, restarts included), kept
+	// with the run's own phases; 0 when the run did no up.
+	UpTook  time.Duration
 	Command []string // orch's argv, redacted before it is saved
 	Version string   // orch's version
 	// StallLimit stops a run whose master makes no progress this long.
@@ -220,19 +224,37 @@ func Secrets(inv *topology.Inventory) []string {
 // execute is the run proper: snapshot, prepare, benchmark under monitors,
 // checks. Its error decides the run's status.
 func (r *run) execute(ctx context.Context) (*Results, error) {
+	res := &Results{Phases: map[string]float64{}}
+	if r.cfg.UpTook > 0 {
+		res.Phases["up"] = r.cfg.UpTook.Seconds()
+	}
+	// Each phase's wall time: where orch's own time per run goes, beside
+	// the benchmark's (make bench reads them).
+	cur, since := "", time.Time{}
+	next := func(name string) {
+		now := time.Now()
+		if cur != "" {
+			res.Phases[cur] += now.Sub(since).Seconds()
+		}
+		cur, since = name, now
+	}
+	defer next("")
+	next("connect")
 	if err := r.connect(ctx); err != nil {
 		return nil, err
 	}
+	next("snapshot")
 	if err := r.snapshot(ctx, "before"); err != nil {
 		return nil, err
 	}
+	next("prepare")
 	if err := r.prepare(ctx); err != nil {
 		return nil, err
 	}
 	if err := r.checkPrepared(ctx); err != nil {
 		return nil, err
 	}
-	res := &Results{}
+	next("run")
 	mon, err := r.startMonitors(ctx)
 	if err != nil {
 		return nil, err
@@ -255,6 +277,7 @@ func (r *run) execute(ctx context.Context) (*Results, error) {
 	if code != 0 {
 		return res, r.exitError(code)
 	}
+	next("checks")
 	if err := r.checks(ctx, res); err != nil {
 		return res, err
 	}

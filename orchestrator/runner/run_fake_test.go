@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/orch-bench/orch/orchestrator/bench"
 	"github.com/orch-bench/orch/orchestrator/rundir"
@@ -25,7 +26,7 @@ func TestRunOnTheFakeLab(t *testing.T) {
 	}
 	var logs []string
 	out, err := Run(context.Background(), Config{Cluster: f.C, Workload: w, Engine: "innodb", Root: t.TempDir(), Version: "test",
-		Logf: func(format string, args ...any) { logs = append(logs, format) }})
+		UpTook: 1500 * time.Millisecond, Logf: func(format string, args ...any) { logs = append(logs, format) }})
 	if err != nil {
 		t.Fatalf("run: %v\n%s", err, strings.Join(logs, "\n"))
 	}
@@ -56,6 +57,16 @@ func TestRunOnTheFakeLab(t *testing.T) {
 	}
 	if out.Results == nil || out.Results.Benchmark == nil {
 		t.Fatalf("results %+v", out.Results)
+	}
+	// Where orch's own time went: the up it was given, and every phase.
+	ph := out.Results.Phases
+	if ph["up"] != 1.5 {
+		t.Errorf("phases_s up = %v, want the 1.5 s given", ph["up"])
+	}
+	for _, name := range []string{"connect", "snapshot", "prepare", "run", "checks"} {
+		if v, ok := ph[name]; !ok || v < 0 {
+			t.Errorf("phases_s lacks %s: %v", name, ph)
+		}
 	}
 	m, err := out.Dir.LoadManifest()
 	if err != nil {
