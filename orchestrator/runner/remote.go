@@ -39,10 +39,15 @@ func (r *Remote) file(ext string) string { return path.Join(r.Dir, r.Name+ext) }
 // paths are arguments, never spliced into the text. The wrapper traps INT
 // and TERM (a handled signal, unlike an ignored one, is not inherited), so
 // stopping the session's process group stops the benchmark and still
-// records its exit status.
-const launcher = `setsid sh -c 'trap : INT TERM; sh "$1" > "$2" 2>&1 < /dev/null; echo $? > "$3.tmp" && mv "$3.tmp" "$3"' orch-bench "$1" "$2" "$3" > /dev/null 2>&1 < /dev/null &
-echo $! > "$4"
-echo $!`
+// records its exit status. The leader writes its own PID file ($4) once it
+// leads the session, and the launcher waits for that file: $! alone is
+// known before setsid has run, and a stop sent to that group then finds
+// none and misses the benchmark that starts a moment later.
+const launcher = `rm -f "$4"
+setsid sh -c 'echo $$ > "$4.tmp" && mv "$4.tmp" "$4"; trap : INT TERM; sh "$1" > "$2" 2>&1 < /dev/null; echo $? > "$3.tmp" && mv "$3.tmp" "$3"' orch-bench "$1" "$2" "$3" "$4" > /dev/null 2>&1 < /dev/null &
+i=0
+while [ ! -s "$4" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done
+cat "$4" 2>/dev/null`
 
 // Launch uploads step's script into dir on the host (the run's private
 // working directory, see makeWorkdir) and starts it detached.
