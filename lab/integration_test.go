@@ -6,10 +6,14 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -234,12 +238,73 @@ func TestIntegrationLab(t *testing.T) {
 
 	master.Close()
 	slave1.Close()
+
+	// A test run killed mid-way leaves its lab's kernel objects and state
+	// behind, with every host dead. The next run, from another state dir,
+	// must not need a human: it clears that lab. A lab still running is
+	// someone's, and is only named.
+	t.Run("up clears a lab whose hosts died, and names one that runs", func(t *testing.T) {
+		next := cfg
+		next.StateDir = filepath.Join(dir, "next-state")
+		next.InventoryPath = filepath.Join(dir, "next-inventories", "lab.yaml")
+		err := Up(ctx, next)
+		if err == nil || !strings.Contains(err.Error(), "in use by the orch lab in "+cfg.StateDir) ||
+			!strings.Contains(err.Error(), "master") {
+			t.Fatalf("up beside a running lab on its subnet: %v", err)
+		}
+		if _, err := os.Stat(next.StateDir); err == nil {
+			t.Errorf("refused up made %s", next.StateDir)
+		}
+		killLab(t, st)
+		var log bytes.Buffer
+		next.Out = io.MultiWriter(&log, testLog{t})
+		if err := Up(ctx, next); err != nil {
+			t.Fatalf("up over a dead lab: %v", err)
+		}
+		t.Cleanup(func() { _ = Down(context.Background(), next) })
+		if !strings.Contains(log.String(), "whose hosts are all gone") {
+			t.Errorf("up did not say it cleared the dead lab:\n%s", log.String())
+		}
+		assertGone(t, cfg, st)
+		requireHealthy(t, ctx, next)
+		nst, err := readState(next.StateDir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := Down(ctx, next); err != nil {
+			t.Fatalf("down: %v", err)
+		}
+		assertGone(t, next, nst)
+	})
+
 	if err := Down(ctx, cfg); err != nil {
 		t.Fatalf("down: %v", err)
 	}
 	assertGone(t, cfg, st)
 	if err := Down(ctx, cfg); err != nil {
 		t.Errorf("second down: %v", err)
+	}
+}
+
+// killLab kills every process of a lab's hosts, as a killed test run's
+// cgroup teardown does, and leaves its state and kernel objects.
+func killLab(t *testing.T, st *State) {
+	t.Helper()
+	for _, h := range st.Hosts {
+		out, err := exec.Command("ip", "netns", "pids", h.Netns).Output()
+		if err != nil {
+			t.Fatalf("%s: ip netns pids: %v", h.Name, err)
+		}
+		for _, f := range append(strings.Fields(string(out)), strconv.Itoa(h.PID)) {
+			if pid, err := strconv.Atoi(f); err == nil {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	}
+	for _, h := range st.Hosts {
+		if !eventually(5*time.Second, func() bool { return !alive(h.PID, h.PIDStart) }) {
+			t.Fatalf("%s: process %d survived SIGKILL", h.Name, h.PID)
+		}
 	}
 }
 

@@ -201,11 +201,14 @@ func netnsExists(name string) bool {
 	return err == nil
 }
 
-// createBridge makes the lab's bridge with the control machine's address.
-// Forwarding is switched off on it so nothing from the hosts is routed
+// createBridge makes the lab's bridge with the control machine's address
+// and an alias naming its owner (see bridgeAlias). Forwarding is switched off on it so nothing from the hosts is routed
 // beyond the subnet even if the machine forwards elsewhere.
-func createBridge(ctx context.Context, name, addr string) error {
+func createBridge(ctx context.Context, name, addr, alias string) error {
 	if err := run(ctx, "ip", "link", "add", "name", name, "type", "bridge"); err != nil {
+		return err
+	}
+	if err := run(ctx, "ip", "link", "set", "dev", name, "alias", alias); err != nil {
 		return err
 	}
 	if err := writeSysctl("net/ipv4/conf/"+name+"/forwarding", "0"); err != nil {

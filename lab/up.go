@@ -83,6 +83,9 @@ func Up(ctx context.Context, cfg Config) error {
 	if err := checkNamesFree(names, plan.specs); err != nil {
 		return fmt.Errorf("lab up: %w", err)
 	}
+	if err := reclaimLeftovers(ctx, cfg, plan.subnet, p); err != nil {
+		return fmt.Errorf("lab up: %w", err)
+	}
 	if err := checkSubnetFree(ctx, plan.subnet); err != nil {
 		return fmt.Errorf("lab up: %w", err)
 	}
@@ -171,7 +174,7 @@ func makeBridge(ctx context.Context, store *stateStore, names labNames, plan add
 	if err := store.update(func(s *State) { s.Bridge, s.BridgeAddr = names.bridge(), bridgeAddr }); err != nil {
 		return err
 	}
-	if err := createBridge(ctx, names.bridge(), bridgeAddr); err != nil {
+	if err := createBridge(ctx, names.bridge(), bridgeAddr, bridgeAlias(store.dir)); err != nil {
 		return err
 	}
 	p.printf("lab: bridge %s %s up (%.1fs)", names.bridge(), bridgeAddr, time.Since(t).Seconds())
