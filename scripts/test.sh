@@ -3,6 +3,16 @@
 # local lab (four hosts in namespaces), which is always torn down at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+# The suite uses machine-wide resources (the labs' subnets, /var/lib/orch-lab),
+# so a second run on the same machine waits for the first instead of colliding.
+# flock -o keeps the lock out of the lab daemons the run starts: it is released
+# when this run ends, however it ends.
+lock=/run/orch-test.lock
+if [ -z "${ORCH_TEST_LOCKED:-}" ]; then
+  flock -n -o "$lock" true || echo "== another test run on this machine holds $lock; waiting for it"
+  exec env ORCH_TEST_LOCKED=1 flock -o "$lock" "$PWD/scripts/test.sh" "$@"
+fi
 export PATH="$PATH:/usr/local/go/bin"
 GO=${GO:-go}
 
