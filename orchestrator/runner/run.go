@@ -243,6 +243,15 @@ func (r *run) execute(ctx context.Context) (*Results, error) {
 	if err := r.connect(ctx); err != nil {
 		return nil, err
 	}
+	lock, err := lockServer(ctx, r.db.Master)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err := lock.Release(); err != nil {
+			r.logf("run: %s: release the benchmark lock: %v", r.db.Master, err)
+		}
+	}()
 	next("snapshot")
 	if err := r.snapshot(ctx, "before"); err != nil {
 		return nil, err

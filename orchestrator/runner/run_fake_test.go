@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/orch-bench/orch/orchestrator/bench"
+	"github.com/orch-bench/orch/orchestrator/cluster"
 	"github.com/orch-bench/orch/orchestrator/rundir"
 )
 
@@ -80,5 +82,56 @@ func TestRunOnTheFakeLab(t *testing.T) {
 		if n := f.Opens(h); n != 1 {
 			t.Errorf("%s opened %d times by up and the run, want once", h, n)
 		}
+	}
+}
+
+// TestRunRefusedWhileTheServerIsLocked: while another connection holds the
+// master's benchmark lock (another orch run, from any load box), a run
+// fails before it touches the dataset or starts a client, naming the
+// holder; once the lock is free a run goes, and lets the lock go at its end.
+func TestRunRefusedWhileTheServerIsLocked(t *testing.T) {
+	f := newFakeLab(t)
+	w, err := bench.LoadWorkload("mysqlslap-write")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	s, err := f.C.Open(ctx, cluster.OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := s.Master.DB.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got int
+	if err := other.QueryRowContext(ctx, "SELECT GET_LOCK('orch.benchmark', 0)").Scan(&got); err != nil || got != 1 {
+		t.Fatalf("GET_LOCK from another connection: %d, %v", got, err)
+	}
+	master := f.Lab.Hosts[0].Server() // db1, the master
+	from := master.StatementCount()
+	os.Remove(f.Argv)
+	out, err := Run(ctx, Config{Cluster: f.C, Workload: w, Engine: "innodb", Root: t.TempDir(), Version: "test"})
+	if !errors.Is(err, ErrBusy) || !strings.Contains(err.Error(), "db1") || !strings.Contains(err.Error(), "orch@localhost") {
+		t.Fatalf("run beside a held lock: %v", err)
+	}
+	if out.Status != rundir.StatusFailed {
+		t.Errorf("status %s, want failed", out.Status)
+	}
+	for _, q := range master.Statements(from) {
+		if strings.Contains(q, "CREATE") || strings.Contains(q, "DROP") {
+			t.Errorf("the refused run changed the dataset: %s", q)
+		}
+	}
+	if b, _ := os.ReadFile(f.Argv); strings.Contains(string(b), "--host=") { // --version is only asked
+		t.Errorf("the refused run started a client against the server: %s", b)
+	}
+
+	other.Close()
+	if _, err := Run(ctx, Config{Cluster: f.C, Workload: w, Engine: "innodb", Root: t.TempDir(), Version: "test"}); err != nil {
+		t.Fatalf("run once the lock is free: %v", err)
+	}
+	if n := master.HeldLocks(); n != 0 {
+		t.Errorf("%d locks held after the run", n)
 	}
 }

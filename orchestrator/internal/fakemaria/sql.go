@@ -36,6 +36,11 @@ type DB struct {
 	canary   bool // orch.canary exists
 	refuse   bool // refuse every login (a wrong password)
 	sql      []string
+	// locks are the user-level locks by name (locks.go); conns the open
+	// connections by id.
+	locks    map[string]*session
+	conns    map[int64]*session
+	lastConn int64
 }
 
 type replicaSetup struct {
@@ -44,7 +49,8 @@ type replicaSetup struct {
 }
 
 func newDB(h *Host) *DB {
-	d := &DB{host: h, mu: &h.lab.sql, users: map[string]bool{}, tokens: map[string]bool{}}
+	d := &DB{host: h, mu: &h.lab.sql, users: map[string]bool{}, tokens: map[string]bool{},
+		locks: map[string]*session{}, conns: map[int64]*session{}}
 	d.boot(nil)
 	return d
 }
@@ -69,6 +75,8 @@ func (d *DB) boot(opts []string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.vars = map[string]string{}
+	// A restart ends every connection, and with them their locks.
+	d.locks, d.conns = map[string]*session{}, map[int64]*session{}
 	for k, v := range mariaDefaults {
 		d.vars[k] = v
 	}
@@ -391,12 +399,15 @@ func (h *Host) connect(_ context.Context, ln *link) (sqlfake.Session, error) {
 	if refuse {
 		return nil, mariaErr(1045, "Access denied for user 'orch'@'localhost' (using password: YES)")
 	}
-	return &session{db: h.db, binlog: true, ln: ln}, nil
+	s := &session{db: h.db, binlog: true, ln: ln}
+	h.db.opened(s)
+	return s, nil
 }
 
 // session is one session; binlog is its sql_log_bin.
 type session struct {
 	db     *DB
+	id     int64 // CONNECTION_ID()
 	binlog bool
 	ln     *link
 }
@@ -410,6 +421,12 @@ func (c *session) Ping(context.Context) error {
 }
 
 func (c *session) Handle(_ context.Context, q string) (sqlfake.Result, error) {
+	if !c.db.host.Running() {
+		return table{}, driver.ErrBadConn
+	}
+	if t, ok := c.userLock(q); ok {
+		return t, nil
+	}
 	return c.db.handle(q, &c.binlog)
 }
 

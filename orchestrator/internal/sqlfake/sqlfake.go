@@ -60,7 +60,15 @@ var errPlaceholders = errors.New("sqlfake: placeholders are not supported")
 func (c *conn) Prepare(string) (driver.Stmt, error) {
 	return nil, errors.New("sqlfake: prepared statements are not supported")
 }
-func (c *conn) Close() error { return nil }
+
+// Close ends the session; a Session that is an io.Closer hears it (a
+// server frees what the connection held).
+func (c *conn) Close() error {
+	if cl, ok := c.s.(io.Closer); ok {
+		return cl.Close()
+	}
+	return nil
+}
 
 func (c *conn) Ping(ctx context.Context) error {
 	if p, ok := c.s.(Pinger); ok {
