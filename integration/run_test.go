@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -143,6 +144,56 @@ func TestRunMysqlslap(t *testing.T) {
 		t.Errorf("mysqlslap block %v", blk)
 	}
 	l.assertNoPasswords(t, dir)
+}
+
+// TestTwoRunsAtOnce: two orch runs started in the same instant against one
+// cluster. From one account (two shells) the command lock on the master
+// lets one go and refuses the other before its up touches a server: two
+// ups at once restarted each other's servers and both failed. From two
+// accounts (each has its own command lock) the master's benchmark lock lets
+// exactly one benchmark; before it, both passed the check for another
+// benchmark's processes on the load box.
+func TestTwoRunsAtOnce(t *testing.T) {
+	l := needLab(t)
+	defer l.orch(t, "down", "-i", l.inventory)
+	args := []string{"run", "--workload", "mysqlslap-write", "--concurrency", "4",
+		"--iterations", "3", "--set", "number_of_queries=3000"}
+	both := func(t *testing.T, invA, invB, refusal string) {
+		var (
+			wg  sync.WaitGroup
+			res [2]result
+		)
+		for i, inv := range []string{invA, invB} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				res[i] = l.orch(t, append(args, "-i", inv, "--runs", t.TempDir())...)
+			}()
+		}
+		wg.Wait()
+		won, lost := res[0], res[1]
+		if won.code != 0 {
+			won, lost = lost, won
+		}
+		if won.code != 0 || lost.code == 0 {
+			t.Fatalf("exits %d and %d: want exactly one run to benchmark", won.code, lost.code)
+		}
+		if !strings.Contains(lost.stderr, refusal) {
+			t.Errorf("the refused run does not say %q:\n%s", refusal, lost.stderr)
+		}
+		if strings.Contains(lost.stderr, "mariadb-slap") || strings.Contains(lost.stdout, "mariadb-slap") {
+			t.Errorf("the refused run started a client:\n%s\n%s", lost.stdout, lost.stderr)
+		}
+		assertCompleteRun(t, runDir(t, won), "ok", 1)
+	}
+	t.Run("one account", func(t *testing.T) {
+		both(t, l.inventory, l.inventory, "the cluster is in use by another orch command (orch run, pid ")
+	})
+	t.Run("two accounts", func(t *testing.T) {
+		l.mustOK(t, "up", "-i", l.inventory) // as the runs configure it: neither run's up restarts a server
+		pwInv, _ := l.passwordInventory(t)
+		both(t, l.inventory, pwInv, "an orch run holds this server's benchmark lock (connection ")
+	})
 }
 
 // TestRunSurvivesLinkDrop: the load box's link goes down for a few seconds

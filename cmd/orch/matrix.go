@@ -146,6 +146,9 @@ the others (--fail-fast stops instead).`,
 			if err := c.ConnectErr(); err != nil {
 				return err
 			}
+			if err := c.Lock(ctx, "orch matrix"); err != nil {
+				return err
+			}
 			if !resuming {
 				srv, err := validatePlan(cmd, c, m)
 				if err != nil {

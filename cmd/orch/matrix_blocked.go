@@ -88,6 +88,11 @@ func runBlockedMatrix(cmd *cobra.Command, g *globalOptions, invs []*topology.Inv
 	for _, inv := range invs {
 		c := g.connect(ctx, inv, inv.Hosts)
 		defer c.Close()
+		// An unreachable cluster is not locked (nothing reaches it); the
+		// matrix treats it as unreachable.
+		if err := c.Lock(ctx, "orch matrix"); err != nil {
+			return err
+		}
 		targets = append(targets, matrix.Target{Name: inv.Name, Cluster: c, Probe: g.prober(inv)})
 		secrets = append(secrets, runner.Secrets(inv)...)
 	}

@@ -109,6 +109,9 @@ run interrupted.`,
 			if err := c.ConnectErr(); err != nil {
 				return err
 			}
+			if err := c.Lock(ctx, "orch run"); err != nil {
+				return err
+			}
 			var upTook time.Duration
 			if !noUp {
 				upStart := time.Now()

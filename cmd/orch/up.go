@@ -93,6 +93,9 @@ canary row read on both slaves. Run it again and nothing restarts.`,
 				// The load box too: up proves it can log in before a restart.
 				c := g.connect(ctx, inv, inv.Hosts)
 				defer c.Close()
+				if err := c.Lock(ctx, "orch up"); err != nil {
+					return err
+				}
 				stop := upStillAt(ctx, errOut, "up", trackers[inv.Name])
 				rep, err := up.Up(ctx, c, up.Options{Desired: desired, VerifyTimeout: verifyTimeout, CheckPaths: true,
 					Progress: stepPrinter(errOut, "up"), Tracker: trackers[inv.Name]})
@@ -162,6 +165,9 @@ names are never dropped.`,
 			return forEachCluster(cmd.Context(), invs, cmd.OutOrStdout(), cmd.ErrOrStderr(), func(ctx context.Context, inv *topology.Inventory, out, errOut io.Writer) error {
 				c := g.connect(ctx, inv, inv.DBHosts())
 				defer c.Close()
+				if err := c.Lock(ctx, "orch down"); err != nil {
+					return err
+				}
 				down := up.Down
 				if purge {
 					down = up.Purge

@@ -39,8 +39,9 @@ type Cluster struct {
 	dialCfg   executor.DialConfig
 	openDB    func(ctx context.Context, h *topology.Host, ex executor.Executor) (*sql.DB, error)
 
-	mu    sync.Mutex // guards conns' ex, err and node after Connect
+	mu    sync.Mutex // guards conns' ex, err and node after Connect, and locks
 	conns []conn
+	locks []*hostLock // command locks held (lock.go), released by Close
 }
 
 type conn struct {
@@ -142,11 +143,16 @@ func (c *Cluster) Each(ctx context.Context, hosts []*topology.Host, fn func(ctx 
 	})
 }
 
-// Close closes every connection, the database sessions first.
+// Close releases the command lock and closes every connection, the
+// database sessions first.
 func (c *Cluster) Close() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var errs []error
+	for _, l := range c.locks {
+		errs = append(errs, l.release())
+	}
+	c.locks = nil
 	for i, cn := range c.conns {
 		if cn.node != nil {
 			errs = append(errs, cn.node.Close())
