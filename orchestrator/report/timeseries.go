@@ -1,16 +1,9 @@
 package report
 
 import (
-	"encoding/csv"
-	"errors"
-	"fmt"
-	"io"
-	"io/fs"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/orch-bench/orch/orchestrator/rundir"
@@ -56,48 +49,19 @@ func readLag(dir string, roles map[string]string) ([]Point, error) {
 }
 
 // csvColumn reads (elapsed_s, column) pairs from a monitor CSV, skipping
-// empty cells ("no value") and a torn last row (the file may still grow).
+// empty cells ("no value"); nil when the file has neither column (an older
+// or different layout: nothing to plot).
 func csvColumn(path, column string) ([]Point, error) {
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
+	s, err := readSeries(path)
+	if err != nil || s == nil {
 		return nil, err
 	}
-	defer f.Close()
-	cr := csv.NewReader(f)
-	cr.FieldsPerRecord = -1
-	cr.ReuseRecord = true
-	header, err := cr.Read()
-	if err == io.EOF {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	ti, vi := slices.Index(header, "elapsed_s"), slices.Index(header, column)
-	if ti < 0 || vi < 0 {
-		return nil, nil // an older or different layout: nothing to plot
-	}
 	var out []Point
-	for {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			break
+	for _, r := range s.rows {
+		t, v := s.value(r, "elapsed_s"), s.value(r, column)
+		if !math.IsNaN(t) && !math.IsNaN(v) {
+			out = append(out, Point{t, v})
 		}
-		if err != nil {
-			return out, nil // stop at a malformed row: a torn last one while the file grows
-		}
-		if len(rec) <= max(ti, vi) || rec[vi] == "" {
-			continue
-		}
-		t, err1 := strconv.ParseFloat(rec[ti], 64)
-		v, err2 := strconv.ParseFloat(rec[vi], 64)
-		if err1 != nil || err2 != nil {
-			continue
-		}
-		out = append(out, Point{t, v})
 	}
 	return out, nil
 }
