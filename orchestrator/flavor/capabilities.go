@@ -56,6 +56,19 @@ func (s Server) IgnoredVariable(name string) (reason string, ignored bool) {
 	return s.Lookup(IgnoredVar(VariableName(name)))
 }
 
+// OptionOnly reports whether name is a startup option of s that SHOW
+// VARIABLES never lists (plugin_load, user...).
+func (s Server) OptionOnly(name string) bool {
+	_, ok := s.Lookup(OptionOnly(VariableName(name)))
+	return ok
+}
+
+// RestartOnly reports why s's dynamic variable name is still changed by a
+// restart, if it is (gtid_mode on MySQL).
+func (s Server) RestartOnly(name string) (reason string, ok bool) {
+	return s.Lookup(RestartOnly(VariableName(name)))
+}
+
 // IgnoredVariables lists, sorted, the variables s accepts but ignores.
 func (s Server) IgnoredVariables() []string {
 	var out []string

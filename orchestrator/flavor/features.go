@@ -92,6 +92,15 @@ const ignoredVarPrefix = "ignored-var:"
 // IgnoredVar is the Feature for variable name being accepted but ignored.
 func IgnoredVar(name string) Feature { return Feature(ignoredVarPrefix + name) }
 
+// OptionOnly(name) is an option mysqld reads at startup that SHOW
+// VARIABLES never lists, so orch checks it in the option files only; its
+// value is "yes".
+func OptionOnly(name string) Feature { return Feature("option-only:" + name) }
+
+// RestartOnly(name) is a dynamic variable orch still changes by restarting
+// the server; its value is why.
+func RestartOnly(name string) Feature { return Feature("restart-only:" + name) }
+
 // flavorSet is a set of flavours a rule applies to.
 type flavorSet uint8
 
@@ -245,6 +254,20 @@ var rules = []rule{
 	// so a profile relying on them does not do what it says.
 	{IgnoredVar("binlog_order_commits"), onMariaDB, none, none,
 		"accepted but ignored (MariaDB has its own binlog group commit: binlog_commit_wait_count, binlog_commit_wait_usec)"},
+
+	// Startup options that are no system variables (the server manuals'
+	// option tables list them as command-line and option-file only):
+	// --early-plugin-load is MySQL's (5.7.11+), --log-basename MariaDB's.
+	{OptionOnly("plugin_load"), mysqlFamily | onMariaDB, none, none, "yes"},
+	{OptionOnly("plugin_load_add"), mysqlFamily | onMariaDB, none, none, "yes"},
+	{OptionOnly("user"), mysqlFamily | onMariaDB, none, none, "yes"},
+	{OptionOnly("early_plugin_load"), mysqlFamily, V(5, 7, 11), none, "yes"},
+	{OptionOnly("log_basename"), onMariaDB, none, none, "yes"},
+
+	// MySQL moves gtid_mode only one step at a time at run time
+	// (OFF, OFF_PERMISSIVE, ON_PERMISSIVE, ON); the option file sets it
+	// in one go at startup.
+	{RestartOnly("gtid_mode"), mysqlFamily, none, none, "gtid_mode changes only one step at a time at run time"},
 }
 
 // Lookup returns feature f's value on s, and false when s lacks it.

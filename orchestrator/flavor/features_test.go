@@ -242,3 +242,40 @@ func TestGTIDSettings(t *testing.T) {
 		t.Errorf("MariaDB GTID settings %v", got)
 	}
 }
+
+// TestStartupOnlyOptions pins the options that are no system variables and
+// the variable changed by restart, as the server manuals list them: MySQL's
+// and MariaDB's option tables give --plugin-load, --plugin-load-add and
+// --user as command-line/option-file only on both; --early-plugin-load
+// exists on MySQL from 5.7.11 and not on MariaDB; --log-basename only on
+// MariaDB. MySQL's gtid_mode moves one step at a time at run time.
+func TestStartupOnlyOptions(t *testing.T) {
+	maria, mysql8, percona57, mysql5710 := Server{MariaDB, V(10, 11, 19)}, Server{MySQL, V(8, 0, 36)},
+		Server{Percona, V(5, 7, 44)}, Server{MySQL, V(5, 7, 10)}
+	cases := []struct {
+		s    Server
+		name string
+		want bool
+	}{
+		{maria, "plugin_load", true}, {maria, "plugin-load-add", true}, {maria, "user", true},
+		{maria, "log_basename", true}, {maria, "early_plugin_load", false}, {maria, "innodb_buffer_pool_size", false},
+		{mysql8, "plugin_load_add", true}, {mysql8, "early-plugin-load", true}, {mysql8, "log_basename", false},
+		{percona57, "early_plugin_load", true}, {mysql5710, "early_plugin_load", false}, {mysql5710, "user", true},
+	}
+	for _, c := range cases {
+		if got := c.s.OptionOnly(c.name); got != c.want {
+			t.Errorf("%s OptionOnly(%q) = %t, want %t", c.s, c.name, got, c.want)
+		}
+	}
+	for _, s := range []Server{mysql8, percona57} {
+		if r, ok := s.RestartOnly("gtid_mode"); !ok || !strings.Contains(r, "one step at a time") {
+			t.Errorf("%s gtid_mode restart-only = %q, %t", s, r, ok)
+		}
+	}
+	if _, ok := maria.RestartOnly("gtid_mode"); ok {
+		t.Error("MariaDB has no gtid_mode to restart for")
+	}
+	if _, ok := mysql8.RestartOnly("sync_binlog"); ok {
+		t.Error("sync_binlog is set at run time")
+	}
+}

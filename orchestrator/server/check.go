@@ -54,14 +54,6 @@ func (p *Plan) Changed() bool {
 	return p.FileChanged || p.NeedsRestart || len(p.Dynamic) > 0 || len(p.EnableEngine) > 0 || p.FixTHP
 }
 
-// optionOnly are options mysqld reads that SHOW VARIABLES never lists;
-// they are checked in the option files only.
-var optionOnly = []string{"plugin_load", "plugin_load_add", "early_plugin_load", "user", "log_basename"}
-
-// restartOnly are dynamic variables orch still changes by restarting:
-// MySQL moves gtid_mode only one step at a time at run time.
-var restartOnly = map[string]string{"gtid_mode": "gtid_mode changes only one step at a time at run time"}
-
 // Check validates cfg against the running server and diffs it with the
 // server and the file on disk. Nothing is changed, except that on MySQL a
 // changed variable is probed with SET GLOBAL x = @@GLOBAL.x (its own value)
@@ -135,7 +127,7 @@ func (n *Node) classify(ctx context.Context, v Var, p *Plan, active map[string]b
 			p.Dynamic = append(p.Dynamic, c)
 		}
 		return nil
-	case slices.Contains(optionOnly, v.Name):
+	case n.Server.OptionOnly(v.Name): // checked in the option files only
 		if !p.old.exists || !strings.Contains(p.old.text, optionText(cnfLine{name: v.Name, value: v.Value, bare: v.Bare, loose: v.Loose})) {
 			p.Static = append(p.Static, Change{Name: v.Name, To: v.Value, Reason: "read only at startup"})
 		}
@@ -195,7 +187,7 @@ func (n *Node) knownNames(current map[string]string) []string {
 // catalogue says; elsewhere (MySQL) the variable is set to its own value,
 // which fails with error 1238 (read-only) exactly when it is not dynamic.
 func (n *Node) staticReason(ctx context.Context, name string) string {
-	if r, ok := restartOnly[name]; ok {
+	if r, ok := n.Server.RestartOnly(name); ok {
 		return r
 	}
 	if q, ok := n.Server.ReadOnlyQuery(name); ok {
