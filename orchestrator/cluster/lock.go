@@ -38,6 +38,7 @@ var ErrLocked = errors.New("the cluster is in use by another orch command")
 const lockWait = 30 * time.Second
 
 const lockScript = `umask 077
+command -v flock >/dev/null || { echo "flock(1) is not installed (Debian: util-linux)" >&2; exit 1; }
 d=${HOME%/}/.orch
 mkdir -p "$d" || exit 1
 if [ -L "$d" ] || [ ! -d "$d" ] || [ ! -O "$d" ]; then echo "$d is not a directory owned by $(id -un)" >&2; exit 1; fi

@@ -51,11 +51,13 @@ func TestLabMonitor(t *testing.T) {
 	env.fault(t, "slave1", "link-down")
 	env.fault(t, "slave2", "link-down")
 	restored := false
+	var back time.Time
 	restore := func() {
 		if !restored {
 			restored = true
 			env.fault(t, "slave1", "link-up")
 			env.fault(t, "slave2", "link-up")
+			back = time.Now()
 		}
 	}
 	defer restore()
@@ -152,14 +154,26 @@ func TestLabMonitor(t *testing.T) {
 	for _, e := range evs {
 		t.Logf("event %s %s %s: %s", e.T, e.Host, e.Kind, e.Detail)
 	}
+	// One stall for the cut, which reaches the limit and clears. After the
+	// links are back, each slave's connections resume at their own next
+	// TCP retransmission (seconds apart after an 8 s outage), and the
+	// master may stall again, truly (rows with no inserts), until its
+	// acks flow: such a stall must start after the restore and clear too.
+	// A second stall during the cut would be the monitor flapping.
 	stallEv := eventsOf(evs, "master", KindStall)
-	if len(stallEv) != 1 || len(eventsOf(evs, "master", KindStallLimit)) != 1 || len(eventsOf(evs, "master", KindStallCleared)) != 1 {
-		t.Errorf("want one stall, stall_limit and stall_cleared; events:\n%v", evs)
+	limits := eventsOf(evs, "master", KindStallLimit)
+	if len(stallEv) == 0 || len(limits) == 0 || len(eventsOf(evs, "master", KindStallCleared)) != len(stallEv) {
+		t.Errorf("want a stall reaching its limit, every stall cleared; events:\n%v", evs)
 	}
-	if len(stallEv) == 1 {
-		at, err := time.Parse(timeLayout, stallEv[0].T)
-		if err != nil || at.Before(cut.Add(-2*time.Second)) || at.After(cut.Add(2*time.Second)) {
-			t.Errorf("stall starts at %s, links cut at %s", stallEv[0].T, cut.UTC().Format(timeLayout))
+	for i, e := range stallEv {
+		at, err := time.Parse(timeLayout, e.T)
+		switch {
+		case err != nil:
+			t.Error(err)
+		case i == 0 && (at.Before(cut.Add(-2*time.Second)) || at.After(cut.Add(2*time.Second))):
+			t.Errorf("stall starts at %s, links cut at %s", e.T, cut.UTC().Format(timeLayout))
+		case i > 0 && at.Before(back):
+			t.Errorf("a second stall at %s, before the links were back at %s", e.T, back.UTC().Format(timeLayout))
 		}
 	}
 	for _, slave := range []string{"slave1", "slave2"} {
@@ -167,10 +181,10 @@ func TestLabMonitor(t *testing.T) {
 			t.Errorf("%s: no host_error/host_recovered events", slave)
 		}
 	}
-	if n := stalls.Load(); n != 1 {
-		t.Errorf("OnStall called %d times", n)
+	if n := stalls.Load(); int(n) != len(limits) {
+		t.Errorf("OnStall called %d times for %d stall limits", n, len(limits))
 	}
-	if len(sum.Stalls) != 1 || !sum.Stalls[0].LimitReached || !sum.Stalls[0].Cleared || sum.Stalls[0].Seconds < 5 {
+	if len(sum.Stalls) != len(stallEv) || len(sum.Stalls) == 0 || !sum.Stalls[0].LimitReached || !sum.Stalls[0].Cleared || sum.Stalls[0].Seconds < 5 {
 		t.Errorf("summary stalls %+v", sum.Stalls)
 	}
 	if ss := sum.SemiSync; ss == nil || !ss.Enabled || ss.YesTx < 100 || ss.NoTx != 0 || ss.AvgWaitUs == nil || ss.AsyncFallbackSeconds != 0 {
