@@ -52,6 +52,9 @@ type Matrix struct {
 	// Design assigns the cells to clusters when the matrix runs over
 	// several (NewBlocked); nil for one cluster.
 	Design *Design `json:"design,omitempty"`
+	// Until is the stopping rule of a matrix that runs rounds until its
+	// answer is precise enough (--precision); nil: every cell runs.
+	Until *Until `json:"until,omitempty"`
 
 	dir *rundir.Dir // set by Create and Load
 }
@@ -194,7 +197,7 @@ func (m *Matrix) validate() error {
 		case ids[c.ID]:
 			return fmt.Errorf("matrix: cell id %s is used twice", c.ID)
 		case !c.State.valid():
-			return fmt.Errorf("matrix: cell %s: state %q: want pending, running, ok, failed or interrupted", c.ID, c.State)
+			return fmt.Errorf("matrix: cell %s: state %q: want pending, running, ok, failed, interrupted or skipped", c.ID, c.State)
 		case !filepath.IsLocal(c.Dir):
 			return fmt.Errorf("matrix: cell %s: dir %q is not inside the matrix directory", c.ID, c.Dir)
 		}

@@ -190,7 +190,7 @@ func TestLoadRejects(t *testing.T) {
 	}
 	for _, tc := range []struct{ from, to, want string }{
 		{`"version": 1`, `"version": 2`, "matrix.json version 2: this orch reads version 1"},
-		{`"state": "pending"`, `"state": "done"`, `state "done": want pending, running, ok, failed or interrupted`},
+		{`"state": "pending"`, `"state": "done"`, `state "done": want pending, running, ok, failed, interrupted or skipped`},
 		{`"id": "02-innodb-sync_binlog=1-r1"`, `"id": "01-innodb-sync_binlog=0-r1"`, "cell id 01-innodb-sync_binlog=0-r1 is used twice"},
 		{`"id": "02-innodb-sync_binlog=1-r1"`, `"id": "../x"`, `id "../x" is not a safe directory name`},
 		{`"dir": "cells/02-innodb-sync_binlog=1-r1"`, `"dir": "/etc"`, `dir "/etc" is not inside the matrix directory`},

@@ -22,18 +22,21 @@ const (
 	OK          State = "ok"
 	Failed      State = "failed"
 	Interrupted State = "interrupted"
+	// Skipped: the matrix's stopping rule ended it before this cell's
+	// round (rounds.go); the cell never ran.
+	Skipped State = "skipped"
 )
 
 func (s State) valid() bool {
 	switch s {
-	case Pending, Running, OK, Failed, Interrupted:
+	case Pending, Running, OK, Failed, Interrupted, Skipped:
 		return true
 	}
 	return false
 }
 
 // finished reports whether a cell in state s is behind us: resuming skips it.
-func (s State) finished() bool { return s == OK || s == Failed }
+func (s State) finished() bool { return s == OK || s == Failed || s == Skipped }
 
 // Cell is one label in one repetition.
 type Cell struct {

@@ -1,0 +1,116 @@
+package matrix
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/orch-bench/orch/orchestrator/stats"
+)
+
+// Until is a matrix that runs rounds until its answer is known: its cells
+// are planned for MaxRounds repetitions, and after every complete round
+// (one run of every configuration, interleaved as in any plan) the
+// comparisons' intervals are judged; once each is within Precision of its
+// ratio, or MaxRounds are done, the cells not yet run are skipped. The
+// rule is stats.Rule; where it stands is saved with the plan, so --resume
+// goes on with the same rule.
+type Until struct {
+	Precision   float64 `json:"precision"`
+	MinRounds   int     `json:"min_rounds"`
+	MaxRounds   int     `json:"max_rounds"`
+	Equivalence float64 `json:"equivalence,omitempty"`
+	// Judged is the last round judged; Lines the console line of each.
+	Judged int      `json:"rounds_judged"`
+	Lines  []string `json:"lines,omitempty"`
+	// Stopped is set once the rule ended the matrix, Why says why (the
+	// report's head repeats it).
+	Stopped bool   `json:"stopped"`
+	Why     string `json:"why,omitempty"`
+}
+
+// Rule is the stopping rule as stats evaluates it.
+func (u *Until) Rule() stats.Rule {
+	return stats.Rule{Precision: u.Precision, MinRounds: u.MinRounds, MaxRounds: u.MaxRounds, Equivalence: u.Equivalence, Alpha: stats.Alpha}
+}
+
+// Judge computes the comparisons of the matrix in dir after its first
+// rounds rounds, exactly as the report will (the seam to the report, which
+// this package does not import).
+type Judge func(dir string, rounds int) ([]stats.Status, error)
+
+// CompletedRounds is the largest k such that every cell of repetitions 1
+// to k has finished (ok or failed; skipped cells never count).
+func (m *Matrix) CompletedRounds() int {
+	last, firstOpen := 0, math.MaxInt
+	for _, c := range m.Cells {
+		if c.State == Skipped {
+			continue
+		}
+		last = max(last, c.Rep)
+		if !c.State.finished() {
+			firstOpen = min(firstOpen, c.Rep)
+		}
+	}
+	if firstOpen == math.MaxInt {
+		return last
+	}
+	return firstOpen - 1
+}
+
+// EndRound judges the matrix when a round has just completed: it returns
+// the round's line and whether the rule has ended the matrix, in which
+// case every cell not yet started is marked skipped. Call it after each
+// cell's Finish and Save; it saves the plan itself when it changed it.
+func (m *Matrix) EndRound(judge Judge) (line string, stopped bool, err error) {
+	u := m.Until
+	if u == nil || u.Stopped {
+		return "", u != nil && u.Stopped, nil
+	}
+	k := m.CompletedRounds()
+	if k <= u.Judged {
+		return "", false, nil
+	}
+	sts, err := judge(m.Dir(), k)
+	if err != nil {
+		return "", false, fmt.Errorf("matrix: judge round %d: %w", k, err)
+	}
+	stop, why := u.Rule().Stop(k, sts)
+	line = fmt.Sprintf("round %d: %s: %s", k, statusWords(sts, u.Precision), why)
+	u.Judged, u.Lines = k, append(u.Lines, line)
+	if stop {
+		u.Stopped, u.Why = true, why
+		for i := range m.Cells {
+			if c := &m.Cells[i]; c.State == Pending || c.State == Interrupted {
+				c.State, c.Error = Skipped, "not needed: "+why
+			}
+		}
+	}
+	if err := m.Save(); err != nil {
+		return line, stop, err
+	}
+	return line, stop, nil
+}
+
+// statusWords is "rocksdb/innodb 0.74x [0.70, 0.78] half-width 5.4%" per
+// comparison.
+func statusWords(sts []stats.Status, target float64) string {
+	if len(sts) == 0 {
+		return "no comparison yet"
+	}
+	parts := make([]string, len(sts))
+	for i, s := range sts {
+		switch {
+		case s.Err != nil:
+			parts[i] = fmt.Sprintf("%s %v", s.Label, s.Err)
+		case s.Interval.Unbounded:
+			parts[i] = fmt.Sprintf("%s %.2fx, interval unbounded", s.Label, s.Ratio)
+		default:
+			parts[i] = fmt.Sprintf("%s %.2fx [%.2f, %.2f] half-width %.1f%%", s.Label, s.Ratio, s.Interval.Low, s.Interval.High, 100*s.HalfWidth)
+		}
+		if s.Outcome != "" && s.Outcome != stats.NotComparable {
+			parts[i] += " (" + string(s.Outcome) + ")"
+		}
+	}
+	return strings.Join(parts, "; ")
+}

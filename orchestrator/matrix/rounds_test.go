@@ -1,0 +1,117 @@
+package matrix
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/orch-bench/orch/orchestrator/stats"
+)
+
+// judgeFrom answers each round with the half-width the test scripted for
+// it, so the rule's reaction to each round can be checked.
+func judgeFrom(t *testing.T, halfWidths map[int]float64) Judge {
+	return func(dir string, rounds int) ([]stats.Status, error) {
+		hw, ok := halfWidths[rounds]
+		if !ok {
+			t.Fatalf("judged round %d, which the test did not expect", rounds)
+		}
+		return []stats.Status{{Label: "rocksdb/innodb", Ratio: 0.74, HalfWidth: hw,
+			Interval: stats.Interval{Low: 0.74 * (1 - hw), High: 0.74 * (1 + hw)}, Outcome: stats.Different}}, nil
+	}
+}
+
+func runRounds(t *testing.T, m *Matrix, judge Judge) []string {
+	var lines []string
+	for {
+		c, ok := m.Next()
+		if !ok {
+			return lines
+		}
+		now := time.Unix(1_800_000_000, 0)
+		if err := m.Start(c.ID, now); err != nil {
+			t.Fatal(err)
+		}
+		if err := m.Finish(c.ID, OK, nil, now); err != nil {
+			t.Fatal(err)
+		}
+		if err := m.Save(); err != nil {
+			t.Fatal(err)
+		}
+		line, _, err := m.EndRound(judge)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if line != "" {
+			lines = append(lines, line)
+		}
+	}
+}
+
+func TestUntilStopsWhenPrecise(t *testing.T) {
+	m, err := New("w", []string{"innodb", "rocksdb"}, nil, 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Until = &Until{Precision: 0.05, MinRounds: 3, MaxRounds: 6}
+	if _, err := Create(t.TempDir(), m, time.Unix(1_800_000_000, 0)); err != nil {
+		t.Fatal(err)
+	}
+	// Rounds 1 and 2 are below --min-repeat; 4 reaches the target.
+	lines := runRounds(t, m, judgeFrom(t, map[int]float64{1: 0.5, 2: 0.2, 3: 0.08, 4: 0.04}))
+	if len(lines) != 4 {
+		t.Fatalf("lines: %q", lines)
+	}
+	if want := "round 3: rocksdb/innodb 0.74x [0.68, 0.80] half-width 8.0% (different): going on: rocksdb/innodb's half-width is 8% (target 5%)"; lines[2] != want {
+		t.Errorf("round 3 line:\n got %s\nwant %s", lines[2], want)
+	}
+	if !strings.HasSuffix(lines[3], "stopped after 4 rounds: every interval's half-width is within 5%") {
+		t.Errorf("round 4 line: %s", lines[3])
+	}
+	if n := m.Count(OK); n != 8 {
+		t.Errorf("%d cells ran, want 8 (4 rounds of 2)", n)
+	}
+	if n := m.Count(Skipped); n != 4 {
+		t.Errorf("%d cells skipped, want 4", n)
+	}
+	// The state survives a reload: a resume runs nothing more.
+	again, err := Load(m.Dir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !again.Until.Stopped || again.Until.Judged != 4 || !again.Done() {
+		t.Errorf("reloaded: %+v, done %v", again.Until, again.Done())
+	}
+}
+
+func TestUntilStopsAtMax(t *testing.T) {
+	m, err := New("w", []string{"innodb", "rocksdb"}, nil, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Until = &Until{Precision: 0.01, MinRounds: 2, MaxRounds: 3}
+	if _, err := Create(t.TempDir(), m, time.Unix(1_800_000_000, 0)); err != nil {
+		t.Fatal(err)
+	}
+	lines := runRounds(t, m, judgeFrom(t, map[int]float64{1: 0.5, 2: 0.2, 3: 0.1}))
+	if !strings.HasSuffix(lines[2], "stopped at --max-repeat 3: rocksdb/innodb's half-width is 10% (target 1%)") {
+		t.Errorf("last line: %s", lines[2])
+	}
+	if m.Count(OK) != 6 || m.Count(Skipped) != 0 || !m.Until.Stopped {
+		t.Errorf("ok %d skipped %d until %+v", m.Count(OK), m.Count(Skipped), m.Until)
+	}
+}
+
+func TestCompletedRounds(t *testing.T) {
+	m := &Matrix{Cells: []Cell{
+		{Rep: 1, State: OK}, {Rep: 1, State: Failed}, {Rep: 2, State: OK}, {Rep: 2, State: Running}, {Rep: 3, State: Pending},
+	}}
+	if k := m.CompletedRounds(); k != 1 {
+		t.Errorf("got %d, want 1", k)
+	}
+	m.Cells[3].State = OK
+	m.Cells[4].State = Skipped
+	if k := m.CompletedRounds(); k != 2 {
+		t.Errorf("got %d, want 2", k)
+	}
+}
