@@ -3,6 +3,7 @@ package report
 import (
 	"errors"
 	"fmt"
+	"github.com/orch-bench/orch/orchestrator/stats"
 	"math"
 	"strings"
 
@@ -176,35 +177,14 @@ func compareWithin(p ClusterPair) ClusterRatio {
 	return cr
 }
 
-// fieller is the 95% interval of mean(a)/mean(b) for independent samples:
-// every r with |ma - r mb| <= t sqrt(va + r² vb), va and vb the variances
-// of the means, t Student's with Welch–Satterthwaite degrees of freedom
-// for the combination a - r b at r = ma/mb. It is NaN when b's mean is not
-// significantly non-zero (the set is then unbounded).
+// fieller is the 95% interval of mean(a)/mean(b) (stats.Fieller); NaN
+// when it cannot be computed or is unbounded.
 func fieller(a, b Sample) (lo, hi float64) {
-	if a.N < 2 || b.N < 2 {
+	iv, err := stats.Fieller(stats.Sample{N: a.N, Mean: a.Mean, SD: a.SD}, stats.Sample{N: b.N, Mean: b.Mean, SD: b.SD}, Alpha)
+	if err != nil || iv.Unbounded {
 		return math.NaN(), math.NaN()
 	}
-	na, nb := float64(a.N), float64(b.N)
-	va, vb := a.SD*a.SD/na, b.SD*b.SD/nb
-	r := a.Mean / b.Mean
-	num := va + r*r*vb
-	if num == 0 {
-		return r, r
-	}
-	df := num * num / (va*va/(na-1) + r*r*r*r*vb*vb/(nb-1))
-	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(0.975)
-	qa := b.Mean*b.Mean - t*t*vb
-	if qa <= 0 {
-		return math.NaN(), math.NaN()
-	}
-	qb := a.Mean * b.Mean
-	disc := qb*qb - qa*(a.Mean*a.Mean-t*t*va)
-	if disc < 0 {
-		return math.NaN(), math.NaN()
-	}
-	root := math.Sqrt(disc)
-	return (qb - root) / qa, (qb + root) / qa
+	return iv.Low, iv.High
 }
 
 // cochranQ tests equal log ratios across clusters, weighting each by its

@@ -23,11 +23,30 @@ func TestCompareBlockedTwoClusters(t *testing.T) {
 	}
 	e, w := b.Clusters[0], b.Clusters[1]
 	near(t, "east ratio", e.Ratio, 1.2, 1e-12)
-	near(t, "east Fieller low", e.CILow, 1.13846347153599, 1e-9)
-	near(t, "east Fieller high", e.CIHigh, 1.26410213690109, 1e-9)
 	near(t, "west ratio", w.Ratio, 1.25, 1e-12)
-	near(t, "west Fieller low", w.CILow, 1.19817931152133, 1e-9)
-	near(t, "west Fieller high", w.CIHigh, 1.30580979466248, 1e-9)
+	// Fieller's bounds are the ratios r at which Welch's test of Other
+	// against r·Base has p = 0.05 (the degrees of freedom of each r).
+	// With the df fixed at the estimate's they were 1.138463-1.264102
+	// (east) and 1.198179-1.305810 (west).
+	for _, c := range []struct {
+		name   string
+		pair   ClusterPair
+		lo, hi float64
+	}{{"east", eastPair, e.CILow, e.CIHigh}, {"west", westPair, w.CILow, w.CIHigh}} {
+		for _, r := range []float64{c.lo, c.hi} {
+			var scaled []float64
+			for _, x := range c.pair.Base {
+				scaled = append(scaled, r*x)
+			}
+			tt, err := Welch(c.pair.Other, scaled)
+			if err != nil {
+				t.Fatal(err)
+			}
+			near(t, c.name+" p at a Fieller bound", tt.P, 0.05, 1e-6)
+		}
+	}
+	near(t, "east Fieller low", e.CILow, 1.137871, 1e-6)
+	near(t, "west Fieller high", w.CIHigh, 1.306583, 1e-6)
 	near(t, "combined", b.Ratio, 1.224744871391589, 1e-12)
 	near(t, "combined CI low", b.CILow, 0.944958983624230, 1e-9)
 	near(t, "combined CI high", b.CIHigh, 1.58737048485110, 1e-9)

@@ -54,8 +54,10 @@ func (rep *Report) preamble() []string {
 		"Steady-state rate: the mean of the per-second interval rates after the warm-up; the tool's final figure when it printed none after it. "+
 			"Latency avg/pNN/max are the tool's whole-run figures.",
 		fmt.Sprintf("Statistics: over the runs that ended ok; sd is the sample standard deviation, the 95%% CI of a mean uses Student's t; "+
-			"Welch's t-test against the baseline, significant when p < %.2f; the ratio's 95%% CI is Fieller's (t with Welch-Satterthwaite degrees of freedom); "+
-			"CV above %s is flagged noisy, with the runs per configuration a test would need to resolve the difference (80%% power); "+
+			"one decision rule: a comparison is significant exactly when its Fieller interval of the ratio excludes 1, the interval being every ratio r that Welch's test of a - r·b does not reject at %.2f "+
+			"(the Welch-Satterthwaite degrees of freedom of each r, so at r = 1 it is Welch's t-test of equal means, whose p is printed); "+
+			"with several configurations against one baseline the level is Holm's step-down, and each interval is printed at its comparison's level; "+
+			"CV above %s is flagged noisy, with the runs per configuration a Welch test would need to resolve the difference (Student's t, 80%% power); "+
 			"with at least %d runs on both sides, the median and a Mann-Whitney U test too.", Alpha, pct(MaxCV), MinMannWhitney),
 	)
 }

@@ -6,6 +6,8 @@ import (
 
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/orch-bench/orch/orchestrator/stats"
 )
 
 // Alpha is the significance level of the comparisons.
@@ -41,13 +43,28 @@ func Describe(xs []float64) Sample {
 	return s
 }
 
-// TTest is the outcome of Welch's unequal-variance t-test.
+// TTest is the outcome of Welch's unequal-variance t-test, and the level
+// it is decided at.
 type TTest struct {
 	T, DF, P float64
+	// Level is the alpha this comparison is decided at (0: Alpha), which
+	// Holm's correction lowers when a table compares several
+	// configurations with one baseline; M is how many it corrects for.
+	// The comparison's interval is printed at 1-Level, so it excludes 1
+	// exactly when the test is significant.
+	Level float64
+	M     int
 }
 
-// Significant reports p < Alpha.
-func (t TTest) Significant() bool { return t.P < Alpha }
+// Significant reports p below the comparison's level.
+func (t TTest) Significant() bool { return t.P < t.level() }
+
+func (t TTest) level() float64 {
+	if t.Level > 0 {
+		return t.Level
+	}
+	return Alpha
+}
 
 // Errors of Welch for samples it cannot test.
 var (
@@ -56,27 +73,22 @@ var (
 	ErrNoVariance = errors.New("n/a (no variation in either sample)")
 )
 
-// Welch runs Welch's two-sided t-test of mean(a) = mean(b), which does not
-// assume equal variances: engines and settings differ in how steady they
-// are as much as in how fast. NaN values are skipped.
+// Welch runs Welch's two-sided t-test of mean(a) = mean(b) (stats.Welch),
+// which does not assume equal variances: engines and settings differ in
+// how steady they are as much as in how fast. NaN values are skipped.
 func Welch(a, b []float64) (TTest, error) {
 	a, b = finite(a), finite(b)
 	if len(a) < 2 || len(b) < 2 {
 		return TTest{}, ErrTooFew
 	}
-	ma, va := stat.MeanVariance(a, nil)
-	mb, vb := stat.MeanVariance(b, nil)
-	na, nb := float64(len(a)), float64(len(b))
-	sa, sb := va/na, vb/nb
-	se2 := sa + sb
-	if se2 == 0 {
+	t, err := stats.Welch(stats.Describe(a), stats.Describe(b))
+	if errors.Is(err, stats.ErrNoVariance) {
 		return TTest{}, ErrNoVariance
 	}
-	t := (ma - mb) / math.Sqrt(se2)
-	// Welch–Satterthwaite degrees of freedom.
-	df := se2 * se2 / (sa*sa/(na-1) + sb*sb/(nb-1))
-	p := 2 * distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Survival(math.Abs(t))
-	return TTest{T: t, DF: df, P: p}, nil
+	if err != nil {
+		return TTest{}, err
+	}
+	return TTest{T: t.T, DF: t.DF, P: t.P}, nil
 }
 
 func finite(xs []float64) []float64 {

@@ -1,8 +1,11 @@
 package report
 
 import (
+	"errors"
 	"math"
 	"strings"
+
+	"github.com/orch-bench/orch/orchestrator/stats"
 )
 
 // Stats are a configuration's noise figures, its comparison with the
@@ -35,6 +38,7 @@ type Stats struct {
 	SustainedRate  Sample
 	SustainedRatio float64
 	SustainedCI    *RatioCI
+	SustainedCIErr error
 	ApplyRatio     float64
 	// Warmups are the runs' warm-ups (seconds), in the statistics' order.
 	Warmups []float64
@@ -167,7 +171,13 @@ func meanFigures(fs []ReplicaFigures) ReplicaFigures {
 
 // compareWith sets g's comparison figures against the baseline b.
 func (g *Group) compareWith(b *Group) {
-	if ci, err := FiellerCI(g.Steady, b.Steady); err == nil {
+	level := Alpha
+	if g.Test != nil {
+		level = g.Test.level()
+	}
+	if g.TestErr != nil && errors.Is(g.TestErr, stats.ErrZeroBaseline) {
+		g.RatioCIErr = g.TestErr
+	} else if ci, err := FiellerAt(g.Steady, b.Steady, level); err == nil {
 		g.RatioCI = &ci
 	} else {
 		g.RatioCIErr = err
@@ -181,8 +191,10 @@ func (g *Group) compareWith(b *Group) {
 		g.RepsNeeded = RepsNeeded(g.Rate, b.Rate)
 	}
 	g.SustainedRatio = g.SustainedRate.Mean / b.SustainedRate.Mean
-	if ci, err := FiellerCI(g.Sustained, b.Sustained); err == nil {
+	if ci, err := FiellerAt(g.Sustained, b.Sustained, level); err == nil {
 		g.SustainedCI = &ci
+	} else {
+		g.SustainedCIErr = err
 	}
 	g.ApplyRatio = g.Replica.ApplyTxPS / b.Replica.ApplyTxPS
 }

@@ -5,62 +5,47 @@ import (
 	"math"
 	"slices"
 
-	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/orch-bench/orch/orchestrator/stats"
 )
 
-// RatioCI is a 95% confidence interval of mean(a)/mean(b) by Fieller's
-// method: the set of ratios r for which a - r·b is not significantly
-// different from zero. It is stated as Fieller's (not a bootstrap) because
-// with the 2-5 repetitions a matrix usually has, resampling repetitions
-// gives a handful of distinct values and an interval narrower than the
-// data support.
+// RatioCI is a confidence interval of mean(a)/mean(b) by Fieller's
+// method (stats.Fieller): the set of ratios r for which a - r·b is not
+// significantly different from zero. It is stated as Fieller's (not a
+// bootstrap) because with the 2-5 repetitions a matrix usually has,
+// resampling repetitions gives a handful of distinct values and an
+// interval narrower than the data support.
 type RatioCI struct {
 	Low, High float64
-	// DF is the Welch–Satterthwaite degrees of freedom used for t.
-	DF float64
+	// Level is the interval's alpha: 0.05 for a 95% interval, lower under
+	// Holm's correction (see TTest.Level).
+	Level float64
 }
 
 // ErrUnbounded: the baseline's mean is not significantly different from
 // zero at this confidence, so the ratio's interval is not a finite range.
 var ErrUnbounded = errors.New("unbounded (the baseline's mean is not significantly above 0)")
 
-// FiellerCI computes the 95% interval of mean(a)/mean(b) for independent
-// samples. With va = s_a²/n_a, vb = s_b²/n_b and t the Student quantile,
-// the bounds are the roots of
-//
-//	(ma - r·mb)² = t²·(va + r²·vb)
-//	r²(mb² - t²vb) - 2r·ma·mb + (ma² - t²va) = 0
-//
-// t's degrees of freedom are Welch–Satterthwaite's for the variance
-// va + r²vb at the point estimate r = ma/mb.
-func FiellerCI(a, b []float64) (RatioCI, error) {
+// FiellerCI is the 95% interval of mean(a)/mean(b).
+func FiellerCI(a, b []float64) (RatioCI, error) { return FiellerAt(a, b, Alpha) }
+
+// FiellerAt is the 1-alpha interval of mean(a)/mean(b) for independent
+// samples; ErrUnbounded when a side has no finite bound, and the error of
+// stats.Ratio when the baseline's mean is 0.
+func FiellerAt(a, b []float64, alpha float64) (RatioCI, error) {
 	a, b = finite(a), finite(b)
 	if len(a) < 2 || len(b) < 2 {
 		return RatioCI{}, ErrTooFew
 	}
-	ma, sa2 := stat.MeanVariance(a, nil)
-	mb, sb2 := stat.MeanVariance(b, nil)
-	na, nb := float64(len(a)), float64(len(b))
-	va, vb := sa2/na, sb2/nb
-	r := ma / mb
-	num := va + r*r*vb
-	if num == 0 {
-		return RatioCI{Low: r, High: r, DF: math.Inf(1)}, nil
+	iv, err := stats.Fieller(stats.Describe(a), stats.Describe(b), alpha)
+	if err != nil {
+		return RatioCI{}, err
 	}
-	df := num * num / (va*va/(na-1) + math.Pow(r, 4)*vb*vb/(nb-1))
-	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(0.975)
-	t2 := t * t
-	A := mb*mb - t2*vb
-	if A <= 0 {
-		return RatioCI{DF: df}, ErrUnbounded
+	if iv.Unbounded {
+		return RatioCI{Level: alpha}, ErrUnbounded
 	}
-	disc := t2*(va*mb*mb+vb*ma*ma) - t2*t2*va*vb
-	if disc < 0 {
-		return RatioCI{DF: df}, ErrUnbounded
-	}
-	sq := math.Sqrt(disc)
-	return RatioCI{Low: (ma*mb - sq) / A, High: (ma*mb + sq) / A, DF: df}, nil
+	return RatioCI{Low: iv.Low, High: iv.High, Level: alpha}, nil
 }
 
 // CV is the coefficient of variation sd/mean; NaN with fewer than two
@@ -76,35 +61,11 @@ func CV(s Sample) float64 {
 // flagged as noisy (pbench's --max-stddev default).
 const MaxCV = 0.05
 
-// Power is the power RepsNeeded plans for.
-const Power = 0.8
-
-// RepsNeeded is how many repetitions per configuration a two-sided test at
-// Alpha would need to detect the observed difference of means with Power,
-// by the normal approximation
-//
-//	n = (z_{1-α/2} + z_{power})² · (s_a² + s_b²) / (ma - mb)²
-//
-// rounded up, at least 2. 0 when it cannot be computed (fewer than two runs
-// on a side, or no difference).
+// RepsNeeded is how many runs per configuration a two-sided Welch test
+// at Alpha would need to detect the observed difference of means with 80%
+// power (stats.RunsNeeded, from Student's t); 0 when it cannot be computed.
 func RepsNeeded(a, b Sample) int {
-	if a.N < 2 || b.N < 2 {
-		return 0
-	}
-	d := a.Mean - b.Mean
-	if d == 0 || math.IsNaN(d) {
-		return 0
-	}
-	norm := distuv.UnitNormal
-	z := norm.Quantile(1-Alpha/2) + norm.Quantile(Power)
-	n := math.Ceil(z * z * (a.SD*a.SD + b.SD*b.SD) / (d * d))
-	if n < 2 {
-		n = 2
-	}
-	if n > 1e6 {
-		n = 1e6
-	}
-	return int(n)
+	return stats.RunsNeeded(stats.Sample{N: a.N, Mean: a.Mean, SD: a.SD}, stats.Sample{N: b.N, Mean: b.Mean, SD: b.SD}, Alpha)
 }
 
 // Median of the finite values, NaN when there are none.

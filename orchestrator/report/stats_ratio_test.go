@@ -7,23 +7,30 @@ import (
 )
 
 func TestFiellerHandComputed(t *testing.T) {
-	// a = 9, 11, 13: mean 11, s² = (4+0+4)/2 = 4, va = s²/n = 4/3.
+	// a = 9, 11, 13: mean 11, s² = 4, va = s²/n = 4/3.
 	// b = 4.5, 5.5, 6.5: mean 5.5, s² = 1, vb = 1/3. r = 11/5.5 = 2.
-	// Welch–Satterthwaite at r: va + r²vb = 4/3 + 4/3 = 8/3;
-	//   df = (8/3)² / ((4/3)²/2 + 16(1/3)²/2) = (64/9) / (16/9) = 4.
-	// t(0.975, 4) = 2.776445105 (tables), t² = 7.708647422.
-	// A = mb² - t²vb = 30.25 - 7.708647422/3 = 27.680450859
-	// disc = t²(va·mb² + vb·ma²) - t⁴·va·vb
-	//      = 7.708647422·(40.333333 + 40.333333) - 59.42325·(4/9) = 595.420561
-	// bounds = (ma·mb ∓ √disc)/A = (60.5 ∓ 24.401241)/27.680451
-	//        = 1.304125 and 3.067191.
+	// Fieller's set is every r with (ma - r·mb)² <= t²(ν(r))·(va + r²vb),
+	// ν(r) the Welch–Satterthwaite df of va + r²vb: 4 at r = 2, but
+	// (va + r²vb)² / (va²/2 + r⁴vb²/2) = 3.367 at both bounds. With a
+	// fixed df of 4 the bounds would be 1.304125 and 3.067191 (the roots
+	// of the quadratic with t(0.975, 4) = 2.776445); with the df of each
+	// r they are wider, 1.257331 and 3.181341, and there Welch's test of a
+	// against r·b has p = 0.05 exactly, which is what makes the interval
+	// and the significance agree.
 	ci, err := FiellerCI([]float64{9, 11, 13}, []float64{4.5, 5.5, 6.5})
 	if err != nil {
 		t.Fatal(err)
 	}
-	near(t, "df", ci.DF, 4, 1e-9)
-	near(t, "low", ci.Low, 1.304125, 1e-5)
-	near(t, "high", ci.High, 3.067191, 1e-5)
+	near(t, "low", ci.Low, 1.257331, 1e-5)
+	near(t, "high", ci.High, 3.181341, 1e-5)
+	for _, r := range []float64{ci.Low, ci.High} {
+		w, err := Welch([]float64{9, 11, 13}, []float64{4.5 * r, 5.5 * r, 6.5 * r})
+		if err != nil {
+			t.Fatal(err)
+		}
+		near(t, "p at a bound", w.P, 0.05, 1e-6)
+		near(t, "df at a bound", w.DF, 3.3673, 1e-3)
+	}
 	// The interval is not symmetric around r = 2: a ratio's never is.
 	if !(ci.High-2 > 2-ci.Low) {
 		t.Errorf("interval [%g, %g] should reach further above 2 than below", ci.Low, ci.High)
@@ -47,17 +54,20 @@ func TestCVAndRepsNeeded(t *testing.T) {
 	// 100, 110, 120: mean 110, sd 10, CV = 10/110 = 0.0909.
 	a := Describe([]float64{100, 110, 120})
 	near(t, "cv", CV(a), 10.0/110, 1e-12)
-	// b = 95, 105, 115: mean 105, sd 10. d = 5.
-	// (z.975 + z.80)² = (1.959964 + 0.841621)² = 7.848880
-	// n = 7.848880 · (100 + 100) / 25 = 62.79 -> 63.
+	// b = 95, 105, 115: mean 105, sd 10. d = 5. With n runs a side the
+	// Welch df is (100+100)²(n-1)/(100²+100²) = 2(n-1), and n must reach
+	// (t(.975, ν) + t(.80, ν))² · 200/25. n = 64: ν = 126, t = 1.9790 and
+	// 0.8446, 8 · 2.8236² = 63.78 <= 64; n = 63: ν = 124, 8 · 2.8240² =
+	// 63.80 > 63. (The normal approximation said 63.)
 	b := Describe([]float64{95, 105, 115})
-	if n := RepsNeeded(a, b); n != 63 {
-		t.Errorf("RepsNeeded = %d, want 63", n)
+	if n := RepsNeeded(a, b); n != 64 {
+		t.Errorf("RepsNeeded = %d, want 64", n)
 	}
-	// A difference far above the noise needs no more than the minimum:
-	// 7.848880 · (4 + 1) / 5.5² = 1.30 -> 2.
-	if n := RepsNeeded(Describe([]float64{9, 11, 13}), Describe([]float64{4.5, 5.5, 6.5})); n != 2 {
-		t.Errorf("RepsNeeded = %d, want 2", n)
+	// A difference far above the noise: sd 2 and 1, d = 5.5. n = 3:
+	// ν = 25·2/17 = 2.94, t = 3.19 and 0.98, 4.17² · 5/30.25 = 2.87 <= 3;
+	// n = 2: ν = 1.47, t(.975) > 7, far above 2. (The normal said 2.)
+	if n := RepsNeeded(Describe([]float64{9, 11, 13}), Describe([]float64{4.5, 5.5, 6.5})); n != 3 {
+		t.Errorf("RepsNeeded = %d, want 3", n)
 	}
 	if n := RepsNeeded(Describe([]float64{1}), b); n != 0 {
 		t.Errorf("one run: RepsNeeded = %d, want 0", n)

@@ -4,8 +4,16 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
+
+	"github.com/orch-bench/orch/orchestrator/stats"
 )
+
+// confidence is 1-alpha as a percentage: 0.025 -> "97.5%".
+func confidence(alpha float64) string {
+	return strconv.FormatFloat(100*(1-alpha), 'g', 4, 64) + "%"
+}
 
 // verdict words a comparison the way engineers say it, with everything a
 // reviewer needs on the same line:
@@ -74,12 +82,12 @@ func (t *Table) ratioPhrase(base, g *Group) string {
 	if math.IsNaN(g.SustainedRatio) {
 		return master // no catch-up measured: no sustained rate
 	}
-	sustained := fmt.Sprintf("%s sustained%s", Ratio(g.SustainedRatio), ciPhrase(g.SustainedCI, nil))
+	sustained := fmt.Sprintf("%s sustained%s", Ratio(g.SustainedRatio), ciPhrase(g.SustainedCI, g.SustainedCIErr))
 	switch t.Headline {
 	case HeadlineMaster:
 		return master
 	case HeadlineSustained:
-		return fmt.Sprintf("%s %s %s sustained%s", Ratio(g.SustainedRatio), base.Label, t.Metric, ciPhrase(g.SustainedCI, nil))
+		return fmt.Sprintf("%s %s %s sustained%s", Ratio(g.SustainedRatio), base.Label, t.Metric, ciPhrase(g.SustainedCI, g.SustainedCIErr))
 	}
 	return master + ", " + sustained
 }
@@ -90,9 +98,15 @@ func ciPhrase(ci *RatioCI, err error) string {
 	case ci != nil:
 		// Rates are never negative: a lower bound below 0 (the numerator's
 		// mean not significantly above 0) reads as 0.
-		return fmt.Sprintf(" [%.2f, %.2f]", math.Max(0, ci.Low), ci.High)
+		s := fmt.Sprintf(" [%.2f, %.2f]", math.Max(0, ci.Low), ci.High)
+		if ci.Level > 0 && ci.Level < Alpha {
+			s = fmt.Sprintf(" [%.2f, %.2f] (%s CI, Holm)", math.Max(0, ci.Low), ci.High, confidence(ci.Level))
+		}
+		return s
 	case errors.Is(err, ErrUnbounded):
 		return " [95% CI unbounded]"
+	case errors.Is(err, stats.ErrZeroBaseline):
+		return " (" + err.Error() + ")"
 	}
 	return ""
 }

@@ -29,6 +29,10 @@ func Significance(t *TTest, err error) string {
 	if t.Significant() {
 		word = "significant"
 	}
+	if t.M > 1 {
+		// Holm's level for this comparison, among the table's M.
+		word += fmt.Sprintf(" at %s, Holm over %d comparisons", strconv.FormatFloat(t.level(), 'g', 3, 64), t.M)
+	}
 	return PValue(t.P) + ", " + word
 }
 

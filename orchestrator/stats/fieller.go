@@ -72,11 +72,47 @@ func Fieller(a, b Sample, alpha float64) (Interval, error) {
 		d := a.Mean - x*b.Mean
 		return d*d - t*t*(va+x*x*vb)
 	}
-	// The step a standard error of the ratio makes (delta method).
-	scale := math.Sqrt(va+r*r*vb) / math.Abs(b.Mean)
-	iv.Low, iv.High = bound(f, r, -scale), bound(f, r, scale)
+	// Each bound is a fixed point: the root of the quadratic whose t is
+	// taken at the degrees of freedom of that very root. A few rounds of
+	// it converge (t changes slowly with r); bisection on f is the
+	// fallback when they do not, or when the quadratic opens downwards.
+	tAt := func(x float64) float64 { return tQuantile(1-alpha/2, welchDF(va, vb, a.N, b.N, x)) }
+	scale := math.Sqrt(va+r*r*vb) / math.Abs(b.Mean) // a standard error of the ratio
+	for side, sign := range []float64{-1, 1} {
+		x, ok := fixedPoint(a.Mean, b.Mean, va, vb, r, sign, tAt)
+		if !ok || f(x+sign*1e-6*scale) <= 0 {
+			x = bound(f, r, sign*scale)
+		}
+		if side == 0 {
+			iv.Low = x
+		} else {
+			iv.High = x
+		}
+	}
 	iv.Unbounded = math.IsInf(iv.Low, 0) || math.IsInf(iv.High, 0)
 	return iv, nil
+}
+
+// fixedPoint iterates r_{k+1} = the lower (sign -1) or upper root of
+//
+//	r²(mb² - t²vb) - 2r·ma·mb + (ma² - t²va) = 0,  t = t(ν(r_k)).
+func fixedPoint(ma, mb, va, vb, r0, sign float64, tAt func(float64) float64) (float64, bool) {
+	x := r0
+	for i := 0; i < 30; i++ {
+		t := tAt(x)
+		t2 := t * t
+		qa := mb*mb - t2*vb
+		disc := t2 * (va*mb*mb + vb*ma*ma - t2*va*vb)
+		if qa <= 0 || disc < 0 {
+			return 0, false
+		}
+		next := (ma*mb + sign*math.Sqrt(disc)) / qa
+		if math.Abs(next-x) <= 1e-12*math.Abs(next) {
+			return next, true
+		}
+		x = next
+	}
+	return 0, false
 }
 
 // bound walks from x0 (where f < 0) in steps of step, doubling, until f
@@ -97,11 +133,11 @@ func bound(f func(float64) float64, x0, step float64) float64 {
 	if math.IsNaN(out) {
 		return math.Copysign(math.Inf(1), step)
 	}
-	for i := 0; i < 200 && in != out; i++ {
+	// Bisect to a relative 1e-9 of the estimate: far below any digit a
+	// report prints.
+	tol := 1e-9 * math.Max(math.Abs(x0), math.Abs(step))
+	for math.Abs(out-in) > tol {
 		mid := (in + out) / 2
-		if mid == in || mid == out {
-			break
-		}
 		if f(mid) > 0 {
 			out = mid
 		} else {

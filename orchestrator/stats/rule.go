@@ -1,0 +1,171 @@
+package stats
+
+import (
+	"fmt"
+	"math"
+)
+
+// Rule is a matrix's stopping rule: run rounds (one run of every
+// configuration) until every comparison's interval of the ratio is as
+// narrow as asked, or MaxRounds are done. It stops on precision, never on
+// significance: how wide an interval is depends on the runs' spread, not on
+// which way their means fell, so the stop does not bias the estimate or
+// the verdict's error rates (TestRuleErrorRates measures them).
+type Rule struct {
+	// Precision is the target half-width of each ratio's interval
+	// relative to the ratio (0.05: ±5%).
+	Precision float64
+	// MinRounds (at least the package's MinRounds) and MaxRounds bound
+	// the rounds.
+	MinRounds, MaxRounds int
+	// Equivalence, when > 0, is the band [1-E, 1+E] within which two
+	// configurations count as equivalent.
+	Equivalence float64
+	// Alpha is the family-wise level (Holm over the comparisons).
+	Alpha float64
+}
+
+// MinRounds is the fewest rounds a rule may stop after: with two runs a
+// side the spread is so uncertain that stopping when the interval happens
+// to be narrow inflates the false-positive rate (TestRuleErrorRates).
+const MinRounds = 3
+
+// Validate says what is wrong with the rule, in the words of the flags.
+func (r Rule) Validate() error {
+	switch {
+	case !(r.Precision > 0 && r.Precision < 1):
+		return fmt.Errorf("--precision %s: want a percentage above 0 and below 100", pctString(r.Precision))
+	case r.MinRounds < MinRounds:
+		return fmt.Errorf("--min-repeat %d: want at least %d (stopping after 2 rounds on an interval that is narrow by chance makes the error rates dishonest: simulated, 6.2%% false differences and 93.8%% coverage)", r.MinRounds, MinRounds)
+	case r.MaxRounds < r.MinRounds:
+		return fmt.Errorf("--max-repeat %d is below --min-repeat %d", r.MaxRounds, r.MinRounds)
+	case r.Equivalence < 0 || r.Equivalence >= 1:
+		return fmt.Errorf("--equivalence %s: want a percentage from 0 to below 100", pctString(r.Equivalence))
+	}
+	return nil
+}
+
+// Comparison is one configuration's runs against the baseline's, each
+// value one run's steady-state figure.
+type Comparison struct {
+	Label       string
+	Other, Base []float64
+}
+
+// Outcome is what a comparison's interval says.
+type Outcome string
+
+// Outcomes. Different: the interval excludes 1 (at its Holm level);
+// with an equivalence band, Equivalent when the interval lies inside it
+// and Different only when it lies wholly outside it, else Unresolved.
+const (
+	Different     Outcome = "different"
+	NoDifference  Outcome = "no significant difference"
+	Equivalent    Outcome = "equivalent"
+	Unresolved    Outcome = "not resolved"
+	NotComparable Outcome = "not comparable"
+)
+
+// Status is one comparison after a round.
+type Status struct {
+	Label     string
+	N, NBase  int
+	Ratio     float64
+	Interval  Interval
+	Decision  Decision
+	HalfWidth float64 // relative; +Inf when unbounded or not computable
+	Outcome   Outcome
+	Err       error
+}
+
+// Evaluate computes each comparison's ratio, interval (at its Holm level)
+// and outcome.
+func (r Rule) Evaluate(cs []Comparison) []Status {
+	alpha := r.Alpha
+	if alpha == 0 {
+		alpha = Alpha
+	}
+	out := make([]Status, len(cs))
+	ps := make([]float64, len(cs))
+	for i, c := range cs {
+		a, b := Describe(c.Other), Describe(c.Base)
+		out[i] = Status{Label: c.Label, N: a.N, NBase: b.N, Ratio: math.NaN(), HalfWidth: math.Inf(1), Outcome: NotComparable}
+		ps[i] = math.NaN()
+		ratio, err := Ratio(a, b)
+		if err != nil {
+			out[i].Err = err
+			continue
+		}
+		out[i].Ratio = ratio
+		w, err := Welch(a, b)
+		if err != nil {
+			out[i].Err = err
+			continue
+		}
+		ps[i] = w.P
+	}
+	for i, d := range Holm(ps, alpha) {
+		s := &out[i]
+		if math.IsNaN(d.P) {
+			continue
+		}
+		s.Decision = d
+		iv, err := Fieller(Describe(cs[i].Other), Describe(cs[i].Base), d.Alpha)
+		if err != nil {
+			s.Err = err
+			continue
+		}
+		s.Interval, s.HalfWidth = iv, iv.HalfWidth(s.Ratio)
+		s.Outcome = r.outcome(iv, d)
+	}
+	return out
+}
+
+func (r Rule) outcome(iv Interval, d Decision) Outcome {
+	if r.Equivalence > 0 {
+		lo, hi := 1-r.Equivalence, 1+r.Equivalence
+		switch {
+		case iv.Low >= lo && iv.High <= hi:
+			return Equivalent
+		case iv.High < lo || iv.Low > hi:
+			return Different
+		}
+		return Unresolved
+	}
+	if d.Significant {
+		return Different
+	}
+	return NoDifference
+}
+
+// Stop decides after `rounds` complete rounds: whether to stop, and why
+// in one line the console and the report print.
+func (r Rule) Stop(rounds int, sts []Status) (bool, string) {
+	worst, worstLabel := 0.0, ""
+	for _, s := range sts {
+		if s.HalfWidth > worst || worstLabel == "" {
+			worst, worstLabel = s.HalfWidth, s.Label
+		}
+	}
+	reached := worst <= r.Precision && len(sts) > 0
+	switch {
+	case rounds < r.MinRounds:
+		return false, fmt.Sprintf("going on: %d of at least %d rounds", rounds, r.MinRounds)
+	case reached:
+		return true, fmt.Sprintf("stopped after %d rounds: every interval's half-width is within %s", rounds, pctString(r.Precision))
+	case rounds >= r.MaxRounds:
+		return true, fmt.Sprintf("stopped at --max-repeat %d: %s's half-width is %s (target %s)", r.MaxRounds, worstLabel, pctString(worst), pctString(r.Precision))
+	}
+	return false, fmt.Sprintf("going on: %s's half-width is %s (target %s)", worstLabel, pctString(worst), pctString(r.Precision))
+}
+
+// pctString is a share as a percentage: 0.054 -> "5.4%", +Inf -> "unbounded".
+func pctString(x float64) string {
+	switch {
+	case math.IsInf(x, 1):
+		return "unbounded"
+	case math.IsNaN(x):
+		return "n/a"
+	}
+	return fmt.Sprintf("%.3g%%", 100*x)
+}
