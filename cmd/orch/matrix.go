@@ -31,6 +31,7 @@ func newMatrixCmd(g *globalOptions) *cobra.Command {
 		stallLimit                                time.Duration
 		stacksFlag                                string
 		seed                                      int64
+		until                                     untilFlags
 		short                                     = map[string]*string{}
 	)
 	cmd := &cobra.Command{
@@ -77,6 +78,10 @@ the others (--fail-fast stops instead).`,
 			if err := checkAAFlags(cmd, aa, noiseFloor); err != nil {
 				return err
 			}
+			rule, err := until.until(cmd, resuming)
+			if err != nil {
+				return err
+			}
 			invs, err := g.clusters(strings.Join(args, ""))
 			if err != nil {
 				return err
@@ -89,7 +94,8 @@ the others (--fail-fast stops instead).`,
 				return runBlockedMatrix(cmd, g, invs, blockedArgs{engines: engines, workload: workload, root: root, baseline: baseline,
 					resume: resume, knobs: knobs, over: over, repeat: repeat, warmup: warmup, resuming: resuming, dryRun: dryRun,
 					failFast: failFast, stallLimit: stallLimit, seed: seed, seedSet: cmd.Flags().Changed("seed"),
-					keepRemote: keepRemote, waitRunning: waitRunning, allowAsymmetry: allowAsymmetry, stacks: stackMode, aa: aa, noiseFloor: noiseFloor})
+					keepRemote: keepRemote, waitRunning: waitRunning, allowAsymmetry: allowAsymmetry, stacks: stackMode, aa: aa, noiseFloor: noiseFloor,
+					until: rule, repeatSet: cmd.Flags().Changed("repeat")})
 			}
 			inv := invs[0]
 			if err := validateForRun(inv); err != nil {
@@ -106,7 +112,8 @@ the others (--fail-fast stops instead).`,
 				if err != nil {
 					return err
 				}
-				spec := matrix.Spec{Engines: engines, Knobs: knobs, Workload: workload, Repeat: repeat, WarmupS: warmup, Baseline: baseline, Overrides: over, AA: aa}
+				spec := matrix.Spec{Engines: engines, Knobs: knobs, Workload: workload, Repeat: repeat, WarmupS: warmup, Baseline: baseline, Overrides: over, AA: aa,
+					Until: rule, RepeatSet: cmd.Flags().Changed("repeat")}
 				if m, err = matrix.Build(spec); err != nil {
 					return &usageError{msg: err.Error()}
 				}
@@ -171,10 +178,9 @@ the others (--fail-fast stops instead).`,
 			err = matrix.Execute(ctx, m, matrix.ExecConfig{
 				Cluster: c, Workload: makeWorkload, Version: buildVersion(), Command: os.Args, Costs: matrix.CostsOf(w),
 				FailFast: failFast, StallLimit: stallLimit, KeepRemote: keepRemote, WaitRunning: waitRunning, Stacks: stackMode, Progress: progress, Logf: logf,
-				Secrets: runner.Secrets(inv),
+				Secrets: runner.Secrets(inv), Judge: report.JudgeMatrix,
 			})
-			fmt.Fprintf(cmd.OutOrStdout(), "matrix %s: %d ok, %d failed, %d not run\n", m.Dir(),
-				m.Count(matrix.OK), m.Count(matrix.Failed), len(m.Remaining()))
+			writeMatrixEnd(cmd, m)
 			if rerr := writeMatrixReport(cmd, m.Dir()); rerr != nil && err == nil {
 				err = rerr
 			}
@@ -205,6 +211,7 @@ the others (--fail-fast stops instead).`,
 	f.StringArrayVar(&sets, "set", nil, "workload option override KEY=VALUE (repeatable)")
 	f.DurationVar(&stallLimit, "stall-limit", 60*time.Second, "stop a cell when the master makes no progress this long")
 	f.StringVar(&stacksFlag, "stacks", "auto", stacksHelp)
+	until.register(f)
 	for _, k := range []string{"threads", "time", "tables", "table-size", "events", "concurrency", "iterations"} {
 		short[k] = f.String(k, "", "workload override: "+k)
 	}
@@ -231,6 +238,19 @@ func lintPlan(cmd *cobra.Command, inv *topology.Inventory, m *matrix.Matrix, hin
 		return true, usagef("matrix: the configurations differ in durability beyond the matrix's axes (ASYMMETRY above): fix the profiles or pass --allow-asymmetry")
 	}
 	return true, nil
+}
+
+// writeMatrixEnd is the matrix's closing count, and why its rule stopped.
+func writeMatrixEnd(cmd *cobra.Command, m *matrix.Matrix) {
+	w := cmd.OutOrStdout()
+	line := fmt.Sprintf("matrix %s: %d ok, %d failed, %d not run", m.Dir(), m.Count(matrix.OK), m.Count(matrix.Failed), len(m.Remaining()))
+	if n := m.Count(matrix.Skipped); n > 0 {
+		line += fmt.Sprintf(", %d not needed", n)
+	}
+	fmt.Fprintln(w, line)
+	if u := m.Until; u != nil && u.Stopped {
+		fmt.Fprintf(w, "matrix: %s\n", u.Why)
+	}
 }
 
 // resumeLatest is --resume without a directory.

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/orch-bench/orch/orchestrator/matrix"
+	"github.com/orch-bench/orch/orchestrator/report"
 	"github.com/orch-bench/orch/orchestrator/runner"
 	"github.com/orch-bench/orch/orchestrator/server"
 	"github.com/orch-bench/orch/orchestrator/stacks"
@@ -30,6 +31,8 @@ type blockedArgs struct {
 	aa                                        bool
 	noiseFloor                                string
 	stacks                                    stacks.Mode
+	until                                     *matrix.Until
+	repeatSet                                 bool
 }
 
 // runBlockedMatrix is `orch matrix` over several clusters: a randomised
@@ -112,10 +115,10 @@ func runBlockedMatrix(cmd *cobra.Command, g *globalOptions, invs []*topology.Inv
 	err = matrix.ExecuteBlocked(ctx, m, targets, matrix.ExecConfig{
 		Workload: makeWorkload, Version: buildVersion(), Command: os.Args,
 		FailFast: a.failFast, StallLimit: a.stallLimit, KeepRemote: a.keepRemote, WaitRunning: a.waitRunning, Stacks: a.stacks, Costs: matrix.CostsOf(w),
-		Progress: progress, Logf: logf, Secrets: secrets,
+		Progress: progress, Logf: logf, Secrets: secrets, Judge: report.JudgeMatrix,
 	})
-	fmt.Fprintf(cmd.OutOrStdout(), "matrix %s: %d ok, %d failed, %d not run on %d clusters (seed %d)\n", m.Dir(),
-		m.Count(matrix.OK), m.Count(matrix.Failed), len(m.Remaining()), len(invs), m.Design.Seed)
+	fmt.Fprintf(cmd.OutOrStdout(), "matrix: %d clusters (seed %d)\n", len(invs), m.Design.Seed)
+	writeMatrixEnd(cmd, m)
 	for _, b := range m.Design.Blocks {
 		if b.Failed != "" {
 			fmt.Fprintf(cmd.OutOrStdout(), "matrix: cluster %s was taken out: %s\n", b.Cluster, b.Failed)
@@ -147,7 +150,8 @@ func blockedMatrix(a blockedArgs, names []string) (*matrix.Matrix, error) {
 			return nil, err
 		}
 	}
-	spec := matrix.Spec{Engines: a.engines, Knobs: a.knobs, Workload: a.workload, Repeat: a.repeat, WarmupS: a.warmup, Baseline: a.baseline, Overrides: a.over, AA: a.aa}
+	spec := matrix.Spec{Engines: a.engines, Knobs: a.knobs, Workload: a.workload, Repeat: a.repeat, WarmupS: a.warmup, Baseline: a.baseline, Overrides: a.over, AA: a.aa,
+		Until: a.until, RepeatSet: a.repeatSet}
 	m, err := matrix.BuildBlocked(spec, names, seed)
 	if err != nil {
 		return nil, &usageError{msg: err.Error()}

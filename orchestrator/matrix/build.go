@@ -25,6 +25,33 @@ type Spec struct {
 	// AA plans an A/A: the one configuration of Engines and Knobs twice,
 	// as arms, interleaved (see NewAA).
 	AA bool
+	// Until, when set, runs rounds until the answer is precise enough
+	// (rounds.go) instead of a fixed Repeat; RepeatSet says --repeat was
+	// given too, which contradicts it.
+	Until     *Until
+	RepeatSet bool
+}
+
+// planUntil checks a stopping rule and returns the repetitions to plan
+// for: its MaxRounds. An A/A without an equivalence band takes the
+// precision as its band, so that it ends "equivalent" or "not resolved".
+func (s *Spec) planUntil() error {
+	if s.Until == nil {
+		return nil
+	}
+	u := *s.Until // the caller's stays as given
+	s.Until = &u
+	if s.RepeatSet {
+		return errors.New("matrix: --precision and --repeat: the rule decides the repetitions; bound them with --max-repeat and --min-repeat")
+	}
+	if s.AA && u.Equivalence == 0 {
+		u.Equivalence = u.Precision
+	}
+	if err := u.Rule().Validate(); err != nil {
+		return fmt.Errorf("matrix: %w", err)
+	}
+	s.Repeat = u.MaxRounds
+	return nil
 }
 
 // Build plans the matrix s asks for on one cluster. Everything is checked
@@ -45,6 +72,9 @@ func Build(s Spec) (*Matrix, error) {
 	if _, err := bench.LoadWorkload(s.Workload); err != nil {
 		return nil, err
 	}
+	if err := s.planUntil(); err != nil {
+		return nil, err
+	}
 	var m *Matrix
 	if s.AA {
 		if s.Baseline != "" {
@@ -61,6 +91,7 @@ func Build(s Spec) (*Matrix, error) {
 		return nil, err
 	}
 	m.Overrides, m.WarmupS = s.Overrides, s.WarmupS
+	m.Until = s.Until
 	if s.Baseline != "" {
 		if err := m.SetBaseline(s.Baseline); err != nil {
 			return nil, err
@@ -87,7 +118,7 @@ func BuildBlocked(s Spec, clusters []string, seed int64) (*Matrix, error) {
 	if err != nil {
 		return nil, err
 	}
-	m.Overrides, m.WarmupS = one.Overrides, one.WarmupS
+	m.Overrides, m.WarmupS, m.Until = one.Overrides, one.WarmupS, one.Until
 	if err := m.SetBaseline(one.Baseline); err != nil {
 		return nil, err
 	}

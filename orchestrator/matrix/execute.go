@@ -39,6 +39,10 @@ type ExecConfig struct {
 	// Secrets are masked out of cell errors saved in matrix.json.
 	Secrets []string
 
+	// Judge judges each complete round of a matrix with a stopping rule
+	// (m.Until); nil runs every cell.
+	Judge Judge
+
 	// WaitRunning lets a benchmark an interrupted cell left running end
 	// before the cell is redone; by default it is stopped (settleAttempt).
 	WaitRunning bool
@@ -81,6 +85,7 @@ func Execute(ctx context.Context, m *Matrix, cfg ExecConfig) error {
 		if serr := m.Save(); serr != nil {
 			return serr
 		}
+		m.judgeRound(cfg.Judge, logf)
 		if !m.Done() && state != Interrupted {
 			logf("%s", EstimateLeft(m, cfg.Costs, time.Now()))
 		}

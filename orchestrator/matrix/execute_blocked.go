@@ -148,6 +148,7 @@ func ExecuteBlocked(ctx context.Context, m *Matrix, targets []Target, cfg ExecCo
 		if serr := m.Save(); serr != nil {
 			return serr
 		}
+		m.judgeRound(cfg.Judge, logf)
 		if !m.Done() && r.state != Interrupted && !stop {
 			logf("%s", EstimateLeft(m, cfg.Costs, time.Now()))
 		}

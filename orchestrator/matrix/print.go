@@ -52,6 +52,9 @@ func WritePlan(w io.Writer, m *Matrix, costs Costs) error {
 	if len(m.Overrides) > 0 {
 		p.printf("Workload overrides: %s\n", overridesSummary(m.Overrides))
 	}
+	if u := m.Until; u != nil {
+		p.printf("%s\n", u.Describe())
+	}
 	p.printf("\n")
 	resumed := m.Count(Pending) != len(m.Cells)
 	tw := tabwriter.NewWriter(p, 0, 0, 2, ' ', 0)
@@ -78,12 +81,16 @@ func WritePlan(w io.Writer, m *Matrix, costs Costs) error {
 		total += fmt.Sprintf(" (%d ok, %d failed, %d to run)", m.Count(OK), m.Count(Failed), len(left))
 	}
 	p.printf("Total: %s, %d engine switch(es)\n", total, EngineSwitches(m.Cells))
+	est := "Estimated duration"
+	if m.Until != nil && !m.Until.Stopped {
+		est = "At most" // the rule may stop after fewer rounds
+	}
 	if costs.PerCell > 0 {
-		p.printf("Estimated duration: %s (%d cell(s) x %s + %d switch(es) x %s)\n",
+		p.printf("%s: %s (%d cell(s) x %s + %d switch(es) x %s)\n", est,
 			FormatDuration(Estimate(left, costs.PerCell, costs.Switch)),
 			len(left), FormatDuration(costs.PerCell), EngineSwitches(left), FormatDuration(costs.Switch))
 	} else {
-		p.printf("Estimated duration: unknown\n")
+		p.printf("%s: unknown\n", est)
 	}
 	for _, name := range sortedKeys(m.NoEffect) {
 		p.printf("* %s: no effect on this server: %s\n", name, m.NoEffect[name])

@@ -3,6 +3,7 @@ package matrix
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/orch-bench/orch/orchestrator/stats"
@@ -28,6 +29,26 @@ type Until struct {
 	Stopped bool   `json:"stopped"`
 	Why     string `json:"why,omitempty"`
 }
+
+// Describe is the plan's line for the rule, and where it stands once
+// rounds were judged.
+func (u *Until) Describe() string {
+	s := fmt.Sprintf("Stopping rule: rounds until every ratio's 95%% interval is within ±%s of the ratio, at least %d and at most %d rounds (--precision %s --min-repeat %d --max-repeat %d)",
+		pctWords(u.Precision), u.MinRounds, u.MaxRounds, pctWords(u.Precision), u.MinRounds, u.MaxRounds)
+	if u.Equivalence > 0 {
+		s += fmt.Sprintf("; equivalent when the interval lies within ±%s of 1, different when it lies outside", pctWords(u.Equivalence))
+	}
+	switch {
+	case u.Stopped:
+		s += "; " + u.Why
+	case u.Judged > 0:
+		s += fmt.Sprintf("; %d round(s) judged", u.Judged)
+	}
+	return s
+}
+
+// pctWords is 0.05 as "5%".
+func pctWords(x float64) string { return strconv.FormatFloat(100*x, 'g', 4, 64) + "%" }
 
 // Rule is the stopping rule as stats evaluates it.
 func (u *Until) Rule() stats.Rule {
@@ -90,6 +111,22 @@ func (m *Matrix) EndRound(judge Judge) (line string, stopped bool, err error) {
 		return line, stop, err
 	}
 	return line, stop, nil
+}
+
+// judgeRound runs EndRound after a cell and prints its line. A judge that
+// fails (a report that cannot be built yet) costs precision, not the
+// matrix: the cells go on, up to MaxRounds.
+func (m *Matrix) judgeRound(judge Judge, logf func(string, ...any)) {
+	if m.Until == nil || judge == nil {
+		return
+	}
+	line, _, err := m.EndRound(judge)
+	switch {
+	case err != nil:
+		logf("matrix: %v (going on)", err)
+	case line != "":
+		logf("matrix: %s", line)
+	}
 }
 
 // statusWords is "rocksdb/innodb 0.74x [0.70, 0.78] half-width 5.4%" per

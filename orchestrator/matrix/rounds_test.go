@@ -89,7 +89,7 @@ func TestUntilStopsAtMax(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m.Until = &Until{Precision: 0.01, MinRounds: 2, MaxRounds: 3}
+	m.Until = &Until{Precision: 0.01, MinRounds: 3, MaxRounds: 3}
 	if _, err := Create(t.TempDir(), m, time.Unix(1_800_000_000, 0)); err != nil {
 		t.Fatal(err)
 	}

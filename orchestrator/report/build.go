@@ -75,6 +75,10 @@ type Table struct {
 	// Floor is the A/A noise floor the verdicts were held against (nil:
 	// none named).
 	Floor *FloorUse
+	// Until is the matrix's stopping rule (nil: a fixed --repeat) and
+	// Skipped the cells it did not need.
+	Until   *untilDoc
+	Skipped int
 }
 
 // Group is one configuration (label) of a table and its runs.
@@ -146,6 +150,7 @@ func Build(in *Input, opts Options) (*Report, error) {
 		return nil, err
 	}
 	for _, t := range rep.Tables {
+		t.Until, t.Skipped = in.Until, in.Skipped
 		t.setWarmups(opts.WarmupS != nil, rep.WarmupS, rep.WarmupFrom)
 		t.Headline = opts.Headline
 		t.compare(baseline, rep.WarmupS, in.NoEffect)

@@ -41,6 +41,10 @@ type Input struct {
 	AA         bool
 	NoiseFloor string
 	Started    time.Time
+	// Until is the matrix's stopping rule, Skipped the cells it did not
+	// need (left out of every table).
+	Until   *untilDoc
+	Skipped int
 }
 
 // InputError is an input that cannot be read as a matrix, a run directory

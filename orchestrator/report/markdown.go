@@ -126,6 +126,9 @@ func (t *Table) verdicts() []string {
 	if t.Floor != nil {
 		out = append(out, t.Floor.note())
 	}
+	if l := t.ruleLine(); l != "" {
+		out = append(out, l)
+	}
 	return out
 }
 

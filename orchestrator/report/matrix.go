@@ -30,6 +30,9 @@ type matrixDoc struct {
 		Started time.Time `json:"started"`
 	} `json:"cells"`
 	Design *designDoc `json:"design"`
+	// Until is the matrix's stopping rule (judge.go); nil for a fixed
+	// --repeat.
+	Until *untilDoc `json:"until"`
 }
 
 // loadMatrix reads a matrix directory: every cell, executed or not, in
@@ -61,10 +64,17 @@ func (in *Input) loadMatrix(dir string) ([]*Run, error) {
 			in.NoiseFloor = filepath.Join(filepath.Dir(dir), m.NoiseFloor)
 		}
 	}
+	if m.Until != nil {
+		in.Until = m.Until
+	}
 	var runs []*Run
 	for i, c := range m.Cells {
 		if c.ID == "" || c.Label == "" {
 			return nil, fmt.Errorf("%s: cell %d has no id or label", path, i+1)
+		}
+		if c.State == stateSkipped {
+			in.Skipped++ // never ran: the stopping rule did not need it
+			continue
 		}
 		var r *Run
 		cellDir := c.Dir

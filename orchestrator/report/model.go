@@ -153,8 +153,12 @@ type Event struct {
 	Detail string    `json:"detail"`
 }
 
-// Runs that end in these states enter the statistics.
-const stateOK = "ok"
+// Runs that end in these states enter the statistics; a matrix's skipped
+// cells never ran (its stopping rule did not need them).
+const (
+	stateOK      = "ok"
+	stateSkipped = "skipped"
+)
 
 // usable reports whether the run's figures are clean enough for the
 // statistics: it ended ok (parse output: the tool's report is complete).

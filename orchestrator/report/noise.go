@@ -115,6 +115,10 @@ func (t *Table) measureFloor(source string, date time.Time) *NoiseFloor {
 		Labels: [2]string{a.Label, b.Label}, Ratio: b.Ratio, CI: b.RatioCI, CIErr: b.RatioCIErr,
 		NA: a.Rate.N, NB: b.Rate.N, Test: b.Test, aspects: t.aspects()}
 	b.Verdict = f.Line()
+	if w := b.outcomeWords(a, t.Until); w != "" {
+		// An A/A under a stopping rule ends equivalent or not resolved.
+		b.Verdict += "; " + w
+	}
 	return f
 }
 

@@ -58,6 +58,9 @@ func verdict(t *Table, base, g *Group, noEffect map[string]string) string {
 	if g.Noisy || base.Noisy {
 		fmt.Fprintf(&b, "; noisy: CV %s (%s %s) above %s", pct(g.CV), base.Label, pct(base.CV), pct(MaxCV))
 	}
+	if w := g.outcomeWords(base, t.Until); w != "" {
+		b.WriteString("; " + w)
+	}
 	if g.RepsNeeded > 0 && g.RepsNeeded > min(g.Rate.N, base.Rate.N) {
 		fmt.Fprintf(&b, "; about %d runs per configuration would resolve this difference", g.RepsNeeded)
 	}

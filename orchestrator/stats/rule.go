@@ -116,12 +116,15 @@ func (r Rule) Evaluate(cs []Comparison) []Status {
 			continue
 		}
 		s.Interval, s.HalfWidth = iv, iv.HalfWidth(s.Ratio)
-		s.Outcome = r.outcome(iv, d)
+		s.Outcome = r.Outcome(iv, d.Significant)
 	}
 	return out
 }
 
-func (r Rule) outcome(iv Interval, d Decision) Outcome {
+// Outcome is what an interval says under the rule: with an equivalence
+// band, equivalent inside it, different wholly outside it, else not
+// resolved; without one, different when significant.
+func (r Rule) Outcome(iv Interval, significant bool) Outcome {
 	if r.Equivalence > 0 {
 		lo, hi := 1-r.Equivalence, 1+r.Equivalence
 		switch {
@@ -132,7 +135,7 @@ func (r Rule) outcome(iv Interval, d Decision) Outcome {
 		}
 		return Unresolved
 	}
-	if d.Significant {
+	if significant {
 		return Different
 	}
 	return NoDifference

@@ -1,0 +1,125 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/orch-bench/orch/orchestrator/stats"
+)
+
+// untilDoc is matrix.json's stopping rule, as the report reads it.
+type untilDoc struct {
+	Precision   float64 `json:"precision"`
+	MinRounds   int     `json:"min_rounds"`
+	MaxRounds   int     `json:"max_rounds"`
+	Equivalence float64 `json:"equivalence"`
+	Judged      int     `json:"rounds_judged"`
+	Stopped     bool    `json:"stopped"`
+	Why         string  `json:"why"`
+}
+
+func (u *untilDoc) rule() stats.Rule {
+	return stats.Rule{Precision: u.Precision, MinRounds: u.MinRounds, MaxRounds: u.MaxRounds, Equivalence: u.Equivalence, Alpha: Alpha}
+}
+
+// JudgeMatrix is how a matrix with a stopping rule judges itself after a
+// round: the comparisons of the report that would be written now, with
+// the intervals the report prints (so the rule and the report can never
+// disagree). Labels are "other/baseline"; several tables' comparisons are
+// all listed.
+func JudgeMatrix(dir string, rounds int) ([]stats.Status, error) {
+	in, err := Load([]string{dir})
+	if err != nil {
+		return nil, err
+	}
+	rep, err := Build(in, Options{})
+	if err != nil {
+		return nil, err
+	}
+	var out []stats.Status
+	for _, t := range rep.Tables {
+		out = append(out, t.statuses(in.Until)...)
+	}
+	return out, nil
+}
+
+// statuses are the table's comparisons as the stopping rule sees them.
+func (t *Table) statuses(u *untilDoc) []stats.Status {
+	var out []stats.Status
+	b := t.Baseline
+	for _, g := range t.Groups {
+		if g == b {
+			continue
+		}
+		out = append(out, g.status(b, u))
+	}
+	return out
+}
+
+// status is the group's comparison with the baseline b: its ratio, its
+// interval at its Holm level, and what that says under the rule u (nil:
+// significance only).
+func (g *Group) status(b *Group, u *untilDoc) stats.Status {
+	s := stats.Status{Label: g.Label + "/" + b.Label, N: g.Rate.N, NBase: b.Rate.N, Ratio: g.Ratio,
+		HalfWidth: math.Inf(1), Outcome: stats.NotComparable, Err: g.TestErr}
+	if g.Test != nil {
+		s.Decision = stats.Decision{P: g.Test.P, Alpha: g.Test.level(), Significant: g.Test.Significant(), M: g.Test.M}
+	}
+	rule := stats.Rule{Alpha: Alpha}
+	if u != nil {
+		rule = u.rule()
+	}
+	switch {
+	case g.RatioCI != nil:
+		s.Interval = stats.Interval{Low: g.RatioCI.Low, High: g.RatioCI.High, Alpha: g.RatioCI.Level}
+		s.HalfWidth = s.Interval.HalfWidth(g.Ratio)
+		s.Outcome = rule.Outcome(s.Interval, g.Test != nil && g.Test.Significant())
+	case g.RatioCIErr != nil && s.Err == nil:
+		s.Err = g.RatioCIErr
+		if g.RatioCIErr == ErrUnbounded {
+			s.Interval = stats.Interval{Low: math.Inf(-1), High: math.Inf(1), Unbounded: true}
+			s.Outcome = stats.Unresolved
+		}
+	}
+	return s
+}
+
+// outcomeWords is the equivalence outcome of a matrix with a band:
+// "equivalent within ±10%", "different by more than ±10%" or "not
+// resolved: the interval overlaps ±10%"; "" without a band.
+func (g *Group) outcomeWords(b *Group, u *untilDoc) string {
+	if u == nil || u.Equivalence <= 0 {
+		return ""
+	}
+	band := pctPlain(u.Equivalence)
+	switch g.status(b, u).Outcome {
+	case stats.Equivalent:
+		return "equivalent within ±" + band
+	case stats.Different:
+		return "different by more than ±" + band
+	}
+	return "not resolved: the interval overlaps ±" + band
+}
+
+// ruleLine says how a matrix with a stopping rule decided its length.
+func (t *Table) ruleLine() string {
+	u := t.Until
+	if u == nil {
+		return ""
+	}
+	s := fmt.Sprintf("Stopping rule: rounds until every ratio's interval is within ±%s of it (at least %d, at most %d rounds)", pctPlain(u.Precision), u.MinRounds, u.MaxRounds)
+	switch {
+	case u.Stopped:
+		s += "; " + u.Why
+	default:
+		s += fmt.Sprintf("; not finished: %d round(s) judged", u.Judged)
+	}
+	if t.Skipped > 0 {
+		s += fmt.Sprintf(" (%d planned cell(s) not needed)", t.Skipped)
+	}
+	return s
+}
+
+// pctPlain is 0.1 as "10%".
+func pctPlain(x float64) string { return strconv.FormatFloat(100*x, 'g', 4, 64) + "%" }

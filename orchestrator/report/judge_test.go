@@ -1,0 +1,95 @@
+package report
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A matrix whose stopping rule ended it after 2 rounds: the third round's
+// cells are skipped and left out, the head says why it stopped, and the
+// rule's judge sees exactly the interval the report prints.
+func TestMatrixWithStoppingRule(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "m")
+	copyDir(t, "testdata/matrix", dir)
+	// The fixture's first cell ran 15 s, the others 10 s: make them
+	// comparable, as one matrix's cells are.
+	man := filepath.Join(dir, "cells", "01-innodb-r1", "manifest.json")
+	mb, err := os.ReadFile(man)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(man, []byte(strings.Replace(string(mb), `"TimeS": 15`, `"TimeS": 10`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, FileMatrix)
+	var m map[string]any
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	cells := m["cells"].([]any)
+	for _, label := range []string{"innodb", "rocksdb"} {
+		cells = append(cells, map[string]any{"id": "0x-" + label + "-r3", "label": label, "engine": label, "rep": 3,
+			"state": "skipped", "error": "not needed", "dir": "cells/0x-" + label + "-r3"})
+	}
+	m["cells"] = cells
+	m["until"] = map[string]any{"precision": 0.5, "min_rounds": 2, "max_rounds": 3, "equivalence": 0.9,
+		"rounds_judged": 2, "stopped": true, "why": "stopped after 2 rounds: every interval's half-width is within 50%"}
+	out, _ := json.Marshal(m)
+	if err := os.WriteFile(path, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in, err := Load([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.Skipped != 2 {
+		t.Errorf("skipped %d, want 2", in.Skipped)
+	}
+	rep, err := Build(in, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var md strings.Builder
+	if err := rep.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	head := strings.SplitN(md.String(), "\n## ", 2)[0]
+	if !strings.Contains(head, "Stopping rule: rounds until every ratio's interval is within ±50% of it (at least 2, at most 3 rounds); stopped after 2 rounds: every interval's half-width is within 50% (2 planned cell(s) not needed)") {
+		t.Errorf("head lacks the rule:\n%s", head)
+	}
+	for _, r := range rep.Tables[0].Runs {
+		if strings.HasPrefix(r.ID, "0x-") {
+			t.Errorf("skipped cell %s is in the table", r.ID)
+		}
+	}
+	sts, err := JudgeMatrix(dir, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var g *Group
+	for _, x := range rep.Tables[0].Groups {
+		if x.Label == "rocksdb" {
+			g = x
+		}
+	}
+	if len(sts) == 0 || g == nil {
+		t.Fatalf("statuses %+v, group %v", sts, g)
+	}
+	s := sts[0]
+	if s.Label != "rocksdb/innodb" || s.Ratio != g.Ratio {
+		t.Errorf("status %+v vs group ratio %v", s, g.Ratio)
+	}
+	if g.RatioCI != nil && (s.Interval.Low != g.RatioCI.Low || s.Interval.High != g.RatioCI.High) {
+		t.Errorf("judge's interval [%v, %v], report's [%v, %v]", s.Interval.Low, s.Interval.High, g.RatioCI.Low, g.RatioCI.High)
+	}
+	if !strings.Contains(g.Verdict, "±90%") {
+		t.Errorf("verdict lacks the equivalence outcome: %s", g.Verdict)
+	}
+}
