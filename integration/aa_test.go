@@ -14,7 +14,9 @@ import (
 // from the measured cells, and its report states the noise floor of the
 // cluster with its Fieller interval, in report.md, on stdout and in
 // noise-floor.json; a later report held against it names it. Sweeps are
-// refused before any host is contacted.
+// refused before any host is contacted. It runs under the stopping rule
+// (--precision with 3 rounds exactly), which must end an A/A equivalent or
+// not resolved.
 func TestMatrixAA(t *testing.T) {
 	l := needLab(t)
 	runs := t.TempDir()
@@ -28,7 +30,9 @@ func TestMatrixAA(t *testing.T) {
 	}
 
 	defer l.orch(t, "down", "-i", l.inventory)
-	r := l.mustOK(t, "matrix", "-i", l.inventory, "--aa", "--engines=innodb", "--repeat", "3", "--runs", runs,
+	// Under the stopping rule with exactly 3 rounds: the same six cells,
+	// and the A/A ends "equivalent" or "not resolved", never "different".
+	r := l.mustOK(t, "matrix", "-i", l.inventory, "--aa", "--engines=innodb", "--precision", "10%", "--min-repeat", "3", "--max-repeat", "3", "--runs", runs,
 		"--workload", "pure-random-writes", "--tables", "1", "--threads", "2", "--time", "3", "--table-size", "500", "--warmup", "1")
 	dir, err := filepath.EvalSymlinks(filepath.Join(runs, "latest"))
 	if err != nil {
@@ -68,6 +72,9 @@ func TestMatrixAA(t *testing.T) {
 	}
 	if !line.MatchString(r.stdout) {
 		t.Errorf("stdout does not end with the A/A line")
+	}
+	if !regexp.MustCompile(`A/A: .*; (equivalent within ±10%|not resolved: the interval overlaps ±10%)`).MatchString(md) || strings.Contains(md, "different by more than") {
+		t.Errorf("the A/A under --precision 10%% did not end equivalent or not resolved:\n%s", md)
 	}
 	var nf struct {
 		Measured []struct {

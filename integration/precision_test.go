@@ -1,0 +1,84 @@
+package integration
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestMatrixPrecision: `orch matrix --precision 10% --max-repeat 6` on a
+// real difference (innodb_flush_log_at_trx_commit=1 fsyncs the redo log at
+// every commit group, =2 about once a second) judges every complete round,
+// prints one line per round, stops once the interval is narrow enough and
+// before round 6, skips the cells it no longer needs and ends with a
+// significant verdict whose report head says why it stopped.
+func TestMatrixPrecision(t *testing.T) {
+	l := needLab(t)
+	defer l.orch(t, "down", "-i", l.inventory)
+	runs := t.TempDir()
+	r := l.mustOK(t, append([]string{"matrix", "-i", l.inventory, "--engines=innodb", "--knobs=innodb_flush_log_at_trx_commit=1,2",
+		"--precision", "10%", "--max-repeat", "6", "--runs", runs}, shortMatrix...)...)
+	dir, err := filepath.EvalSymlinks(filepath.Join(runs, "latest"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m struct {
+		Until struct {
+			Judged  int      `json:"rounds_judged"`
+			Stopped bool     `json:"stopped"`
+			Why     string   `json:"why"`
+			Lines   []string `json:"lines"`
+		} `json:"until"`
+		Cells []struct {
+			State string `json:"state"`
+			Rep   int    `json:"rep"`
+		} `json:"cells"`
+	}
+	if err := json.Unmarshal(mustRead(t, filepath.Join(dir, "matrix.json")), &m); err != nil {
+		t.Fatal(err)
+	}
+	u := m.Until
+	t.Logf("rounds: %q", u.Lines)
+	if !u.Stopped || u.Judged >= 6 || u.Judged < 3 || !strings.HasPrefix(u.Why, "stopped after ") {
+		t.Fatalf("the rule did not stop between rounds 3 and 5: %+v", u)
+	}
+	ran, skipped := 0, 0
+	for _, c := range m.Cells {
+		switch c.State {
+		case "ok":
+			ran++
+			if c.Rep > u.Judged {
+				t.Errorf("a cell of round %d ran after the rule stopped at round %d", c.Rep, u.Judged)
+			}
+		case "skipped":
+			skipped++
+		default:
+			t.Errorf("cell state %s", c.State)
+		}
+	}
+	if ran != 2*u.Judged || skipped != 12-ran {
+		t.Errorf("%d cells ran and %d were skipped after %d rounds", ran, skipped, u.Judged)
+	}
+	// One line per round on the console, from round 1 on.
+	round := regexp.MustCompile(`matrix: round (\d): innodb innodb_flush_log_at_trx_commit=2/innodb innodb_flush_log_at_trx_commit=1 `)
+	if got := len(round.FindAllString(r.stderr, -1)); got != u.Judged {
+		t.Errorf("%d round lines on stderr, want %d:\n%s", got, u.Judged, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "matrix: "+u.Why) {
+		t.Errorf("stdout does not say why the matrix stopped:\n%s", r.stdout)
+	}
+	md := string(mustRead(t, filepath.Join(dir, "report.md")))
+	head := strings.SplitN(md, "\n## ", 2)[0]
+	if !strings.Contains(head, "Stopping rule: rounds until every ratio's interval is within ±10% of it (at least 3, at most 6 rounds); "+u.Why) {
+		t.Errorf("the report's head does not say why it stopped:\n%s", head)
+	}
+	if !strings.Contains(head, "innodb_flush_log_at_trx_commit=2: ") || !strings.Contains(head, ", significant)") {
+		t.Errorf("no significant verdict for =2 in the head:\n%s", head)
+	}
+	if n := "innodb_flush_log_at_trx_commit=2 n=" + strconv.Itoa(u.Judged); !strings.Contains(md, n) {
+		t.Errorf("report.md lacks %q", n)
+	}
+}
