@@ -80,8 +80,8 @@ func (w Window) excludedS() float64 {
 // with what it excludes.
 func (w Window) text() string {
 	s := num(w.FromS, 0) + "-" + num(w.ToS, 0) + " s (" + w.How + ")"
-	if x := w.excludedS(); x > 0.05 {
-		s += ", " + num(x, 1) + " s excluded"
+	if x := w.excludedText(); x != "" {
+		s += ", " + x
 	}
 	return s
 }
@@ -138,12 +138,18 @@ func instrumentWhat(s Span) string {
 	return what
 }
 
-// excludedText says what the window leaves out: "excluded 8.4 s of gdb
-// stack sampling on master".
+// excludedText says what the window leaves out: "excluded 7.0 s (6.3 s
+// of gdb stack sampling on master)": the client's whole intervals that
+// the spans touch, and the spans themselves.
 func (w Window) excludedText() string {
+	x := w.excludedS()
+	if x <= 0.05 {
+		return ""
+	}
 	by := map[string]float64{}
+	from, to := w.FromS+w.ClientOffsetS, w.ToS+w.ClientOffsetS
 	for _, s := range w.Excluded {
-		by[instrumentWhat(s)] += math.Max(0, math.Min(s.To, w.ToS)-math.Max(s.From, w.FromS))
+		by[instrumentWhat(s)] += math.Max(0, math.Min(s.To, to)-math.Max(s.From, from))
 	}
 	var parts []string
 	for _, k := range sortedKeys(by) {
@@ -151,10 +157,7 @@ func (w Window) excludedText() string {
 			parts = append(parts, num(by[k], 1)+" s of "+k)
 		}
 	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return "excluded " + strings.Join(parts, ", ")
+	return "excluded " + num(x, 1) + " s (" + strings.Join(parts, ", ") + ")"
 }
 
 // setWindows decides each run's window once: its warm-up is the user's
