@@ -15,7 +15,7 @@ const (
 	// commit rate over the same window differ by at most this share (one
 	// commit per transaction: a bigger gap means one of them did not
 	// measure the load).
-	MaxClientServerGap = 0.02
+	MaxClientServerGap = 0.01
 	// MaxCatchUpSpeedup: a catch-up that implies applying the final lag
 	// this many times faster than any apply rate the slave showed is not
 	// a catch-up time (it was measured from too late a start).
