@@ -117,7 +117,7 @@ func (rep *Report) mdTable(b *strings.Builder, t *Table) {
 }
 
 // shadingNote explains the shaded bands of the time charts.
-const shadingNote = "Each configuration has one colour in every chart; a time chart's thick line is the mean of its runs at each second, the faint lines each run. Shaded: semi-sync off (orange), stalls (red), faults (purple), replica stopped or host not answering (grey), stack samples (blue: a gdb sample pauses the server); " +
+const shadingNote = "Each configuration has one colour in every chart; a time chart's thick line is the mean of its runs at each second, the faint lines each run. Shaded: semi-sync off (orange), stalls (red), faults (purple), replica stopped or host not answering (grey), stack samples (blue: a gdb sample pauses the server; inside the load, left out of every figure); " +
 	"the dashed line ends the warm-up. Time counts from the monitors' start, right before the benchmark."
 
 func (t *Table) verdicts() []string {
@@ -137,7 +137,7 @@ func (t *Table) groupHeader() []string {
 	p := pctlName(t.pctl())
 	return []string{"configuration", "n", t.Metric + " mean", "sd", "95% CI", "median", "CV", "vs baseline", "ratio 95% CI", "p",
 		"whole-run lat avg ms (mean of runs)", "whole-run " + p + " ms (mean of runs)", "whole-run max ms (max of runs)", "errors", "tables MiB", "on disk MiB", "space amp", "binlog MiB", "relay MiB", "datadir MiB",
-		"async s / no_tx", "max lag s / tx", "consistency"}
+		"async s / no_tx", "max lag s / tx (whole run)", "consistency"}
 }
 
 func (t *Table) groupRows() [][]string {
@@ -184,7 +184,7 @@ func healthCols(rows [][]string) [][]string {
 func (t *Table) runHeader() []string {
 	p := pctlName(t.pctl())
 	return []string{"run", "configuration", "rep", "state", "invariants", t.Metric + " steady", "from", "final", "catch-up s", "whole-run lat avg ms",
-		"whole-run " + p + " ms", "whole-run max ms", "errors", "async s / no_tx", "max lag s / tx", "consistency"}
+		"whole-run " + p + " ms", "whole-run max ms", "errors", "async s / no_tx", "max lag s / tx (whole run)", "consistency"}
 }
 
 func (t *Table) runRows() [][]string {

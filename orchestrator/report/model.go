@@ -55,6 +55,8 @@ type Run struct {
 	// inside the load, in load seconds.
 	LoadOffsetS, LoadEndS float64
 	Instrument            []Span
+	// Instruments says what watched the run ("" when not recorded).
+	Instruments string
 	// Flags are the invariants the run's figures violate (invariants.go):
 	// shown in the Runs table and results.csv, never silently averaged.
 	Flags []string

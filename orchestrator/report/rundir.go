@@ -81,6 +81,12 @@ type resultsDoc struct {
 	CatchUp      *struct {
 		Slaves []catchUpDoc `json:"slaves"`
 	} `json:"catch_up"`
+	// Instruments says what watched the run (newer runs).
+	Instruments *struct {
+		Monitors bool   `json:"monitors"`
+		Stacks   string `json:"stacks"`
+		StacksIn string `json:"stacks_in"`
+	} `json:"instruments"`
 }
 
 // readRunDir reads one run directory. A run without results.json (still
@@ -126,6 +132,9 @@ func readRunDir(dir string) (*Run, error) {
 			r.Error = "benchmark output: " + res.ParseError
 		}
 		r.Health = health(&res)
+		if in := res.Instruments; in != nil {
+			r.Instruments = instrumentsText(in.Monitors, in.Stacks, in.StacksIn)
+		}
 	} else if r.State == stateOK {
 		r.State = "ok, but no " + rundir.FileResults
 	}

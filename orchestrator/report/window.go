@@ -265,13 +265,16 @@ func instrumentSpans(spans []Span, offset, loadEnd float64) []Span {
 func (rep *Report) windowSummary() string {
 	var runs, excl int
 	var exclS float64
-	what := map[string]bool{}
+	what, instr := map[string]bool{}, map[string]bool{}
 	for _, t := range rep.Tables {
 		for _, r := range t.Runs {
 			if r.Bench == nil {
 				continue
 			}
 			runs++
+			if r.Instruments != "" {
+				instr[r.Instruments] = true
+			}
 			if x := r.Win.excludedS(); x > 0 {
 				excl++
 				exclS += x
@@ -288,8 +291,11 @@ func (rep *Report) windowSummary() string {
 		"is computed over one window: from the end of its warm-up to the client's last interval, in seconds since the load started " +
 		"(events load_start; the monitors' start in older runs); monitor rates are counter deltas over the seconds they cover."
 	if excl > 0 {
-		s += fmt.Sprintf(" Excluded from every figure and from warm-up detection: %s s of %s inside the measured load (%s).",
-			num(exclS, 1), strings.Join(sortedKeys(what), ", "), plural(excl, "run"))
+		s += fmt.Sprintf(" Excluded from every figure and from warm-up detection: %s s over %s, the client's intervals that touch %s "+
+			"inside the measured load (each run's share is in the Runs table).", num(exclS, 1), plural(excl, "run"), strings.Join(sortedKeys(what), ", "))
+	}
+	if len(instr) > 0 {
+		s += " What watched the runs: " + strings.Join(sortedKeys(instr), "; ") + "."
 	}
 	return s
 }

@@ -44,3 +44,19 @@ func stackTool(e Event) string {
 	}
 	return ""
 }
+
+// instrumentsText words results.json's instruments: "monitors on, stacks
+// gdb in the profiling tail".
+func instrumentsText(monitors bool, stacks, in string) string {
+	s := "monitors off"
+	if monitors {
+		s = "monitors on"
+	}
+	switch {
+	case stacks == "" || stacks == "off":
+		return s + ", no stack sampling"
+	case in == "tail":
+		return s + ", stacks " + stacks + " in the profiling tail after the load"
+	}
+	return s + ", stacks " + stacks + " inside the load (excluded)"
+}
