@@ -1,6 +1,7 @@
 package report
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -74,5 +75,28 @@ func TestLoadBoundsAndProfilingTail(t *testing.T) {
 	in := instrumentSpans(spans(evs, t0), off, end)
 	if len(in) != 1 || in[0].From != 10 || in[0].To != 12 {
 		t.Errorf("excluded spans %+v, want one at 10-12 s of the load", in)
+	}
+}
+
+func TestAlignOffsetFindsTheClientsShift(t *testing.T) {
+	// The master commits at a varying rate, sampled each second; the
+	// client started 0.3 s after the load: its interval ending at T is the
+	// master's (T-0.7, T+0.3].
+	rates := []float64{1000, 3000, 2000, 5000, 1000, 4000, 2500, 3500, 1500, 4500, 3000, 2000}
+	master := monitorCSV(nil, map[string][]float64{"gtid_tx_ps": rates})
+	cum := master.cumulative(master.reader("gtid_tx_ps"))
+	var client []Point
+	for T := 1.0; T <= 10; T++ {
+		a, _ := cumAt(cum, T-0.7)
+		b, _ := cumAt(cum, T+0.3)
+		client = append(client, Point{T, b - a})
+	}
+	if d := alignOffset(client, master); math.Abs(d-0.3) > 0.011 {
+		t.Errorf("shift %v, want 0.3", d)
+	}
+	// A read-only load commits nothing on the master: no shift.
+	idle := monitorCSV(nil, map[string][]float64{"gtid_tx_ps": make([]float64, 12)})
+	if d := alignOffset(client, idle); d != 0 {
+		t.Errorf("shift against an idle master %v, want 0", d)
 	}
 }

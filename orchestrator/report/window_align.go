@@ -31,8 +31,10 @@ func (r *Run) commitSeries() []Point {
 
 // alignOffset is the shift d (load seconds) for which the master's
 // commits in each client interval (T-step+d, T+d], interpolated from its
-// counter, best match what the client counted in it (least squares);
-// 0 without a master series or enough intervals.
+// counter, best match what the client counted in it (least squares;
+// ties go to the smaller shift); 0 without a master series, enough
+// intervals, or when the master did not commit about one transaction per
+// client transaction (a read-only load: nothing to align on).
 func alignOffset(client []Point, master *series) float64 {
 	cum := master.cumulative(master.reader("gtid_tx_ps"))
 	if len(cum) < 2 || len(client) < minAlignPoints {
@@ -40,13 +42,7 @@ func alignOffset(client []Point, master *series) float64 {
 	}
 	step := stepOf(client)
 	lo, hi := cum[0].t, cum[len(cum)-1].t
-	best, bestErr := 0.0, math.Inf(1)
-	for i := 0; ; i++ {
-		d := minClientOffsetS + float64(i)*clientOffsetStepS
-		if d > maxClientOffsetS+1e-9 {
-			break
-		}
-		sse, n := 0.0, 0
+	fit := func(d float64) (sse, clientTx, masterTx float64, n int) {
 		for _, p := range client {
 			a, b := p.T-step+d, p.T+d
 			if math.IsNaN(p.V) || a < lo || b > hi {
@@ -55,11 +51,24 @@ func alignOffset(client []Point, master *series) float64 {
 			ca, _ := cumAt(cum, a)
 			cb, _ := cumAt(cum, b)
 			e := p.V*step - (cb - ca)
-			sse += e * e
-			n++
+			sse, clientTx, masterTx, n = sse+e*e, clientTx+p.V*step, masterTx+cb-ca, n+1
 		}
-		if n >= minAlignPoints && sse/float64(n) < bestErr {
-			best, bestErr = d, sse/float64(n)
+		return sse, clientTx, masterTx, n
+	}
+	if _, c, m, n := fit(0); n < minAlignPoints || m < 0.5*c || m > 2*c {
+		return 0
+	}
+	best, bestErr := 0.0, math.Inf(1)
+	steps := int(math.Round(math.Max(-minClientOffsetS, maxClientOffsetS) / clientOffsetStepS))
+	for k := 0; k <= steps; k++ {
+		// 0, +0.01, -0.01, +0.02, ...: outward from no shift.
+		for _, d := range []float64{float64(k) * clientOffsetStepS, -float64(k) * clientOffsetStepS} {
+			if d < minClientOffsetS-1e-9 || d > maxClientOffsetS+1e-9 || (k == 0 && d != 0) {
+				continue
+			}
+			if sse, _, _, n := fit(d); n >= minAlignPoints && sse/float64(n) < bestErr {
+				best, bestErr = d, sse/float64(n)
+			}
 		}
 	}
 	return math.Round(best*100) / 100
