@@ -2,11 +2,14 @@ package integration
 
 import (
 	"encoding/csv"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/orch-bench/orch/internal/recheck"
 )
 
 // TestVerdictInnodbVsRocksdb: a short innodb vs rocksdb matrix (3
@@ -14,7 +17,11 @@ import (
 // from the files the matrix wrote: master and replica figures per
 // configuration, catch-up times, the ratio with its CI, the workload's
 // parameters in the report's head, the exact sysbench command in each cell
-// and, with the embedded profiles, no fairness warning.
+// and, with the embedded profiles, no fairness warning. The user's
+// --warmup is every run's warm-up, and an independent recomputation from
+// the raw client output and monitor CSVs (internal/recheck, its own
+// parser) reproduces every figure of the verdict, the Configurations,
+// Replicas and Per-transaction tables within 1%.
 func TestVerdictInnodbVsRocksdb(t *testing.T) {
 	l := needLab(t)
 	defer l.orch(t, "up", "-i", l.inventory, "--engine", "innodb")
@@ -26,7 +33,7 @@ func TestVerdictInnodbVsRocksdb(t *testing.T) {
 	writeYAML(t, inv, doc)
 	runs := t.TempDir()
 	r := l.mustOK(t, "matrix", "-i", inv, "--engines=innodb,rocksdb", "--repeat", "3", "--runs", runs,
-		"--workload", "pure-random-writes", "--tables", "2", "--threads", "4", "--time", "10", "--table-size", "5000")
+		"--workload", "pure-random-writes", "--tables", "2", "--threads", "4", "--time", "10", "--table-size", "5000", "--warmup", "2")
 	if strings.Contains(r.stdout, "ASYMMETRY") || strings.Contains(r.stdout, "WARNING") {
 		t.Errorf("the plan of the embedded profiles has fairness warnings:\n%s", r.stdout)
 	}
@@ -48,6 +55,7 @@ func TestVerdictInnodbVsRocksdb(t *testing.T) {
 		"gtid_pos_auto_engines=ROCKSDB",
 		"### Replicas",
 		"Fairness: no durability, caching or IO difference between the configurations beyond their axes.",
+		"Warm-up: --warmup 2 s (given to orch matrix, matrix.json), the warm-up of every run; none detected.",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report.md lacks %q", want)
@@ -55,6 +63,20 @@ func TestVerdictInnodbVsRocksdb(t *testing.T) {
 	}
 	if strings.Contains(md, "UNFAIR") {
 		t.Errorf("report.md has fairness warnings")
+	}
+	if n := strings.Count(md, "\nWindow: every figure of a run"); n != 1 {
+		t.Errorf("the window is stated %d times in report.md, want once", n)
+	}
+	res, err := recheck.Matrix(dir, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("independent recomputation: %d figures compared", res.Compared)
+	if res.Compared < 150 {
+		t.Errorf("only %d figures recomputed", res.Compared)
+	}
+	for _, p := range res.Problems {
+		t.Errorf("recomputed from the raw files: %s", p)
 	}
 
 	rows := readCSV(t, filepath.Join(dir, "results.csv"))
@@ -81,9 +103,18 @@ func TestVerdictInnodbVsRocksdb(t *testing.T) {
 				t.Errorf("cell %s: %s = %q", row["run"], col, row[col])
 			}
 		}
-		if row["replicas_kept_up"] == "" || row["warmup_source"] == "" {
-			t.Errorf("cell %s: kept up %q, warm-up from %q", row["run"], row["replicas_kept_up"], row["warmup_source"])
+		if row["replicas_kept_up"] == "" || row["warmup_source"] != "matrix.json" || row["warmup_s"] != "2" {
+			t.Errorf("cell %s: kept up %q, warm-up %q from %q", row["run"], row["replicas_kept_up"], row["warmup_s"], row["warmup_source"])
 		}
+		// One window, one number: the client's steady rate and the
+		// master's commit rate over it agree, or the run says they do not.
+		steady, _ := strconv.ParseFloat(row["steady"], 64)
+		master, _ := strconv.ParseFloat(row["master_tx_ps"], 64)
+		if math.Abs(steady/master-1) > 0.01 && !strings.Contains(row["flags"], "client ") {
+			t.Errorf("cell %s: steady %v vs master %v tx/s, not flagged (%q)", row["run"], steady, master, row["flags"])
+		}
+		t.Logf("cell %s: steady %v, master %v tx/s, window %s-%s s, %s s excluded, flags %q", row["run"], steady, master,
+			row["window_from_s"], row["window_to_s"], row["window_excluded_s"], row["flags"])
 		if row["label"] == "rocksdb" {
 			lo, err1 := strconv.ParseFloat(row["ratio_ci95_low"], 64)
 			hi, err2 := strconv.ParseFloat(row["ratio_ci95_high"], 64)

@@ -82,6 +82,9 @@ the others (--fail-fast stops instead).`,
 			if err != nil {
 				return err
 			}
+			if cmd.Flags().Changed("warmup") && warmup < 0 {
+				return usagef("matrix: --warmup %d: want 0 or more seconds", warmup)
+			}
 			invs, err := g.clusters(strings.Join(args, ""))
 			if err != nil {
 				return err
@@ -92,7 +95,7 @@ the others (--fail-fast stops instead).`,
 					return err
 				}
 				return runBlockedMatrix(cmd, g, invs, blockedArgs{engines: engines, workload: workload, root: root, baseline: baseline,
-					resume: resume, knobs: knobs, over: over, repeat: repeat, warmup: warmup, resuming: resuming, dryRun: dryRun,
+					resume: resume, knobs: knobs, over: over, repeat: repeat, warmup: given(cmd, "warmup", warmup), resuming: resuming, dryRun: dryRun,
 					failFast: failFast, stallLimit: stallLimit, seed: seed, seedSet: cmd.Flags().Changed("seed"),
 					keepRemote: keepRemote, waitRunning: waitRunning, allowAsymmetry: allowAsymmetry, stacks: stackMode, aa: aa, noiseFloor: noiseFloor,
 					until: rule, repeatSet: cmd.Flags().Changed("repeat")})
@@ -112,7 +115,7 @@ the others (--fail-fast stops instead).`,
 				if err != nil {
 					return err
 				}
-				spec := matrix.Spec{Engines: engines, Knobs: knobs, Workload: workload, Repeat: repeat, WarmupS: warmup, Baseline: baseline, Overrides: over, AA: aa,
+				spec := matrix.Spec{Engines: engines, Knobs: knobs, Workload: workload, Repeat: repeat, WarmupS: given(cmd, "warmup", warmup), Baseline: baseline, Overrides: over, AA: aa,
 					Until: rule, RepeatSet: cmd.Flags().Changed("repeat")}
 				if m, err = matrix.Build(spec); err != nil {
 					return &usageError{msg: err.Error()}
@@ -195,7 +198,10 @@ the others (--fail-fast stops instead).`,
 	f.StringArrayVar(&knobs, "knobs", nil, "knob axis: NAME (ON,OFF), NAME=V1,V2; several separated by ';' (repeatable)")
 	f.StringVar(&workload, "workload", "pure-random-writes", "workload: an embedded name or a YAML file")
 	f.IntVar(&repeat, "repeat", 1, "runs of each configuration (interleaved)")
-	f.IntVar(&warmup, "warmup", 10, "seconds at the start of each run left out of steady-state figures")
+	f.IntVar(&warmup, "warmup", 0, "seconds at the start of each run left out of every figure: when given, the warm-up of every run "+
+		"(recorded in matrix.json; the report says --warmup N s); when not, detected per run as a sustained level change from the start "+
+		"of its per-second rate (a dip that recovers within the run's first half is not a warm-up; stack-sampling spans are left out first), "+
+		"10 s for runs with too few intervals")
 	f.StringVar(&baseline, "baseline", "", "configuration label to compare against (default: first engine, first knob values)")
 	f.StringVar(&resume, "resume", "", "continue an interrupted matrix: --resume [RUNDIR] (default: the latest under --runs)")
 	f.Lookup("resume").NoOptDefVal = resumeLatest
@@ -289,4 +295,13 @@ func writeMatrixReport(cmd *cobra.Command, dir string) error {
 	// The verdicts (and fairness warnings), not only where they are.
 	fmt.Fprint(cmd.OutOrStdout(), rep.Summary())
 	return nil
+}
+
+// given is the flag's value when the user set it, nil when not: what the
+// user set wins over what orch would guess, so "not set" must stay known.
+func given(cmd *cobra.Command, name string, v int) *int {
+	if !cmd.Flags().Changed(name) {
+		return nil
+	}
+	return &v
 }

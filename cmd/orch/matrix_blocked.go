@@ -22,7 +22,8 @@ type blockedArgs struct {
 	engines, workload, root, baseline, resume string
 	knobs                                     []string
 	over                                      map[string]string
-	repeat, warmup                            int
+	repeat                                    int
+	warmup                                    *int
 	resuming, dryRun, failFast                bool
 	stallLimit                                time.Duration
 	seed                                      int64

@@ -35,10 +35,13 @@ mean, standard deviation and 95% confidence interval, and compared with the
 baseline label by Welch's t-test (significant at p < 0.05).
 
 The compared figure is each run's steady-state rate: the mean of its
-per-second interval rates after the warm-up, detected per run as a
-changepoint in its per-second rate (--warmup fixes it; runs with too few
-intervals use the matrix's, else 10 s), or the tool's final figure without
-intervals. Verdicts give the ratio with Fieller's 95% CI, and with replicas
+per-second interval rates in its one window, from the end of its warm-up
+to its last interval, stack-sampling spans left out; every other figure
+of the run (replicas, where the time went, sustained) uses the same
+window. The warm-up is --warmup when given, else the matrix's --warmup
+when it had one, else detected per run (a sustained level change from the
+start; a dip that recovers within the first half is not one; 10 s with
+too few intervals); the tool's final figure without intervals. Verdicts give the ratio with Fieller's 95% CI, and with replicas
 the master's and the sustained ratio, the replicas' apply rate, lag and
 catch-up (--headline). Only runs that
 ended ok enter the statistics; the others are listed with their state.
@@ -92,7 +95,10 @@ into the input's directory when there is one input, else ./report (--out).`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&baseline, "baseline", "", "label to compare with (default: the matrix's baseline, else the first label)")
-	f.Float64Var(&warmup, "warmup", report.DefaultWarmupS, "seconds at the start of each run left out of steady-state figures (default: detected per run)")
+	f.Float64Var(&warmup, "warmup", report.DefaultWarmupS, "seconds at the start of each run left out of every figure: when given, the warm-up of every run "+
+		"(over the matrix's); when not, the matrix's --warmup if it had one, else detected per run as a sustained level change from the start "+
+		"of its per-second rate (a dip that recovers within the run's first half is not a warm-up; stack-sampling spans are left out first), "+
+		"10 s for runs with too few intervals")
 	f.StringVar(&out, "out", "", "output directory (default: the input's directory when there is one input, else ./report)")
 	f.StringVar(&formats, "format", "md,html,csv", "outputs to write: md, html, csv (comma-separated)")
 	f.StringVar(&headline, "headline", report.HeadlineBoth, "what verdicts lead with: master (the master's rate), sustained (transactions / (run + replica catch-up)) or both")

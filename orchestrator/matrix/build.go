@@ -18,7 +18,7 @@ type Spec struct {
 	Knobs    []string // knob axes, each flag one or more separated by ';'
 	Workload string   // an embedded workload name or a YAML file
 	Repeat   int      // runs of each configuration
-	WarmupS  int      // seconds of each run left out of steady-state figures
+	WarmupS  *int     // seconds of each run left out of steady-state figures (nil: detected)
 	Baseline string   // configuration label to compare against; "" is the default
 	// Overrides are workload option overrides (KEY=VALUE).
 	Overrides map[string]string

@@ -8,12 +8,12 @@ import (
 
 func TestBuild(t *testing.T) {
 	m, err := Build(Spec{Engines: "innodb,rocksdb", Knobs: []string{"sync_binlog=0,1"}, Workload: "pure-random-writes",
-		Repeat: 2, WarmupS: 7, Baseline: "rocksdb sync_binlog=1", Overrides: map[string]string{"threads": "4"}})
+		Repeat: 2, WarmupS: intp(7), Baseline: "rocksdb sync_binlog=1", Overrides: map[string]string{"threads": "4"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(m.Cells) != 8 || m.WarmupS != 7 || m.Overrides["threads"] != "4" || m.Baseline != "rocksdb sync_binlog=1" {
-		t.Errorf("Build: %d cells, warmup %d, overrides %v, baseline %q", len(m.Cells), m.WarmupS, m.Overrides, m.Baseline)
+	if len(m.Cells) != 8 || *m.WarmupS != 7 || m.Overrides["threads"] != "4" || m.Baseline != "rocksdb sync_binlog=1" {
+		t.Errorf("Build: %d cells, warmup %d, overrides %v, baseline %q", len(m.Cells), *m.WarmupS, m.Overrides, m.Baseline)
 	}
 	if m.Design != nil {
 		t.Error("a one-cluster matrix has a design")
@@ -43,7 +43,7 @@ func TestBuildRejects(t *testing.T) {
 }
 
 func TestBuildBlocked(t *testing.T) {
-	s := Spec{Engines: "innodb,rocksdb", Workload: "pure-random-writes", Repeat: 2, WarmupS: 3,
+	s := Spec{Engines: "innodb,rocksdb", Workload: "pure-random-writes", Repeat: 2, WarmupS: intp(3),
 		Baseline: "rocksdb", Overrides: map[string]string{"time": "5"}}
 	a, err := BuildBlocked(s, []string{"east", "west"}, 42)
 	if err != nil {
@@ -53,8 +53,8 @@ func TestBuildBlocked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a.Design == nil || a.Design.Seed != 42 || len(a.Cells) != 8 || a.Baseline != "rocksdb" || a.WarmupS != 3 || a.Overrides["time"] != "5" {
-		t.Fatalf("BuildBlocked: design %v, %d cells, baseline %q, warmup %d, overrides %v", a.Design, len(a.Cells), a.Baseline, a.WarmupS, a.Overrides)
+	if a.Design == nil || a.Design.Seed != 42 || len(a.Cells) != 8 || a.Baseline != "rocksdb" || *a.WarmupS != 3 || a.Overrides["time"] != "5" {
+		t.Fatalf("BuildBlocked: design %v, %d cells, baseline %q, warmup %d, overrides %v", a.Design, len(a.Cells), a.Baseline, *a.WarmupS, a.Overrides)
 	}
 	for i := range a.Cells {
 		if a.Cells[i].ID != b.Cells[i].ID {
@@ -172,3 +172,5 @@ func TestConfigurations(t *testing.T) {
 		}
 	}
 }
+
+func intp(v int) *int { return &v }

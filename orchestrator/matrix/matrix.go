@@ -43,8 +43,9 @@ type Matrix struct {
 	// that the report says the same whenever it is made.
 	NoiseFloor string `json:"noise_floor,omitempty"`
 	// WarmupS is the start of each run, in seconds, excluded from
-	// steady-state figures.
-	WarmupS int `json:"warmup_s"`
+	// steady-state figures, when the user gave one (orch matrix --warmup):
+	// then it is every run's warm-up; nil: the report detects it per run.
+	WarmupS *int `json:"warmup_s,omitempty"`
 	// NoEffect maps a knob the server accepts but ignores to why
 	// (see NoEffect): the report says so instead of reporting no change.
 	NoEffect map[string]string `json:"no_effect,omitempty"`

@@ -23,7 +23,8 @@ func newMatrix(t *testing.T) *Matrix {
 		t.Fatal(err)
 	}
 	m.Overrides = map[string]string{"threads": "16"}
-	m.WarmupS = 10
+	warm := 10
+	m.WarmupS = &warm
 	m.NoEffect = map[string]string{"binlog_order_commits": "MariaDB 10.11.19: accepted but ignored"}
 	return m
 }

@@ -33,14 +33,14 @@ func TestSysbenchWriteOnlyIsWritesPerSecond(t *testing.T) {
 		t.Errorf("latency/errors = p%d %v/%v/%v errors %v, want p95 2.49/5.37/78.24 errors 0", b.Pctl, b.LatAvg, b.LatPct, b.LatMax, b.Errors)
 	}
 	// Intervals t=1..9; a 5 s warm-up leaves t=6..9.
-	v, how := b.steady(metricWrites, 5)
+	v, how := b.steady(metricWrites, after(5))
 	want := (3618.74 + 3171.39 + 2891.12 + 2989.85) / 4
 	if how != "intervals" || math.Abs(v-want) > 1e-9 {
 		t.Errorf("steady(5 s) = %v (%s), want %v from intervals", v, how, want)
 	}
 	// The lab run lasted 10 s: a 10 s warm-up leaves no interval, so the
 	// final figure stands in.
-	if v, how := b.steady(metricWrites, 10); how != "final" || v != 3196.03 {
+	if v, how := b.steady(metricWrites, after(10)); how != "final" || v != 3196.03 {
 		t.Errorf("steady(10 s) = %v (%s), want the final 3196.03", v, how)
 	}
 }
@@ -157,3 +157,6 @@ func TestRawMariadbSlapLogs(t *testing.T) {
 		t.Error("report on logs without intervals speaks of a warm-up")
 	}
 }
+
+// after is a window from fromS to the end of the run.
+func after(fromS float64) Window { return Window{FromS: fromS, ToS: math.Inf(1)} }

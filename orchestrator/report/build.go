@@ -89,7 +89,9 @@ type Group struct {
 	// statistics (state ok), Rate their description.
 	Steady []float64
 	Rate   Sample
-	// Whole-run latency (ms) and health, over the runs in the statistics.
+	// Whole-run latency (ms: the client's summary) over the runs in the
+	// statistics: the mean of their avg and pNN, the largest of their max;
+	// and health.
 	LatAvg, LatPct, LatMax float64
 	Pctl                   int
 	Errors                 float64 // total
@@ -120,7 +122,7 @@ func (t *Table) steadyOf(r *Run) (float64, string) {
 	if r.Bench == nil {
 		return math.NaN(), ""
 	}
-	return r.Bench.steady(t.Metric, r.WarmupS)
+	return r.Bench.steady(t.Metric, r.Win)
 }
 
 // Build compares the input's runs.
@@ -151,11 +153,11 @@ func Build(in *Input, opts Options) (*Report, error) {
 	}
 	for _, t := range rep.Tables {
 		t.Until, t.Skipped = in.Until, in.Skipped
-		t.setWarmups(opts.WarmupS != nil, rep.WarmupS, rep.WarmupFrom)
+		t.setWindows(opts.WarmupS != nil || in.WarmupS != nil, rep.WarmupS, rep.WarmupFrom)
 		t.Headline = opts.Headline
 		t.compare(baseline, rep.WarmupS, in.NoEffect)
 		t.lintFairness()
-		t.Why = t.buildWhy(rep.WarmupS)
+		t.Why = t.buildWhy()
 		t.compareBlocked(rep.WarmupS, in.Design, in.NoEffect)
 		plots, err := t.plots(t.warmupLine())
 		if err != nil {
@@ -369,7 +371,7 @@ func (t *Table) describe(g *Group, warmupS float64) {
 		}
 	}
 	g.Rate = Describe(g.Steady)
-	g.LatAvg, g.LatPct, g.LatMax = meanOf(lavg), meanOf(lpct), meanOf(lmax)
+	g.LatAvg, g.LatPct, g.LatMax = meanOf(lavg), meanOf(lpct), maxOf(lmax)
 	g.TableBytes, g.DatadirBytes = meanOf(tbl), meanOf(ddir)
 	t.describeMore(g)
 }
@@ -415,6 +417,15 @@ func mergeKeys(a, b map[string]string) map[string]bool {
 		m[k] = true
 	}
 	return m
+}
+
+// maxOf is the largest finite value (NaN when none).
+func maxOf(xs []float64) float64 {
+	out := math.NaN()
+	for _, x := range xs {
+		out = maxNaN(out, x)
+	}
+	return out
 }
 
 // addNaN adds b to a, treating NaN as "not measured".

@@ -31,6 +31,9 @@ var CSVColumns = []string{
 	"disk_bytes", "binlog_bytes", "relay_log_bytes", "rows", "space_amp",
 	// The run's cluster, when the matrix ran over several.
 	"cluster",
+	// The run's one window (load seconds), what it excluded, and the
+	// invariants the run violates ("; "-separated, empty: none).
+	"window_from_s", "window_to_s", "window_excluded_s", "flags",
 }
 
 // WriteCSV writes results.csv.
@@ -129,6 +132,7 @@ func (rep *Report) csvMore(t *Table, g *Group, r *Run) []string {
 		cmp(g.SustainedRatio), sLo, sHi, cmp(g.ApplyRatio), kept(gf.Known(), g.KeptUp),
 		f(r.Health.DiskBytes), f(r.Health.BinlogBytes), f(r.Health.RelayBytes), f(r.Health.Rows), f4(r.spaceAmp()),
 		r.Cluster,
+		f4(r.Win.FromS), f4(r.Win.ToS), f4(r.Win.excludedS()), strings.Join(r.Flags, "; "),
 	}
 }
 

@@ -144,14 +144,15 @@ func (t *Table) hasReplicas() bool {
 }
 
 // replicaNote explains the replica table.
-var replicaNote = fmt.Sprintf("Master: its commit rate (gtid_tx_ps) over the steady state; applied: the slowest slave's apply rate over the same window; "+
-	"lag growth: least-squares slope of the worst slave's lag (transactions) through the steady state; catch-up: time after the benchmark until every slave "+
-	"had applied the master's last transaction; sustained: everything the benchmark did / (run time + catch-up). Kept up: lag grew by at most %s of the "+
-	"master's rate and catch-up took at most %s of the run.", pct(MaxLagGrowthShare), pct(MaxCatchUpShare))
+var replicaNote = fmt.Sprintf("Over each run's window, means of the runs: master: its commit rate (gtid_tx_ps: committed transactions over the seconds sampled); "+
+	"applied: the slowest slave's apply rate, the same way; lag at end and lag growth (least-squares slope of its lag in transactions) are those of the slave "+
+	"furthest behind at the window's end, named; catch-up: time from the load's end (older runs: from the wait's start) until every slave had applied the "+
+	"master's last transaction; sustained: the steady rate x window / (window + catch-up), never above the steady rate. Kept up: lag grew by at most %s of the "+
+	"master's rate and catch-up took at most %s of the window.", pct(MaxLagGrowthShare), pct(MaxCatchUpShare))
 
 func (t *Table) replicaHeader() []string {
 	return []string{"configuration", "master tx/s", "applied tx/s", "applied vs baseline", "lag at end tx / s", "lag growth tx/s",
-		"catch-up s", "run s", "sustained " + t.Metric, "sustained vs baseline", "kept up"}
+		"catch-up s", "window s", "sustained " + t.Metric, "sustained vs baseline", "kept up"}
 }
 
 func (t *Table) replicaRows() [][]string {
@@ -173,7 +174,7 @@ func (t *Table) replicaRows() [][]string {
 			kept = "NO"
 		}
 		rows = append(rows, []string{g.Label, num(f.MasterTxPS, 0), num(f.ApplyTxPS, 0), applied,
-			num(f.LagEndTx, 0) + " / " + num(f.LagEndS, 0), num(f.LagGrowthTxPS, 0), secsCell(f.CatchUpS), num(f.RunS, 1),
+			num(f.LagEndTx, 0) + " / " + num(f.LagEndS, 1) + slaveName(f.Worst), num(f.LagGrowthTxPS, 1) + slaveName(f.Worst), secsCell(f.CatchUpS), num(f.RunS, 1),
 			num(f.Sustained, 2), sust, kept})
 	}
 	return rows
@@ -199,6 +200,14 @@ func ratioCIText(g, base *Group) string {
 		return s
 	}
 	return "—"
+}
+
+// slaveName is " (slave2)", or "" when unknown or several runs disagree.
+func slaveName(h string) string {
+	if h == "" {
+		return ""
+	}
+	return " (" + h + ")"
 }
 
 // secsCell formats seconds with 3 decimals (catch-up is often ms).
@@ -241,10 +250,14 @@ func (rep *Report) warmupSummary() string {
 	if !intervals {
 		return "" // no per-second series: no warm-up to speak of
 	}
-	if rep.WarmupFrom == "--warmup" {
-		return fmt.Sprintf("Warm-up: the first %s s of each run are left out of the steady-state figures (--warmup).", num(rep.WarmupS, 0))
+	switch rep.WarmupFrom {
+	case "--warmup":
+		return fmt.Sprintf("Warm-up: --warmup %s s (orch report), the warm-up of every run; none detected.", num(rep.WarmupS, 0))
+	case FileMatrix:
+		return fmt.Sprintf("Warm-up: --warmup %s s (given to orch matrix, %s), the warm-up of every run; none detected.", num(rep.WarmupS, 0), FileMatrix)
 	}
-	s := "Warm-up: detected per run as a changepoint in its per-second rate (--warmup overrides)"
+	s := "Warm-up: none given (--warmup), so detected per run as a sustained level change from the start of its per-second rate " +
+		"(a dip that recovers within the first half is not a warm-up)"
 	if len(detected) > 0 {
 		slices.Sort(detected)
 		s += fmt.Sprintf("; detected %s-%s s (median %s s) over %d runs", num(detected[0], 0), num(detected[len(detected)-1], 0),

@@ -57,7 +57,7 @@ func (rep *Report) WriteHTML(w io.Writer) error {
 	for _, t := range rep.Tables {
 		hw := htmlWorkload{Table: t, Verdicts: t.verdicts(), Head: rep.head(t), Fairness: t.fairnessLines(),
 			FairnessOK: len(t.Fairness) == 0 && len(t.Groups) > 1 && t.hasVariables(),
-			Runs:       htmlTable{Header: t.runHeader(), Rows: t.runRows(rep.WarmupS)}}
+			Runs:       htmlTable{Header: t.runHeader(), Rows: t.runRows()}}
 		h, rows := t.groupHeader(), t.groupRows()
 		hw.Groups = htmlTable{Header: h[:statCols], Rows: colsOf(rows, 0, statCols)}
 		hw.Health = htmlTable{Header: append(h[:1:1], h[statCols:]...), Rows: healthCols(rows)}
@@ -139,7 +139,7 @@ th { background: #f3f3f3; white-space: normal; vertical-align: bottom; }
 td:first-child, th:first-child, td.text { text-align: left; }
 td.text { white-space: normal; }
 table.runs td:nth-child(2) { text-align: left; }
-table.runs td:nth-child(4), table.runs td:nth-child(6) { text-align: left; white-space: normal; min-width: 14em; }
+table.runs td:nth-child(4), table.runs td:nth-child(5), table.runs td:nth-child(6), table.runs td:nth-child(7) { text-align: left; white-space: normal; min-width: 7em; }
 tr.baseline td { font-weight: 600; background: #f6fbff; }
 ul.verdicts li { margin: .25em 0; font-size: 15px; }
 figure { margin: 1em 0; }

@@ -50,9 +50,15 @@ func (rep *Report) preamble() []string {
 	if w := rep.warmupSummary(); w != "" {
 		out = append(out, w)
 	}
+	if w := rep.windowSummary(); w != "" {
+		out = append(out, w)
+	}
 	return append(out,
-		"Steady-state rate: the mean of the per-second interval rates after the warm-up; the tool's final figure when it printed none after it. "+
-			"Latency avg/pNN/max are the tool's whole-run figures.",
+		"Steady-state rate: the mean of the client's per-second interval rates in the window; the tool's final figure when it printed none. "+
+			"Latency columns are the client's whole-run summary (warm-up included: sysbench prints no latency distribution per window), "+
+			"labelled so; a configuration's avg and pNN are the mean of its runs', its max the largest of its runs'. "+
+			"Invariants checked per run (flagged in the Runs table and results.csv, never averaged silently): every interval printed, "+
+			"sustained <= steady, the client's and the master's rates agree, catch-up consistent with the final lag and the apply rates seen.",
 		fmt.Sprintf("Statistics: over the runs that ended ok; sd is the sample standard deviation, the 95%% CI of a mean uses Student's t; "+
 			"one decision rule: a comparison is significant exactly when its Fieller interval of the ratio excludes 1, the interval being every ratio r that Welch's test of a - r·b does not reject at %.2f "+
 			"(the Welch-Satterthwaite degrees of freedom of each r, so at r = 1 it is Welch's t-test of equal means, whose p is printed); "+
@@ -101,7 +107,7 @@ func (rep *Report) mdTable(b *strings.Builder, t *Table) {
 	}
 	mdBlocks(b, t)
 	b.WriteString("\n### Runs\n\n")
-	mdRows(b, t.runHeader(), t.runRows(rep.WarmupS))
+	mdRows(b, t.runHeader(), t.runRows())
 	if len(t.Plots) > 0 {
 		b.WriteString("\n### Plots\n\n")
 		b.WriteString(shadingNote + "\n\n")
@@ -113,7 +119,7 @@ func (rep *Report) mdTable(b *strings.Builder, t *Table) {
 }
 
 // shadingNote explains the shaded bands of the time charts.
-const shadingNote = "Each configuration has one colour in every chart; a time chart's thick line is the mean of its runs at each second, the faint lines each run. Shaded: semi-sync off (orange), stalls (red), faults (purple), replica stopped or host not answering (grey), stack samples (blue: a gdb sample pauses the server); " +
+const shadingNote = "Each configuration has one colour in every chart; a time chart's thick line is the mean of its runs at each second, the faint lines each run. Shaded: semi-sync off (orange), stalls (red), faults (purple), replica stopped or host not answering (grey), stack samples (blue: a gdb sample pauses the server; inside the load, left out of every figure); " +
 	"the dashed line ends the warm-up. Time counts from the monitors' start, right before the benchmark."
 
 func (t *Table) verdicts() []string {
@@ -134,9 +140,9 @@ func (t *Table) verdicts() []string {
 
 func (t *Table) groupHeader() []string {
 	p := pctlName(t.pctl())
-	return []string{"configuration", "n", t.Metric + " mean", "sd", "95% CI", "median", "CV", "vs baseline", "ratio 95% CI", "p", "lat avg ms",
-		p + " ms", "max ms", "errors", "tables MiB", "on disk MiB", "space amp", "binlog MiB", "relay MiB", "datadir MiB",
-		"async s / no_tx", "max lag s / tx", "consistency"}
+	return []string{"configuration", "n", t.Metric + " mean", "sd", "95% CI", "median", "CV", "vs baseline", "ratio 95% CI", "p",
+		"whole-run lat avg ms (mean of runs)", "whole-run " + p + " ms (mean of runs)", "whole-run max ms (max of runs)", "errors", "tables MiB", "on disk MiB", "space amp", "binlog MiB", "relay MiB", "datadir MiB",
+		"async s / no_tx", "max lag s / tx (whole run)", "consistency"}
 }
 
 func (t *Table) groupRows() [][]string {
@@ -149,7 +155,7 @@ func (t *Table) groupRows() [][]string {
 				p = "no effect on this server"
 			}
 		}
-		rows = append(rows, []string{g.Label, strconv.Itoa(g.Rate.N), num(g.Rate.Mean, 2), num(g.Rate.SD, 2), ci(g.Rate, 2),
+		rows = append(rows, []string{g.Label, nText(g), num(g.Rate.Mean, 2), num(g.Rate.SD, 2), ci(g.Rate, 2),
 			num(g.Median, 2), cvText(g), ratio, ratioCIText(g, t.Baseline), p, num(g.LatAvg, 2), num(g.LatPct, 2), num(g.LatMax, 2), num(g.Errors, 0),
 			mib(g.TableBytes), mib(g.DiskBytes), num(g.SpaceAmp, 2), mib(g.BinlogBytes), mib(g.RelayBytes), mib(g.DatadirBytes),
 			semiText(g.FallbackS, g.NoTx), lagText(g.MaxLagS, g.MaxLagTx), dash(g.Consistency)})
@@ -182,11 +188,11 @@ func healthCols(rows [][]string) [][]string {
 
 func (t *Table) runHeader() []string {
 	p := pctlName(t.pctl())
-	return []string{"run", "configuration", "rep", "state", t.Metric + " steady", "from", "final", "catch-up s", "lat avg ms",
-		p + " ms", "max ms", "errors", "async s / no_tx", "max lag s / tx", "consistency"}
+	return []string{"run", "configuration", "rep", "state", "invariants", t.Metric + " steady", "from", "final", "catch-up s", "whole-run lat avg ms",
+		"whole-run " + p + " ms", "whole-run max ms", "errors", "async s / no_tx", "max lag s / tx (whole run)", "consistency"}
 }
 
-func (t *Table) runRows(warmupS float64) [][]string {
+func (t *Table) runRows() [][]string {
 	var rows [][]string
 	for _, r := range t.Runs {
 		v, how := t.steadyOf(r)
@@ -206,7 +212,7 @@ func (t *Table) runRows(warmupS float64) [][]string {
 			state += ": " + r.Error
 		}
 		h := r.Health
-		rows = append(rows, []string{r.ID, r.Label, rep, state, num(v, 2), dash(steadyText(how, r)), num(b.final(t.Metric), 2), secsCell(r.Repl.CatchUpS),
+		rows = append(rows, []string{r.ID, r.Label, rep, state, flagText(r), steadyCell(v, r), dash(steadyText(how, r)), num(b.final(t.Metric), 2), secsCell(r.Repl.CatchUpS),
 			num(b.LatAvg, 2), num(b.LatPct, 2), num(b.LatMax, 2), num(b.Errors, 0),
 			semiText(h.FallbackS, h.NoTx), lagText(h.MaxLagS, h.MaxLagTx), dash(h.Consistency)})
 	}

@@ -35,10 +35,10 @@ type Run struct {
 	Lag      []Point // worst slave's lag in transactions, per second
 	Evidence *Evidence
 
-	// Replicas are the slaves' apply rates, lags and catch-up; MasterTx is
-	// the master's commit rate (gtid_tx_ps) per second.
+	// Replicas are the slaves' apply rates, lags and catch-up; master is
+	// the master's mysql.csv (its commit rate gtid_tx_ps).
 	Replicas []Replica
-	MasterTx []Point
+	master   *series
 	// Repl is the run's replica figures in its table's metric.
 	Repl ReplicaFigures
 	// WarmupS is where this run's steady state starts (seconds since the
@@ -46,6 +46,20 @@ type Run struct {
 	// or the fallback's source when detection had too few intervals.
 	WarmupS   float64
 	WarmupHow string
+	// Win is the run's one window (window.go): every figure of the run is
+	// computed over it. WarmupS and WarmupHow are its start.
+	Win Window
+	// LoadOffsetS is the load's start (load_start) on the monitors' clock,
+	// 0 in older runs; LoadEndS the load's end (load_end) in load seconds,
+	// NaN when not recorded. Instrument are the stack-sampling spans
+	// inside the load, in load seconds.
+	LoadOffsetS, LoadEndS float64
+	Instrument            []Span
+	// Instruments says what watched the run ("" when not recorded).
+	Instruments string
+	// Flags are the invariants the run's figures violate (invariants.go):
+	// shown in the Runs table and results.csv, never silently averaged.
+	Flags []string
 	// tableMetric is the metric of the table the run is in.
 	tableMetric string
 	// Params are the workload's effective parameters and Topology the
@@ -121,6 +135,8 @@ type Span struct {
 	From, To float64 // seconds since the monitor start
 	What     string  // "semi-sync off", "stall", "fault: ..."
 	Host     string
+	// Detail is a stack sample's tool (gdb, perf) when its event says.
+	Detail string
 }
 
 // Evidence is what explains a run's figures: versions, host facts and the
@@ -187,19 +203,21 @@ func (b *Bench) has(metric string) bool {
 	return ok
 }
 
-// steady is the run's steady-state rate for metric: the mean of the
-// interval rates after warmupS, else the final figure. how says which.
-func (b *Bench) steady(metric string, warmupS float64) (v float64, how string) {
+// steady is the run's steady-state rate for metric over its window: the
+// mean of the interval rates the window keeps (equal-length intervals, so
+// the time-weighted mean), else the final figure. how says which.
+func (b *Bench) steady(metric string, w Window) (v float64, how string) {
 	r, ok := b.rates[metric]
 	if !ok {
 		return math.NaN(), "no " + metric
 	}
+	step := stepOf(r.Series)
 	sum, n := 0.0, 0
 	for _, p := range r.Series {
 		if r.plotOnly {
 			break
 		}
-		if p.T > warmupS && !math.IsNaN(p.V) {
+		if w.keeps(p.T, step) && !math.IsNaN(p.V) {
 			sum += p.V
 			n++
 		}

@@ -10,19 +10,19 @@ import (
 )
 
 // Replica is what one slave did during a run, from its monitor time series
-// (timeseries/<host>-mysql.csv) and the catch-up wait after the benchmark
-// (results.json catch_up).
+// (timeseries/<host>-mysql.csv: gtid_tx_ps, lag_tx, lag_s) and the
+// catch-up wait after the benchmark (results.json catch_up).
 type Replica struct {
 	Host string
-	// Apply is the slave's applied transactions per second (gtid_tx_ps).
-	Apply []Point
-	// LagTx and LagS are its lag behind the master in transactions and in
-	// seconds (Seconds_Behind_Master), per second.
-	LagTx, LagS []Point
+	// my is the slave's mysql.csv on the load's clock (nil: none).
+	my *series
 	// CatchUpS is how long the slave took after the benchmark to apply
-	// the master's last transaction (NaN when not waited for).
-	CatchUpS float64
-	CaughtUp bool
+	// the master's last transaction: catch_up_ns (from the load's end)
+	// when recorded, else the wait's own time (NaN when not waited for).
+	// BehindTx is how far behind it was when the wait began (NaN: not
+	// recorded).
+	CatchUpS, BehindTx float64
+	CaughtUp           bool
 }
 
 // Thresholds of "the replicas kept up".
@@ -37,22 +37,27 @@ const (
 )
 
 // ReplicaFigures sums up the replicas of one run (or, averaged, of a
-// configuration). Rates are transactions per second; NaN when unknown.
+// configuration) over the run's window. Rates are transactions per
+// second; NaN when unknown.
 type ReplicaFigures struct {
-	// MasterTxPS is the master's commit rate (gtid_tx_ps) over the steady
-	// state; ApplyTxPS the slowest slave's apply rate over the same window.
+	// MasterTxPS is the master's commit rate (gtid_tx_ps) over the window;
+	// ApplyTxPS the slowest slave's (Slowest) apply rate over it, both
+	// counter deltas over the seconds they cover.
 	MasterTxPS, ApplyTxPS float64
-	// LagEndTx and LagEndS are the worst slave's lag when the benchmark
-	// ended; LagGrowthTxPS is how fast the worst slave's lag grew through
-	// the steady state (least-squares slope; negative: it shrank).
+	Slowest               string
+	// Worst is the slave furthest behind at the window's end; LagEndTx and
+	// LagEndS its lag then, LagGrowthTxPS how fast its own lag grew through
+	// the window (least-squares slope; negative: it shrank).
+	Worst                            string
 	LagEndTx, LagEndS, LagGrowthTxPS float64
 	// CatchUpS is the time after the benchmark until every slave had
 	// applied the master's last transaction.
 	CatchUpS float64
-	// RunS is the benchmark's duration.
+	// RunS is the window's length (seconds it covers, exclusions out).
 	RunS float64
-	// Sustained is the cluster's rate in the table's metric: everything
-	// the benchmark did over run time plus catch-up time.
+	// Sustained is the cluster's rate in the table's metric: what the
+	// window's steady rate did over the window plus catch-up time, so
+	// never above the steady rate.
 	Sustained float64
 	// NotCaughtUp is set when a slave never caught up.
 	NotCaughtUp bool
@@ -86,54 +91,63 @@ func (f ReplicaFigures) KeptUp() bool {
 	return true
 }
 
-// readReplicas reads each slave's series and the master's commit rate.
-func readReplicas(dir string, roles map[string]string, catchUp map[string]catchUpDoc) ([]Replica, []Point, error) {
+// readReplicas reads each slave's series and the master's, on the load's
+// clock (offset: the load's start on the monitors' clock).
+func readReplicas(dir string, roles map[string]string, catchUp map[string]catchUpDoc, offset float64) ([]Replica, *series, error) {
 	files, err := filepath.Glob(filepath.Join(dir, filepath.Dir(rundir.TimeseriesMySQL("x")), "*-mysql.csv"))
 	if err != nil {
 		return nil, nil, err
 	}
 	slices.Sort(files)
 	var out []Replica
-	var master []Point
+	var master *series
 	for _, f := range files {
 		host := strings.TrimSuffix(filepath.Base(f), "-mysql.csv")
 		role := roles[host]
 		if role == "" && host == "master" {
 			role = "master"
 		}
-		apply, err := csvColumn(f, "gtid_tx_ps")
-		if err != nil {
-			return nil, nil, err
-		}
-		if role == "master" {
-			master = apply
+		my, err := readSeries(f)
+		if err != nil || my == nil {
+			if err != nil {
+				return nil, nil, err
+			}
 			continue
 		}
-		lagTx, err := csvColumn(f, "lag_tx")
-		if err != nil {
-			return nil, nil, err
+		my.offset = offset
+		if role == "master" {
+			master = my
+			continue
 		}
-		if role != "slave" && len(lagTx) == 0 {
+		if _, hasLag := my.col["lag_tx"]; role != "slave" && (!hasLag || len(my.points("lag_tx", allTime)) == 0) {
 			continue // older manifests without roles: only slaves have lag
 		}
-		lagS, err := csvColumn(f, "lag_s")
-		if err != nil {
-			return nil, nil, err
-		}
-		rp := Replica{Host: host, Apply: apply, LagTx: lagTx, LagS: lagS, CatchUpS: math.NaN()}
-		if cu, ok := catchUp[host]; ok {
-			rp.CatchUpS, rp.CaughtUp = float64(cu.WaitedNS)/1e9, cu.CaughtUp
-		}
-		out = append(out, rp)
+		out = append(out, newReplica(host, my, catchUp))
 	}
 	// A slave waited for but without a time series still counts.
 	for _, h := range sortedKeys(catchUp) {
 		if !slices.ContainsFunc(out, func(r Replica) bool { return r.Host == h }) {
-			cu := catchUp[h]
-			out = append(out, Replica{Host: h, CatchUpS: float64(cu.WaitedNS) / 1e9, CaughtUp: cu.CaughtUp})
+			out = append(out, newReplica(h, nil, catchUp))
 		}
 	}
 	return out, master, nil
+}
+
+// allTime is a window that keeps every sample.
+var allTime = loadWindow(math.Inf(-1), math.Inf(1))
+
+func newReplica(host string, my *series, catchUp map[string]catchUpDoc) Replica {
+	rp := Replica{Host: host, my: my, CatchUpS: math.NaN(), BehindTx: math.NaN()}
+	if cu, ok := catchUp[host]; ok {
+		rp.CatchUpS, rp.CaughtUp = float64(cu.WaitedNS)/1e9, cu.CaughtUp
+		if cu.CatchUpNS != nil {
+			rp.CatchUpS = float64(*cu.CatchUpNS) / 1e9
+		}
+		if cu.BehindTx != nil {
+			rp.BehindTx = float64(*cu.BehindTx)
+		}
+	}
+	return rp
 }
 
 // catchUpDoc is one slave of results.json's catch_up.
@@ -141,29 +155,34 @@ type catchUpDoc struct {
 	Host     string `json:"host"`
 	WaitedNS int64  `json:"waited_ns"`
 	CaughtUp bool   `json:"caught_up"`
+	// CatchUpNS: from the load's end until the slave had applied the
+	// master's final position; BehindTx: transactions behind when the
+	// wait began (newer runs).
+	CatchUpNS *int64 `json:"catch_up_ns"`
+	BehindTx  *int64 `json:"behind_at_wait_tx"`
 }
 
-// replicaFigures computes a run's replica figures with its steady state
-// starting after warmupS; total is what the benchmark did in the table's
-// metric (rate × duration) and runS its duration.
-func (r *Run) replicaFigures(warmupS, total, runS float64) ReplicaFigures {
+// replicaFigures computes a run's replica figures over its window w;
+// steady is the run's steady rate in the table's metric over w.
+func (r *Run) replicaFigures(w Window, steady float64) ReplicaFigures {
 	f := emptyReplicaFigures()
-	f.RunS = runS
+	f.RunS = w.lengthS()
 	if len(r.Replicas) == 0 {
 		return f
 	}
 	f.Has = true
-	f.MasterTxPS = meanAfter(r.MasterTx, warmupS)
+	f.MasterTxPS = r.master.rate("gtid_tx_ps", w)
 	f.CatchUpS = 0
+	worstLag := math.Inf(-1)
 	for _, rp := range r.Replicas {
-		f.ApplyTxPS = minNaN(f.ApplyTxPS, meanAfter(rp.Apply, warmupS))
-		if n := len(rp.LagTx); n > 0 {
-			f.LagEndTx = maxNaN(f.LagEndTx, rp.LagTx[n-1].V)
+		if a := rp.my.rate("gtid_tx_ps", w); !math.IsNaN(a) && (math.IsNaN(f.ApplyTxPS) || a < f.ApplyTxPS) {
+			f.ApplyTxPS, f.Slowest = a, rp.Host
 		}
-		if n := len(rp.LagS); n > 0 {
-			f.LagEndS = maxNaN(f.LagEndS, rp.LagS[n-1].V)
+		if lag := rp.my.last("lag_tx", w); !math.IsNaN(lag) && lag > worstLag {
+			worstLag, f.Worst = lag, rp.Host
+			f.LagEndTx, f.LagEndS = lag, rp.my.last("lag_s", w)
+			f.LagGrowthTxPS = slope(rp.my.points("lag_tx", w))
 		}
-		f.LagGrowthTxPS = maxNaN(f.LagGrowthTxPS, slopeAfter(rp.LagTx, warmupS))
 		if math.IsNaN(rp.CatchUpS) {
 			f.CatchUpS = math.NaN()
 		} else if !math.IsNaN(f.CatchUpS) {
@@ -173,45 +192,17 @@ func (r *Run) replicaFigures(warmupS, total, runS float64) ReplicaFigures {
 			f.NotCaughtUp = true
 		}
 	}
-	if !math.IsNaN(f.CatchUpS) && runS > 0 && !f.NotCaughtUp {
-		f.Sustained = total / (runS + f.CatchUpS)
+	if !math.IsNaN(f.CatchUpS) && f.RunS > 0 && !f.NotCaughtUp {
+		f.Sustained = steady * f.RunS / (f.RunS + f.CatchUpS)
 	}
 	return f
 }
 
-// meanAfter is the mean of the points after t0, or of all of them when
-// the warm-up covers the whole series (a run shorter than a fixed
-// warm-up); NaN when there are none.
-func meanAfter(ps []Point, t0 float64) float64 {
-	t0 = within(ps, t0)
-	var xs []float64
-	for _, p := range ps {
-		if p.T > t0 {
-			xs = append(xs, p.V)
-		}
-	}
-	return meanOf(xs)
-}
-
-// within returns t0, or -1 (everything) when no point is after t0.
-func within(ps []Point, t0 float64) float64 {
-	for _, p := range ps {
-		if p.T > t0 {
-			return t0
-		}
-	}
-	return -1
-}
-
-// slopeAfter is the least-squares slope of the points after t0 (per
-// second); NaN with fewer than three.
-func slopeAfter(ps []Point, t0 float64) float64 {
-	t0 = within(ps, t0)
+// slope is the least-squares slope of the points (per second); NaN with
+// fewer than three.
+func slope(ps []Point) float64 {
 	var sx, sy, sxx, sxy, n float64
 	for _, p := range ps {
-		if p.T <= t0 || math.IsNaN(p.V) {
-			continue
-		}
 		sx, sy, sxx, sxy, n = sx+p.T, sy+p.V, sxx+p.T*p.T, sxy+p.T*p.V, n+1
 	}
 	d := n*sxx - sx*sx
@@ -219,14 +210,4 @@ func slopeAfter(ps []Point, t0 float64) float64 {
 		return math.NaN()
 	}
 	return (n*sxy - sx*sy) / d
-}
-
-func minNaN(a, b float64) float64 {
-	switch {
-	case math.IsNaN(a):
-		return b
-	case math.IsNaN(b):
-		return a
-	}
-	return math.Min(a, b)
 }

@@ -2,49 +2,90 @@ package report
 
 import (
 	"math"
+	"strconv"
 	"testing"
 )
 
+// monitorCSV builds a mysql.csv-like series: one row per second t=1..n,
+// elapsed_s = t, interval_s = dt[i] (1 when dt is nil), and the columns.
+func monitorCSV(dt []float64, cols map[string][]float64) *series {
+	s := &series{col: map[string]int{"elapsed_s": 0, "interval_s": 1}}
+	names := sortedKeys(cols)
+	for i, c := range names {
+		s.col[c] = i + 2
+	}
+	n := len(cols[names[0]])
+	t := 0.0
+	for i := 0; i < n; i++ {
+		d := 1.0
+		if dt != nil {
+			d = dt[i]
+		}
+		t += d
+		row := []string{strconv.FormatFloat(t, 'f', -1, 64), strconv.FormatFloat(d, 'f', -1, 64)}
+		for _, c := range names {
+			row = append(row, strconv.FormatFloat(cols[c][i], 'f', -1, 64))
+		}
+		s.rows = append(s.rows, row)
+	}
+	return s
+}
+
 func TestReplicaFiguresHandComputed(t *testing.T) {
-	// Warm-up 1 s; the master commits 3000/s from t=2 to t=5; slave1
+	// Window (1, 5]; the master commits 3000/s from t=2 to t=5; slave1
 	// applies 1000/s and its lag grows 2000 tx each second (lag 0, 2000,
 	// 4000, 6000, 8000 at t=1..5: slope 2000 tx/s); slave2 keeps up.
-	pts := func(vs ...float64) []Point {
-		out := make([]Point, len(vs))
-		for i, v := range vs {
-			out[i] = Point{float64(i + 1), v}
-		}
-		return out
-	}
+	rate := func(vs ...float64) []float64 { return vs }
 	r := &Run{
-		MasterTx: pts(100, 3000, 3000, 3000, 3000),
+		master: monitorCSV(nil, map[string][]float64{"gtid_tx_ps": rate(100, 3000, 3000, 3000, 3000)}),
 		Replicas: []Replica{
-			{Host: "slave1", Apply: pts(100, 1000, 1000, 1000, 1000), LagTx: pts(0, 2000, 4000, 6000, 8000), LagS: pts(0, 1, 2, 3, 4), CatchUpS: 8, CaughtUp: true},
-			{Host: "slave2", Apply: pts(100, 3000, 3000, 3000, 3000), LagTx: pts(0, 1, 0, 1, 0), LagS: pts(0, 0, 0, 0, 0), CatchUpS: 0.001, CaughtUp: true},
+			{Host: "slave1", my: monitorCSV(nil, map[string][]float64{"gtid_tx_ps": rate(100, 1000, 1000, 1000, 1000),
+				"lag_tx": rate(0, 2000, 4000, 6000, 8000), "lag_s": rate(0, 1, 2, 3, 4)}), CatchUpS: 8, CaughtUp: true},
+			{Host: "slave2", my: monitorCSV(nil, map[string][]float64{"gtid_tx_ps": rate(100, 3000, 3000, 3000, 3000),
+				"lag_tx": rate(0, 1, 0, 1, 0), "lag_s": rate(0, 0, 0, 0, 0)}), CatchUpS: 0.001, CaughtUp: true},
 		},
 	}
-	// 5 s of benchmark at 2420 writes/s overall: 12100 writes; sustained
-	// = 12100 / (5 + 8) = 930.77/s.
-	f := r.replicaFigures(1, 12100, 5)
+	w := loadWindow(1, 5)
+	// A steady 3000 writes/s over the 4 s window: 12000 writes done in
+	// 4 + 8 s of cluster time: sustained 1000/s.
+	f := r.replicaFigures(w, 3000)
 	near(t, "master", f.MasterTxPS, 3000, 1e-9)
 	near(t, "applied (slowest)", f.ApplyTxPS, 1000, 1e-9)
-	// Slope of lag over t=2..5 (points after the warm-up): 2000 tx/s.
+	// Slope of lag over t=2..5 (points in the window): 2000 tx/s.
 	near(t, "lag growth", f.LagGrowthTxPS, 2000, 1e-9)
 	near(t, "lag at end", f.LagEndTx, 8000, 0)
 	near(t, "lag at end s", f.LagEndS, 4, 0)
 	near(t, "catch-up", f.CatchUpS, 8, 0)
-	near(t, "sustained", f.Sustained, 12100.0/13, 1e-9)
-	// 2000 > 5% of 3000, and 8 s > 10% of 5 s.
+	near(t, "sustained", f.Sustained, 12000.0/12, 1e-9)
+	if f.Slowest != "slave1" || f.Worst != "slave1" {
+		t.Errorf("slowest %q, worst %q: want slave1", f.Slowest, f.Worst)
+	}
+	// 2000 > 5% of 3000, and 8 s > 10% of 4 s.
 	if f.KeptUp() {
 		t.Error("replicas 2000 tx/s behind counted as kept up")
 	}
 	// A slave that never caught up: no sustained rate.
 	r.Replicas[0].CaughtUp = false
-	if f := r.replicaFigures(1, 12100, 5); !f.NotCaughtUp || !math.IsNaN(f.Sustained) || f.KeptUp() {
+	if f := r.replicaFigures(w, 3000); !f.NotCaughtUp || !math.IsNaN(f.Sustained) || f.KeptUp() {
 		t.Errorf("never caught up: %+v", f)
 	}
-	// A run shorter than the warm-up still has replica figures.
-	if f := r.replicaFigures(10, 12100, 5); math.IsNaN(f.ApplyTxPS) {
-		t.Error("warm-up longer than the run left no apply rate")
+}
+
+func TestReplicaRatesAreTimeWeighted(t *testing.T) {
+	// Irregular samples: 0.2 s at 10000/s then 2 s at 1000/s. The mean of
+	// the per-sample rates is 5500/s; what was applied is 2000+2000 tx
+	// over 2.2 s = 1818/s.
+	my := monitorCSV([]float64{0.2, 2}, map[string][]float64{"gtid_tx_ps": {10000, 1000}})
+	near(t, "apply", my.rate("gtid_tx_ps", loadWindow(0, 3)), 4000/2.2, 1e-9)
+	// The lag slope is the worst slave's own, not the largest among slaves.
+	r := &Run{Replicas: []Replica{
+		{Host: "a", my: monitorCSV(nil, map[string][]float64{"gtid_tx_ps": {1, 1, 1}, "lag_tx": {100, 200, 300}})},
+		{Host: "b", my: monitorCSV(nil, map[string][]float64{"gtid_tx_ps": {1, 1, 1}, "lag_tx": {0, 900, 0}})},
+		{Host: "c", my: monitorCSV(nil, map[string][]float64{"gtid_tx_ps": {1, 1, 1}, "lag_tx": {400, 500, 500}})},
+	}}
+	f := r.replicaFigures(loadWindow(0, 3), 1)
+	if f.Worst != "c" || f.LagEndTx != 500 {
+		t.Errorf("worst %q at %v: want c at 500", f.Worst, f.LagEndTx)
 	}
+	near(t, "lag growth of c", f.LagGrowthTxPS, 50, 1e-9)
 }

@@ -56,16 +56,15 @@ func TestMatrixComparison(t *testing.T) {
 	if inno.Rate.N != 2 || rocks.Rate.N != 2 || len(inno.Runs) != 3 {
 		t.Fatalf("n = %d/%d, runs %d", inno.Rate.N, rocks.Rate.N, len(inno.Runs))
 	}
-	// Each run's steady rate is the mean of its intervals after its
-	// detected warm-up (the matrix's 2 s is the fallback for runs with
-	// too few intervals).
+	// Each run's steady rate is the mean of its intervals after the
+	// matrix's warm-up: what the user gave orch matrix wins over detection.
 	for i, id := range []string{"01-innodb-r1", "03-innodb-r2"} {
 		r := inno.Runs[i]
 		if r.ID != id {
 			t.Fatalf("run %d = %s, want %s", i, r.ID, id)
 		}
-		if r.WarmupHow != "detected" {
-			t.Errorf("%s warm-up %v from %q, want detected", id, r.WarmupS, r.WarmupHow)
+		if r.WarmupHow != "matrix.json" || r.WarmupS != 2 {
+			t.Errorf("%s warm-up %v from %q, want 2 from matrix.json", id, r.WarmupS, r.WarmupHow)
 		}
 		var sum float64
 		var n int
@@ -142,18 +141,25 @@ func TestMixedParseOutputAndRunDir(t *testing.T) {
 		t.Fatalf("table %s %s baseline %s", tb.Workload, tb.Metric, tb.Baseline.Label)
 	}
 	legacy := tb.group("legacy-0.5")
-	// The legacy log printed 5 intervals, too few to detect a warm-up:
-	// with the default 10 s its final 7676.49 stands. The lab run's 9
+	// The legacy log printed 5 intervals, too few to detect a warm-up,
+	// and the default 10 s covers them all: its window is the whole run,
+	// the mean of its 5 intervals. The lab run's 9
 	// intervals show a warm-up of 1 s: its steady rate is the mean of the
 	// 8 intervals after it.
 	lab := tb.Baseline.Runs[0]
-	if lab.WarmupS != 1 || lab.WarmupHow != "detected" || legacy.Runs[0].WarmupHow != "default" {
+	if lab.WarmupS != 1 || lab.WarmupHow != "detected" || !strings.HasPrefix(legacy.Runs[0].WarmupHow, "whole run") {
 		t.Errorf("warm-ups: lab %v (%s), legacy %v (%s)", lab.WarmupS, lab.WarmupHow, legacy.Runs[0].WarmupS, legacy.Runs[0].WarmupHow)
 	}
 	steady := (3305.0 + 3009 + 2808 + 3326 + 3619 + 3171 + 2891 + 2990) / 8
 	near(t, "lab steady", tb.Baseline.Rate.Mean, steady, 1)
-	near(t, "legacy ratio", legacy.Ratio, 7676.49/tb.Baseline.Rate.Mean, 1e-12)
-	want := "legacy-0.5: 2.44x 20261129T221023Z-pure-random-writes-innodb writes/s (n/a (one run)); caveat: n=1, too few runs to judge the noise"
+	var lsum float64
+	ls := legacy.Runs[0].Bench.series(metricWrites)
+	for _, p := range ls {
+		lsum += p.V
+	}
+	near(t, "legacy ratio", legacy.Ratio, lsum/float64(len(ls))/tb.Baseline.Rate.Mean, 1e-12)
+	// The lab run printed 9 of its 10 intervals: flagged, and the verdict says so.
+	want := "legacy-0.5: 2.44x 20261129T221023Z-pure-random-writes-innodb writes/s (n/a (one run)); 1 run flagged for a broken invariant (Runs table); caveat: n=1, too few runs to judge the noise"
 	if legacy.Verdict != want {
 		t.Errorf("verdict = %q, want %q", legacy.Verdict, want)
 	}
@@ -269,15 +275,18 @@ func TestMarkdownTables(t *testing.T) {
 		"Baseline: **innodb**",
 		"- " + rocks.Verdict,
 		"| configuration | n | writes/s mean | sd | 95% CI | median | CV | vs baseline | ratio 95% CI | p |",
-		"| configuration | lat avg ms | p95 ms | max ms | errors |",
-		"| innodb | 2 | " + num(inno.Rate.Mean, 2) + " | " + num(inno.Rate.SD, 2) + " | " + ci(inno.Rate, 2) + " | " + num(inno.Median, 2) + " | 19.1% (noisy) | baseline |",
-		"| rocksdb | 2 | " + num(rocks.Rate.Mean, 2) + " | " + num(rocks.Rate.SD, 2) + " | " + ci(rocks.Rate, 2) + " | " + num(rocks.Median, 2) + " | 2.9% | " +
+		"| configuration | whole-run lat avg ms (mean of runs) | whole-run p95 ms (mean of runs) | whole-run max ms (max of runs) | errors |",
+		"| innodb | 2 (1 flagged) | " + num(inno.Rate.Mean, 2) + " | " + num(inno.Rate.SD, 2) + " | " + ci(inno.Rate, 2) + " | " + num(inno.Median, 2) + " | 19.8% (noisy) | baseline |",
+		"| rocksdb | 2 (2 flagged) | " + num(rocks.Rate.Mean, 2) + " | " + num(rocks.Rate.SD, 2) + " | " + ci(rocks.Rate, 2) + " | " + num(rocks.Median, 2) + " | 3.3% | " +
 			Ratio(rocks.Ratio) + " | [95% CI unbounded] | " + PValue(rocks.Test.P) + " |",
 		"| 05-innodb-r3 | innodb | 3 | failed: benchmark stopped: master stalled for 60s | — |",
-		"| 04-rocksdb-r2 | rocksdb | 2 | ok | " + num(rocks.Steady[1], 2) + " | mean of intervals after 0 s (detected) | 2069.73 | 0.610 |",
-		"| rocksdb | 3186 | 3085 | 0.86x |",
+		"| 04-rocksdb-r2 | rocksdb | 2 | ok | FLAGGED: client 2066 tps vs master 3194 tx/s in the window (35.3% apart) | " + num(rocks.Steady[1], 2) +
+			" | mean of intervals in 2-30 s (matrix.json) | 2069.73 | 0.610 |",
+		"| 03-innodb-r2 | innodb | 2 | ok | FLAGGED: incomplete: 1 of 10 intervals missing | " + num(inno.Steady[1], 2) + " (incomplete: 1 of 10 intervals missing) |",
+		"| rocksdb | 3170 | 3049 | 0.85x | 1044 / 0.0 (slave1) | 129.9 (slave1) |",
 		"![pure-random-writes: writes/s per second](plots/pure-random-writes-throughput.svg)",
-		"Warm-up: detected per run as a changepoint in its per-second rate (--warmup overrides); detected 0-1 s",
+		"Warm-up: --warmup 2 s (given to orch matrix, matrix.json), the warm-up of every run; none detected.",
+		"Window: every figure of a run",
 		"- Workload pure-random-writes: tool=sysbench, test=oltp_insert,",
 		"- Topology: 1 master + 2 slaves, semi-sync on",
 		"+ default_storage_engine = ROCKSDB",

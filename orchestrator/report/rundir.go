@@ -81,6 +81,12 @@ type resultsDoc struct {
 	CatchUp      *struct {
 		Slaves []catchUpDoc `json:"slaves"`
 	} `json:"catch_up"`
+	// Instruments says what watched the run (newer runs).
+	Instruments *struct {
+		Monitors bool   `json:"monitors"`
+		Stacks   string `json:"stacks"`
+		StacksIn string `json:"stacks_in"`
+	} `json:"instruments"`
 }
 
 // readRunDir reads one run directory. A run without results.json (still
@@ -126,6 +132,9 @@ func readRunDir(dir string) (*Run, error) {
 			r.Error = "benchmark output: " + res.ParseError
 		}
 		r.Health = health(&res)
+		if in := res.Instruments; in != nil {
+			r.Instruments = instrumentsText(in.Monitors, in.Stacks, in.StacksIn)
+		}
 	} else if r.State == stateOK {
 		r.State = "ok, but no " + rundir.FileResults
 	}
@@ -144,6 +153,8 @@ func readRunDir(dir string) (*Run, error) {
 		}
 	}
 	r.Spans = spans(events, start)
+	r.LoadOffsetS, r.LoadEndS = loadBounds(events, start)
+	r.Instrument = instrumentSpans(r.Spans, r.LoadOffsetS, r.LoadEndS)
 	roles := map[string]string{}
 	for _, h := range man.Inventory.Hosts {
 		roles[h.Name] = h.Role
@@ -160,7 +171,7 @@ func readRunDir(dir string) (*Run, error) {
 			catchUp[name] = s
 		}
 	}
-	if r.Replicas, r.MasterTx, err = readReplicas(dir, roles, catchUp); err != nil {
+	if r.Replicas, r.master, err = readReplicas(dir, roles, catchUp, r.LoadOffsetS); err != nil {
 		return nil, err
 	}
 	r.Params = workloadParams(man.Workload)
@@ -298,7 +309,7 @@ var spanKinds = map[string]struct{ end, what string }{
 	"stall":           {"stall_cleared", "stall"},
 	"replica_stopped": {"replica_running", "replica stopped"},
 	"host_error":      {"host_recovered", "host not answering"},
-	"stacks_start":    {"stacks_end", "stack sample"},
+	"stacks_start":    {"stacks_end", spanStacks},
 }
 
 // isFault reports whether kind is a fault-injection event and whether it
@@ -335,7 +346,7 @@ func spans(events []Event, start time.Time) []Span {
 			key := e.Host + "\x00" + k.end
 			if _, dup := open[key]; !dup {
 				open[key] = len(out)
-				out = append(out, Span{From: sec(e.T), To: math.NaN(), What: k.what, Host: e.Host})
+				out = append(out, Span{From: sec(e.T), To: math.NaN(), What: k.what, Host: e.Host, Detail: stackTool(e)})
 			}
 			continue
 		}

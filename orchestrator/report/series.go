@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"sort"
 	"strconv"
 )
 
@@ -16,6 +17,9 @@ import (
 type series struct {
 	col  map[string]int
 	rows [][]string
+	// offset is the load's start on the monitor's clock (seconds after
+	// its elapsed_s zero): a row's load time is elapsed_s - offset.
+	offset float64
 }
 
 func readSeries(path string) (*series, error) {
@@ -63,43 +67,131 @@ func (s *series) value(row []string, col string) float64 {
 	return v
 }
 
-// window calls f for each row sampled in (from, to] seconds.
-func (s *series) window(from, to float64, f func(row []string)) {
+// cumPoint is a column's running integral at a sample: c the sum of
+// value x interval_s up to it, k the seconds with a value.
+type cumPoint struct{ t, c, k float64 }
+
+// cumulative is the running integral of v (a per-second quantity over
+// each row's interval) at each row's load time.
+func (s *series) cumulative(v func(row []string) float64) []cumPoint {
+	if s == nil {
+		return nil
+	}
+	var pts []cumPoint
+	var c, k float64
+	for _, r := range s.rows {
+		t := s.value(r, "elapsed_s") - s.offset
+		if math.IsNaN(t) {
+			continue
+		}
+		dt, x := s.value(r, "interval_s"), v(r)
+		if !math.IsNaN(dt) && dt > 0 && !math.IsNaN(x) {
+			if len(pts) == 0 {
+				pts = append(pts, cumPoint{t - dt, 0, 0})
+			}
+			c, k = c+x*dt, k+dt
+		}
+		pts = append(pts, cumPoint{t, c, k})
+	}
+	return pts
+}
+
+// cumAt interpolates the running integral linearly at t (clamped to the
+// samples' span: nothing was counted outside it).
+func cumAt(pts []cumPoint, t float64) (c, k float64) {
+	n := len(pts)
+	switch {
+	case n == 0:
+		return 0, 0
+	case t <= pts[0].t:
+		return pts[0].c, pts[0].k
+	case t >= pts[n-1].t:
+		return pts[n-1].c, pts[n-1].k
+	}
+	i := sort.Search(n, func(i int) bool { return pts[i].t >= t })
+	a, b := pts[i-1], pts[i]
+	f := (t - a.t) / (b.t - a.t)
+	return a.c + f*(b.c-a.c), a.k + f*(b.k-a.k)
+}
+
+// integral integrates v over the window's seconds: counts between samples
+// are interpolated linearly, so the monitors are read over exactly the
+// seconds the client's kept intervals cover. covered is the seconds of
+// the window with a value; ok is false when there are none.
+func (s *series) integral(w Window, v func(row []string) float64) (sum, covered float64, ok bool) {
+	pts := s.cumulative(v)
+	for _, sg := range w.Segs {
+		c1, k1 := cumAt(pts, sg[0])
+		c2, k2 := cumAt(pts, sg[1])
+		sum, covered = sum+c2-c1, covered+k2-k1
+	}
+	return sum, covered, covered > 1e-9
+}
+
+// reader is a row's value reader for one column.
+func (s *series) reader(name string) func(row []string) float64 {
+	return func(r []string) float64 { return s.value(r, name) }
+}
+
+// total integrates a per-second rate column over the window: what it
+// counted, and the seconds that covers.
+func (s *series) total(col string, w Window) (sum, secs float64, ok bool) {
+	return s.integral(w, s.reader(col))
+}
+
+// rate is a rate column over the window, time-weighted: what it counted
+// over the seconds it covered (never a mean of per-sample rates, which
+// over-weights short samples). NaN when no row had it.
+func (s *series) rate(col string, w Window) float64 {
+	sum, secs, ok := s.total(col, w)
+	if !ok {
+		return math.NaN()
+	}
+	return sum / secs
+}
+
+// mean is a gauge or share column's time-weighted mean over the window
+// (each sample holds over its interval); NaN when no row had it.
+func (s *series) mean(col string, w Window) float64 { return s.rate(col, w) }
+
+// rowsIn calls f for each row sampled inside the window's seconds.
+func (s *series) rowsIn(w Window, f func(t float64, row []string)) {
 	if s == nil {
 		return
 	}
 	for _, r := range s.rows {
-		if t := s.value(r, "elapsed_s"); t > from && t <= to {
-			f(r)
+		if t := s.value(r, "elapsed_s") - s.offset; w.covers(t) {
+			f(t, r)
 		}
 	}
 }
 
-// total integrates a per-second rate column over the window: the sum of
-// rate x interval_s (rows without either left out). ok is false when no
-// row had the column.
-func (s *series) total(col string, from, to float64) (sum float64, ok bool) {
-	s.window(from, to, func(r []string) {
-		v, dt := s.value(r, col), s.value(r, "interval_s")
-		if !math.IsNaN(v) && !math.IsNaN(dt) {
-			sum += v * dt
-			ok = true
+// last is the column's value at the window's last sample that has it
+// (NaN when none).
+func (s *series) last(col string, w Window) float64 {
+	v := math.NaN()
+	s.rowsIn(w, func(_ float64, r []string) {
+		if x := s.value(r, col); !math.IsNaN(x) {
+			v = x
 		}
 	})
-	return sum, ok
+	return v
 }
 
-// mean averages a column over the window (NaN when no row had it).
-func (s *series) mean(col string, from, to float64) float64 {
-	sum, n := 0.0, 0
-	s.window(from, to, func(r []string) {
+// max is the column's largest value in the window (NaN when none).
+func (s *series) max(col string, w Window) float64 {
+	v := math.NaN()
+	s.rowsIn(w, func(_ float64, r []string) { v = maxNaN(v, s.value(r, col)) })
+	return v
+}
+
+// points is (load time, column) of the window's samples that have it.
+func (s *series) points(col string, w Window) []Point {
+	var out []Point
+	s.rowsIn(w, func(t float64, r []string) {
 		if v := s.value(r, col); !math.IsNaN(v) {
-			sum += v
-			n++
+			out = append(out, Point{t, v})
 		}
 	})
-	if n == 0 {
-		return math.NaN()
-	}
-	return sum / float64(n)
+	return out
 }

@@ -3,6 +3,7 @@ package report
 import (
 	"errors"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/orch-bench/orch/orchestrator/stats"
@@ -54,25 +55,6 @@ const (
 	HeadlineSustained = "sustained"
 )
 
-// setWarmups decides each run's warm-up: fixed when the option says so,
-// else detected on its per-second rate, else (too few intervals) the
-// fallback.
-func (t *Table) setWarmups(fixed bool, fallback float64, from string) {
-	for _, r := range t.Runs {
-		r.WarmupS, r.WarmupHow, r.tableMetric = fallback, from, t.Metric
-		if fixed || r.Bench == nil {
-			continue
-		}
-		rt, ok := r.Bench.rates[t.Metric]
-		if !ok || rt.plotOnly {
-			continue
-		}
-		if w, ok := DetectWarmup(rt.Series); ok {
-			r.WarmupS, r.WarmupHow = w, "detected"
-		}
-	}
-}
-
 // describeMore adds the noise and replica figures of g's runs in the
 // statistics.
 func (t *Table) describeMore(g *Group) {
@@ -81,6 +63,7 @@ func (t *Table) describeMore(g *Group) {
 	var figs []ReplicaFigures
 	for _, r := range g.Runs {
 		r.Repl = t.runReplicas(r)
+		t.checkInvariants(r)
 		if !r.usable() {
 			continue
 		}
@@ -128,15 +111,18 @@ func (r *Run) spaceAmp() float64 {
 	return r.Health.DiskBytes / (r.Health.Rows * per)
 }
 
-// runReplicas is a run's replica figures in this table's metric.
+// runReplicas is a run's replica figures in this table's metric, over
+// its window.
 func (t *Table) runReplicas(r *Run) ReplicaFigures {
 	if r.Bench == nil {
 		return emptyReplicaFigures()
 	}
-	runS := r.Bench.DurationS
-	f := r.replicaFigures(r.WarmupS, r.Bench.final(t.Metric)*runS, runS)
+	steady, _ := t.steadyOf(r)
+	f := r.replicaFigures(r.Win, steady)
 	if t.LowerIsBetter && f.Has {
 		// A time metric: the cluster is done when the slowest replica is.
+		runS := r.Bench.DurationS
+		f.RunS = runS
 		f.Sustained = runS + f.CatchUpS
 	}
 	return f
@@ -162,10 +148,21 @@ func meanFigures(fs []ReplicaFigures) ReplicaFigures {
 		}
 		*p(&out) = meanOf(xs)
 	}
+	var worst, slowest []string
 	for _, f := range fs {
 		out.NotCaughtUp = out.NotCaughtUp || f.NotCaughtUp
 		out.Has = out.Has || f.Has
+		if f.Worst != "" && !slices.Contains(worst, f.Worst) {
+			worst = append(worst, f.Worst)
+		}
+		if f.Slowest != "" && !slices.Contains(slowest, f.Slowest) {
+			slowest = append(slowest, f.Slowest)
+		}
 	}
+	// Each run's own worst slave: named, several when the runs differ.
+	slices.Sort(worst)
+	slices.Sort(slowest)
+	out.Worst, out.Slowest = strings.Join(worst, "/"), strings.Join(slowest, "/")
 	return out
 }
 

@@ -10,15 +10,19 @@ const MinDetectPoints = 8
 
 // DetectWarmup finds where a run's rate settles: the end of the warm-up,
 // as the time of the last interval before the steady state (0 when the
-// series starts steady). It fits a mean shift by least squares
-// (binary segmentation, Barrett et al. OOPSLA'17 use changepoints for the
-// same question) and accepts a changepoint only if it explains more than
-// the penalty 3·σ²·ln(n) of the squared deviations, σ being estimated from
+// series starts steady). It fits mean shifts by least squares (binary
+// segmentation, Barrett et al. OOPSLA'17 use changepoints for the same
+// question) and accepts a changepoint only if it explains more than the
+// penalty 3·σ²·ln(n) of the squared deviations, σ being estimated from
 // the first differences (robust to the shift itself). Changepoints are
 // looked for in the first half of the series only: a late drop (a flush
 // storm, a full cache) is part of what the run measured, not warm-up, and
 // a series whose rate keeps changing is reported as such rather than
-// trimmed to its end. ok is false when the series is too short.
+// trimmed to its end. A warm-up is a sustained change from the start: the
+// steady state begins with the first segment already at the final
+// level, so a dip that recovers within the first half (a shift down and
+// back up: a transient, e.g. an instrument's pause) ends no warm-up.
+// ok is false when the series is too short.
 func DetectWarmup(series []Point) (warmupS float64, ok bool) {
 	var ts, vs []float64
 	for _, p := range series {
@@ -32,26 +36,52 @@ func DetectWarmup(series []Point) (warmupS float64, ok bool) {
 	}
 	sigma2 := noiseVariance(vs)
 	penalty := 3 * sigma2 * math.Log(float64(n))
-	start := steadyStart(vs, 0, n/2, penalty)
-	if start == 0 {
+	cuts := changepoints(vs, 0, n/2, penalty)
+	if len(cuts) == 0 {
 		return 0, true
 	}
-	return ts[start-1], true
+	// Segments [0, c1), [c1, c2), ..., [cm, n): the steady state starts
+	// with the first one whose level a shift test cannot tell from the
+	// last one's.
+	bounds := append(append([]int{0}, cuts...), n)
+	last := vs[bounds[len(bounds)-2]:]
+	for i := 0; i < len(bounds)-1; i++ {
+		if seg := vs[bounds[i]:bounds[i+1]]; shiftGain(seg, last) <= penalty {
+			if bounds[i] == 0 {
+				return 0, true
+			}
+			return ts[bounds[i]-1], true
+		}
+	}
+	return ts[cuts[len(cuts)-1]-1], true
 }
 
-// steadyStart is binary segmentation: the index in xs (which starts at
-// pos of the series) where the last accepted changepoint before limit
-// puts the steady state. A changepoint after limit is a change during the
-// run: only the part before it is searched further.
-func steadyStart(xs []float64, pos, limit int, penalty float64) int {
+// changepoints is binary segmentation: the accepted changepoints of xs
+// (which starts at pos of the series) at or before limit, in order. A
+// changepoint after limit is a change during the run: only the part
+// before it is searched further.
+func changepoints(xs []float64, pos, limit int, penalty float64) []int {
 	k, gain := bestShift(xs, len(xs))
 	switch {
 	case k <= 0 || gain <= penalty:
-		return 0
+		return nil
 	case pos+k > limit:
-		return steadyStart(xs[:k], pos, limit, penalty)
+		return changepoints(xs[:k], pos, limit, penalty)
 	}
-	return k + steadyStart(xs[k:], pos+k, limit, penalty)
+	out := changepoints(xs[:k], pos, limit, penalty)
+	out = append(out, pos+k)
+	return append(out, changepoints(xs[k:], pos+k, limit, penalty)...)
+}
+
+// shiftGain is how much of the squared deviation of a and b together a
+// mean shift between them explains: |a||b|/(|a|+|b|)·(mean a - mean b)².
+func shiftGain(a, b []float64) float64 {
+	na, nb := float64(len(a)), float64(len(b))
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	d := meanOf(a) - meanOf(b)
+	return na * nb / (na + nb) * d * d
 }
 
 // bestShift returns the k in [1, maxK] that splits xs into xs[:k] and

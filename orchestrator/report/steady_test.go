@@ -54,3 +54,48 @@ func TestDetectWarmupSteadyAndShort(t *testing.T) {
 		t.Error("3 points: want ok=false")
 	}
 }
+
+func TestDetectWarmupIgnoresADipThatRecovers(t *testing.T) {
+	// Steady ~3000/s, a pause at t=5..7 (an instrument stopping the
+	// server), back to 3000/s: a shift down and back up within the first
+	// half is a transient, not the end of a warm-up.
+	s := perSecond(3000, 2970, 3030, 3010, 600, 500, 700, 3000, 2990, 3020, 2980, 3000, 3010, 2990, 3000, 3005, 2995, 3000, 3010, 2990)
+	if w, ok := DetectWarmup(s); !ok || w != 0 {
+		t.Errorf("dip that recovers: DetectWarmup = %v, %v; want 0, true", w, ok)
+	}
+	// A real warm-up followed by such a dip: the warm-up ends where the
+	// level first reaches the final one, the dip stays in the window.
+	s = perSecond(1000, 1000, 3000, 2970, 3030, 600, 500, 3010, 2990, 3020, 2980, 3000, 3010, 2990, 3000, 3005, 2995, 3000, 3010, 2990)
+	if w, ok := DetectWarmup(s); !ok || w != 2 {
+		t.Errorf("warm-up then a dip: DetectWarmup = %v, %v; want 2, true", w, ok)
+	}
+}
+
+func TestWindowExcludesInstrumentSpans(t *testing.T) {
+	// Stack sampling from 10.2 to 16.5 s on the load's clock: the client's
+	// intervals 11..17 touch it and are left out of the steady rate, of
+	// detection and of the window's seconds.
+	var pts []Point
+	for i := 1; i <= 20; i++ {
+		v := 3000.0
+		if i >= 11 && i <= 17 {
+			v = 500
+		}
+		pts = append(pts, Point{float64(i), v})
+	}
+	w := Window{FromS: 5, ToS: 20, Excluded: []Span{{From: 10.2, To: 16.5, What: spanStacks, Host: "master", Detail: "gdb"}}, How: "--warmup"}
+	w.setSegs(pts)
+	b := &Bench{rates: map[string]rate{metricWrites: {Series: pts}}}
+	if v, how := b.steady(metricWrites, w); v != 3000 || how != "intervals" {
+		t.Errorf("steady = %v (%s), want 3000 from the intervals outside the span", v, how)
+	}
+	if got := w.lengthS(); got != 8 {
+		t.Errorf("window covers %v s, want 8 (5-10 and 17-20)", got)
+	}
+	if got := w.excludedText(); got != "excluded 7.0 s (6.3 s of gdb stack sampling on master)" {
+		t.Errorf("excluded: %q", got)
+	}
+	if d, ok := DetectWarmup(w.clean(pts)); !ok || d != 0 {
+		t.Errorf("detection on the cleaned series: %v, %v; want 0 (the pause is not a warm-up)", d, ok)
+	}
+}

@@ -64,6 +64,9 @@ func verdict(t *Table, base, g *Group, noEffect map[string]string) string {
 	if g.RepsNeeded > 0 && g.RepsNeeded > min(g.Rate.N, base.Rate.N) {
 		fmt.Fprintf(&b, "; about %d runs per configuration would resolve this difference", g.RepsNeeded)
 	}
+	if k := g.flagged() + base.flagged(); k > 0 {
+		fmt.Fprintf(&b, "; %s flagged for a broken invariant (Runs table)", plural(k, "run"))
+	}
 	if n := min(g.Rate.N, base.Rate.N); n < 3 {
 		fmt.Fprintf(&b, "; caveat: n=%d, too few runs to judge the noise", n)
 	}

@@ -35,7 +35,7 @@ type Cost struct {
 	// master, applied on a slave (GTID position delta); TPS per second.
 	Tx, Seconds, TPS float64
 	// Per transaction.
-	CPUUs, CS, ReadKB, WriteKB, Fsync, BinlogBytes float64
+	CPUUs, CS, ReadKiB, WriteKiB, Fsync, BinlogBytes float64
 	// FsyncParts splits Fsync by counter (InnoDB, RocksDB WAL, TokuDB).
 	FsyncParts map[string]float64
 	// SemisyncShare is the master's ACK wait per transaction over the
@@ -57,16 +57,16 @@ type metric struct {
 	col, words, unit string
 	get              func(*Cost) float64
 	floor            float64
-	prec             int
+	prec             int // significant digits
 }
 
 var metrics = []metric{
-	{"cpu_us_per_tx", "CPU", "us", func(c *Cost) float64 { return c.CPUUs }, 1, 0},
-	{"cs_per_tx", "context switches", "", func(c *Cost) float64 { return c.CS }, 0.1, 2},
-	{"read_kb_per_tx", "KB read from storage", "KB", func(c *Cost) float64 { return c.ReadKB }, 0.1, 2},
-	{"write_kb_per_tx", "KB written to storage", "KB", func(c *Cost) float64 { return c.WriteKB }, 0.1, 2},
+	{"cpu_us_per_tx", "CPU", "us", func(c *Cost) float64 { return c.CPUUs }, 1, 3},
+	{"cs_per_tx", "context switches", "", func(c *Cost) float64 { return c.CS }, 0.1, 3},
+	{"read_kib_per_tx", "KiB read from storage", "KiB", func(c *Cost) float64 { return c.ReadKiB }, 0.1, 3},
+	{"write_kib_per_tx", "KiB written to storage", "KiB", func(c *Cost) float64 { return c.WriteKiB }, 0.1, 3},
 	{"fsync_per_tx", "fsyncs", "", func(c *Cost) float64 { return c.Fsync }, 0.01, 3},
-	{"binlog_bytes_per_tx", "binlog bytes", "B", func(c *Cost) float64 { return c.BinlogBytes }, 10, 0},
+	{"binlog_bytes_per_tx", "binlog bytes", "B", func(c *Cost) float64 { return c.BinlogBytes }, 10, 3},
 	// A share, not a count: no "per transaction" after its words.
 	{"semisync_wait_share", "share of commit time waiting for the semi-sync ACK", "", func(c *Cost) float64 { return c.SemisyncShare }, 0.01, 3},
 }
@@ -85,10 +85,11 @@ type runWhy struct {
 	Profiles  []*stacks.Profile
 }
 
-// readRunWhy computes a run's costs over (warmupS, endS] of the monitor's
-// clock; latUs is the client's mean transaction latency (for the semi-sync
-// share). Nil when the run has no time series.
-func readRunWhy(dir string, warmupS, endS, latUs float64) (*runWhy, error) {
+// readRunWhy computes a run's costs over its window w (load seconds;
+// offset is the load's start on the monitors' clock); latUs is the
+// client's mean transaction latency (for the semi-sync share). Nil when
+// the run has no time series.
+func readRunWhy(dir string, w Window, offset, latUs float64) (*runWhy, error) {
 	if dir == "" {
 		return nil, nil
 	}
@@ -109,7 +110,12 @@ func readRunWhy(dir string, warmupS, endS, latUs float64) (*runWhy, error) {
 		if my == nil && osr == nil {
 			continue
 		}
-		c := hostCost(h.Name, h.Role, my, osr, warmupS, endS, latUs)
+		for _, s := range []*series{my, osr} {
+			if s != nil {
+				s.offset = offset
+			}
+		}
+		c := hostCost(h.Name, h.Role, my, osr, w, latUs)
 		if h.Role == "loadbox" {
 			out.LoadBoxes = append(out.LoadBoxes, c)
 		} else if my != nil {
@@ -130,23 +136,16 @@ func readRunWhy(dir string, warmupS, endS, latUs float64) (*runWhy, error) {
 	return out, nil
 }
 
-func hostCost(name, role string, my, osr *series, from, to, latUs float64) *Cost {
+func hostCost(name, role string, my, osr *series, w Window, latUs float64) *Cost {
 	c := &Cost{Host: name, Role: role, FsyncParts: map[string]float64{}}
 	nan := math.NaN()
 	c.Tx, c.Seconds, c.TPS = nan, nan, nan
-	c.CPUUs, c.CS, c.ReadKB, c.WriteKB, c.Fsync, c.BinlogBytes, c.SemisyncShare = nan, nan, nan, nan, nan, nan, nan
-	if tx, ok := my.total("gtid_tx_ps", from, to); ok && tx > 0 {
-		c.Tx = tx
-		secs := 0.0
-		my.window(from, to, func(r []string) {
-			if dt := my.value(r, "interval_s"); !math.IsNaN(dt) {
-				secs += dt
-			}
-		})
-		c.Seconds, c.TPS = secs, tx/secs
+	c.CPUUs, c.CS, c.ReadKiB, c.WriteKiB, c.Fsync, c.BinlogBytes, c.SemisyncShare = nan, nan, nan, nan, nan, nan, nan
+	if tx, secs, ok := my.total("gtid_tx_ps", w); ok && tx > 0 && secs > 0 {
+		c.Tx, c.Seconds, c.TPS = tx, secs, tx/secs
 	}
 	per := func(s *series, col string, scale float64) float64 {
-		v, ok := s.total(col, from, to)
+		v, _, ok := s.total(col, w)
 		if !ok || math.IsNaN(c.Tx) {
 			return nan
 		}
@@ -168,17 +167,12 @@ func hostCost(name, role string, my, osr *series, from, to, latUs float64) *Cost
 			c.Fsync = fs
 		}
 		c.BinlogBytes = per(my, "binlog_bytes_written_bps", 1)
-		c.ThreadsRunning = my.mean("threads_running", from, to)
+		c.ThreadsRunning = my.mean("threads_running", w)
 		if role == "master" && latUs > 0 {
 			// Total ACK wait: the interval's average wait x commits that
 			// waited (acknowledged ones).
-			wait, ok := 0.0, false
-			my.window(from, to, func(r []string) {
-				w, y, dt := my.value(r, "semisync_avg_wait_us"), my.value(r, "semisync_yes_tx_ps"), my.value(r, "interval_s")
-				if !math.IsNaN(w) && !math.IsNaN(y) && !math.IsNaN(dt) {
-					wait += w * y * dt
-					ok = true
-				}
+			wait, _, ok := my.integral(w, func(r []string) float64 {
+				return my.value(r, "semisync_avg_wait_us") * my.value(r, "semisync_yes_tx_ps")
 			})
 			if ok && !math.IsNaN(c.Tx) {
 				c.SemisyncShare = wait / c.Tx / latUs
@@ -191,18 +185,18 @@ func hostCost(name, role string, my, osr *series, from, to, latUs float64) *Cost
 	if v, w := per(osr, "server_vcs_ps", 1), per(osr, "server_ivcs_ps", 1); !math.IsNaN(v) && !math.IsNaN(w) {
 		c.CS = v + w
 	}
-	c.ReadKB = per(osr, "server_read_bps", 1.0/1024)
-	c.WriteKB = per(osr, "server_write_bps", 1.0/1024)
-	c.NCPU = osr.mean("ncpu", from, to)
+	c.ReadKiB = per(osr, "server_read_bps", 1.0/1024)
+	c.WriteKiB = per(osr, "server_write_bps", 1.0/1024)
+	c.NCPU = osr.mean("ncpu", w)
 	cores := func(us float64) float64 { return us / 1e6 / c.NCPU }
-	c.ServerCPU = cores(osr.mean("server_cpu_us_ps", from, to))
-	c.HostCPU = (100 - osr.mean("cpu_idle_pct", from, to)) / 100
-	c.RunQueue = osr.mean("procs_running", from, to)
-	c.ServerRunnable = osr.mean("server_threads_runnable", from, to)
-	c.DiskBusy = osr.mean("disk_util_pct", from, to) / 100
-	c.ClientCPU = cores(osr.mean("client_cpu_us_ps", from, to))
-	c.BoxCPU = cores(osr.mean("box_cpu_us_ps", from, to))
-	c.BoxRunQueue = osr.mean("box_tasks_runnable", from, to)
+	c.ServerCPU = cores(osr.mean("server_cpu_us_ps", w))
+	c.HostCPU = (100 - osr.mean("cpu_idle_pct", w)) / 100
+	c.RunQueue = osr.mean("procs_running", w)
+	c.ServerRunnable = osr.mean("server_threads_runnable", w)
+	c.DiskBusy = osr.mean("disk_util_pct", w) / 100
+	c.ClientCPU = cores(osr.mean("client_cpu_us_ps", w))
+	c.BoxCPU = cores(osr.mean("box_cpu_us_ps", w))
+	c.BoxRunQueue = osr.mean("box_tasks_runnable", w)
 	return c
 }
 
@@ -213,7 +207,7 @@ func meanCost(cs []*Cost) *Cost {
 	}
 	out := &Cost{Host: cs[0].Host, Role: cs[0].Role, FsyncParts: map[string]float64{}}
 	fields := func(c *Cost) []*float64 {
-		return []*float64{&c.Tx, &c.Seconds, &c.TPS, &c.CPUUs, &c.CS, &c.ReadKB, &c.WriteKB, &c.Fsync, &c.BinlogBytes,
+		return []*float64{&c.Tx, &c.Seconds, &c.TPS, &c.CPUUs, &c.CS, &c.ReadKiB, &c.WriteKiB, &c.Fsync, &c.BinlogBytes,
 			&c.SemisyncShare, &c.NCPU, &c.ServerCPU, &c.HostCPU, &c.RunQueue, &c.ServerRunnable, &c.DiskBusy,
 			&c.ThreadsRunning, &c.ClientCPU, &c.BoxCPU, &c.BoxRunQueue}
 	}

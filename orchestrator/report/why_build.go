@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/orch-bench/orch/orchestrator/stacks"
@@ -12,7 +11,7 @@ import (
 
 // buildWhy computes the table's "where the time went" from its runs'
 // directories; nil when no run has time series (parse output, old runs).
-func (t *Table) buildWhy(warmupS float64) *Why {
+func (t *Table) buildWhy() *Why {
 	w := &Why{Runs: map[*Run]*runWhy{}}
 	for _, g := range t.Groups {
 		gw := &GroupWhy{Label: g.Label, Ratio: g.Ratio, Profiles: map[string]*stacks.Profile{}}
@@ -31,7 +30,7 @@ func (t *Table) buildWhy(warmupS float64) *Why {
 			if !r.usable() || r.Dir == "" {
 				continue
 			}
-			rw, err := readRunWhy(r.Dir, warmupS, t.loadEnd(r), r.Bench.LatAvg*1000)
+			rw, err := readRunWhy(r.Dir, r.Win, r.LoadOffsetS, r.Bench.LatAvg*1000)
 			if err != nil {
 				w.Notes = append(w.Notes, fmt.Sprintf("%s: %v", r.ID, err))
 				continue
@@ -98,17 +97,6 @@ func (t *Table) buildWhy(warmupS float64) *Why {
 	return w
 }
 
-// loadEnd is when the run's load ended on the monitors' clock: its last
-// interval report (the monitors start right before the benchmark), else
-// no bound.
-func (t *Table) loadEnd(r *Run) float64 {
-	s := r.Bench.series(t.Metric)
-	if len(s) == 0 {
-		return math.Inf(1)
-	}
-	return s[len(s)-1].T
-}
-
 // costTableHeader is the per-transaction table's header.
 func costTableHeader() []string {
 	h := []string{"configuration", "host", "role", "tx/s"}
@@ -128,9 +116,9 @@ func (w *Why) costRows(mark func(string) string) [][]string {
 			if g == w.Base {
 				base = nil
 			}
-			cell := func(get func(*Cost) float64, prec int) string {
+			cell := func(get func(*Cost) float64, format func(float64) string) string {
 				v := get(c)
-				s := small(v, prec)
+				s := format(v)
 				if base == nil || math.IsNaN(v) || math.IsNaN(get(base)) || get(base) == 0 {
 					return s
 				}
@@ -141,9 +129,9 @@ func (w *Why) costRows(mark func(string) string) [][]string {
 				}
 				return s
 			}
-			row := []string{g.Label, c.Host, c.Role, cell(func(c *Cost) float64 { return c.TPS }, 0)}
+			row := []string{g.Label, c.Host, c.Role, cell(func(c *Cost) float64 { return c.TPS }, func(v float64) string { return num(v, 0) })}
 			for _, m := range metrics {
-				row = append(row, cell(m.get, m.prec))
+				row = append(row, cell(m.get, func(v float64) string { return small(v, m.prec) }))
 			}
 			rows = append(rows, row)
 		}
@@ -151,14 +139,18 @@ func (w *Why) costRows(mark func(string) string) [][]string {
 	return rows
 }
 
-// small formats v with prec decimals, or with two significant digits when
-// those decimals would show it as zero (0.00023 fsyncs per transaction is
-// a figure; 0.000 is not).
+// small formats v with prec significant digits, in plain decimals, so a
+// column reads alike from 0.000044 to 4400 (never 4.4e-05 beside 0.00);
+// an exact 0 is "0".
 func small(v float64, prec int) string {
-	if a := math.Abs(v); a > 0 && a < math.Pow(10, -float64(prec)) && !math.IsNaN(v) {
-		return strconv.FormatFloat(v, 'g', 2, 64)
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return num(v, 0)
 	}
-	return num(v, prec)
+	if v == 0 {
+		return "0"
+	}
+	d := prec - 1 - int(math.Floor(math.Log10(math.Abs(v))))
+	return num(v, max(0, d))
 }
 
 // useHeader is the USE table's header.

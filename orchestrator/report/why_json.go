@@ -16,16 +16,19 @@ const FileWhy = "why.json"
 // measured.
 type whyCostJSON map[string]any
 
+// jsonNum is a figure for JSON: null when not measured or unbounded.
+func jsonNum(f float64) any {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return nil
+	}
+	return f
+}
+
 func costJSON(c *Cost) whyCostJSON {
 	if c == nil {
 		return nil
 	}
-	v := func(f float64) any {
-		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return nil
-		}
-		return f
-	}
+	v := jsonNum
 	out := whyCostJSON{"host": c.Host, "host_role": c.Role, "host_tx": v(c.Tx), "host_tps": v(c.TPS),
 		"server_cpu_share": v(c.ServerCPU), "host_cpu_busy": v(c.HostCPU), "run_queue": v(c.RunQueue),
 		"server_threads_runnable": v(c.ServerRunnable), "disk_busy": v(c.DiskBusy), "threads_running": v(c.ThreadsRunning),
@@ -88,6 +91,11 @@ func (rep *Report) WriteWhyJSON(w io.Writer) error {
 		Run   string        `json:"run"`
 		Label string        `json:"label"`
 		Hosts []whyCostJSON `json:"hosts"`
+		// Window is the run's one window: the client's seconds, how its
+		// start was decided, the seconds left out for instruments and the
+		// clock shift of the client onto the load's.
+		Window map[string]any `json:"window"`
+		Flags  []string       `json:"flags,omitempty"`
 	}
 	type table struct {
 		Workload string  `json:"workload"`
@@ -136,7 +144,8 @@ func (rep *Report) WriteWhyJSON(w io.Writer) error {
 			if rw == nil {
 				continue
 			}
-			rj := run{Run: r.ID, Label: r.Label}
+			rj := run{Run: r.ID, Label: r.Label, Flags: r.Flags, Window: map[string]any{"from_s": jsonNum(r.Win.FromS), "to_s": jsonNum(r.Win.ToS),
+				"how": r.Win.How, "excluded_s": jsonNum(r.Win.excludedS()), "client_offset_s": jsonNum(r.Win.ClientOffsetS)}}
 			for _, c := range rw.Hosts {
 				rj.Hosts = append(rj.Hosts, costJSON(c))
 			}

@@ -151,7 +151,7 @@ func ratioText(v, b float64) string {
 func predictor(resource string, base, c *Cost) (metric, bool) {
 	want := []string{"cpu_us_per_tx"}
 	if resource == "disk" {
-		want = []string{"fsync_per_tx", "write_kb_per_tx"}
+		want = []string{"fsync_per_tx", "write_kib_per_tx"}
 	}
 	for _, col := range want {
 		for _, m := range metrics {

@@ -17,7 +17,7 @@ import (
 // cost is a hand-made host figure set; unset figures are NaN.
 func cost(host, role string, set func(c *Cost)) *Cost {
 	n := math.NaN()
-	c := &Cost{Host: host, Role: role, Tx: n, Seconds: n, TPS: n, CPUUs: n, CS: n, ReadKB: n, WriteKB: n, Fsync: n, BinlogBytes: n,
+	c := &Cost{Host: host, Role: role, Tx: n, Seconds: n, TPS: n, CPUUs: n, CS: n, ReadKiB: n, WriteKiB: n, Fsync: n, BinlogBytes: n,
 		SemisyncShare: n, NCPU: 2, ServerCPU: n, HostCPU: n, RunQueue: n, ServerRunnable: n, DiskBusy: n, ThreadsRunning: n,
 		ClientCPU: n, BoxCPU: n, BoxRunQueue: n, FsyncParts: map[string]float64{}}
 	set(c)
@@ -77,7 +77,7 @@ func TestAttributionNamesFsyncs(t *testing.T) {
 	}))
 	got := attribution(base, g)
 	for _, want := range []string{"Master not saturated (CPU 60% vs 40% of 2 cores, disk 20% vs 50% busy)",
-		"the largest per-transaction difference: 0.017x fsyncs per transaction (0.020 vs 1.200; InnoDB 0.020)"} {
+		"the largest per-transaction difference: 0.017x fsyncs per transaction (0.0200 vs 1.20; InnoDB 0.0200)"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("sentence lacks %q:\n%s", want, got)
 		}
@@ -118,7 +118,7 @@ func TestAttributionSlavesAndStacks(t *testing.T) {
 	base.Profiles["slave"], g.Profiles["slave"] = slaveProfile(0), slaveProfile(3)
 	got := attribution(base, g)
 	for _, want := range []string{
-		"Slaves: rocksdb applied 0.25x (250 vs 1000 tx/s) with 2000.00x fsyncs per applied transaction (2.000 vs 0.001)",
+		"Slaves: rocksdb applied 0.25x (250 vs 1000 tx/s) with 2000.00x fsyncs per applied transaction (2.00 vs 0.00100)",
 		"they fell behind the master (250 of 1000 tx/s committed), disk-bound.",
 		// Grew by 40 points along one chain: the innermost server frame.
 		"Stacks (master): `MYSQL_BIN_LOG::ordered_commit` in 50% of thread samples (innodb 10%).",
@@ -174,22 +174,23 @@ func TestReadRunWhy(t *testing.T) {
 		}
 	}
 	write("manifest.json", `{"status":"ok","inventory":{"hosts":[{"name":"m","role":"master"},{"name":"s","role":"slave"},{"name":"lb","role":"loadbox"}]}}`)
-	// Rows at 1 s (warm-up), 2, 3 s (steady), 4 s (after the load).
+	// Rows at 1 s (warm-up), 2, 3 s (the window (1, 3]), 4 s (after the
+	// load); each row's figures hold over the second before it.
 	write("timeseries/m-mysql.csv", "t,elapsed_s,interval_s,gtid_tx_ps,innodb_data_fsyncs_ps,rocksdb_wal_synced_ps,binlog_bytes_written_bps,semisync_avg_wait_us,semisync_yes_tx_ps,threads_running\n"+
 		"x,1,1,50,50,,1000,100,50,4\n"+
 		"x,2,1,100,30,,60000,200,100,6\n"+
 		"x,3,1,100,10,,60000,400,100,8\n"+
 		"x,4,1,7,7,,7,7,7,7\n")
 	write("timeseries/m-os.csv", "t,elapsed_s,interval_s,cpu_idle_pct,procs_running,disk_util_pct,ncpu,server_cpu_us_ps,server_vcs_ps,server_ivcs_ps,server_read_bps,server_write_bps,server_threads_runnable\n"+
-		"x,1.1,1,50,9,9,2,9,9,9,9,9,9\n"+
-		"x,2.1,1,10,3,40,2,1000000,500,100,0,204800,1\n"+
-		"x,3.1,1,20,5,60,2,1400000,300,100,1024,204800,3\n"+
-		"x,4.1,1,9,9,9,2,9,9,9,9,9,9\n")
+		"x,1,1,50,9,9,2,9,9,9,9,9,9\n"+
+		"x,2,1,10,3,40,2,1000000,500,100,0,204800,1\n"+
+		"x,3,1,20,5,60,2,1400000,300,100,1024,204800,3\n"+
+		"x,4,1,9,9,9,2,9,9,9,9,9,9\n")
 	write("timeseries/s-mysql.csv", "t,elapsed_s,interval_s,gtid_tx_ps,innodb_data_fsyncs_ps\n"+
 		"x,2,1,50,100\nx,3,1,50,100\n")
 	write("timeseries/lb-os.csv", "t,elapsed_s,interval_s,ncpu,client_cpu_us_ps,box_cpu_us_ps,box_tasks_runnable\n"+
 		"x,2,1,2,1800000,1900000,3\nx,3,1,2,1900000,1950000,5\n")
-	rw, err := readRunWhy(dir, 1.5, 3.5, 1000)
+	rw, err := readRunWhy(dir, loadWindow(1, 3), 0, 1000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,8 +208,8 @@ func TestReadRunWhy(t *testing.T) {
 	near("master tps", m.TPS, 100)
 	near("cpu_us_per_tx", m.CPUUs, 2400000.0/200)
 	near("cs_per_tx", m.CS, 1000.0/200)
-	near("read_kb_per_tx", m.ReadKB, 1.0/200)
-	near("write_kb_per_tx", m.WriteKB, 400.0/200)
+	near("read_kib_per_tx", m.ReadKiB, 1.0/200)
+	near("write_kib_per_tx", m.WriteKiB, 400.0/200)
 	near("fsync_per_tx", m.Fsync, 40.0/200)
 	near("binlog_bytes_per_tx", m.BinlogBytes, 600)
 	// ACK wait: 200 us x 100 + 400 us x 100 over 200 tx, over 1000 us.
@@ -228,6 +229,16 @@ func TestReadRunWhy(t *testing.T) {
 	}
 }
 
+func TestSmallSignificantDigits(t *testing.T) {
+	// One column, three significant digits, plain decimals: never 4.4e-05
+	// beside 0.00.
+	for v, want := range map[float64]string{0.000044: "0.0000440", 0: "0", 0.00119: "0.00119", 1.35: "1.35", 86.31: "86.3", 627.2: "627", 9641.4: "9641"} {
+		if got := small(v, 3); got != want {
+			t.Errorf("small(%v, 3) = %q, want %q", v, got, want)
+		}
+	}
+}
+
 func TestCostRowsMarks(t *testing.T) {
 	base := group("a", 1, cost("master", "master", func(c *Cost) { c.TPS, c.CPUUs, c.Fsync = 100, 100, 1 }))
 	g := group("b", 1.03, cost("master", "master", func(c *Cost) { c.TPS, c.CPUUs, c.Fsync = 103, 130, 1.02 }))
@@ -236,7 +247,7 @@ func TestCostRowsMarks(t *testing.T) {
 	if rows[0][3] != "100" || rows[0][4] != "100" {
 		t.Errorf("baseline row %q", rows[0])
 	}
-	if rows[1][3] != "103 (1.03x)" || rows[1][4] != "[130 (1.30x)]" || rows[1][8] != "1.020 (1.02x)" {
+	if rows[1][3] != "103 (1.03x)" || rows[1][4] != "[130 (1.30x)]" || rows[1][8] != "1.02 (1.02x)" {
 		t.Errorf("row %q", rows[1])
 	}
 }

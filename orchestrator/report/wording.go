@@ -80,12 +80,12 @@ func pText(g *Group) string {
 	return ""
 }
 
-// lagText is "s / tx" of the worst replica lag.
+// lagText is "s / tx" of the worst replica lag (0.5 s is not 0).
 func lagText(s, tx float64) string {
 	if math.IsNaN(s) && math.IsNaN(tx) {
 		return "—"
 	}
-	return num(s, 0) + " s / " + num(tx, 0) + " tx"
+	return num(s, 1) + " s / " + num(tx, 0) + " tx"
 }
 
 // semiText is the semi-sync health: async fallback time and commits made
@@ -94,14 +94,14 @@ func semiText(fallbackS, noTx float64) string {
 	if math.IsNaN(fallbackS) && math.IsNaN(noTx) {
 		return "—"
 	}
-	return num(fallbackS, 0) + " s / " + num(noTx, 0)
+	return num(fallbackS, 1) + " s / " + num(noTx, 0)
 }
 
 // steadyText says where a run's steady-state figure comes from.
 func steadyText(how string, r *Run) string {
 	switch how {
 	case "intervals":
-		return "mean of intervals after " + num(r.WarmupS, 0) + " s (" + r.WarmupHow + ")"
+		return "mean of intervals in " + r.Win.text()
 	case "final":
 		if r.Bench != nil && len(r.Bench.rates[r.tableMetric].Series) == 0 {
 			return "the tool's figure (no intervals)"
@@ -153,6 +153,11 @@ func (rep *Report) Summary() string {
 		}
 		for _, l := range t.fairnessLines() {
 			fmt.Fprintf(&b, "  %s\n", l)
+		}
+		for _, r := range t.Runs {
+			if r.usable() && len(r.Flags) > 0 {
+				fmt.Fprintf(&b, "  flagged: %s: %s\n", r.ID, strings.Join(r.Flags, "; "))
+			}
 		}
 		// Runs left out still have figures worth a glance (an interrupted
 		// run reported alone would otherwise show nothing).

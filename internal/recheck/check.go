@@ -1,0 +1,319 @@
+package recheck
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"sort"
+	"strconv"
+
+	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// Tolerance is how far a recomputed figure may be from the report's.
+const Tolerance = 0.01
+
+// Result is a recomputation: how many figures were compared and those
+// that differ beyond Tolerance.
+type Result struct {
+	Compared int
+	Problems []string
+	// Steady and Master are each run's recomputed client and master rates.
+	Steady, Master map[string]float64
+}
+
+func (res *Result) near(what string, report string, want, slack float64) {
+	got, err := strconv.ParseFloat(report, 64)
+	res.Compared++
+	switch {
+	case report == "" && math.IsNaN(want):
+	case err != nil:
+		res.Problems = append(res.Problems, fmt.Sprintf("%s: report says %q, recomputed %.6g", what, report, want))
+	case math.Abs(got-want) > Tolerance*math.Max(math.Abs(got), math.Abs(want))+slack:
+		res.Problems = append(res.Problems, fmt.Sprintf("%s: report %.6g, recomputed %.6g", what, got, want))
+	}
+}
+
+// Matrix recomputes the report of a matrix directory (results.csv and
+// why.json in out, as orch report wrote them) from its cells' raw files.
+func Matrix(dir, out string) (*Result, error) {
+	var m matrixFile
+	if err := readJSONFile(join(dir, "matrix.json"), &m); err != nil {
+		return nil, err
+	}
+	rows, err := readCSVFile(join(out, "results.csv"))
+	if err != nil {
+		return nil, err
+	}
+	var why whyFile
+	if err := readJSONFile(join(out, "why.json"), &why); err != nil {
+		return nil, err
+	}
+	res := &Result{Steady: map[string]float64{}, Master: map[string]float64{}}
+	byRun := map[string]map[string]string{}
+	for _, row := range rows {
+		if row["host_role"] == "" || row["host_role"] == "master" {
+			byRun[row["run"]] = row
+		}
+	}
+	runs := map[string][]*run{}
+	var labels []string
+	for _, c := range m.Cells {
+		row := byRun[c.ID]
+		if row == nil || row["in_statistics"] != "true" {
+			continue
+		}
+		warm := 0.0
+		if m.WarmupS != nil {
+			warm = *m.WarmupS
+		} else if warm, err = strconv.ParseFloat(row["warmup_s"], 64); err != nil {
+			return nil, fmt.Errorf("%s: warmup_s %q", c.ID, row["warmup_s"])
+		}
+		r, err := loadRun(join(dir, c.Dir), c.ID, c.Label, warm, row["metric"] == "writes/s")
+		if err != nil {
+			return nil, err
+		}
+		if _, ok := runs[c.Label]; !ok {
+			labels = append(labels, c.Label)
+		}
+		runs[c.Label] = append(runs[c.Label], r)
+		res.Steady[c.ID], res.Master[c.ID] = r.steady, r.master
+		res.checkRun(r, row, why.runHosts(c.ID))
+	}
+	base := m.Baseline
+	if base == "" && len(labels) > 0 {
+		base = labels[0]
+	}
+	for _, l := range labels {
+		res.checkGroup(l, runs[l], runs[base], l == base, byLabel(rows, l), why.groupHosts(l))
+	}
+	return res, nil
+}
+
+// checkRun compares one run's row of results.csv and its why.json hosts.
+func (res *Result) checkRun(r *run, row map[string]string, hosts map[string]map[string]any) {
+	id := r.id + " "
+	res.near(id+"steady", row["steady"], r.steady, 0)
+	res.near(id+"master tx/s (Replicas)", row["master_tx_ps"], r.master, 0)
+	res.near(id+"applied tx/s", row["replica_apply_tx_ps"], r.apply, 0)
+	// Lag figures near 0 are compared on the scale of the master's rate.
+	res.near(id+"lag at end tx", row["lag_end_tx"], r.lagEnd, Tolerance*r.master)
+	res.near(id+"lag growth tx/s", row["lag_growth_tx_ps"], r.lagGrowth, Tolerance*r.master)
+	res.near(id+"catch-up s", row["catchup_s"], r.catchUp, 0.0005)
+	res.near(id+"window s", row["run_s"], r.windowS, 0)
+	res.near(id+"sustained", row["sustained_metric"], r.sustained, 0)
+	for h, want := range r.costs {
+		got := hosts[h]
+		for _, k := range sortedNames(want) {
+			res.near(id+h+" "+k+" (Per transaction)", jsonNum(got[k]), want[k], 0)
+		}
+	}
+}
+
+// checkGroup compares a configuration's statistics, its replica means and
+// its verdict.
+func (res *Result) checkGroup(label string, rs, base []*run, isBase bool, row map[string]string, hosts map[string]map[string]any) {
+	steady, sust, master, apply, catchUp := field(rs, func(r *run) float64 { return r.steady }), field(rs, func(r *run) float64 { return r.sustained }),
+		field(rs, func(r *run) float64 { return r.master }), field(rs, func(r *run) float64 { return r.apply }), field(rs, func(r *run) float64 { return r.catchUp })
+	bSteady, bSust, bApply := field(base, func(r *run) float64 { return r.steady }), field(base, func(r *run) float64 { return r.sustained }),
+		field(base, func(r *run) float64 { return r.apply })
+	n := float64(len(steady))
+	mean, sd := stat.MeanStdDev(steady, nil)
+	l := label + " "
+	res.near(l+"n", row["label_n"], n, 0)
+	res.near(l+"mean", row["label_mean"], mean, 0)
+	res.near(l+"median", row["label_median"], median(steady), 0)
+	if n > 1 {
+		half := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: n - 1}.Quantile(0.975) * sd / math.Sqrt(n)
+		res.near(l+"sd", row["label_sd"], sd, 0)
+		res.near(l+"cv", row["label_cv"], sd/mean, 0)
+		res.near(l+"ci95 low", row["label_ci95_low"], mean-half, Tolerance*mean)
+		res.near(l+"ci95 high", row["label_ci95_high"], mean+half, Tolerance*mean)
+	}
+	res.near(l+"master tx/s", row["label_master_tx_ps"], stat.Mean(master, nil), 0)
+	res.near(l+"applied tx/s", row["label_replica_apply_tx_ps"], stat.Mean(apply, nil), 0)
+	res.near(l+"catch-up s", row["label_catchup_s"], stat.Mean(catchUp, nil), 0.0005)
+	res.near(l+"sustained", row["label_sustained_mean"], stat.Mean(sust, nil), 0)
+	for h, got := range hosts {
+		per := map[string][]float64{}
+		for _, r := range rs {
+			for k, v := range r.costs[h] {
+				if !math.IsNaN(v) {
+					per[k] = append(per[k], v)
+				}
+			}
+		}
+		for _, k := range sortedKeys(per) {
+			res.near(l+h+" "+k+" (Per transaction, mean of runs)", jsonNum(got[k]), stat.Mean(per[k], nil), 0)
+		}
+	}
+	if isBase {
+		return
+	}
+	ratio := mean / stat.Mean(bSteady, nil)
+	res.near(l+"ratio", row["ratio_vs_baseline"], ratio, 0)
+	res.near(l+"sustained ratio", row["sustained_ratio_vs_baseline"], stat.Mean(sust, nil)/stat.Mean(bSust, nil), 0)
+	res.near(l+"applied ratio", row["replica_apply_ratio_vs_baseline"], stat.Mean(apply, nil)/stat.Mean(bApply, nil), 0)
+	if p, ok := welch(steady, bSteady); ok {
+		res.near(l+"p", row["p_value"], p, 0)
+	}
+	if lo, hi, ok := fieller(steady, bSteady); ok {
+		res.near(l+"ratio ci95 low", row["ratio_ci95_low"], lo, 0)
+		res.near(l+"ratio ci95 high", row["ratio_ci95_high"], hi, 0)
+	}
+	// The verdict's own figures, as printed (two decimals).
+	if m := verdictRatios.FindStringSubmatch(row["verdict"]); m != nil {
+		res.near(l+"verdict ratio", m[1], ratio, 0.005)
+	} else {
+		res.Problems = append(res.Problems, fmt.Sprintf("%sverdict %q: no ratio", l, row["verdict"]))
+	}
+	if m := verdictApplied.FindStringSubmatch(row["verdict"]); m != nil {
+		res.near(l+"verdict applied ratio", m[1], stat.Mean(apply, nil)/stat.Mean(bApply, nil), 0.005)
+	}
+	if m := verdictSustained.FindStringSubmatch(row["verdict"]); m != nil {
+		res.near(l+"verdict sustained ratio", m[1], stat.Mean(sust, nil)/stat.Mean(bSust, nil), 0.005)
+	}
+}
+
+var (
+	verdictRatios    = regexp.MustCompile(`^\S+: ([0-9.]+)x `)
+	verdictApplied   = regexp.MustCompile(`replicas applied ([0-9.]+)x`)
+	verdictSustained = regexp.MustCompile(`, ([0-9.]+)x sustained`)
+)
+
+// welch is Welch's two-sided p.
+func welch(a, b []float64) (float64, bool) {
+	if len(a) < 2 || len(b) < 2 {
+		return 0, false
+	}
+	ma, va := stat.MeanVariance(a, nil)
+	mb, vb := stat.MeanVariance(b, nil)
+	sa, sb := va/float64(len(a)), vb/float64(len(b))
+	if sa+sb == 0 {
+		return 0, false
+	}
+	df := (sa + sb) * (sa + sb) / (sa*sa/float64(len(a)-1) + sb*sb/float64(len(b)-1))
+	t := math.Abs(ma-mb) / math.Sqrt(sa+sb)
+	return 2 * (1 - distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.CDF(t)), true
+}
+
+// fieller is Fieller's 95% interval of mean(a)/mean(b), the t with
+// Welch-Satterthwaite's degrees of freedom of va + r²vb (the README's).
+func fieller(a, b []float64) (lo, hi float64, ok bool) {
+	if len(a) < 2 || len(b) < 2 {
+		return 0, 0, false
+	}
+	ma, sa := stat.MeanVariance(a, nil)
+	mb, sb := stat.MeanVariance(b, nil)
+	va, vb := sa/float64(len(a)), sb/float64(len(b))
+	r := ma / mb
+	df := (va + r*r*vb) * (va + r*r*vb) / (va*va/float64(len(a)-1) + r*r*r*r*vb*vb/float64(len(b)-1))
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(0.975)
+	den := mb*mb - t*t*vb
+	disc := t*t*(va*mb*mb+vb*ma*ma) - t*t*t*t*va*vb
+	if den <= 0 || disc < 0 {
+		return 0, 0, false
+	}
+	return (ma*mb - math.Sqrt(disc)) / den, (ma*mb + math.Sqrt(disc)) / den, true
+}
+
+func field(rs []*run, f func(*run) float64) []float64 {
+	out := make([]float64, 0, len(rs))
+	for _, r := range rs {
+		out = append(out, f(r))
+	}
+	return out
+}
+
+func median(xs []float64) float64 {
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+func byLabel(rows []map[string]string, label string) map[string]string {
+	for _, r := range rows {
+		if r["label"] == label && r["in_statistics"] == "true" {
+			return r
+		}
+	}
+	return map[string]string{}
+}
+
+func sortedKeys(m map[string][]float64) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func sortedNames(m map[string]float64) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// whyFile is the part of why.json compared: each run's and each
+// configuration's hosts.
+type whyFile struct {
+	Tables []struct {
+		Configurations []struct {
+			Label string           `json:"label"`
+			Hosts []map[string]any `json:"hosts"`
+		} `json:"configurations"`
+		Runs []struct {
+			Run   string           `json:"run"`
+			Hosts []map[string]any `json:"hosts"`
+		} `json:"runs"`
+	} `json:"tables"`
+}
+
+func hostsByName(hs []map[string]any) map[string]map[string]any {
+	out := map[string]map[string]any{}
+	for _, h := range hs {
+		if name, ok := h["host"].(string); ok {
+			out[name] = h
+		}
+	}
+	return out
+}
+
+func (w whyFile) runHosts(id string) map[string]map[string]any {
+	for _, t := range w.Tables {
+		for _, r := range t.Runs {
+			if r.Run == id {
+				return hostsByName(r.Hosts)
+			}
+		}
+	}
+	return nil
+}
+
+func (w whyFile) groupHosts(label string) map[string]map[string]any {
+	for _, t := range w.Tables {
+		for _, g := range t.Configurations {
+			if g.Label == label {
+				return hostsByName(g.Hosts)
+			}
+		}
+	}
+	return nil
+}
+
+// jsonNum is a why.json number as text ("" for null or absent).
+func jsonNum(v any) string {
+	if f, ok := v.(float64); ok {
+		return strconv.FormatFloat(f, 'g', -1, 64)
+	}
+	return ""
+}

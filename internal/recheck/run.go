@@ -1,0 +1,317 @@
+package recheck
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"time"
+)
+
+// span is a stretch of load seconds an instrument touched.
+type span struct{ from, to float64 }
+
+// run is one cell recomputed from its raw files.
+type run struct {
+	id, label string
+	roles     map[string]string // host -> master, slave, loadbox
+	client    []clientLine
+	total     float64
+	spans     []span
+	mysql, os map[string]*table
+	offset    float64 // the load's start on the monitors' clock
+	catchUp   float64 // slowest slave, seconds (NaN: not waited for)
+
+	delta  float64      // the client's clock shift onto load seconds
+	kept   [][2]float64 // the window's seconds, load clock
+	steady float64
+	// Replicas table figures.
+	master, apply, lagEnd, lagGrowth, windowS, sustained float64
+	// costs: host -> per-transaction figure (why.json names) of the window.
+	costs map[string]map[string]float64
+}
+
+// loadRun reads a cell's raw files; warm is the warm-up (client seconds).
+func loadRun(dir, id, label string, warm float64, writes bool) (*run, error) {
+	r := &run{id: id, label: label, roles: map[string]string{}, mysql: map[string]*table{}, os: map[string]*table{}, catchUp: math.NaN()}
+	var man manifestFile
+	if err := readJSONFile(join(dir, "manifest.json"), &man); err != nil {
+		return nil, err
+	}
+	var res resultsFile
+	if err := readJSONFile(join(dir, "results.json"), &res); err != nil {
+		return nil, err
+	}
+	evs, err := readEvents(join(dir, "events.jsonl"))
+	if err != nil {
+		return nil, err
+	}
+	var zero, loadStart, loadEnd time.Time
+	if res.Monitor != nil {
+		zero = res.Monitor.Start
+	}
+	open := map[string]time.Time{}
+	var stacks [][2]time.Time
+	for _, e := range evs {
+		switch e.Kind {
+		case "monitor_start":
+			if zero.IsZero() {
+				zero = e.T
+			}
+		case "load_start":
+			loadStart = e.T
+		case "load_end":
+			loadEnd = e.T
+		case "stacks_start":
+			open[e.Host] = e.T
+		case "stacks_end":
+			if t0, ok := open[e.Host]; ok {
+				stacks = append(stacks, [2]time.Time{t0, e.T})
+				delete(open, e.Host)
+			}
+		}
+	}
+	if loadStart.IsZero() {
+		loadStart = zero
+	}
+	r.offset = loadStart.Sub(zero).Seconds()
+	for _, s := range stacks {
+		if !loadEnd.IsZero() && !s[0].Before(loadEnd) {
+			continue // a profiling tail after the load
+		}
+		r.spans = append(r.spans, span{s[0].Sub(loadStart).Seconds(), s[1].Sub(loadStart).Seconds()})
+	}
+	for _, h := range man.Inventory.Hosts {
+		r.roles[h.Name] = h.Role
+		if r.mysql[h.Name], err = readTable(join(dir, "timeseries", h.Name+"-mysql.csv")); err != nil {
+			return nil, err
+		}
+		if r.os[h.Name], err = readTable(join(dir, "timeseries", h.Name+"-os.csv")); err != nil {
+			return nil, err
+		}
+	}
+	if res.CatchUp != nil {
+		r.catchUp = 0
+		for _, s := range res.CatchUp.Slaves {
+			ns := s.WaitedNS
+			if s.CatchUpNS != nil {
+				ns = *s.CatchUpNS
+			}
+			r.catchUp = math.Max(r.catchUp, float64(ns)/1e9)
+		}
+	}
+	if r.client, r.total, err = readClient(join(dir, "benchmark", "run.txt")); err != nil {
+		return nil, err
+	}
+	if len(r.client) == 0 {
+		return nil, fmt.Errorf("%s: no interval lines in benchmark/run.txt", id)
+	}
+	r.compute(warm, writes)
+	return r, nil
+}
+
+// counter is a host's transaction counter (gtid_pos) at load seconds.
+func (r *run) counter(host string) [][2]float64 {
+	tb := r.mysql[host]
+	if tb == nil {
+		return nil
+	}
+	var out [][2]float64
+	for _, row := range tb.rows {
+		t, ok1 := tb.get(row, "elapsed_s")
+		seq, ok2 := gtidSeq(row[tb.idx["gtid_pos"]])
+		if ok1 && ok2 {
+			out = append(out, [2]float64{t - r.offset, seq})
+		}
+	}
+	return out
+}
+
+// at interpolates a counter linearly (clamped to its samples).
+func at(c [][2]float64, t float64) float64 {
+	n := len(c)
+	switch {
+	case n == 0:
+		return math.NaN()
+	case t <= c[0][0]:
+		return c[0][1]
+	case t >= c[n-1][0]:
+		return c[n-1][1]
+	}
+	i := sort.Search(n, func(i int) bool { return c[i][0] >= t })
+	f := (t - c[i-1][0]) / (c[i][0] - c[i-1][0])
+	return c[i-1][1] + f*(c[i][1]-c[i-1][1])
+}
+
+func (r *run) masterHost() string {
+	for h, role := range r.roles {
+		if role == "master" {
+			return h
+		}
+	}
+	return "master"
+}
+
+// compute finds the clock shift, the window's seconds and the figures.
+func (r *run) compute(warm float64, writes bool) {
+	step := 1.0 // --report-interval=1
+	master := r.counter(r.masterHost())
+	// The shift: brute force over -1..3 s by 0.01 s, least squares of the
+	// client's transactions per interval against the master's counter.
+	best := math.Inf(1)
+	for i := -100; i <= 300; i++ {
+		d := float64(i) / 100
+		sse, n := 0.0, 0
+		for _, l := range r.client {
+			a, b := l.t-step+d, l.t+d
+			if len(master) < 2 || a < master[0][0] || b > master[len(master)-1][0] {
+				continue
+			}
+			e := l.tps*step - (at(master, b) - at(master, a))
+			sse += e * e
+			n++
+		}
+		if n >= 5 && sse/float64(n) < best {
+			best, r.delta = sse/float64(n), d
+		}
+	}
+	last := r.client[len(r.client)-1].t
+	var sum float64
+	for _, l := range r.client {
+		a, b := l.t-step+r.delta, l.t+r.delta
+		if l.t <= warm || l.t > last || r.touches(a, b) {
+			continue
+		}
+		r.kept = append(r.kept, [2]float64{a, b})
+		v := l.tps
+		if writes {
+			v = l.writes
+		}
+		sum += v
+	}
+	r.windowS = float64(len(r.kept)) * step
+	r.steady = sum / float64(len(r.kept))
+	r.costs = map[string]map[string]float64{}
+	r.apply, r.lagEnd = math.NaN(), math.Inf(-1)
+	for h, role := range r.roles {
+		if role == "loadbox" || r.mysql[h] == nil {
+			continue
+		}
+		c := r.hostCosts(h)
+		r.costs[h] = c
+		switch role {
+		case "master":
+			r.master = c["host_tps"]
+		case "slave":
+			if math.IsNaN(r.apply) || c["host_tps"] < r.apply {
+				r.apply = c["host_tps"]
+			}
+			if lag, slope, ok := r.lag(h); ok && lag > r.lagEnd {
+				r.lagEnd, r.lagGrowth = lag, slope
+			}
+		}
+	}
+	r.sustained = r.steady * r.windowS / (r.windowS + r.catchUp)
+}
+
+func (r *run) touches(a, b float64) bool {
+	for _, s := range r.spans {
+		if a < s.to && b > s.from {
+			return true
+		}
+	}
+	return false
+}
+
+// inKept reports whether load time t is inside the window's seconds.
+func (r *run) inKept(t float64) bool {
+	for _, k := range r.kept {
+		if t > k[0] && t <= k[1] {
+			return true
+		}
+	}
+	return false
+}
+
+// overlap integrates a per-second column of tb over the window's seconds:
+// each row's value holds over (t - interval_s, t].
+func (r *run) overlap(tb *table, value func(row []string) (float64, bool)) float64 {
+	if tb == nil {
+		return math.NaN()
+	}
+	sum, any := 0.0, false
+	for _, row := range tb.rows {
+		t, ok1 := tb.get(row, "elapsed_s")
+		dt, ok2 := tb.get(row, "interval_s")
+		v, ok3 := value(row)
+		if !ok1 || !ok2 || !ok3 {
+			continue
+		}
+		t -= r.offset
+		for _, k := range r.kept {
+			if o := math.Min(t, k[1]) - math.Max(t-dt, k[0]); o > 0 {
+				sum += v * o
+				any = true
+			}
+		}
+	}
+	if !any {
+		return math.NaN()
+	}
+	return sum
+}
+
+func col(tb *table, names ...string) func(row []string) (float64, bool) {
+	return func(row []string) (float64, bool) {
+		sum, any := 0.0, false
+		for _, n := range names {
+			if v, ok := tb.get(row, n); ok {
+				sum += v
+				any = true
+			}
+		}
+		return sum, any
+	}
+}
+
+// hostCosts is a host's transactions per second and per-transaction
+// costs over the window.
+func (r *run) hostCosts(h string) map[string]float64 {
+	c := r.counter(h)
+	tx := 0.0
+	for _, k := range r.kept {
+		tx += at(c, k[1]) - at(c, k[0])
+	}
+	my, osr := r.mysql[h], r.os[h]
+	out := map[string]float64{"host_tps": tx / r.windowS}
+	per := func(tb *table, scale float64, names ...string) float64 {
+		if tb == nil {
+			return math.NaN()
+		}
+		return r.overlap(tb, col(tb, names...)) * scale / tx
+	}
+	out["fsync_per_tx"] = per(my, 1, "innodb_data_fsyncs_ps", "rocksdb_wal_synced_ps", "tokudb_fsyncs_ps")
+	out["binlog_bytes_per_tx"] = per(my, 1, "binlog_bytes_written_bps")
+	out["cpu_us_per_tx"] = per(osr, 1, "server_cpu_us_ps")
+	out["cs_per_tx"] = per(osr, 1, "server_vcs_ps", "server_ivcs_ps")
+	out["write_kib_per_tx"] = per(osr, 1.0/1024, "server_write_bps")
+	return out
+}
+
+// lag is a slave's lag_tx at the window's last sample and its
+// least-squares slope over the window's samples.
+func (r *run) lag(h string) (end, slope float64, ok bool) {
+	tb := r.mysql[h]
+	var sx, sy, sxx, sxy, n float64
+	for _, row := range tb.rows {
+		t, ok1 := tb.get(row, "elapsed_s")
+		v, ok2 := tb.get(row, "lag_tx")
+		if !ok1 || !ok2 || !r.inKept(t-r.offset) {
+			continue
+		}
+		t -= r.offset
+		end, ok = v, true
+		sx, sy, sxx, sxy, n = sx+t, sy+v, sxx+t*t, sxy+t*v, n+1
+	}
+	slope = (n*sxy - sx*sy) / (n*sxx - sx*sx)
+	return end, slope, ok
+}

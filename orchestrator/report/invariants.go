@@ -1,0 +1,132 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Invariants a run's figures must satisfy. A run that violates one keeps
+// its figures but is flagged in the Runs table, results.csv and the n of
+// its configuration: never silently averaged.
+const (
+	// MaxClientServerGap: the client's transaction rate and the master's
+	// commit rate over the same window differ by at most this share (one
+	// commit per transaction: a bigger gap means one of them did not
+	// measure the load).
+	MaxClientServerGap = 0.01
+	// MaxCatchUpSpeedup: a catch-up that implies applying the final lag
+	// this many times faster than any apply rate the slave showed is not
+	// a catch-up time (it was measured from too late a start).
+	MaxCatchUpSpeedup = 3.0
+	// sustainedSlack is rounding: sustained may exceed steady by this share.
+	sustainedSlack = 0.005
+)
+
+// checkInvariants sets r.Flags from its figures (after runReplicas).
+func (t *Table) checkInvariants(r *Run) {
+	r.Flags = nil
+	if r.Bench == nil {
+		return
+	}
+	if miss, of := r.missingIntervals(t.Metric); miss > 0 {
+		r.Flags = append(r.Flags, fmt.Sprintf("incomplete: %d of %d intervals missing", miss, of))
+	}
+	steady, _ := t.steadyOf(r)
+	f := r.Repl
+	if !t.LowerIsBetter && f.Sustained > steady*(1+sustainedSlack) {
+		r.Flags = append(r.Flags, fmt.Sprintf("sustained %s above steady %s", num(f.Sustained, 2), num(steady, 2)))
+	}
+	if tps, how := r.Bench.steady(metricTPS, r.Win); how == "intervals" && f.MasterTxPS > 0 && tps > 0 {
+		if gap := math.Abs(tps/f.MasterTxPS - 1); gap > MaxClientServerGap {
+			r.Flags = append(r.Flags, fmt.Sprintf("client %s tps vs master %s tx/s in the window (%s apart)", num(tps, 0), num(f.MasterTxPS, 0), pct(gap)))
+		}
+	}
+	for _, rp := range r.Replicas {
+		if s := rp.catchUpFlag(r.Win); s != "" {
+			r.Flags = append(r.Flags, s)
+		}
+	}
+}
+
+// missingIntervals is how many of the intervals the client should have
+// printed over its duration it did not (0 when it cannot tell).
+func (r *Run) missingIntervals(metric string) (missing, of int) {
+	rt, ok := r.benchRate(metric)
+	if !ok || rt.plotOnly || len(rt.Series) == 0 || math.IsNaN(r.Bench.DurationS) {
+		return 0, 0
+	}
+	step := stepOf(rt.Series)
+	of = int(math.Floor(r.Bench.DurationS/step + 0.01))
+	return max(0, of-len(rt.Series)), of
+}
+
+// catchUpFlag says when a slave's catch-up is inconsistent with its lag at
+// the window's end: applying it in that time would take an apply rate far
+// above any the slave showed.
+func (rp Replica) catchUpFlag(w Window) string {
+	if math.IsNaN(rp.CatchUpS) || !rp.CaughtUp {
+		return ""
+	}
+	lag := rp.BehindTx
+	if math.IsNaN(lag) {
+		lag = rp.my.last("lag_tx", w)
+	}
+	fastest := rp.my.max("gtid_tx_ps", allTime)
+	if math.IsNaN(lag) || lag <= 0 || math.IsNaN(fastest) || fastest <= 0 {
+		return ""
+	}
+	implied := math.Inf(1)
+	if rp.CatchUpS > 0 {
+		implied = lag / rp.CatchUpS
+	}
+	if implied <= MaxCatchUpSpeedup*fastest {
+		return ""
+	}
+	return fmt.Sprintf("catch-up %s of %s with %s tx behind implies %s tx/s, above %sx the fastest apply seen (%s tx/s)",
+		secs(rp.CatchUpS), rp.Host, kilo(lag), kilo(implied), strconv.FormatFloat(MaxCatchUpSpeedup, 'f', -1, 64), kilo(fastest))
+}
+
+// flagText is the Runs table's invariants cell.
+func flagText(r *Run) string {
+	if r.Bench == nil {
+		return "—"
+	}
+	if len(r.Flags) == 0 {
+		return "ok"
+	}
+	return "FLAGGED: " + strings.Join(r.Flags, "; ")
+}
+
+// steadyCell is a run's steady rate, saying when intervals are missing.
+func steadyCell(v float64, r *Run) string {
+	s := num(v, 2)
+	for _, f := range r.Flags {
+		if strings.HasPrefix(f, "incomplete: ") {
+			s += " (" + f + ")"
+		}
+	}
+	return s
+}
+
+// flagged counts a group's runs in the statistics that violate an
+// invariant.
+func (g *Group) flagged() int {
+	n := 0
+	for _, r := range g.Runs {
+		if r.usable() && len(r.Flags) > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// nText is the Configurations n cell: "2", or "2 (1 flagged)".
+func nText(g *Group) string {
+	s := strconv.Itoa(g.Rate.N)
+	if k := g.flagged(); k > 0 {
+		s += fmt.Sprintf(" (%d flagged)", k)
+	}
+	return s
+}

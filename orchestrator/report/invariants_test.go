@@ -1,0 +1,102 @@
+package report
+
+import (
+	"math"
+	"strings"
+	"testing"
+	"time"
+)
+
+func secondsD(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+
+func TestCatchUpInconsistentWithTheFinalLagIsFlagged(t *testing.T) {
+	// The run: 4161 transactions behind at the last sample, a
+	// 98 ms catch-up: 42k tx/s, 7x the fastest apply seen (6000 tx/s).
+	my := monitorCSV(nil, map[string][]float64{"gtid_tx_ps": {5000, 6000, 5500}, "lag_tx": {1000, 3000, 4161}})
+	rp := Replica{Host: "slave1", my: my, CatchUpS: 0.098, CaughtUp: true, BehindTx: nan()}
+	got := rp.catchUpFlag(loadWindow(0, 3))
+	if !strings.Contains(got, "catch-up 98 ms of slave1 with 4.2k tx behind implies 42.5k tx/s, above 3x the fastest apply seen (6k tx/s)") {
+		t.Errorf("flag = %q", got)
+	}
+	// 1 s to apply 4161 transactions at up to 6000/s: consistent.
+	rp.CatchUpS = 1
+	if got := rp.catchUpFlag(loadWindow(0, 3)); got != "" {
+		t.Errorf("consistent catch-up flagged: %q", got)
+	}
+	// Newer runs say how far behind the slave was when the wait began.
+	rp.CatchUpS, rp.BehindTx = 0.001, 0
+	if got := rp.catchUpFlag(loadWindow(0, 3)); got != "" {
+		t.Errorf("caught up at the wait's start, flagged: %q", got)
+	}
+}
+
+func TestMissingIntervalsAreCounted(t *testing.T) {
+	r := &Run{Bench: &Bench{DurationS: 20.0055, rates: map[string]rate{metricWrites: {Series: perSecond(make([]float64, 19)...)}}}}
+	if miss, of := r.missingIntervals(metricWrites); miss != 1 || of != 20 {
+		t.Errorf("missing %d of %d, want 1 of 20", miss, of)
+	}
+	r.Bench.rates[metricWrites] = rate{Series: perSecond(make([]float64, 20)...)}
+	if miss, _ := r.missingIntervals(metricWrites); miss != 0 {
+		t.Errorf("20 of 20 intervals: %d missing", miss)
+	}
+}
+
+func TestInstrumentsText(t *testing.T) {
+	for _, c := range []struct {
+		mon        bool
+		stacks, in string
+		want       string
+	}{
+		{true, "off", "", "monitors on, no stack sampling"},
+		{true, "gdb", "tail", "monitors on, stacks gdb in the profiling tail after the load"},
+		{false, "perf", "load", "monitors off, stacks perf inside the load (excluded)"},
+	} {
+		if got := instrumentsText(c.mon, c.stacks, c.in); got != c.want {
+			t.Errorf("%v %q %q: %q, want %q", c.mon, c.stacks, c.in, got, c.want)
+		}
+	}
+}
+
+func TestLoadBoundsAndProfilingTail(t *testing.T) {
+	// Monitors from 0, the load from 0.5 s to 20.5 s; stack sampling once
+	// inside the load (10.5-12.5 on the monitors' clock) and once in the
+	// profiling tail after it.
+	t0 := mustTime(t, "2026-12-01T20:00:00Z")
+	at := func(s float64) Event { return Event{T: t0.Add(secondsD(s))} }
+	evs := []Event{at(0), at(0.5), at(10.5), at(12.5), at(20.5), at(25), at(27)}
+	kinds := []string{"monitor_start", "load_start", "stacks_start", "stacks_end", "load_end", "stacks_start", "stacks_end"}
+	for i := range evs {
+		evs[i].Kind, evs[i].Host = kinds[i], "master"
+	}
+	off, end := loadBounds(evs, t0)
+	if off != 0.5 || end != 20 {
+		t.Fatalf("load from %v s on the monitors' clock for %v s, want 0.5 and 20", off, end)
+	}
+	in := instrumentSpans(spans(evs, t0), off, end)
+	if len(in) != 1 || in[0].From != 10 || in[0].To != 12 {
+		t.Errorf("excluded spans %+v, want one at 10-12 s of the load", in)
+	}
+}
+
+func TestAlignOffsetFindsTheClientsShift(t *testing.T) {
+	// The master commits at a varying rate, sampled each second; the
+	// client started 0.3 s after the load: its interval ending at T is the
+	// master's (T-0.7, T+0.3].
+	rates := []float64{1000, 3000, 2000, 5000, 1000, 4000, 2500, 3500, 1500, 4500, 3000, 2000}
+	master := monitorCSV(nil, map[string][]float64{"gtid_tx_ps": rates})
+	cum := master.cumulative(master.reader("gtid_tx_ps"))
+	var client []Point
+	for T := 1.0; T <= 10; T++ {
+		a, _ := cumAt(cum, T-0.7)
+		b, _ := cumAt(cum, T+0.3)
+		client = append(client, Point{T, b - a})
+	}
+	if d := alignOffset(client, master); math.Abs(d-0.3) > 0.011 {
+		t.Errorf("shift %v, want 0.3", d)
+	}
+	// A read-only load commits nothing on the master: no shift.
+	idle := monitorCSV(nil, map[string][]float64{"gtid_tx_ps": make([]float64, 12)})
+	if d := alignOffset(client, idle); d != 0 {
+		t.Errorf("shift against an idle master %v, want 0", d)
+	}
+}

@@ -1,0 +1,150 @@
+package report
+
+import (
+	"bytes"
+	"encoding/csv"
+	"math"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// mdTables splits report.md into its tables by the heading above each:
+// heading -> rows of cells (header first).
+func mdTables(md string) map[string][][]string {
+	out := map[string][][]string{}
+	heading := ""
+	for _, line := range strings.Split(md, "\n") {
+		switch {
+		case strings.HasPrefix(line, "#"):
+			heading = strings.TrimSpace(strings.TrimLeft(line, "#"))
+		case strings.HasPrefix(line, "| ---"):
+		case strings.HasPrefix(line, "|"):
+			var cells []string
+			for _, c := range strings.Split(strings.Trim(line, "|"), " | ") {
+				cells = append(cells, strings.TrimSpace(c))
+			}
+			out[heading] = append(out[heading], cells)
+		}
+	}
+	return out
+}
+
+// leadNum is the first number of a cell ("**7867 (0.82x)**" -> 7867).
+var leadNum = regexp.MustCompile(`-?[0-9]+(\.[0-9]+)?`)
+
+func cellNum(s string) float64 {
+	v, err := strconv.ParseFloat(leadNum.FindString(s), 64)
+	if err != nil {
+		return math.NaN()
+	}
+	return v
+}
+
+// column is the cells of the column whose header starts with name, by the
+// row's first cell (the label or run).
+func column(rows [][]string, name string, key func(row []string) string) map[string]float64 {
+	out := map[string]float64{}
+	if len(rows) == 0 {
+		return out
+	}
+	for i, h := range rows[0] {
+		if strings.HasPrefix(h, name) {
+			for _, r := range rows[1:] {
+				if k := key(r); k != "" {
+					out[k] = cellNum(r[i])
+				}
+			}
+		}
+	}
+	return out
+}
+
+// TestMasterRateAgreesAcrossSections: over every fixture with time
+// series, the master's rate of a configuration printed in the
+// Configurations, Replicas and Per-transaction tables, and of a run in
+// the Runs table and results.csv (steady, master_tx_ps, the master's
+// host_tps), agree within 1%, unless the report flags that run's client
+// and master as disagreeing.
+func TestMasterRateAgreesAcrossSections(t *testing.T) {
+	for _, in := range []string{matrixDir, demoDir, "testdata/runs/20261129T221023Z-pure-random-writes-innodb"} {
+		rep := build(t, Options{}, in)
+		var md, csvb bytes.Buffer
+		if err := rep.WriteMarkdown(&md); err != nil {
+			t.Fatal(err)
+		}
+		if err := rep.WriteCSV(&csvb); err != nil {
+			t.Fatal(err)
+		}
+		name := filepath.Base(in)
+		tabs := mdTables(md.String())
+		first := func(r []string) string { return r[0] }
+		masterRow := func(r []string) string {
+			if len(r) > 2 && r[2] == "master" {
+				return r[0]
+			}
+			return ""
+		}
+		tb := rep.Tables[0]
+		conf := column(tabs["Configurations"], tb.Metric+" mean", first)
+		repl := column(tabs["Replicas"], "master tx/s", first)
+		cost := column(tabs["Per transaction"], "tx/s", masterRow)
+		disagree := map[string]bool{}
+		for _, g := range tb.Groups {
+			for _, r := range g.Runs {
+				for _, f := range r.Flags {
+					if strings.HasPrefix(f, "client ") {
+						disagree[g.Label], disagree[r.ID] = true, true
+					}
+				}
+			}
+		}
+		agree := func(what string, a, b float64, key string) {
+			t.Helper()
+			if disagree[key] || math.IsNaN(a) || math.IsNaN(b) {
+				return
+			}
+			if math.Abs(a/b-1) > 0.01 {
+				t.Errorf("%s: %s: %v vs %v", name, what, a, b)
+			}
+		}
+		checked := 0
+		for label, c := range conf {
+			if r, ok := repl[label]; ok {
+				agree(label+" Configurations vs Replicas", c, r, label)
+				checked++
+			}
+			if p, ok := cost[label]; ok {
+				agree(label+" Configurations vs Per transaction", c, p, label)
+				checked++
+			}
+		}
+		runs := column(tabs["Runs"], tb.Metric+" steady", first)
+		recs, err := csv.NewReader(&csvb).ReadAll()
+		if err != nil {
+			t.Fatal(err)
+		}
+		idx := map[string]int{}
+		for i, h := range recs[0] {
+			idx[h] = i
+		}
+		for _, rec := range recs[1:] {
+			if rec[idx["host_role"]] != "master" || rec[idx["in_statistics"]] != "true" {
+				continue
+			}
+			id := rec[idx["run"]]
+			steady, _ := strconv.ParseFloat(rec[idx["steady"]], 64)
+			mtx, _ := strconv.ParseFloat(rec[idx["master_tx_ps"]], 64)
+			htps, _ := strconv.ParseFloat(rec[idx["host_tps"]], 64)
+			agree(id+" Runs vs results.csv steady", runs[id], steady, id)
+			agree(id+" steady vs master_tx_ps", steady, mtx, id)
+			agree(id+" master_tx_ps vs host_tps", mtx, htps, "")
+			checked += 3
+		}
+		if checked < 3 {
+			t.Errorf("%s: only %d comparisons", name, checked)
+		}
+	}
+}
