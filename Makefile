@@ -14,12 +14,13 @@ build:
 
 # The main job on the local lab: install what is needed, bring the lab up, check it,
 # configure semi-sync replication, and compare InnoDB with MyRocks on a shortened
-# pure-random-writes (two repetitions each); the report's paths are printed at the end.
+# pure-random-writes, in rounds until the ratio's 95% interval is within ±10% (3 to 4
+# rounds); the report's paths and its answer are printed at the end.
 demo: lab-deps build
 	./$(BIN) lab up --inventory $(LAB_INV)
 	./$(BIN) check -i $(LAB_INV)
 	./$(BIN) up -i $(LAB_INV) --engine innodb
-	./$(BIN) matrix -i $(LAB_INV) --engines=innodb,rocksdb --repeat 2 --workload pure-random-writes \
+	./$(BIN) matrix -i $(LAB_INV) --engines=innodb,rocksdb --precision 10% --max-repeat 4 --workload pure-random-writes \
 	  --tables 4 --threads 16 --time 20 --table-size 10000 --warmup 5
 
 # Everything CI runs: format, vet, unit tests, then integration tests on a fresh lab
@@ -55,9 +56,10 @@ fuzz:
 # runs when the lab is up (make lab-up).
 bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./orchestrator/executor/
+	$(GO) test -run '^$$' -bench StoppingRule -benchtime 1x ./orchestrator/stats/
 	@if [ -f $(LAB_INV) ]; then \
 	  ORCH_LAB_INVENTORY=$(CURDIR)/$(LAB_INV) ORCH_BIN=$(CURDIR)/$(BIN) \
-	    $(GO) test -run '^$$' -bench 'UpCriticalPath|MatrixCellOverhead|StackSampling|MatrixClusters' -benchtime 1x ./integration/ && \
+	    $(GO) test -run '^$$' -bench 'UpCriticalPath|MatrixCellOverhead|StackSampling|MatrixClusters|TimeToDecision' -benchtime 1x ./integration/ && \
 	  ORCH_TEST_LAB_INVENTORY=$(CURDIR)/$(LAB_INV) ORCH_TEST_LAB_STATE_DIR=/var/lib/orch-lab \
 	    $(GO) test -run '^$$' -bench LabMonitorOverhead -benchtime 1x ./orchestrator/monitor/; \
 	else echo "bench: no lab ($(LAB_INV)); run make lab-up for the orch up benchmark"; fi

@@ -6,6 +6,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/orch-bench/orch/orchestrator/matrix"
+	"github.com/orch-bench/orch/orchestrator/report"
+	"github.com/orch-bench/orch/orchestrator/stats"
 )
 
 // --noise-floor values besides a directory.
@@ -49,5 +51,16 @@ func planNoiseFloor(cmd *cobra.Command, m *matrix.Matrix, flag, root string) err
 		return usagef("matrix: --noise-floor %s: %v", dir, err)
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "Noise floor: A/A matrix %s (the report says which verdicts lie inside it)\n", m.NoiseFloor)
+	if u := m.Until; u != nil {
+		// What the floor's noise says the rule will take.
+		if cv, err := report.NoiseCV(dir); err == nil {
+			n, ok := stats.ExpectedRounds(cv, u.Precision, u.MinRounds, u.MaxRounds)
+			word := fmt.Sprintf("about %d rounds", n)
+			if !ok {
+				word = fmt.Sprintf("more than --max-repeat %d rounds", u.MaxRounds)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "Expected: %s to reach ±%g%% (the noise floor's runs vary by CV %.1f%%)\n", word, 100*u.Precision, 100*cv)
+		}
+	}
 	return nil
 }

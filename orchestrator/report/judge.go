@@ -123,3 +123,29 @@ func (t *Table) ruleLine() string {
 
 // pctPlain is 0.1 as "10%".
 func pctPlain(x float64) string { return strconv.FormatFloat(100*x, 'g', 4, 64) + "%" }
+
+// NoiseCV is the run-to-run coefficient of variation an A/A matrix
+// measured (its arms' CVs pooled as the root mean square), for planning
+// how many rounds a stopping rule will need.
+func NoiseCV(dir string) (float64, error) {
+	in, err := Load([]string{dir})
+	if err != nil {
+		return math.NaN(), err
+	}
+	rep, err := Build(in, Options{})
+	if err != nil {
+		return math.NaN(), err
+	}
+	sum, n := 0.0, 0
+	for _, t := range rep.Tables {
+		for _, g := range t.Groups {
+			if !math.IsNaN(g.CV) {
+				sum, n = sum+g.CV*g.CV, n+1
+			}
+		}
+	}
+	if n == 0 {
+		return math.NaN(), fmt.Errorf("%s: no configuration with two runs or more", dir)
+	}
+	return math.Sqrt(sum / float64(n)), nil
+}

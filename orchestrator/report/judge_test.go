@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -91,5 +92,40 @@ func TestMatrixWithStoppingRule(t *testing.T) {
 	}
 	if !strings.Contains(g.Verdict, "±90%") {
 		t.Errorf("verdict lacks the equivalence outcome: %s", g.Verdict)
+	}
+}
+
+// The pooled CV of the A/A fixture's arms, recomputed from their runs.
+func TestNoiseCV(t *testing.T) {
+	root := t.TempDir()
+	dir := aaFixture(t, root)
+	cv, err := NoiseCV(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := Load([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Build(in, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Each arm's CV by hand: the sample sd (n-1) over the mean.
+	var sq []float64
+	for _, g := range rep.Tables[0].Groups {
+		mean, ss := 0.0, 0.0
+		for _, x := range g.Steady {
+			mean += x / float64(len(g.Steady))
+		}
+		for _, x := range g.Steady {
+			ss += (x - mean) * (x - mean)
+		}
+		c := math.Sqrt(ss/float64(len(g.Steady)-1)) / mean
+		sq = append(sq, c*c)
+	}
+	want := math.Sqrt((sq[0] + sq[1]) / 2)
+	if math.Abs(cv-want) > 1e-12 || !(cv > 0) {
+		t.Errorf("NoiseCV = %v, want %v", cv, want)
 	}
 }

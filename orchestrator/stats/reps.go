@@ -51,3 +51,23 @@ func RunsNeeded(a, b Sample, alpha float64) int {
 	}
 	return hi
 }
+
+// ExpectedRounds is how many rounds a comparison of two configurations
+// with run-to-run coefficient of variation cv is expected to need before
+// its interval's half-width is within precision of the ratio (near 1):
+// the smallest n in [minRounds, maxRounds] with
+//
+//	t(1-α/2, 2n-2) · cv · √(2/n) <= precision,
+//
+// and false when even maxRounds are not expected to suffice.
+func ExpectedRounds(cv, precision float64, minRounds, maxRounds int) (int, bool) {
+	if !(cv >= 0) || precision <= 0 {
+		return maxRounds, false
+	}
+	for n := max(minRounds, 2); n <= maxRounds; n++ {
+		if tQuantile(1-Alpha/2, float64(2*n-2))*cv*math.Sqrt(2/float64(n)) <= precision {
+			return n, true
+		}
+	}
+	return maxRounds, false
+}

@@ -85,3 +85,14 @@ func TestStopWords(t *testing.T) {
 		t.Errorf("got %v %q", stop, why)
 	}
 }
+
+// CV 5%, target 10%: n = 3 gives t(.975, 4)·0.05·√(2/3) = 2.776·0.0408 =
+// 0.113, n = 4 gives t(.975, 6)·0.05·√(1/2) = 2.447·0.0354 = 0.0865.
+func TestExpectedRounds(t *testing.T) {
+	if n, ok := ExpectedRounds(0.05, 0.10, 3, 10); n != 4 || !ok {
+		t.Errorf("got %d %v, want 4 true", n, ok)
+	}
+	if n, ok := ExpectedRounds(0.30, 0.05, 3, 6); n != 6 || ok {
+		t.Errorf("got %d %v, want 6 false", n, ok)
+	}
+}
