@@ -270,7 +270,9 @@ func slavePart(base, g *GroupWhy) string {
 	}
 	if m := g.Master(); m != nil && !math.IsNaN(m.TPS) && s.TPS < markLow*m.TPS {
 		fmt.Fprintf(&b, "; they fell behind the master (%s of %s tx/s committed)", num(s.TPS, 0), num(m.TPS, 0))
-		if r := saturation(s); r != "" {
+		if r, mm := saturation(s), g.machineOf(s); r == "cpu" && mm != nil {
+			fmt.Fprintf(&b, ", %s saturated", mm.name())
+		} else if r != "" {
 			fmt.Fprintf(&b, ", %s-bound", r)
 		}
 	}
