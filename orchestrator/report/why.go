@@ -116,13 +116,13 @@ func readRunWhy(dir string, warmupS, endS, latUs float64) (*runWhy, error) {
 			continue
 		}
 		c := hostCost(h.Name, h.Role, my, osr, warmupS, endS, latUs)
-		c.Kernel = bootID(man.HostFacts[h.Name])
 		if h.Role == "loadbox" {
 			out.LoadBoxes = append(out.LoadBoxes, c)
 		} else if my != nil {
 			out.Hosts = append(out.Hosts, c)
 		}
 	}
+	setKernels(out, man.HostFacts)
 	sort.SliceStable(out.Hosts, func(i, j int) bool { return out.Hosts[i].Role == "master" && out.Hosts[j].Role != "master" })
 	files, _ := filepath.Glob(filepath.Join(dir, "stacks", "*.json"))
 	for _, f := range files {

@@ -41,6 +41,13 @@ func bootID(raw json.RawMessage) string {
 	return strings.TrimSpace(f.BootID)
 }
 
+// setKernels records each host's boot id from the run's facts.
+func setKernels(rw *runWhy, facts map[string]json.RawMessage) {
+	for _, c := range append(append([]*Cost(nil), rw.Hosts...), rw.LoadBoxes...) {
+		c.Kernel = bootID(facts[c.Host])
+	}
+}
+
 // machineOf is the shared machine c is on in g, seen from c; nil when c's
 // kernel is its own (or unknown).
 func (g *GroupWhy) machineOf(c *Cost) *machine {
