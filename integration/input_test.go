@@ -56,6 +56,10 @@ func TestBadInputTouchesNoHost(t *testing.T) {
 		{[]string{"run", "-i", unset, "--workload", "pure-random-writes"}, "ORCH_TEST_UNSET_PASSWORD is not set"},
 		{[]string{"matrix", "-i", inv, "--engines", "innodb,nosuch"}, "--engines nosuch: unknown engine profile"},
 		{[]string{"matrix", "-i", inv, "--engines", "innodb", "--warmup", "-5"}, "--warmup -5"},
+		// A knob of InnoDB's durability over innodb and rocksdb, refused
+		// from the inventory's mysql.flavor alone.
+		{[]string{"matrix", "-i", inv, "--engines", "innodb,rocksdb", "--knobs", "innodb_flush_log_at_trx_commit=1"},
+			"--knobs innodb_flush_log_at_trx_commit=1 changes the durability of innodb and not of rocksdb"},
 		{[]string{"run", "-i", inv, "--workload", "pure-random-writes", "--time", "99999999999"}, "time_s"},
 		{[]string{"exec", "-i", inv, "--parallel", "0", "--", "true"}, "--parallel 0"},
 		{[]string{"mtrix", "-i", inv}, `unknown command "mtrix"`},

@@ -142,6 +142,63 @@ func TestWhyEngines(t *testing.T) {
 	if !strings.Contains(why, "rocksdb: ") {
 		t.Errorf("no attribution sentence for rocksdb")
 	}
+	checkSharedMachine(t, why)
+}
+
+// checkSharedMachine: the lab's four hosts share one kernel (one boot id),
+// so the explanation speaks of the machine, never of the master's CPU, and
+// the machine's row in the USE table splits its busy CPU into parts that
+// add up: the servers, the client and orch's samplers as measured, iowait,
+// and everything else (which must not come out negative: the measured
+// parts cannot exceed what the kernel counted as busy).
+func checkSharedMachine(t *testing.T, why string) {
+	t.Helper()
+	if strings.Contains(why, "Master CPU") {
+		t.Errorf("a shared kernel's CPU called the master's")
+	}
+	if !strings.Contains(why, "- rocksdb: ") || !regexp.MustCompile(`(?m)^- rocksdb: .*The machine \(shared by 4 hosts\) is (not )?saturated`).MatchString(why) {
+		t.Errorf("the rocksdb sentence does not speak of the machine shared by 4 hosts")
+	}
+	share := func(s string) float64 {
+		v, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
+		if err != nil {
+			t.Fatalf("share %q: %v", s, err)
+		}
+		return v
+	}
+	part := regexp.MustCompile(`(servers|client|orch's sampling|iowait|everything else) (-?[0-9.]+%)`)
+	machines := 0
+	for _, row := range mdTableAfter(t, why, "#### Utilisation and saturation (USE)") {
+		if row[1] != "machine" {
+			continue
+		}
+		machines++
+		flag := row[len(row)-1]
+		if row[2] != "shared by master, slave1, slave2, loadbox" || !strings.HasPrefix(flag, "the machine (shared by 4 hosts) is ") {
+			t.Errorf("machine row %q", row)
+			continue
+		}
+		busy, sum, measured := share(row[5]), 0.0, 0.0
+		parts := map[string]float64{}
+		for _, m := range part.FindAllStringSubmatch(flag, -1) {
+			parts[m[1]] = share(m[2])
+			sum += share(m[2])
+			if m[1] != "everything else" && m[1] != "iowait" {
+				measured += share(m[2])
+			}
+		}
+		if len(parts) < 4 || parts["orch's sampling"] <= 0 || parts["servers"] != share(row[4]) {
+			t.Errorf("%s: split %v from %q", row[0], parts, flag)
+		}
+		// Whole percents, five parts: within 3 points of the busy share.
+		if sum < busy-3 || sum > busy+3 || measured > busy+3 || parts["everything else"] < -3 {
+			t.Errorf("%s: parts %v add up to %.0f%% (measured %.0f%%), machine busy %.0f%%", row[0], parts, sum, measured, busy)
+		}
+		t.Logf("%s: machine %.0f%% busy: %v", row[0], busy, parts)
+	}
+	if machines != 2 {
+		t.Errorf("%d machine rows in the USE table, want one per configuration", machines)
+	}
 }
 
 // TestWhyClientBound plants a bottleneck on the load box: CPU hogs, more

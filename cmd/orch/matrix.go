@@ -210,7 +210,7 @@ the others (--fail-fast stops instead).`,
 	f.Int64Var(&seed, "seed", 0, "several clusters: seed of the randomised order of each cluster's cells (default: random, printed and recorded)")
 	f.BoolVar(&keepRemote, "keep-remote", false, "keep each cell's working directory on the load box (removed once collected)")
 	f.BoolVar(&waitRunning, "wait-running", false, "--resume: let a benchmark the interrupted cell left running on the load box finish (default: stop it), then redo the cell")
-	f.BoolVar(&allowAsymmetry, "allow-asymmetry", false, "run although the configurations differ in durability beyond the matrix's axes")
+	f.BoolVar(&allowAsymmetry, "allow-asymmetry", false, "run although the configurations differ in durability beyond the matrix's axes, or a knob sets the durability, cache or IO of one engine only")
 	f.BoolVar(&aa, "aa", false, "A/A: run the one configuration of --engines/--knobs twice, as arms (a) and (b), interleaved; the report states the cluster's noise floor")
 	f.StringVar(&noiseFloor, "noise-floor", noiseFloorAuto, "A/A matrix whose noise floor the report holds verdicts against: DIR, auto (the newest finished A/A of the workload under --runs) or none")
 	f.StringVar(&root, "runs", "runs", "directory that holds run directories")
@@ -225,7 +225,7 @@ the others (--fail-fast stops instead).`,
 }
 
 // lintPlan prints the plan's fairness warnings and refuses a durability
-// asymmetry unless allowed. hint names the servers' flavour ("" for the
+// asymmetry, or any a knob makes for one engine only, unless allowed. hint names the servers' flavour ("" for the
 // inventory's); without one the lint waits for the servers (linted false,
 // said on stderr), so that an inventory without mysql.flavor still runs.
 func lintPlan(cmd *cobra.Command, inv *topology.Inventory, m *matrix.Matrix, hint string, allow bool) (linted bool, err error) {
@@ -240,7 +240,10 @@ func lintPlan(cmd *cobra.Command, inv *topology.Inventory, m *matrix.Matrix, hin
 	if err := matrix.WriteFairness(cmd.OutOrStdout(), ws); err != nil {
 		return true, err
 	}
-	if fairness.HasDurability(ws) && !allow {
+	if w, refused := fairness.Refusal(ws); refused && !allow {
+		if w.Knob != nil {
+			return true, usagef("matrix: %s", w.Knob.Line(w))
+		}
 		return true, usagef("matrix: the configurations differ in durability beyond the matrix's axes (ASYMMETRY above): fix the profiles or pass --allow-asymmetry")
 	}
 	return true, nil

@@ -124,7 +124,10 @@ func (d *sysbenchDriver) Dataset() (DatasetSpec, bool) {
 		return DatasetSpec{}, false
 	case !d.legacy && test == "oltp_insert" && o.AutoInc != nil && !*o.AutoInc:
 		// oltp_insert prepares empty tables when ids are client-generated,
-		// so they cannot collide with the random ids the run inserts.
+		// so they cannot collide with the random ids the run inserts; the
+		// run still draws column k from 1..table_size (oltp_insert.lua).
+		spec.EmptyWhy = fmt.Sprintf("oltp_insert with auto_inc=off prepares no rows whatever table_size says "+
+			"(table_size=%d only bounds the values of column k)", spec.TableSize)
 		spec.TableSize = 0
 	}
 	for i := 1; i <= d.tables(); i++ {

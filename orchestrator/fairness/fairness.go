@@ -9,8 +9,15 @@
 // (against RAM and against the other configurations), direct versus
 // buffered IO, and the caches of engines loaded but not under test.
 //
+// A matrix knob is an axis only between configurations that set it to
+// different values: set alike on every configuration, a knob that is one
+// engine's setting (innodb_flush_log_at_trx_commit over innodb and
+// rocksdb) changes that engine alone, and the difference it makes is
+// flagged with the knob named (Warning.Knob), whatever its kind.
+//
 // Lint is a pure function; the report lists its warnings under the
-// verdict and the matrix refuses to start on a durability asymmetry.
+// verdict and the matrix refuses to start on a durability asymmetry or
+// one a knob makes (Refused).
 package fairness
 
 import (
@@ -56,15 +63,24 @@ type Warning struct {
 	What string
 	// Values says, per configuration, what it was.
 	Values []string
-	// Vars are the variables involved (an axis naming one silences it).
+	// Vars are the variables involved (an axis naming one silences it
+	// where the configurations set it differently).
 	Vars []string
+	// Knob is set when a matrix knob, set alike on the configurations,
+	// makes the difference: it reaches one engine's setting and not the
+	// other's.
+	Knob *KnobCause
 }
 
 func (w Warning) String() string {
 	if len(w.Values) == 1 { // about one configuration (an idle cache)
 		return fmt.Sprintf("%s: %s (%s): %s", w.Host, w.What, w.Kind, w.Values[0])
 	}
-	return fmt.Sprintf("%s: %s differs (%s): %s", w.Host, w.What, w.Kind, strings.Join(w.Values, " vs "))
+	s := fmt.Sprintf("%s: %s differs (%s): %s", w.Host, w.What, w.Kind, strings.Join(w.Values, " vs "))
+	if w.Knob != nil {
+		s += " [" + w.Knob.String() + "]"
+	}
+	return s
 }
 
 // merge joins warnings that say the same on several hosts into one whose
@@ -83,6 +99,11 @@ func merge(ws []Warning) []Warning {
 	}
 	return out
 }
+
+// Refused reports whether a matrix must not start on w without
+// --allow-asymmetry: a durability difference, or any difference a knob of
+// the matrix makes (the user set it for one engine's sake).
+func Refused(w Warning) bool { return w.Kind == Durability || w.Knob != nil }
 
 // HasDurability reports whether any warning is about durability.
 func HasDurability(ws []Warning) bool {
@@ -143,9 +164,7 @@ func lintAlone(configs []Config) []Warning {
 }
 
 func compare(configs []Config, host string, a aspect, onAxis map[string]bool) (Warning, bool) {
-	type seen struct{ key, shown, label string }
 	var vals []seen
-	var vars []string
 	for _, c := range configs {
 		h, ok := findHost(c, host)
 		if !ok {
@@ -155,31 +174,71 @@ func compare(configs []Config, host string, a aspect, onAxis map[string]bool) (W
 		if !ok {
 			continue
 		}
-		vals = append(vals, seen{key, shown, c.Label})
-		vars = appendNew(vars, vs...)
+		vals = append(vals, seen{key: key, shown: shown, c: c, h: h, vars: vs})
 	}
-	for _, v := range vars {
-		if onAxis[v] {
-			return Warning{}, false
-		}
-	}
-	differ := false
-	for i := 1; i < len(vals); i++ {
-		if vals[i].key != vals[0].key {
-			if a.sameEngine && engineOf(configs, vals[i].label) != engineOf(configs, vals[0].label) {
+	// Every pair is compared: a knob set alike on all configurations is
+	// no axis between them (--knobs innodb_flush_log_at_trx_commit=1 over
+	// innodb and rocksdb makes one engine durable), while configurations
+	// that differ on a knob differ there on purpose.
+	involved := make([]bool, len(vals))
+	var knobs []string
+	for i := range vals {
+		for j := i + 1; j < len(vals); j++ {
+			x, y := vals[i], vals[j]
+			if x.key == y.key || a.sameEngine && x.c.Engine != y.c.Engine {
 				continue
 			}
-			differ = true
+			vars := appendNew(append([]string(nil), x.vars...), y.vars...)
+			if onPurpose(x.h, y.h, vars, onAxis) {
+				continue
+			}
+			involved[i], involved[j] = true, true
+			for _, v := range vars {
+				if onAxis[v] {
+					knobs = appendNew(knobs, v)
+				}
+			}
 		}
 	}
-	if !differ {
+	w := Warning{Kind: a.kind, Host: host, What: a.what}
+	var shown []seen
+	for i, v := range vals {
+		if involved[i] {
+			shown = append(shown, v)
+			w.Values = append(w.Values, v.c.Label+": "+v.shown)
+			w.Vars = appendNew(w.Vars, v.vars...)
+		}
+	}
+	if len(shown) == 0 {
 		return Warning{}, false
 	}
-	w := Warning{Kind: a.kind, Host: host, What: a.what, Vars: vars}
-	for _, v := range vals {
-		w.Values = append(w.Values, v.label+": "+v.shown)
-	}
+	w.Knob = knobCause(shown, knobs)
 	return w, true
+}
+
+// seen is one configuration's side of an aspect on a host.
+type seen struct {
+	key, shown string
+	c          Config
+	h          Host
+	vars       []string
+}
+
+// onPurpose reports whether two configurations set an axis among vars to
+// different values: their difference is the point of the comparison. A
+// variable one of them lacks (its engine is not loaded) says nothing.
+func onPurpose(x, y Host, vars []string, onAxis map[string]bool) bool {
+	for _, v := range vars {
+		if !onAxis[v] {
+			continue
+		}
+		a, okA := x.Vars[v]
+		b, okB := y.Vars[v]
+		if okA && okB && boolKey(a) != boolKey(b) {
+			return true
+		}
+	}
+	return false
 }
 
 func engineOf(configs []Config, label string) string {

@@ -131,3 +131,85 @@ func TestEffectiveDefaults(t *testing.T) {
 		}
 	}
 }
+
+func TestLintKnobOfOneEngine(t *testing.T) {
+	// Both profiles write at each commit and fsync once a second; the knob
+	// --knobs innodb_flush_log_at_trx_commit=1 reaches both servers, but
+	// only InnoDB under test takes it as its commit policy.
+	knob := fixed(map[string]string{"innodb_flush_log_at_trx_commit": "1"})
+	inno := cluster("innodb k=1", "innodb", knob)
+	rocks := cluster("rocksdb k=1", "rocksdb", knob)
+	ws := Lint([]Config{inno, rocks}, []string{"innodb_flush_log_at_trx_commit"})
+	w, refused := Refusal(ws)
+	if !refused || w.Kind != Durability || w.Knob == nil || w.What != "flush policy of the engine under test" {
+		t.Fatalf("knob of one engine: %v", ws)
+	}
+	k := w.Knob
+	if strings.Join(k.Knobs, ",") != "innodb_flush_log_at_trx_commit=1" || strings.Join(k.Set, ",") != "innodb" ||
+		strings.Join(k.Unset, ",") != "rocksdb" || strings.Join(k.Counterparts, ",") != "rocksdb_flush_log_at_trx_commit" {
+		t.Errorf("cause = %+v", k)
+	}
+	want := "--knobs innodb_flush_log_at_trx_commit=1 changes the durability of innodb and not of rocksdb " +
+		"(rocksdb keeps rocksdb_flush_log_at_trx_commit=2 (written at each commit, fsync about once a second) on master, slave1, slave2): " +
+		"give rocksdb the same with rocksdb_flush_log_at_trx_commit in --knobs, or pass --allow-asymmetry"
+	if got := k.Line(w); got != want {
+		t.Errorf("line =\n %q, want\n %q", got, want)
+	}
+	if !strings.HasSuffix(w.String(), "[--knobs innodb_flush_log_at_trx_commit=1 reaches innodb, not rocksdb]") {
+		t.Errorf("warning = %q", w)
+	}
+
+	// The reverse, and a cache and direct IO of one engine: refused
+	// although caching and IO differences of the profiles only warn.
+	for _, c := range []struct {
+		knob, value string
+		kind        Kind
+		set         string
+	}{
+		{"rocksdb_flush_log_at_trx_commit", "1", Durability, "rocksdb"},
+		{"innodb_buffer_pool_size", "1073741824", Caching, "innodb"},
+		{"rocksdb_use_direct_reads", "ON", IO, "rocksdb"},
+	} {
+		over := fixed(map[string]string{c.knob: c.value})
+		if c.knob == "rocksdb_use_direct_reads" { // both buffered, then rocksdb partly direct
+			over = fixed(map[string]string{c.knob: c.value, "rocksdb_use_direct_io_for_flush_and_compaction": "OFF", "innodb_flush_method": "fsync"})
+		}
+		ws := Lint([]Config{cluster("innodb", "innodb", over), cluster("rocksdb", "rocksdb", over)}, []string{c.knob})
+		w, refused := Refusal(ws)
+		if !refused || w.Kind != c.kind || w.Knob == nil || w.Knob.Set[0] != c.set {
+			t.Errorf("--knobs %s=%s: %v", c.knob, c.value, ws)
+		}
+	}
+
+	// Given to both engines alike, or on an axis whose values differ
+	// between the configurations compared, it is fair.
+	both := fixed(map[string]string{"innodb_flush_log_at_trx_commit": "1", "rocksdb_flush_log_at_trx_commit": "1"})
+	if ws := Lint([]Config{cluster("innodb", "innodb", both), cluster("rocksdb", "rocksdb", both)},
+		[]string{"innodb_flush_log_at_trx_commit", "rocksdb_flush_log_at_trx_commit"}); len(ws) != 0 {
+		t.Errorf("both engines at 1: %v", ws)
+	}
+	two := fixed(nil)
+	ws = Lint([]Config{inno, cluster("innodb k=2", "innodb", two), rocks, cluster("rocksdb k=2", "rocksdb", two)},
+		[]string{"innodb_flush_log_at_trx_commit"})
+	if len(ws) != 1 || len(ws[0].Values) != 2 || !strings.HasPrefix(ws[0].Values[0], "innodb k=1: ") ||
+		!strings.HasPrefix(ws[0].Values[1], "rocksdb k=1: ") {
+		t.Errorf("axis 1,2: only the k=1 pair differs: %v", ws)
+	}
+	// A profile asymmetry is not the knob's.
+	if w := Lint([]Config{cluster("a", "innodb", nil), cluster("b", "innodb", map[string]string{"sync_binlog": "1"})}, nil); len(w) != 1 || w[0].Knob != nil {
+		t.Errorf("profile difference: %v", w)
+	}
+}
+
+// fixed are the fair profiles' variables (both engines write at each
+// commit and fsync once a second, 128M caches, direct IO, the replicas'
+// position in the engine under test), with over.
+func fixed(over map[string]string) map[string]string {
+	v := map[string]string{"innodb_flush_log_at_trx_commit": "2", "rocksdb_flush_log_at_trx_commit": "2",
+		"gtid_pos_auto_engines": "rocksdb", "rocksdb_block_cache_size": "134217728",
+		"rocksdb_use_direct_reads": "ON", "rocksdb_use_direct_io_for_flush_and_compaction": "ON"}
+	for k, x := range over {
+		v[k] = x
+	}
+	return v
+}

@@ -190,13 +190,14 @@ func FormatDuration(d time.Duration) string {
 	}
 }
 
-// WriteFairness prints the plan's fairness warnings, durability first
-// marked as what stops the matrix without --allow-asymmetry.
+// WriteFairness prints the plan's fairness warnings, those that stop the
+// matrix without --allow-asymmetry (durability, or made by a knob) marked
+// ASYMMETRY.
 func WriteFairness(w io.Writer, ws []fairness.Warning) error {
 	p := &printer{w: w}
 	for _, x := range ws {
 		mark := "WARNING"
-		if x.Kind == fairness.Durability {
+		if fairness.Refused(x) {
 			mark = "ASYMMETRY"
 		}
 		p.printf("%s %s\n", mark, x)

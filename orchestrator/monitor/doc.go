@@ -115,6 +115,17 @@
 //	box_cpu_us_ps      CPU µs per second of all its processes
 //	box_tasks_runnable threads in state R: the host's own run queue
 //
+// Every host, what watching costs there:
+//
+//	sampler_cpu_us_ps  CPU µs per second of the /proc sampler itself: the
+//	                   session's shell (/proc/$$/stat utime+stime) and its
+//	                   reaped children (cutime+cstime: the awk of the
+//	                   server's or the box's counters). On hosts sharing a
+//	                   kernel this is orch's own share of the machine; the
+//	                   SHOW statements of the mysql side are in the server's
+//	                   CPU, sshd's share of the session is not counted.
+//	                   Empty for the first row of a new session
+//
 // # Events and stalls
 //
 // events.jsonl holds one {"t","host","kind","detail"} object per line (t as

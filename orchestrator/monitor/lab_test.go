@@ -133,8 +133,12 @@ func TestLabMonitor(t *testing.T) {
 	// The server's own counters, from the pid in its pid_file: CPU and
 	// storage writes while it takes inserts (the lab logs in as root, so
 	// /proc/PID/io is readable).
-	withCPU, withIO := 0, 0
+	withCPU, withIO, withSampler := 0, 0, 0
 	for _, row := range csvRows(t, filepath.Join(dir, "timeseries", "master-os.csv"), OSColumns) {
+		// The sampler's own CPU: its shell and the awk it runs each second.
+		if row["sampler_cpu_us_ps"] != "" && num(t, row, "sampler_cpu_us_ps") > 0 {
+			withSampler++
+		}
 		if row["server_pid"] == "" || row["server_threads"] == "" || num(t, row, "server_threads") < 2 {
 			t.Errorf("master os row at %s without the server's pid or threads: %v", row["t"], row)
 			break
@@ -146,8 +150,8 @@ func TestLabMonitor(t *testing.T) {
 			withIO++
 		}
 	}
-	if withCPU < 8 || withIO < 3 {
-		t.Errorf("master os: %d rows with the server's CPU, %d with its writes", withCPU, withIO)
+	if withCPU < 8 || withIO < 3 || withSampler < 8 {
+		t.Errorf("master os: %d rows with the server's CPU, %d with its writes, %d with the sampler's own CPU", withCPU, withIO, withSampler)
 	}
 
 	evs := readEvents(t, dir)

@@ -14,7 +14,7 @@ var OSColumns = []string{"t", "elapsed_s", "interval_s",
 	"ncpu", "server_pid", "server_cpu_us_ps", "server_vcs_ps", "server_ivcs_ps",
 	"server_read_bps", "server_write_bps", "server_syscr_ps", "server_syscw_ps",
 	"server_threads", "server_threads_runnable",
-	"client_cpu_us_ps", "box_cpu_us_ps", "box_tasks_runnable"}
+	"client_cpu_us_ps", "box_cpu_us_ps", "box_tasks_runnable", "sampler_cpu_us_ps"}
 
 // osProc turns one host's /proc reads into CSV rows.
 type osProc struct {
@@ -32,9 +32,10 @@ type osProc struct {
 	hasPrev  bool
 	resets   int
 
-	hz      uint64 // clock ticks per second, from the session's first sample
-	prevSrv serverSnap
-	prevBox boxSnap
+	hz       uint64 // clock ticks per second, from the session's first sample
+	prevSrv  serverSnap
+	prevBox  boxSnap
+	prevSelf selfSnap
 }
 
 func (p *osProc) handle(out string, at time.Time, c *csvFile) error {
@@ -104,7 +105,7 @@ func (p *osProc) handle(out string, at time.Time, c *csvFile) error {
 			Detail: "os: /proc counters went backwards (host rebooted?); rates left empty for this row"})
 	}
 	p.prevAt, p.prevCPU, p.prevDisk, p.hasPrev = at, s.cpu, disk, true
-	p.prevSrv, p.prevBox = s.srv, s.box
+	p.prevSrv, p.prevBox, p.prevSelf = s.srv, s.box, s.self
 	return nil
 }
 
@@ -140,6 +141,11 @@ func (p *osProc) writeProcs(s *procSnap, dt time.Duration, c *csvFile) {
 	c.float(p.ticksToUs(bd(b.clientTick, pb.clientTick)), 0)
 	c.float(p.ticksToUs(bd(b.allTicks, pb.allTicks)), 0)
 	c.int(b.runnable, b.ok)
+	// The sampler's own CPU: a new session (a new shell) starts its count
+	// again.
+	me, pm := &s.self, &p.prevSelf
+	selfOK := p.hasPrev && me.ok && pm.ok && me.pid == pm.pid && me.ticks >= pm.ticks
+	c.float(p.ticksToUs(rate(me.ticks-pm.ticks, selfOK, dt)), 0)
 }
 
 // ticksToUs turns clock ticks per second into CPU µs per second.

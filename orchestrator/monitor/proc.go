@@ -60,6 +60,7 @@ type procSnap struct {
 	hz     uint64
 	srv    serverSnap
 	box    boxSnap
+	self   selfSnap
 }
 
 func parseProc(out string) (procSnap, error) {
@@ -88,6 +89,10 @@ func parseProc(out string) (procSnap, error) {
 			s.hz, _ = strconv.ParseUint(f[0], 10, 64)
 		case "@srv":
 			if err := parseServerLine(&s.srv, f); err != nil {
+				return s, err
+			}
+		case "@self":
+			if err := parseSelfLine(&s.self, f); err != nil {
 				return s, err
 			}
 		case "@box":

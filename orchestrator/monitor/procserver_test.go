@@ -26,6 +26,9 @@ func srvText(hz bool, pid, utime, stime, vcs, ivcs, readB, writeB, boxAll, boxCl
 		readB/10, writeB/100, readB, writeB)
 	fmt.Fprintf(&b, "threads 30\nrun 3\nvcs %d\nivcs %d\n", vcs, ivcs)
 	fmt.Fprintf(&b, "@box\nbox %d %d 5\n", boxAll, boxClient)
+	// The sampler shell: utime 7, stime 3, and its reaped awks' 20 + 10,
+	// growing by a tenth of the box's ticks.
+	fmt.Fprintf(&b, "@self\n4242 (sh) S 1 4242 4242 0 -1 4194304 100 0 0 0 7 3 %d 10 20 0 1 0 5000 1000 500\n", 20+boxAll/10)
 	return b.String()
 }
 
@@ -52,13 +55,13 @@ func TestServerAndBoxColumns(t *testing.T) {
 	if len(rows) != 3 {
 		t.Fatalf("%d rows", len(rows))
 	}
-	if rows[0]["server_cpu_us_ps"] != "" || rows[0]["server_pid"] != "42" || rows[0]["ncpu"] != "2" || rows[0]["box_tasks_runnable"] != "5" {
+	if rows[0]["server_cpu_us_ps"] != "" || rows[0]["sampler_cpu_us_ps"] != "" || rows[0]["server_pid"] != "42" || rows[0]["ncpu"] != "2" || rows[0]["box_tasks_runnable"] != "5" {
 		t.Errorf("first row %v", rows[0])
 	}
 	want := map[string]string{"ncpu": "2", "server_pid": "42", "server_cpu_us_ps": "800000", "server_vcs_ps": "500.0",
 		"server_ivcs_ps": "100.0", "server_read_bps": "8192", "server_write_bps": "1048576", "server_syscr_ps": "819.0",
 		"server_syscw_ps": "10485.0", "server_threads": "30", "server_threads_runnable": "3",
-		"client_cpu_us_ps": "1200000", "box_cpu_us_ps": "1500000", "box_tasks_runnable": "5"}
+		"client_cpu_us_ps": "1200000", "box_cpu_us_ps": "1500000", "box_tasks_runnable": "5", "sampler_cpu_us_ps": "150000"}
 	for col, v := range want {
 		if rows[1][col] != v {
 			t.Errorf("row 1 %s = %q, want %q", col, rows[1][col], v)
@@ -112,6 +115,9 @@ func TestServerScriptOnThisHost(t *testing.T) {
 	}
 	if !s.srv.ok || s.srv.pid != int64(os.Getpid()) || s.srv.threads < 1 || s.srv.cpuTicks == 0 && s.srv.vcs == 0 {
 		t.Errorf("server section %+v from:\n%s", s.srv, text)
+	}
+	if !s.self.ok || s.self.pid == int64(os.Getpid()) {
+		t.Errorf("sampler section %+v: want the shell's own pid", s.self)
 	}
 	if !s.box.ok || s.box.allTicks == 0 || s.hz == 0 || s.ncpu < 1 {
 		t.Errorf("box %+v hz %d ncpu %d from:\n%s", s.box, s.hz, s.ncpu, text)

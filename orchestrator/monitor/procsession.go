@@ -50,17 +50,17 @@ const procEnd = "@end"
 // wanted, then one sample per line read.
 func procLoop(datadir string) string { return procLoopFor(datadir, "", false) }
 
-// procLoopFor adds the clock rate once, then per sample the server's own
-// counters (pidFile set) or the host's processes (box).
+// procLoopFor adds the clock rate once, then per sample the sampler's own
+// CPU, the server's own counters (pidFile set) or the host's processes (box).
 func procLoopFor(datadir, pidFile string, box bool) string {
 	var b strings.Builder
 	if datadir != "" {
 		b.WriteString(procDevScript(datadir))
 	}
-	extra := ""
-	if pidFile != "" || box {
-		b.WriteString(procHzScript)
-	}
+	// The clock rate turns the sampler's own ticks (and the server's, the
+	// box's) into CPU time.
+	b.WriteString(procHzScript)
+	extra := procSelfScript
 	if pidFile != "" {
 		extra += procServerScript(pidFile)
 	}

@@ -23,13 +23,17 @@ import (
 // Facts is what preflight learned about one host. Later stages (run
 // manifests) record it as the host's facts.
 type Facts struct {
-	Host          string    `json:"host"`
-	Role          string    `json:"role"`
-	Address       string    `json:"address"`
-	SSH           string    `json:"ssh"`
-	Sudo          string    `json:"sudo,omitempty"`
-	OS            string    `json:"os,omitempty"`
-	Kernel        string    `json:"kernel,omitempty"`
+	Host    string `json:"host"`
+	Role    string `json:"role"`
+	Address string `json:"address"`
+	SSH     string `json:"ssh"`
+	Sudo    string `json:"sudo,omitempty"`
+	OS      string `json:"os,omitempty"`
+	Kernel  string `json:"kernel,omitempty"`
+	// BootID is the kernel's boot id (/proc/sys/kernel/random/boot_id):
+	// hosts that report the same one share a kernel, and its CPUs (the
+	// lab's namespaces, containers on one machine).
+	BootID        string    `json:"boot_id,omitempty"`
 	CPUs          int       `json:"cpus,omitempty"`
 	MemoryMB      int64     `json:"memory_mb,omitempty"`
 	DiskPath      string    `json:"disk_path,omitempty"`
@@ -122,7 +126,7 @@ func probeHost(ctx context.Context, h *topology.Host, ex executor.Executor, f *F
 		return
 	}
 	kv := parseProbe(res.Stdout)
-	f.OS, f.Kernel = first(kv, "os"), first(kv, "kernel")
+	f.OS, f.Kernel, f.BootID = first(kv, "os"), first(kv, "kernel"), first(kv, "boot_id")
 	f.CPUs = int(atoi(first(kv, "cpus")))
 	f.MemoryMB = atoi(first(kv, "mem_kb")) / 1024
 	f.DiskPath, f.DiskFreeMB = first(kv, "disk_path"), atoi(first(kv, "disk_free_kb"))/1024

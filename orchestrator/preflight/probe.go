@@ -21,6 +21,7 @@ func probeScript(datadir string, loadbox bool) string {
 echo "uid=$(id -u)"
 echo "os=$(. /etc/os-release && echo "$PRETTY_NAME")"
 echo "kernel=$(uname -sr)"
+echo "boot_id=$(cat /proc/sys/kernel/random/boot_id)"
 echo "cpus=$(getconf _NPROCESSORS_ONLN || nproc)"
 echo "mem_kb=$(awk '/^MemTotal:/ {print $2}' /proc/meminfo)"
 echo "thp=$(cat /sys/kernel/mm/transparent_hugepage/enabled)"

@@ -1,6 +1,7 @@
 package preflight
 
 import (
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -54,6 +55,9 @@ func TestProbeScriptRunsAndQuotes(t *testing.T) {
 	kv := parseProbe(out)
 	if first(kv, "kernel") == "" || first(kv, "cpus") == "" || first(kv, "disk_path") != "/" {
 		t.Errorf("probe facts: %v", kv)
+	}
+	if want, err := os.ReadFile("/proc/sys/kernel/random/boot_id"); err == nil && first(kv, "boot_id") != strings.TrimSpace(string(want)) {
+		t.Errorf("boot_id = %q, want this kernel's %q", first(kv, "boot_id"), want)
 	}
 	if out, _ := exec.Command("sh", "-c", "ls /tmp/pwned-orch 2>/dev/null").Output(); len(out) > 0 {
 		t.Fatal("the datadir value was executed by the shell")

@@ -20,7 +20,8 @@ var durabilityVars = []string{
 	"rpl_semi_sync_master_enabled", "rpl_semi_sync_master_wait_point", "binlog_format",
 }
 
-// head says what was run: workload and its effective parameters, client
+// head says what was run: workload and its effective parameters, what the
+// tables held at the start, client
 // and server versions, topology and semi-sync, the axes, n per
 // configuration and the durability settings, one line each.
 func (rep *Report) head(t *Table) []string {
@@ -35,6 +36,11 @@ func (rep *Report) head(t *Table) []string {
 	}
 	if len(t.Mixed) > 0 {
 		out = append(out, "NOT COMPARABLE, compared as asked (--allow-mixed): "+strings.Join(t.Mixed, "; "))
+	}
+	// What the client really did with its parameters: oltp_insert with
+	// auto_inc=off takes table_size and still starts from empty tables.
+	if d := t.firstRunWith(func(r *Run) bool { return r.Data != "" }); d != nil {
+		out = append(out, "Data: "+d.Data)
 	}
 	clients, servers, topo := map[string]bool{}, map[string]bool{}, map[string]bool{}
 	for _, r := range t.Runs {

@@ -66,6 +66,8 @@ type Run struct {
 	// cluster it ran on, for the report's head and the comparability check.
 	Params   []Param
 	Topology string
+	// Data is what the tables held when the client started (bench.StartingData).
+	Data string
 }
 
 // Param is one effective workload parameter ("threads", "16").

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/orch-bench/orch/orchestrator/bench"
 	"github.com/orch-bench/orch/orchestrator/rundir"
 )
 
@@ -47,6 +48,16 @@ func workloadParams(raw json.RawMessage) []Param {
 		out = append(out, Param{"extra_args", strings.Join(w.ExtraArgs, " ")})
 	}
 	return out
+}
+
+// startingData is what the workload's tables held when the client
+// started, from the manifest's workload and what its driver prepares.
+func startingData(raw json.RawMessage) string {
+	var w bench.Workload
+	if len(raw) == 0 || json.Unmarshal(raw, &w) != nil {
+		return ""
+	}
+	return bench.StartingData(&w)
 }
 
 // snake turns a Go field name into the workload file's key: TableSize ->

@@ -175,6 +175,7 @@ func readRunDir(dir string) (*Run, error) {
 		return nil, err
 	}
 	r.Params = workloadParams(man.Workload)
+	r.Data = startingData(man.Workload)
 	r.Topology = topologyText(man.Inventory.Hosts, res.Monitor != nil && res.Monitor.SemiSync != nil, r.Health.SemiSync)
 	r.Evidence, err = readEvidence(dir, &man, roles)
 	if err != nil {

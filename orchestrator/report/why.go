@@ -48,6 +48,12 @@ type Cost struct {
 	// Load box: the clients' and all processes' CPU as shares of its
 	// cores, and its own runnable tasks.
 	ClientCPU, BoxCPU, BoxRunQueue float64
+	// Kernel is the host's boot id ("" unknown): hosts with the same one
+	// share a kernel and its CPUs (see machine). SamplerCPU is orch's /proc
+	// sampler's CPU there and IOWait the machine's iowait, shares of the
+	// cores.
+	Kernel             string
+	SamplerCPU, IOWait float64
 }
 
 // metric is one per-transaction column: its results.csv name, its words in
@@ -122,6 +128,7 @@ func readRunWhy(dir string, w Window, offset, latUs float64) (*runWhy, error) {
 			out.Hosts = append(out.Hosts, c)
 		}
 	}
+	setKernels(out, man.HostFacts)
 	sort.SliceStable(out.Hosts, func(i, j int) bool { return out.Hosts[i].Role == "master" && out.Hosts[j].Role != "master" })
 	files, _ := filepath.Glob(filepath.Join(dir, "stacks", "*.json"))
 	for _, f := range files {
@@ -197,6 +204,8 @@ func hostCost(name, role string, my, osr *series, w Window, latUs float64) *Cost
 	c.ClientCPU = cores(osr.mean("client_cpu_us_ps", w))
 	c.BoxCPU = cores(osr.mean("box_cpu_us_ps", w))
 	c.BoxRunQueue = osr.mean("box_tasks_runnable", w)
+	c.SamplerCPU = cores(osr.mean("sampler_cpu_us_ps", w))
+	c.IOWait = osr.mean("cpu_iowait_pct", w) / 100
 	return c
 }
 
@@ -205,11 +214,11 @@ func meanCost(cs []*Cost) *Cost {
 	if len(cs) == 0 {
 		return nil
 	}
-	out := &Cost{Host: cs[0].Host, Role: cs[0].Role, FsyncParts: map[string]float64{}}
+	out := &Cost{Host: cs[0].Host, Role: cs[0].Role, Kernel: cs[0].Kernel, FsyncParts: map[string]float64{}}
 	fields := func(c *Cost) []*float64 {
 		return []*float64{&c.Tx, &c.Seconds, &c.TPS, &c.CPUUs, &c.CS, &c.ReadKiB, &c.WriteKiB, &c.Fsync, &c.BinlogBytes,
 			&c.SemisyncShare, &c.NCPU, &c.ServerCPU, &c.HostCPU, &c.RunQueue, &c.ServerRunnable, &c.DiskBusy,
-			&c.ThreadsRunning, &c.ClientCPU, &c.BoxCPU, &c.BoxRunQueue}
+			&c.ThreadsRunning, &c.ClientCPU, &c.BoxCPU, &c.BoxRunQueue, &c.SamplerCPU, &c.IOWait}
 	}
 	dst := fields(out)
 	for i := range dst {

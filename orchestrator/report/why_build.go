@@ -153,52 +153,6 @@ func small(v float64, prec int) string {
 	return num(v, max(0, d))
 }
 
-// useHeader is the USE table's header.
-func useHeader() []string {
-	return []string{"configuration", "host", "role", "cores", "server CPU", "host CPU busy", "run queue",
-		"server threads runnable", "disk busy", "threads_running", "client CPU", "flags"}
-}
-
-func (w *Why) useRows() [][]string {
-	var rows [][]string
-	for _, g := range w.Groups {
-		for _, c := range g.Hosts {
-			var flags []string
-			switch saturation(c) {
-			case "cpu":
-				flags = append(flags, "CPU-bound")
-			case "disk":
-				flags = append(flags, "disk-bound")
-			}
-			if c.DiskBusy >= saturatedShare && saturation(c) != "disk" {
-				flags = append(flags, "disk-bound")
-			}
-			rows = append(rows, []string{g.Label, c.Host, c.Role, num(c.NCPU, 0), pct(c.ServerCPU), pct(c.HostCPU),
-				num(c.RunQueue, 1), num(c.ServerRunnable, 1), pct(c.DiskBusy), num(c.ThreadsRunning, 1), "", joinFlags(flags)})
-		}
-		for _, lb := range g.LoadBoxes {
-			flag := ""
-			if bound, why := clientBound(lb); bound {
-				flag = "client-bound: " + why
-			}
-			rows = append(rows, []string{g.Label, lb.Host, "loadbox", num(lb.NCPU, 0), "", pct(lb.BoxCPU),
-				num(lb.BoxRunQueue, 1), "", "", "", pct(lb.ClientCPU), flag})
-		}
-	}
-	return rows
-}
-
-func joinFlags(f []string) string {
-	out := ""
-	for i, s := range f {
-		if i > 0 {
-			out += ", "
-		}
-		out += s
-	}
-	return out
-}
-
 // topStacks is one configuration's and role's five most frequent stacks.
 type topStacks struct {
 	Label, Role, Title string

@@ -32,7 +32,10 @@ func costJSON(c *Cost) whyCostJSON {
 	out := whyCostJSON{"host": c.Host, "host_role": c.Role, "host_tx": v(c.Tx), "host_tps": v(c.TPS),
 		"server_cpu_share": v(c.ServerCPU), "host_cpu_busy": v(c.HostCPU), "run_queue": v(c.RunQueue),
 		"server_threads_runnable": v(c.ServerRunnable), "disk_busy": v(c.DiskBusy), "threads_running": v(c.ThreadsRunning),
-		"ncpu": v(c.NCPU)}
+		"ncpu": v(c.NCPU), "sampler_cpu_share": v(c.SamplerCPU)}
+	if c.Kernel != "" {
+		out["boot_id"] = c.Kernel
+	}
 	for _, m := range metrics {
 		out[m.col] = v(m.get(c))
 	}

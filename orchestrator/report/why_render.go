@@ -24,7 +24,10 @@ var whyNotes = []string{
 		"semisync_wait_share: the master's ACK wait per transaction (avg wait x acknowledged commits) over the client's mean latency.",
 	"USE: server CPU is the server process's CPU as a share of the host's cores; host CPU busy and run queue are /proc/stat and " +
 		"/proc/loadavg (machine-wide: on hosts sharing a kernel, as in the lab, they count every host); disk busy is the datadir's device. " +
-		"Saturated at 90%. The load box's row gives the CPU and runnable tasks of its own processes (its PID namespace in the lab) " +
+		"Saturated at 90%. Hosts that report one kernel boot id share a machine: their busy share and run queue are marked (machine), " +
+		"and the machine's row says whether it is saturated and where its CPU went: the servers' processes, the benchmark clients, " +
+		"orch's /proc samplers on every host (sampler_cpu_us_ps), iowait, and everything else (the busy share less those: orch itself " +
+		"when it runs there, sshd, any other process). The load box's row gives the CPU and runnable tasks of its own processes (its PID namespace in the lab) " +
 		"and its benchmark client's CPU: a client (or load box) at 90% of its cores, or a run queue above its cores, makes the run client-bound.",
 }
 
@@ -128,12 +131,61 @@ var whyTmpl = template.Must(template.New("why").Parse(`<h3>{{.Heading}}</h3>
 {{end}}{{range .ReadProblem}}<p class="note">{{.}}</p>{{end}}
 `))
 
+// useHeader is the USE table's header.
+func useHeader() []string {
+	return []string{"configuration", "host", "role", "cores", "server CPU", "host CPU busy", "run queue",
+		"server threads runnable", "disk busy", "threads_running", "client CPU", "flags"}
+}
+
+// useRows are the USE table's rows: per configuration its database hosts,
+// load boxes and, for hosts that share a kernel, the machine: there a
+// host's CPU busy and run queue are the machine's (marked so), and the
+// machine's row says whether it is saturated and where its CPU went.
+func (w *Why) useRows() [][]string {
+	var rows [][]string
+	for _, g := range w.Groups {
+		for _, c := range g.Hosts {
+			var flags []string
+			shared := g.machineOf(c) != nil
+			switch {
+			case shared && c.ServerCPU >= saturatedShare:
+				flags = append(flags, "server CPU-bound")
+			case shared:
+			case saturation(c) == "cpu":
+				flags = append(flags, "CPU-bound")
+			}
+			if c.DiskBusy >= saturatedShare {
+				flags = append(flags, "disk-bound")
+			}
+			busy, queue := pct(c.HostCPU), num(c.RunQueue, 1)
+			if shared {
+				busy, queue = busy+" (machine)", queue+" (machine)"
+			}
+			rows = append(rows, []string{g.Label, c.Host, c.Role, num(c.NCPU, 0), pct(c.ServerCPU), busy,
+				queue, num(c.ServerRunnable, 1), pct(c.DiskBusy), num(c.ThreadsRunning, 1), "", joinFlags(flags)})
+		}
+		for _, lb := range g.LoadBoxes {
+			flag := ""
+			if bound, why := clientBound(lb); bound {
+				flag = "client-bound: " + why
+			}
+			rows = append(rows, []string{g.Label, lb.Host, "loadbox", num(lb.NCPU, 0), "", pct(lb.BoxCPU),
+				num(lb.BoxRunQueue, 1), "", "", "", pct(lb.ClientCPU), flag})
+		}
+		rows = append(rows, g.machineRows()...)
+	}
+	return rows
+}
+
+func joinFlags(f []string) string { return strings.Join(f, ", ") }
+
 // WhyCSVColumns follow CSVColumns in results.csv: each run has one row
 // per host role (master, each slave, the load box), the run's own
 // columns repeated, then that host's figures.
 var WhyCSVColumns = append(append([]string{"host", "host_role", "host_tx", "host_tps"}, metricCols()...),
 	"server_cpu_share", "host_cpu_busy", "run_queue", "server_threads_runnable", "disk_busy", "threads_running",
-	"client_cpu_share", "box_cpu_share", "box_run_queue", "client_bound", "stack_mode", "stack_samples", "stack_max_pause_ms")
+	"client_cpu_share", "box_cpu_share", "box_run_queue", "client_bound", "stack_mode", "stack_samples", "stack_max_pause_ms",
+	"sampler_cpu_share", "kernel_shared_by")
 
 func metricCols() []string {
 	out := make([]string, len(metrics))
@@ -180,7 +232,23 @@ func (t *Table) whyCSVRows(r *Run, row []string) [][]string {
 		} else {
 			cells = append(cells, "", "", "")
 		}
+		cells = append(cells, f4(c.SamplerCPU), sharedBy(hosts, c))
 		out = append(out, append(append([]string(nil), row...), cells...))
 	}
 	return out
+}
+
+// sharedBy is how many of the run's hosts share c's kernel ("" when its
+// boot id is unknown).
+func sharedBy(hosts []*Cost, c *Cost) string {
+	if c.Kernel == "" {
+		return ""
+	}
+	n := 0
+	for _, h := range hosts {
+		if h.Kernel == c.Kernel {
+			n++
+		}
+	}
+	return strconv.Itoa(n)
 }

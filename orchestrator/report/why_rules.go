@@ -190,8 +190,12 @@ func masterPart(base, g *GroupWhy) string {
 	if math.IsNaN(cpuBusy(m)) && math.IsNaN(m.DiskBusy) {
 		b.WriteString("Master utilisation not measured")
 	}
+	shared, onMachine := machineCPU(base, g, bm, m)
 	switch {
 	case math.IsNaN(cpuBusy(m)) && math.IsNaN(m.DiskBusy):
+	case onMachine && (res == "cpu" || res == ""):
+		// A shared kernel: its CPU is the machine's, not the master's.
+		b.WriteString(shared)
 	case rb == "cpu" && rg == "cpu":
 		fmt.Fprintf(&b, "Master CPU saturated in both (%s, %s of %s cores%s)", pct(cpuBusy(m)), pct(cpuBusy(bm)), num(m.NCPU, 0), serverShare(m, bm))
 		res = "cpu"
@@ -212,7 +216,7 @@ func masterPart(base, g *GroupWhy) string {
 			pred := p.get(bm) / p.get(m)
 			fmt.Fprintf(&b, "; %s used %s, which alone predicts %s", g.Label, costPhrase(p, bm, m, "transaction"), Ratio(pred))
 			if !math.IsNaN(g.Ratio) && math.Abs(pred/g.Ratio-1) > 0.10 {
-				fmt.Fprintf(&b, ", not the %s measured: something else moved too", Ratio(g.Ratio))
+				fmt.Fprintf(&b, ", not the %s measured; what else moved: %s", Ratio(g.Ratio), moved(base, g, pred))
 			}
 			named = p.col
 		}
@@ -266,7 +270,9 @@ func slavePart(base, g *GroupWhy) string {
 	}
 	if m := g.Master(); m != nil && !math.IsNaN(m.TPS) && s.TPS < markLow*m.TPS {
 		fmt.Fprintf(&b, "; they fell behind the master (%s of %s tx/s committed)", num(s.TPS, 0), num(m.TPS, 0))
-		if r := saturation(s); r != "" {
+		if r, mm := saturation(s), g.machineOf(s); r == "cpu" && mm != nil {
+			fmt.Fprintf(&b, ", %s saturated", mm.name())
+		} else if r != "" {
 			fmt.Fprintf(&b, ", %s-bound", r)
 		}
 	}
@@ -342,8 +348,11 @@ func baselineLine(g *GroupWhy) string {
 	if m == nil {
 		return g.Label + " (baseline): no master time series."
 	}
-	s := fmt.Sprintf("%s (baseline): master host CPU %s busy (the server %s of %s cores), disk %s busy; %s us CPU, %s fsyncs per transaction",
-		g.Label, pct(m.HostCPU), pct(m.ServerCPU), num(m.NCPU, 0), pct(m.DiskBusy), num(m.CPUUs, 0), num(m.Fsync, 3))
+	s, shared := machineBaseline(g, m)
+	if !shared {
+		s = fmt.Sprintf("%s (baseline): master host CPU %s busy (the server %s of %s cores), disk %s busy; %s us CPU, %s fsyncs per transaction",
+			g.Label, pct(m.HostCPU), pct(m.ServerCPU), num(m.NCPU, 0), pct(m.DiskBusy), num(m.CPUUs, 0), num(m.Fsync, 3))
+	}
 	if g.ClientBound {
 		s += "; client-bound (" + g.ClientWhy + ")"
 	}

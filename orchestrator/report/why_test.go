@@ -60,8 +60,8 @@ func TestAttributionCPUBound(t *testing.T) {
 	}
 	// The same CPU cost with twice the throughput loss: the cost explains
 	// only part of it.
-	g.Ratio = 0.5
-	if got := attribution(base, g); !strings.Contains(got, "predicts 0.79x, not the 0.50x measured: something else moved too") {
+	g.Ratio, g.Master().TPS = 0.5, 3000
+	if got := attribution(base, g); !strings.Contains(got, "predicts 0.79x, not the 0.50x measured; what else moved: master disk 10% vs 20% busy.") {
 		t.Errorf("prediction off by far, not said: %s", got)
 	}
 }

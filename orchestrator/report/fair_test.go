@@ -1,0 +1,27 @@
+package report
+
+import (
+	"strings"
+	"testing"
+)
+
+// A matrix knob set alike on both engines that is InnoDB's flush policy
+// is reported as an asymmetry the knob made, from the servers' variables.
+func TestReportKnobOfOneEngine(t *testing.T) {
+	run := func(label, engine string) *Run {
+		vars := map[string]string{"innodb_flush_log_at_trx_commit": "1", "rocksdb_flush_log_at_trx_commit": "2",
+			"sync_binlog": "0", "gtid_pos_auto_engines": "ROCKSDB"}
+		return &Run{ID: label, Label: label, Engine: engine, State: stateOK, Bench: &Bench{Complete: true},
+			Knobs: []Knob{{"innodb_flush_log_at_trx_commit", "1"}},
+			Evidence: &Evidence{Hosts: []string{"master"}, Roles: map[string]string{"master": "master"},
+				Variables: map[string]map[string]string{"master": vars}}}
+	}
+	tb := &Table{Groups: []*Group{{Label: "innodb k=1", Runs: []*Run{run("innodb k=1", "innodb")}},
+		{Label: "rocksdb k=1", Runs: []*Run{run("rocksdb k=1", "rocksdb")}}}}
+	tb.lintFairness()
+	lines := tb.fairnessLines()
+	if len(lines) != 1 || !strings.HasPrefix(lines[0], "UNFAIR: master: flush policy of the engine under test differs (durability): ") ||
+		!strings.HasSuffix(lines[0], "[--knobs innodb_flush_log_at_trx_commit=1 reaches innodb, not rocksdb]") {
+		t.Errorf("fairness lines: %q", lines)
+	}
+}

@@ -1,0 +1,260 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+)
+
+// A shared machine: hosts whose kernels have one boot id (the lab's
+// namespaces, containers on one computer) read the same /proc/stat and
+// /proc/loadavg, so "host CPU busy" on each of them is the whole
+// machine's. Saturation there is the machine's, not the master's, and
+// the explanation accounts for where its CPU went: the servers (each
+// host's own server process), the benchmark clients, orch's /proc
+// samplers (sampler_cpu_us_ps) and everything else (the busy share less
+// those: orch itself when it runs there, sshd, any other process; iowait
+// is said on its own, it is idle time).
+
+// machine is one shared kernel's CPU in a configuration, shares of its
+// cores (means over the runs, from the hosts' own figures).
+type machine struct {
+	Hosts []string // the inventory hosts on it, database hosts first
+	NCPU  float64
+	// Busy is the host's "host CPU busy" (cpuBusy) the machine is seen
+	// from; the parts below are NaN when no host measured them.
+	Busy, Servers, Master, Client, Sampler, IOWait float64
+	// Client is measured: a load box is on the machine.
+	HasClient bool
+}
+
+// bootID reads boot_id from a host's facts in the manifest ("" when the
+// run predates it or the host could not be probed).
+func bootID(raw json.RawMessage) string {
+	var f struct {
+		BootID string `json:"boot_id"`
+	}
+	if len(raw) == 0 || json.Unmarshal(raw, &f) != nil {
+		return ""
+	}
+	return strings.TrimSpace(f.BootID)
+}
+
+// setKernels records each host's boot id from the run's facts.
+func setKernels(rw *runWhy, facts map[string]json.RawMessage) {
+	for _, c := range append(append([]*Cost(nil), rw.Hosts...), rw.LoadBoxes...) {
+		c.Kernel = bootID(facts[c.Host])
+	}
+}
+
+// machineOf is the shared machine c is on in g, seen from c; nil when c's
+// kernel is its own (or unknown).
+func (g *GroupWhy) machineOf(c *Cost) *machine {
+	if g == nil || c == nil || c.Kernel == "" {
+		return nil
+	}
+	m := &machine{NCPU: c.NCPU, Busy: cpuBusy(c), IOWait: c.IOWait,
+		Servers: math.NaN(), Master: math.NaN(), Client: math.NaN(), Sampler: math.NaN()}
+	add := func(sum *float64, v float64) {
+		if !math.IsNaN(v) {
+			if math.IsNaN(*sum) {
+				*sum = 0
+			}
+			*sum += v
+		}
+	}
+	for _, h := range g.Hosts {
+		if h.Kernel != c.Kernel {
+			continue
+		}
+		m.Hosts = append(m.Hosts, h.Host)
+		add(&m.Servers, h.ServerCPU)
+		add(&m.Sampler, h.SamplerCPU)
+		if h.Role == "master" {
+			m.Master = h.ServerCPU
+		}
+	}
+	for _, lb := range g.LoadBoxes {
+		if lb.Kernel != c.Kernel {
+			continue
+		}
+		m.Hosts = append(m.Hosts, lb.Host)
+		m.HasClient = true
+		add(&m.Client, lb.ClientCPU)
+		add(&m.Sampler, lb.SamplerCPU)
+	}
+	if len(m.Hosts) < 2 {
+		return nil
+	}
+	return m
+}
+
+// name is "the machine (shared by 4 hosts)".
+func (m *machine) name() string {
+	return fmt.Sprintf("the machine (shared by %d hosts)", len(m.Hosts))
+}
+
+// Other is the busy share the servers, the client and the samplers do
+// not account for (iowait apart).
+func (m *machine) Other() float64 {
+	o := m.Busy
+	for _, v := range []float64{m.Servers, m.Client, m.Sampler, m.IOWait} {
+		if !math.IsNaN(v) {
+			o -= v
+		}
+	}
+	return o
+}
+
+// split says where the machine's CPU went: "servers 52% (the master's
+// 30%), client 20%, orch's sampling 4%, everything else 19%".
+func (m *machine) split() string {
+	var parts []string
+	if !math.IsNaN(m.Servers) {
+		s := "servers " + pct(m.Servers)
+		if !math.IsNaN(m.Master) {
+			s += " (the master's " + pct(m.Master) + ")"
+		}
+		parts = append(parts, s)
+	}
+	if m.HasClient && !math.IsNaN(m.Client) {
+		parts = append(parts, "client "+pct(m.Client))
+	}
+	if !math.IsNaN(m.Sampler) {
+		parts = append(parts, "orch's sampling "+pct(m.Sampler))
+	}
+	if !math.IsNaN(m.IOWait) && m.IOWait >= 0.005 {
+		parts = append(parts, "iowait "+pct(m.IOWait))
+	}
+	parts = append(parts, "everything else "+pct(m.Other()))
+	return strings.Join(parts, ", ")
+}
+
+// machineCPU is the first clause of the master's explanation on a shared
+// machine, in place of "Master CPU ...": whether the machine is saturated
+// and where its CPU went in both configurations.
+func machineCPU(base, g *GroupWhy, bm, m *Cost) (string, bool) {
+	mm, bmm := g.machineOf(m), base.machineOf(bm)
+	if mm == nil || bmm == nil {
+		return "", false
+	}
+	state := "is not saturated"
+	switch rg, rb := mm.Busy >= saturatedShare, bmm.Busy >= saturatedShare; {
+	case rg && rb:
+		state = "is saturated in both"
+	case rg:
+		state = "is saturated in " + g.Label + " only"
+	case rb:
+		state = "is saturated in " + base.Label + " (the baseline) only"
+	}
+	s := fmt.Sprintf("%s %s (CPU %s vs %s busy of %s cores; %s: %s; %s: %s)", capitalize(mm.name()), state,
+		pct(mm.Busy), pct(bmm.Busy), num(mm.NCPU, 0), g.Label, mm.split(), base.Label, bmm.split())
+	if !math.IsNaN(m.DiskBusy) || !math.IsNaN(bm.DiskBusy) {
+		s += fmt.Sprintf(", master disk %s vs %s busy", pct(m.DiskBusy), pct(bm.DiskBusy))
+	}
+	return s, true
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// moveFloor is the least change, in points of the cores, of a share worth
+// naming as what moved.
+const moveFloor = 0.02
+
+// moved names what changed besides the cost that predicts the ratio pred,
+// when that prediction misses the measured ratio: the master's own commit
+// rate when it is what the cost predicts, the CPU the master's server
+// got, and on a shared machine the other servers', the client's, orch's
+// sampling and everything else's, and the master's disk; the largest
+// changes first, at most three.
+func moved(base, g *GroupWhy, pred float64) string {
+	bm, m := base.Master(), g.Master()
+	var parts []string
+	// The cost may predict the master's own commit rate well and the
+	// measured ratio (the client's figure) not: then that is what moved.
+	if r := m.TPS / bm.TPS; !math.IsNaN(r) && math.Abs(r/pred-1) <= 0.10 {
+		parts = append(parts, fmt.Sprintf("the master's own commit rate, %s (%s vs %s tx/s), is what the cost predicts: the %s is the client's figure",
+			Ratio(r), num(m.TPS, 0), num(bm.TPS, 0), Ratio(g.Ratio)))
+	}
+	type item struct {
+		words   string
+		v, b, d float64
+	}
+	var items []item
+	addItem := func(words string, v, b float64) {
+		if math.IsNaN(v) || math.IsNaN(b) || math.Abs(v-b) < moveFloor {
+			return
+		}
+		items = append(items, item{words, v, b, math.Abs(v - b)})
+	}
+	addItem("the master's server got", m.ServerCPU, bm.ServerCPU)
+	if mm, bmm := g.machineOf(m), base.machineOf(bm); mm != nil && bmm != nil {
+		addItem("the other servers", mm.Servers-mm.Master, bmm.Servers-bmm.Master)
+		if mm.HasClient && bmm.HasClient {
+			addItem("the client", mm.Client, bmm.Client)
+		}
+		addItem("orch's sampling", mm.Sampler, bmm.Sampler)
+		addItem("everything else on the machine", mm.Other(), bmm.Other())
+	}
+	for i := 1; i < len(items); i++ {
+		for j := i; j > 0 && items[j].d > items[j-1].d; j-- {
+			items[j], items[j-1] = items[j-1], items[j]
+		}
+	}
+	for _, it := range items[:min(3, len(items))] {
+		parts = append(parts, fmt.Sprintf("%s %s vs %s of the cores (%s)", it.words, pct(it.v), pct(it.b), ratioText(it.v, it.b)))
+	}
+	if d, bd := m.DiskBusy, bm.DiskBusy; !math.IsNaN(d) && !math.IsNaN(bd) && math.Abs(d-bd) >= 0.10 {
+		parts = append(parts, fmt.Sprintf("master disk %s vs %s busy", pct(d), pct(bd)))
+	}
+	if len(parts) == 0 {
+		return "no CPU share moved by 2 points or more"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// machineBaseline is the baseline's line on a shared machine.
+func machineBaseline(g *GroupWhy, m *Cost) (string, bool) {
+	mm := g.machineOf(m)
+	if mm == nil {
+		return "", false
+	}
+	state := "is not saturated"
+	if mm.Busy >= saturatedShare {
+		state = "is saturated"
+	}
+	return fmt.Sprintf("%s (baseline): %s %s (CPU %s busy of %s cores: %s), master disk %s busy; %s us CPU, %s fsyncs per transaction",
+		g.Label, mm.name(), state, pct(mm.Busy), num(mm.NCPU, 0), mm.split(), pct(m.DiskBusy), num(m.CPUUs, 0), num(m.Fsync, 3)), true
+}
+
+// machineRows are the USE table's rows of the shared machines of g, one
+// per machine: its cores, the servers' CPU, its busy share and run queue
+// (machine-wide), the client's CPU, and the split.
+func (g *GroupWhy) machineRows() [][]string {
+	var rows [][]string
+	seen := map[string]bool{}
+	for _, c := range append(append([]*Cost(nil), g.Hosts...), g.LoadBoxes...) {
+		mm := g.machineOf(c)
+		if mm == nil || seen[c.Kernel] {
+			continue
+		}
+		seen[c.Kernel] = true
+		flag := mm.name() + " is not saturated"
+		if mm.Busy >= saturatedShare {
+			flag = mm.name() + " is saturated"
+		}
+		client := ""
+		if mm.HasClient {
+			client = pct(mm.Client)
+		}
+		rows = append(rows, []string{g.Label, "machine", "shared by " + strings.Join(mm.Hosts, ", "), num(mm.NCPU, 0),
+			pct(mm.Servers), pct(mm.Busy), num(c.RunQueue, 1), "", "", "", client, flag + ": " + mm.split()})
+	}
+	return rows
+}
