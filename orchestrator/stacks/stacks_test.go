@@ -126,7 +126,8 @@ func TestModes(t *testing.T) {
 		m    Mode
 		have []string
 		want Mode
-	}{{Auto, []string{"perf", "gdb"}, GDB}, {Auto, []string{"perf"}, Perf}, {Auto, nil, Off}, {Perf, []string{"gdb"}, ""}, {Off, []string{"gdb"}, Off}}
+	}{{Auto, []string{"perf", "gdb"}, Perf}, {Auto, []string{"perf"}, Perf}, {Auto, []string{"gdb"}, Off}, {Auto, nil, Off},
+		{GDB, []string{"perf", "gdb"}, GDB}, {Perf, []string{"gdb"}, ""}, {Off, []string{"gdb"}, Off}}
 	for _, c := range cases {
 		if got := Pick(c.m, c.have); got != c.want {
 			t.Errorf("Pick(%s, %v) = %q, want %q", c.m, c.have, got, c.want)
