@@ -87,7 +87,7 @@ func (r *run) startCatchUp(ctx context.Context, loadEnd time.Time, ok bool) *cat
 	}
 	go func() {
 		defer close(c.done)
-		c.cu, c.err = r.waitCaughtUp(ctx, r.db.Master, r.db.Slaves, loadEnd)
+		c.cu, c.err = r.waitCaughtUp(ctx, r.db.Master, r.db.Slaves, loadEnd, "")
 	}()
 	return c
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"path"
+	"slices"
 	"strings"
 	"time"
 
@@ -49,9 +50,16 @@ const (
 	tailRamp = 2 * time.Second
 )
 
+// tailIgnoreErrors is sysbench's --mysql-ignore-errors for the tail: its
+// own default (deadlocks, lock waits) and duplicate keys, because the
+// tail's random ids (oltp_insert with auto_inc=off) can meet the rows the
+// run just wrote, and a client that stops there samples nothing.
+const tailIgnoreErrors = "--mysql-ignore-errors=1213,1020,1205,1062"
+
 // tailWorkload is the workload the tail runs: the run's own, bounded by
-// time to d. Only a client that runs for a given time can carry one;
-// why says why not.
+// time to d, duplicate keys ignored (unless the workload says which errors
+// to ignore itself). Only a client that runs for a given time can carry
+// one; why says why not.
 func tailWorkload(w *bench.Workload, d time.Duration) (tw *bench.Workload, why string) {
 	switch w.Tool {
 	case bench.DriverSysbench, bench.DriverSysbenchLegacy:
@@ -64,6 +72,13 @@ func tailWorkload(w *bench.Workload, d time.Duration) (tw *bench.Workload, why s
 	secs := int(math.Ceil(d.Seconds()))
 	c.Options.TimeS = &secs
 	c.Options.Events = nil // bounded by time only
+	own := false
+	for _, a := range w.ExtraArgs {
+		own = own || strings.HasPrefix(a, "--mysql-ignore-errors")
+	}
+	if !own {
+		c.ExtraArgs = append(slices.Clone(w.ExtraArgs), tailIgnoreErrors)
+	}
 	return &c, ""
 }
 
@@ -168,10 +183,11 @@ func (r *run) tailLoad(ctx context.Context, driver bench.Driver, sample func(con
 		profiles = sample(ctx, until)
 	}
 	// Stop it now, sampled or not (with a fresh context after a Ctrl-C):
-	// it must never outlive the run.
+	// it must never outlive the run. No grace: its output is read by no
+	// one, and sysbench 1.0 ignores the SIGINT Stop sends first.
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 	defer cancel()
-	if err := rem.Stop(sctx, 5*time.Second); err != nil {
+	if err := rem.Stop(sctx, 0); err != nil {
 		r.logf("%s: stop the profiling tail: %v", r.bhost, err)
 	}
 	select {
@@ -186,7 +202,7 @@ func (r *run) tailLoad(ctx context.Context, driver bench.Driver, sample func(con
 	}
 	// The tail wrote to the master: the slaves apply it now, not during
 	// whatever runs next. Not a figure; a failure is only said.
-	cu, err := r.waitCaughtUp(ctx, r.db.Master, r.db.Slaves, time.Now())
+	cu, err := r.waitCaughtUp(ctx, r.db.Master, r.db.Slaves, time.Now(), "replicas applying the profiling tail")
 	if err != nil {
 		r.logf("run: after the profiling tail: %v", err)
 		return profiles, "slaves not caught up after it: " + err.Error()

@@ -63,8 +63,8 @@ func readPid(pidFile string) string {
 // GDBScript takes n snapshots of every thread's stack, gap apart. Each is
 // framed by "@sample i" and by the server's stop: gdb loads the server's
 // executable and its symbols first (`file /proc/PID/exe`, with the server
-// running), then prints "@stop_from NS" just before it attaches and
-// "@stop_to NS" just after it detaches, so the pause measured is the time
+// running), then notes the time just before it attaches and just after
+// it detaches ("@stop_from NS", "@stop_to NS"), so the pause measured is the time
 // the server was stopped (attach, the libraries' symbols, the walk of
 // every stack, detach), not gdb's start-up. libthread_db is left out (gdb
 // lists a live process's threads from /proc without it), which cut a
@@ -75,9 +75,15 @@ func readPid(pidFile string) string {
 func GDBScript(pidFile string, n int, gap time.Duration) string {
 	var b strings.Builder
 	b.WriteString(readPid(pidFile))
+	// The instants go to files, printed after gdb exits: gdb buffers its
+	// own output, so a `shell date` line would land inside a stack.
+	b.WriteString(`t=$(mktemp -d) || { echo "@error mktemp failed"; exit 0; }
+trap 'rm -rf "$t"' EXIT
+`)
 	fmt.Fprintf(&b, "i=0; while [ $i -lt %d ]; do i=$((i+1))\n", n)
-	b.WriteString(`echo "@sample $i"
-gdb -batch -nx -iex 'set auto-load off' -iex 'set debuginfod enabled off' -iex 'set libthread-db-search-path /nonexistent' -iex 'set debug-file-directory /nonexistent' -ex 'set pagination off' -ex 'set print frame-arguments none' -ex "file /proc/$pid/exe" -ex 'shell date "+` + markStopFrom + ` %s%N"' -ex "attach $pid" -ex 'thread apply all bt' -ex 'detach' -ex 'shell date "+` + markStopTo + ` %s%N"' </dev/null 2>&1 || echo "@error gdb exited $?"
+	b.WriteString(`echo "@sample $i"; rm -f "$t/from" "$t/to"
+gdb -batch -nx -iex 'set auto-load off' -iex 'set debuginfod enabled off' -iex 'set libthread-db-search-path /nonexistent' -iex 'set debug-file-directory /nonexistent' -ex 'set pagination off' -ex 'set print frame-arguments none' -ex "file /proc/$pid/exe" -ex "shell date +%s%N > $t/from" -ex "attach $pid" -ex 'thread apply all bt' -ex 'detach' -ex "shell date +%s%N > $t/to" </dev/null 2>&1 || echo "@error gdb exited $?"
+[ -s "$t/from" ] && [ -s "$t/to" ] && echo "` + markStopFrom + ` $(cat "$t/from")" && echo "` + markStopTo + ` $(cat "$t/to")"
 `)
 	fmt.Fprintf(&b, "[ $i -lt %d ] && sleep %s\ndone; true\n", n, secs(gap))
 	return b.String()
