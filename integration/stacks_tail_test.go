@@ -1,10 +1,15 @@
 package integration
 
 import (
+	"bufio"
+	"context"
 	"encoding/json"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -156,5 +161,75 @@ func checkTailOrder(t *testing.T, dir string) {
 		if !s.After(at["profile_start"]) || !s.Before(at["profile_end"]) {
 			t.Errorf("stack sampling at %s, outside the profiling tail [%s, %s]", s, at["profile_start"], at["profile_end"])
 		}
+	}
+}
+
+// TestStacksTailInterrupted: a Ctrl-C in the profiling tail stops the
+// tail's client and exits 130, but the run itself is complete: its
+// status is ok, results.json has the whole benchmark and its catch-up, and
+// no client is left running on the load box.
+func TestStacksTailInterrupted(t *testing.T) {
+	l := needLab(t)
+	defer l.orch(t, "down", "-i", l.inventory)
+	l.mustOK(t, "up", "-i", l.inventory, "--engine", "innodb")
+	runs := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, l.bin, "run", "-i", l.inventory, "--no-up", "--workload", "pure-random-writes", "--tables", "2",
+		"--threads", "4", "--time", "10", "--table-size", "10000", "--stacks", "gdb", "--runs", runs)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	inTail := make(chan struct{})
+	scanned := make(chan struct{})
+	go func() {
+		defer close(scanned)
+		once := sync.Once{}
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			lines = append(lines, sc.Text())
+			if strings.Contains(sc.Text(), ": profiling tail: ") {
+				once.Do(func() { close(inTail) })
+			}
+		}
+	}()
+	select {
+	case <-inTail:
+	case <-scanned:
+		cmd.Wait()
+		t.Fatalf("the run ended without a profiling tail:\n%s", strings.Join(lines, "\n"))
+	}
+	time.Sleep(3 * time.Second) // inside the sampling
+	cmd.Process.Signal(syscall.SIGINT)
+	<-scanned
+	err = cmd.Wait()
+	out := strings.Join(lines, "\n")
+	t.Logf("interrupted in the tail:\n%s", out)
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
+		t.Fatalf("exit %v, want 130", err)
+	}
+	if !strings.Contains(out, "interrupted in the profiling tail: the run itself is complete") {
+		t.Errorf("orch did not say the run is complete")
+	}
+	dir, _ := filepath.EvalSymlinks(filepath.Join(runs, "latest"))
+	if st := readJSON(t, filepath.Join(dir, "manifest.json"))["status"]; st != "ok" {
+		t.Errorf("manifest status %v, want ok", st)
+	}
+	res := readJSON(t, filepath.Join(dir, "results.json"))
+	bench, _ := res["benchmark"].(map[string]any)
+	if bench["complete"] != true || res["catch_up"] == nil {
+		t.Errorf("results.json lost the run: complete %v, catch_up %v", bench["complete"], res["catch_up"])
+	}
+	if !strings.Contains(string(mustRead(t, filepath.Join(dir, "events.jsonl"))), `"kind":"profile_end","detail":"`) {
+		t.Errorf("no profile_end event")
+	}
+	r := l.mustOK(t, "exec", "-i", l.inventory, "--role", "loadbox", "--", "pgrep -a sysbench || true")
+	if strings.Contains(r.stdout, "sysbench") {
+		t.Errorf("a client still runs on the load box after the interrupted tail:\n%s", r.stdout)
 	}
 }
