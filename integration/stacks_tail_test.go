@@ -1,15 +1,10 @@
 package integration
 
 import (
-	"bufio"
-	"context"
 	"encoding/json"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -173,45 +168,12 @@ func TestStacksTailInterrupted(t *testing.T) {
 	defer l.orch(t, "down", "-i", l.inventory)
 	l.mustOK(t, "up", "-i", l.inventory, "--engine", "innodb")
 	runs := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, l.bin, "run", "-i", l.inventory, "--no-up", "--workload", "pure-random-writes", "--tables", "2",
+	// 3 s after the tail starts: inside its sampling.
+	code, out := l.interruptAt(t, func(line string) bool { return strings.Contains(line, ": profiling tail: ") }, 3*time.Second, 0,
+		"run", "-i", l.inventory, "--no-up", "--workload", "pure-random-writes", "--tables", "2",
 		"--threads", "4", "--time", "10", "--table-size", "10000", "--stacks", "gdb", "--runs", runs)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	var lines []string
-	inTail := make(chan struct{})
-	scanned := make(chan struct{})
-	go func() {
-		defer close(scanned)
-		once := sync.Once{}
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			lines = append(lines, sc.Text())
-			if strings.Contains(sc.Text(), ": profiling tail: ") {
-				once.Do(func() { close(inTail) })
-			}
-		}
-	}()
-	select {
-	case <-inTail:
-	case <-scanned:
-		cmd.Wait()
-		t.Fatalf("the run ended without a profiling tail:\n%s", strings.Join(lines, "\n"))
-	}
-	time.Sleep(3 * time.Second) // inside the sampling
-	cmd.Process.Signal(syscall.SIGINT)
-	<-scanned
-	err = cmd.Wait()
-	out := strings.Join(lines, "\n")
-	t.Logf("interrupted in the tail:\n%s", out)
-	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
-		t.Fatalf("exit %v, want 130", err)
+	if code != 130 {
+		t.Fatalf("exit %d, want 130", code)
 	}
 	if !strings.Contains(out, "interrupted in the profiling tail: the run itself is complete") {
 		t.Errorf("orch did not say the run is complete")
