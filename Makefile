@@ -59,7 +59,7 @@ bench: build
 	$(GO) test -run '^$$' -bench StoppingRule -benchtime 1x ./orchestrator/stats/
 	@if [ -f $(LAB_INV) ]; then \
 	  ORCH_LAB_INVENTORY=$(CURDIR)/$(LAB_INV) ORCH_BIN=$(CURDIR)/$(BIN) \
-	    $(GO) test -run '^$$' -bench 'UpCriticalPath|MatrixCellOverhead|StackSampling|MatrixClusters|TimeToDecision' -benchtime 1x ./integration/ && \
+	    $(GO) test -run '^$$' -bench 'UpCriticalPath|MatrixCellOverhead|ObserverCost|MatrixClusters|TimeToDecision' -benchtime 1x ./integration/ && \
 	  ORCH_TEST_LAB_INVENTORY=$(CURDIR)/$(LAB_INV) ORCH_TEST_LAB_STATE_DIR=/var/lib/orch-lab \
 	    $(GO) test -run '^$$' -bench LabMonitorOverhead -benchtime 1x ./orchestrator/monitor/; \
 	else echo "bench: no lab ($(LAB_INV)); run make lab-up for the orch up benchmark"; fi

@@ -16,9 +16,18 @@ import (
 // the exit status and everything orch printed on stderr.
 func (l *lab) interruptedUp(t *testing.T, second time.Duration, args ...string) (int, string) {
 	t.Helper()
+	return l.interruptAt(t, func(line string) bool { return strings.HasSuffix(line, " restart") }, 0, second,
+		append([]string{"up", "-i", l.inventory}, args...)...)
+}
+
+// interruptAt runs orch ARGS... and sends it SIGINT wait after the first
+// stderr line that at accepts, then again after second (when second > 0).
+// It returns the exit status and everything orch printed on stderr.
+func (l *lab) interruptAt(t *testing.T, at func(string) bool, wait, second time.Duration, args ...string) (int, string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, l.bin, append([]string{"up", "-i", l.inventory}, args...)...)
+	cmd := exec.CommandContext(ctx, l.bin, args...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -28,7 +37,7 @@ func (l *lab) interruptedUp(t *testing.T, second time.Duration, args ...string) 
 	}
 	var mu sync.Mutex
 	var lines []string
-	restarting := make(chan struct{})
+	seen := make(chan struct{})
 	scanned := make(chan struct{})
 	go func() {
 		defer close(scanned)
@@ -38,17 +47,18 @@ func (l *lab) interruptedUp(t *testing.T, second time.Duration, args ...string) 
 			mu.Lock()
 			lines = append(lines, sc.Text())
 			mu.Unlock()
-			if strings.HasSuffix(sc.Text(), " restart") {
-				once.Do(func() { close(restarting) })
+			if at(sc.Text()) {
+				once.Do(func() { close(seen) })
 			}
 		}
 	}()
 	select {
-	case <-restarting:
+	case <-seen:
 	case <-scanned:
 		cmd.Wait()
-		t.Fatalf("up ended without restarting a server:\n%s", strings.Join(lines, "\n"))
+		t.Fatalf("orch %s ended before the line to interrupt it at:\n%s", args[0], strings.Join(lines, "\n"))
 	}
+	time.Sleep(wait)
 	cmd.Process.Signal(syscall.SIGINT)
 	start := time.Now()
 	if second > 0 {
@@ -64,7 +74,7 @@ func (l *lab) interruptedUp(t *testing.T, second time.Duration, args ...string) 
 		t.Fatal(err)
 	}
 	out := strings.Join(lines, "\n")
-	t.Logf("interrupted up: exit %d, %s after the first SIGINT:\n%s", code, time.Since(start).Round(time.Millisecond), out)
+	t.Logf("interrupted %s: exit %d, %s after the first SIGINT:\n%s", args[0], code, time.Since(start).Round(time.Millisecond), out)
 	return code, out
 }
 

@@ -27,12 +27,12 @@ const exitInterrupted = 130
 
 func newRunCmd(g *globalOptions) *cobra.Command {
 	var (
-		workload, engine, root string
-		knobs, sets            []string
-		noUp, keepRemote       bool
-		stallLimit             time.Duration
-		stacksFlag             string
-		short                  = map[string]*string{}
+		workload, engine, root  string
+		knobs, sets             []string
+		noUp, keepRemote        bool
+		stallLimit              time.Duration
+		stacksFlag, monitorFlag string
+		short                   = map[string]*string{}
 	)
 	cmd := &cobra.Command{
 		Use:   "run [INVENTORY] --workload NAME|FILE",
@@ -44,7 +44,10 @@ orch follows its output, shows progress and re-attaches. Monitors sample every
 database host each second into CSV time series; a master that stalls longer
 than --stall-limit stops the run with that diagnosis. Afterwards the slaves
 must catch up and agree with the master (CHECKSUM TABLE, row counts), and
-the engine footprint is measured. Everything lands in runs/<UTC>-<name>/
+the engine footprint is measured. Then the servers' thread stacks (--stacks)
+are sampled in a profiling tail: a few seconds more of the same workload,
+after the measured load, into benchmark/profile.txt, which no figure reads,
+because a sampler slows (perf) or stops (gdb) the server. Everything lands in runs/<UTC>-<name>/
 (runs/latest points at it): manifest.json, results.json, raw output, host
 snapshots, error log slices and time series. No password is ever written there.
 
@@ -67,6 +70,10 @@ run interrupted.`,
 			stackMode, err := stacks.ParseMode(stacksFlag)
 			if err != nil {
 				return usagef("run: %v", err)
+			}
+			noMonitors, err := parseMonitorFlag(monitorFlag)
+			if err != nil {
+				return err
 			}
 			if workload == "" {
 				return usagef("run: --workload is required (%s, or a YAML file)", strings.Join(bench.BuiltinWorkloads(), ", "))
@@ -147,7 +154,7 @@ run interrupted.`,
 			out, err := runner.Run(ctx, runner.Config{
 				Cluster: c, Workload: w, Engine: engine, Knobs: kv, Root: root, UpTook: upTook,
 				Command: os.Args, Version: buildVersion(), StallLimit: stallLimit, KeepRemote: keepRemote, Stacks: stackMode,
-				Progress: progress, Logf: func(f string, a ...any) { fmt.Fprintf(stderr, f+"\n", a...) },
+				NoMonitors: noMonitors, Progress: progress, Logf: func(f string, a ...any) { fmt.Fprintf(stderr, f+"\n", a...) },
 			})
 			if out != nil {
 				printOutcome(cmd, out)
@@ -157,6 +164,8 @@ run interrupted.`,
 				return &exitError{code: exitInterrupted, err: fmt.Errorf("run interrupted: stopped the benchmark and collected what there is in %s", out.Dir.Path())}
 			case err != nil:
 				return err
+			case ctx.Err() != nil:
+				return &exitError{code: exitInterrupted, err: fmt.Errorf("interrupted in the profiling tail: the run itself is complete in %s, without its stack samples", out.Dir.Path())}
 			}
 			return nil
 		},
@@ -174,7 +183,19 @@ run interrupted.`,
 	f.StringVar(&root, "runs", "runs", "directory that holds run directories")
 	f.DurationVar(&stallLimit, "stall-limit", 60*time.Second, "stop the run when the master makes no progress this long")
 	f.StringVar(&stacksFlag, "stacks", "auto", stacksHelp)
+	f.StringVar(&monitorFlag, "monitor", "on", "on, or off: no per-second time series, no stall watchdog and no monitor figures in the report; only for measuring what orch's watching costs (make bench)")
 	return cmd
+}
+
+// parseMonitorFlag reads --monitor: true means off.
+func parseMonitorFlag(s string) (bool, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "on", "":
+		return false, nil
+	case "off":
+		return true, nil
+	}
+	return false, usagef("run: --monitor %q: want on or off", s)
 }
 
 // validateForRun accepts a cluster, or one existing server (run and
@@ -364,4 +385,6 @@ latest run.`,
 }
 
 // stacksHelp documents --stacks for run and matrix.
-const stacksHelp = "thread stacks of the master and a slave at the run's middle: off, gdb (pauses the server; the pause is measured), perf, or auto (gdb, else perf, when installed)"
+const stacksHelp = "thread stacks of the master and a slave, taken in a profiling tail after the run's load and checks " +
+	"(a few seconds more of the same workload that no figure reads), never inside the measured load: off, perf, " +
+	"gdb (stops the server for each snapshot; the stop is measured), or auto (perf where perf record works, else off)"

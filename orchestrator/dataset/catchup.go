@@ -14,22 +14,37 @@ import (
 	"github.com/orch-bench/orch/orchestrator/replication"
 )
 
-// waitSlice is how long one server-side GTID wait lasts before the slave's
-// replication threads are looked at again: a slave whose SQL thread stopped
-// fails in seconds instead of after the whole timeout.
+// waitSlice is how often, while a slave catches up, its replication threads
+// are looked at: a slave whose SQL thread stopped fails in seconds instead
+// of after the whole timeout.
 const waitSlice = 2 * time.Second
+
+// pollEvery is how often a slave's executed position is read while it
+// catches up: the resolution of catch_up_ns (plus one round trip).
+const pollEvery = 25 * time.Millisecond
 
 // CatchUp is what WaitCaughtUp saw.
 type CatchUp struct {
 	// MasterGTID is the master's position the slaves were waited for.
-	MasterGTID string         `json:"master_gtid"`
-	Slaves     []SlaveCatchUp `json:"slaves"`
+	MasterGTID string `json:"master_gtid"`
+	// LoadEnd is when the benchmark ended: each slave's CatchUpNs counts
+	// from there, not from when the wait began.
+	LoadEnd *time.Time     `json:"load_end,omitempty"`
+	Slaves  []SlaveCatchUp `json:"slaves"`
 }
 
 // SlaveCatchUp is one slave's wait.
 type SlaveCatchUp struct {
-	Host   string        `json:"host"`
+	Host string `json:"host"`
+	// Waited is how long the wait itself lasted (from its start, which is
+	// after the load's end).
 	Waited time.Duration `json:"waited_ns"`
+	// CatchUpNs is the time from the load's end until the slave's executed
+	// position was read equal to the master's final one (polled every
+	// pollEvery); BehindAtWaitTx is how many transactions it lacked at
+	// the first read. Both are unset when the slave did not catch up.
+	CatchUpNs      *time.Duration `json:"catch_up_ns,omitempty"`
+	BehindAtWaitTx *int64         `json:"behind_at_wait_tx,omitempty"`
 	// CaughtUp is set when the slave applied MasterGTID.
 	CaughtUp bool `json:"caught_up"`
 	// Applied is the slave's own position when it did not catch up, and
@@ -39,14 +54,22 @@ type SlaveCatchUp struct {
 	Error   string `json:"error,omitempty"`
 }
 
-// WaitCaughtUp reads the master's GTID position and waits, up to timeout,
-// until every slave has applied it (MASTER_GTID_WAIT or
-// WAIT_FOR_EXECUTED_GTID_SET): semi-sync acknowledges on receipt, not on
-// apply, so after a write-heavy run the slaves can be minutes behind. A
-// slave whose SQL thread is not running fails at once. The error names each
-// slave that did not catch up and how far behind it is; the CatchUp is
-// returned whenever the master's position was read.
+// WaitCaughtUp is WaitCaughtUpSince timed from now: for waits that do not
+// follow a load.
 func WaitCaughtUp(ctx context.Context, master *server.Node, slaves []*server.Node, timeout time.Duration) (*CatchUp, error) {
+	return WaitCaughtUpSince(ctx, master, slaves, time.Now(), timeout)
+}
+
+// WaitCaughtUpSince reads the master's GTID position (the load has ended:
+// it is final) and polls each slave's executed position, up to timeout,
+// until it covers the master's: semi-sync acknowledges on receipt, not on
+// apply, so after a write-heavy run the slaves can be minutes behind. Each
+// slave's catch-up is timed from loadEnd, when the benchmark ended, so a
+// wait that begins late (after the monitors stop) does not shorten it. A
+// slave whose SQL thread is not running fails at once. The error names
+// each slave that did not catch up and how far behind it is; the CatchUp is
+// returned whenever the master's position was read.
+func WaitCaughtUpSince(ctx context.Context, master *server.Node, slaves []*server.Node, loadEnd time.Time, timeout time.Duration) (*CatchUp, error) {
 	if err := checkNodes(master, slaves); err != nil {
 		return nil, fmt.Errorf("wait for slaves: %w", err)
 	}
@@ -58,16 +81,21 @@ func WaitCaughtUp(ctx context.Context, master *server.Node, slaves []*server.Nod
 		return nil, fmt.Errorf("%s: read GTID position: %w", master, err)
 	}
 	pos := ""
-	if v != nil { // MySQL prints multi-UUID sets over several lines
-		pos = strings.Join(strings.Fields(*v), "")
+	if v != nil {
+		pos = normGTID(*v)
 	}
-	cu := &CatchUp{MasterGTID: pos, Slaves: make([]SlaveCatchUp, len(slaves))}
+	end := loadEnd.UTC()
+	cu := &CatchUp{MasterGTID: pos, LoadEnd: &end, Slaves: make([]SlaveCatchUp, len(slaves))}
 	deadline := time.Now().Add(timeout)
 	errs := orchestrator.ForEach(ctx, len(slaves), slaves, func(ctx context.Context, i int, n *server.Node) error {
 		start := time.Now()
-		err := awaitGTID(ctx, n, pos, deadline, timeout)
-		s := SlaveCatchUp{Host: n.String(), Waited: time.Since(start), CaughtUp: err == nil}
-		if err != nil {
+		at, behind, err := awaitApplied(ctx, n, pos, deadline, timeout)
+		s := SlaveCatchUp{Host: n.String(), Waited: time.Since(start), CaughtUp: err == nil, BehindAtWaitTx: behind}
+		if err == nil {
+			d := max(at.Sub(loadEnd), 0)
+			s.CatchUpNs = &d
+		} else {
+			s.BehindAtWaitTx = nil
 			s.Applied, s.Behind = lag(ctx, master, n)
 			err = fmt.Errorf("%s: %w%s", n, err, behindText(s.Applied, s.Behind))
 			s.Error = err.Error()
@@ -83,33 +111,51 @@ func WaitCaughtUp(ctx context.Context, master *server.Node, slaves []*server.Nod
 	return cu, orchestrator.Aggregate(errs)
 }
 
-// awaitGTID waits in slices until n has applied pos or the deadline
-// passes, checking between slices that n can still get there.
-func awaitGTID(ctx context.Context, n *server.Node, pos string, deadline time.Time, timeout time.Duration) error {
-	if pos == "" {
-		return nil // the master has written nothing to wait for
-	}
+// normGTID joins the lines MySQL prints multi-UUID sets over.
+func normGTID(s string) string { return strings.Join(strings.Fields(s), "") }
+
+// awaitApplied polls n's executed position until it covers pos or the
+// deadline passes, checking every waitSlice that n can still get there.
+// It returns when the covering position was read and how many
+// transactions n lacked at the first read.
+func awaitApplied(ctx context.Context, n *server.Node, pos string, deadline time.Time, timeout time.Duration) (time.Time, *int64, error) {
+	var first *int64
+	checked := time.Now()
 	for {
-		left := time.Until(deadline)
-		if left <= 0 {
-			return fmt.Errorf("has not applied the master's GTID %s within %s", pos, timeout)
-		}
-		slice := min(left, waitSlice)
-		q, err := n.Server.WaitForGTIDQuery(pos, slice)
+		v, err := queryValue(ctx, n.DB, StatementTimeout, n.Server.SlaveGTIDQuery())
+		at := time.Now()
 		if err != nil {
-			return err
+			return at, first, fmt.Errorf("read executed GTID position: %w", err)
 		}
-		// The server ends its own wait (whole seconds, rounded up); the
-		// extra time covers the round trip.
-		v, err := queryValue(ctx, n.DB, slice+StatementTimeout, q)
-		if err != nil {
-			return fmt.Errorf("wait for GTID %s: %w", pos, err)
+		applied := ""
+		if v != nil {
+			applied = normGTID(*v)
 		}
-		if flavor.GTIDWaitReached(str(v)) {
-			return nil
+		gap := int64(0)
+		if pos != "" { // "": the master has written nothing to wait for
+			if gap, err = n.Server.GTIDGap(pos, applied); err != nil {
+				return at, first, err
+			}
 		}
-		if err := stillReplicating(ctx, n); err != nil {
-			return fmt.Errorf("cannot catch up with the master's GTID %s: %w", pos, err)
+		if first == nil {
+			first = &gap
+		}
+		if gap == 0 {
+			return at, first, nil
+		}
+		if !at.Before(deadline) {
+			return at, first, fmt.Errorf("has not applied the master's GTID %s within %s", pos, timeout)
+		}
+		if at.Sub(checked) >= waitSlice {
+			checked = at
+			if err := stillReplicating(ctx, n); err != nil {
+				return at, first, fmt.Errorf("cannot catch up with the master's GTID %s: %w", pos, err)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return at, first, ctx.Err()
+		case <-time.After(min(pollEvery, time.Until(deadline))):
 		}
 	}
 }

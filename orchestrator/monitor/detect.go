@@ -44,7 +44,6 @@ type detector struct {
 	onStall    func(Event)
 
 	load       bool
-	held       bool // a gdb snapshot stops the master: not a stall
 	progressAt time.Time
 	open       *Stall
 	stalls     []Stall
@@ -129,25 +128,6 @@ func (d *detector) sampling(host, kind string, err error) {
 
 // setLoad tells the detector whether a benchmark is running: stalls are
 // only judged while one is.
-// hold suspends stall detection while a stack snapshot stops the master
-// (its pause is recorded as such); releasing it restarts the clock, so a
-// real stall around the snapshot is still seen, stallAfter later.
-func (d *detector) hold(on bool, now time.Time) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.held = on
-	if !on && d.progressAt.Before(now) {
-		d.progressAt = now
-	}
-}
-
-// loadActive reports whether the runner says the load runs.
-func (d *detector) loadActive() bool {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.load
-}
-
 func (d *detector) setLoad(active bool, now time.Time) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -165,7 +145,7 @@ func (d *detector) setLoad(active bool, now time.Time) {
 // stallLimit.
 func (d *detector) check(now time.Time) {
 	d.mu.Lock()
-	if d.master == "" || !d.load || d.held {
+	if d.master == "" || !d.load {
 		d.mu.Unlock()
 		return
 	}

@@ -225,25 +225,3 @@ func TestOwnSelectsAreNotProgress(t *testing.T) {
 		t.Errorf("stall events %v, want one from 2s", evs)
 	}
 }
-
-// A gdb snapshot stops the master on purpose: no stall while it is held,
-// and the clock restarts when it is released.
-func TestStallHeldDuringSnapshot(t *testing.T) {
-	h := newHarness(t, Config{StallAfter: 2 * time.Second, StallLimit: 10 * time.Second})
-	d := h.m.det
-	d.setLoad(true, h.at(0))
-	d.hold(true, h.at(1))
-	d.check(h.at(5))
-	if d.open != nil {
-		t.Fatal("a stall opened while the master was held")
-	}
-	d.hold(false, h.at(5))
-	d.check(h.at(6))
-	if d.open != nil {
-		t.Fatal("a stall opened 1s after the release")
-	}
-	d.check(h.at(7.5))
-	if d.open == nil {
-		t.Fatal("no stall 2.5s after the release without progress")
-	}
-}

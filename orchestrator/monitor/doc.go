@@ -140,14 +140,15 @@
 //
 // # Stack samples
 //
-// With Config.Stacks, the monitor samples the thread stacks of the master
-// and of the first slave once, Stacks.At after SetLoadActive(true) (the
-// runner passes the run's midpoint): up to three gdb snapshots 2 s apart,
-// each its own command so that none starts that would outlast the load,
-// or one perf record. stacks_start and stacks_end events bracket the
-// window (the report shades it: a gdb snapshot stops the server, and each
-// one's duration is recorded as the pause); stacks/<host>-<mode>.txt holds
-// the raw output, stacks/<host>-<mode>.json the aggregated profile
-// (orchestrator/stacks), and the summary the top stacks. A host without
-// the tool gets a stacks_error event; the run goes on.
+// The monitors never stop or slow a server for its stacks inside the
+// measured load: the runner takes them with a Profiler in the run's
+// profiling tail, after the load and the checks, under a short extra load
+// no figure reads, bracketed by profile_start and profile_end events. On
+// the master and the first slave: up to three gdb snapshots 2 s apart,
+// each its own command so that none starts that would outlast the tail,
+// each timed as the server's stop (attach to detach), or one perf record.
+// stacks_start and stacks_end events bracket each host's window;
+// stacks/<host>-<mode>.txt holds the raw output, stacks/<host>-<mode>.json
+// the aggregated profile (orchestrator/stacks). A host without a working
+// sampler gets a stacks_error event; the run goes on.
 package monitor

@@ -40,6 +40,11 @@ const (
 	// KindMonitorStart and KindMonitorStop bracket the series (no host).
 	KindMonitorStart = "monitor_start"
 	KindMonitorStop  = "monitor_stop"
+	// KindLoadStart and KindLoadEnd (no host) bracket the measured load,
+	// as the runner reports it (SetLoadActive): every figure of the run
+	// comes from inside it.
+	KindLoadStart = "load_start"
+	KindLoadEnd   = "load_end"
 )
 
 // Event is one line of events.jsonl.

@@ -44,9 +44,6 @@ type Config struct {
 	OnStall func(Event)
 	// Now is the clock for timestamps (tests); default time.Now.
 	Now func() time.Time
-	// Stacks samples the master's and the first slave's thread stacks
-	// once, in the middle of the load (off by default).
-	Stacks StackConfig
 }
 
 func (c Config) withDefaults() (Config, error) {
@@ -84,8 +81,6 @@ type Monitor struct {
 	masterPos atomic.Pointer[masterPosition]
 	hosts     []*hostMon
 
-	ctx      context.Context // the monitors' life, for the stack sampler
-	stacks   stackState
 	cancel   context.CancelFunc
 	wg       sync.WaitGroup
 	stopOnce sync.Once
@@ -180,7 +175,6 @@ func start(ctx context.Context, cfg Config, specs []spec) (*Monitor, error) {
 		return nil, err
 	}
 	ctx, m.cancel = context.WithCancel(ctx)
-	m.ctx = ctx
 	for _, sp := range specs {
 		h, err := m.newHost(ctx, filepath.Join(cfg.Dir, "timeseries"), sp)
 		if err != nil {
@@ -189,7 +183,6 @@ func start(ctx context.Context, cfg Config, specs []spec) (*Monitor, error) {
 			return nil, err
 		}
 		m.hosts = append(m.hosts, h)
-		m.addStackHost(sp)
 	}
 	for _, h := range m.hosts {
 		if h.mysql != nil {
@@ -273,26 +266,16 @@ func (m *Monitor) watch(ctx context.Context) {
 func (m *Monitor) now() time.Time { return m.cfg.Now() }
 
 // SetLoadActive tells the monitor whether the benchmark is running: a
-// master that makes no progress is a stall only while it is.
-func (m *Monitor) SetLoadActive(active bool) {
-	m.det.setLoad(active, m.now())
+// master that makes no progress is a stall only while it is. It writes a
+// load_start or load_end event and returns its time: the measured load is
+// [load_start, load_end] in the monitor's clock.
+func (m *Monitor) SetLoadActive(active bool) time.Time {
+	now := m.now()
+	m.det.setLoad(active, now)
+	kind := KindLoadEnd
 	if active {
-		m.startStacks()
+		kind = KindLoadStart
 	}
-}
-
-// addStackHost keeps the master and the first slave with a server and an
-// executor for stack sampling.
-func (m *Monitor) addStackHost(sp spec) {
-	if sp.exec == nil || sp.pidFile == nil {
-		return
-	}
-	for _, h := range m.stacks.hosts {
-		if h.role == sp.role {
-			return
-		}
-	}
-	if sp.role == topology.RoleMaster || sp.role == topology.RoleSlave {
-		m.stacks.hosts = append(m.stacks.hosts, stackHost{name: sp.name, role: sp.role, exec: sp.exec, sudo: sp.sudo, pidFile: sp.pidFile})
-	}
+	m.events.write(Event{T: now, Kind: kind})
+	return now
 }

@@ -44,7 +44,6 @@ func (m *Monitor) finish(end time.Time) (*Summary, error) {
 	if m.det.master != "" {
 		sum.SemiSync = &semi
 	}
-	sum.Stacks = m.stackSummaries()
 	var errs []error
 	for _, h := range m.hosts {
 		hs := HostSummary{Host: h.name, Role: string(h.role)}

@@ -23,8 +23,9 @@ type Summary struct {
 	// are enough to diagnose; memory stays bounded).
 	StallsNotListed int           `json:"stalls_not_listed,omitempty"`
 	Hosts           []HostSummary `json:"hosts"`
-	// Stacks are the stack samples taken (top stacks only; stacks/ in the
-	// run directory holds them whole, and the raw output).
+	// Stacks are the stack samples taken in the profiling tail, after the
+	// monitors stopped (the runner adds them; top stacks only: stacks/ in
+	// the run directory holds them whole, and the raw output).
 	Stacks []*stacks.Profile `json:"stacks,omitempty"`
 }
 

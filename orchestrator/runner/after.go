@@ -26,12 +26,15 @@ type Results struct {
 	Consistency *dataset.ConsistencyReport     `json:"consistency,omitempty"`
 	Sizes       map[string]*dataset.SizeReport `json:"sizes,omitempty"`
 	Monitor     *monitor.Summary               `json:"monitor,omitempty"`
+	// Instruments says what watched the run (profile.go).
+	Instruments *Instruments `json:"instruments,omitempty"`
 	// Checks lists every failed check (consistency, catch-up): a run whose
 	// replicas disagree with the master is a failed run.
 	Checks []string `json:"failed_checks,omitempty"`
 	// Phases is each phase's wall time in seconds: up (when the run did
 	// one), connect, snapshot, prepare, run (monitors and the benchmark),
-	// checks (catch-up, consistency, footprint).
+	// checks (catch-up, consistency, footprint), profile (the profiling
+	// tail, after the run: see profile.go).
 	Phases map[string]float64 `json:"phases_s,omitempty"`
 }
 
@@ -64,12 +67,42 @@ func (r *run) parse(res *Results) {
 	}
 }
 
+// catchUp is the slaves' catch-up wait, started when the load ended.
+type catchUp struct {
+	done   chan struct{}
+	cu     *dataset.CatchUp
+	err    error
+	cancel context.CancelFunc
+}
+
+// startCatchUp starts waiting for the slaves as soon as the load has
+// ended (when ok: it ended as it should), so that a slave's catch-up is
+// seen when it happens, not after the monitors have stopped.
+func (r *run) startCatchUp(ctx context.Context, loadEnd time.Time, ok bool) *catchUp {
+	ctx, cancel := context.WithCancel(ctx)
+	c := &catchUp{done: make(chan struct{}), cancel: cancel}
+	if !ok {
+		close(c.done)
+		return c
+	}
+	go func() {
+		defer close(c.done)
+		c.cu, c.err = r.waitCaughtUp(ctx, r.db.Master, r.db.Slaves, loadEnd, "")
+	}()
+	return c
+}
+
+func (c *catchUp) wait() (*dataset.CatchUp, error) {
+	<-c.done
+	return c.cu, c.err
+}
+
 // checks runs after a complete benchmark: slaves catch up, the benchmark
 // tables agree on all three servers, and the engine footprint is measured.
-func (r *run) checks(ctx context.Context, res *Results) error {
+func (r *run) checks(ctx context.Context, res *Results, wait *catchUp) error {
 	master, slaves := r.db.Master, r.db.Slaves
 	var failed []error
-	cu, err := r.waitCaughtUp(ctx, master, slaves)
+	cu, err := wait.wait()
 	res.CatchUp = cu
 	if err != nil {
 		failed = append(failed, err)
@@ -108,7 +141,7 @@ func (r *run) checks(ctx context.Context, res *Results) error {
 // error log slices, results, the manifest's end and status, and the proof
 // that no password is in it.
 func (r *run) finish(ctx context.Context, status rundir.Status, runErr error) error {
-	if r.db != nil {
+	if r.db != nil && !r.snappedAfter {
 		if err := r.snapshot(ctx, "after"); err != nil {
 			r.logf("run: %v", err)
 		}

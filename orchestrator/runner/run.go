@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -48,9 +47,12 @@ type Config struct {
 	KeepRemote bool
 	Progress   *Progress
 	Logf       func(format string, args ...any)
-	// Stacks is --stacks: how to sample the servers' thread stacks at the
-	// middle of the run ("" is auto: gdb or perf when the host has one).
+	// Stacks is --stacks: how to sample the servers' thread stacks in the
+	// profiling tail after the run ("" is auto: perf where it works).
 	Stacks stacks.Mode
+	// NoMonitors (--monitor=off) runs without the per-second series and
+	// the stall watchdog: only for measuring what watching costs.
+	NoMonitors bool
 }
 
 // Outcome is how a run ended.
@@ -83,6 +85,12 @@ type run struct {
 
 	mu      sync.Mutex
 	stopped string // why the benchmark was stopped early ("" if it was not)
+	// measured is set once the run's load and checks are complete: what
+	// follows (the profiling tail) cannot make it interrupted or failed.
+	measured bool
+	// snappedAfter: the "after" snapshot is taken (before the tail, so
+	// that it shows the run's servers, not the tail's).
+	snappedAfter bool
 	// journals are where the journal stood at the start, per host whose
 	// server logs there (log_error unset under systemd).
 	journals map[string]server.LogMark
@@ -99,6 +107,7 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 	res, runErr := r.execute(ctx)
 	out.Status = rundir.StatusOK
 	switch {
+	case runErr == nil && r.measured:
 	case errors.Is(runErr, ErrInterrupted) || ctx.Err() != nil:
 		out.Status = rundir.StatusInterrupted
 	case runErr != nil:
@@ -270,9 +279,16 @@ func (r *run) execute(ctx context.Context) (*Results, error) {
 	}
 	mon.SetLoadActive(true)
 	code, runErr := r.runPhase(ctx)
-	mon.SetLoadActive(false)
+	loadEnd := mon.SetLoadActive(false)
+	// The slaves' catch-up is timed from the load's end: the wait starts
+	// now, while the monitors stop.
+	catchUp := r.startCatchUp(ctx, loadEnd, runErr == nil && code == 0 && r.stoppedWhy() == "")
+	defer catchUp.cancel()
 	summary, monErr := mon.Stop()
-	res.Monitor = summary
+	if !r.cfg.NoMonitors {
+		res.Monitor = summary
+	}
+	res.Instruments = &Instruments{Monitors: !r.cfg.NoMonitors, Stacks: string(stacks.Off)}
 	if monErr != nil {
 		r.logf("run: monitors: %v", monErr)
 	}
@@ -287,9 +303,16 @@ func (r *run) execute(ctx context.Context) (*Results, error) {
 		return res, r.exitError(code)
 	}
 	next("checks")
-	if err := r.checks(ctx, res); err != nil {
+	if err := r.checks(ctx, res, catchUp); err != nil {
 		return res, err
 	}
+	r.measured = true
+	if err := r.snapshot(ctx, "after"); err != nil {
+		r.logf("run: %v", err)
+	}
+	r.snappedAfter = true
+	next("profile")
+	r.profileTail(ctx, res)
 	return res, nil
 }
 
@@ -390,16 +413,22 @@ func (r *run) stopBenchmark(why string) {
 	r.stopClients(1)
 }
 
+// startMonitors starts the per-second series and the stall watchdog; with
+// NoMonitors, a monitor of no host, which only writes the events
+// (load_start, load_end) that bracket the measured load.
 func (r *run) startMonitors(ctx context.Context) (*monitor.Monitor, error) {
-	boxes := r.clientBoxes() // the clients' CPU: client-bound runs
+	dbs, boxes := r.db.DB(), r.clientBoxes() // the clients' CPU: client-bound runs
+	if r.cfg.NoMonitors {
+		dbs, boxes = nil, nil
+		r.logf("run: --monitor=off: no time series and no stall watchdog")
+	}
 	return monitor.Start(ctx, monitor.Config{
 		Dir:        r.dir.Path(),
 		StallLimit: r.cfg.StallLimit,
-		Stacks:     monitor.StackConfig{Mode: cmp.Or(r.cfg.Stacks, stacks.Auto), At: stackAt(r.cfg.Workload), Until: loadFor(r.cfg.Workload)},
 		OnStall: func(e monitor.Event) {
 			r.stopBenchmark(e.Detail)
 		},
-	}, r.db.DB(), boxes)
+	}, dbs, boxes)
 }
 
 // writeFile saves a small file into the run directory, logging failures

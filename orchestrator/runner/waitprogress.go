@@ -51,24 +51,33 @@ func Heartbeat(ctx context.Context, every time.Duration, say func(elapsed time.D
 	}
 }
 
-// waitCaughtUp is dataset.WaitCaughtUp with the lag shown shrinking every
-// WaitEvery ("run: replicas catching up: slave1 lag 1234 tx, slave2 lag 0
-// tx; 5s"), then how long each slave took.
-func (r *run) waitCaughtUp(ctx context.Context, master *server.Node, slaves []*server.Node) (*dataset.CatchUp, error) {
+// waitCaughtUp is dataset.WaitCaughtUpSince with the lag shown shrinking
+// every WaitEvery ("run: replicas catching up: slave1 lag 1234 tx, slave2
+// lag 0 tx; 5s"), then how long each slave took from loadEnd. what names
+// the wait in those lines; only the run's own ("") says how long it took.
+func (r *run) waitCaughtUp(ctx context.Context, master *server.Node, slaves []*server.Node, loadEnd time.Time, what string) (*dataset.CatchUp, error) {
+	label := what
+	if label == "" {
+		label = "replicas catching up"
+	}
 	stop := Heartbeat(ctx, WaitEvery, func(el time.Duration) {
 		qctx, cancel := context.WithTimeout(ctx, WaitEvery)
 		defer cancel()
 		st, err := replication.GetStatus(qctx, master, slaves)
-		r.logf("run: replicas catching up: %s; %s", lagLine(st, err), el)
+		r.logf("run: %s: %s; %s", label, lagLine(st, err), el)
 	})
-	cu, err := dataset.WaitCaughtUp(ctx, master, slaves, catchUpTimeout)
+	cu, err := dataset.WaitCaughtUpSince(ctx, master, slaves, loadEnd, catchUpTimeout)
 	stop()
-	if cu != nil && err == nil && len(cu.Slaves) > 0 {
+	if cu != nil && err == nil && len(cu.Slaves) > 0 && what == "" {
 		var parts []string
 		for _, s := range cu.Slaves {
-			parts = append(parts, fmt.Sprintf("%s %s", s.Host, s.Waited.Round(time.Millisecond)))
+			took := s.Waited
+			if s.CatchUpNs != nil {
+				took = *s.CatchUpNs
+			}
+			parts = append(parts, fmt.Sprintf("%s %s", s.Host, took.Round(time.Millisecond)))
 		}
-		r.logf("run: replicas caught up (%s)", strings.Join(parts, ", "))
+		r.logf("run: replicas caught up (%s after the load's end)", strings.Join(parts, ", "))
 	}
 	return cu, err
 }

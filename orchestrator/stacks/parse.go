@@ -12,8 +12,9 @@ type Raw struct {
 	Stacks [][]Frame
 	// Snapshots counts gdb's "thread apply all bt" runs (perf: 1).
 	Snapshots int
-	// PausesMs holds each gdb run's wall time, the longest the server
-	// can have been stopped by it.
+	// PausesMs holds each gdb snapshot's stop of the server: from just
+	// before the attach to just after the detach (older scripts timed
+	// gdb's whole run, "@pause_ns").
 	PausesMs []float64
 	// Errors are the tool's complaints worth showing (no such process,
 	// ptrace refused...).
@@ -22,9 +23,11 @@ type Raw struct {
 
 // Markers the scripts print between tool outputs.
 const (
-	markSample = "@sample"
-	markPause  = "@pause_ns"
-	markError  = "@error"
+	markSample   = "@sample"
+	markPause    = "@pause_ns"
+	markStopFrom = "@stop_from"
+	markStopTo   = "@stop_to"
+	markError    = "@error"
 )
 
 // ParseGDB reads the output of GDBScript: per snapshot, gdb's
@@ -33,6 +36,7 @@ func ParseGDB(text string) Raw {
 	var r Raw
 	var cur []Frame
 	in := false
+	var from int64 // the open stop's start (ns since the epoch); 0: none
 	flush := func() {
 		if in && len(cur) > 0 {
 			r.Stacks = append(r.Stacks, cur)
@@ -52,6 +56,15 @@ func ParseGDB(text string) Raw {
 			if ns, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimPrefix(line, markPause)), 64); err == nil {
 				r.PausesMs = append(r.PausesMs, ns/1e6)
 			}
+		case strings.HasPrefix(line, markStopFrom):
+			flush()
+			from = stamp(line, markStopFrom)
+		case strings.HasPrefix(line, markStopTo):
+			flush()
+			if to := stamp(line, markStopTo); from > 0 && to >= from {
+				r.PausesMs = append(r.PausesMs, float64(to-from)/1e6)
+			}
+			from = 0
 		case strings.HasPrefix(line, markError):
 			flush()
 			r.Errors = append(r.Errors, strings.TrimSpace(strings.TrimPrefix(line, markError)))
@@ -68,6 +81,15 @@ func ParseGDB(text string) Raw {
 	}
 	flush()
 	return r
+}
+
+// stamp reads the nanoseconds after a marker; 0 when there are none.
+func stamp(line, mark string) int64 {
+	v, err := strconv.ParseInt(strings.TrimSpace(strings.TrimPrefix(line, mark)), 10, 64)
+	if err != nil {
+		return 0
+	}
+	return v
 }
 
 // gdbFrame reads one frame line:

@@ -3,11 +3,12 @@
 // snapshots a few seconds apart, or `perf record -g` for a few seconds,
 // then identical stacks aggregated and counted. It builds the shell text
 // to run on the host and parses what comes back; running it is the
-// caller's (the monitor, which knows when the steady state is).
+// caller's (the monitor's profiler, in the run's profiling tail).
 //
 // A gdb snapshot stops every thread of the server while gdb attaches,
-// reads the symbols and walks the stacks: the script times each one, and
-// the longest is the pause a reader must weigh the run's figures against.
+// reads the libraries' symbols and walks the stacks: the script times that
+// stop (from just before the attach to just after the detach), and the
+// longest is reported.
 // perf samples on-CPU stacks without stopping the server, so it cannot see
 // threads waiting (for a lock, an fsync, a semi-sync ACK), which gdb can.
 package stacks
@@ -21,8 +22,11 @@ import (
 // Mode says how (and whether) stacks are sampled.
 type Mode string
 
-// Modes. Auto is gdb when the host has it, else perf, else off: gdb sees
-// waiting threads, which is most of what explains a commit-bound result.
+// Modes. Auto is perf when it works on the host, else off: an instrument
+// must not stop the server it measures, and gdb does (it sees waiting
+// threads, which perf cannot, so it stays available when asked for).
+// Whatever the mode, stacks are taken in the profiling tail after the
+// measured load, never inside it.
 const (
 	Off  Mode = "off"
 	GDB  Mode = "gdb"

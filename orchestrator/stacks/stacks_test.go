@@ -126,7 +126,8 @@ func TestModes(t *testing.T) {
 		m    Mode
 		have []string
 		want Mode
-	}{{Auto, []string{"perf", "gdb"}, GDB}, {Auto, []string{"perf"}, Perf}, {Auto, nil, Off}, {Perf, []string{"gdb"}, ""}, {Off, []string{"gdb"}, Off}}
+	}{{Auto, []string{"perf", "gdb"}, Perf}, {Auto, []string{"perf"}, Perf}, {Auto, []string{"gdb"}, Off}, {Auto, nil, Off},
+		{GDB, []string{"perf", "gdb"}, GDB}, {Perf, []string{"gdb"}, ""}, {Off, []string{"gdb"}, Off}}
 	for _, c := range cases {
 		if got := Pick(c.m, c.have); got != c.want {
 			t.Errorf("Pick(%s, %v) = %q, want %q", c.m, c.have, got, c.want)
@@ -178,5 +179,40 @@ func TestGDBScriptOnAProcess(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("no sleep or main frame in %v", names(r.Stacks[0]))
+	}
+}
+
+// Real output of GDBScript: one snapshot of the lab master's mariadbd
+// under sysbench oltp_insert, captured in a profiling tail. The stop is
+// the time between the instants noted around attach and detach (gdb's
+// start-up and the executable's symbols are outside it); every thread's
+// stack parses, including the commits waiting in the binlog group commit.
+func TestParseGDBFromTheLab(t *testing.T) {
+	r := ParseGDB(read(t, "gdb-lab-master.txt"))
+	if r.Snapshots != 1 || len(r.Stacks) != 31 {
+		t.Fatalf("%d snapshots, %d stacks, want 1 and 31 (the threads)", r.Snapshots, len(r.Stacks))
+	}
+	if len(r.PausesMs) != 1 || r.PausesMs[0] != float64(1796156342070694535-1796156341812232211)/1e6 {
+		t.Errorf("pauses %v, want the one stop of 258.46 ms", r.PausesMs)
+	}
+	if len(r.Errors) != 0 {
+		t.Errorf("errors %v", r.Errors)
+	}
+	p := NewProfile("master", "master", GDB, time.Time{}, time.Time{}, r)
+	waiting := 0
+	for _, s := range p.Stacks {
+		if strings.Contains(s.Key(), "MYSQL_BIN_LOG::write_transaction_to_binlog_events") {
+			waiting += s.Count
+		}
+	}
+	if waiting != 4 {
+		t.Errorf("%d threads in write_transaction_to_binlog_events, want the 4 sysbench connections", waiting)
+	}
+	for _, s := range p.Stacks {
+		for _, f := range s.Frames {
+			if strings.HasPrefix(f.Func, "@") || strings.Contains(f.Func, "stop_") {
+				t.Errorf("a marker inside a stack: %q", s.Key())
+			}
+		}
 	}
 }
