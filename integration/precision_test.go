@@ -23,7 +23,7 @@ func TestMatrixPrecision(t *testing.T) {
 	// so =1 pays it on every transaction and the difference is real.
 	r := l.mustOK(t, "matrix", "-i", l.inventory, "--engines=innodb", "--knobs=innodb_flush_log_at_trx_commit=1,2",
 		"--precision", "10%", "--max-repeat", "6", "--runs", runs,
-		"--workload", "pure-random-writes", "--tables", "1", "--threads", "1", "--time", "5", "--table-size", "1000", "--warmup", "1")
+		"--workload", "pure-random-writes", "--tables", "1", "--threads", "1", "--time", "10", "--table-size", "1000", "--warmup", "1")
 	dir, err := filepath.EvalSymlinks(filepath.Join(runs, "latest"))
 	if err != nil {
 		t.Fatal(err)
