@@ -165,7 +165,7 @@ run interrupted.`,
 			case err != nil:
 				return err
 			case ctx.Err() != nil:
-				return &exitError{code: exitInterrupted, err: fmt.Errorf("interrupted in the profiling tail: the run itself is complete in %s, without its stack samples", out.Dir.Path())}
+				return &exitError{code: exitInterrupted, err: fmt.Errorf("interrupted in the profiling tail: the run itself is complete in %s (its stack samples may be missing)", out.Dir.Path())}
 			}
 			return nil
 		},

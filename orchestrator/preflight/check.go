@@ -46,7 +46,7 @@ type Facts struct {
 	Engines       []string  `json:"engines,omitempty"` // loaded engines, then "name (plugin file)" for loadable ones
 	Sysbench      string    `json:"sysbench,omitempty"`
 	Mysqlslap     string    `json:"mysqlslap,omitempty"`
-	StackTools    []string  `json:"stack_tools,omitempty"` // stack samplers a database host has (gdb, perf): what --stacks=auto uses
+	StackTools    []string  `json:"stack_tools,omitempty"` // stack samplers a database host has installed (gdb, perf); --stacks=auto uses perf where it works
 	RTTToMasterMs float64   `json:"rtt_to_master_ms,omitempty"`
 	Problems      []Problem `json:"problems,omitempty"`
 }
