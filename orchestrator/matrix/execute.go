@@ -72,7 +72,9 @@ func Execute(ctx context.Context, m *Matrix, cfg ExecConfig) error {
 		if err := m.Save(); err != nil {
 			return err
 		}
-		state, err := runCell(ctx, m, c, cfg)
+		ccfg := cfg
+		ccfg.Stacks = cellStacks(m, c, cfg.Stacks)
+		state, err := runCell(ctx, m, c, ccfg)
 		if err != nil {
 			err = errors.New(rundir.Redact(err.Error(), cfg.Secrets...))
 			logf("matrix: cell %s %s: %v", c.ID, state, err)
@@ -100,6 +102,29 @@ func Execute(ctx context.Context, m *Matrix, cfg ExecConfig) error {
 		}
 	}
 	return errors.Join(failed...)
+}
+
+// cellStacks is the stack sampling of a cell: the matrix's for the first
+// cell of each configuration that ends ok, off for the others. Stacks
+// explain a configuration, and its repetitions run the same code, so one
+// profiling tail per configuration (per cluster in a block design) says
+// what a tail per cell would, without adding its seconds to every cell.
+func cellStacks(m *Matrix, c *Cell, mode stacks.Mode) stacks.Mode {
+	for _, o := range m.Cells {
+		if o.ID != c.ID && o.Label == c.Label && o.State == OK && sameCluster(o.ID, c.ID, m) {
+			return stacks.Off
+		}
+	}
+	return mode
+}
+
+// sameCluster reports whether two cells run on the same cluster (always,
+// without a block design: cell ids then carry no cluster).
+func sameCluster(a, b string, m *Matrix) bool {
+	if m.Design == nil {
+		return true
+	}
+	return m.Design.ClusterOf(a) == m.Design.ClusterOf(b)
 }
 
 // runCell brings the cluster to the cell's configuration and runs it.

@@ -110,6 +110,7 @@ func ExecuteBlocked(ctx context.Context, m *Matrix, targets []Target, cfg ExecCo
 			}
 			view, cell := m.snapshot(), *c
 			ccfg := clusterConfig(cfg, byName[name])
+			ccfg.Stacks = cellStacks(m, c, cfg.Stacks)
 			busy[name] = true
 			go func() {
 				state, err := runCellFunc(ctx, view, &cell, ccfg)

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orch-bench/orch/orchestrator/stacks"
 	"github.com/orch-bench/orch/orchestrator/stats"
 )
 
@@ -113,5 +114,27 @@ func TestCompletedRounds(t *testing.T) {
 	m.Cells[4].State = Skipped
 	if k := m.CompletedRounds(); k != 2 {
 		t.Errorf("got %d, want 2", k)
+	}
+}
+
+// One profiling tail per configuration: a cell whose configuration
+// already has a cell that ended ok runs without stacks; a failed first
+// cell leaves the next one to take them; in a block design each cluster
+// samples its own.
+func TestCellStacksOncePerConfiguration(t *testing.T) {
+	m := &Matrix{Cells: []Cell{
+		{ID: "01-innodb-r1", Label: "innodb", State: OK},
+		{ID: "02-rocksdb-r1", Label: "rocksdb", State: Failed},
+		{ID: "03-innodb-r2", Label: "innodb", State: Pending},
+		{ID: "04-rocksdb-r2", Label: "rocksdb", State: Pending},
+	}}
+	if got := cellStacks(m, &m.Cells[2], stacks.Perf); got != stacks.Off {
+		t.Errorf("innodb's second cell: %s, want off", got)
+	}
+	if got := cellStacks(m, &m.Cells[3], stacks.Perf); got != stacks.Perf {
+		t.Errorf("rocksdb's second cell after a failed first: %s, want perf", got)
+	}
+	if got := cellStacks(m, &m.Cells[0], stacks.GDB); got != stacks.GDB {
+		t.Errorf("a cell does not count itself: %s", got)
 	}
 }
