@@ -184,6 +184,7 @@ func start(ctx context.Context, cfg Config, specs []spec) (*Monitor, error) {
 		}
 		m.hosts = append(m.hosts, h)
 	}
+	m.spreadPhases()
 	for _, h := range m.hosts {
 		if h.mysql != nil {
 			m.goRun(func() { h.mysql.run(ctx) })
@@ -209,6 +210,23 @@ func newMonitor(cfg Config, master string) (*Monitor, error) {
 	}
 	return &Monitor{cfg: cfg, start: cfg.Now(), events: events,
 		det: &detector{events: events, master: master, stallAfter: cfg.StallAfter, stallLimit: cfg.StallLimit, onStall: cfg.OnStall}}, nil
+}
+
+// spreadPhases gives the streams evenly spaced phases over the interval,
+// in host order (the master's first, at 0).
+func (m *Monitor) spreadPhases() {
+	var phases []*time.Duration
+	for _, h := range m.hosts {
+		if h.mysql != nil {
+			phases = append(phases, &h.mysql.phase)
+		}
+		if h.os != nil {
+			phases = append(phases, &h.os.phase)
+		}
+	}
+	for i, p := range phases {
+		*p = m.cfg.Interval * time.Duration(i) / time.Duration(len(phases))
+	}
 }
 
 func (m *Monitor) goRun(f func()) {

@@ -16,6 +16,11 @@ type stream[R any] struct {
 	kind   string // "mysql" or "os"
 	fetch  func(ctx context.Context) (R, error)
 	handle func(raw R, at time.Time, c *csvFile) error
+	// phase shifts the stream's ticks within the interval: the streams
+	// of a monitor are spread over it, so that every host is not asked at
+	// the same instant each second (a burst of SSH round trips and /proc
+	// reads landing on the servers' commit path together).
+	phase time.Duration
 
 	// mu guards the rest against Stop, which may give up on a stream
 	// whose sample ignores cancellation and close the file under it.
@@ -33,16 +38,31 @@ type stream[R any] struct {
 	unreported     int
 }
 
-// run samples at once, then on every tick. Ticks that come due while a
-// sample runs are skipped and recorded rather than queued: samples stay
+// run samples at once (the baseline every rate needs), then on every
+// tick, its ticks shifted by the stream's phase. Ticks that come due while
+// a sample runs are skipped and recorded rather than queued: samples stay
 // on the interval's grid and never pile up behind a slow host.
 func (s *stream[R]) run(ctx context.Context) {
 	iv := s.m.cfg.Interval
+	s.once(ctx)
+	if ctx.Err() != nil {
+		return
+	}
+	select {
+	case <-ctx.Done():
+		return
+	case <-time.After(s.phase):
+	}
 	begin := time.Now()
 	tick := time.NewTicker(iv)
 	defer tick.Stop()
 	var done int64 // ticks up to this index are sampled or skipped
 	for {
+		k, ok := nextTick(ctx, tick.C, begin, iv, done)
+		if !ok {
+			return
+		}
+		done = k
 		started := time.Now()
 		s.once(ctx)
 		if ctx.Err() != nil {
@@ -52,11 +72,6 @@ func (s *stream[R]) run(ctx context.Context) {
 			s.skip(now-done, time.Since(started))
 			done = now
 		}
-		k, ok := nextTick(ctx, tick.C, begin, iv, done)
-		if !ok {
-			return
-		}
-		done = k
 	}
 }
 
