@@ -10,11 +10,13 @@
 // Each host's mysql and os sides sample on their own ticker: a slow or dead
 // host delays nobody else, and a sample that overruns its interval makes
 // the ticks it covered be skipped (a ticks_skipped event), never queued.
-// The tickers are spread evenly over the interval (the master's mysql side
-// first): asking every host at the same instant each second would put a
-// burst of SSH round trips and /proc reads on the servers' commit path at
-// once, which an observer must not do. Each row carries its own time, so
-// nothing downstream assumes a common instant.
+// The os sides' tickers are spread evenly over the interval, clear of the
+// mysql sides (which stay together, since a slave's lag is read against
+// the master's latest position): asking every host's /proc at the same
+// instant each second would put a burst of SSH round trips and shell work
+// on the servers' commit path at once, which an observer must not do.
+// Each row carries its own time, so nothing downstream assumes a common
+// instant.
 // Rows are written unbuffered one by one, so memory stays flat over any
 // run length and a crash loses at most one row.
 //

@@ -212,20 +212,19 @@ func newMonitor(cfg Config, master string) (*Monitor, error) {
 		det: &detector{events: events, master: master, stallAfter: cfg.StallAfter, stallLimit: cfg.StallLimit, onStall: cfg.OnStall}}, nil
 }
 
-// spreadPhases gives the streams evenly spaced phases over the interval,
-// in host order (the master's first, at 0).
+// spreadPhases spreads the os sides' ticks over the interval, clear of
+// the mysql sides, which stay together at 0: a slave's lag is its position
+// against the master's latest one, so those samples must stay close in
+// time; the /proc samplers need not.
 func (m *Monitor) spreadPhases() {
-	var phases []*time.Duration
+	var os []*time.Duration
 	for _, h := range m.hosts {
-		if h.mysql != nil {
-			phases = append(phases, &h.mysql.phase)
-		}
 		if h.os != nil {
-			phases = append(phases, &h.os.phase)
+			os = append(os, &h.os.phase)
 		}
 	}
-	for i, p := range phases {
-		*p = m.cfg.Interval * time.Duration(i) / time.Duration(len(phases))
+	for i, p := range os {
+		*p = m.cfg.Interval * time.Duration(i+1) / time.Duration(len(os)+1)
 	}
 }
 
