@@ -5,43 +5,20 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/stat"
-	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/orch-bench/orch/orchestrator/stats"
 )
 
 // Alpha is the significance level of the comparisons.
-const Alpha = 0.05
+const Alpha = stats.Alpha
 
-// Sample describes one label's steady-state figures over its runs.
-type Sample struct {
-	N    int
-	Mean float64
-	// SD is the sample standard deviation (n-1); NaN with one run.
-	SD float64
-	// CILow, CIHigh bound the 95% confidence interval of the mean from
-	// Student's t with n-1 degrees of freedom; NaN with one run.
-	CILow, CIHigh float64
-}
+// Sample describes one label's steady-state figures over its runs: n,
+// mean, sample standard deviation (n-1; NaN with one run) and the 95%
+// interval of the mean from Student's t (stats.Sample).
+type Sample = stats.Sample
 
-// Describe computes n, mean, standard deviation and the 95% confidence
-// interval of xs (NaN values are skipped).
-func Describe(xs []float64) Sample {
-	xs = finite(xs)
-	s := Sample{N: len(xs), Mean: math.NaN(), SD: math.NaN(), CILow: math.NaN(), CIHigh: math.NaN()}
-	switch len(xs) {
-	case 0:
-		return s
-	case 1:
-		s.Mean = xs[0]
-		return s
-	}
-	s.Mean, s.SD = stat.MeanStdDev(xs, nil)
-	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(s.N - 1)}.Quantile(0.975)
-	half := t * s.SD / math.Sqrt(float64(s.N))
-	s.CILow, s.CIHigh = s.Mean-half, s.Mean+half
-	return s
-}
+// Describe computes a Sample of xs (NaN values are skipped).
+func Describe(xs []float64) Sample { return stats.Describe(xs) }
 
 // TTest is the outcome of Welch's unequal-variance t-test, and the level
 // it is decided at.
@@ -91,15 +68,7 @@ func Welch(a, b []float64) (TTest, error) {
 	return TTest{T: t.T, DF: t.DF, P: t.P}, nil
 }
 
-func finite(xs []float64) []float64 {
-	out := make([]float64, 0, len(xs))
-	for _, x := range xs {
-		if !math.IsNaN(x) && !math.IsInf(x, 0) {
-			out = append(out, x)
-		}
-	}
-	return out
-}
+func finite(xs []float64) []float64 { return stats.Finite(xs) }
 
 // meanOf is the mean of the finite values, NaN when there are none.
 func meanOf(xs []float64) float64 {
