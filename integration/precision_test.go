@@ -9,25 +9,16 @@ import (
 	"testing"
 )
 
-// TestMatrixPrecision: `orch matrix --precision 10% --max-repeat 6` on a
-// real difference (innodb_flush_log_at_trx_commit=1 fsyncs the redo log at
-// every commit group, =2 about once a second) judges every complete round,
-// prints one line per round, stops once the interval is narrow enough and
-// before round 6, skips the cells it no longer needs and ends with a
-// significant verdict whose report head says why it stopped.
-func TestMatrixPrecision(t *testing.T) {
-	l := needLab(t)
-	defer l.orch(t, "down", "-i", l.inventory)
-	runs := t.TempDir()
-	// One client thread: no group commit to share the redo log's fsync,
-	// so =1 pays it on every transaction and the difference is real.
-	r := l.mustOK(t, "matrix", "-i", l.inventory, "--engines=innodb", "--knobs=innodb_flush_log_at_trx_commit=1,2",
-		"--precision", "10%", "--max-repeat", "6", "--runs", runs,
-		"--workload", "pure-random-writes", "--tables", "1", "--threads", "1", "--time", "10", "--table-size", "1000", "--warmup", "1")
-	dir, err := filepath.EvalSymlinks(filepath.Join(runs, "latest"))
-	if err != nil {
-		t.Fatal(err)
-	}
+// checkPrecision holds a matrix run with `--precision 10% --max-repeat 6`
+// on a real difference to what the stopping rule promises: every complete
+// round judged with one console line, a stop once the interval is narrow
+// enough and before round 6, the cells no longer needed skipped, and a
+// significant verdict whose report head says why it stopped. base and
+// other are the two configurations' labels. (TestWhyFlushLogFsyncs runs
+// it, on innodb_flush_log_at_trx_commit=1 vs 2, so that one lab matrix
+// serves both.)
+func checkPrecision(t *testing.T, dir string, r result, base, other string) {
+	t.Helper()
 	var m struct {
 		Until struct {
 			Judged  int      `json:"rounds_judged"`
@@ -66,7 +57,7 @@ func TestMatrixPrecision(t *testing.T) {
 		t.Errorf("%d cells ran and %d were skipped after %d rounds", ran, skipped, u.Judged)
 	}
 	// One line per round on the console, from round 1 on.
-	round := regexp.MustCompile(`matrix: round (\d): innodb innodb_flush_log_at_trx_commit=2/innodb innodb_flush_log_at_trx_commit=1 `)
+	round := regexp.MustCompile(`matrix: round (\d): ` + regexp.QuoteMeta(other+"/"+base) + ` `)
 	if got := len(round.FindAllString(r.stderr, -1)); got != u.Judged {
 		t.Errorf("%d round lines on stderr, want %d:\n%s", got, u.Judged, r.stderr)
 	}
@@ -78,10 +69,10 @@ func TestMatrixPrecision(t *testing.T) {
 	if !strings.Contains(head, "Stopping rule: rounds until every ratio's interval is within ±10% of it (at least 3, at most 6 rounds); "+u.Why) {
 		t.Errorf("the report's head does not say why it stopped:\n%s", head)
 	}
-	if !strings.Contains(head, "innodb_flush_log_at_trx_commit=2: ") || !strings.Contains(head, ", significant)") {
-		t.Errorf("no significant verdict for =2 in the head:\n%s", head)
+	if !strings.Contains(head, "- "+other+": ") || !strings.Contains(head, ", significant)") {
+		t.Errorf("no significant verdict for %s in the head:\n%s", other, head)
 	}
-	if n := "innodb_flush_log_at_trx_commit=2 n=" + strconv.Itoa(u.Judged); !strings.Contains(md, n) {
+	if n := other + " n=" + strconv.Itoa(u.Judged); !strings.Contains(md, n) {
 		t.Errorf("report.md lacks %q", n)
 	}
 }
