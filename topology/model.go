@@ -79,6 +79,9 @@ type Replication struct {
 	// PasswordManaged: neither the file nor the master's account gave a
 	// password, so orch generates one into its state.
 	PasswordManaged bool `json:"password_managed,omitempty"`
+	// UserNamed: the file sets replication.user, so the account is the
+	// inventory's: orch uses one that exists as it is and never drops it.
+	UserNamed bool `json:"user_named,omitempty"`
 }
 
 // SemiSync settings. The defaults are the original experiment's: enabled,

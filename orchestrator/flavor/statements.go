@@ -51,6 +51,10 @@ type Params struct {
 	// slave's own binlog and GTID state are wiped. Set it when building a
 	// cluster; leave it off when re-pointing slaves that hold data.
 	Fresh bool
+	// ReplAccountKept, when set, says why the replication account is not
+	// orch's to change (the inventory names it, orch did not make it):
+	// Setup uses an existing one as it is, Teardown keeps it.
+	ReplAccountKept string
 }
 
 // Resolve fills defaults and validates p.

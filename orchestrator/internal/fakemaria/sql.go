@@ -36,6 +36,7 @@ type DB struct {
 	canary   bool // orch.canary exists
 	refuse   bool // refuse every login (a wrong password)
 	sql      []string
+	cat      catalog
 	// locks are the user-level locks by name (locks.go); conns the open
 	// connections by id.
 	locks    map[string]*session
@@ -296,6 +297,9 @@ func (d *DB) handle(q string, binlog *bool) (table, error) {
 			n = 1
 		}
 		return row([]string{"COUNT(*)"}, strconv.Itoa(n)), nil
+	}
+	if t, ok := d.catalogStatement(q, *binlog); ok {
+		return t, nil
 	}
 	return table{}, mariaErr(1064, fmt.Sprintf("fake server %s: unexpected statement %q", d.host.Name(), q))
 }
