@@ -40,13 +40,14 @@ func (a Account) quoted() string {
 	return flavor.QuoteString(a.User) + "@" + flavor.QuoteString(a.Host)
 }
 
-// sql is the script for the server's client: binlog off for the session,
-// then per account CREATE USER IF NOT EXISTS (which keeps an old password),
+// sql is the script for the server's client: binlog, general and slow
+// log off for the session, then per account CREATE USER IF NOT EXISTS (which keeps an old password),
 // ALTER USER (which sets the wanted one) and GRANT. Every statement is valid
 // on MariaDB 10.2+, MySQL 5.7+ and Percona Server.
 func sql(accounts []Account) (string, error) {
 	var b strings.Builder
-	b.WriteString("SET SESSION sql_log_bin = 0;\n")
+	// The passwords must not reach the server's general or slow log either.
+	b.WriteString("SET SESSION sql_log_bin = 0;\n" + flavor.UnloggedStatements + ";\n")
 	for _, a := range accounts {
 		if a.User == "" || a.Host == "" || a.Password == "" {
 			return "", fmt.Errorf("account %s: user, host and password are required", a)

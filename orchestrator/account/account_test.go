@@ -23,6 +23,7 @@ func TestSQL(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `SET SESSION sql_log_bin = 0;
+SET SESSION sql_log_off = 1; SET SESSION long_query_time = 31536000;
 CREATE USER IF NOT EXISTS 'orch'@'%' IDENTIFIED BY 'p''w\\x';
 ALTER USER 'orch'@'%' IDENTIFIED BY 'p''w\\x';
 GRANT ALL PRIVILEGES ON *.* TO 'orch'@'%' WITH GRANT OPTION;

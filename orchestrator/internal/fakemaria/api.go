@@ -102,3 +102,10 @@ func (d *DB) HasTable(schema, table string) bool {
 	_, ok := d.cat.tables[schema+"."+table]
 	return ok
 }
+
+// GeneralLog is what the server's general log holds.
+func (d *DB) GeneralLog() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return append([]string(nil), d.general...)
+}

@@ -37,6 +37,7 @@ type DB struct {
 	refuse   bool // refuse every login (a wrong password)
 	sql      []string
 	cat      catalog
+	general  []string // the general log
 	// locks are the user-level locks by name (locks.go); conns the open
 	// connections by id.
 	locks    map[string]*session
@@ -413,6 +414,7 @@ type session struct {
 	db     *DB
 	id     int64 // CONNECTION_ID()
 	binlog bool
+	logOff bool // sql_log_off
 	ln     *link
 }
 
@@ -430,6 +432,23 @@ func (c *session) Handle(_ context.Context, q string) (sqlfake.Result, error) {
 	}
 	if t, ok := c.userLock(q); ok {
 		return t, nil
+	}
+	// The general log: every statement of a session whose sql_log_off is 0.
+	switch q {
+	case "SET SESSION sql_log_off = 1":
+		c.logOff = true
+		return table{}, nil
+	case "SET SESSION sql_log_off = @@GLOBAL.sql_log_off":
+		c.logOff = false
+		return table{}, nil
+	}
+	if strings.HasPrefix(q, "SET SESSION long_query_time = ") {
+		return table{}, nil
+	}
+	if !c.logOff {
+		c.db.mu.Lock()
+		c.db.general = append(c.db.general, q)
+		c.db.mu.Unlock()
 	}
 	return c.db.handle(q, &c.binlog)
 }
