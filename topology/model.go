@@ -248,9 +248,9 @@ func (s Secret) Resolve() (string, error) {
 		}
 		return v, nil
 	case s.File != "":
-		b, err := os.ReadFile(s.File)
+		b, err := ReadPrivate("secret file", s.File)
 		if err != nil {
-			return "", fmt.Errorf("secret: %w", err)
+			return "", err
 		}
 		return strings.TrimRight(string(b), "\r\n"), nil
 	}

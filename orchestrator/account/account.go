@@ -20,6 +20,7 @@ import (
 
 	"github.com/orch-bench/orch/orchestrator/executor"
 	"github.com/orch-bench/orch/orchestrator/flavor"
+	"github.com/orch-bench/orch/topology"
 )
 
 // Account is one account to make or bring up to date.
@@ -126,6 +127,9 @@ func PasswordFile(path string) (string, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return "", fmt.Errorf("password file: %w", err)
 	}
+	if err := topology.CheckPrivateNoFollow("orch state directory", filepath.Dir(path)); err != nil {
+		return "", err
+	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*") // mode 0600
 	if err != nil {
 		return "", fmt.Errorf("password file: %w", err)
@@ -142,6 +146,14 @@ func PasswordFile(path string) (string, error) {
 }
 
 func readPassword(path string) (string, error) {
+	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+		return "", err
+	}
+	for _, c := range []struct{ what, path string }{{"orch state directory", filepath.Dir(path)}, {"password file", path}} {
+		if err := topology.CheckPrivateNoFollow(c.what, c.path); err != nil {
+			return "", err
+		}
+	}
 	b, err := os.ReadFile(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {

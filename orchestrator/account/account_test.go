@@ -111,3 +111,30 @@ func TestEnsureBySocketErrorHidesPassword(t *testing.T) {
 		}
 	}
 }
+
+// TestPlantedPasswordFileRefused (N3): with the state directory on a
+// shared path, a password file another user planted there (0644, theirs)
+// is refused naming the path instead of being used, and so is a cluster
+// directory they made.
+func TestPlantedPasswordFileRefused(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("planting as another user needs root")
+	}
+	shared := t.TempDir()
+	os.Chmod(shared, 0o1777)
+	dir := filepath.Join(shared, "lab-0123abcd")
+	os.Mkdir(dir, 0o755)
+	os.Chown(dir, 65534, 65534)
+	path := filepath.Join(dir, AdminPasswordFile)
+	os.WriteFile(path, []byte("attacker-knows-this\n"), 0o644)
+	os.Chown(path, 65534, 65534)
+	_, err := PasswordFile(path)
+	if err == nil || !strings.Contains(err.Error(), dir+" is owned by uid 65534") {
+		t.Fatalf("planted directory: %v", err)
+	}
+	os.Chown(dir, 0, 0)
+	os.Chmod(dir, 0o700)
+	if _, err := PasswordFile(path); err == nil || !strings.Contains(err.Error(), path+" is owned by uid 65534") {
+		t.Fatalf("planted file: %v", err)
+	}
+}
