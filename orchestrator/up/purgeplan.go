@@ -1,7 +1,6 @@
 package up
 
 import (
-	"fmt"
 	"sort"
 	"strings"
 
@@ -92,7 +91,7 @@ func planPurge(inv *topology.Inventory, h *topology.Host, f *account.Found) purg
 		}
 		why := "it existed before orch (" + notRecorded + ")"
 		if len(others) > 0 {
-			why = "it existed before orch, with its tables " + capped(others, maxListed) + " (" + notRecorded + ")"
+			why = "it existed before orch, with its tables " + topology.CapList(others, maxListed) + " (" + notRecorded + ")"
 		}
 		keep(schema, why)
 	}
@@ -151,11 +150,3 @@ func quoteTable(name string) string {
 
 // maxListed caps a list in one line of output.
 const maxListed = 10
-
-// capped is the first max names and how many more.
-func capped(names []string, max int) string {
-	if len(names) <= max {
-		return strings.Join(names, ", ")
-	}
-	return strings.Join(names[:max], ", ") + fmt.Sprintf(" and %d more", len(names)-max)
-}
