@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/orch-bench/orch/orchestrator/flavor"
 	"github.com/orch-bench/orch/orchestrator/replication"
 	"github.com/orch-bench/orch/orchestrator/server"
 	"github.com/orch-bench/orch/orchestrator/up"
@@ -66,6 +67,14 @@ canary row read on both slaves. Run it again and nothing restarts.`,
 			}
 			if profileDir, err = topology.LocalPath(profileDir); err != nil {
 				return usagef("--profile-dir: %v", err)
+			}
+			if flavorHint != "" {
+				if !dryRun {
+					return usagef("--flavor is for --dry-run: a real up reads the flavour from each server")
+				}
+				if _, _, err := flavor.ParseHint(flavorHint); err != nil {
+					return usagef("--flavor %s: %v", flavorHint, err)
+				}
 			}
 			desired := server.Desired{Engine: engine, Knobs: kv, ProfileDir: profileDir, FixTHP: fixTHP}
 			for _, inv := range invs {
