@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/orch-bench/orch/orchestrator/executor"
+	"github.com/orch-bench/orch/topology"
 )
 
 // The statements, written by hand from the MariaDB and MySQL manuals
@@ -136,5 +137,27 @@ func TestPlantedPasswordFileRefused(t *testing.T) {
 	os.Chmod(dir, 0o700)
 	if _, err := PasswordFile(path); err == nil || !strings.Contains(err.Error(), path+" is owned by uid 65534") {
 		t.Fatalf("planted file: %v", err)
+	}
+}
+
+// TestRememberKeepsACopy: what orch records on a server of a cluster whose
+// accounts it manages is copied, 0600, into the cluster's state directory.
+func TestRememberKeepsACopy(t *testing.T) {
+	t.Setenv(EnvStateDir, t.TempDir())
+	inv := &topology.Inventory{Name: "c", Hosts: []*topology.Host{{Name: "m", Role: topology.RoleMaster, Address: "10.0.0.1"}}}
+	inv.Hosts[0].MySQL.Managed = true
+	dir, _ := StateDir(inv)
+	Resolve(inv, dir)
+	if err := Remember(inv, "m", []Item{AccountItem("orch", "localhost"), {KindSchema, "sbtest"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := Remember(inv, "m", []Item{AccountItem("orch", "localhost")}); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, OwnedFile)
+	b, err := os.ReadFile(p)
+	fi, _ := os.Stat(p)
+	if err != nil || string(b) != "m account orch@localhost\nm schema sbtest\n" || fi.Mode().Perm() != 0o600 {
+		t.Errorf("%s: %q %v", p, b, err)
 	}
 }

@@ -111,6 +111,9 @@ func Ensure(ctx context.Context, c *cluster.Cluster, opts EnsureOptions) error {
 		if err := Claim(ctx, p.q, p.found, p.claim); err != nil {
 			return fmt.Errorf("%s: %w", h, err)
 		}
+		if err := Remember(inv, h.Name, p.claim); err != nil {
+			return fmt.Errorf("%s: %w", h, err)
+		}
 		if len(p.make) == 0 {
 			return nil
 		}

@@ -137,6 +137,7 @@ func Forget(inv *topology.Inventory) error {
 		}
 		dirs[filepath.Dir(f)] = true
 	}
+	errs = append(errs, forgetOwned(inv))
 	for d := range dirs {
 		os.Remove(d) // only when empty
 	}

@@ -103,6 +103,9 @@ func claimNames(ctx context.Context, inv *topology.Inventory, nodes []*server.No
 		if err := account.Claim(ctx, plans[i].q, plans[i].found, plans[i].claim); err != nil {
 			return fmt.Errorf("%s: %w", n.Host, err)
 		}
+		if err := account.Remember(inv, n.Host.Name, plans[i].claim); err != nil {
+			return fmt.Errorf("%s: %w", n.Host, err)
+		}
 		return nil
 	})
 	return orchestrator.Aggregate(errs)
