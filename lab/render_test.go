@@ -203,6 +203,7 @@ func checkSettings(t *testing.T, name string, inv *topology.Inventory, paths inv
 			WaitPoint:         "AFTER_SYNC",
 			WaitForSlaveCount: 1,
 		},
+		UserNamed: true, // lab.yaml names it: orch never drops the lab's repl
 	}
 	if !reflect.DeepEqual(inv.Replication, wantRepl) {
 		t.Errorf("%s replication\n got %+v\nwant %+v", name, inv.Replication, wantRepl)

@@ -167,3 +167,16 @@ func TestValidateClusterBuiltInCode(t *testing.T) {
 		t.Errorf("ValidateCluster: %v", err)
 	}
 }
+
+// TestHostListsInErrorsAreCapped (N11): an inventory of 15,000 slaves is
+// refused in one short line that names ten and counts the rest.
+func TestHostListsInErrorsAreCapped(t *testing.T) {
+	inv := &Inventory{Source: "big.yaml", Hosts: []*Host{{Name: "m", Role: RoleMaster}}}
+	for i := 0; i < 15000; i++ {
+		inv.Hosts = append(inv.Hosts, &Host{Name: fmt.Sprintf("s%d", i), Role: RoleSlave})
+	}
+	err := inv.ValidateCluster()
+	if err == nil || len(err.Error()) > 300 || !strings.Contains(err.Error(), "s9 and 14990 more)") {
+		t.Fatalf("%d bytes: %.300v", len(fmt.Sprint(err)), err)
+	}
+}

@@ -79,6 +79,9 @@ type Replication struct {
 	// PasswordManaged: neither the file nor the master's account gave a
 	// password, so orch generates one into its state.
 	PasswordManaged bool `json:"password_managed,omitempty"`
+	// UserNamed: the file sets replication.user, so the account is the
+	// inventory's: orch uses one that exists as it is and never drops it.
+	UserNamed bool `json:"user_named,omitempty"`
 }
 
 // SemiSync settings. The defaults are the original experiment's: enabled,
@@ -245,9 +248,9 @@ func (s Secret) Resolve() (string, error) {
 		}
 		return v, nil
 	case s.File != "":
-		b, err := os.ReadFile(s.File)
+		b, err := ReadPrivate("secret file", s.File)
 		if err != nil {
-			return "", fmt.Errorf("secret: %w", err)
+			return "", err
 		}
 		return strings.TrimRight(string(b), "\r\n"), nil
 	}

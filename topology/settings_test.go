@@ -94,9 +94,10 @@ profile:
 	inv := mustLoad(t, path, LoadOptions{HomeDir: dir})
 
 	want := Replication{
-		User:     "repl_bench",
-		Password: Secret{File: filepath.Join(dir, "inv/secrets/repl")},
-		SemiSync: SemiSync{Enabled: false, TimeoutMs: 18446744073709551615, WaitPoint: "AFTER_COMMIT", WaitForSlaveCount: 2},
+		User:      "repl_bench",
+		Password:  Secret{File: filepath.Join(dir, "inv/secrets/repl")},
+		SemiSync:  SemiSync{Enabled: false, TimeoutMs: 18446744073709551615, WaitPoint: "AFTER_COMMIT", WaitForSlaveCount: 2},
+		UserNamed: true,
 	}
 	if !reflect.DeepEqual(inv.Replication, want) {
 		t.Errorf("replication\n got %+v\nwant %+v", inv.Replication, want)

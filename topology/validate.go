@@ -3,7 +3,6 @@ package topology
 import (
 	"fmt"
 	"regexp"
-	"strings"
 )
 
 // hostDecl is a parsed host with the positions of its fields, so checks
@@ -158,5 +157,9 @@ func hostNames(hosts []*Host) string {
 	for i, h := range hosts {
 		names[i] = h.Name
 	}
-	return " (" + strings.Join(names, ", ") + ")"
+	return " (" + CapList(names, maxListedHosts) + ")"
 }
+
+// maxListedHosts caps the hosts one error names: an inventory of 15,000
+// slaves gets one readable line, not 100 KiB.
+const maxListedHosts = 10

@@ -39,6 +39,7 @@ func (d *yamlDecoder) replication(n *yaml.Node, r *Replication) (countNode *yaml
 		switch key {
 		case "user":
 			r.User, err = d.replUser(v, p)
+			r.UserNamed = true
 		case "password":
 			r.Password, err = d.secret(v, p)
 		case "semi_sync":

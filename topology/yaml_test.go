@@ -90,7 +90,8 @@ func TestClusterExampleParses(t *testing.T) {
 	}
 	wantRepl := Replication{
 		User: "repl", Password: Secret{Env: "ORCH_REPL_PASSWORD"},
-		SemiSync: SemiSync{Enabled: true, TimeoutMs: 1000000000000000000, WaitPoint: "AFTER_SYNC", WaitForSlaveCount: 1},
+		SemiSync:  SemiSync{Enabled: true, TimeoutMs: 1000000000000000000, WaitPoint: "AFTER_SYNC", WaitForSlaveCount: 1},
+		UserNamed: true,
 	}
 	if !reflect.DeepEqual(inv.Replication, wantRepl) {
 		t.Errorf("replication\n got %+v\nwant %+v", inv.Replication, wantRepl)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/orch-bench/orch/orchestrator/flavor"
 	"github.com/orch-bench/orch/orchestrator/replication"
 	"github.com/orch-bench/orch/orchestrator/server"
 	"github.com/orch-bench/orch/orchestrator/up"
@@ -26,7 +27,7 @@ func newUpCmd(g *globalOptions) *cobra.Command {
 	var (
 		engine, profileDir, flavorHint string
 		knobs                          []string
-		dryRun, fixTHP, asJSON         bool
+		dryRun, fixTHP, asJSON, adopt  bool
 		verifyTimeout                  time.Duration
 	)
 	cmd := &cobra.Command{
@@ -67,6 +68,14 @@ canary row read on both slaves. Run it again and nothing restarts.`,
 			if profileDir, err = topology.LocalPath(profileDir); err != nil {
 				return usagef("--profile-dir: %v", err)
 			}
+			if flavorHint != "" {
+				if !dryRun {
+					return usagef("--flavor is for --dry-run: a real up reads the flavour from each server")
+				}
+				if _, _, err := flavor.ParseHint(flavorHint); err != nil {
+					return usagef("--flavor %s: %v", flavorHint, err)
+				}
+			}
 			desired := server.Desired{Engine: engine, Knobs: kv, ProfileDir: profileDir, FixTHP: fixTHP}
 			for _, inv := range invs {
 				if err := server.CheckDesired(inv, desired, "--engine"); err != nil {
@@ -98,7 +107,7 @@ canary row read on both slaves. Run it again and nothing restarts.`,
 				}
 				stop := upStillAt(ctx, errOut, "up", trackers[inv.Name])
 				rep, err := up.Up(ctx, c, up.Options{Desired: desired, VerifyTimeout: verifyTimeout, CheckPaths: true,
-					Progress: stepPrinter(errOut, "up"), Tracker: trackers[inv.Name]})
+					Progress: stepPrinter(errOut, "up"), Tracker: trackers[inv.Name], AdoptAccounts: adopt})
 				stop()
 				if rep != nil && asJSON {
 					enc := json.NewEncoder(out)
@@ -136,6 +145,7 @@ canary row read on both slaves. Run it again and nothing restarts.`,
 	f.StringVar(&flavorHint, "flavor", "", "server for --dry-run: mariadb, mysql or percona, optionally :VERSION (default: inventory mysql.flavor)")
 	f.BoolVar(&fixTHP, "fix-thp", false, "turn transparent huge pages off where TokuDB needs it (else fail with instructions)")
 	f.BoolVar(&asJSON, "json", false, "print the report (per-host results, replication steps, status, timings) as JSON")
+	f.BoolVar(&adopt, "adopt-accounts", false, "take over existing accounts with orch's names that orch did not make (sets their passwords and grants; says which)")
 	f.DurationVar(&verifyTimeout, "verify-timeout", up.DefaultVerifyTimeout, "how long replication may take to prove itself")
 	return cmd
 }
@@ -173,6 +183,11 @@ names are never dropped.`,
 					down = up.Purge
 				}
 				rep, err := down(ctx, c, stepPrinter(errOut, "down"))
+				if rep != nil {
+					for _, l := range rep.Purged {
+						fmt.Fprintln(errOut, "down: "+l)
+					}
+				}
 				if rep != nil && len(rep.Timings) > 0 {
 					writeTimings(out, rep.Timings, 0)
 				}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/orch-bench/orch/orchestrator/executor"
 	"github.com/orch-bench/orch/orchestrator/flavor"
+	"github.com/orch-bench/orch/topology"
 )
 
 // Account is one account to make or bring up to date.
@@ -40,13 +41,14 @@ func (a Account) quoted() string {
 	return flavor.QuoteString(a.User) + "@" + flavor.QuoteString(a.Host)
 }
 
-// sql is the script for the server's client: binlog off for the session,
-// then per account CREATE USER IF NOT EXISTS (which keeps an old password),
+// sql is the script for the server's client: binlog, general and slow
+// log off for the session, then per account CREATE USER IF NOT EXISTS (which keeps an old password),
 // ALTER USER (which sets the wanted one) and GRANT. Every statement is valid
 // on MariaDB 10.2+, MySQL 5.7+ and Percona Server.
 func sql(accounts []Account) (string, error) {
 	var b strings.Builder
-	b.WriteString("SET SESSION sql_log_bin = 0;\n")
+	// The passwords must not reach the server's general or slow log either.
+	b.WriteString("SET SESSION sql_log_bin = 0;\n" + flavor.UnloggedStatements + ";\n")
 	for _, a := range accounts {
 		if a.User == "" || a.Host == "" || a.Password == "" {
 			return "", fmt.Errorf("account %s: user, host and password are required", a)
@@ -125,6 +127,9 @@ func PasswordFile(path string) (string, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return "", fmt.Errorf("password file: %w", err)
 	}
+	if err := topology.CheckPrivateNoFollow("orch state directory", filepath.Dir(path)); err != nil {
+		return "", err
+	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*") // mode 0600
 	if err != nil {
 		return "", fmt.Errorf("password file: %w", err)
@@ -141,6 +146,14 @@ func PasswordFile(path string) (string, error) {
 }
 
 func readPassword(path string) (string, error) {
+	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+		return "", err
+	}
+	for _, c := range []struct{ what, path string }{{"orch state directory", filepath.Dir(path)}, {"password file", path}} {
+		if err := topology.CheckPrivateNoFollow(c.what, c.path); err != nil {
+			return "", err
+		}
+	}
 	b, err := os.ReadFile(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/orch-bench/orch/orchestrator/executor"
+	"github.com/orch-bench/orch/topology"
 )
 
 // The statements, written by hand from the MariaDB and MySQL manuals
@@ -23,6 +24,7 @@ func TestSQL(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `SET SESSION sql_log_bin = 0;
+SET SESSION sql_log_off = 1; SET SESSION long_query_time = 31536000;
 CREATE USER IF NOT EXISTS 'orch'@'%' IDENTIFIED BY 'p''w\\x';
 ALTER USER 'orch'@'%' IDENTIFIED BY 'p''w\\x';
 GRANT ALL PRIVILEGES ON *.* TO 'orch'@'%' WITH GRANT OPTION;
@@ -108,5 +110,54 @@ func TestEnsureBySocketErrorHidesPassword(t *testing.T) {
 		if !strings.Contains(msg, want) {
 			t.Errorf("error lacks %q: %s", want, msg)
 		}
+	}
+}
+
+// TestPlantedPasswordFileRefused (N3): with the state directory on a
+// shared path, a password file another user planted there (0644, theirs)
+// is refused naming the path instead of being used, and so is a cluster
+// directory they made.
+func TestPlantedPasswordFileRefused(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("planting as another user needs root")
+	}
+	shared := t.TempDir()
+	os.Chmod(shared, 0o1777)
+	dir := filepath.Join(shared, "lab-0123abcd")
+	os.Mkdir(dir, 0o755)
+	os.Chown(dir, 65534, 65534)
+	path := filepath.Join(dir, AdminPasswordFile)
+	os.WriteFile(path, []byte("attacker-knows-this\n"), 0o644)
+	os.Chown(path, 65534, 65534)
+	_, err := PasswordFile(path)
+	if err == nil || !strings.Contains(err.Error(), dir+" is owned by uid 65534") {
+		t.Fatalf("planted directory: %v", err)
+	}
+	os.Chown(dir, 0, 0)
+	os.Chmod(dir, 0o700)
+	if _, err := PasswordFile(path); err == nil || !strings.Contains(err.Error(), path+" is owned by uid 65534") {
+		t.Fatalf("planted file: %v", err)
+	}
+}
+
+// TestRememberKeepsACopy: what orch records on a server of a cluster whose
+// accounts it manages is copied, 0600, into the cluster's state directory.
+func TestRememberKeepsACopy(t *testing.T) {
+	t.Setenv(EnvStateDir, t.TempDir())
+	inv := &topology.Inventory{Name: "c", Hosts: []*topology.Host{{Name: "m", Role: topology.RoleMaster, Address: "10.0.0.1"}}}
+	inv.Hosts[0].MySQL.Managed = true
+	dir, _ := StateDir(inv)
+	Resolve(inv, dir)
+	if err := Remember(inv, "m", []Item{AccountItem("orch", "localhost"), {KindSchema, "sbtest"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := Remember(inv, "m", []Item{AccountItem("orch", "localhost")}); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, OwnedFile)
+	b, err := os.ReadFile(p)
+	fi, _ := os.Stat(p)
+	if err != nil || string(b) != "m account orch@localhost\nm schema sbtest\n" || fi.Mode().Perm() != 0o600 {
+		t.Errorf("%s: %q %v", p, b, err)
 	}
 }

@@ -3,7 +3,6 @@ package account
 import (
 	"context"
 	"crypto/sha256"
-	dbsql "database/sql"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -16,11 +15,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/orch-bench/orch/orchestrator"
-	"github.com/orch-bench/orch/orchestrator/cluster"
 	"github.com/orch-bench/orch/orchestrator/executor"
 	"github.com/orch-bench/orch/orchestrator/flavor"
-	"github.com/orch-bench/orch/orchestrator/mysqlconn"
 	"github.com/orch-bench/orch/topology"
 )
 
@@ -141,6 +137,7 @@ func Forget(inv *topology.Inventory) error {
 		}
 		dirs[filepath.Dir(f)] = true
 	}
+	errs = append(errs, forgetOwned(inv))
 	for d := range dirs {
 		os.Remove(d) // only when empty
 	}
@@ -181,77 +178,6 @@ func BenchAccounts(inv *topology.Inventory, password string) []Account {
 		}
 	}
 	return out
-}
-
-// Ensure makes the managed accounts on every database host through
-// root's unix socket, generating their passwords first: the admin account
-// everywhere, the benchmark account on the master. Each host's accounts
-// are its own (binary logging off), so a slave's never come from the
-// master. Hosts run in parallel; every failure is reported.
-func Ensure(ctx context.Context, c *cluster.Cluster, progress func(host, step string)) error {
-	inv := c.Inventory
-	if err := Generate(inv); err != nil {
-		return err
-	}
-	var hosts []*topology.Host
-	for _, h := range inv.DBHosts() {
-		if h.MySQL.Managed || (h.Role == topology.RoleMaster && inv.Benchmark.Managed) {
-			hosts = append(hosts, h)
-		}
-	}
-	if len(hosts) == 0 {
-		return nil
-	}
-	errs := c.Each(ctx, hosts, func(ctx context.Context, h *topology.Host, ex executor.Executor) error {
-		var accts []Account
-		if h.MySQL.Managed && !adminLogsIn(ctx, c, h, ex) {
-			pw, err := h.MySQL.Password.Resolve()
-			if err != nil {
-				return fmt.Errorf("%s: admin password: %w", h, err)
-			}
-			accts = append(accts, AdminAccounts(h, pw)...)
-		}
-		if h.Role == topology.RoleMaster && inv.Benchmark.Managed {
-			pw, err := inv.Benchmark.Password.Resolve()
-			if err != nil {
-				return fmt.Errorf("%s: benchmark password: %w", h, err)
-			}
-			accts = append(accts, BenchAccounts(inv, pw)...)
-		}
-		if len(accts) == 0 {
-			return nil
-		}
-		if err := EnsureBySocket(ctx, ex, accts...); err != nil {
-			return err
-		}
-		if progress != nil {
-			progress(h.Name, "accounts "+names(accts))
-		}
-		return nil
-	})
-	return orchestrator.Aggregate(errs)
-}
-
-// adminLogsIn reports whether the managed admin account already logs in
-// with its password: then the host is left alone (no write on a slave
-// that super_read_only guards, no command at all on a second up).
-func adminLogsIn(ctx context.Context, c *cluster.Cluster, h *topology.Host, ex executor.Executor) bool {
-	open := c.DBOpener()
-	if open == nil {
-		d, ok := ex.(mysqlconn.Dialer)
-		if !ok {
-			return false
-		}
-		open = func(ctx context.Context, h *topology.Host, _ executor.Executor) (*dbsql.DB, error) {
-			return mysqlconn.Open(ctx, d, h)
-		}
-	}
-	db, err := open(ctx, h, ex)
-	if err != nil {
-		return false
-	}
-	db.Close()
-	return true
 }
 
 // names lists accounts once each: user@host, ...

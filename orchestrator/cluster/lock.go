@@ -41,8 +41,13 @@ const lockScript = `umask 077
 command -v flock >/dev/null || { echo "flock(1) is not installed (Debian: util-linux)" >&2; exit 1; }
 d=${HOME%/}/.orch
 mkdir -p "$d" || exit 1
-if [ -L "$d" ] || [ ! -d "$d" ] || [ ! -O "$d" ]; then echo "$d is not a directory owned by $(id -un)" >&2; exit 1; fi
+# A refusal also ends stdout's first line, which orch waits for.
+if [ -L "$d" ] || [ ! -d "$d" ] || [ ! -O "$d" ]; then echo "$d is not a directory owned by $(id -un)" >&2; echo refused; exit 1; fi
+# Only its owner may enter it: nobody else can plant a link to redirect
+# the write below (the shell has no O_NOFOLLOW; this makes it moot).
+if [ -n "$(find "$d" -maxdepth 0 -perm /077)" ]; then echo "$d has mode $(stat -c %a "$d"), which lets others in: chmod 700 $d" >&2; echo refused; exit 1; fi
 f=$d/cluster.lock
+if [ -L "$f" ] || { [ -e "$f" ] && { [ ! -f "$f" ] || [ ! -O "$f" ]; }; }; then echo "$f is not a plain file owned by $(id -un): remove it" >&2; echo refused; exit 1; fi
 exec 9>>"$f" || exit 1
 if ! flock -n 9; then echo "busy $(head -c 400 "$f" | tr -d '\n')"; exit 0; fi
 printf '%s %s\n' "$$" "$ORCH_LOCK_OWNER" > "$f"
@@ -66,27 +71,56 @@ type hostLock struct {
 	done  chan error
 }
 
-// owner is an orch process as the lock records it: control machine, PID
-// and start time (which tell it from a later process with the same PID),
-// and what it does.
+// owner is an orch process as the lock records it: control machine (its
+// host name, for people, and its identity, for orch), PID and start time
+// (which tell it from a later process with the same PID), and what it
+// does.
 type owner struct {
 	host    string
+	machine string // machine-id.boot-id; "" when unknown
 	pid     int
 	start   uint64
 	purpose string
 }
 
+// machinePrefix marks the identity field of a lock record.
+const machinePrefix = "machine="
+
+// Where this machine's identity is read: host names are shared by
+// containers, CI runners and cloned VMs; machine-id and boot id are not
+// (a clone that kept its machine-id still boots with its own boot id).
+var (
+	machineIDFile = "/etc/machine-id"
+	bootIDFile    = "/proc/sys/kernel/random/boot_id"
+)
+
+// machineIdentity is machine-id.boot-id, or "" when either is unknown
+// (then no lock is ever judged gone on the strength of it).
+func machineIdentity() string {
+	var parts []string
+	for _, f := range []string{machineIDFile, bootIDFile} {
+		b, err := os.ReadFile(f)
+		id := strings.TrimSpace(string(b))
+		if err != nil || id == "" || strings.ContainsAny(id, " \t\n") {
+			return ""
+		}
+		parts = append(parts, id)
+	}
+	return strings.Join(parts, ".")
+}
+
 func self(purpose string) owner {
 	me, _ := os.Hostname()
 	start, _ := procStart(os.Getpid())
-	return owner{host: strings.Join(strings.Fields(me), "-"), pid: os.Getpid(), start: start, purpose: purpose}
+	return owner{host: strings.Join(strings.Fields(me), "-"), machine: machineIdentity(), pid: os.Getpid(), start: start, purpose: purpose}
 }
 
 func (o owner) String() string {
-	return fmt.Sprintf("%s %d %d %s", o.host, o.pid, o.start, o.purpose)
+	return fmt.Sprintf("%s %d %d %s%s %s", o.host, o.pid, o.start, machinePrefix, o.machine, o.purpose)
 }
 
-// parseOwner reads a lock file's record: HOLDER_PID HOST PID START PURPOSE...
+// parseOwner reads a lock file's record: HOLDER_PID HOST PID START
+// [machine=ID] PURPOSE... (an older orch wrote no identity).
 func parseOwner(rec string) (holder int, o owner, ok bool) {
 	f := strings.Fields(rec)
 	if len(f) < 5 {
@@ -98,16 +132,33 @@ func parseOwner(rec string) (holder int, o owner, ok bool) {
 	if err1 != nil || err2 != nil || err3 != nil {
 		return 0, owner{}, false
 	}
-	return h, owner{host: f[1], pid: p, start: st, purpose: strings.Join(f[4:], " ")}, true
+	o = owner{host: f[1], pid: p, start: st}
+	rest := f[4:]
+	if m, found := strings.CutPrefix(rest[0], machinePrefix); found {
+		o.machine, rest = m, rest[1:]
+	}
+	o.purpose = strings.Join(rest, " ")
+	return h, o, true
 }
 
-// goneHere reports whether o ran on this machine and no longer runs.
+// goneHere reports whether o ran on this very machine, in this boot, and
+// no longer runs. A record without an identity, or with another one
+// (whatever its host name), is never judged gone.
 func (o owner) goneHere() bool {
-	if o.host != self("").host {
+	if o.machine == "" || o.machine != machineIdentity() {
 		return false
 	}
 	start, err := procStart(o.pid)
 	return err != nil || start != o.start
+}
+
+// elsewhere words why a holder that looks gone is left alone.
+func (o owner) elsewhere() string {
+	me := self("")
+	if o.host == me.host && o.machine != me.machine {
+		return "; its machine has this one's host name but another identity (machine-id, boot id), so it is not cleared"
+	}
+	return ""
 }
 
 // procStart is a process's start time (clock ticks since boot), the 22nd
@@ -162,8 +213,8 @@ func lockHost(ctx context.Context, ex executor.Executor, o owner) (*hostLock, er
 			return nil, fmt.Errorf("%w; wait for it to end", ErrLocked)
 		}
 		if attempt > 0 || !other.goneHere() {
-			return nil, fmt.Errorf("%w (%s, pid %d on %s); wait for it to end or stop it",
-				ErrLocked, other.purpose, other.pid, other.host)
+			return nil, fmt.Errorf("%w (%s, pid %d on %s)%s; wait for it to end or stop it",
+				ErrLocked, other.purpose, other.pid, other.host, other.elsewhere())
 		}
 		// The orch that took it died here while its session could not
 		// close: end its remote holder and try once more.

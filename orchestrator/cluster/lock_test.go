@@ -124,7 +124,7 @@ func TestLockClearsAHolderWhoseOrchIsGone(t *testing.T) {
 
 func TestParseOwner(t *testing.T) {
 	for rec, ok := range map[string]bool{
-		"4242 ctl 17 9000 orch up": true, "4242 ctl 17 orch up": false, "": false, "x ctl 17 9000 orch": false,
+		"4242 ctl 17 9000 orch up": true, "4242 ctl 17 9000 machine=ab.cd orch up": true, "4242 ctl 17 orch up": false, "": false, "x ctl 17 9000 orch": false,
 	} {
 		h, o, got := parseOwner(rec)
 		if got != ok {

@@ -5,6 +5,10 @@ import (
 	"strings"
 )
 
+// UnloggedStatements is UnloggedSession on every supported server, for
+// the one session orch opens before it knows the server (root's socket).
+const UnloggedStatements = "SET SESSION sql_log_off = 1; SET SESSION long_query_time = 31536000"
+
 // Feature names one way in which servers differ. Its value for a server is
 // looked up in rules; "" (no matching rule) means the server lacks it.
 type Feature string
@@ -24,6 +28,12 @@ const (
 	StatusColumns Feature = "status-columns"
 	// ReplGrants is the privilege list given to the replication account.
 	ReplGrants Feature = "repl-grants"
+	// UnloggedSession are the statements ("; "-separated) that keep the
+	// session's next statements out of the server's general and slow logs
+	// (a password in CREATE USER or CHANGE MASTER would land there in
+	// clear text); LoggedSession puts the session back as the server has it.
+	UnloggedSession Feature = "unlogged-session"
+	LoggedSession   Feature = "logged-session"
 
 	// GTID replication.
 	GTIDStyle Feature = "gtid-style" // auto-position (MySQL) | slave-pos (MariaDB)
@@ -178,6 +188,12 @@ var rules = []rule{
 	// the same account read master/replica status (MariaDB 10.5+ keeps it
 	// as an alias of BINLOG MONITOR).
 	{ReplGrants, mysqlFamily | onMariaDB, none, none, "REPLICATION SLAVE, REPLICATION CLIENT"},
+	// sql_log_off (SUPER, or SYSTEM_VARIABLES_ADMIN on MySQL 8: what
+	// up's SET GLOBAL needs anyway) is the general log's switch; MySQL's
+	// slow_query_log is global only, so the slow log is kept off by a
+	// session long_query_time of its maximum, a year (MariaDB takes it too).
+	{UnloggedSession, mysqlFamily | onMariaDB, none, none, UnloggedStatements},
+	{LoggedSession, mysqlFamily | onMariaDB, none, none, "SET SESSION sql_log_off = @@GLOBAL.sql_log_off; SET SESSION long_query_time = @@GLOBAL.long_query_time"},
 
 	// GTIDs: MySQL and MariaDB GTIDs are incompatible and set up differently.
 	{GTIDStyle, mysqlFamily, none, none, "auto-position"},

@@ -64,3 +64,9 @@ func checkText(what, v string) error {
 	}
 	return nil
 }
+
+// QuoteIdent quotes s as an identifier (`name`, backquotes doubled), on
+// every flavour (ANSI_QUOTES is never assumed).
+func QuoteIdent(s string) string {
+	return "`" + strings.ReplaceAll(s, "`", "``") + "`"
+}

@@ -3,6 +3,7 @@ package flavor
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -51,6 +52,10 @@ type Params struct {
 	// slave's own binlog and GTID state are wiped. Set it when building a
 	// cluster; leave it off when re-pointing slaves that hold data.
 	Fresh bool
+	// ReplAccountKept, when set, says why the replication account is not
+	// orch's to change (the inventory names it, orch did not make it):
+	// Setup uses an existing one as it is, Teardown keeps it.
+	ReplAccountKept string
 }
 
 // Resolve fills defaults and validates p.
@@ -145,14 +150,16 @@ func (s Server) ReplUser(p Params) ([]Statement, error) {
 		return nil, fmt.Errorf("%s: %w", s, err)
 	}
 	acct := quoteAccount(p.ReplUser, p.ReplHost)
-	return []Statement{
-		plain("SET SESSION sql_log_bin = 0"),
-		new(stmtBuilder).raw("CREATE USER IF NOT EXISTS ", acct, " IDENTIFIED BY ").secretStr(p.ReplPassword).done(),
-		// IF NOT EXISTS keeps an old password: set it again.
-		new(stmtBuilder).raw("ALTER USER ", acct, " IDENTIFIED BY ").secretStr(p.ReplPassword).done(),
-		plain("GRANT " + s.value(ReplGrants) + " ON *.* TO " + acct),
-		plain("SET SESSION sql_log_bin = 1"),
-	}, nil
+	return slices.Concat([]Statement{plain("SET SESSION sql_log_bin = 0")},
+		s.unlogged(
+			new(stmtBuilder).raw("CREATE USER IF NOT EXISTS ", acct, " IDENTIFIED BY ").secretStr(p.ReplPassword).done(),
+			// IF NOT EXISTS keeps an old password: set it again.
+			new(stmtBuilder).raw("ALTER USER ", acct, " IDENTIFIED BY ").secretStr(p.ReplPassword).done(),
+		),
+		[]Statement{
+			plain("GRANT " + s.value(ReplGrants) + " ON *.* TO " + acct),
+			plain("SET SESSION sql_log_bin = 1"),
+		}), nil
 }
 
 // MasterSemiSyncSettings are the master's semi-sync settings, in the order
@@ -232,6 +239,20 @@ func (s Server) changeSource(p Params) Statement {
 	return b.done()
 }
 
+// unlogged wraps statements that hold a secret so that the server's
+// general and slow logs never see them.
+func (s Server) unlogged(sts ...Statement) []Statement {
+	var out []Statement
+	for _, q := range strings.Split(s.value(UnloggedSession), "; ") {
+		out = append(out, plain(q))
+	}
+	out = append(out, sts...)
+	for _, q := range strings.Split(s.value(LoggedSession), "; ") {
+		out = append(out, plain(q))
+	}
+	return out
+}
+
 // SlaveSetup points a slave at the master with GTID positioning and
 // semi-sync. The slave's semi-sync is enabled before replication starts;
 // the IO thread is restarted anyway, because a slave registers as
@@ -250,7 +271,7 @@ func (s Server) SlaveSetup(p Params) ([]Statement, error) {
 			out = append(out, plain("SET GLOBAL gtid_slave_pos = ''"))
 		}
 	}
-	out = append(out, s.changeSource(p))
+	out = append(out, s.unlogged(s.changeSource(p))...)
 	out = append(out, s.SlaveSemiSync()...)
 	out = append(out, s.keyword("START", ""))
 	return append(out, s.IOThreadRestart()...), nil

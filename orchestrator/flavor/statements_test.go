@@ -124,7 +124,7 @@ func TestHostileValuesAreQuotedAndRedacted(t *testing.T) {
 
 		// The exact values come back out of the literals, and each literal
 		// ends where the statement expects it to.
-		create := master[1].SQL
+		create := master[indexOf(t, master, "CREATE USER")].SQL
 		if u, rest := literalAfter(t, create, "CREATE USER IF NOT EXISTS "); u != p.ReplUser || !strings.HasPrefix(rest, "@") {
 			t.Errorf("%v: user literal %q, rest %q", s, u, rest)
 		}
@@ -285,5 +285,43 @@ func TestStatementPrintingNeverLeaks(t *testing.T) {
 	}
 	if st.SQL != "X 'hunter2'" {
 		t.Errorf("real SQL %q", st.SQL)
+	}
+}
+
+// TestSecretsAreNeverLogged (N8): on every server, each statement that
+// holds a secret runs after the session's general and slow logs are off
+// and before they are put back.
+func TestSecretsAreNeverLogged(t *testing.T) {
+	p := Params{MasterHost: "10.0.0.1", ReplPassword: "s3cret-pw", Fresh: true}
+	for _, s := range []Server{mustServer(t, MariaDB, V(10, 11, 19)), mustServer(t, MySQL, V(5, 7, 44)), mustServer(t, MySQL, V(8, 0, 36)), mustServer(t, MySQL, V(8, 4, 3))} {
+		master, err := s.MasterSetup(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		slave, err := s.SlaveSetup(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, plan := range [][]Statement{master, slave} {
+			off := false
+			secrets := 0
+			for _, st := range plan {
+				switch st.SQL {
+				case "SET SESSION sql_log_off = 1":
+					off = true
+				case "SET SESSION sql_log_off = @@GLOBAL.sql_log_off":
+					off = false
+				}
+				if st.Secret {
+					secrets++
+					if !off {
+						t.Errorf("%v: %s runs with the general log on", s, st.Redacted)
+					}
+				}
+			}
+			if secrets == 0 || off {
+				t.Errorf("%v: %d secret statements, log left off at the end: %v", s, secrets, off)
+			}
+		}
 	}
 }

@@ -152,23 +152,24 @@ func (s *fakeServer) gtidPos(seq int64) string {
 }
 
 var (
-	reSetSession = regexp.MustCompile(`^SET SESSION sql_log_bin = ([01])$`)
-	reSetGlobal  = regexp.MustCompile(`^SET GLOBAL (\w+) = (.+)$`)
-	reShow       = regexp.MustCompile(`^SHOW GLOBAL (VARIABLES|STATUS) WHERE Variable_name IN \((.*)\)$`)
-	reQuoted     = regexp.MustCompile(`'((?:[^']|'')*)'`)
-	reSelectVar  = regexp.MustCompile(`^SELECT @@GLOBAL\.(\w+)$`)
-	reAccount    = regexp.MustCompile(`^(CREATE USER IF NOT EXISTS|ALTER USER|DROP USER IF EXISTS|GRANT [A-Z ,]+ ON \*\.\* TO) ('[^']*'@'[^']*')(?: IDENTIFIED BY '((?:[^']|'')*)')?$`)
-	reUserExists = regexp.MustCompile(`^SELECT 1 FROM mysql.user WHERE User = '(.*)' AND Host = '(.*)'$`)
-	reThreads    = regexp.MustCompile(`^(STOP|START) (?:SLAVE|REPLICA)( IO_THREAD)?$`)
-	reResetRepl  = regexp.MustCompile(`^RESET (?:SLAVE|REPLICA) ALL$`)
-	reChange     = regexp.MustCompile(`^CHANGE (?:MASTER|REPLICATION SOURCE) TO (.*)$`)
-	reOption     = regexp.MustCompile(`(\w+) = ('(?:[^']|'')*'|\w+)`)
-	rePluginNot  = regexp.MustCompile(`^SELECT 1 FROM DUAL WHERE NOT EXISTS \(SELECT 1 FROM information_schema.PLUGINS WHERE PLUGIN_NAME = '(\w+)'\)$`)
-	rePluginOn   = regexp.MustCompile(`^SELECT 1 FROM information_schema.PLUGINS WHERE PLUGIN_NAME = '(\w+)' AND PLUGIN_STATUS = 'ACTIVE'$`)
-	reInstall    = regexp.MustCompile(`^INSTALL PLUGIN (\w+) SONAME '[\w.]+'$`)
-	reGTIDWait   = regexp.MustCompile(`^SELECT (?:MASTER_GTID_WAIT|WAIT_FOR_EXECUTED_GTID_SET)\('(.*)', \d+\)$`)
-	reInsert     = regexp.MustCompile(`^INSERT INTO orch\.canary \(token, at\) VALUES \('(\w+)', NOW\(6\)\)$`)
-	reCount      = regexp.MustCompile(`^SELECT COUNT\(\*\) FROM orch\.canary WHERE token = '(\w+)'$`)
+	reSetSession  = regexp.MustCompile(`^SET SESSION sql_log_bin = ([01])$`)
+	reSessionLogs = regexp.MustCompile(`^SET SESSION (sql_log_off|long_query_time) = \S+$`)
+	reSetGlobal   = regexp.MustCompile(`^SET GLOBAL (\w+) = (.+)$`)
+	reShow        = regexp.MustCompile(`^SHOW GLOBAL (VARIABLES|STATUS) WHERE Variable_name IN \((.*)\)$`)
+	reQuoted      = regexp.MustCompile(`'((?:[^']|'')*)'`)
+	reSelectVar   = regexp.MustCompile(`^SELECT @@GLOBAL\.(\w+)$`)
+	reAccount     = regexp.MustCompile(`^(CREATE USER IF NOT EXISTS|ALTER USER|DROP USER IF EXISTS|GRANT [A-Z ,]+ ON \*\.\* TO) ('[^']*'@'[^']*')(?: IDENTIFIED BY '((?:[^']|'')*)')?$`)
+	reUserExists  = regexp.MustCompile(`^SELECT 1 FROM mysql.user WHERE User = '(.*)' AND Host = '(.*)'$`)
+	reThreads     = regexp.MustCompile(`^(STOP|START) (?:SLAVE|REPLICA)( IO_THREAD)?$`)
+	reResetRepl   = regexp.MustCompile(`^RESET (?:SLAVE|REPLICA) ALL$`)
+	reChange      = regexp.MustCompile(`^CHANGE (?:MASTER|REPLICATION SOURCE) TO (.*)$`)
+	reOption      = regexp.MustCompile(`(\w+) = ('(?:[^']|'')*'|\w+)`)
+	rePluginNot   = regexp.MustCompile(`^SELECT 1 FROM DUAL WHERE NOT EXISTS \(SELECT 1 FROM information_schema.PLUGINS WHERE PLUGIN_NAME = '(\w+)'\)$`)
+	rePluginOn    = regexp.MustCompile(`^SELECT 1 FROM information_schema.PLUGINS WHERE PLUGIN_NAME = '(\w+)' AND PLUGIN_STATUS = 'ACTIVE'$`)
+	reInstall     = regexp.MustCompile(`^INSTALL PLUGIN (\w+) SONAME '[\w.]+'$`)
+	reGTIDWait    = regexp.MustCompile(`^SELECT (?:MASTER_GTID_WAIT|WAIT_FOR_EXECUTED_GTID_SET)\('(.*)', \d+\)$`)
+	reInsert      = regexp.MustCompile(`^INSERT INTO orch\.canary \(token, at\) VALUES \('(\w+)', NOW\(6\)\)$`)
+	reCount       = regexp.MustCompile(`^SELECT COUNT\(\*\) FROM orch\.canary WHERE token = '(\w+)'$`)
 )
 
 func unquote(v string) string {
@@ -201,6 +202,8 @@ func (s *fakeServer) handle(ctx context.Context, c *fakeConn, q string) (fakeRes
 	switch {
 	case match(reSetSession):
 		c.binlog = m[1] == "1"
+	case match(reSessionLogs):
+		// the session's general and slow log switches: no log here
 	case match(reSetGlobal):
 		name := strings.ToLower(m[1])
 		if _, ok := s.vars[name]; !ok {

@@ -98,6 +98,7 @@ func (s *my84) handle(q string, binlog *bool) (sqlfake.Result, error) {
 		return none, err84(1064, "You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version for the right syntax to use near '"+q+"'")
 	case q == "SET SESSION sql_log_bin = 0", q == "SET SESSION sql_log_bin = 1":
 		*binlog = strings.HasSuffix(q, "1")
+	case strings.HasPrefix(q, "SET SESSION sql_log_off = "), strings.HasPrefix(q, "SET SESSION long_query_time = "):
 	case strings.HasPrefix(q, "SELECT 1 FROM DUAL WHERE NOT EXISTS (SELECT 1 FROM information_schema.PLUGINS WHERE PLUGIN_NAME = "):
 		if s.plugins[s.names(q)[0]] {
 			return sqlfake.Result{Cols: []string{"1"}}, nil

@@ -96,6 +96,9 @@ func ensureAccount(ctx context.Context, c *sql.Conn, srv flavor.Server, p flavor
 	if err != nil {
 		return step.Failed, "", nil, err
 	}
+	if exists && p.ReplAccountKept != "" {
+		return step.Skipped, "account exists, used as it is: " + p.ReplAccountKept, nil, nil
+	}
 	plan, err := srv.ReplUser(p)
 	if err != nil {
 		return step.Failed, "", nil, err

@@ -17,7 +17,8 @@ import (
 // off on the master first, so that no write waits for slaves about to go;
 // then on every slave in parallel, replication stopped and forgotten and
 // semi-sync off; last, the replication account dropped with binary logging
-// off. Only p.ReplUser and p.ReplHost are used (defaults: 'repl'@'%').
+// off, unless p.ReplAccountKept says it is not orch's. Only p.ReplUser,
+// p.ReplHost and p.ReplAccountKept are used (defaults: 'repl'@'%').
 //
 // Only what is still set up is undone, so a second run sends nothing.
 // Teardown goes on past a failing host and reports every failure.
@@ -62,6 +63,9 @@ func Teardown(ctx context.Context, master *server.Node, slaves []*server.Node, p
 	sp = &stepper{host: master.String()}
 	err = withConn(ctx, master.DB, func(c *sql.Conn) error {
 		return sp.do(StepDropAccount, func() (step.Action, string, []string, error) {
+			if p.ReplAccountKept != "" {
+				return step.Skipped, "account kept: " + p.ReplAccountKept, nil, nil
+			}
 			return dropAccount(ctx, c, p.ReplUser, p.ReplHost)
 		})
 	})

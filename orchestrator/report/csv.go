@@ -45,7 +45,7 @@ func (rep *Report) WriteCSV(w io.Writer) error {
 	for _, t := range rep.Tables {
 		for _, r := range t.Runs {
 			for _, row := range t.whyCSVRows(r, rep.csvRow(t, r)) {
-				if err := cw.Write(row); err != nil {
+				if err := cw.Write(csvRow(row)); err != nil {
 					return err
 				}
 			}

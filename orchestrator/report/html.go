@@ -53,7 +53,7 @@ func (rep *Report) WriteHTML(w io.Writer) error {
 		NoEffect [][2]string
 		Shading  string
 		Tables   []htmlWorkload
-	}{Preamble: rep.preamble(), NoEffect: rep.NoEffect, Shading: shadingNote}
+	}{Preamble: rep.preamble(func(s string) string { return "`" + s + "`" }), NoEffect: rep.NoEffect, Shading: shadingNote}
 	for _, t := range rep.Tables {
 		hw := htmlWorkload{Table: t, Verdicts: t.verdicts(), Head: rep.head(t), Fairness: t.fairnessLines(),
 			FairnessOK: len(t.Fairness) == 0 && len(t.Groups) > 1 && t.hasVariables(),

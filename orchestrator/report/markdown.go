@@ -22,14 +22,14 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 		}
 	}
 	b.WriteString("\n")
-	for _, l := range rep.preamble() {
+	for _, l := range rep.preamble(mdCode) {
 		b.WriteString(l + "\n")
 	}
 	b.WriteString("\n")
 	if len(rep.NoEffect) > 0 {
 		b.WriteString("## Knobs with no effect on this server\n\n")
 		for _, ne := range rep.NoEffect {
-			fmt.Fprintf(&b, "- `%s`: no effect on this server (%s). Differences between settings of it are noise, not findings.\n", ne[0], ne[1])
+			fmt.Fprintf(&b, "- %s: no effect on this server (%s). Differences between settings of it are noise, not findings.\n", mdCode(ne[0]), md(ne[1]))
 		}
 		b.WriteString("\n")
 	}
@@ -41,10 +41,10 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 }
 
 // preamble explains the method in a few lines, shared by md and html.
-func (rep *Report) preamble() []string {
+func (rep *Report) preamble(code func(string) string) []string {
 	src := make([]string, len(rep.Sources))
 	for i, s := range rep.Sources {
-		src[i] = "`" + s + "`"
+		src[i] = code(s)
 	}
 	out := []string{"Inputs: " + strings.Join(src, ", ") + "."}
 	if w := rep.warmupSummary(); w != "" {
@@ -69,7 +69,7 @@ func (rep *Report) preamble() []string {
 }
 
 func (rep *Report) mdTable(b *strings.Builder, t *Table) {
-	fmt.Fprintf(b, "## %s (%s, %s)\n\n", t.Workload, t.Tool, t.Metric)
+	fmt.Fprintf(b, "## %s (%s, %s)\n\n", md(t.Workload), md(t.Tool), md(t.Metric))
 	fmt.Fprintf(b, "Baseline: **%s**", md(t.Baseline.Label))
 	if t.BaselineNote != "" {
 		fmt.Fprintf(b, " (%s)", md(t.BaselineNote))
@@ -223,7 +223,7 @@ func mdRows(b *strings.Builder, header []string, rows [][]string) {
 	line := func(cells []string) {
 		b.WriteString("|")
 		for _, c := range cells {
-			b.WriteString(" " + md(c) + " |")
+			b.WriteString(" " + mdCell(c) + " |")
 		}
 		b.WriteString("\n")
 	}
@@ -273,7 +273,7 @@ func (rep *Report) mdEvidence(b *strings.Builder, t *Table) {
 					b.WriteString("  ```\n\n")
 				}
 				for _, v := range hd.Vars {
-					fmt.Fprintf(b, "  - `%s`: %s → %s\n", v.Name, md(v.Base), md(v.Cur))
+					fmt.Fprintf(b, "  - %s: %s → %s\n", mdCode(v.Name), md(v.Base), md(v.Cur))
 				}
 			}
 		}
@@ -282,10 +282,7 @@ func (rep *Report) mdEvidence(b *strings.Builder, t *Table) {
 }
 
 // md escapes text for a Markdown table cell or list item.
-func md(s string) string {
-	s = strings.ReplaceAll(s, "|", `\|`)
-	return strings.ReplaceAll(s, "\n", " ")
-}
+func md(s string) string { return mdText(s) }
 
 func dash(s string) string {
 	if s == "" {

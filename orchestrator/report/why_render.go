@@ -58,7 +58,7 @@ func (rep *Report) mdWhy(b *strings.Builder, t *Table) {
 		b.WriteString(md(ts.Title) + "\n\n")
 		rows := make([][]string, len(ts.Rows))
 		for i, r := range ts.Rows {
-			rows[i] = []string{r[0], "`" + r[1] + "`"}
+			rows[i] = []string{r[0], codeCell(r[1])}
 		}
 		mdRows(b, []string{"share", "stack (innermost frame first)"}, rows)
 		b.WriteString("\n")

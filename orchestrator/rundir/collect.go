@@ -33,6 +33,7 @@ const (
 	exitMissing    = 66 // no such file on the host
 	exitShorter    = 65 // the file is shorter than where the slice starts
 	exitUnreadable = 77 // exists, but the user cannot read it
+	exitConfined   = 78 // outside what collect may read (a link, another user's)
 )
 
 // FileOutcome is what Collect did with one expected file.
@@ -177,7 +178,7 @@ func collectFile(ctx context.Context, d *Dir, ex executor.Executor, f ExpectedFi
 	if f.End > 0 && start == f.End && have == 0 {
 		// An empty slice (nothing was logged during the run) is complete
 		// without asking the host.
-		if err := atomicfile.Write(part, bytes.NewReader(nil), filePerm); err != nil {
+		if err := atomicfile.Write(part, bytes.NewReader(nil), copyPerm); err != nil {
 			return fail(err)
 		}
 	}
@@ -214,7 +215,7 @@ func fetch(ctx context.Context, ex executor.Executor, f ExpectedFile, start int6
 	if err := os.MkdirAll(filepath.Dir(part), dirPerm); err != nil {
 		return 0, 0, err
 	}
-	out, err := os.OpenFile(part, os.O_WRONLY|os.O_CREATE|os.O_APPEND, filePerm)
+	out, err := os.OpenFile(part, os.O_WRONLY|os.O_CREATE|os.O_APPEND, copyPerm)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -231,7 +232,7 @@ func fetch(ctx context.Context, ex executor.Executor, f ExpectedFile, start int6
 		decoded <- derr
 	}()
 	_, runErr := ex.Run(ctx, executor.Command{
-		Script:  fetchScript(f.Remote, start, f.End),
+		Script:  confine(f) + fetchScript(f.Remote, start, f.End),
 		Sudo:    f.Sudo,
 		Stdout:  counted,
 		Timeout: fetchTimeout,
@@ -262,6 +263,31 @@ func gunzip(w io.Writer, r io.Reader) (int64, error) {
 		return n, err
 	}
 	return n, zr.Close()
+}
+
+// confine is the check before a fetch that keeps it to what the run
+// itself wrote, whatever the manifest says: a benchmark output only inside
+// the run's private working directory (its real path under the SSH user's
+// home, the user's own, mode 0700) and never through a symlink; a log
+// read as root never through a symlink (a *.err link in the datadir to
+// /etc/shadow) and only a regular file.
+func confine(f ExpectedFile) string {
+	refuse := func(why string) string {
+		return `{ echo "` + why + `: collect reads only what the run wrote" >&2; exit ` + strconv.Itoa(exitConfined) + "; }"
+	}
+	s := "f=" + shell.Quote(f.Remote) + "\n" +
+		`if [ -L "$f" ]; then ` + refuse("$f is a symlink") + "; fi\n" +
+		`if [ -e "$f" ] && [ ! -f "$f" ]; then ` + refuse("$f is not a regular file") + "; fi\n"
+	if f.Sudo {
+		return s
+	}
+	return s + `d=$(dirname -- "$f")` + "\n" +
+		`if [ -e "$f" ]; then` + "\n" +
+		`  r=$(cd -P -- "$d" && pwd -P) || exit 1` + "\n" +
+		`  case "$r/" in "${HOME%/}/"?*) ;; *) ` + refuse("$d is not inside $HOME") + ";; esac\n" +
+		`  if [ -L "$d" ] || [ ! -O "$d" ] || [ ! -O "$f" ]; then ` + refuse("$d or $f is not $(id -un)'s own") + "; fi\n" +
+		`  if [ -n "$(find "$d" -maxdepth 0 -perm /077)" ]; then ` + refuse("$d is open to others") + "; fi\n" +
+		"fi\n"
 }
 
 // fetchScript prints, gzip-compressed, the bytes of file from offset start

@@ -42,7 +42,7 @@ func collectSetup(t *testing.T, files ...ExpectedFile) (*Dir, string) {
 	if err := d.SaveManifest(m); err != nil {
 		t.Fatal(err)
 	}
-	return d, t.TempDir()
+	return d, remoteDir(t)
 }
 
 func readRel(t *testing.T, d *Dir, rel string) []byte {
@@ -55,7 +55,7 @@ func readRel(t *testing.T, d *Dir, rel string) []byte {
 }
 
 func TestCollectFetchesAndIsIdempotent(t *testing.T) {
-	remote := t.TempDir()
+	remote := remoteDir(t)
 	raw := logText(3000, 1)
 	errLog := logText(2000, 2)
 	offset := int64(len(errLog) / 3)
@@ -153,7 +153,7 @@ func TestCollectFetchesAndIsIdempotent(t *testing.T) {
 }
 
 func TestCollectResumesPartialFile(t *testing.T) {
-	remote := t.TempDir()
+	remote := remoteDir(t)
 	errLog := logText(4000, 3)
 	os.WriteFile(filepath.Join(remote, "error.log"), errLog, 0o644)
 	offset := int64(1000)
@@ -208,7 +208,7 @@ func (c *cutExecutor) Run(ctx context.Context, cmd executor.Command) (executor.R
 }
 
 func TestCollectInterruptedTransferResumes(t *testing.T) {
-	remote := t.TempDir()
+	remote := remoteDir(t)
 	raw := logText(20000, 4)
 	os.WriteFile(filepath.Join(remote, "run.txt"), raw, 0o644)
 	d, _ := collectSetup(t, ExpectedFile{Host: "loadbox", Remote: filepath.Join(remote, "run.txt"), Local: BenchmarkRun, Kind: KindFile})
@@ -244,7 +244,7 @@ func TestCollectInterruptedTransferResumes(t *testing.T) {
 }
 
 func TestCollectFailures(t *testing.T) {
-	remote := t.TempDir()
+	remote := remoteDir(t)
 	os.WriteFile(filepath.Join(remote, "error.log"), []byte("short\n"), 0o644)
 	os.WriteFile(filepath.Join(remote, "ok.txt"), []byte("fine\n"), 0o644)
 	d, _ := collectSetup(t,
@@ -284,7 +284,7 @@ func TestCollectUnreadableWithoutSudo(t *testing.T) {
 	if os.Geteuid() == 0 {
 		t.Skip("root reads every file")
 	}
-	remote := t.TempDir()
+	remote := remoteDir(t)
 	p := filepath.Join(remote, "error.log")
 	os.WriteFile(p, []byte("x"), 0o000)
 	d, _ := collectSetup(t, ExpectedFile{Host: "master", Remote: p, Local: "e.log", Kind: KindFile})
@@ -292,4 +292,16 @@ func TestCollectUnreadableWithoutSudo(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "permission denied") {
 		t.Fatalf("unreadable: %v", err)
 	}
+}
+
+// remoteDir is a private directory in the (test's) home of the SSH user,
+// as the run's working directory is: collect reads nothing else.
+func remoteDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.Chmod(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HOME", filepath.Dir(dir))
+	return dir
 }

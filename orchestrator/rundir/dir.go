@@ -21,6 +21,12 @@ import (
 const (
 	dirPerm  = 0o755
 	filePerm = 0o644
+	// A run directory itself, and the copies collect makes of files from
+	// the hosts (error log slices, the benchmark's output: whatever the
+	// host wrote there), are for the invoking user only; sharing a run is
+	// a deliberate copy.
+	runDirPerm = 0o700
+	copyPerm   = 0o600
 )
 
 // maxNameLen keeps directory names readable and far below NAME_MAX.
@@ -52,7 +58,7 @@ func Create(root, name string, now time.Time) (*Dir, error) {
 			cand += "-" + strconv.Itoa(i)
 		}
 		p = filepath.Join(root, cand)
-		err := os.Mkdir(p, dirPerm)
+		err := os.Mkdir(p, runDirPerm)
 		if err == nil {
 			break
 		}

@@ -82,6 +82,9 @@ func Collect(ctx context.Context, d *rundir.Dir, c *cluster.Cluster, keepRemote 
 			}
 		}
 	}
+	if err := confirmErrorLogs(ctx, c, m, hosts); err != nil {
+		return res, err
+	}
 	if res.StillRunning {
 		// Fetch everything but the benchmark's own output, which is not
 		// complete yet: a complete-looking partial file would be wrong.

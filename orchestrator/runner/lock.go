@@ -40,8 +40,14 @@ func lockServer(ctx context.Context, n *server.Node) (*serverLock, error) {
 	if got.Valid && got.Int64 == 1 {
 		return &serverLock{conn: conn}, nil
 	}
-	holder := lockHolder(ctx, conn)
+	holder, foreign := lockHolder(ctx, conn)
 	conn.Close()
+	if foreign {
+		// orch takes it with the benchmark's own account; another
+		// account's hold is not a run of orch's.
+		return nil, fmt.Errorf("%s: %w: this server's benchmark lock %s is held by %s, not an orch run; end that session to run",
+			n, ErrBusy, benchLockName, holder)
+	}
 	return nil, fmt.Errorf("%s: %w: an orch run holds this server's benchmark lock (%s); wait for it or stop it",
 		n, ErrBusy, holder)
 }
@@ -49,19 +55,31 @@ func lockServer(ctx context.Context, n *server.Node) (*serverLock, error) {
 // lockHolder describes the connection holding the lock, as far as this
 // account may see it (PROCESSLIST shows other accounts' threads only with
 // the PROCESS privilege).
-func lockHolder(ctx context.Context, conn *sql.Conn) string {
+// foreign is set when the holder is not this account: a user other than
+// CURRENT_USER()'s, or a connection this account cannot see (every account
+// sees its own).
+func lockHolder(ctx context.Context, conn *sql.Conn) (desc string, foreign bool) {
 	var id sql.NullInt64
 	q := "SELECT IS_USED_LOCK(" + flavor.QuoteString(benchLockName) + ")"
 	if err := conn.QueryRowContext(ctx, q).Scan(&id); err != nil || !id.Valid {
-		return "its holder just let it go; try again"
+		return "its holder just let it go; try again", false
 	}
+	var me sql.NullString
+	known := conn.QueryRowContext(ctx, "SELECT SUBSTRING_INDEX(CURRENT_USER(), '@', 1)").Scan(&me) == nil && me.Valid
 	var user, host string
 	var idle int64
 	q = fmt.Sprintf("SELECT USER, HOST, TIME FROM information_schema.PROCESSLIST WHERE ID = %d", id.Int64)
 	if err := conn.QueryRowContext(ctx, q).Scan(&user, &host, &idle); err != nil {
-		return fmt.Sprintf("connection %d", id.Int64)
+		if known {
+			return fmt.Sprintf("connection %d of another account", id.Int64), true
+		}
+		return fmt.Sprintf("connection %d", id.Int64), false
 	}
-	return fmt.Sprintf("connection %d, %s@%s, idle %s", id.Int64, user, host, time.Duration(idle)*time.Second)
+	desc = fmt.Sprintf("connection %d, %s@%s, idle %s", id.Int64, user, host, time.Duration(idle)*time.Second)
+	if known && user != me.String {
+		return fmt.Sprintf("%s@%s (connection %d)", user, host, id.Int64), true
+	}
+	return desc, false
 }
 
 // Release lets the lock go. A connection that broke has already lost it:

@@ -90,9 +90,14 @@ func describe(procs []Proc) string {
 // in $k. grep -z reads NUL-separated entries, -x -F matches one whole
 // entry literally; unreadable environments (other users') are skipped.
 // The script's own shell and grep do not hold $k: it is not exported.
+// An environment is anyone's to set, and root reads every user's: only a
+// process of the SSH user whose working directory is one of orch's
+// private run directories (launch starts the benchmark there) counts.
 const pidsScript = `pids() {
   for f in $(grep -lzxF -e "$k" /proc/[0-9]*/environ 2>/dev/null); do
-    p=${f#/proc/}; p=${p%/environ}; [ "$p" = "$$" ] || echo "$p"
+    p=${f#/proc/}; p=${p%/environ}; [ "$p" = "$$" ] && continue
+    [ -O "/proc/$p" ] || continue
+    case "$(readlink "/proc/$p/cwd" 2>/dev/null)" in "${HOME%/}"/orch-run-*) echo "$p";; esac
   done
 }
 `

@@ -63,7 +63,9 @@ func launch(ctx context.Context, ex executor.Executor, dir string, step bench.St
 	if err := ex.Upload(ctx, strings.NewReader(before+step.Script()), r.file(".sh"), 0o700, false); err != nil {
 		return nil, fmt.Errorf("%s: upload %s: %w", ex.Name(), r.file(".sh"), err)
 	}
-	script := "set -- " + shell.Join(r.file(".sh"), r.file(".out"), r.file(".exit"), r.file(".pid")) + "\nrm -f \"$3\"\n" + launcher
+	// The benchmark runs in its private directory: how orch tells its
+	// processes from others that copy its environment (pidsScript).
+	script := "set -- " + shell.Join(r.file(".sh"), r.file(".out"), r.file(".exit"), r.file(".pid")) + "\nrm -f \"$3\"\ncd -- \"${1%/*}\" || exit 1\n" + launcher
 	res, err := ex.Run(ctx, executor.Command{Script: script, Env: step.Env, SecretEnv: step.SecretEnv, Timeout: 30 * time.Second})
 	if err != nil {
 		return nil, fmt.Errorf("%s: start %s: %w", ex.Name(), step.Name, err)

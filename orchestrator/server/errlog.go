@@ -35,6 +35,12 @@ func errorLogPath(configured, logError, datadir string) string {
 	return logError
 }
 
+// ErrorLogPath is errorLogPath for the packages that ask a server where
+// its log is (collect confirms a manifest's path with it).
+func ErrorLogPath(configured, logError, datadir string) string {
+	return errorLogPath(configured, logError, datadir)
+}
+
 // logSize returns the error log's size now (0 when it does not exist).
 func logSize(ctx context.Context, ex executor.Executor, file string) (int64, error) {
 	if file == "" {

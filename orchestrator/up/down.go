@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/orch-bench/orch/orchestrator"
+	"github.com/orch-bench/orch/orchestrator/account"
 	"github.com/orch-bench/orch/orchestrator/cluster"
 	"github.com/orch-bench/orch/orchestrator/replication"
 	"github.com/orch-bench/orch/orchestrator/server"
@@ -19,6 +20,8 @@ type DownReport struct {
 	Replication *replication.Result `json:"replication"`
 	Hosts       []*server.Result    `json:"hosts"`
 	Timings     []Timing            `json:"timings"`
+	// Purged is down --purge's line per thing it dropped or kept (and why).
+	Purged []string `json:"purged,omitempty"`
 }
 
 // Down undoes Up: replication is stopped and reset and semi-sync turned off
@@ -36,11 +39,21 @@ func Down(ctx context.Context, c *cluster.Cluster, progress func(host, step stri
 	}
 	master, slaves, nodes := sessions.Master, sessions.Slaves, sessions.DB()
 	rep := &DownReport{}
+	kept, found, err := replKept(ctx, c.Inventory, master, params)
+	if err != nil {
+		return nil, err
+	}
+	params.ReplAccountKept = kept
 	t0 := time.Now()
 	rep.Replication, err = replication.Teardown(ctx, master, slaves, params)
 	rec.done("cluster", "replication teardown", t0)
 	if err != nil {
 		return rep, err
+	}
+	if kept == "" && found != nil {
+		if err := account.Unclaim(ctx, account.DB{DB: master.DB}, found, []account.Item{replItem(params)}); err != nil {
+			return rep, fmt.Errorf("%s: %w", master.Host, err)
+		}
 	}
 	rep.Hosts = make([]*server.Result, len(nodes))
 	errs := orchestrator.ForEach(ctx, 0, nodes, func(ctx context.Context, i int, n *server.Node) error {

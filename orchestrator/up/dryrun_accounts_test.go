@@ -30,7 +30,7 @@ func TestDryRunShowsManagedAccounts(t *testing.T) {
 	out := b.String()
 	for _, want := range []string{
 		"### master 10.0.0.1: first, through root's unix socket",
-		"SET SESSION sql_log_bin = 0;\nCREATE USER IF NOT EXISTS 'orch'@'localhost' IDENTIFIED BY '<redacted>';",
+		"SET SESSION sql_log_bin = 0;\nSET SESSION sql_log_off = 1; SET SESSION long_query_time = 31536000;\nCREATE USER IF NOT EXISTS 'orch'@'localhost' IDENTIFIED BY '<redacted>';",
 		"GRANT ALL PRIVILEGES ON `sbtest`.* TO 'orch_bench'@'10.0.0.4';",
 		"### slave2 10.0.0.3: first, through root's unix socket",
 	} {

@@ -12,7 +12,6 @@ import (
 	"github.com/orch-bench/orch/orchestrator/account"
 	"github.com/orch-bench/orch/orchestrator/cluster"
 	"github.com/orch-bench/orch/orchestrator/executor"
-	"github.com/orch-bench/orch/orchestrator/flavor"
 	"github.com/orch-bench/orch/orchestrator/replication"
 	"github.com/orch-bench/orch/orchestrator/server"
 	"github.com/orch-bench/orch/orchestrator/shell"
@@ -85,12 +84,19 @@ func Purge(ctx context.Context, c *cluster.Cluster, progress func(host, step str
 		return rep, err
 	}
 	nodes = sessions.DB()
+	lines := make([][]string, len(nodes))
 	errs := orchestrator.ForEach(ctx, 0, nodes, func(ctx context.Context, i int, n *server.Node) error {
 		t0 := time.Now()
-		err := purgeHost(ctx, c.Inventory, n, logs[i])
+		var err error
+		lines[i], err = purgeHost(ctx, c.Inventory, n, logs[i])
 		rec.done(n.Host.Name, "purge", t0)
 		return err
 	})
+	for i, n := range nodes {
+		for _, l := range lines[i] {
+			rep.Purged = append(rep.Purged, n.Host.Name+": "+l)
+		}
+	}
 	if err := orchestrator.Aggregate(errs); err != nil {
 		return rep, err
 	}
@@ -98,41 +104,32 @@ func Purge(ctx context.Context, c *cluster.Cluster, progress func(host, step str
 	return rep, account.Forget(c.Inventory)
 }
 
-// purgeHost drops orch's schemas, GTID history, binary log files and
-// accounts on one server, its own admin account last (through its own
-// session, which a DROP USER does not end).
-func purgeHost(ctx context.Context, inv *topology.Inventory, n *server.Node, logs binlogFiles) error {
+// purgeHost drops, on one server, what orch's record there lists (its
+// schemas, tables and accounts, its own admin account last, through its
+// own session, which a DROP USER does not end), the GTID history and the
+// binary log files. It keeps, and says why, every account the inventory
+// names and everything with one of orch's names that the record does not
+// list. It returns one line per thing dropped or kept.
+func purgeHost(ctx context.Context, inv *topology.Inventory, n *server.Node, logs binlogFiles) ([]string, error) {
 	conn, err := n.DB.Conn(ctx)
 	if err != nil {
-		return fmt.Errorf("%s: purge: %w", n.Host, err)
+		return nil, fmt.Errorf("%s: purge: %w", n.Host, err)
 	}
 	defer conn.Close()
-	stmts := []string{"SET SESSION sql_log_bin = 0"}
-	for _, s := range purgedSchemas() {
-		stmts = append(stmts, "DROP DATABASE IF EXISTS `"+s+"`")
+	f, err := account.Look(ctx, account.DB{DB: n.DB}, purgeCandidates(inv, n.Host), purgedSchemas())
+	if err != nil {
+		return nil, fmt.Errorf("%s: purge: %w", n.Host, err)
 	}
+	pl := planPurge(inv, n.Host, f)
+	stmts := append([]string{"SET SESSION sql_log_bin = 0"}, pl.drops...)
 	stmts = append(stmts, n.Server.GTIDReset().SQL)
-	var drop []account.Account
-	if n.Host.Role == topology.RoleMaster && inv.Benchmark.Managed {
-		drop = append(drop, account.BenchAccounts(inv, "-")...)
-	}
-	if n.Host.MySQL.Managed {
-		drop = append(drop, account.AdminAccounts(n.Host, "-")...)
-	}
-	seen := map[string]bool{}
-	for _, a := range drop {
-		q := flavor.QuoteString(a.User) + "@" + flavor.QuoteString(a.Host)
-		if !seen[q] {
-			seen[q] = true
-			stmts = append(stmts, "DROP USER IF EXISTS "+q)
-		}
-	}
+	stmts = append(stmts, pl.accounts...)
 	for _, s := range stmts {
 		if _, err := conn.ExecContext(ctx, s); err != nil {
-			return fmt.Errorf("%s: purge: %s: %w", n.Host, s, err)
+			return pl.lines, fmt.Errorf("%s: purge: %s: %w", n.Host, s, err)
 		}
 	}
-	return removeBinlogs(ctx, n, logs)
+	return pl.lines, removeBinlogs(ctx, n, logs)
 }
 
 // removeBinlogs deletes the binary log files, their index and MariaDB's

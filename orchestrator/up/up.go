@@ -36,6 +36,9 @@ type Options struct {
 	CheckPaths bool
 	// Tracker, when set, follows the step each host is in.
 	Tracker *Tracker
+	// AdoptAccounts (--adopt-accounts) lets up take over existing accounts
+	// with orch's names that orch did not make, saying what it changes.
+	AdoptAccounts bool
 }
 
 // Report is what Up did and found.
@@ -103,8 +106,9 @@ func Up(ctx context.Context, c *cluster.Cluster, opts Options) (*Report, error) 
 	if err := inv.ValidateCluster(); err != nil {
 		return nil, err
 	}
+	hadRepl := inv.Replication.PasswordManaged && !account.Pending(inv.Replication.Password)
 	// Stock hosts first: orch's own accounts, made through root's unix socket.
-	if err := account.Ensure(ctx, c, rec.say); err != nil {
+	if err := account.Ensure(ctx, c, account.EnsureOptions{Adopt: opts.AdoptAccounts, Progress: rec.say}); err != nil {
 		return nil, err
 	}
 	if err := checkPaths(ctx, c, opts); err != nil {
@@ -119,6 +123,9 @@ func Up(ctx context.Context, c *cluster.Cluster, opts Options) (*Report, error) 
 		return nil, err
 	}
 	nodes := sessions.DB()
+	if err := claimNames(ctx, inv, nodes, &params, hadRepl, opts.AdoptAccounts, rec); err != nil {
+		return nil, err
+	}
 
 	// Validate everything first: a bad knob must not restart anything.
 	configs, plans, err := check(ctx, nodes, inv, opts.Desired, rec)

@@ -79,3 +79,33 @@ func (d *DB) StatementCount() int {
 	defer d.mu.Unlock()
 	return len(d.sql)
 }
+
+// AddUser creates an account as a DBA would, outside orch.
+func (d *DB) AddUser(user, host string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.users[user+"@"+host] = true
+}
+
+// AddTable creates a schema and a table in it as a DBA would.
+func (d *DB) AddTable(schema, table string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.catalogStatement("CREATE DATABASE IF NOT EXISTS `"+schema+"`", false)
+	d.catalogStatement("CREATE TABLE IF NOT EXISTS `"+schema+"`.`"+table+"` (", false)
+}
+
+// HasTable reports whether schema.table exists.
+func (d *DB) HasTable(schema, table string) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	_, ok := d.cat.tables[schema+"."+table]
+	return ok
+}
+
+// GeneralLog is what the server's general log holds.
+func (d *DB) GeneralLog() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return append([]string(nil), d.general...)
+}

@@ -36,6 +36,8 @@ type DB struct {
 	canary   bool // orch.canary exists
 	refuse   bool // refuse every login (a wrong password)
 	sql      []string
+	cat      catalog
+	general  []string // the general log
 	// locks are the user-level locks by name (locks.go); conns the open
 	// connections by id.
 	locks    map[string]*session
@@ -297,6 +299,9 @@ func (d *DB) handle(q string, binlog *bool) (table, error) {
 		}
 		return row([]string{"COUNT(*)"}, strconv.Itoa(n)), nil
 	}
+	if t, ok := d.catalogStatement(q, *binlog); ok {
+		return t, nil
+	}
 	return table{}, mariaErr(1064, fmt.Sprintf("fake server %s: unexpected statement %q", d.host.Name(), q))
 }
 
@@ -409,6 +414,7 @@ type session struct {
 	db     *DB
 	id     int64 // CONNECTION_ID()
 	binlog bool
+	logOff bool // sql_log_off
 	ln     *link
 }
 
@@ -426,6 +432,23 @@ func (c *session) Handle(_ context.Context, q string) (sqlfake.Result, error) {
 	}
 	if t, ok := c.userLock(q); ok {
 		return t, nil
+	}
+	// The general log: every statement of a session whose sql_log_off is 0.
+	switch q {
+	case "SET SESSION sql_log_off = 1":
+		c.logOff = true
+		return table{}, nil
+	case "SET SESSION sql_log_off = @@GLOBAL.sql_log_off":
+		c.logOff = false
+		return table{}, nil
+	}
+	if strings.HasPrefix(q, "SET SESSION long_query_time = ") {
+		return table{}, nil
+	}
+	if !c.logOff {
+		c.db.mu.Lock()
+		c.db.general = append(c.db.general, q)
+		c.db.mu.Unlock()
 	}
 	return c.db.handle(q, &c.binlog)
 }

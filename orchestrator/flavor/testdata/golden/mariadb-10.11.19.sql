@@ -8,8 +8,12 @@
 
 -- phase: master-setup (master)
 SET SESSION sql_log_bin = 0;
+SET SESSION sql_log_off = 1;
+SET SESSION long_query_time = 31536000;
 CREATE USER IF NOT EXISTS 'repl'@'%' IDENTIFIED BY '<redacted>';
 ALTER USER 'repl'@'%' IDENTIFIED BY '<redacted>';
+SET SESSION sql_log_off = @@GLOBAL.sql_log_off;
+SET SESSION long_query_time = @@GLOBAL.long_query_time;
 GRANT REPLICATION SLAVE, REPLICATION CLIENT ON *.* TO 'repl'@'%';
 SET SESSION sql_log_bin = 1;
 SET GLOBAL rpl_semi_sync_master_wait_point = 'AFTER_SYNC';
@@ -21,7 +25,11 @@ STOP SLAVE;
 RESET SLAVE ALL;
 RESET MASTER;
 SET GLOBAL gtid_slave_pos = '';
+SET SESSION sql_log_off = 1;
+SET SESSION long_query_time = 31536000;
 CHANGE MASTER TO MASTER_HOST = '10.0.0.1', MASTER_PORT = 3306, MASTER_USER = 'repl', MASTER_PASSWORD = '<redacted>', MASTER_CONNECT_RETRY = 2, MASTER_USE_GTID = slave_pos;
+SET SESSION sql_log_off = @@GLOBAL.sql_log_off;
+SET SESSION long_query_time = @@GLOBAL.long_query_time;
 SET GLOBAL rpl_semi_sync_slave_enabled = ON;
 START SLAVE;
 STOP SLAVE IO_THREAD;

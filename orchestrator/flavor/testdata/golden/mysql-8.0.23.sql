@@ -6,8 +6,12 @@
 
 -- phase: master-setup (master)
 SET SESSION sql_log_bin = 0;
+SET SESSION sql_log_off = 1;
+SET SESSION long_query_time = 31536000;
 CREATE USER IF NOT EXISTS 'repl'@'%' IDENTIFIED BY '<redacted>';
 ALTER USER 'repl'@'%' IDENTIFIED BY '<redacted>';
+SET SESSION sql_log_off = @@GLOBAL.sql_log_off;
+SET SESSION long_query_time = @@GLOBAL.long_query_time;
 GRANT REPLICATION SLAVE, REPLICATION CLIENT ON *.* TO 'repl'@'%';
 SET SESSION sql_log_bin = 1;
 -- only if: SELECT 1 FROM DUAL WHERE NOT EXISTS (SELECT 1 FROM information_schema.PLUGINS WHERE PLUGIN_NAME = 'rpl_semi_sync_master')
@@ -21,7 +25,11 @@ SET GLOBAL rpl_semi_sync_master_enabled = ON;
 STOP REPLICA;
 RESET REPLICA ALL;
 RESET MASTER;
+SET SESSION sql_log_off = 1;
+SET SESSION long_query_time = 31536000;
 CHANGE REPLICATION SOURCE TO SOURCE_HOST = '10.0.0.1', SOURCE_PORT = 3306, SOURCE_USER = 'repl', SOURCE_PASSWORD = '<redacted>', SOURCE_CONNECT_RETRY = 2, SOURCE_AUTO_POSITION = 1, GET_SOURCE_PUBLIC_KEY = 1;
+SET SESSION sql_log_off = @@GLOBAL.sql_log_off;
+SET SESSION long_query_time = @@GLOBAL.long_query_time;
 -- only if: SELECT 1 FROM DUAL WHERE NOT EXISTS (SELECT 1 FROM information_schema.PLUGINS WHERE PLUGIN_NAME = 'rpl_semi_sync_slave')
 INSTALL PLUGIN rpl_semi_sync_slave SONAME 'semisync_slave.so';
 SET GLOBAL rpl_semi_sync_slave_enabled = ON;

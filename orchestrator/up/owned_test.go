@@ -1,0 +1,100 @@
+package up
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/orch-bench/orch/orchestrator/internal/fakemaria"
+)
+
+func master(lab *fakemaria.Lab) *fakemaria.DB { return lab.Hosts[0].Server() }
+
+// TestUpRefusesAReplicationAccountOrchDidNotMake (N1): a repl@'%' that
+// orch's record does not list stops up before any host is configured;
+// --adopt-accounts takes it over and says so.
+func TestUpRefusesAReplicationAccountOrchDidNotMake(t *testing.T) {
+	c, lab := fakeCluster(t)
+	master(lab).AddUser("repl", "%")
+	_, err := Up(context.Background(), c, upOpts())
+	if err == nil || !strings.Contains(err.Error(), "account 'repl'@'%' exists and orch did not make it") || !strings.Contains(err.Error(), "--adopt-accounts") {
+		t.Fatalf("up: %v", err)
+	}
+	for _, h := range lab.Hosts {
+		if _, ok := h.File(fakemaria.ConfDir + "/99-orch.cnf"); ok {
+			t.Errorf("%s configured although up refused", h.Short())
+		}
+	}
+	opts := upOpts()
+	opts.AdoptAccounts = true
+	var said []string
+	opts.Progress = func(host, step string, _ time.Duration) { said = append(said, host+" "+step) }
+	if _, err := Up(context.Background(), c, opts); err != nil {
+		t.Fatalf("up --adopt-accounts: %v", err)
+	}
+	if !hasPrefix(said, "db1 adopting account 'repl'@'%': sets its password") {
+		t.Errorf("adopting not said: %q", said)
+	}
+	// Adopted, it is orch's: down drops it.
+	if _, err := Down(context.Background(), c, nil); err != nil {
+		t.Fatal(err)
+	}
+	if master(lab).HasUser("repl", "%") {
+		t.Error("down kept the adopted account")
+	}
+}
+
+// TestDownKeepsTheInventorysReplicationAccount (N2): an account the
+// inventory names (replication.user) survives down, whoever made it; one
+// orch made for an inventory that does not name it is dropped.
+func TestDownKeepsTheInventorysReplicationAccount(t *testing.T) {
+	c, lab := fakeCluster(t)
+	if _, err := Up(context.Background(), c, upOpts()); err != nil {
+		t.Fatal(err)
+	}
+	c.Inventory.Replication.UserNamed = true
+	if _, err := Down(context.Background(), c, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !master(lab).HasUser("repl", "%") {
+		t.Fatal("down dropped the inventory's replication account")
+	}
+	c.Inventory.Replication.UserNamed = false
+	if _, err := Up(context.Background(), c, upOpts()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Down(context.Background(), c, nil); err != nil {
+		t.Fatal(err)
+	}
+	if master(lab).HasUser("repl", "%") {
+		t.Error("down kept the replication account orch made")
+	}
+}
+
+// TestPurgeDropsOnlyWhatTheRecordLists (N2): a DBA's mysqlslap schema and
+// table, there before orch, survive --purge with a line saying why; the
+// schemas orch made (sbtest) and its canary go.
+func TestPurgeDropsOnlyWhatTheRecordLists(t *testing.T) {
+	c, lab := fakeCluster(t)
+	master(lab).AddTable("mysqlslap", "dba_t")
+	if _, err := Up(context.Background(), c, upOpts()); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Purge(context.Background(), c, nil)
+	if err != nil {
+		t.Fatalf("purge: %v", err)
+	}
+	if !master(lab).HasTable("mysqlslap", "dba_t") {
+		t.Error("purge dropped the DBA's table")
+	}
+	if master(lab).HasTable("orch", "canary") {
+		t.Error("purge kept orch's canary")
+	}
+	text := strings.Join(rep.Purged, "\n")
+	for _, want := range []string{"db1: kept schema `mysqlslap`: it existed before orch, with its tables dba_t", "db1: dropped schema `sbtest`", "db1: dropped schema `orch`"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("purge lines lack %q:\n%s", want, text)
+		}
+	}
+}
