@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// checkPrecision holds a matrix run with `--precision 10% --max-repeat 6`
+// checkPrecision holds a matrix run with `--precision 20% --max-repeat 6`
 // on a real difference to what the stopping rule promises: every complete
 // round judged with one console line, a stop once the interval is narrow
 // enough and before round 6, the cells no longer needed skipped, and a
@@ -66,7 +66,7 @@ func checkPrecision(t *testing.T, dir string, r result, base, other string) {
 	}
 	md := string(mustRead(t, filepath.Join(dir, "report.md")))
 	head := strings.SplitN(md, "\n## ", 2)[0]
-	if !strings.Contains(head, "Stopping rule: rounds until every ratio's interval is within ±10% of it (at least 3, at most 6 rounds); "+u.Why) {
+	if !strings.Contains(head, "Stopping rule: rounds until every ratio's interval is within ±20% of it (at least 3, at most 6 rounds); "+u.Why) {
 		t.Errorf("the report's head does not say why it stopped:\n%s", head)
 	}
 	if !strings.Contains(head, "- "+other+": ") || !strings.Contains(head, ", significant)") {

@@ -198,24 +198,52 @@ func welch(a, b []float64) (float64, bool) {
 	return 2 * (1 - distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.CDF(t)), true
 }
 
-// fieller is Fieller's 95% interval of mean(a)/mean(b), the t with
-// Welch-Satterthwaite's degrees of freedom of va + r²vb (the README's).
+// fieller is Fieller's 95% interval of mean(a)/mean(b) as the README
+// defines it: every ratio r that Welch's test of a against r·b does not
+// reject at 0.05 (so the degrees of freedom are those of each r). Found
+// here by its definition, with this file's own welch: walk out from the
+// estimate until p drops below 0.05, then bisect on p.
 func fieller(a, b []float64) (lo, hi float64, ok bool) {
 	if len(a) < 2 || len(b) < 2 {
 		return 0, 0, false
 	}
-	ma, sa := stat.MeanVariance(a, nil)
-	mb, sb := stat.MeanVariance(b, nil)
-	va, vb := sa/float64(len(a)), sb/float64(len(b))
-	r := ma / mb
-	df := (va + r*r*vb) * (va + r*r*vb) / (va*va/float64(len(a)-1) + r*r*r*r*vb*vb/float64(len(b)-1))
-	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(0.975)
-	den := mb*mb - t*t*vb
-	disc := t*t*(va*mb*mb+vb*ma*ma) - t*t*t*t*va*vb
-	if den <= 0 || disc < 0 {
-		return 0, 0, false
+	r := stat.Mean(a, nil) / stat.Mean(b, nil)
+	inside := func(x float64) bool {
+		scaled := make([]float64, len(b))
+		for i, v := range b {
+			scaled[i] = x * v
+		}
+		p, ok := welch(a, scaled)
+		return !ok || p >= 0.05
 	}
-	return (ma*mb - math.Sqrt(disc)) / den, (ma*mb + math.Sqrt(disc)) / den, true
+	edge := func(dir float64) (float64, bool) {
+		in, step := r, dir*math.Abs(r)*0.01
+		out := math.NaN()
+		for i := 0; i < 40; i++ {
+			if x := r + step; !inside(x) {
+				out = x
+				break
+			} else {
+				in = x
+			}
+			step *= 2
+		}
+		if math.IsNaN(out) {
+			return 0, false // unbounded on this side
+		}
+		for i := 0; i < 100; i++ {
+			mid := (in + out) / 2
+			if inside(mid) {
+				in = mid
+			} else {
+				out = mid
+			}
+		}
+		return in, true
+	}
+	lo, okLo := edge(-1)
+	hi, okHi := edge(1)
+	return lo, hi, okLo && okHi
 }
 
 func field(rs []*run, f func(*run) float64) []float64 {
