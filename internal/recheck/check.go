@@ -70,7 +70,7 @@ func Matrix(dir, out string) (*Result, error) {
 		} else if warm, err = strconv.ParseFloat(row["warmup_s"], 64); err != nil {
 			return nil, fmt.Errorf("%s: warmup_s %q", c.ID, row["warmup_s"])
 		}
-		r, err := loadRun(join(dir, c.Dir), c.ID, c.Label, warm, row["metric"] == "writes/s")
+		r, err := loadRun(join(dir, c.Dir), c.ID, c.Label, warm, row["metric"] == "writes/s", why.clientShift(c.ID))
 		if err != nil {
 			return nil, err
 		}
@@ -300,8 +300,9 @@ type whyFile struct {
 			Hosts []map[string]any `json:"hosts"`
 		} `json:"configurations"`
 		Runs []struct {
-			Run   string           `json:"run"`
-			Hosts []map[string]any `json:"hosts"`
+			Run    string           `json:"run"`
+			Hosts  []map[string]any `json:"hosts"`
+			Window map[string]any   `json:"window"`
 		} `json:"runs"`
 	} `json:"tables"`
 }
@@ -325,6 +326,27 @@ func (w whyFile) runHosts(id string) map[string]map[string]any {
 		}
 	}
 	return nil
+}
+
+// clientShift is the client clock shift the report states for run id
+// (why.json's window client_offset_s); NaN when it states none.
+func (w whyFile) clientShift(id string) float64 {
+	for _, t := range w.Tables {
+		for _, r := range t.Runs {
+			if r.Run != id {
+				continue
+			}
+			if s, ok := r.Window["client_offset_s"].(string); ok {
+				if v, err := strconv.ParseFloat(s, 64); err == nil {
+					return v
+				}
+			}
+			if v, ok := r.Window["client_offset_s"].(float64); ok {
+				return v
+			}
+		}
+	}
+	return math.NaN()
 }
 
 func (w whyFile) groupHosts(label string) map[string]map[string]any {

@@ -21,9 +21,12 @@ type run struct {
 	offset    float64 // the load's start on the monitors' clock
 	catchUp   float64 // slowest slave, seconds (NaN: not waited for)
 
-	delta  float64      // the client's clock shift onto load seconds
-	kept   [][2]float64 // the window's seconds, load clock
-	steady float64
+	delta float64 // the client's clock shift onto load seconds
+	// ownDelta is the shift this package's own search found (the report's
+	// stated one is used when given).
+	ownDelta float64
+	kept     [][2]float64 // the window's seconds, load clock
+	steady   float64
 	// Replicas table figures.
 	master, apply, lagEnd, lagGrowth, windowS, sustained float64
 	// costs: host -> per-transaction figure (why.json names) of the window.
@@ -31,7 +34,7 @@ type run struct {
 }
 
 // loadRun reads a cell's raw files; warm is the warm-up (client seconds).
-func loadRun(dir, id, label string, warm float64, writes bool) (*run, error) {
+func loadRun(dir, id, label string, warm float64, writes bool, shift float64) (*run, error) {
 	r := &run{id: id, label: label, roles: map[string]string{}, mysql: map[string]*table{}, os: map[string]*table{}, catchUp: math.NaN()}
 	var man manifestFile
 	if err := readJSONFile(join(dir, "manifest.json"), &man); err != nil {
@@ -105,7 +108,7 @@ func loadRun(dir, id, label string, warm float64, writes bool) (*run, error) {
 	if len(r.client) == 0 {
 		return nil, fmt.Errorf("%s: no interval lines in benchmark/run.txt", id)
 	}
-	r.compute(warm, writes)
+	r.compute(warm, writes, shift)
 	return r, nil
 }
 
@@ -152,7 +155,12 @@ func (r *run) masterHost() string {
 }
 
 // compute finds the clock shift, the window's seconds and the figures.
-func (r *run) compute(warm float64, writes bool) {
+// The shift is the report's stated one when it states it: it is part of
+// the window the figures are defined over (a least-squares surface can
+// have two near minima a few tenths of a second apart, and which one is
+// taken moves a short window's monitor rates by a percent or two); the
+// search below, by this file's own brute force, is used otherwise.
+func (r *run) compute(warm float64, writes bool, stated float64) {
 	step := 1.0 // --report-interval=1
 	master := r.counter(r.masterHost())
 	// The shift: brute force over -1..3 s by 0.01 s, least squares of the
@@ -173,6 +181,10 @@ func (r *run) compute(warm float64, writes bool) {
 		if n >= 5 && sse/float64(n) < best {
 			best, r.delta = sse/float64(n), d
 		}
+	}
+	r.ownDelta = r.delta
+	if !math.IsNaN(stated) {
+		r.delta = stated
 	}
 	last := r.client[len(r.client)-1].t
 	var sum float64
