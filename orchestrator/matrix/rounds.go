@@ -143,7 +143,9 @@ func statusWords(sts []stats.Status, target float64) string {
 		case s.Interval.Unbounded:
 			parts[i] = fmt.Sprintf("%s %.2fx, interval unbounded", s.Label, s.Ratio)
 		default:
-			parts[i] = fmt.Sprintf("%s %.2fx [%.2f, %.2f] half-width %.1f%%", s.Label, s.Ratio, s.Interval.Low, s.Interval.High, 100*s.HalfWidth)
+			// A rate ratio is never negative: a lower bound below 0 reads
+			// 0, as the report prints it.
+			parts[i] = fmt.Sprintf("%s %.2fx [%.2f, %.2f] half-width %.1f%%", s.Label, s.Ratio, math.Max(0, s.Interval.Low), s.Interval.High, 100*s.HalfWidth)
 		}
 		if s.Outcome != "" && s.Outcome != stats.NotComparable {
 			parts[i] += " (" + string(s.Outcome) + ")"
