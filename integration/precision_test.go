@@ -69,7 +69,9 @@ func checkPrecision(t *testing.T, dir string, r result, base, other string) {
 	if !strings.Contains(head, "Stopping rule: rounds until every ratio's interval is within ±20% of it (at least 3, at most 6 rounds); "+u.Why) {
 		t.Errorf("the report's head does not say why it stopped:\n%s", head)
 	}
-	if !strings.Contains(head, "- "+other+": ") || !strings.Contains(head, ", significant)") {
+	// "(p<0.001, significant)" or, with 5 runs a side and Mann-Whitney's
+	// p beside it, "(p<0.001, significant; Mann-Whitney p=...)".
+	if !strings.Contains(head, "- "+other+": ") || !regexp.MustCompile(`\(p[<=][0-9.e-]+, significant\b`).MatchString(head) {
 		t.Errorf("no significant verdict for %s in the head:\n%s", other, head)
 	}
 	if n := other + " n=" + strconv.Itoa(u.Judged); !strings.Contains(md, n) {
