@@ -68,6 +68,7 @@ func journalScript(unit string, since int64) string {
 	if !strings.Contains(unit, ".") {
 		unit += ".service"
 	}
-	return "journalctl --no-pager -q -o cat -u " + shell.Quote(unit) +
+	// --sync first: entries journald holds are written before they are read.
+	return "journalctl --sync 2>/dev/null; journalctl --no-pager -q -o cat -u " + shell.Quote(unit) +
 		" --since @" + strconv.FormatInt(since, 10) + " | tail -c " + strconv.Itoa(maxLogSlice)
 }

@@ -76,10 +76,8 @@ func (n *Node) restartStep(with string, st *serverState) step.Step {
 		defer cancel()
 		why := []string{err.Error()}
 		if markErr == nil && !interrupted {
-			if slice, lerr := n.LogSince(uctx, mark); lerr == nil {
-				if lines := relevantErrors(slice, 5); len(lines) > 0 {
-					why = lines
-				}
+			if lines := n.startErrors(uctx, mark); len(lines) > 0 {
+				why = lines
 			}
 		}
 		_ = n.Stop(uctx)
@@ -89,4 +87,30 @@ func (n *Node) restartStep(with string, st *serverState) step.Step {
 		}
 		return fmt.Errorf("%s: server did not start %s: %s", n.Host, with, strings.Join(why, "; "))
 	}}
+}
+
+// journalLag bounds how long a failed start waits for the server's last
+// lines to reach the journal: systemd can report the unit failed before
+// journald has read the server's stderr stream, so a first read may miss
+// the [ERROR] line that explains the failure.
+const journalLag = 3 * time.Second
+
+// startErrors is the error log's explanation of a failed start: its
+// [ERROR] lines since mark, else its last lines.
+func (n *Node) startErrors(ctx context.Context, mark LogMark) []string {
+	deadline := time.Now().Add(journalLag)
+	for {
+		slice, err := n.LogSince(ctx, mark)
+		if err != nil {
+			return nil
+		}
+		if !n.Journal() || errorTag.MatchString(slice) || time.Now().After(deadline) {
+			return relevantErrors(slice, 5)
+		}
+		select {
+		case <-ctx.Done():
+			return relevantErrors(slice, 5)
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
 }
