@@ -50,6 +50,7 @@ func (l *lab) orchCtx(t *testing.T, ctx context.Context, args ...string) result 
 	t.Helper()
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
+	args = withoutStacks(args)
 	cmd := exec.CommandContext(ctx, l.bin, args...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -63,6 +64,22 @@ func (l *lab) orchCtx(t *testing.T, ctx context.Context, args ...string) result 
 	}
 	t.Logf("orch %s -> exit %d in %s\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), r.code, r.elapsed.Round(time.Millisecond), r.stdout, r.stderr)
 	return r
+}
+
+// withoutStacks adds --stacks=off to a run or matrix that does not name
+// --stacks itself: the profiling tail (stack samples after each
+// configuration's checks, about 8 s) is the subject of the tests that name
+// it, and only costs time in the others.
+func withoutStacks(args []string) []string {
+	if len(args) == 0 || (args[0] != "run" && args[0] != "matrix") {
+		return args
+	}
+	for _, a := range args {
+		if a == "--stacks" || strings.HasPrefix(a, "--stacks=") || a == "--" {
+			return args
+		}
+	}
+	return append(append([]string(nil), args...), "--stacks=off")
 }
 
 // mustOK runs orch and fails the test on a non-zero exit.

@@ -50,18 +50,16 @@ func TestStacksInTheTail(t *testing.T) {
 	l := needLab(t)
 	defer l.orch(t, "down", "-i", l.inventory)
 	l.mustOK(t, "up", "-i", l.inventory, "--engine", "innodb")
-	for _, mode := range []string{"", "gdb"} {
-		name := "default"
-		if mode != "" {
-			name = mode
+	for _, mode := range []string{"auto", "gdb"} {
+		name := mode
+		if mode == "auto" {
+			name = "default"
 		}
 		t.Run(name, func(t *testing.T) {
 			runs := t.TempDir()
 			args := []string{"run", "-i", l.inventory, "--no-up", "--workload", "pure-random-writes", "--tables", "2", "--threads", "4",
 				"--time", "10", "--table-size", "10000", "--runs", runs}
-			if mode != "" {
-				args = append(args, "--stacks", mode)
-			}
+			args = append(args, "--stacks", mode)
 			l.mustOK(t, args...)
 			dir, _ := filepath.EvalSymlinks(filepath.Join(runs, "latest"))
 			var res tailRun

@@ -122,7 +122,7 @@ func TestWhyEngines(t *testing.T) {
 	l := needLab(t)
 	defer l.orch(t, "down", "-i", l.inventory)
 	runs := t.TempDir()
-	l.mustOK(t, append([]string{"matrix", "-i", l.inventory, "--engines=innodb,rocksdb", "--runs", runs}, whyMatrix...)...)
+	l.mustOK(t, append([]string{"matrix", "-i", l.inventory, "--engines=innodb,rocksdb", "--stacks=auto", "--runs", runs}, whyMatrix...)...)
 	dir, _ := filepath.EvalSymlinks(filepath.Join(runs, "latest"))
 	why := whySection(t, string(mustRead(t, filepath.Join(dir, "report.md"))))
 	t.Logf("Where the time went:\n%s", why)
