@@ -88,3 +88,73 @@ func checkPrecision(t *testing.T, dir string, r result, base, other string) {
 		t.Errorf("report.md lacks %q", n)
 	}
 }
+
+// TestMatrixUntilSignificant: `--until significant` on a real difference
+// (innodb_flush_log_at_trx_commit=1 vs 2 with one client thread, about 2x
+// on the lab) stops once the comparison is decided at its round's share of
+// the 5%, skips the rounds it no longer needs, and its report decides at
+// that same level: the verdict's p is below the α the rule line states.
+func TestMatrixUntilSignificant(t *testing.T) {
+	l := needLab(t)
+	defer l.orch(t, "down", "-i", l.inventory)
+	runs := t.TempDir()
+	r := l.mustOK(t, "matrix", "-i", l.inventory, "--engines=innodb", "--knobs=innodb_flush_log_at_trx_commit=1,2",
+		"--until", "significant", "--max-repeat", "5", "--runs", runs,
+		"--workload", "pure-random-writes", "--tables", "1", "--threads", "1", "--time", "5", "--table-size", "1000", "--warmup", "1")
+	dir, _ := filepath.EvalSymlinks(filepath.Join(runs, "latest"))
+	var m struct {
+		Until struct {
+			Goal    string `json:"goal"`
+			Judged  int    `json:"rounds_judged"`
+			Stopped bool   `json:"stopped"`
+			Why     string `json:"why"`
+		} `json:"until"`
+		Cells []struct {
+			State string `json:"state"`
+		} `json:"cells"`
+	}
+	if err := json.Unmarshal(mustRead(t, filepath.Join(dir, "matrix.json")), &m); err != nil {
+		t.Fatal(err)
+	}
+	u := m.Until
+	if u.Goal != "significant" || !u.Stopped || u.Judged < 3 || u.Judged > 5 {
+		t.Fatalf("rule: %+v", u)
+	}
+	decided := strings.HasPrefix(u.Why, "stopped after "+strconv.Itoa(u.Judged)+" rounds: every comparison is decided at this round's level α=")
+	if !decided && !(u.Judged == 5 && strings.HasPrefix(u.Why, "stopped at --max-repeat 5: ")) {
+		t.Errorf("why %q", u.Why)
+	}
+	skipped := 0
+	for _, c := range m.Cells {
+		if c.State == "skipped" {
+			skipped++
+		}
+	}
+	if skipped != 10-2*u.Judged {
+		t.Errorf("%d cells skipped after %d of 5 rounds", skipped, u.Judged)
+	}
+	if !strings.Contains(r.stdout, "matrix: "+u.Why) {
+		t.Errorf("stdout does not say why the matrix stopped:\n%s", r.stdout)
+	}
+	md := string(mustRead(t, filepath.Join(dir, "report.md")))
+	level := regexp.MustCompile(`these comparisons are decided at α=([0-9.e-]+)`).FindStringSubmatch(md)
+	if level == nil {
+		t.Fatalf("report.md does not state the round's level:\n%s", md)
+	}
+	alpha, _ := strconv.ParseFloat(level[1], 64)
+	if want := regexp.MustCompile(`α=([0-9.e-]+)`).FindStringSubmatch(u.Why); decided && (want == nil || want[1] != level[1]) {
+		t.Errorf("the report decides at α=%s, the rule stopped at %q", level[1], u.Why)
+	}
+	if alpha <= 0 || alpha >= 0.05 {
+		t.Errorf("round level %g: not a share of 5%%", alpha)
+	}
+	p := regexp.MustCompile(`\(p([<=])([0-9.e-]+), significant\b`).FindStringSubmatch(md)
+	if decided && p == nil {
+		t.Errorf("decided, but no significant verdict:\n%s", md)
+	}
+	if p != nil {
+		if pv, _ := strconv.ParseFloat(p[2], 64); pv >= alpha && p[1] == "=" {
+			t.Errorf("significant at p=%g, above the round's level %g", pv, alpha)
+		}
+	}
+}

@@ -51,7 +51,7 @@ func planNoiseFloor(cmd *cobra.Command, m *matrix.Matrix, flag, root string) err
 		return usagef("matrix: --noise-floor %s: %v", dir, err)
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "Noise floor: A/A matrix %s (the report says which verdicts lie inside it)\n", m.NoiseFloor)
-	if u := m.Until; u != nil {
+	if u := m.Until; u != nil && u.Precision > 0 {
 		// What the floor's noise says the rule will take.
 		if cv, err := report.NoiseCV(dir); err == nil {
 			n, ok := stats.ExpectedRounds(cv, u.Precision, u.MinRounds, u.MaxRounds)

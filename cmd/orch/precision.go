@@ -13,12 +13,13 @@ import (
 
 // untilFlags are the stopping rule's flags of orch matrix.
 type untilFlags struct {
-	precision, equivalence string
-	maxRepeat, minRepeat   int
+	precision, equivalence, goal string
+	maxRepeat, minRepeat         int
 }
 
 func (u *untilFlags) register(f *pflag.FlagSet) {
 	f.StringVar(&u.precision, "precision", "", "run rounds until every ratio's 95% interval is within P% of it, e.g. --precision 5% (instead of --repeat)")
+	f.StringVar(&u.goal, "until", "", "what ends the rounds: precision (with --precision, the default) or significant (every comparison decided, the false-positive rate spent over the rounds)")
 	f.IntVar(&u.maxRepeat, "max-repeat", 10, "--precision: stop after this many rounds whatever the precision")
 	f.IntVar(&u.minRepeat, "min-repeat", stats.MinRounds, "--precision: run at least this many rounds")
 	f.StringVar(&u.equivalence, "equivalence", "", "--precision: call two configurations equivalent when the interval lies within ±E%, different when it lies outside (default for --aa: the precision)")
@@ -30,22 +31,31 @@ func (u *untilFlags) register(f *pflag.FlagSet) {
 func (u *untilFlags) until(cmd *cobra.Command, resuming bool) (*matrix.Until, error) {
 	fs := cmd.Flags()
 	set := func(name string) bool { return fs.Changed(name) }
-	if !set("precision") {
+	significant := set("until") && u.goal == stats.GoalSignificant
+	if !set("precision") && !significant {
+		if set("until") {
+			return nil, usagef("matrix: --until %s: want --until %s, or --precision P%% (which stops on precision)", u.goal, stats.GoalSignificant)
+		}
 		for _, name := range []string{"max-repeat", "min-repeat", "equivalence"} {
 			if set(name) {
-				return nil, usagef("matrix: --%s goes with --precision", name)
+				return nil, usagef("matrix: --%s goes with --precision or --until significant", name)
 			}
 		}
 		return nil, nil
 	}
 	if resuming {
-		return nil, usagef("matrix: --resume goes on with the stopping rule the matrix recorded: drop --precision")
+		return nil, usagef("matrix: --resume goes on with the stopping rule the matrix recorded: drop --precision and --until")
 	}
-	p, err := parsePercent("--precision", u.precision)
-	if err != nil {
-		return nil, err
+	until := &matrix.Until{MinRounds: u.minRepeat, MaxRounds: u.maxRepeat}
+	if set("until") {
+		until.Goal = u.goal
 	}
-	until := &matrix.Until{Precision: p, MinRounds: u.minRepeat, MaxRounds: u.maxRepeat}
+	var err error
+	if set("precision") {
+		if until.Precision, err = parsePercent("--precision", u.precision); err != nil {
+			return nil, err
+		}
+	}
 	if set("equivalence") {
 		if until.Equivalence, err = parsePercent("--equivalence", u.equivalence); err != nil {
 			return nil, err

@@ -10,6 +10,7 @@ import (
 
 	"github.com/orch-bench/orch/orchestrator/bench"
 	"github.com/orch-bench/orch/orchestrator/server"
+	"github.com/orch-bench/orch/orchestrator/stats"
 )
 
 // Spec is a matrix as the command line asks for it, before it is planned.
@@ -42,9 +43,13 @@ func (s *Spec) planUntil() error {
 	u := *s.Until // the caller's stays as given
 	s.Until = &u
 	if s.RepeatSet {
-		return errors.New("matrix: --precision and --repeat: the rule decides the repetitions; bound them with --max-repeat and --min-repeat")
+		return errors.New("matrix: a stopping rule (--precision or --until) and --repeat: the rule decides the repetitions; bound them with --max-repeat and --min-repeat")
 	}
 	if s.AA && u.Equivalence == 0 {
+		if u.Goal == stats.GoalSignificant {
+			// An A/A has no difference to find: only a band can decide it.
+			return errors.New("matrix: --aa --until significant needs --equivalence E%: an A/A is decided only as equivalent within a band")
+		}
 		u.Equivalence = u.Precision
 	}
 	if err := u.Rule().Validate(); err != nil {

@@ -21,6 +21,9 @@ type Until struct {
 	MinRounds   int     `json:"min_rounds"`
 	MaxRounds   int     `json:"max_rounds"`
 	Equivalence float64 `json:"equivalence,omitempty"`
+	// Goal is stats.GoalSignificant for a matrix that stops once every
+	// comparison is decided (Precision is then 0); empty: on precision.
+	Goal string `json:"goal,omitempty"`
 	// Judged is the last round judged; Lines the console line of each.
 	Judged int      `json:"rounds_judged"`
 	Lines  []string `json:"lines,omitempty"`
@@ -35,6 +38,11 @@ type Until struct {
 func (u *Until) Describe() string {
 	s := fmt.Sprintf("Stopping rule: rounds until every ratio's 95%% interval is within ±%s of the ratio, at least %d and at most %d rounds (--precision %s --min-repeat %d --max-repeat %d)",
 		pctWords(u.Precision), u.MinRounds, u.MaxRounds, pctWords(u.Precision), u.MinRounds, u.MaxRounds)
+	if u.Goal == stats.GoalSignificant {
+		r := u.Rule()
+		s = fmt.Sprintf("Stopping rule: rounds until every comparison is decided, at least %d and at most %d rounds (--until significant --min-repeat %d --max-repeat %d); the 5%% false-positive rate is spent over the rounds, round %d deciding at α=%.3g and round %d at α=%.3g",
+			u.MinRounds, u.MaxRounds, u.MinRounds, u.MaxRounds, u.MinRounds, r.Level(u.MinRounds), u.MaxRounds, r.Level(u.MaxRounds))
+	}
 	if u.Equivalence > 0 {
 		s += fmt.Sprintf("; equivalent when the interval lies within ±%s of 1, different when it lies outside", pctWords(u.Equivalence))
 	}
@@ -52,7 +60,7 @@ func pctWords(x float64) string { return strconv.FormatFloat(100*x, 'g', 4, 64) 
 
 // Rule is the stopping rule as stats evaluates it.
 func (u *Until) Rule() stats.Rule {
-	return stats.Rule{Precision: u.Precision, MinRounds: u.MinRounds, MaxRounds: u.MaxRounds, Equivalence: u.Equivalence, Alpha: stats.Alpha}
+	return stats.Rule{Precision: u.Precision, MinRounds: u.MinRounds, MaxRounds: u.MaxRounds, Equivalence: u.Equivalence, Alpha: stats.Alpha, Goal: u.Goal}
 }
 
 // Judge computes the comparisons of the matrix in dir after its first

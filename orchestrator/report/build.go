@@ -319,7 +319,7 @@ func (t *Table) compare(baseline string, warmupS float64, noEffect map[string]st
 		}
 		g.NoEffect = ignoredKnobs(b, g, noEffect)
 	}
-	holm(tested)
+	holm(tested, t.familyAlpha())
 	for _, g := range t.Groups {
 		if g == b {
 			continue
@@ -334,12 +334,12 @@ func (t *Table) compare(baseline string, warmupS float64, noEffect map[string]st
 // and its interval printed at, so that several configurations compared
 // with one baseline keep a 5% chance in all of one false "significant"
 // (seven at 5% each had about 30%).
-func holm(gs []*Group) {
+func holm(gs []*Group, alpha float64) {
 	ps := make([]float64, len(gs))
 	for i, g := range gs {
 		ps[i] = g.Test.P
 	}
-	for i, d := range stats.Holm(ps, Alpha) {
+	for i, d := range stats.Holm(ps, alpha) {
 		gs[i].Test.Level, gs[i].Test.M = d.Alpha, d.M
 	}
 }

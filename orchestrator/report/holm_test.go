@@ -30,7 +30,7 @@ func TestHolmAcrossConfigurations(t *testing.T) {
 			g.Ratio = g.Rate.Mean / b.Rate.Mean
 			gs = append(gs, g)
 		}
-		holm(gs)
+		holm(gs, Alpha)
 		for _, g := range gs {
 			g.compareWith(b)
 			if g.RatioCI == nil {

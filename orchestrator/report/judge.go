@@ -14,13 +14,33 @@ type untilDoc struct {
 	MinRounds   int     `json:"min_rounds"`
 	MaxRounds   int     `json:"max_rounds"`
 	Equivalence float64 `json:"equivalence"`
+	Goal        string  `json:"goal"`
 	Judged      int     `json:"rounds_judged"`
 	Stopped     bool    `json:"stopped"`
 	Why         string  `json:"why"`
+	// round is the round being judged (JudgeMatrix), 0 for the report of
+	// the rounds judged so far.
+	round int
 }
 
 func (u *untilDoc) rule() stats.Rule {
-	return stats.Rule{Precision: u.Precision, MinRounds: u.MinRounds, MaxRounds: u.MaxRounds, Equivalence: u.Equivalence, Alpha: Alpha}
+	return stats.Rule{Precision: u.Precision, MinRounds: u.MinRounds, MaxRounds: u.MaxRounds, Equivalence: u.Equivalence, Alpha: Alpha, Goal: u.Goal}
+}
+
+// familyAlpha is the level a table's comparisons are decided at together
+// (Holm over them): Alpha, or under a significance rule the share of Alpha
+// its round spends (stats.Rule.Level), the first round's share for a
+// matrix stopped before its first judged round.
+func (t *Table) familyAlpha() float64 {
+	u := t.Until
+	if u == nil || u.Goal != stats.GoalSignificant {
+		return Alpha
+	}
+	k := u.round
+	if k == 0 {
+		k = u.Judged
+	}
+	return u.rule().Level(max(k, u.MinRounds))
 }
 
 // JudgeMatrix is how a matrix with a stopping rule judges itself after a
@@ -32,6 +52,9 @@ func JudgeMatrix(dir string, rounds int) ([]stats.Status, error) {
 	in, err := Load([]string{dir})
 	if err != nil {
 		return nil, err
+	}
+	if in.Until != nil {
+		in.Until.round = rounds
 	}
 	rep, err := Build(in, Options{})
 	if err != nil {
@@ -78,8 +101,11 @@ func (g *Group) status(b *Group, u *untilDoc) stats.Status {
 	case g.RatioCIErr != nil && s.Err == nil:
 		s.Err = g.RatioCIErr
 		if g.RatioCIErr == ErrUnbounded {
+			// The size of the ratio is not pinned, its side of 1 may be:
+			// significant is different (as the verdict says), and no band
+			// holds an unbounded interval.
 			s.Interval = stats.Interval{Low: math.Inf(-1), High: math.Inf(1), Unbounded: true}
-			s.Outcome = stats.Unresolved
+			s.Outcome = rule.Outcome(s.Interval, g.Test != nil && g.Test.Significant())
 		}
 	}
 	return s
@@ -109,6 +135,9 @@ func (t *Table) ruleLine() string {
 		return ""
 	}
 	s := fmt.Sprintf("Stopping rule: rounds until every ratio's interval is within ±%s of it (at least %d, at most %d rounds)", pctPlain(u.Precision), u.MinRounds, u.MaxRounds)
+	if u.Goal == stats.GoalSignificant {
+		s = fmt.Sprintf("Stopping rule: rounds until every comparison is decided (at least %d, at most %d rounds), %g spent over the rounds (O'Brien-Fleming-type spending, Bonferroni over rounds): these comparisons are decided at α=%.3g", u.MinRounds, u.MaxRounds, Alpha, t.familyAlpha())
+	}
 	switch {
 	case u.Stopped:
 		s += "; " + u.Why

@@ -21,8 +21,11 @@ type Rule struct {
 	// Equivalence, when > 0, is the band [1-E, 1+E] within which two
 	// configurations count as equivalent.
 	Equivalence float64
-	// Alpha is the family-wise level (Holm over the comparisons).
+	// Alpha is the family-wise level (Holm over the comparisons); a
+	// significance rule spends it over its rounds (Level).
 	Alpha float64
+	// Goal is GoalPrecision (also when empty) or GoalSignificant.
+	Goal string
 }
 
 // MinRounds is the fewest rounds a rule may stop after: with two runs a
@@ -33,7 +36,11 @@ const MinRounds = 3
 // Validate says what is wrong with the rule, in the words of the flags.
 func (r Rule) Validate() error {
 	switch {
-	case !(r.Precision > 0 && r.Precision < 1):
+	case r.Goal != "" && r.Goal != GoalPrecision && r.Goal != GoalSignificant:
+		return fmt.Errorf("--until %s: want %s or %s", r.Goal, GoalPrecision, GoalSignificant)
+	case r.Goal == GoalSignificant && r.Precision != 0:
+		return fmt.Errorf("--until %s with --precision: two stopping rules, choose one (--until %s stops on the interval's width, %s on the decision)", GoalSignificant, GoalPrecision, GoalSignificant)
+	case r.Goal != GoalSignificant && !(r.Precision > 0 && r.Precision < 1):
 		return fmt.Errorf("--precision %s: want a percentage above 0 and below 100", pctString(r.Precision))
 	case r.MinRounds < MinRounds:
 		return fmt.Errorf("--min-repeat %d: want at least %d (stopping after 2 rounds on an interval that is narrow by chance makes the error rates dishonest: simulated, 6.2%% false differences and 93.8%% coverage)", r.MinRounds, MinRounds)
@@ -79,12 +86,10 @@ type Status struct {
 }
 
 // Evaluate computes each comparison's ratio, interval (at its Holm level)
-// and outcome.
-func (r Rule) Evaluate(cs []Comparison) []Status {
-	alpha := r.Alpha
-	if alpha == 0 {
-		alpha = Alpha
-	}
+// and outcome after rounds complete rounds (the round sets a significance
+// rule's level; see Level).
+func (r Rule) Evaluate(rounds int, cs []Comparison) []Status {
+	alpha := r.Level(rounds)
 	out := make([]Status, len(cs))
 	ps := make([]float64, len(cs))
 	for i, c := range cs {
@@ -144,6 +149,9 @@ func (r Rule) Outcome(iv Interval, significant bool) Outcome {
 // Stop decides after `rounds` complete rounds: whether to stop, and why
 // in one line the console and the report print.
 func (r Rule) Stop(rounds int, sts []Status) (bool, string) {
+	if r.Goal == GoalSignificant {
+		return r.stopSignificant(rounds, sts)
+	}
 	worst, worstLabel := 0.0, ""
 	for _, s := range sts {
 		if s.HalfWidth > worst || worstLabel == "" {

@@ -58,7 +58,7 @@ func (c Campaigns) one(rng *rand.Rand) (int, Status) {
 		if rounds < 2 {
 			continue
 		}
-		sts := c.Rule.Evaluate([]Comparison{{Label: "b", Other: a, Base: b}})
+		sts := c.Rule.Evaluate(rounds, []Comparison{{Label: "b", Other: a, Base: b}})
 		if stop, _ := c.Rule.Stop(rounds, sts); stop {
 			return rounds, sts[0]
 		}
