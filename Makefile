@@ -57,6 +57,7 @@ fuzz:
 bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./orchestrator/executor/
 	$(GO) test -run '^$$' -bench StoppingRule -benchtime 1x ./orchestrator/stats/
+	$(GO) test -run '^$$' -bench ParseHuge -benchtime 1x ./orchestrator/bench/
 	@if [ -f $(LAB_INV) ]; then \
 	  ORCH_LAB_INVENTORY=$(CURDIR)/$(LAB_INV) ORCH_BIN=$(CURDIR)/$(BIN) \
 	    $(GO) test -run '^$$' -bench 'UpCriticalPath|MatrixCellOverhead|ObserverCost|MatrixClusters|TimeToDecision' -benchtime 1x ./integration/ && \

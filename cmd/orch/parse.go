@@ -52,6 +52,10 @@ error naming FILE:LINE, with exit status 2. The keys are listed in README.md.`,
 				if err != nil {
 					fmt.Fprintf(cmd.ErrOrStderr(), "orch: warning: %v\n", err)
 				}
+				if s, ok := res.(*bench.Sysbench); ok && s.IntervalsDropped > 0 {
+					fmt.Fprintf(cmd.ErrOrStderr(), "orch: warning: %s: kept the first %d interval lines (the maximum) and dropped %d; the summary covers the whole run\n",
+						name, len(s.Intervals), s.IntervalsDropped)
+				}
 				docs = append(docs, doc{File: name, Result: res})
 			}
 			if len(docs) == 1 {

@@ -24,6 +24,14 @@ func ParseSysbench(name string, r io.Reader) (*Sysbench, error) {
 	return p.finish(cut)
 }
 
+// MaxIntervals is how many interval lines a result keeps: 100,000, a
+// 27-hour run at sysbench's 1 s --report-interval. A parse holds its
+// intervals in memory (about 0.5 KB each), so the bound keeps memory
+// bounded whatever the file's size (100 MiB of output parses in well under
+// 200 MB; BenchmarkParseHuge prints it); the lines after it are counted in
+// IntervalsDropped and the summary still covers the whole run.
+const MaxIntervals = 100_000
+
 // section is the part of the final report the parser is in.
 type section int
 
@@ -170,6 +178,10 @@ func (p *sysbenchParser) timestampedLine(n int, s string) error {
 				p.res.Threads = ts.interval.Threads
 			}
 		}
+		if len(p.res.Intervals) >= MaxIntervals {
+			p.res.IntervalsDropped++
+			return nil
+		}
 		p.res.Intervals = append(p.res.Intervals, ts.interval)
 	case checkpointLine:
 		p.checkpointPending = true
@@ -263,7 +275,7 @@ func (p *sysbenchParser) beginReport(n int) error {
 	if p.report.started && !p.report.checkpoint {
 		return p.errs.at(n, "second final report: one sysbench run per file")
 	}
-	p.res = Sysbench{Threads: p.res.Threads, Intervals: p.res.Intervals, Histogram: p.res.Histogram}
+	p.res = Sysbench{Threads: p.res.Threads, Intervals: p.res.Intervals, IntervalsDropped: p.res.IntervalsDropped, Histogram: p.res.Histogram}
 	p.report = reportState{started: true, checkpoint: p.checkpointPending}
 	p.checkpointPending = false
 	return nil

@@ -81,6 +81,9 @@ type Sysbench struct {
 	// LatencyMS.Percentile.
 	Percentile int        `json:"percentile"`
 	Intervals  []Interval `json:"intervals"`
+	// IntervalsDropped counts the interval lines after the first
+	// MaxIntervals, which are not kept (the summary still covers them).
+	IntervalsDropped int64 `json:"intervals_dropped,omitempty"`
 	// Histogram holds the --histogram=on rows (latency bucket, count).
 	Histogram []HistogramRow `json:"histogram,omitempty"`
 }

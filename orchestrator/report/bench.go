@@ -35,7 +35,9 @@ type sysbenchDoc struct {
 	Errors       *float64            `json:"errors"`
 	LatencyMS    map[string]*float64 `json:"latency_ms"`
 	Percentile   int                 `json:"percentile"`
-	Intervals    []struct {
+	// IntervalsDropped: lines after bench.MaxIntervals, not kept.
+	IntervalsDropped int64 `json:"intervals_dropped"`
+	Intervals        []struct {
 		T      float64  `json:"t"`
 		TPS    *float64 `json:"tps"`
 		QPS    *float64 `json:"qps"`
@@ -110,7 +112,8 @@ func decodeBench(raw json.RawMessage, tool string) (*Bench, error) {
 
 func sysbenchBench(d *sysbenchDoc) *Bench {
 	b := &Bench{Tool: "sysbench", Version: d.Version, Complete: d.Complete, rates: map[string]rate{},
-		Errors: fl(d.Errors), Pctl: d.Percentile, LatAvg: nan(), LatPct: nan(), LatMax: nan(), DurationS: fl(d.DurationS)}
+		Errors: fl(d.Errors), Pctl: d.Percentile, LatAvg: nan(), LatPct: nan(), LatMax: nan(), DurationS: fl(d.DurationS),
+		IntervalsDropped: d.IntervalsDropped}
 	if !d.Complete {
 		b.Errors = nan() // an incomplete report's zero counts are not measurements
 	}

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/orch-bench/orch/orchestrator/bench"
 )
 
 // Invariants a run's figures must satisfy. A run that violates one keeps
@@ -30,7 +32,9 @@ func (t *Table) checkInvariants(r *Run) {
 	if r.Bench == nil {
 		return
 	}
-	if miss, of := r.missingIntervals(t.Metric); miss > 0 {
+	if d := r.Bench.IntervalsDropped; d > 0 {
+		r.Flags = append(r.Flags, fmt.Sprintf("long: %d interval lines after the first %d not kept; its figures end there", d, bench.MaxIntervals))
+	} else if miss, of := r.missingIntervals(t.Metric); miss > 0 {
 		r.Flags = append(r.Flags, fmt.Sprintf("incomplete: %d of %d intervals missing", miss, of))
 	}
 	steady, _ := t.steadyOf(r)

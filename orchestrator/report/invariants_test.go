@@ -100,3 +100,19 @@ func TestAlignOffsetFindsTheClientsShift(t *testing.T) {
 		t.Errorf("shift against an idle master %v, want 0", d)
 	}
 }
+
+// A log longer than the parser keeps: the run says where its figures end,
+// and its dropped lines are not counted as missing.
+func TestDroppedIntervalsAreFlagged(t *testing.T) {
+	doc := `{"tool": "sysbench", "version": "1.0.20", "complete": true, "duration_s": 8.0, "transactions": 800, "tps": 100, "writes": 800,
+		"intervals_dropped": 5, "intervals": [{"t": 1, "tps": 100, "writes": 100}, {"t": 2, "tps": 100, "writes": 100}, {"t": 3, "tps": 100, "writes": 100}]}`
+	b, err := decodeBench([]byte(doc), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &Run{Bench: b}
+	(&Table{Metric: metricWrites}).checkInvariants(r)
+	if len(r.Flags) != 1 || r.Flags[0] != "long: 5 interval lines after the first 100000 not kept; its figures end there" {
+		t.Errorf("flags %q", r.Flags)
+	}
+}

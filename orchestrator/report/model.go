@@ -97,6 +97,9 @@ type Bench struct {
 	Errors                 float64
 	// DurationS is how long the benchmark ran (NaN when not printed).
 	DurationS float64
+	// IntervalsDropped counts the interval lines the parser did not keep
+	// (beyond bench.MaxIntervals): the run's figures end where it stopped.
+	IntervalsDropped int64
 }
 
 // rate is one throughput metric: the tool's final figure and its
