@@ -61,7 +61,7 @@ type CanaryArrival struct {
 // never trusted: it reads 0 on a slave whose link is down.
 //
 // Verify returns within timeout plus a few seconds (minCanaryBudget,
-// canaryGrace). The error lists every problem, one line per problem, each
+// canaryGrace, and a last poll's ProbeTimeout when a server hangs). The error lists every problem, one line per problem, each
 // naming its host ("slave2 10.0.0.3: Slave_IO_Running=Connecting: error
 // 2003: ..."). The Status is returned whenever the servers were asked.
 func Verify(ctx context.Context, master *server.Node, slaves []*server.Node, timeout time.Duration) (*Status, error) {
@@ -105,10 +105,13 @@ func Verify(ctx context.Context, master *server.Node, slaves []*server.Node, tim
 }
 
 // waitHealthy polls the servers until none reports a problem or the
-// deadline passes; it then returns the last problems.
+// deadline passes; it then returns the last problems. Each poll has the
+// time a probe needs (ProbeTimeout), not what is left before the
+// deadline: a poll cut by orch's own deadline would report "no answer"
+// instead of what the servers say (a slave's Last_IO_Error).
 func waitHealthy(ctx context.Context, master *server.Node, slaves []*server.Node, deadline time.Time) (*Status, error) {
 	for {
-		pctx, cancel := context.WithDeadline(ctx, deadline)
+		pctx, cancel := context.WithTimeout(ctx, ProbeTimeout)
 		st, _ := GetStatus(pctx, master, slaves) // read errors are in st's problems
 		cancel()
 		err := st.Err()

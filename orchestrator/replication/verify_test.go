@@ -162,3 +162,19 @@ func TestVerifyRejectsBadInput(t *testing.T) {
 		t.Error("nil master accepted")
 	}
 }
+
+// A verify whose time is up before the servers answered still reports what
+// they say (the slave's IO error), not its own deadline: every poll has
+// the time a probe needs, whatever is left of the verify's timeout.
+func TestVerifyQuotesTheSlavesErrorAtTheDeadline(t *testing.T) {
+	f := newFixture(t, mariadb)
+	f.setup(t)
+	f.s[1].cut = true
+	_, err := f.verify(t, time.Nanosecond)
+	if err == nil || !strings.Contains(err.Error(), "slave2 10.0.0.3: Slave_IO_Running=Connecting: error 2003: error connecting to master") {
+		t.Fatalf("error does not quote the slave's IO error:\n%v", err)
+	}
+	if strings.Contains(err.Error(), "no answer within") {
+		t.Errorf("error blames the verify's own deadline:\n%v", err)
+	}
+}
