@@ -16,7 +16,11 @@ const (
 	FileMarkdown = "report.md"
 	FileHTML     = "report.html"
 	FileCSV      = "results.csv"
-	PlotsDir     = "plots"
+	// FileHostsCSV has one row per run and host, FileConfigurationsCSV one
+	// per configuration (tidy.go).
+	FileHostsCSV          = "hosts.csv"
+	FileConfigurationsCSV = "configurations.csv"
+	PlotsDir              = "plots"
 )
 
 // Formats are the outputs Write produces.
@@ -109,7 +113,7 @@ func (rep *Report) Write(dir string, formats []string) ([]string, error) {
 // input's directory, else ./report. It returns the report and the paths
 // written.
 func Generate(inputs []string, out string, formats []string, opts Options) (*Report, []string, error) {
-	in, err := Load(inputs)
+	in, err := LoadLabelled(inputs, opts.Labels)
 	if err != nil {
 		return nil, nil, err
 	}
