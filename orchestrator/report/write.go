@@ -93,6 +93,12 @@ func (rep *Report) Write(dir string, formats []string) ([]string, error) {
 		case FormatCSV:
 			err = put(FileCSV, func(b *bytes.Buffer) error { return rep.WriteCSV(b) })
 			if err == nil {
+				err = put(FileConfigurationsCSV, func(b *bytes.Buffer) error { return rep.WriteConfigurationsCSV(b) })
+			}
+			if err == nil {
+				err = put(FileHostsCSV, func(b *bytes.Buffer) error { return rep.WriteHostsCSV(b) })
+			}
+			if err == nil {
 				err = put(FileWhy, func(b *bytes.Buffer) error { return rep.WriteWhyJSON(b) })
 			}
 			if err == nil && rep.hasFloors() {
