@@ -24,7 +24,9 @@ func newReportCmd(_ *globalOptions) *cobra.Command {
 		Use:   "report [RUNDIR|MATRIXDIR|FOLDER|LOG|PARSE.json]...",
 		Short: "Compare runs: tables, ratios against a baseline, significance, plots and evidence",
 		Long: `report compares benchmark results and writes report.md, a self-contained
-report.html (plots inline, opens offline) and results.csv. Inputs, in any mix:
+report.html (plots inline, opens offline), results.csv (one row per run),
+configurations.csv (one per configuration), hosts.csv (one per run and
+host) and why.json. Inputs, in any mix:
 a matrix directory (matrix.json + cells/), run directories of orch run (old
 ones too), JSON files printed by orch parse, and raw client logs (sysbench,
 mysqlslap, db-insert output, parsed as orch parse does), and folders of them:
@@ -98,8 +100,8 @@ into the input's directory when there is one input, else ./report (--out).`,
 				return &usageError{msg: "report: " + err.Error()}
 			}
 			w := cmd.OutOrStdout()
-			for _, p := range paths {
-				fmt.Fprintf(w, "wrote %s\n", p)
+			if len(paths) > 0 {
+				fmt.Fprintln(w, report.WrittenLine(paths))
 			}
 			if err != nil {
 				return err

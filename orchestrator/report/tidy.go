@@ -211,6 +211,18 @@ var confColumns = []Column[confRow]{
 		}
 		return c.vsBase(c.g.ApplyRatio, c.g.Replica.ApplyTxPS)
 	}},
+	{"label_lat_avg_ms", "the Latency, footprint and health table: whole-run latency avg and pNN (means of the runs'), max (the largest), errors (total)",
+		func(c confRow) string { return f4(c.g.LatAvg) }},
+	{"label_lat_pctl_ms", "", func(c confRow) string { return f4(c.g.LatPct) }},
+	{"label_lat_max_ms", "", func(c confRow) string { return f4(c.g.LatMax) }},
+	{"label_errors", "", func(c confRow) string { return f(c.g.Errors) }},
+	{"label_table_bytes", "means of the runs' tables as the engine reports them, datadir, the engine's files on disk, binary and relay logs, space amplification",
+		func(c confRow) string { return f4(c.g.TableBytes) }},
+	{"label_datadir_bytes", "", func(c confRow) string { return f4(c.g.DatadirBytes) }},
+	{"label_disk_bytes", "", func(c confRow) string { return f4(c.g.DiskBytes) }},
+	{"label_binlog_bytes", "", func(c confRow) string { return f4(c.g.BinlogBytes) }},
+	{"label_relay_log_bytes", "", func(c confRow) string { return f4(c.g.RelayBytes) }},
+	{"label_space_amp", "", func(c confRow) string { return f4(c.g.SpaceAmp) }},
 }
 
 // nanBench stands in for a run without benchmark output: every figure NaN.

@@ -139,3 +139,33 @@ func Generate(inputs []string, out string, formats []string, opts Options) (*Rep
 	paths, err := rep.Write(out, formats)
 	return rep, paths, err
 }
+
+// WrittenLine says in one line what Write wrote: the directory, its
+// files, and how many plots went under plots/ (one line per file drowned
+// the answer that follows it).
+func WrittenLine(paths []string) string {
+	if len(paths) == 0 {
+		return "wrote nothing"
+	}
+	var dir string
+	for _, p := range paths {
+		if filepath.Base(filepath.Dir(p)) != PlotsDir {
+			dir = filepath.Dir(p)
+			break
+		}
+	}
+	var names []string
+	plots := 0
+	for _, p := range paths {
+		if filepath.Dir(p) == dir {
+			names = append(names, filepath.Base(p))
+		} else {
+			plots++
+		}
+	}
+	line := "wrote " + filepath.Join(dir, "{"+strings.Join(names, ",")+"}")
+	if plots > 0 {
+		line += fmt.Sprintf(" and %d plots in %s", plots, filepath.Join(dir, PlotsDir))
+	}
+	return line
+}
