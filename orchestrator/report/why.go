@@ -56,7 +56,7 @@ type Cost struct {
 	SamplerCPU, IOWait float64
 }
 
-// metric is one per-transaction column: its results.csv name, its words in
+// metric is one per-transaction column: its hosts.csv name, its words in
 // a sentence, its unit and how to read it from a Cost. floor is the value
 // below which both sides are noise, not a difference.
 type metric struct {

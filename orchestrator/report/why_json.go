@@ -9,7 +9,7 @@ import (
 )
 
 // FileWhy is the machine-readable "Where the time went": the figures of
-// results.csv's host rows and the tables, with the sentences they make.
+// hosts.csv and the tables, with the sentences they make.
 const FileWhy = "why.json"
 
 // Schema versions of the JSON files the report writes (schema_version):
@@ -20,7 +20,7 @@ const (
 	NoiseFloorSchemaVersion = 1
 )
 
-// whyCostJSON is a Cost in JSON: the results.csv names, null when not
+// whyCostJSON is a Cost in JSON: the hosts.csv names, null when not
 // measured.
 type whyCostJSON map[string]any
 
