@@ -32,7 +32,7 @@ ones too), JSON files printed by orch parse, and raw client logs (sysbench,
 mysqlslap, db-insert output, parsed as orch parse does), and folders of them:
 a folder that is neither a matrix nor a run directory is one configuration,
 labelled by the folder's name, each of its files (or run directories) a
-repetition. --label NAME=GLOB (repeatable) makes the inputs a glob matches
+repetition (setup logs named *prepare* or *cleanup* are skipped). --label NAME=GLOB (repeatable) makes the inputs a glob matches
 the repetitions of NAME. A run given twice (a matrix and one of its own
 cells) is counted once. Runs whose workload
 parameters, client or topology differ are refused (naming the differences)

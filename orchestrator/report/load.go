@@ -54,7 +54,13 @@ type InputError struct {
 	Err  error
 }
 
-func (e *InputError) Error() string { return e.Path + ": " + e.Err.Error() }
+func (e *InputError) Error() string {
+	// A parse error names its file (and line) already.
+	if msg := e.Err.Error(); strings.HasPrefix(msg, e.Path+":") {
+		return msg
+	}
+	return e.Path + ": " + e.Err.Error()
+}
 func (e *InputError) Unwrap() error { return e.Err }
 
 // Load reads the inputs: matrix directories (or their matrix.json), run

@@ -32,10 +32,19 @@ func ParseLabelGlob(s string) (LabelGlob, error) {
 // once held a report (--out into it) still reads as its logs alone.
 var reportOutputs = []string{FileMarkdown, FileHTML, FileCSV, FileHostsCSV, FileConfigurationsCSV, FileWhy, FileNoiseFloor, PlotsDir}
 
+// setupLog tells a client's setup output from a run's by its name, as
+// run directories name them (benchmark/prepare.txt, cleanup.txt): it
+// holds no figures, and is no repetition.
+func setupLog(name string) bool {
+	n := strings.ToLower(name)
+	return strings.Contains(n, "prepare") || strings.Contains(n, "cleanup")
+}
+
 // loadFolder reads a directory that is neither a matrix nor a run
 // directory as one configuration, labelled by its name: each file (a raw
 // client log or orch parse output) and each run directory in it is a
-// repetition.
+// repetition; hidden files, setup logs (setupLog) and the report's own
+// files are skipped.
 func loadFolder(dir string) ([]*Run, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
@@ -66,6 +75,8 @@ func loadFolder(dir string) ([]*Run, error) {
 		case st.IsDir():
 			return nil, &InputError{Path: p, Err: fmt.Errorf("a folder inside the folder of repetitions %s, neither a run directory (%s, %s) nor a log",
 				dir, rundir.FileResults, rundir.FileManifest)}
+		case setupLog(name):
+			continue
 		default:
 			if got, err = readParseFile(p); err != nil {
 				return nil, &InputError{Path: p, Err: err}

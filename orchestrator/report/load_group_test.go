@@ -52,8 +52,10 @@ func TestLoadFoldersAreConfigurations(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "innodb", "run2.txt"), demoLog(t, "04-innodb-r2"))
 	writeFile(t, filepath.Join(dir, "rocksdb", "run.txt"), demoLog(t, "02-rocksdb-r1"))
 	writeFile(t, filepath.Join(dir, "rocksdb", "run2.txt"), demoLog(t, "03-rocksdb-r2"))
-	// A report written into the folder before is not a repetition.
+	// A report written into the folder before is not a repetition, nor
+	// is the client's prepare output.
 	writeFile(t, filepath.Join(dir, "rocksdb", FileCSV), []byte("workload\n"))
+	writeFile(t, filepath.Join(dir, "rocksdb", "rocksdb-prepare.txt"), mustReadFile(t, "testdata/logs/sysbench-prepare.txt"))
 	in, err := Load([]string{filepath.Join(dir, "innodb"), filepath.Join(dir, "rocksdb") + "/"})
 	if err != nil {
 		t.Fatal(err)
@@ -86,7 +88,7 @@ func TestLoadFolderRefusesWhatIsNoLog(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "innodb", "notes.txt"), []byte("ran it twice\n"))
 	_, err := Load([]string{filepath.Join(dir, "innodb")})
 	var ie *InputError
-	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "notes.txt") {
+	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "notes.txt") || strings.Count(err.Error(), "notes.txt") != 1 {
 		t.Errorf("err = %v, want an input error naming notes.txt", err)
 	}
 	if _, err := Load([]string{t.TempDir()}); !errors.As(err, &ie) || !strings.Contains(err.Error(), "no benchmark logs") {
