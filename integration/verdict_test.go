@@ -82,12 +82,10 @@ func TestVerdictInnodbVsRocksdb(t *testing.T) {
 	rows := readCSV(t, filepath.Join(dir, "results.csv"))
 	password := strings.TrimSpace(string(mustRead(t, labPasswordFile(t, doc))))
 	perLabel := map[string]int{}
+	if len(rows) != 6 {
+		t.Errorf("results.csv: %d rows, want one per run (6)", len(rows))
+	}
 	for _, row := range rows {
-		// results.csv has a row per run and host role ("Where the time
-		// went"); the run's own figures repeat on each: take the master's.
-		if role := row["host_role"]; role != "" && role != "master" {
-			continue
-		}
 		if row["in_statistics"] != "true" {
 			res, _ := os.ReadFile(filepath.Join(dir, "cells", row["run"], "results.json"))
 			t.Errorf("cell %s: state %s, not in the statistics; results.json starts:\n%.1500s", row["run"], row["state"], res)
@@ -95,9 +93,9 @@ func TestVerdictInnodbVsRocksdb(t *testing.T) {
 		}
 		perLabel[row["label"]]++
 		// Master and replica figures, catch-up: measured, positive.
-		for _, col := range []string{"master_tx_ps", "replica_apply_tx_ps", "catchup_s", "run_s", "sustained_metric",
+		for _, col := range []string{"master_tx_per_s", "replica_apply_tx_per_s", "catchup_s", "run_s", "sustained_metric",
 			"disk_bytes", "binlog_bytes", "rows", "space_amp",
-			"label_master_tx_ps", "label_replica_apply_tx_ps", "label_catchup_s", "label_sustained_mean"} {
+			"label_master_tx_per_s", "label_replica_apply_tx_per_s", "label_catchup_s", "label_sustained_mean_metric"} {
 			v, err := strconv.ParseFloat(row[col], 64)
 			if err != nil || v < 0 || (col != "catchup_s" && col != "label_catchup_s" && v == 0) {
 				t.Errorf("cell %s: %s = %q", row["run"], col, row[col])
@@ -108,8 +106,8 @@ func TestVerdictInnodbVsRocksdb(t *testing.T) {
 		}
 		// One window, one number: the client's steady rate and the
 		// master's commit rate over it agree, or the run says they do not.
-		steady, _ := strconv.ParseFloat(row["steady"], 64)
-		master, _ := strconv.ParseFloat(row["master_tx_ps"], 64)
+		steady, _ := strconv.ParseFloat(row["steady_metric"], 64)
+		master, _ := strconv.ParseFloat(row["master_tx_per_s"], 64)
 		if math.Abs(steady/master-1) > 0.01 && !strings.Contains(row["flags"], "client ") {
 			t.Errorf("cell %s: steady %v vs master %v tx/s, not flagged (%q)", row["run"], steady, master, row["flags"])
 		}

@@ -211,7 +211,7 @@ func checkSharedMachine(t *testing.T, why string) {
 
 // TestWhyClientBound plants a bottleneck on the load box: CPU hogs, more
 // than its cores, running through the whole run. The report must flag the
-// run client-bound, in report.md and in results.csv.
+// run client-bound, in report.md and in hosts.csv.
 func TestWhyClientBound(t *testing.T) {
 	l := needLab(t)
 	defer l.orch(t, "down", "-i", l.inventory)
@@ -241,7 +241,7 @@ func TestWhyClientBound(t *testing.T) {
 	if !flagged {
 		t.Errorf("the load box row is not flagged client-bound")
 	}
-	recs, err := csv.NewReader(strings.NewReader(string(mustRead(t, filepath.Join(dir, "results.csv"))))).ReadAll()
+	recs, err := csv.NewReader(strings.NewReader(string(mustRead(t, filepath.Join(dir, "hosts.csv"))))).ReadAll()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,11 +254,11 @@ func TestWhyClientBound(t *testing.T) {
 		if rec[col["host_role"]] == "loadbox" {
 			found = true
 			if rec[col["client_bound"]] != "true" {
-				t.Errorf("results.csv loadbox row: client_bound=%q, box_run_queue=%q", rec[col["client_bound"]], rec[col["box_run_queue"]])
+				t.Errorf("hosts.csv loadbox row: client_bound=%q, box_run_queue=%q", rec[col["client_bound"]], rec[col["box_run_queue"]])
 			}
 		}
 	}
 	if !found {
-		t.Error("results.csv has no loadbox row")
+		t.Error("hosts.csv has no loadbox row")
 	}
 }

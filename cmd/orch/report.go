@@ -18,15 +18,23 @@ func newReportCmd(_ *globalOptions) *cobra.Command {
 		warmup                                 float64
 		allowMixed                             bool
 		noiseFloor                             string
+		labels                                 []string
 	)
 	cmd := &cobra.Command{
-		Use:   "report [RUNDIR|MATRIXDIR|PARSE.json]...",
+		Use:   "report [RUNDIR|MATRIXDIR|FOLDER|LOG|PARSE.json]...",
 		Short: "Compare runs: tables, ratios against a baseline, significance, plots and evidence",
 		Long: `report compares benchmark results and writes report.md, a self-contained
-report.html (plots inline, opens offline) and results.csv. Inputs, in any mix:
+report.html (plots inline, opens offline), results.csv (one row per run),
+configurations.csv (one per configuration), hosts.csv (one per run and
+host) and why.json. Inputs, in any mix:
 a matrix directory (matrix.json + cells/), run directories of orch run (old
 ones too), JSON files printed by orch parse, and raw client logs (sysbench,
-mysqlslap, db-insert output, parsed as orch parse does). Runs whose workload
+mysqlslap, db-insert output, parsed as orch parse does), and folders of them:
+a folder that is neither a matrix nor a run directory is one configuration,
+labelled by the folder's name, each of its files (or run directories) a
+repetition (setup logs named *prepare* or *cleanup* are skipped). --label NAME=GLOB (repeatable) makes the inputs a glob matches
+the repetitions of NAME. A run given twice (a matrix and one of its own
+cells) is counted once. Runs whose workload
 parameters, client or topology differ are refused (naming the differences)
 unless --allow-mixed.
 Each input becomes a configuration labelled by its directory or file name,
@@ -50,6 +58,8 @@ Without an input, the latest run (runs/latest) is reported. The report goes
 into the input's directory when there is one input, else ./report (--out).`,
 		Example: `  orch report
   orch report runs/20261130T101500Z-matrix-pure-random-writes
+  orch report innodb/ rocksdb/
+  orch report --label innodb='logs/innodb-*.txt' --label rocksdb='logs/rocksdb-*.txt'
   orch report --baseline "innodb sync_binlog=1" --warmup 30 runs/...-matrix-...
   orch parse legacy-0.5.log > legacy.json && orch report legacy.json runs/latest --out cmp`,
 		Args: usageArgs(cobra.ArbitraryArgs),
@@ -58,7 +68,15 @@ into the input's directory when there is one input, else ./report (--out).`,
 			if err != nil {
 				return usagef("report: --format: %v", err)
 			}
-			if len(args) == 0 {
+			opts := report.Options{Baseline: baseline, Headline: headline, AllowMixed: allowMixed, NoiseFloor: noiseFloor}
+			for _, l := range labels {
+				lg, err := report.ParseLabelGlob(l)
+				if err != nil {
+					return usagef("report: --label %v", err)
+				}
+				opts.Labels = append(opts.Labels, lg)
+			}
+			if len(args) == 0 && len(opts.Labels) == 0 {
 				latest := filepath.Join(root, rundir.LatestLink)
 				if _, err := os.Stat(latest); err != nil {
 					return usagef("report: no %s to report on: give a run or matrix directory, or orch parse output", latest)
@@ -70,7 +88,6 @@ into the input's directory when there is one input, else ./report (--out).`,
 			default:
 				return usagef("report: --headline %q: want both, master or sustained", headline)
 			}
-			opts := report.Options{Baseline: baseline, Headline: headline, AllowMixed: allowMixed, NoiseFloor: noiseFloor}
 			if cmd.Flags().Changed("warmup") {
 				if warmup < 0 {
 					return usagef("report: --warmup %v: want 0 or more seconds", warmup)
@@ -83,8 +100,8 @@ into the input's directory when there is one input, else ./report (--out).`,
 				return &usageError{msg: "report: " + err.Error()}
 			}
 			w := cmd.OutOrStdout()
-			for _, p := range paths {
-				fmt.Fprintf(w, "wrote %s\n", p)
+			if len(paths) > 0 {
+				fmt.Fprintln(w, report.WrittenLine(paths))
 			}
 			if err != nil {
 				return err
@@ -103,6 +120,7 @@ into the input's directory when there is one input, else ./report (--out).`,
 	f.StringVar(&formats, "format", "md,html,csv", "outputs to write: md, html, csv (comma-separated)")
 	f.StringVar(&headline, "headline", report.HeadlineBoth, "what verdicts lead with: master (the master's rate), sustained (transactions / (run + replica catch-up)) or both")
 	f.BoolVar(&allowMixed, "allow-mixed", false, "compare runs whose workload parameters, client or topology differ (labelled in the report) instead of refusing")
+	f.StringArrayVar(&labels, "label", nil, "NAME=GLOB: the files (or run directories) the glob matches are the repetitions of configuration NAME (repeatable; quote the glob)")
 	f.StringVar(&root, "runs", "runs", "directory that holds run directories (for the default input, runs/latest)")
 	f.StringVar(&noiseFloor, "noise-floor", "", "A/A matrix (orch matrix --aa) whose noise floor verdicts are held against (default: the one the matrix recorded)")
 	return cmd

@@ -53,9 +53,7 @@ func Matrix(dir, out string) (*Result, error) {
 	res := &Result{Steady: map[string]float64{}, Master: map[string]float64{}}
 	byRun := map[string]map[string]string{}
 	for _, row := range rows {
-		if row["host_role"] == "" || row["host_role"] == "master" {
-			byRun[row["run"]] = row
-		}
+		byRun[row["run"]] = row // results.csv has one row per run
 	}
 	runs := map[string][]*run{}
 	var labels []string
@@ -94,12 +92,12 @@ func Matrix(dir, out string) (*Result, error) {
 // checkRun compares one run's row of results.csv and its why.json hosts.
 func (res *Result) checkRun(r *run, row map[string]string, hosts map[string]map[string]any) {
 	id := r.id + " "
-	res.near(id+"steady", row["steady"], r.steady, 0)
-	res.near(id+"master tx/s (Replicas)", row["master_tx_ps"], r.master, 0)
-	res.near(id+"applied tx/s", row["replica_apply_tx_ps"], r.apply, 0)
+	res.near(id+"steady", row["steady_metric"], r.steady, 0)
+	res.near(id+"master tx/s (Replicas)", row["master_tx_per_s"], r.master, 0)
+	res.near(id+"applied tx/s", row["replica_apply_tx_per_s"], r.apply, 0)
 	// Lag figures near 0 are compared on the scale of the master's rate.
 	res.near(id+"lag at end tx", row["lag_end_tx"], r.lagEnd, Tolerance*r.master)
-	res.near(id+"lag growth tx/s", row["lag_growth_tx_ps"], r.lagGrowth, Tolerance*r.master)
+	res.near(id+"lag growth tx/s", row["lag_growth_tx_per_s"], r.lagGrowth, Tolerance*r.master)
 	res.near(id+"catch-up s", row["catchup_s"], r.catchUp, 0.0005)
 	res.near(id+"window s", row["run_s"], r.windowS, 0)
 	res.near(id+"sustained", row["sustained_metric"], r.sustained, 0)
@@ -122,19 +120,19 @@ func (res *Result) checkGroup(label string, rs, base []*run, isBase bool, row ma
 	mean, sd := stat.MeanStdDev(steady, nil)
 	l := label + " "
 	res.near(l+"n", row["label_n"], n, 0)
-	res.near(l+"mean", row["label_mean"], mean, 0)
-	res.near(l+"median", row["label_median"], median(steady), 0)
+	res.near(l+"mean", row["label_mean_metric"], mean, 0)
+	res.near(l+"median", row["label_median_metric"], median(steady), 0)
 	if n > 1 {
 		half := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: n - 1}.Quantile(0.975) * sd / math.Sqrt(n)
-		res.near(l+"sd", row["label_sd"], sd, 0)
-		res.near(l+"cv", row["label_cv"], sd/mean, 0)
-		res.near(l+"ci95 low", row["label_ci95_low"], mean-half, Tolerance*mean)
-		res.near(l+"ci95 high", row["label_ci95_high"], mean+half, Tolerance*mean)
+		res.near(l+"sd", row["label_sd_metric"], sd, 0)
+		res.near(l+"cv %", row["label_cv_pct"], 100*sd/mean, 0)
+		res.near(l+"ci95 low", row["label_ci95_low_metric"], mean-half, Tolerance*mean)
+		res.near(l+"ci95 high", row["label_ci95_high_metric"], mean+half, Tolerance*mean)
 	}
-	res.near(l+"master tx/s", row["label_master_tx_ps"], stat.Mean(master, nil), 0)
-	res.near(l+"applied tx/s", row["label_replica_apply_tx_ps"], stat.Mean(apply, nil), 0)
+	res.near(l+"master tx/s", row["label_master_tx_per_s"], stat.Mean(master, nil), 0)
+	res.near(l+"applied tx/s", row["label_replica_apply_tx_per_s"], stat.Mean(apply, nil), 0)
 	res.near(l+"catch-up s", row["label_catchup_s"], stat.Mean(catchUp, nil), 0.0005)
-	res.near(l+"sustained", row["label_sustained_mean"], stat.Mean(sust, nil), 0)
+	res.near(l+"sustained", row["label_sustained_mean_metric"], stat.Mean(sust, nil), 0)
 	for h, got := range hosts {
 		per := map[string][]float64{}
 		for _, r := range rs {

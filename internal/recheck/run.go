@@ -212,10 +212,10 @@ func (r *run) compute(warm float64, writes bool, stated float64) {
 		r.costs[h] = c
 		switch role {
 		case "master":
-			r.master = c["host_tps"]
+			r.master = c["host_tx_per_s"]
 		case "slave":
-			if math.IsNaN(r.apply) || c["host_tps"] < r.apply {
-				r.apply = c["host_tps"]
+			if math.IsNaN(r.apply) || c["host_tx_per_s"] < r.apply {
+				r.apply = c["host_tx_per_s"]
 			}
 			if lag, slope, ok := r.lag(h); ok && lag > r.lagEnd {
 				r.lagEnd, r.lagGrowth = lag, slope
@@ -294,7 +294,7 @@ func (r *run) hostCosts(h string) map[string]float64 {
 		tx += at(c, k[1]) - at(c, k[0])
 	}
 	my, osr := r.mysql[h], r.os[h]
-	out := map[string]float64{"host_tps": tx / r.windowS}
+	out := map[string]float64{"host_tx_per_s": tx / r.windowS}
 	per := func(tb *table, scale float64, names ...string) float64 {
 		if tb == nil {
 			return math.NaN()

@@ -31,6 +31,8 @@ type Options struct {
 	// NoiseFloor is an A/A matrix directory whose noise floor the verdicts
 	// are held against (default: the one the matrix names).
 	NoiseFloor string
+	// Labels group inputs explicitly (--label NAME=GLOB, load_group.go).
+	Labels []LabelGlob
 }
 
 // Report is the comparison of the inputs' runs, ready to be written.

@@ -53,5 +53,8 @@
 //
 // Write produces report.md (plots referenced from plots/), report.html
 // (self-contained: plots are SVG data URIs, evidence in <details>), and
-// results.csv (one row per run, the label's statistics repeated on each).
+// tidy data (tidy.go): results.csv (one row per run, the label's
+// statistics repeated on each), configurations.csv (one per label),
+// hosts.csv (one per run and host), why.json and noise-floor.json (each
+// with a schema_version).
 package report

@@ -54,15 +54,32 @@ type InputError struct {
 	Err  error
 }
 
-func (e *InputError) Error() string { return e.Path + ": " + e.Err.Error() }
+func (e *InputError) Error() string {
+	// A parse error names its file (and line) already.
+	if msg := e.Err.Error(); strings.HasPrefix(msg, e.Path+":") {
+		return msg
+	}
+	return e.Path + ": " + e.Err.Error()
+}
 func (e *InputError) Unwrap() error { return e.Err }
 
 // Load reads the inputs: matrix directories (or their matrix.json), run
-// directories (or their results.json), and files of `orch parse` output.
-func Load(paths []string) (*Input, error) {
-	in := &Input{NoEffect: map[string]string{}, Sources: paths}
+// directories (or their results.json), folders of repetitions, and files
+// of `orch parse` output or raw client logs.
+func Load(paths []string) (*Input, error) { return LoadLabelled(paths, nil) }
+
+// LoadLabelled is Load with --label NAME=GLOB: the inputs each glob
+// matches are added, and their runs are repetitions of NAME. A run given
+// twice (a matrix and one of its cells) is counted once.
+func LoadLabelled(paths []string, labels []LabelGlob) (*Input, error) {
+	inputs, labelOf, err := expandLabels(paths, labels)
+	if err != nil {
+		return nil, err
+	}
+	in := &Input{NoEffect: map[string]string{}, Sources: inputs}
 	seen := map[string]int{}
-	for _, p := range paths {
+	byID := map[string]int{} // run identity -> index in in.Runs
+	for _, p := range inputs {
 		runs, home, err := in.load(p)
 		if err != nil {
 			var ie *InputError
@@ -71,7 +88,18 @@ func Load(paths []string) (*Input, error) {
 			}
 			return nil, &InputError{Path: p, Err: err}
 		}
+		name, labelled := labelOf[absPath(p)]
 		for _, r := range runs {
+			key := r.identity()
+			if i, dup := byID[key]; dup {
+				// The matrix knows the cell's label and repetition: its
+				// reading wins over the cell directory given alone.
+				if r.inMatrix && !in.Runs[i].inMatrix {
+					r.ID = in.Runs[i].ID
+					in.Runs[i] = r
+				}
+				continue
+			}
 			// Two inputs with the same name (a/run.json, b/run.json) stay
 			// apart: the second becomes "run (2)".
 			orig := r.ID
@@ -82,14 +110,18 @@ func Load(paths []string) (*Input, error) {
 				}
 			}
 			seen[orig]++
+			if labelled {
+				r.Label = name
+			}
+			byID[key] = len(in.Runs)
 			in.Runs = append(in.Runs, r)
 		}
-		if len(paths) == 1 {
+		if len(inputs) == 1 {
 			in.Home = home
 		}
 	}
 	if len(in.Runs) == 0 {
-		return nil, &InputError{Path: strings.Join(paths, ", "), Err: errors.New("no runs to report on")}
+		return nil, &InputError{Path: strings.Join(inputs, ", "), Err: errors.New("no runs to report on")}
 	}
 	return in, nil
 }
@@ -121,7 +153,10 @@ func (in *Input) load(p string) ([]*Run, string, error) {
 			}
 			return []*Run{r}, real, nil
 		}
-		return nil, "", fmt.Errorf("neither a matrix (%s) nor a run directory (%s, %s)", FileMatrix, rundir.FileResults, rundir.FileManifest)
+		// Neither a matrix nor a run directory: a folder of repetitions,
+		// reported elsewhere (./report) so it keeps only its logs.
+		runs, err := loadFolder(real)
+		return runs, "", err
 	}
 	switch filepath.Base(real) {
 	case FileMatrix:

@@ -90,7 +90,16 @@ func TestLoadRejectsBadInput(t *testing.T) {
 }
 
 func TestLoadKeepsSameNamedInputsApart(t *testing.T) {
-	in, err := Load([]string{"testdata/parse/legacy-0.5.json", "testdata/parse/legacy-0.5.json", "testdata/parse/legacy-0.5.json"})
+	// Three files of one name in three directories are three runs; the
+	// same file given twice is one.
+	src := mustReadFile(t, "testdata/parse/legacy-0.5.json")
+	var paths []string
+	for _, d := range []string{"a", "b", "c"} {
+		p := filepath.Join(t.TempDir(), d, "legacy-0.5.json")
+		writeFile(t, p, src)
+		paths = append(paths, p)
+	}
+	in, err := Load(append(paths, paths[0]))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -96,7 +96,7 @@ func (in *Input) loadMatrix(dir string) ([]*Run, error) {
 		// The matrix knows the configuration and the cell's fate better
 		// than the run directory: a run can end ok and its cell still fail
 		// (the matrix's own checks), or be cut off before it writes.
-		r.ID, r.Label, r.Rep, r.Knobs = c.ID, c.Label, c.Rep, c.Knobs
+		r.ID, r.Label, r.Rep, r.Knobs, r.inMatrix = c.ID, c.Label, c.Rep, c.Knobs, true
 		if c.Engine != "" {
 			r.Engine = c.Engine
 		}

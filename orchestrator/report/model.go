@@ -15,7 +15,9 @@ type Run struct {
 	Label  string
 	Rep    int
 	Source string // the path it was read from
-	Dir    string // its run directory, "" for parse output
+	// inMatrix: read from a matrix, which labels it (load_group.go).
+	inMatrix bool
+	Dir      string // its run directory, "" for parse output
 	// Workload is the workload's name, "" for parse output.
 	Workload string
 	Tool     string

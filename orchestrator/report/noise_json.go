@@ -66,9 +66,10 @@ func (rep *Report) WriteNoiseFloorJSON(w io.Writer) error {
 		Configs       []config       `json:"configurations"`
 	}
 	out := struct {
+		Schema   int              `json:"schema_version"`
 		Measured []map[string]any `json:"measured"`
 		Used     []used           `json:"used"`
-	}{Measured: []map[string]any{}, Used: []used{}}
+	}{Schema: NoiseFloorSchemaVersion, Measured: []map[string]any{}, Used: []used{}}
 	for _, f := range rep.Floors {
 		out.Measured = append(out.Measured, floorJSON(f))
 	}

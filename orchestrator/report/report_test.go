@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"encoding/csv"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"reflect"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -218,17 +218,11 @@ func TestCSV(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(all[0], append(slices.Clone(CSVColumns), WhyCSVColumns...)) {
+	if !reflect.DeepEqual(all[0], ResultsHeader()) {
 		t.Fatalf("header = %q", all[0])
 	}
-	// One row per run and host: the master's (or the host-less one of a
-	// run without time series) carries the run; why_test checks the rest.
-	rows := [][]string{all[0]}
-	for _, r := range all[1:] {
-		if role := r[len(CSVColumns)+1]; role == "master" || role == "" {
-			rows = append(rows, r)
-		}
-	}
+	// One row per run.
+	rows := all
 	if len(rows) != 1+7 {
 		t.Fatalf("%d rows, want a header and 7 runs", len(rows))
 	}
@@ -241,23 +235,32 @@ func TestCSV(t *testing.T) {
 	rocks := tb.group("rocksdb")
 	// Row 2 is 02-rocksdb-r1.
 	if get(2, "run") != "02-rocksdb-r1" || get(2, "label") != "rocksdb" || get(2, "rep") != "1" || get(2, "in_statistics") != "true" ||
-		get(2, "final") != "2155.97" || get(2, "steady") != f4(rocks.Steady[0]) || get(2, "steady_source") != "intervals" ||
-		get(2, "lat_percentile") != "95" || get(2, "lat_pct_ms") != "29.72" || get(2, "label_n") != "2" ||
+		get(2, "final_metric") != "2155.97" || get(2, "steady_metric") != f4(rocks.Steady[0]) || get(2, "steady_source") != "intervals" ||
+		get(2, "lat_percentile") != "95" || get(2, "lat_pctl_ms") != "29.72" || get(2, "label_n") != "2" ||
 		get(2, "ratio_vs_baseline") != f4(rocks.Ratio) || get(2, "p_value") != strconv.FormatFloat(rocks.Test.P, 'g', 4, 64) || get(2, "significant") != "false" {
 		t.Errorf("rocksdb row = %q", rows[2])
 	}
 	// The pending cell: no figures, empty cells, not in the statistics.
-	if get(6, "run") != "06-rocksdb-r3" || get(6, "state") != "pending" || get(6, "in_statistics") != "false" || get(6, "steady") != "" {
+	if get(6, "run") != "06-rocksdb-r3" || get(6, "state") != "pending" || get(6, "in_statistics") != "false" || get(6, "steady_metric") != "" {
 		t.Errorf("pending row = %q", rows[6])
 	}
-	if get(1, "is_baseline") != "true" || get(1, "ratio_vs_baseline") != "" {
+	// The baseline's ratio is 1; its CI against itself is not computed.
+	if get(1, "is_baseline") != "true" || get(1, "ratio_vs_baseline") != "1" || get(1, "ratio_ci95_low") != "" {
 		t.Errorf("baseline row = %q", rows[1])
 	}
 	if get(7, "label") != "legacy-0.5" || get(7, "p_value") != "" || get(7, "state") != "" {
 		t.Errorf("parse-output row = %q", rows[7])
 	}
-	if v, err := parseFloat(get(1, "label_ci95_high")); err != nil || math.Abs(v-tb.Baseline.Rate.CIHigh) > 1e-4 {
-		t.Errorf("ci high = %q, want %v", get(1, "label_ci95_high"), tb.Baseline.Rate.CIHigh)
+	if v, err := parseFloat(get(1, "label_ci95_high_metric")); err != nil || math.Abs(v-tb.Baseline.Rate.CIHigh) > 1e-4 {
+		t.Errorf("ci high = %q, want %v", get(1, "label_ci95_high_metric"), tb.Baseline.Rate.CIHigh)
+	}
+	// rocksdb's ratio CI is unbounded: a value, not an empty cell; its CV
+	// is in percent, as the report prints it.
+	if get(2, "ratio_ci95_low") != "-inf" || get(2, "ratio_ci95_high") != "inf" {
+		t.Errorf("unbounded CI = [%q, %q], want [-inf, inf]", get(2, "ratio_ci95_low"), get(2, "ratio_ci95_high"))
+	}
+	if cv, err := parseFloat(get(2, "label_cv_pct")); err != nil || fmt.Sprintf("%.1f%%", cv) != "3.3%" {
+		t.Errorf("label_cv_pct = %q, want %s (3.3%% in report.md)", get(2, "label_cv_pct"), f4(100*rocks.CV))
 	}
 }
 
@@ -327,7 +330,7 @@ func TestGenerateWritesFiles(t *testing.T) {
 		r, _ := filepath.Rel(out, p)
 		rel = append(rel, r)
 	}
-	want := []string{"results.csv", FileWhy, "plots/pure-random-writes-throughput.svg", "plots/pure-random-writes-latency.svg",
+	want := []string{"results.csv", FileConfigurationsCSV, FileHostsCSV, FileWhy, "plots/pure-random-writes-throughput.svg", "plots/pure-random-writes-latency.svg",
 		"plots/pure-random-writes-lag.svg", "plots/pure-random-writes-comparison.svg", "report.md"}
 	if !reflect.DeepEqual(rel, want) {
 		t.Errorf("written %q, want %q", rel, want)

@@ -6,6 +6,7 @@ import (
 	"math"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -65,18 +66,31 @@ func column(rows [][]string, name string, key func(row []string) string) map[str
 // TestMasterRateAgreesAcrossSections: over every fixture with time
 // series, the master's rate of a configuration printed in the
 // Configurations, Replicas and Per-transaction tables, and of a run in
-// the Runs table and results.csv (steady, master_tx_ps, the master's
-// host_tps), agree within 1%, unless the report flags that run's client
+// the Runs table, results.csv (steady_metric, master_tx_per_s) and
+// hosts.csv (the master's host_tx_per_s), agree within 1%, unless the report flags that run's client
 // and master as disagreeing.
 func TestMasterRateAgreesAcrossSections(t *testing.T) {
 	for _, in := range []string{matrixDir, demoDir, "testdata/runs/20261129T221023Z-pure-random-writes-innodb"} {
 		rep := build(t, Options{}, in)
-		var md, csvb bytes.Buffer
+		var md, csvb, hostsb bytes.Buffer
 		if err := rep.WriteMarkdown(&md); err != nil {
 			t.Fatal(err)
 		}
 		if err := rep.WriteCSV(&csvb); err != nil {
 			t.Fatal(err)
+		}
+		if err := rep.WriteHostsCSV(&hostsb); err != nil {
+			t.Fatal(err)
+		}
+		hosts, err := csv.NewReader(&hostsb).ReadAll()
+		if err != nil {
+			t.Fatal(err)
+		}
+		masterTPS := map[string]string{}
+		for _, h := range hosts[1:] {
+			if h[slices.Index(hosts[0], "host_role")] == "master" {
+				masterTPS[h[slices.Index(hosts[0], "run")]] = h[slices.Index(hosts[0], "host_tx_per_s")]
+			}
 		}
 		name := filepath.Base(in)
 		tabs := mdTables(md.String())
@@ -131,16 +145,16 @@ func TestMasterRateAgreesAcrossSections(t *testing.T) {
 			idx[h] = i
 		}
 		for _, rec := range recs[1:] {
-			if rec[idx["host_role"]] != "master" || rec[idx["in_statistics"]] != "true" {
+			if rec[idx["in_statistics"]] != "true" {
 				continue
 			}
 			id := rec[idx["run"]]
-			steady, _ := strconv.ParseFloat(rec[idx["steady"]], 64)
-			mtx, _ := strconv.ParseFloat(rec[idx["master_tx_ps"]], 64)
-			htps, _ := strconv.ParseFloat(rec[idx["host_tps"]], 64)
+			steady, _ := strconv.ParseFloat(rec[idx["steady_metric"]], 64)
+			mtx, _ := strconv.ParseFloat(rec[idx["master_tx_per_s"]], 64)
+			htps, _ := strconv.ParseFloat(masterTPS[id], 64)
 			agree(id+" Runs vs results.csv steady", runs[id], steady, id)
-			agree(id+" steady vs master_tx_ps", steady, mtx, id)
-			agree(id+" master_tx_ps vs host_tps", mtx, htps, "")
+			agree(id+" steady vs master_tx_per_s", steady, mtx, id)
+			agree(id+" master_tx_per_s vs hosts.csv host_tx_per_s", mtx, htps, "")
 			checked += 3
 		}
 		if checked < 3 {

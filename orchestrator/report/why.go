@@ -56,7 +56,7 @@ type Cost struct {
 	SamplerCPU, IOWait float64
 }
 
-// metric is one per-transaction column: its results.csv name, its words in
+// metric is one per-transaction column: its hosts.csv name, its words in
 // a sentence, its unit and how to read it from a Cost. floor is the value
 // below which both sides are noise, not a difference.
 type metric struct {
@@ -74,7 +74,7 @@ var metrics = []metric{
 	{"fsync_per_tx", "fsyncs", "", func(c *Cost) float64 { return c.Fsync }, 0.01, 3},
 	{"binlog_bytes_per_tx", "binlog bytes", "B", func(c *Cost) float64 { return c.BinlogBytes }, 10, 3},
 	// A share, not a count: no "per transaction" after its words.
-	{"semisync_wait_share", "share of commit time waiting for the semi-sync ACK", "", func(c *Cost) float64 { return c.SemisyncShare }, 0.01, 3},
+	{"semisync_wait_frac", "share of commit time waiting for the semi-sync ACK", "", func(c *Cost) float64 { return c.SemisyncShare }, 0.01, 3},
 }
 
 // fsyncCounters are the mysql.csv rate columns whose sum is fsync_per_tx.

@@ -9,10 +9,18 @@ import (
 )
 
 // FileWhy is the machine-readable "Where the time went": the figures of
-// results.csv's host rows and the tables, with the sentences they make.
+// hosts.csv and the tables, with the sentences they make.
 const FileWhy = "why.json"
 
-// whyCostJSON is a Cost in JSON: the results.csv names, null when not
+// Schema versions of the JSON files the report writes (schema_version):
+// raised when a key is renamed or changes meaning. why.json 2: the host
+// figures' keys carry their units (host_tx_per_s, *_frac).
+const (
+	WhySchemaVersion        = 2
+	NoiseFloorSchemaVersion = 1
+)
+
+// whyCostJSON is a Cost in JSON: the hosts.csv names, null when not
 // measured.
 type whyCostJSON map[string]any
 
@@ -29,10 +37,10 @@ func costJSON(c *Cost) whyCostJSON {
 		return nil
 	}
 	v := jsonNum
-	out := whyCostJSON{"host": c.Host, "host_role": c.Role, "host_tx": v(c.Tx), "host_tps": v(c.TPS),
-		"server_cpu_share": v(c.ServerCPU), "host_cpu_busy": v(c.HostCPU), "run_queue": v(c.RunQueue),
-		"server_threads_runnable": v(c.ServerRunnable), "disk_busy": v(c.DiskBusy), "threads_running": v(c.ThreadsRunning),
-		"ncpu": v(c.NCPU), "sampler_cpu_share": v(c.SamplerCPU)}
+	out := whyCostJSON{"host": c.Host, "host_role": c.Role, "host_tx": v(c.Tx), "host_tx_per_s": v(c.TPS),
+		"server_cpu_frac": v(c.ServerCPU), "host_cpu_busy_frac": v(c.HostCPU), "run_queue": v(c.RunQueue),
+		"server_threads_runnable": v(c.ServerRunnable), "disk_busy_frac": v(c.DiskBusy), "threads_running": v(c.ThreadsRunning),
+		"ncpu": v(c.NCPU), "sampler_cpu_frac": v(c.SamplerCPU)}
 	if c.Kernel != "" {
 		out["boot_id"] = c.Kernel
 	}
@@ -44,7 +52,7 @@ func costJSON(c *Cost) whyCostJSON {
 	}
 	if c.Role == "loadbox" {
 		bound, why := clientBound(c)
-		out["client_cpu_share"], out["box_cpu_share"], out["box_run_queue"] = v(c.ClientCPU), v(c.BoxCPU), v(c.BoxRunQueue)
+		out["client_cpu_frac"], out["box_cpu_frac"], out["box_run_queue"] = v(c.ClientCPU), v(c.BoxCPU), v(c.BoxRunQueue)
 		out["client_bound"], out["client_bound_why"] = bound, why
 	}
 	return out
@@ -110,9 +118,10 @@ func (rep *Report) WriteWhyJSON(w io.Writer) error {
 		NoiseFloor map[string]any `json:"noise_floor,omitempty"`
 	}
 	out := struct {
+		Schema  int     `json:"schema_version"`
 		WarmupS float64 `json:"warmup_s"`
 		Tables  []table `json:"tables"`
-	}{WarmupS: rep.WarmupS, Tables: []table{}}
+	}{Schema: WhySchemaVersion, WarmupS: rep.WarmupS, Tables: []table{}}
 	for _, t := range rep.Tables {
 		if t.Why == nil {
 			continue

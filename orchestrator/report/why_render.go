@@ -3,11 +3,8 @@ package report
 import (
 	"bytes"
 	"html/template"
-	"math"
 	"strconv"
 	"strings"
-
-	"github.com/orch-bench/orch/orchestrator/stacks"
 )
 
 // WhyHeading is the section's title, in report.md and report.html.
@@ -178,65 +175,6 @@ func (w *Why) useRows() [][]string {
 }
 
 func joinFlags(f []string) string { return strings.Join(f, ", ") }
-
-// WhyCSVColumns follow CSVColumns in results.csv: each run has one row
-// per host role (master, each slave, the load box), the run's own
-// columns repeated, then that host's figures.
-var WhyCSVColumns = append(append([]string{"host", "host_role", "host_tx", "host_tps"}, metricCols()...),
-	"server_cpu_share", "host_cpu_busy", "run_queue", "server_threads_runnable", "disk_busy", "threads_running",
-	"client_cpu_share", "box_cpu_share", "box_run_queue", "client_bound", "stack_mode", "stack_samples", "stack_max_pause_ms",
-	"sampler_cpu_share", "kernel_shared_by")
-
-func metricCols() []string {
-	out := make([]string, len(metrics))
-	for i, m := range metrics {
-		out[i] = m.col
-	}
-	return out
-}
-
-// whyCSVRows expands one run's results.csv row into one row per host;
-// the row alone, with empty host columns, when the run has no figures.
-func (t *Table) whyCSVRows(r *Run, row []string) [][]string {
-	var rw *runWhy
-	if t.Why != nil {
-		rw = t.Why.Runs[r]
-	}
-	if rw == nil {
-		return [][]string{append(row, make([]string, len(WhyCSVColumns))...)}
-	}
-	prof := map[string]*stacks.Profile{}
-	for _, p := range rw.Profiles {
-		prof[p.Host] = p
-	}
-	var out [][]string
-	hosts := append(append([]*Cost(nil), rw.Hosts...), rw.LoadBoxes...)
-	for _, c := range hosts {
-		cells := []string{c.Host, c.Role, f4(c.Tx), f4(c.TPS)}
-		for _, m := range metrics {
-			cells = append(cells, f4(m.get(c)))
-		}
-		cb := ""
-		if c.Role == "loadbox" {
-			bound, _ := clientBound(c)
-			cb = strconv.FormatBool(bound)
-		}
-		cells = append(cells, f4(c.ServerCPU), f4(c.HostCPU), f4(c.RunQueue), f4(c.ServerRunnable), f4(c.DiskBusy),
-			f4(c.ThreadsRunning), f4(c.ClientCPU), f4(c.BoxCPU), f4(c.BoxRunQueue), cb)
-		if p := prof[c.Host]; p != nil {
-			pause := math.NaN()
-			if p.MaxPauseMs != nil {
-				pause = *p.MaxPauseMs
-			}
-			cells = append(cells, string(p.Mode), strconv.Itoa(p.Samples), f4(pause))
-		} else {
-			cells = append(cells, "", "", "")
-		}
-		cells = append(cells, f4(c.SamplerCPU), sharedBy(hosts, c))
-		out = append(out, append(append([]string(nil), row...), cells...))
-	}
-	return out
-}
 
 // sharedBy is how many of the run's hosts share c's kernel ("" when its
 // boot id is unknown).

@@ -129,7 +129,7 @@ func costPhrase(m metric, base, c *Cost, per string) string {
 		inner += "; " + strings.Join(parts, ", ")
 	}
 	words := m.words
-	if m.col != "semisync_wait_share" {
+	if m.col != "semisync_wait_frac" {
 		words += " per " + per
 	}
 	return fmt.Sprintf("%s %s (%s)", ratioText(v, b), words, inner)

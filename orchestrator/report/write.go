@@ -16,7 +16,11 @@ const (
 	FileMarkdown = "report.md"
 	FileHTML     = "report.html"
 	FileCSV      = "results.csv"
-	PlotsDir     = "plots"
+	// FileHostsCSV has one row per run and host, FileConfigurationsCSV one
+	// per configuration (tidy.go).
+	FileHostsCSV          = "hosts.csv"
+	FileConfigurationsCSV = "configurations.csv"
+	PlotsDir              = "plots"
 )
 
 // Formats are the outputs Write produces.
@@ -89,6 +93,12 @@ func (rep *Report) Write(dir string, formats []string) ([]string, error) {
 		case FormatCSV:
 			err = put(FileCSV, func(b *bytes.Buffer) error { return rep.WriteCSV(b) })
 			if err == nil {
+				err = put(FileConfigurationsCSV, func(b *bytes.Buffer) error { return rep.WriteConfigurationsCSV(b) })
+			}
+			if err == nil {
+				err = put(FileHostsCSV, func(b *bytes.Buffer) error { return rep.WriteHostsCSV(b) })
+			}
+			if err == nil {
 				err = put(FileWhy, func(b *bytes.Buffer) error { return rep.WriteWhyJSON(b) })
 			}
 			if err == nil && rep.hasFloors() {
@@ -109,7 +119,7 @@ func (rep *Report) Write(dir string, formats []string) ([]string, error) {
 // input's directory, else ./report. It returns the report and the paths
 // written.
 func Generate(inputs []string, out string, formats []string, opts Options) (*Report, []string, error) {
-	in, err := Load(inputs)
+	in, err := LoadLabelled(inputs, opts.Labels)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -128,4 +138,34 @@ func Generate(inputs []string, out string, formats []string, opts Options) (*Rep
 	}
 	paths, err := rep.Write(out, formats)
 	return rep, paths, err
+}
+
+// WrittenLine says in one line what Write wrote: the directory, its
+// files, and how many plots went under plots/ (one line per file drowned
+// the answer that follows it).
+func WrittenLine(paths []string) string {
+	if len(paths) == 0 {
+		return "wrote nothing"
+	}
+	var dir string
+	for _, p := range paths {
+		if filepath.Base(filepath.Dir(p)) != PlotsDir {
+			dir = filepath.Dir(p)
+			break
+		}
+	}
+	var names []string
+	plots := 0
+	for _, p := range paths {
+		if filepath.Dir(p) == dir {
+			names = append(names, filepath.Base(p))
+		} else {
+			plots++
+		}
+	}
+	line := "wrote " + filepath.Join(dir, "{"+strings.Join(names, ",")+"}")
+	if plots > 0 {
+		line += fmt.Sprintf(" and %d plots in %s", plots, filepath.Join(dir, PlotsDir))
+	}
+	return line
 }

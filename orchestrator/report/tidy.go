@@ -1,0 +1,247 @@
+package report
+
+import (
+	"errors"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// The report's data is tidy: one table per kind of observation, each
+// column one variable with its unit in its name (_s, _ms, _bytes,
+// _per_s, _frac for a fraction 0..1, _pct for a percent, _metric for the
+// unit named in the metric column). results.csv has one row per run
+// (its configuration's columns repeated), configurations.csv one per
+// configuration, hosts.csv one per run and host. Empty means "not
+// computed"; an unbounded confidence bound is -inf or inf.
+
+// Column is one column of a CSV file the report writes: its name, what it
+// holds (the README's tables are generated from these, readme.go) and
+// its value in a row. A column with no Doc shares the one before's.
+type Column[T any] struct {
+	Name, Doc string
+	Value     func(T) string
+}
+
+// confRow is what a configuration's columns are computed from.
+type confRow struct {
+	rep *Report
+	t   *Table
+	g   *Group
+}
+
+// runRow is a run's row: its configuration, the run, its benchmark (a
+// stand-in of NaNs when it has none).
+type runRow struct {
+	confRow
+	r *Run
+	b *Bench
+}
+
+func (c confRow) base() bool { return c.g == c.t.Baseline }
+
+// vsBase is a ratio against the baseline: 1 for the baseline itself when
+// its own figure (own) was computed.
+func (c confRow) vsBase(v, own float64) string {
+	if c.base() && !math.IsNaN(own) {
+		return "1"
+	}
+	return f4(v)
+}
+
+// ciBound is one bound of a Fieller interval: -inf/inf when unbounded,
+// empty when not computed.
+func ciBound(ci *RatioCI, err error, high bool) string {
+	switch {
+	case ci != nil && high:
+		return f4(ci.High)
+	case ci != nil:
+		return f4(ci.Low)
+	case errors.Is(err, ErrUnbounded) && high:
+		return "inf"
+	case errors.Is(err, ErrUnbounded):
+		return "-inf"
+	}
+	return ""
+}
+
+func boolText(known, v bool) string {
+	if !known {
+		return ""
+	}
+	return strconv.FormatBool(v)
+}
+
+func count(n int) string {
+	if n <= 0 {
+		return ""
+	}
+	return strconv.Itoa(n)
+}
+
+// tableColumns name the table a row belongs to and its configuration: the
+// first columns of results.csv and configurations.csv.
+var tableColumns = []Column[confRow]{
+	{"workload", "the table the row is in: workload, client and its compared figure (`writes/s`, `tps`, `queries/s`, `rows/s`, or `s to run all queries` for mysqlslap: the unit of every `_metric` column)",
+		func(c confRow) string { return c.t.Workload }},
+	{"tool", "", func(c confRow) string { return c.t.Tool }},
+	{"metric", "", func(c confRow) string { return c.t.Metric }},
+	{"label", "the configuration", func(c confRow) string { return c.g.Label }},
+	{"is_baseline", "whether it is the baseline", func(c confRow) string { return strconv.FormatBool(c.base()) }},
+}
+
+// runColumns are a run's own figures in results.csv.
+var runColumns = []Column[runRow]{
+	{"run", "run id, repetition, how the run ended, whether it counts in the statistics", func(r runRow) string { return r.r.ID }},
+	{"rep", "", func(r runRow) string { return count(r.r.Rep) }},
+	{"state", "", func(r runRow) string { return r.r.State }},
+	{"in_statistics", "", func(r runRow) string { return strconv.FormatBool(r.r.usable()) }},
+	{"engine", "the run's engine and knob settings", func(r runRow) string { return r.r.Engine }},
+	{"knobs", "", func(r runRow) string { return r.r.KnobString() }},
+	{"steady_metric", "steady-state figure over the run's window, and whether it is the mean of the `intervals` or the tool's `final` figure",
+		func(r runRow) string { v, _ := r.t.steadyOf(r.r); return f4(v) }},
+	{"steady_source", "", func(r runRow) string { _, how := r.t.steadyOf(r.r); return how }},
+	{"final_metric", "the tool's own whole-run figure", func(r runRow) string { return f(r.b.final(r.t.Metric)) }},
+	{"lat_avg_ms", "the client's whole-run latency summary (warm-up included): average, the percentile's rank (95 for p95) and value, max; error count",
+		func(r runRow) string { return f(r.b.LatAvg) }},
+	{"lat_percentile", "", func(r runRow) string { return count(r.b.Pctl) }},
+	{"lat_pctl_ms", "", func(r runRow) string { return f(r.b.LatPct) }},
+	{"lat_max_ms", "", func(r runRow) string { return f(r.b.LatMax) }},
+	{"errors", "", func(r runRow) string { return f(r.b.Errors) }},
+	{"table_bytes", "the benchmark tables on the master as the engine reports them, the master's datadir on disk",
+		func(r runRow) string { return f(r.r.Health.TableBytes) }},
+	{"datadir_bytes", "", func(r runRow) string { return f(r.r.Health.DatadirBytes) }},
+	{"semisync_fallback_s", "seconds the master ran asynchronously, commits without an acknowledgement", func(r runRow) string { return f(r.r.Health.FallbackS) }},
+	{"semisync_no_tx", "", func(r runRow) string { return f(r.r.Health.NoTx) }},
+	{"max_lag_s", "worst replica lag (seconds, transactions), stalls seen", func(r runRow) string { return f(r.r.Health.MaxLagS) }},
+	{"max_lag_tx", "", func(r runRow) string { return f(r.r.Health.MaxLagTx) }},
+	{"stalls", "", func(r runRow) string { return strconv.Itoa(r.r.Health.Stalls) }},
+	{"consistency", "`ok`/`MISMATCH`, the failed checks (`; `-separated)", func(r runRow) string { return r.r.Health.Consistency }},
+	{"failed_checks", "", func(r runRow) string { return strings.Join(r.r.Health.FailedChecks, "; ") }},
+	{"source", "the input path", func(r runRow) string { return r.r.Source }},
+	{"warmup_s", "the run's warm-up (the window's start) and `detected`, `--warmup`, `matrix.json`, `default` or `whole run: ...`",
+		func(r runRow) string { return r.bench(func() string { return f4(r.r.WarmupS) }) }},
+	{"warmup_source", "", func(r runRow) string { return r.bench(func() string { return r.r.WarmupHow }) }},
+	{"run_s", "seconds the run's window covers (exclusions out; mysqlslap: its duration)", func(r runRow) string { return f4(r.r.Repl.RunS) }},
+	{"master_tx_per_s", "master's commit rate and slowest slave's apply rate over the window (gtid_tx_ps integrated over the window's seconds)",
+		func(r runRow) string { return f4(r.r.Repl.MasterTxPS) }},
+	{"replica_apply_tx_per_s", "", func(r runRow) string { return f4(r.r.Repl.ApplyTxPS) }},
+	{"lag_end_tx", "lag at the window's end and least-squares growth through the window of the slave furthest behind at the window's end (named in report.md)",
+		func(r runRow) string { return f4(r.r.Repl.LagEndTx) }},
+	{"lag_end_s", "", func(r runRow) string { return f4(r.r.Repl.LagEndS) }},
+	{"lag_growth_tx_per_s", "", func(r runRow) string { return f4(r.r.Repl.LagGrowthTxPS) }},
+	{"catchup_s", "time until every slave applied the master's last transaction: from the load's end (`catch_up_ns`) when the run recorded it, else from the wait's start",
+		func(r runRow) string { return f4(r.r.Repl.CatchUpS) }},
+	{"sustained_metric", "steady x window / (window + catch-up), so never above `steady_metric` (mysqlslap: run + catch-up seconds); whether the replicas kept up",
+		func(r runRow) string { return f4(r.r.Repl.Sustained) }},
+	{"replicas_kept_up", "", func(r runRow) string { return boolText(r.r.Repl.Known(), r.r.Repl.KeptUp()) }},
+	{"disk_bytes", "the benchmark tables' files of the run's engine on the master (`.ibd`, `#rocksdb`, `.tokudb`), the master's binary logs, the largest slave relay logs (`du -b`)",
+		func(r runRow) string { return f(r.r.Health.DiskBytes) }},
+	{"binlog_bytes", "", func(r runRow) string { return f(r.r.Health.BinlogBytes) }},
+	{"relay_log_bytes", "", func(r runRow) string { return f(r.r.Health.RelayBytes) }},
+	{"rows", "the master's rows after the run (consistency check); `disk_bytes` / (rows x logical row bytes, 188 for sysbench oltp tables)",
+		func(r runRow) string { return f(r.r.Health.Rows) }},
+	{"space_amp", "", func(r runRow) string { return f4(r.r.spaceAmp()) }},
+	{"cluster", "the run's cluster, in a matrix over several", func(r runRow) string { return r.r.Cluster }},
+	{"window_from_s", "the run's window in the client's seconds, and the seconds of it left out for instrument spans", func(r runRow) string { return f4(r.r.Win.FromS) }},
+	{"window_to_s", "", func(r runRow) string { return f4(r.r.Win.ToS) }},
+	{"window_excluded_s", "", func(r runRow) string { return f4(r.r.Win.excludedS()) }},
+	{"flags", "the invariants the run violates, `; `-separated (empty: none)", func(r runRow) string { return strings.Join(r.r.Flags, "; ") }},
+}
+
+// bench is v when the run has benchmark output, else empty.
+func (r runRow) bench(v func() string) string {
+	if r.r.Bench == nil {
+		return ""
+	}
+	return v()
+}
+
+// confColumns are a configuration's statistics: configurations.csv, and
+// repeated on each of its runs' rows in results.csv.
+var confColumns = []Column[confRow]{
+	{"label_n", "runs in the statistics; mean, sd, Student's t 95% CI of the mean, median of their steady figures; coefficient of variation in percent, `label_noisy` when above 5%",
+		func(c confRow) string { return strconv.Itoa(c.g.Rate.N) }},
+	{"label_mean_metric", "", func(c confRow) string { return f4(c.g.Rate.Mean) }},
+	{"label_sd_metric", "", func(c confRow) string { return f4(c.g.Rate.SD) }},
+	{"label_ci95_low_metric", "", func(c confRow) string { return f4(c.g.Rate.CILow) }},
+	{"label_ci95_high_metric", "", func(c confRow) string { return f4(c.g.Rate.CIHigh) }},
+	{"label_median_metric", "", func(c confRow) string { return f4(c.g.Median) }},
+	{"label_cv_pct", "", func(c confRow) string { return f4(100 * c.g.CV) }},
+	{"label_noisy", "", func(c confRow) string { return strconv.FormatBool(c.g.Noisy) }},
+	{"ratio_vs_baseline", "mean ratio to the baseline's (1 for the baseline) and Fieller's 95% CI of it (`-inf`/`inf`: unbounded, the baseline's mean not significantly above 0)",
+		func(c confRow) string { return c.vsBase(c.g.Ratio, c.g.Rate.Mean) }},
+	{"ratio_ci95_low", "", func(c confRow) string { return ciBound(c.g.RatioCI, c.g.RatioCIErr, false) }},
+	{"ratio_ci95_high", "", func(c confRow) string { return ciBound(c.g.RatioCI, c.g.RatioCIErr, true) }},
+	{"p_value", "Welch's p, p < 0.05, Mann-Whitney U p (5+ runs per side), runs per configuration needed to resolve the difference",
+		func(c confRow) string {
+			if c.g.Test == nil {
+				return ""
+			}
+			return strconv.FormatFloat(c.g.Test.P, 'g', 4, 64)
+		}},
+	{"significant", "", func(c confRow) string {
+		if c.g.Test == nil {
+			return ""
+		}
+		return strconv.FormatBool(c.g.Test.Significant())
+	}},
+	{"mann_whitney_p", "", func(c confRow) string {
+		if c.g.UTest == nil {
+			return ""
+		}
+		return strconv.FormatFloat(c.g.UTest.P, 'g', 4, 64)
+	}},
+	{"reps_needed", "", func(c confRow) string { return count(c.g.RepsNeeded) }},
+	{"no_effect", "knobs the server ignores, the verdict line", func(c confRow) string { return strings.Join(c.g.NoEffect, " ") }},
+	{"verdict", "", func(c confRow) string { return c.g.Verdict }},
+	{"label_master_tx_per_s", "the configuration's means of the replica figures; whether those means kept up",
+		func(c confRow) string { return f4(c.g.Replica.MasterTxPS) }},
+	{"label_replica_apply_tx_per_s", "", func(c confRow) string { return f4(c.g.Replica.ApplyTxPS) }},
+	{"label_catchup_s", "", func(c confRow) string { return f4(c.g.Replica.CatchUpS) }},
+	{"label_sustained_mean_metric", "", func(c confRow) string { return f4(c.g.SustainedRate.Mean) }},
+	{"label_kept_up", "", func(c confRow) string { return boolText(c.g.Replica.Known(), c.g.KeptUp) }},
+	{"sustained_ratio_vs_baseline", "sustained rate ratio (1 for the baseline) and its Fieller CI; slowest replicas' apply rate ratio",
+		func(c confRow) string { return c.vsBase(c.g.SustainedRatio, c.g.SustainedRate.Mean) }},
+	{"sustained_ratio_ci95_low", "", func(c confRow) string { return ciBound(c.g.SustainedCI, c.g.SustainedCIErr, false) }},
+	{"sustained_ratio_ci95_high", "", func(c confRow) string { return ciBound(c.g.SustainedCI, c.g.SustainedCIErr, true) }},
+	{"replica_apply_ratio_vs_baseline", "", func(c confRow) string {
+		if !c.g.Replica.Known() {
+			return ""
+		}
+		return c.vsBase(c.g.ApplyRatio, c.g.Replica.ApplyTxPS)
+	}},
+	{"label_lat_avg_ms", "the Latency, footprint and health table: whole-run latency avg and pNN (means of the runs'), max (the largest), errors (total)",
+		func(c confRow) string { return f4(c.g.LatAvg) }},
+	{"label_lat_pctl_ms", "", func(c confRow) string { return f4(c.g.LatPct) }},
+	{"label_lat_max_ms", "", func(c confRow) string { return f4(c.g.LatMax) }},
+	{"label_errors", "", func(c confRow) string { return f(c.g.Errors) }},
+	{"label_table_bytes", "means of the runs' tables as the engine reports them, datadir, the engine's files on disk, binary and relay logs, space amplification",
+		func(c confRow) string { return f4(c.g.TableBytes) }},
+	{"label_datadir_bytes", "", func(c confRow) string { return f4(c.g.DatadirBytes) }},
+	{"label_disk_bytes", "", func(c confRow) string { return f4(c.g.DiskBytes) }},
+	{"label_binlog_bytes", "", func(c confRow) string { return f4(c.g.BinlogBytes) }},
+	{"label_relay_log_bytes", "", func(c confRow) string { return f4(c.g.RelayBytes) }},
+	{"label_space_amp", "", func(c confRow) string { return f4(c.g.SpaceAmp) }},
+}
+
+// nanBench stands in for a run without benchmark output: every figure NaN.
+var nanBench = &Bench{LatAvg: math.NaN(), LatPct: math.NaN(), LatMax: math.NaN(), Errors: math.NaN(), DurationS: math.NaN()}
+
+func header[T any](cols ...[]Column[T]) []string {
+	var out []string
+	for _, cs := range cols {
+		for _, c := range cs {
+			out = append(out, c.Name)
+		}
+	}
+	return out
+}
+
+func values[T any](row T, cols []Column[T]) []string {
+	out := make([]string, len(cols))
+	for i, c := range cols {
+		out[i] = c.Value(row)
+	}
+	return out
+}

@@ -1,0 +1,171 @@
+package report
+
+import (
+	"encoding/csv"
+	"io"
+	"strconv"
+
+	"github.com/orch-bench/orch/orchestrator/stacks"
+)
+
+// hostRow is one host's figures in one run (hosts.csv).
+type hostRow struct {
+	t     *Table
+	r     *Run
+	c     *Cost
+	prof  *stacks.Profile // nil: no stack samples of the host
+	hosts []*Cost         // all the run's hosts, for kernel sharing
+}
+
+func (h hostRow) stack(v func(*stacks.Profile) string) string {
+	if h.prof == nil {
+		return ""
+	}
+	return v(h.prof)
+}
+
+// hostColumns are hosts.csv: one row per run and host (master, each
+// slave, each load box) over the run's window, "Where the time went".
+var hostColumns = append(append([]Column[hostRow]{
+	{"workload", "the run's table, configuration and id (as in results.csv)", func(h hostRow) string { return h.t.Workload }},
+	{"label", "", func(h hostRow) string { return h.r.Label }},
+	{"run", "", func(h hostRow) string { return h.r.ID }},
+	{"host", "the host, its role (`master`, `slave`, `loadbox`), the transactions it did in the window (committed on the master, applied on a slave) and their rate",
+		func(h hostRow) string { return h.c.Host }},
+	{"host_role", "", func(h hostRow) string { return h.c.Role }},
+	{"host_tx", "", func(h hostRow) string { return f4(h.c.Tx) }},
+	{"host_tx_per_s", "", func(h hostRow) string { return f4(h.c.TPS) }},
+}, metricColumns()...),
+	Column[hostRow]{"server_cpu_frac", "USE: the server's CPU as a fraction of the host's cores, the host's CPU busy fraction (all CPUs) and run queue, the server's runnable threads, the datadir disk's busy fraction, `Threads_running`",
+		func(h hostRow) string { return f4(h.c.ServerCPU) }},
+	Column[hostRow]{"host_cpu_busy_frac", "", func(h hostRow) string { return f4(h.c.HostCPU) }},
+	Column[hostRow]{"run_queue", "", func(h hostRow) string { return f4(h.c.RunQueue) }},
+	Column[hostRow]{"server_threads_runnable", "", func(h hostRow) string { return f4(h.c.ServerRunnable) }},
+	Column[hostRow]{"disk_busy_frac", "", func(h hostRow) string { return f4(h.c.DiskBusy) }},
+	Column[hostRow]{"threads_running", "", func(h hostRow) string { return f4(h.c.ThreadsRunning) }},
+	Column[hostRow]{"client_cpu_frac", "load box: the clients' and all its processes' CPU as fractions of its cores, its runnable tasks, whether the run is client-bound",
+		func(h hostRow) string { return f4(h.c.ClientCPU) }},
+	Column[hostRow]{"box_cpu_frac", "", func(h hostRow) string { return f4(h.c.BoxCPU) }},
+	Column[hostRow]{"box_run_queue", "", func(h hostRow) string { return f4(h.c.BoxRunQueue) }},
+	Column[hostRow]{"client_bound", "", func(h hostRow) string {
+		if h.c.Role != "loadbox" {
+			return ""
+		}
+		bound, _ := clientBound(h.c)
+		return strconv.FormatBool(bound)
+	}},
+	Column[hostRow]{"stack_mode", "stack sampling of the host: tool, samples, the longest pause it caused",
+		func(h hostRow) string { return h.stack(func(p *stacks.Profile) string { return string(p.Mode) }) }},
+	Column[hostRow]{"stack_samples", "", func(h hostRow) string {
+		return h.stack(func(p *stacks.Profile) string { return strconv.Itoa(p.Samples) })
+	}},
+	Column[hostRow]{"stack_max_pause_ms", "", func(h hostRow) string {
+		return h.stack(func(p *stacks.Profile) string {
+			if p.MaxPauseMs == nil {
+				return ""
+			}
+			return f4(*p.MaxPauseMs)
+		})
+	}},
+	Column[hostRow]{"sampler_cpu_frac", "orch's `/proc` sampler's CPU as a fraction of the host's cores; how many of the run's hosts share its kernel (boot id)",
+		func(h hostRow) string { return f4(h.c.SamplerCPU) }},
+	Column[hostRow]{"kernel_shared_by", "", func(h hostRow) string { return sharedBy(h.hosts, h.c) }},
+)
+
+// metricColumns are the per-transaction costs (why.go's metrics).
+func metricColumns() []Column[hostRow] {
+	out := make([]Column[hostRow], len(metrics))
+	for i, m := range metrics {
+		doc := ""
+		if i == 0 {
+			doc = "costs per transaction the host did (\"Where the time went\": CPU µs, context switches, KiB read and written, fsyncs, binlog bytes; the fraction of commit time waiting for the semi-sync ACK)"
+		}
+		get := m.get
+		out[i] = Column[hostRow]{m.col, doc, func(h hostRow) string { return f4(get(h.c)) }}
+	}
+	return out
+}
+
+// hostRows are the run's hosts.csv rows (none when the run has no host
+// figures).
+func (t *Table) hostRows(r *Run) []hostRow {
+	if t.Why == nil || t.Why.Runs[r] == nil {
+		return nil
+	}
+	rw := t.Why.Runs[r]
+	prof := map[string]*stacks.Profile{}
+	for _, p := range rw.Profiles {
+		prof[p.Host] = p
+	}
+	hosts := append(append([]*Cost(nil), rw.Hosts...), rw.LoadBoxes...)
+	out := make([]hostRow, len(hosts))
+	for i, c := range hosts {
+		out[i] = hostRow{t: t, r: r, c: c, prof: prof[c.Host], hosts: hosts}
+	}
+	return out
+}
+
+// writeRows writes a header and rows as CSV, every text cell safe from
+// spreadsheets' formulas.
+func writeRows(w io.Writer, head []string, rows [][]string) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(head); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		if err := cw.Write(csvRow(r)); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// WriteCSV writes results.csv: one row per run, its configuration's
+// statistics repeated on it.
+func (rep *Report) WriteCSV(w io.Writer) error {
+	var rows [][]string
+	for _, t := range rep.Tables {
+		for _, r := range t.Runs {
+			c := confRow{rep, t, t.group(r.Label)}
+			b := r.Bench
+			if b == nil {
+				b = nanBench
+			}
+			row := append(values(c, tableColumns), values(runRow{c, r, b}, runColumns)...)
+			rows = append(rows, append(row, values(c, confColumns)...))
+		}
+	}
+	return writeRows(w, ResultsHeader(), rows)
+}
+
+// WriteHostsCSV writes hosts.csv: one row per run and host.
+func (rep *Report) WriteHostsCSV(w io.Writer) error {
+	var rows [][]string
+	for _, t := range rep.Tables {
+		for _, r := range t.Runs {
+			for _, h := range t.hostRows(r) {
+				rows = append(rows, values(h, hostColumns))
+			}
+		}
+	}
+	return writeRows(w, header(hostColumns), rows)
+}
+
+// WriteConfigurationsCSV writes configurations.csv: one row per table and
+// configuration.
+func (rep *Report) WriteConfigurationsCSV(w io.Writer) error {
+	var rows [][]string
+	for _, t := range rep.Tables {
+		for _, g := range t.Groups {
+			c := confRow{rep, t, g}
+			rows = append(rows, append(values(c, tableColumns), values(c, confColumns)...))
+		}
+	}
+	return writeRows(w, append(header(tableColumns), header(confColumns)...), rows)
+}
+
+// ResultsHeader is results.csv's header.
+func ResultsHeader() []string {
+	return append(append(header(tableColumns), header(runColumns)...), header(confColumns)...)
+}
