@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -178,15 +179,25 @@ func (in *Input) load(p string) ([]*Run, string, error) {
 // readParseFile reads the JSON documents `orch parse` printed into a file
 // (one per parsed log, one after the other).
 func readParseFile(path string) ([]*Run, error) {
+	name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	// A raw client log streams through the parser (its memory is the
+	// intervals kept, bench.MaxIntervals at most, not the file); JSON is
+	// read whole.
+	if raw, err := isRawLog(path); err != nil {
+		return nil, err
+	} else if raw {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		return readRawLog(path, name, f)
+	}
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	trimmed := bytes.TrimSpace(b)
-	if len(trimmed) > 0 && trimmed[0] != '{' && trimmed[0] != '[' {
-		return readRawLog(path, name, b)
-	}
 	if files, ok := parseBundle(trimmed); ok {
 		return bundleRuns(path, files)
 	}
@@ -218,6 +229,29 @@ func readParseFile(path string) ([]*Run, error) {
 	return runs, nil
 }
 
+// isRawLog reports whether the file's first non-blank byte starts
+// something other than JSON (an object or an array).
+func isRawLog(path string) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	br := bufio.NewReader(f)
+	for {
+		c, err := br.ReadByte()
+		switch {
+		case errors.Is(err, io.EOF):
+			return false, nil // empty: the JSON path says so
+		case err != nil:
+			return false, err
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			continue
+		}
+		return c != '{' && c != '[', nil
+	}
+}
+
 func exists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
@@ -225,8 +259,8 @@ func exists(p string) bool {
 
 // readRawLog parses a benchmark client's own output (what `orch parse`
 // would read), labelled by the file name.
-func readRawLog(path, name string, b []byte) ([]*Run, error) {
-	res, err := bench.ParseAuto(path, bytes.NewReader(b))
+func readRawLog(path, name string, r io.Reader) ([]*Run, error) {
+	res, err := bench.ParseAuto(path, r)
 	if err != nil && !errors.Is(err, bench.ErrIncomplete) {
 		return nil, err
 	}
