@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -98,12 +99,19 @@ func TestUnknownHostKeys(t *testing.T) {
 	if !strings.Contains(r.stdout, "SHA256:") || !strings.Contains(r.stdout, "--accept-new-host-keys") {
 		t.Errorf("unknown-key error lacks the fingerprint or the hint:\n%s", r.stdout)
 	}
-	l.mustOK(t, "check", "-i", inv, "--accept-new-host-keys")
+	acc := l.mustOK(t, "check", "-i", inv, "--accept-new-host-keys")
 	b, _ := os.ReadFile(kh)
 	if n := strings.Count(string(b), "\n"); n != 4 {
 		t.Fatalf("known_hosts has %d lines after accepting, want 4:\n%s", n, b)
 	}
-	l.mustOK(t, "check", "-i", inv)
+	// Each key orch trusted is announced with its fingerprint, once.
+	announced := regexp.MustCompile(`added host key for \S+ \(\S+ SHA256:[A-Za-z0-9+/]+\) to ` + regexp.QuoteMeta(kh))
+	if n := len(announced.FindAllString(acc.stderr, -1)); n != 4 {
+		t.Errorf("%d accepted keys announced, want 4:\n%s", n, acc.stderr)
+	}
+	if again := l.mustOK(t, "check", "-i", inv); strings.Contains(again.stderr, "added host key") {
+		t.Errorf("a known key announced again:\n%s", again.stderr)
+	}
 }
 
 // TestUnreachableHost: with slave2's link down, check fails within the

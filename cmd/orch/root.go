@@ -171,6 +171,9 @@ func (g *globalOptions) dialConfig(inv *topology.Inventory) executor.DialConfig 
 		AcceptNewHostKeys: g.acceptNewHostKeys,
 		SSHConfigFile:     g.sshConfig,
 		ConnectTimeout:    g.connectTimeout,
+		// A host key orch trusts (--accept-new-host-keys) is announced
+		// with its fingerprint, as ssh's "Permanently added" is.
+		Logf: func(format string, args ...any) { fmt.Fprintf(os.Stderr, "orch: "+format+"\n", args...) },
 	}
 }
 
