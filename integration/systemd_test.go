@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -212,6 +213,38 @@ func TestSystemdStockHosts(t *testing.T) {
 			t.Errorf("matrix cell %s (%s): %s", c.ID, c.Engine, c.State)
 		}
 	}
+
+	t.Run("without a load box the benchmark account is made for this machine, never for any host", func(t *testing.T) {
+		// This machine runs the benchmark; its address as the master sees
+		// it is the client end of orch's SSH connection.
+		var dbHosts []any
+		for _, h := range doc["hosts"].([]any) {
+			if h.(map[string]any)["role"] != "loadbox" {
+				dbHosts = append(dbHosts, h)
+			}
+		}
+		local := map[string]any{}
+		for k, v := range doc {
+			local[k] = v
+		}
+		local["hosts"] = dbHosts
+		delete(local, "benchmark") // orch's own account, not the subtest above's
+		noLB := filepath.Join(filepath.Dir(inv), "no-loadbox.yaml")
+		writeYAML(t, noLB, local)
+		l.mustOK(t, "up", "-i", noLB, "--engine", "innodb")
+		seen := strings.Fields(sshRun(t, hosts["master"], `printf '%s' "$SSH_CONNECTION"`, ""))
+		if len(seen) != 4 {
+			t.Fatalf("SSH_CONNECTION %q", seen)
+		}
+		got := strings.Fields(sql("master", "SELECT DISTINCT host FROM mysql.user WHERE user = 'orch_bench' ORDER BY host"))
+		if slices.Contains(got, "%") || !slices.Contains(got, seen[0]) {
+			t.Errorf("orch_bench hosts %q: want %s (this machine as the master sees it), never %%", got, seen[0])
+		}
+		r := l.mustOK(t, append([]string{"run", "-i", noLB, "--no-up"}, tiny...)...)
+		if !strings.Contains(r.stderr, "local: sysbench") || !strings.Contains(r.stderr, "--mysql-user=orch_bench") {
+			t.Errorf("the run did not benchmark from this machine as orch_bench:\n%s", r.stderr)
+		}
+	})
 
 	down := l.mustOK(t, "down", "-i", inv)
 	if !strings.Contains(down.stderr, "down: left orch's accounts") {
