@@ -67,7 +67,7 @@ func unknownCommand(cmd *cobra.Command, args []string) error {
 	if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
 		msg += "; did you mean " + strings.Join(s, " or ") + "?"
 	}
-	return usagef("%s (see orch --help)", msg)
+	return usagef("%s (see %s --help)", msg, cmd.CommandPath())
 }
 
 // maxErrorLines caps what an error prints: per-host failures of a large
