@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"runtime/debug"
 	"time"
@@ -30,6 +31,10 @@ type globalOptions struct {
 	identities        []string
 	connectTimeout    time.Duration
 	parallel          int
+	// dryRun is set for a --dry-run, which contacts no host: secrets it
+	// cannot resolve are a warning on warnTo, not an error.
+	dryRun bool
+	warnTo io.Writer
 }
 
 func newRootCmd() *cobra.Command {
@@ -53,6 +58,9 @@ commands that contact no host (parse, report, inventory) have no SSH flags.`,
 		Args:          unknownCommand,
 		RunE:          func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			if f := cmd.Flags().Lookup("dry-run"); f != nil {
+				g.dryRun, g.warnTo = f.Value.String() == "true", cmd.ErrOrStderr()
+			}
 			return checkFlags(cmd)
 		},
 	}
@@ -111,10 +119,24 @@ func (g *globalOptions) loadInventory(path string) (*topology.Inventory, error) 
 	if err != nil {
 		return nil, err
 	}
-	if err := inv.CheckSecrets(); err != nil {
-		return nil, &usageError{msg: err.Error()}
+	if err := g.checkSecrets(inv); err != nil {
+		return nil, err
 	}
 	return inv, nil
+}
+
+// checkSecrets refuses secret references that cannot be resolved (exit 2),
+// except in a dry run, which needs no secret: there it warns.
+func (g *globalOptions) checkSecrets(inv *topology.Inventory) error {
+	err := inv.CheckSecrets()
+	switch {
+	case err == nil:
+		return nil
+	case g.dryRun && g.warnTo != nil:
+		fmt.Fprintf(g.warnTo, "orch: WARNING %v (not needed for --dry-run)\n", err)
+		return nil
+	}
+	return &usageError{msg: err.Error()}
 }
 
 // parseInventory is loadInventory without resolving secrets (orch
