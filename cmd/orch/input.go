@@ -72,15 +72,17 @@ func unknownCommand(cmd *cobra.Command, args []string) error {
 
 // maxErrorLines caps what an error prints: per-host failures of a large
 // inventory must not scroll the first one off the screen.
-const maxErrorLines = 20
+const maxErrorLines = topology.MaxErrors
 
-// capLines keeps the first lines of a multi-line message and counts the rest.
+// capLines keeps the first lines of a multi-line message and counts the
+// rest. A message of maxErrorLines lines and its own count (an
+// inventory's problems, capped by topology) is kept whole.
 func capLines(msg string) string {
 	lines := strings.Split(msg, "\n")
-	if len(lines) <= maxErrorLines {
+	if len(lines) <= maxErrorLines+1 {
 		return msg
 	}
-	return strings.Join(lines[:maxErrorLines-1], "\n") + fmt.Sprintf("\n... and %d more lines", len(lines)-maxErrorLines+1)
+	return strings.Join(lines[:maxErrorLines], "\n") + fmt.Sprintf("\n... and %d more lines", len(lines)-maxErrorLines)
 }
 
 // warnWeakSecrets says once per command that a password is a short or

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/orch-bench/orch/orchestrator/executor"
 	"github.com/orch-bench/orch/topology"
 )
 
@@ -37,9 +38,14 @@ A bad inventory gets one line FILE:LINE[:COL]: message and exit status 2.`,
 			if err != nil {
 				return err
 			}
+			// What run and matrix refuse is refused here too, every
+			// cluster's problems in one run.
+			if err := validateSet(set); err != nil {
+				return err
+			}
 			out := cmd.OutOrStdout()
 			if len(paths) > 1 || len(set.Clusters) > 1 {
-				return writeSet(out, set, asJSON)
+				return g.writeSet(out, set, asJSON)
 			}
 			// One cluster: exactly what every other command loads.
 			inv, err := g.parseInventory(paths[0])
@@ -47,17 +53,37 @@ A bad inventory gets one line FILE:LINE[:COL]: message and exit status 2.`,
 				return err
 			}
 			if err := inv.CheckSecrets(); err != nil {
-				fmt.Fprintf(cmd.ErrOrStderr(), "inventory: WARNING %v\n", err)
+				fmt.Fprintf(cmd.ErrOrStderr(), "inventory: WARNING %v (needed once a command contacts a host)\n", err)
 			}
 			if asJSON {
 				return writeJSON(out, inv)
 			}
-			printInventory(out, inv)
+			g.printInventory(out, inv)
 			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the normalised inventory as JSON")
 	return cmd
+}
+
+// validateSet is validateForRun over every cluster of set, their problems
+// together; with several clusters each names its cluster.
+func validateSet(set *topology.Set) error {
+	var lines []string
+	for _, inv := range set.Clusters {
+		if err := validateForRun(inv); err != nil {
+			for _, l := range strings.Split(err.Error(), "\n") {
+				if len(set.Clusters) > 1 {
+					l = "cluster " + inv.Name + ": " + l
+				}
+				lines = append(lines, l)
+			}
+		}
+	}
+	if len(lines) == 0 {
+		return nil
+	}
+	return &usageError{msg: strings.Join(lines, "\n")}
 }
 
 // loadSet loads every cluster of the given inventories (repeated -i, or a
@@ -87,7 +113,7 @@ func writeJSON(w io.Writer, v any) error {
 
 // writeSet prints several clusters: a line for the set, then each cluster
 // as printInventory does.
-func writeSet(w io.Writer, set *topology.Set, asJSON bool) error {
+func (g *globalOptions) writeSet(w io.Writer, set *topology.Set, asJSON bool) error {
 	if asJSON {
 		return writeJSON(w, set)
 	}
@@ -98,12 +124,12 @@ func writeSet(w io.Writer, set *topology.Set, asJSON bool) error {
 	fmt.Fprintln(w)
 	for _, inv := range set.Clusters {
 		fmt.Fprintf(w, "\ncluster %s: ", inv.Name)
-		printInventory(w, inv)
+		g.printInventory(w, inv)
 	}
 	return nil
 }
 
-func printInventory(w io.Writer, inv *topology.Inventory) {
+func (g *globalOptions) printInventory(w io.Writer, inv *topology.Inventory) {
 	fmt.Fprintf(w, "inventory %s (%s)", inv.Source, inv.Format)
 	if inv.Name != "" {
 		fmt.Fprintf(w, ", name %s", inv.Name)
@@ -121,7 +147,7 @@ func printInventory(w io.Writer, inv *topology.Inventory) {
 	fmt.Fprintln(tw, "HOST\tROLE\tADDRESS\tSSH\tAUTH\tMYSQL\tDATADIR\tSERVICE")
 	for _, h := range inv.Hosts {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", h.Name, h.Role, h.Address,
-			sshTarget(h), sshAuth(h), mysqlTarget(h), h.MySQL.Datadir, service(h))
+			sshTarget(h, g.sshConfig), sshAuth(h), mysqlTarget(h), h.MySQL.Datadir, service(h))
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "\nSERVICE auto: the systemd unit (mysql, mariadb or mysqld) when systemd runs on the host, else its init script through service")
@@ -139,14 +165,12 @@ func orDefault(s, def string) string {
 	return s
 }
 
-func sshTarget(h *topology.Host) string {
-	port := "22"
-	if h.SSH.Port != 0 {
-		port = strconv.Itoa(h.SSH.Port)
-	}
-	s := orDefault(h.SSH.User, "(ssh config)") + "@:" + port
-	if h.SSH.JumpHost != "" {
-		s += " via " + h.SSH.JumpHost
+// sshTarget is where orch logs in to h, resolved as the SSH layer will
+// (ssh_config, the local user, port 22), never an empty user or address.
+func sshTarget(h *topology.Host, sshConfig string) string {
+	s, err := executor.Target(h, sshConfig)
+	if err != nil {
+		return "(" + err.Error() + ")"
 	}
 	return s
 }
