@@ -178,6 +178,9 @@ func flagError(cmd *cobra.Command, err error) error {
 				want = w
 			}
 		}
+		if strings.HasSuffix(msg, "value out of range") {
+			want += " (this one is too large)"
+		}
 		return usagef("--%s %q: want %s", m[2], m[1], want)
 	}
 	if m := needsValueRE.FindStringSubmatch(msg); m != nil {

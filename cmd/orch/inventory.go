@@ -24,7 +24,13 @@ validates it (roles, addresses, ports, unknown keys) and prints the result.
 Secrets are shown only as where they come from (env:VAR, file:PATH) or ***.
 A file may hold several clusters (a clusters list), and several files may be
 given: every cluster is printed, and a host in two clusters is an error.
-A bad inventory gets one line FILE:LINE[:COL]: message and exit status 2.`,
+It refuses what run and matrix refuse (a cluster is a master and two slaves,
+semi-synchronous; or one existing server). Every problem of a file is
+reported in one run, one line FILE:LINE[:COL]: message each (the first 20,
+then a count), with exit status 2. Secrets that cannot be resolved are a
+warning here: only a command that contacts a host needs them. The SSH column
+is where orch logs in, resolved as ssh would (~/.ssh/config, the local user,
+port 22).`,
 		Example: `  orch inventory -i cluster.yaml
   orch inventory ips.txt --json
   orch inventory east.yaml west.yaml`,
