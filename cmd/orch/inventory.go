@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/orch-bench/orch/orchestrator/executor"
+	"github.com/orch-bench/orch/orchestrator/server"
 	"github.com/orch-bench/orch/topology"
 )
 
@@ -72,12 +73,19 @@ port 22).`,
 	return cmd
 }
 
-// validateSet is validateForRun over every cluster of set, their problems
-// together; with several clusters each names its cluster.
+// validateSet is validateForRun over every cluster of set, and the
+// cluster's own profile (profile.engine, profile.dir, profile.vars, the
+// engine on the flavour it names) as up, run and matrix check it when
+// given no engine: their problems together, with several clusters each
+// naming its cluster.
 func validateSet(set *topology.Set) error {
 	var lines []string
 	for _, inv := range set.Clusters {
-		if err := validateForRun(inv); err != nil {
+		err := validateForRun(inv)
+		if err == nil {
+			err = server.CheckDesired(inv, server.Desired{}, "")
+		}
+		if err != nil {
 			for _, l := range strings.Split(err.Error(), "\n") {
 				if len(set.Clusters) > 1 {
 					l = "cluster " + inv.Name + ": " + l
