@@ -36,7 +36,7 @@ command failed on any host or any host could not be reached.`,
 			}
 			hosts, err := inv.Select(role)
 			if err != nil {
-				return usagef("%v", err)
+				return usagef("--role %s: %v", role, err)
 			}
 			if len(hosts) == 0 {
 				return usagef("no %s hosts in %s", role, inv.Source)
