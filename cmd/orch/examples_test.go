@@ -5,8 +5,11 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/orch-bench/orch/topology"
 )
 
 // Every example inventory shipped under inventories/ passes orch inventory
@@ -31,7 +34,15 @@ func TestExampleInventories(t *testing.T) {
 		}
 		n++
 		t.Run(filepath.Base(f), func(t *testing.T) {
-			for _, args := range [][]string{{"inventory", f}, {"matrix", f, "--dry-run"}} {
+			runs := [][]string{{"inventory", f}, {"matrix", f, "--dry-run"}}
+			// A name "...-A-vs-B" says what the example compares: that
+			// plan must pass too (engines the flavour has).
+			if inv, err := topology.Load(f, topology.LoadOptions{}); err == nil {
+				if m := vsName.FindStringSubmatch(inv.Name); m != nil {
+					runs = append(runs, []string{"matrix", f, "--dry-run", "--engines=" + m[1] + "," + m[2]})
+				}
+			}
+			for _, args := range runs {
 				code, out, errOut := orchInProcess(args...)
 				if code != 0 {
 					t.Errorf("orch %s: exit %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, out, errOut)
@@ -43,6 +54,8 @@ func TestExampleInventories(t *testing.T) {
 		t.Fatalf("found %d example inventories under inventories/, want the YAML and the ips.txt examples", n)
 	}
 }
+
+var vsName = regexp.MustCompile(`([a-z0-9_]+)-vs-([a-z0-9_]+)$`)
 
 // gitIgnoredInventories are the names .gitignore keeps out of inventories/.
 func gitIgnoredInventories(t *testing.T) map[string]bool {
