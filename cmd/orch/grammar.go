@@ -111,6 +111,12 @@ func takeInventoryArgs(cmd *cobra.Command, which inventoryArgs) {
 	var rest []string
 	cmd.Args = func(cmd *cobra.Command, args []string) error {
 		dash := cmd.ArgsLenAtDash()
+		if which == beforeDash && dash < 0 && len(args) > 0 && isFile(args[0]) {
+			// `orch exec cluster.yaml uptime` would run "cluster.yaml
+			// uptime" on the default inventory's hosts.
+			return usagef("%s: %s is a file here: for the inventory write %s %s -- COMMAND (or -i %s)",
+				strings.TrimPrefix(cmd.CommandPath(), "orch "), args[0], cmd.CommandPath(), args[0], args[0])
+		}
 		rest = rest[:0]
 		for i, a := range args {
 			if !inventoryArg(which, a, i, dash) {
@@ -135,6 +141,11 @@ func inventoryArg(which inventoryArgs, arg string, i, dash int) bool {
 		return err != nil || !st.IsDir()
 	}
 	return true
+}
+
+func isFile(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.Mode().IsRegular()
 }
 
 var (
