@@ -23,7 +23,8 @@ type flagGroup int
 const (
 	// inventoryFlags: -i and what loading an inventory needs (the SSH
 	// settings an ips.txt takes from the command line, --known-hosts,
-	// --ssh-config for aliases). orch inventory has these only.
+	// --ssh-config for aliases). orch inventory has these only, the SSH
+	// ones hidden from its help.
 	inventoryFlags flagGroup = iota + 1
 	// clusterFlags: inventoryFlags and those for contacting hosts.
 	clusterFlags
@@ -72,12 +73,23 @@ func (g *globalOptions) applyGrammar(root *cobra.Command) {
 		g.bindInventoryFlags(f)
 		if gr.flags == clusterFlags {
 			g.bindConnectFlags(f)
+		} else {
+			// orch inventory contacts no host: its help lists no SSH
+			// flag. It still takes those that change what an inventory
+			// resolves to (its Long says so), so it shows what a cluster
+			// command given them would use.
+			for _, name := range sshLoadFlags {
+				f.Lookup(name).Hidden = true
+			}
 		}
 		if gr.args != 0 {
 			takeInventoryArgs(cmd, gr.args)
 		}
 	}
 }
+
+// sshLoadFlags are the inventory flags about SSH.
+var sshLoadFlags = []string{"known-hosts", "ssh-config", "ssh-user", "ssh-port", "identity"}
 
 func (g *globalOptions) bindInventoryFlags(f *pflag.FlagSet) {
 	f.StringArrayVarP(&g.inventories, "inventory", "i", []string{"cluster.yaml"}, "inventory: a YAML cluster file or a legacy ips.txt (repeatable: one cluster per file); also a positional FILE")

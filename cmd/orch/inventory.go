@@ -31,7 +31,10 @@ reported in one run, one line FILE:LINE[:COL]: message each (the first 20,
 then a count), with exit status 2. Secrets that cannot be resolved are a
 warning here: only a command that contacts a host needs them. The SSH column
 is where orch logs in, resolved as ssh would (~/.ssh/config, the local user,
-port 22).`,
+port 22). It contacts no host, so it lists no SSH flag; it takes those of the
+cluster commands that change what an inventory resolves to (--ssh-user,
+--ssh-port and --identity for an ips.txt, --ssh-config, --known-hosts) and
+shows what such a command would use.`,
 		Example: `  orch inventory -i cluster.yaml
   orch inventory ips.txt --json
   orch inventory east.yaml west.yaml`,
