@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/orch-bench/orch/orchestrator/suggest"
 )
 
 // Generic yaml.Node helpers: positions, kinds, mappings and typed scalars.
@@ -103,7 +105,8 @@ func (d *yamlDecoder) mapping(n *yaml.Node, path string, keys []string, fn func(
 		case k.ShortTag() == "!!merge":
 			err = d.errAt(k, "%s: merge keys (<<) are not supported; use defaults", orTop(path))
 		case !slices.Contains(keys, k.Value):
-			err = d.errAt(k, "%sunknown key %q (valid keys: %s)", prefix(path), clip(k.Value), strings.Join(keys, ", "))
+			err = d.errAt(k, "%sunknown key %q%s (valid keys: %s)", prefix(path), clip(k.Value),
+				suggest.DidYouMean(suggest.Closest(k.Value, keys)), strings.Join(keys, ", "))
 		case dup:
 			err = d.errAt(k, "%s: duplicate key (first at line %d)", join(path, k.Value), prev.Line)
 		default:

@@ -3,13 +3,13 @@ package main
 import (
 	"os"
 	"regexp"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/orch-bench/orch/orchestrator"
+	"github.com/orch-bench/orch/orchestrator/suggest"
 )
 
 // The command line's grammar, in one place: which flags a command has
@@ -189,9 +189,7 @@ func flagError(cmd *cobra.Command, err error) error {
 		if cmd.HasParent() {
 			line = strings.TrimPrefix(cmd.CommandPath(), "orch ") + ": " + line
 		}
-		if s := suggestFlags(cmd, name); len(s) > 0 {
-			line += "; did you mean " + strings.Join(s, " or ") + "?"
-		}
+		line += suggest.DidYouMean(suggestFlags(cmd, name))
 		return usagef("%s (see %s --help)", line, cmd.CommandPath())
 	}
 	if m := badValueRE.FindStringSubmatch(msg); m != nil {
@@ -216,48 +214,26 @@ func flagError(cmd *cobra.Command, err error) error {
 	return usagef("%s: %s (see %s --help)", strings.TrimPrefix(cmd.CommandPath(), "orch "), msg, cmd.CommandPath())
 }
 
-// suggestFlags are cmd's flags within two edits of name (or that start
-// with it), nearest first.
+// suggestFlags are cmd's flags nearest to name (suggest.Closest), else
+// those that start with it (--dry for --dry-run).
 func suggestFlags(cmd *cobra.Command, name string) []string {
 	typed := strings.TrimLeft(name, "-")
-	best := 3
-	var out []string
+	var names []string
 	cmd.Flags().VisitAll(func(f *pflag.Flag) {
-		if f.Hidden {
-			return
-		}
-		d := editDistance(typed, f.Name)
-		if len(typed) >= 3 && strings.HasPrefix(f.Name, typed) {
-			d = min(d, 1)
-		}
-		switch {
-		case d < best:
-			best, out = d, []string{"--" + f.Name}
-		case d == best:
-			out = append(out, "--"+f.Name)
+		if !f.Hidden {
+			names = append(names, f.Name)
 		}
 	})
-	slices.Sort(out)
-	return out
-}
-
-// editDistance is the Levenshtein distance between a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
+	out := suggest.Closest(typed, names)
+	if len(out) == 0 && len(typed) >= 3 {
+		for _, n := range names {
+			if strings.HasPrefix(n, typed) {
+				out = append(out, n)
 			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
 		}
-		prev = cur
 	}
-	return prev[len(b)]
+	for i := range out {
+		out[i] = "--" + out[i]
+	}
+	return out
 }
