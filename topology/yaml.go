@@ -326,12 +326,14 @@ func (d *yamlDecoder) hosts(key, n *yaml.Node, path string) ([]*yamlHost, error)
 		return nil, d.errAt(n, "%s: no hosts listed", path)
 	}
 	out := make([]*yamlHost, 0, len(n.Content))
+	var errs []error
 	for i, item := range n.Content {
 		h, err := d.host(item, fmt.Sprintf("%s[%d]", path, i))
-		if err != nil {
-			return nil, err
-		}
+		errs = append(errs, err)
 		out = append(out, h)
+	}
+	if err := joinErrors(errs...); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -379,6 +381,7 @@ func (d *yamlDecoder) host(n *yaml.Node, path string) (*yamlHost, error) {
 		return err
 	})
 	if err != nil {
+		// Said once: a missing key is often a misspelt one.
 		return nil, err
 	}
 	for _, req := range []string{"name", "role", "address"} {

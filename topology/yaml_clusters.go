@@ -28,17 +28,23 @@ func (d *yamlDecoder) clusters(key, n *yaml.Node, top *clusterSpec, o LoadOption
 	}
 	out := make([]parsedCluster, 0, len(n.Content))
 	names := map[string]*yaml.Node{}
+	var errs []error
 	for i, item := range n.Content {
 		path := fmt.Sprintf("clusters[%d]", i)
 		c, nameNode, err := d.cluster(item, path, top, o)
 		if err != nil {
-			return nil, err
+			errs = append(errs, err)
+			continue
 		}
 		if prev := names[c.inv.Name]; prev != nil {
-			return nil, d.errAt(nameNode, "%s.name: duplicate cluster name %q (first used at line %d)", path, c.inv.Name, prev.Line)
+			errs = append(errs, d.errAt(nameNode, "%s.name: duplicate cluster name %q (first used at line %d)", path, c.inv.Name, prev.Line))
+			continue
 		}
 		names[c.inv.Name] = nameNode
 		out = append(out, c)
+	}
+	if err := joinErrors(errs...); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -53,7 +53,7 @@ func (g *globalOptions) clusters(path string) ([]*topology.Inventory, error) {
 		return nil, usagef("--cluster: %v", err)
 	}
 	for _, inv := range invs {
-		if err := inv.CheckSecrets(); err != nil {
+		if err := g.checkSecrets(inv); err != nil {
 			return nil, usagef("cluster %s: %v", inv.Name, err)
 		}
 		if err := g.prepareInventory(inv); err != nil {
@@ -111,4 +111,18 @@ func validateClusters(invs []*topology.Inventory) error {
 		}
 	}
 	return nil
+}
+
+// defaultEngines is --engines when not given: the clusters' profile.engine,
+// as the flag's help says, when they agree ("" when not: then the matrix
+// asks for --engines).
+func defaultEngines(invs []*topology.Inventory) string {
+	engine := ""
+	for i, inv := range invs {
+		if i > 0 && inv.Profile.Engine != engine {
+			return ""
+		}
+		engine = inv.Profile.Engine
+	}
+	return engine
 }

@@ -67,20 +67,22 @@ func unknownCommand(cmd *cobra.Command, args []string) error {
 	if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
 		msg += "; did you mean " + strings.Join(s, " or ") + "?"
 	}
-	return usagef("%s (see orch --help)", msg)
+	return usagef("%s (see %s --help)", msg, cmd.CommandPath())
 }
 
 // maxErrorLines caps what an error prints: per-host failures of a large
 // inventory must not scroll the first one off the screen.
-const maxErrorLines = 20
+const maxErrorLines = topology.MaxErrors
 
-// capLines keeps the first lines of a multi-line message and counts the rest.
+// capLines keeps the first lines of a multi-line message and counts the
+// rest. A message of maxErrorLines lines and its own count (an
+// inventory's problems, capped by topology) is kept whole.
 func capLines(msg string) string {
 	lines := strings.Split(msg, "\n")
-	if len(lines) <= maxErrorLines {
+	if len(lines) <= maxErrorLines+1 {
 		return msg
 	}
-	return strings.Join(lines[:maxErrorLines-1], "\n") + fmt.Sprintf("\n... and %d more lines", len(lines)-maxErrorLines+1)
+	return strings.Join(lines[:maxErrorLines], "\n") + fmt.Sprintf("\n... and %d more lines", len(lines)-maxErrorLines)
 }
 
 // warnWeakSecrets says once per command that a password is a short or

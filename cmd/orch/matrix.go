@@ -89,6 +89,9 @@ the others (--fail-fast stops instead).`,
 			if err != nil {
 				return err
 			}
+			if engines == "" && !resuming {
+				engines = defaultEngines(invs)
+			}
 			if len(invs) > 1 {
 				over, err := overrides(short, sets)
 				if err != nil {

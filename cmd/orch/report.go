@@ -68,6 +68,11 @@ into the input's directory when there is one input, else ./report (--out).`,
 			if err != nil {
 				return usagef("report: --format: %v", err)
 			}
+			switch headline {
+			case report.HeadlineBoth, report.HeadlineMaster, report.HeadlineSustained:
+			default:
+				return usagef("report: --headline %q: want both, master or sustained", headline)
+			}
 			opts := report.Options{Baseline: baseline, Headline: headline, AllowMixed: allowMixed, NoiseFloor: noiseFloor}
 			for _, l := range labels {
 				lg, err := report.ParseLabelGlob(l)
@@ -82,11 +87,6 @@ into the input's directory when there is one input, else ./report (--out).`,
 					return usagef("report: no %s to report on: give a run or matrix directory, or orch parse output", latest)
 				}
 				args = []string{latest}
-			}
-			switch headline {
-			case report.HeadlineBoth, report.HeadlineMaster, report.HeadlineSustained:
-			default:
-				return usagef("report: --headline %q: want both, master or sustained", headline)
 			}
 			if cmd.Flags().Changed("warmup") {
 				if warmup < 0 {

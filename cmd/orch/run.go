@@ -201,10 +201,7 @@ func parseMonitorFlag(s string) (bool, error) {
 // validateForRun accepts a cluster, or one existing server (run and
 // matrix benchmark it as it is, over dynamic knobs).
 func validateForRun(inv *topology.Inventory) error {
-	if inv.Existing {
-		return nil
-	}
-	if err := inv.ValidateCluster(); err != nil {
+	if err := inv.ValidateUse(); err != nil {
 		return &usageError{msg: err.Error()}
 	}
 	return nil

@@ -78,8 +78,17 @@ canary row read on both slaves. Run it again and nothing restarts.`,
 			}
 			desired := server.Desired{Engine: engine, Knobs: kv, ProfileDir: profileDir, FixTHP: fixTHP}
 			for _, inv := range invs {
-				if err := server.CheckDesired(inv, desired, "--engine"); err != nil {
+				if err := server.CheckDesiredAs(inv, desired, "--engine", flavorHint); err != nil {
 					return usagef("%v", err)
+				}
+				if dryRun {
+					// A dry run renders for the named flavour: without one
+					// it is bad input, said before anything is printed.
+					for _, h := range inv.DBHosts() {
+						if _, err := server.OfflineTarget(h, inv, flavorHint); err != nil {
+							return usagef("%v", err)
+						}
+					}
 				}
 			}
 			// One tracker per cluster: a second Ctrl-C names what every

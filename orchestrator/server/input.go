@@ -18,8 +18,15 @@ import (
 // Whether the server has the engine, and whether it knows each variable,
 // only the server can say: Check does that after connecting, still before
 // anything restarts. flag names the option the engine came from (--engine,
-// --engines) for the message.
+// --engines) for the message. An engine the named flavour cannot have is
+// refused here, from the flavour table.
 func CheckDesired(inv *topology.Inventory, d Desired, flag string) error {
+	return CheckDesiredAs(inv, d, flag, "")
+}
+
+// CheckDesiredAs is CheckDesired with the flavour hint of a dry run
+// (up --dry-run --flavor), which replaces every host's mysql.flavor.
+func CheckDesiredAs(inv *topology.Inventory, d Desired, flag, hint string) error {
 	engine := strings.ToLower(firstSet(d.Engine, inv.Profile.Engine, topology.DefaultEngine))
 	from := flag + " " + engine
 	if d.Engine == "" {
@@ -55,12 +62,15 @@ func CheckDesired(inv *topology.Inventory, d Desired, flag string) error {
 		}
 	}
 	for _, h := range inv.DBHosts() {
-		if h.MySQL.Flavor == "" {
+		if firstSet(hint, h.MySQL.Flavor) == "" {
 			continue // the server decides the flavour; rendered after connecting
 		}
-		t, err := OfflineTarget(h, inv, "")
+		t, err := OfflineTarget(h, inv, hint)
 		if err != nil {
 			return err
+		}
+		if err := engineOnFlavor(t, engine); err != nil {
+			return fmt.Errorf("%s: %w", from, err)
 		}
 		data, err := profileData(t, info)
 		if err != nil {
@@ -84,4 +94,20 @@ func checkProfileDir(dir string) error {
 		return fmt.Errorf("%s: not a directory", dir)
 	}
 	return nil
+}
+
+// engineOnFlavor refuses, before any host is contacted, an engine the
+// flavour the inventory names cannot have (TokuDB on MariaDB 10.6+), from
+// the flavour table. Without a version the table's assumed one is used,
+// and the message says how to name another.
+func engineOnFlavor(t Target, engine string) error {
+	if _, ok := t.Server.Engine(engine); ok {
+		return nil
+	}
+	err := t.Server.EngineUnavailable(t.Host.String(), engine, tableEngines(t.Server))
+	if t.Assumed {
+		err = fmt.Errorf("%w (the flavour names no version, so %s is assumed: write %s:VERSION for another)",
+			err, t.Server.Version, t.Server.Flavor)
+	}
+	return err
 }
