@@ -50,8 +50,8 @@ func TestEngineTableComplete(t *testing.T) {
 		if len(e.Counters) == 0 || fsyncs == 0 {
 			t.Errorf("%s: %d counters, %d of fsyncs: the monitor and fsync_per_tx need both", e.Name, len(e.Counters), fsyncs)
 		}
-		for _, srv := range goldenServers {
-			if _, ok := srv.Engine(e.Name); !ok {
+		for _, srv := range probeServers() {
+			if _, ok := srv.Engine(e.Name); !ok || srv.value(Supported) == "" {
 				continue
 			}
 			d := srv.VarDefaults()

@@ -12,7 +12,7 @@ var requiredFeatures = []Feature{
 	Supported, ChangeSourceStmt, SourceOptionPrefix, ReplicaKeyword, ResetBinlogsStmt,
 	BinlogStatusStmt, StatusColumns, ReplGrants, GTIDStyle, GTIDSettings, GTIDSourcePosVar,
 	GTIDReplicaPosVar, GTIDWaitFunc, SemiSyncMasterPrefix, SemiSyncSlavePrefix,
-	EngineInnoDB,
+	EngineInnoDB, VarDefaults, OptionGroups, PluginInstallStmt,
 }
 
 // probeServers are versions on and around every boundary in the table,
