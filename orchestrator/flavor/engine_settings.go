@@ -127,30 +127,41 @@ func quotedList(s string) string {
 // what an asymmetric profile leaves behind. The rule VarDefaults names
 // the set a server has.
 var varDefaults = map[string]map[string]string{
-	"mariadb": {
+	"mariadb": merged(rocksdbDefaults, map[string]string{
 		"innodb_flush_log_at_trx_commit": "1", "innodb_doublewrite": "ON", "innodb_flush_method": "O_DIRECT",
 		"innodb_buffer_pool_size": "134217728", "sync_binlog": "0", "sync_relay_log": "10000",
 		"sync_relay_log_info": "10000", "sync_master_info": "10000", "binlog_format": "MIXED",
 		"gtid_pos_auto_engines": "", "rpl_semi_sync_master_enabled": "OFF",
 		"rpl_semi_sync_master_wait_point": "AFTER_COMMIT", "rpl_semi_sync_slave_enabled": "OFF",
-		"rocksdb_flush_log_at_trx_commit": "1", "rocksdb_block_cache_size": "536870912",
-		"rocksdb_use_direct_reads": "OFF", "rocksdb_use_direct_io_for_flush_and_compaction": "OFF",
-	},
-	"mysql-8": {
-		"innodb_flush_log_at_trx_commit": "1", "innodb_doublewrite": "ON", "innodb_flush_method": "fsync",
-		"innodb_buffer_pool_size": "134217728", "sync_binlog": "1", "sync_relay_log": "10000",
-		"sync_relay_log_info": "10000", "sync_master_info": "10000", "binlog_format": "ROW",
-		"relay_log_info_repository":       "TABLE",
-		"rocksdb_flush_log_at_trx_commit": "1", "rocksdb_block_cache_size": "536870912",
-		"rocksdb_use_direct_reads": "OFF", "rocksdb_use_direct_io_for_flush_and_compaction": "OFF",
-	},
-	"mysql-5.7": {
-		"innodb_flush_log_at_trx_commit": "1", "innodb_doublewrite": "ON", "innodb_flush_method": "fsync",
-		"innodb_buffer_pool_size": "134217728", "sync_binlog": "1", "sync_relay_log": "10000",
-		"sync_relay_log_info": "10000", "sync_master_info": "10000", "binlog_format": "ROW",
+	}),
+	"mysql-8": merged(mysqlDefaults, rocksdbDefaults, map[string]string{"relay_log_info_repository": "TABLE"}),
+	"mysql-5.7": merged(mysqlDefaults, map[string]string{
 		"relay_log_info_repository": "FILE",
 		"tokudb_commit_sync":        "ON", "tokudb_fsync_log_period": "0", "tokudb_cache_size": "0", "tokudb_directio": "OFF",
-	},
+	}),
+}
+
+// mysqlDefaults are the same in MySQL (and Percona Server) 5.7 and 8.0;
+// rocksdbDefaults the same in MariaDB's MyRocks and Percona's.
+var (
+	mysqlDefaults = map[string]string{
+		"innodb_flush_log_at_trx_commit": "1", "innodb_doublewrite": "ON", "innodb_flush_method": "fsync",
+		"innodb_buffer_pool_size": "134217728", "sync_binlog": "1", "sync_relay_log": "10000",
+		"sync_relay_log_info": "10000", "sync_master_info": "10000", "binlog_format": "ROW",
+	}
+	rocksdbDefaults = map[string]string{
+		"rocksdb_flush_log_at_trx_commit": "1", "rocksdb_block_cache_size": "536870912",
+		"rocksdb_use_direct_reads": "OFF", "rocksdb_use_direct_io_for_flush_and_compaction": "OFF",
+	}
+)
+
+// merged is the union of sets, which name different variables.
+func merged(sets ...map[string]string) map[string]string {
+	out := map[string]string{}
+	for _, s := range sets {
+		maps.Copy(out, s)
+	}
+	return out
 }
 
 // VarDefaults are s's defaults of the variables the fairness check
