@@ -19,7 +19,8 @@ import (
 // for (it gets values from the table instead). "mysql" is also a directory,
 // a binary, a system schema and an import path: the scan looks only at
 // comparisons and branches (==, !=, case, strings.EqualFold/HasPrefix/...,
-// map lookups by a flavour's name, and template if/with on .Flavor), which
+// map lookups by a flavour's name, the same with flavor.MariaDB... instead
+// of a string, and template if/with/range on .Flavor), which
 // is where a flavour rule would hide.
 
 // leakAllowed are the documented exceptions: a file and the literal it
@@ -61,7 +62,16 @@ var comparingFuncs = map[string]bool{
 	"TrimPrefix": true, "TrimSuffix": true, "Compare": true,
 }
 
+// flavorLiteral returns the flavour e names: a string literal naming one,
+// or one of this package's constants (flavor.MariaDB...).
 func flavorLiteral(e ast.Expr) (string, bool) {
+	if sel, ok := ast.Unparen(e).(*ast.SelectorExpr); ok {
+		pkg, ok := sel.X.(*ast.Ident)
+		if ok && pkg.Name == "flavor" && IsFlavor(strings.ToLower(sel.Sel.Name)) {
+			return "flavor." + sel.Sel.Name, true
+		}
+		return "", false
+	}
 	lit, ok := ast.Unparen(e).(*ast.BasicLit)
 	if !ok || lit.Kind != token.STRING {
 		return "", false
@@ -272,13 +282,16 @@ func TestNoFlavorLeaks(t *testing.T) {
 func TestLeakScanFinds(t *testing.T) {
 	src := `package p
 import ("strings"; _ "github.com/go-sql-driver/mysql")
-func f(fl, s string, m map[string]int) {
+func f(fl, s string, m map[string]int, srv flavor.Server) {
 	if fl == "mariadb" {}
 	if "MySQL" != fl {}
 	switch fl { case "percona": }
 	_ = strings.EqualFold(fl, "MariaDB")
 	_ = strings.HasSuffix(s, "-MariaDB")
 	_ = m["mysql-8"]
+	if srv.Flavor == flavor.MariaDB {}
+	switch srv.Flavor { case flavor.Percona: }
+	_ = flavor.MySQL // naming it is fine: flavor.New(flavor.MySQL, v)
 	// Not flavours: a binary, a schema, a path, a file name, a key.
 	_ = s == "mariadb-slap" || s == "/var/lib/mysql" || strings.HasPrefix(s, "mysql.user") || strings.TrimSuffix(s, "-mysql.csv") == ""
 	_ = map[string]bool{"mysql": true}
@@ -289,8 +302,8 @@ func f(fl, s string, m map[string]int) {
 		t.Fatal(err)
 	}
 	got := goLeaks(fset, f)
-	if len(got) != 6 {
-		t.Errorf("found %d, want 6:\n%s", len(got), strings.Join(got, "\n"))
+	if len(got) != 8 {
+		t.Errorf("found %d, want 8:\n%s", len(got), strings.Join(got, "\n"))
 	}
 	for _, l := range got {
 		if strings.Contains(l, "slap") || strings.Contains(l, "/var/lib") || strings.Contains(l, "mysql.") {
