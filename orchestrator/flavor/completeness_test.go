@@ -26,6 +26,11 @@ func TestEngineTableComplete(t *testing.T) {
 		}
 	}
 	for _, e := range EngineSpecs() {
+		// information_schema.TABLES.ENGINE prints Display; the dataset
+		// checks match it to the profile's name in any case.
+		if !strings.EqualFold(e.Display, e.Name) {
+			t.Errorf("%s: Display %q is not the name in another case", e.Name, e.Display)
+		}
 		s := e.Settings
 		if s.FlushVar == "" || s.CacheVar == "" || len(s.DirectIO) == 0 {
 			t.Errorf("%s: the fairness check needs its flush, cache and direct-IO variables: %+v", e.Name, s)
