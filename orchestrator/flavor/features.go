@@ -80,6 +80,14 @@ const (
 	// INSTALL SONAME 'lib' for all plugins of the library (MariaDB).
 	PluginInstallStmt Feature = "plugin-install-stmt"
 
+	// PositionEnginesVar lists the engines that get their own table of
+	// a replica's applied position (engine_settings.go); "" where the
+	// position's table is always InnoDB's.
+	PositionEnginesVar Feature = "position-engines-var"
+	// VarDefaults names the set of manual defaults the fairness check
+	// uses for s (varDefaults in engine_settings.go).
+	VarDefaults Feature = "var-defaults"
+
 	// Option files (config.go). OptionGroups are the [groups] of the
 	// option files the server reads, space-separated.
 	OptionGroups Feature = "option-groups"
@@ -255,6 +263,10 @@ var rules = []rule{
 	{EngineAbsent("tokudb"), onMariaDB, V(10, 6, 0), none, "removed in 10.6"},
 	{EngineAbsent("rocksdb"), onMySQL, none, none, "MyRocks ships with MariaDB and Percona Server 8.0"},
 	{EngineAbsent("rocksdb"), onPercona, none, V(8, 0, 0), "orch runs MyRocks on MariaDB and Percona Server 8.0"},
+	{PositionEnginesVar, onMariaDB, none, none, positionEnginesVar},
+	{VarDefaults, onMariaDB, none, none, "mariadb"},
+	{VarDefaults, mysqlFamily, none, V(8, 0, 0), "mysql-5.7"},
+	{VarDefaults, mysqlFamily, V(8, 0, 0), none, "mysql-8"},
 	{PluginInstallStmt, mysqlFamily, none, none, perPlugin},
 	{PluginInstallStmt, onMariaDB, none, none, perLibrary},
 

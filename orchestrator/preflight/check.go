@@ -165,7 +165,7 @@ func probeHost(ctx context.Context, h *topology.Host, ex executor.Executor, f *F
 		}
 	}
 	if f.THP == "always" {
-		f.problem(false, "%s: transparent huge pages are %q: TokuDB refuses to start; fix: echo never > /sys/kernel/mm/transparent_hugepage/enabled (and defrag)", h, f.THP)
+		f.problem(false, "%s: transparent huge pages are %q: %s refuses to start; fix: echo never > /sys/kernel/mm/transparent_hugepage/enabled (and defrag)", h, f.THP, thpEngines())
 	}
 	checkServer(ctx, h, ex, f, kv["plugin_file"], db)
 }
@@ -345,4 +345,16 @@ func measureRTT(ctx context.Context, ex executor.Executor, master *topology.Host
 		return
 	}
 	f.problem(false, "%s: no TCP round trip to master %s port %d from the load box: %v", ex.Name(), master.PeerAddress(), portOf(master), err)
+}
+
+// thpEngines names the engines that refuse to start with transparent huge
+// pages on (flavor.EngineSpec.NeedsTHPOff): "TokuDB".
+func thpEngines() string {
+	var names []string
+	for _, e := range flavor.EngineSpecs() {
+		if e.NeedsTHPOff {
+			names = append(names, e.Display)
+		}
+	}
+	return strings.Join(names, " or ")
 }

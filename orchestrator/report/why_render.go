@@ -17,7 +17,7 @@ var whyNotes = []string{
 		"In parentheses: the ratio to the baseline's same host; marked when outside 0.95-1.05.",
 	"cpu_us_per_tx: the server process's utime+stime (/proc/PID/stat); cs_per_tx: its voluntary + involuntary context switches " +
 		"(/proc/PID/task/*/status); read_kib_per_tx, write_kib_per_tx: its storage reads and writes (/proc/PID/io) in KiB; fsync_per_tx: " +
-		"Innodb_data_fsyncs + Rocksdb_wal_synced + Tokudb_FILESYSTEM_FSYNC_NUM; binlog_bytes_per_tx: Binlog_bytes_written; " +
+		fsyncSum() + "; binlog_bytes_per_tx: Binlog_bytes_written; " +
 		"semisync_wait_share: the master's ACK wait per transaction (avg wait x acknowledged commits) over the client's mean latency.",
 	"USE: server CPU is the server process's CPU as a share of the host's cores; host CPU busy and run queue are /proc/stat and " +
 		"/proc/loadavg (machine-wide: on hosts sharing a kernel, as in the lab, they count every host); disk busy is the datadir's device. " +

@@ -261,8 +261,8 @@ func (n *Node) checkEngine(ctx context.Context, cfg *Config, p *Plan, active map
 	for _, mode := range []string{n.Facts.THPEnabled, n.Facts.THPDefrag} {
 		if mode != "" && mode != "never" {
 			if !cfg.FixTHP {
-				return n.errorf("transparent huge pages are on (enabled [%s], defrag [%s]) and TokuDB refuses to start with them: %s",
-					n.Facts.THPEnabled, n.Facts.THPDefrag, thpFix)
+				return n.errorf("transparent huge pages are on (enabled [%s], defrag [%s]) and %s refuses to start with them: %s",
+					n.Facts.THPEnabled, n.Facts.THPDefrag, e.Display, thpFix)
 			}
 			p.FixTHP = true
 		}
