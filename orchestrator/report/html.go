@@ -26,18 +26,20 @@ type htmlRun struct {
 
 type htmlWorkload struct {
 	*Table
-	Verdicts     []string
-	Head         []string
-	Fairness     []string
-	FairnessOK   bool // linted, nothing found
-	Groups, Runs htmlTable
-	Health       htmlTable
-	Replicas     *htmlTable
-	ReplicaNote  string
-	Images       []htmlImage
-	BaseRun      string
-	Evidence     []htmlRun
-	Why          template.HTML
+	// Answer and Setting open the page (answer.go, setting.go).
+	Answer, Setting []string
+	Verdicts        []string
+	Head            []string
+	Fairness        []string
+	FairnessOK      bool // linted, nothing found
+	Groups, Runs    htmlTable
+	Health          htmlTable
+	Replicas        *htmlTable
+	ReplicaNote     string
+	Images          []htmlImage
+	BaseRun         string
+	Evidence        []htmlRun
+	Why             template.HTML
 }
 
 type htmlImage struct {
@@ -53,9 +55,10 @@ func (rep *Report) WriteHTML(w io.Writer) error {
 		NoEffect [][2]string
 		Shading  string
 		Tables   []htmlWorkload
-	}{Preamble: rep.preamble(func(s string) string { return "`" + s + "`" }), NoEffect: rep.NoEffect, Shading: shadingNote}
+		Several  bool // tables: the answer names each one's workload
+	}{Several: len(rep.Tables) > 1, Preamble: rep.preamble(func(s string) string { return "`" + s + "`" }), NoEffect: rep.NoEffect, Shading: shadingNote}
 	for _, t := range rep.Tables {
-		hw := htmlWorkload{Table: t, Verdicts: t.verdicts(), Head: rep.head(t), Fairness: t.fairnessLines(),
+		hw := htmlWorkload{Table: t, Answer: t.answer(), Setting: rep.setting(t), Verdicts: t.verdicts(), Head: rep.head(t), Fairness: t.fairnessLines(),
 			FairnessOK: len(t.Fairness) == 0 && len(t.Groups) > 1 && t.hasVariables(),
 			Runs:       htmlTable{Header: t.runHeader(), Rows: t.runRows()}}
 		h, rows := t.groupHeader(), t.groupRows()
@@ -130,32 +133,51 @@ const htmlSource = `<!DOCTYPE html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Benchmark report</title>
 <style>
-body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em auto; max-width: 1400px; padding: 0 1em; color: #222; }
+body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 1em auto; max-width: 1400px; padding: 0 1em; color: #222; }
 h1, h2, h3 { font-weight: 600; }
+h1 { margin: .3em 0 .5em; }
 h2 { border-bottom: 1px solid #ccc; padding-bottom: .2em; margin-top: 2em; }
+section.answer { border-left: 5px solid #2b6cb0; background: #f5f8fc; padding: .4em 1em; margin: 0 0 1em; }
+ul.answer { margin: .3em 0; padding-left: 1.2em; }
+ul.answer li { font-size: 17px; font-weight: 600; margin: .2em 0; overflow-wrap: anywhere; }
+p.answer-for { margin: .3em 0 0; color: #555; }
+p.setting { font-size: 14px; color: #333; margin: .5em 0 .3em; overflow-wrap: anywhere; }
+/* Tables never grow wider than the page: cells wrap, and what still does
+   not fit scrolls inside its own box. */
+.scroll { overflow-x: auto; max-width: 100%; }
 table { border-collapse: collapse; margin: .5em 0 1.5em; font-size: 13px; }
-th, td { border: 1px solid #ddd; padding: 3px 6px; text-align: right; white-space: nowrap; }
-th { background: #f3f3f3; white-space: normal; vertical-align: bottom; }
+th, td { border: 1px solid #ddd; padding: 3px 6px; text-align: right; overflow-wrap: anywhere; }
+th { background: #f3f3f3; vertical-align: bottom; min-width: 3.5em; }
 td:first-child, th:first-child, td.text { text-align: left; }
-td.text { white-space: normal; }
 table.runs td:nth-child(2) { text-align: left; }
-table.runs td:nth-child(4), table.runs td:nth-child(5), table.runs td:nth-child(6), table.runs td:nth-child(7) { text-align: left; white-space: normal; min-width: 7em; }
+table.runs td:nth-child(4), table.runs td:nth-child(5), table.runs td:nth-child(6), table.runs td:nth-child(7) { text-align: left; min-width: 7em; }
+table.why-stacks { width: 100%; table-layout: fixed; }
+table.why-stacks th, table.why-stacks td { text-align: left; vertical-align: top; }
+table.why-stacks th:first-child, table.why-stacks td:first-child { width: 4.5em; }
+table.why-stacks code { font-size: 12px; background: none; overflow-wrap: anywhere; }
 tr.baseline td { font-weight: 600; background: #f6fbff; }
-ul.verdicts li { margin: .25em 0; font-size: 15px; }
+ul.verdicts li { margin: .25em 0; font-size: 15px; overflow-wrap: anywhere; }
 figure { margin: 1em 0; }
 figure img { max-width: 100%; height: auto; border: 1px solid #eee; }
 figcaption { font-size: 13px; color: #555; }
-details { margin: .4em 0; border: 1px solid #ddd; border-radius: 4px; padding: .3em .8em; }
+details { margin: .4em 0; border: 1px solid #ddd; border-radius: 4px; padding: .3em .8em; overflow-wrap: anywhere; }
 summary { cursor: pointer; font-weight: 600; }
-pre.diff { background: #fafafa; padding: .5em; font-size: 12px; overflow-x: auto; }
+pre.diff { background: #fafafa; padding: .5em; font-size: 12px; white-space: pre-wrap; overflow-wrap: anywhere; }
 pre.diff .add { color: #116611; } pre.diff .del { color: #aa1111; }
-.note { color: #555; font-size: 14px; }
-.scroll { overflow-x: auto; }
+.note { color: #555; font-size: 14px; overflow-wrap: anywhere; }
+li, p { overflow-wrap: anywhere; }
 code { background: #f3f3f3; padding: 0 .2em; }
 </style>
 </head>
 <body>
 <h1>Benchmark report</h1>
+{{range .Tables}}<section class="answer">
+{{if $.Several}}<p class="answer-for">{{.Workload}} ({{.Tool}}, {{.Metric}}), baseline {{.Baseline.Label}}</p>{{end}}
+<ul class="answer">{{range .Answer}}<li>{{.}}</li>{{end}}</ul>
+<p class="setting">{{range $i, $l := .Setting}}{{if $i}}<br>{{end}}{{$l}}{{end}}</p>
+</section>
+{{end}}
+<h2>Method</h2>
 {{range .Preamble}}<p class="note">{{.}}</p>
 {{end}}
 {{if .NoEffect}}<h2>Knobs with no effect on this server</h2>

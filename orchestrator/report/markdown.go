@@ -14,18 +14,22 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
 	b.WriteString("# Benchmark report\n\n")
 	for _, t := range rep.Tables {
-		for _, v := range t.verdicts() {
-			b.WriteString("- " + md(v) + "\n")
+		if len(rep.Tables) > 1 {
+			fmt.Fprintf(&b, "%s (%s, %s), baseline %s:\n\n", md(t.Workload), md(t.Tool), md(t.metricWords()), md(t.Baseline.Label))
 		}
-		for _, v := range t.fairnessLines() {
-			b.WriteString("- " + md(v) + "\n")
+		for _, l := range t.answer() {
+			b.WriteString("- " + md(l) + "\n")
 		}
+		b.WriteString("\n")
+		for _, l := range rep.setting(t) {
+			b.WriteString(md(l) + "  \n")
+		}
+		b.WriteString("\n")
 	}
-	b.WriteString("\n")
+	b.WriteString("## Method\n\n")
 	for _, l := range rep.preamble(mdCode) {
-		b.WriteString(l + "\n")
+		b.WriteString(l + "\n\n")
 	}
-	b.WriteString("\n")
 	if len(rep.NoEffect) > 0 {
 		b.WriteString("## Knobs with no effect on this server\n\n")
 		for _, ne := range rep.NoEffect {

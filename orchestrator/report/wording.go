@@ -61,10 +61,15 @@ func mib(v float64) string {
 	return strconv.FormatFloat(v/(1<<20), 'f', 1, 64)
 }
 
-// ci formats a confidence interval "[lo, hi]".
+// ci formats the confidence interval of a mean rate "[lo, hi]". A rate
+// is never negative: an interval that reaches below 0 says only that n is
+// too small for the spread, and is not printed as a range.
 func ci(s Sample, decimals int) string {
-	if math.IsNaN(s.CILow) {
+	switch {
+	case math.IsNaN(s.CILow):
 		return "—"
+	case s.CILow < 0:
+		return fmt.Sprintf("n=%d too small (interval reaches below 0)", s.N)
 	}
 	return "[" + num(s.CILow, decimals) + ", " + num(s.CIHigh, decimals) + "]"
 }
