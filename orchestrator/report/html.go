@@ -109,7 +109,17 @@ var htmlTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 	"diffcls": diffClass,
 	"slug":    slugify,
 	"anchor":  evidenceAnchor,
+	"wbr":     wbr,
 }).Parse(htmlSource))
+
+var headerBreaks = strings.NewReplacer("_", "_<wbr/>", "/", "/<wbr/>")
+
+// wbr escapes a column header and lets it break after "_" and "/"
+// (cpu_us_per_tx, writes/s): a narrow column then wraps its header at a
+// word's joint instead of in the middle of a word.
+func wbr(s string) template.HTML {
+	return template.HTML(headerBreaks.Replace(template.HTMLEscapeString(s)))
+}
 
 // evidenceAnchor is the id of a run's evidence <details>.
 func evidenceAnchor(t *Table, r *Run) string {
@@ -139,15 +149,15 @@ h1 { margin: .3em 0 .5em; }
 h2 { border-bottom: 1px solid #ccc; padding-bottom: .2em; margin-top: 2em; }
 section.answer { border-left: 5px solid #2b6cb0; background: #f5f8fc; padding: .4em 1em; margin: 0 0 1em; }
 ul.answer { margin: .3em 0; padding-left: 1.2em; }
-ul.answer li { font-size: 17px; font-weight: 600; margin: .2em 0; overflow-wrap: anywhere; }
+ul.answer li { font-size: 17px; font-weight: 600; margin: .2em 0; overflow-wrap: break-word; }
 p.answer-for { margin: .3em 0 0; color: #555; }
-p.setting { font-size: 14px; color: #333; margin: .5em 0 .3em; overflow-wrap: anywhere; }
+p.setting { font-size: 14px; color: #333; margin: .5em 0 .3em; overflow-wrap: break-word; }
 /* Tables never grow wider than the page: cells wrap, and what still does
    not fit scrolls inside its own box. */
 .scroll { overflow-x: auto; max-width: 100%; }
 table { border-collapse: collapse; margin: .5em 0 1.5em; font-size: 13px; }
-th, td { border: 1px solid #ddd; padding: 3px 6px; text-align: right; overflow-wrap: anywhere; }
-th { background: #f3f3f3; vertical-align: bottom; min-width: 3.5em; }
+th, td { border: 1px solid #ddd; padding: 3px 6px; text-align: right; }
+th { background: #f3f3f3; vertical-align: bottom; }
 td:first-child, th:first-child, td.text { text-align: left; }
 table.runs td:nth-child(2) { text-align: left; }
 table.runs td:nth-child(4), table.runs td:nth-child(5), table.runs td:nth-child(6), table.runs td:nth-child(7) { text-align: left; min-width: 7em; }
@@ -156,16 +166,16 @@ table.why-stacks th, table.why-stacks td { text-align: left; vertical-align: top
 table.why-stacks th:first-child, table.why-stacks td:first-child { width: 4.5em; }
 table.why-stacks code { font-size: 12px; background: none; overflow-wrap: anywhere; }
 tr.baseline td { font-weight: 600; background: #f6fbff; }
-ul.verdicts li { margin: .25em 0; font-size: 15px; overflow-wrap: anywhere; }
+ul.verdicts li { margin: .25em 0; font-size: 15px; overflow-wrap: break-word; }
 figure { margin: 1em 0; }
 figure img { max-width: 100%; height: auto; border: 1px solid #eee; }
 figcaption { font-size: 13px; color: #555; }
-details { margin: .4em 0; border: 1px solid #ddd; border-radius: 4px; padding: .3em .8em; overflow-wrap: anywhere; }
+details { margin: .4em 0; border: 1px solid #ddd; border-radius: 4px; padding: .3em .8em; overflow-wrap: break-word; }
 summary { cursor: pointer; font-weight: 600; }
-pre.diff { background: #fafafa; padding: .5em; font-size: 12px; white-space: pre-wrap; overflow-wrap: anywhere; }
+pre.diff { background: #fafafa; padding: .5em; font-size: 12px; white-space: pre-wrap; overflow-wrap: break-word; }
 pre.diff .add { color: #116611; } pre.diff .del { color: #aa1111; }
-.note { color: #555; font-size: 14px; overflow-wrap: anywhere; }
-li, p { overflow-wrap: anywhere; }
+.note { color: #555; font-size: 14px; overflow-wrap: break-word; }
+li, p { overflow-wrap: break-word; }
 code { background: #f3f3f3; padding: 0 .2em; }
 </style>
 </head>
@@ -194,20 +204,20 @@ code { background: #f3f3f3; padding: 0 .2em; }
 {{.Why}}
 <h3>Configurations</h3>
 <div class="scroll"><table class="configurations">
-<thead><tr>{{range .Groups.Header}}<th>{{.}}</th>{{end}}</tr></thead>
+<thead><tr>{{range .Groups.Header}}<th>{{wbr .}}</th>{{end}}</tr></thead>
 <tbody>{{range $i, $row := .Groups.Rows}}<tr{{if eq (index $row 0) $t.Baseline.Label}} class="baseline"{{end}}>{{range $row}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</tbody>
 </table></div>
 <h3>Latency, footprint and health</h3>
 <div class="scroll"><table class="health">
-<thead><tr>{{range .Health.Header}}<th>{{.}}</th>{{end}}</tr></thead>
+<thead><tr>{{range .Health.Header}}<th>{{wbr .}}</th>{{end}}</tr></thead>
 <tbody>{{range .Health.Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</tbody>
 </table></div>
 {{if .Replicas}}<h3>Replicas</h3>
 <p class="note">{{.ReplicaNote}}</p>
 <div class="scroll"><table class="replicas">
-<thead><tr>{{range .Replicas.Header}}<th>{{.}}</th>{{end}}</tr></thead>
+<thead><tr>{{range .Replicas.Header}}<th>{{wbr .}}</th>{{end}}</tr></thead>
 <tbody>{{range .Replicas.Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</tbody>
 </table></div>{{end}}
@@ -215,13 +225,13 @@ code { background: #f3f3f3; padding: 0 .2em; }
 {{range .Notes}}<p class="note">{{.}}</p>
 {{end}}{{if .Warnings}}<ul class="verdicts">{{range .Warnings}}<li><strong>WARNING</strong> {{.}}</li>{{end}}</ul>{{end}}
 {{if .Rows}}<div class="scroll"><table class="clusters">
-<thead><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead>
+<thead><tr>{{range .Header}}<th>{{wbr .}}</th>{{end}}</tr></thead>
 <tbody>{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</tbody>
 </table></div>{{end}}{{end}}
 <h3>Runs</h3>
 <div class="scroll"><table class="runs">
-<thead><tr>{{range .Runs.Header}}<th>{{.}}</th>{{end}}</tr></thead>
+<thead><tr>{{range .Runs.Header}}<th>{{wbr .}}</th>{{end}}</tr></thead>
 <tbody>{{range $i, $row := .Runs.Rows}}<tr>{{range $j, $c := $row}}<td>{{if and (eq $j 0) (index $t.Runs.Links $i)}}<a href="#{{index $t.Runs.Links $i}}">{{$c}}</a>{{else}}{{$c}}{{end}}</td>{{end}}</tr>
 {{end}}</tbody>
 </table></div>

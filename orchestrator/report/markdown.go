@@ -123,8 +123,8 @@ func (rep *Report) mdTable(b *strings.Builder, t *Table) {
 }
 
 // shadingNote explains the shaded bands of the time charts.
-const shadingNote = "Each configuration has one colour in every chart; a time chart's thick line is the mean of its runs at each second, the faint lines each run. Shaded: semi-sync off (orange), stalls (red), faults (purple), replica stopped or host not answering (grey), stack samples (blue: a gdb sample pauses the server; inside the load, left out of every figure); " +
-	"the dashed line ends the warm-up. Time counts from the monitors' start, right before the benchmark."
+const shadingNote = "Each configuration has one colour in every chart; a time chart's thick line is the mean of its runs at each second, the faint lines each run. Shaded: semi-sync off (orange), stalls (red), faults (purple), replica stopped or host not answering (grey), stack samples (yellow: a gdb sample pauses the server; inside the load, left out of every figure); the periods of all the runs merged, so a shade never darkens over the lines; " +
+	"the dashed line ends the warm-up. The latency chart has a log scale. Time counts from the monitors' start, right before the benchmark."
 
 func (t *Table) verdicts() []string {
 	var out []string
