@@ -148,6 +148,17 @@ func (t *Table) timePlot(title, ylabel string, series func(*Run) []Point, warmup
 	ymin := math.Inf(1) // smallest positive value, for a log axis
 	// keep drops what a log axis cannot show (0 ms: no transaction).
 	keep := func(v float64) bool { return !math.IsNaN(v) && (!logY || v > 0) }
+	points := func(pts []Point) plotter.XYs {
+		xys := make(plotter.XYs, 0, len(pts))
+		for _, pt := range pts {
+			if keep(pt.V) {
+				xys = append(xys, plotter.XY{X: pt.T, Y: pt.V})
+				ymax, xmax = math.Max(ymax, pt.V), math.Max(xmax, pt.T)
+				ymin = positiveMin(ymin, pt.V)
+			}
+		}
+		return xys
+	}
 	var lines, spread []*plotter.Line
 	var names []string
 	for _, g := range t.Groups {
@@ -165,14 +176,7 @@ func (t *Table) timePlot(title, ylabel string, series func(*Run) []Point, warmup
 		if len(all) > 1 {
 			// Each repetition faintly under the mean: the spread shows.
 			for _, run := range all {
-				xys := make(plotter.XYs, 0, len(run))
-				for _, pt := range run {
-					if keep(pt.V) {
-						xys = append(xys, plotter.XY{X: pt.T, Y: pt.V})
-						ymax, xmax = math.Max(ymax, pt.V), math.Max(xmax, pt.T)
-						ymin = positiveMin(ymin, pt.V)
-					}
-				}
+				xys := points(run)
 				if len(xys) == 0 {
 					continue
 				}
@@ -184,14 +188,7 @@ func (t *Table) timePlot(title, ylabel string, series func(*Run) []Point, warmup
 				spread = append(spread, rl)
 			}
 		}
-		xys := make(plotter.XYs, 0, len(mean))
-		for _, pt := range mean {
-			if keep(pt.V) {
-				xys = append(xys, plotter.XY{X: pt.T, Y: pt.V})
-				ymax, xmax = math.Max(ymax, pt.V), math.Max(xmax, pt.T)
-				ymin = positiveMin(ymin, pt.V)
-			}
-		}
+		xys := points(mean)
 		if len(xys) == 0 {
 			continue
 		}
