@@ -144,7 +144,7 @@ func (t *Table) hostLines() []string {
 		out = append(out, word+strings.Join(hosts, ", ")+": "+hw)
 	}
 	if len(boots) == 1 && len(r.Evidence.Facts) > 1 {
-		out[len(out)-1] += fmt.Sprintf(" (all %d share one kernel: one machine, its cores shared)", len(r.Evidence.Facts))
+		out = append(out, fmt.Sprintf("All %d hosts share one kernel: one machine, its cores shared", len(r.Evidence.Facts)))
 	}
 	return out
 }
