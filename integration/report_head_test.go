@@ -50,6 +50,7 @@ func assertHostFactsInHead(t *testing.T, l *lab, dir string) {
 	if model != "" {
 		want = model + " " + want
 	}
+	t.Logf("report.md's head:\n%s", head)
 	if !strings.Contains(head, want) || !strings.Contains(head, "GiB RAM; datadir ") || !strings.Contains(head, "\nRan ") {
 		t.Errorf("report.md's head lacks the hosts' hardware (%q):\n%s", want, head)
 	}

@@ -16,6 +16,25 @@ import (
 // computed (Group.Ratio, RatioCI, Test, RepsNeeded): nothing here is
 // recomputed, so a number the head prints is the one the details print.
 
+// Answer is the report's answer lines, every table's, as report.md opens
+// with them (a table's workload first when there are several): for a
+// console that ends with the answer.
+func (rep *Report) Answer() []string {
+	var out []string
+	for _, t := range rep.Tables {
+		if len(rep.Tables) > 1 {
+			out = append(out, t.answerFor()+":")
+		}
+		out = append(out, t.answer()...)
+	}
+	return out
+}
+
+// answerFor names the table an answer is about.
+func (t *Table) answerFor() string {
+	return t.Workload + " (" + t.Tool + ", " + t.metricWords() + "), baseline " + t.Baseline.Label
+}
+
 // answer is the table's answer lines.
 func (t *Table) answer() []string {
 	var out []string
@@ -75,7 +94,7 @@ func (t *Table) comparisonLine(base, g *Group) string {
 		if errors.Is(g.TestErr, ErrTooFew) {
 			why = "too few runs, a test needs 2 or more each"
 		}
-		return head + pctChange(g.Ratio) + " " + t.metricWords() + ", untested: " + ns + ", " + why
+		return head + pctChange(g.Ratio) + " " + t.changeOf() + ", untested: " + ns + ", " + why
 	}
 	p := PValue(g.Test.P)
 	if g.Test.M > 1 {
@@ -83,7 +102,7 @@ func (t *Table) comparisonLine(base, g *Group) string {
 	}
 	var s string
 	if g.Test.Significant() {
-		s = head + pctChange(g.Ratio) + " " + t.metricWords() + pctInterval(g.RatioCI, g.RatioCIErr) + " (" + p + ", " + ns + ")"
+		s = head + pctChange(g.Ratio) + " " + t.changeOf() + pctInterval(g.RatioCI, g.RatioCIErr) + " (" + p + ", " + ns + ")"
 	} else {
 		s = head + "~ no significant difference (" + p + ", " + ns + ")"
 		if g.RepsNeeded > min(g.Rate.N, base.Rate.N) {
@@ -97,6 +116,15 @@ func (t *Table) comparisonLine(base, g *Group) string {
 		s += "; " + w
 	}
 	return s
+}
+
+// changeOf names what a change is of: "writes/s", or for a time "time
+// (s to run all queries, lower is better)".
+func (t *Table) changeOf() string {
+	if t.LowerIsBetter {
+		return "time (" + t.metricWords() + ")"
+	}
+	return t.Metric
 }
 
 // pctChange is a ratio as a change: 0.81x is "-19%", 1.63x "+63%". It is

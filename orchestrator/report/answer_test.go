@@ -2,6 +2,7 @@ package report
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -92,6 +93,11 @@ func TestAnswerTooFewRuns(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("answer =\n %q, want\n %q", got, want)
 	}
+	// A time: its change says so.
+	slap := &Table{Metric: metricSeconds, LowerIsBetter: true, Baseline: base, Groups: []*Group{base, g}}
+	if got, want := slap.comparisonLine(base, g), "tokudb vs innodb: +63% time ("+metricSeconds+", lower is better), untested: n=1+1, too few runs, a test needs 2 or more each"; got != want {
+		t.Errorf("time:\n got %q\nwant %q", got, want)
+	}
 	none := &Group{Label: "tokudb", Rate: Sample{N: 0}, TestErr: ErrNoRuns}
 	if got := answerTable(base, none).comparisonLine(base, none); got != "tokudb vs innodb: nothing to compare (n=0+1: no run ended ok)" {
 		t.Errorf("no runs: %q", got)
@@ -171,5 +177,29 @@ func TestHostLines(t *testing.T) {
 	r.Evidence.Facts = nil
 	if got := tb.hostLines(); len(got) != 1 || !strings.Contains(got[0], "not recorded") {
 		t.Errorf("no facts: %q", got)
+	}
+}
+
+// Several tables: each table's answer under its name, in report.md too.
+func TestAnswerSeveralTables(t *testing.T) {
+	rep := build(t, Options{}, matrixDir, "testdata/logs/slap-innodb.txt", "testdata/logs/slap-rocksdb.txt")
+	if len(rep.Tables) != 2 {
+		t.Fatalf("%d tables, want 2", len(rep.Tables))
+	}
+	got := rep.Answer()
+	var md strings.Builder
+	if err := rep.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	head, _, _ := strings.Cut(md.String(), "\n## ")
+	for _, tb := range rep.Tables {
+		name := tb.answerFor() + ":"
+		i := slices.Index(got, name)
+		if i < 0 || i+1 >= len(got) || got[i+1] != tb.answer()[0] {
+			t.Errorf("Answer() lacks %q followed by its first line: %q", name, got)
+		}
+		if !strings.Contains(head, name+"\n\n- "+tb.answer()[0]+"\n") {
+			t.Errorf("report.md's head lacks %q and its answer:\n%s", name, head)
+		}
 	}
 }

@@ -28,6 +28,7 @@ type htmlWorkload struct {
 	*Table
 	// Answer and Setting open the page (answer.go, setting.go).
 	Answer, Setting []string
+	AnswerFor       string // which table, when there are several
 	Verdicts        []string
 	Head            []string
 	Fairness        []string
@@ -58,7 +59,7 @@ func (rep *Report) WriteHTML(w io.Writer) error {
 		Several  bool // tables: the answer names each one's workload
 	}{Several: len(rep.Tables) > 1, Preamble: rep.preamble(func(s string) string { return "`" + s + "`" }), NoEffect: rep.NoEffect, Shading: shadingNote}
 	for _, t := range rep.Tables {
-		hw := htmlWorkload{Table: t, Answer: t.answer(), Setting: rep.setting(t), Verdicts: t.verdicts(), Head: rep.head(t), Fairness: t.fairnessLines(),
+		hw := htmlWorkload{Table: t, Answer: t.answer(), AnswerFor: t.answerFor(), Setting: rep.setting(t), Verdicts: t.verdicts(), Head: rep.head(t), Fairness: t.fairnessLines(),
 			FairnessOK: len(t.Fairness) == 0 && len(t.Groups) > 1 && t.hasVariables(),
 			Runs:       htmlTable{Header: t.runHeader(), Rows: t.runRows()}}
 		h, rows := t.groupHeader(), t.groupRows()
@@ -182,7 +183,7 @@ code { background: #f3f3f3; padding: 0 .2em; }
 <body>
 <h1>Benchmark report</h1>
 {{range .Tables}}<section class="answer">
-{{if $.Several}}<p class="answer-for">{{.Workload}} ({{.Tool}}, {{.Metric}}), baseline {{.Baseline.Label}}</p>{{end}}
+{{if $.Several}}<p class="answer-for">{{.AnswerFor}}</p>{{end}}
 <ul class="answer">{{range .Answer}}<li>{{.}}</li>{{end}}</ul>
 <p class="setting">{{range $i, $l := .Setting}}{{if $i}}<br>{{end}}{{$l}}{{end}}</p>
 </section>

@@ -15,16 +15,18 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 	b.WriteString("# Benchmark report\n\n")
 	for _, t := range rep.Tables {
 		if len(rep.Tables) > 1 {
-			fmt.Fprintf(&b, "%s (%s, %s), baseline %s:\n\n", md(t.Workload), md(t.Tool), md(t.metricWords()), md(t.Baseline.Label))
+			b.WriteString(md(t.answerFor()) + ":\n\n")
 		}
 		for _, l := range t.answer() {
 			b.WriteString("- " + md(l) + "\n")
 		}
 		b.WriteString("\n")
-		for _, l := range rep.setting(t) {
-			b.WriteString(md(l) + "  \n")
+		if set := rep.setting(t); len(set) > 0 {
+			for _, l := range set {
+				b.WriteString(md(l) + "  \n")
+			}
+			b.WriteString("\n")
 		}
-		b.WriteString("\n")
 	}
 	b.WriteString("## Method\n\n")
 	for _, l := range rep.preamble(mdCode) {
