@@ -47,6 +47,9 @@ func (t *Table) answer() []string {
 			out = append(out, t.comparisonLine(base, g))
 		}
 	}
+	if len(t.Groups) == 1 {
+		out = append(out, base.Label+": "+t.levelText(base)+"; one configuration, nothing compared")
+	}
 	if t.Floor != nil {
 		out = append(out, t.Floor.note())
 	}
@@ -67,6 +70,18 @@ func (t *Table) answer() []string {
 		out = append(out, l)
 	}
 	return out
+}
+
+// levelText is a configuration's rate as the console summary prints it:
+// "9648.53 writes/s ± 178.21 (n=2)".
+func (t *Table) levelText(g *Group) string {
+	switch g.Rate.N {
+	case 0:
+		return "no run ended ok"
+	case 1:
+		return num(g.Rate.Mean, 2) + " " + t.Metric + " (n=1)"
+	}
+	return fmt.Sprintf("%s %s ± %s (n=%d)", num(g.Rate.Mean, 2), t.Metric, num(g.Rate.SD, 2), g.Rate.N)
 }
 
 // comparisonLine is one comparison: significant

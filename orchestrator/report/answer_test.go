@@ -93,6 +93,11 @@ func TestAnswerTooFewRuns(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("answer =\n %q, want\n %q", got, want)
 	}
+	// One configuration: its level, nothing compared.
+	solo := &Group{Label: "innodb", Rate: Sample{N: 2, Mean: 9648.53, SD: 178.21}}
+	if got := answerTable(solo).answer(); len(got) != 2 || got[0] != "innodb: 9648.53 writes/s ± 178.21 (n=2); one configuration, nothing compared" {
+		t.Errorf("one configuration: %q", got)
+	}
 	// A time: its change says so.
 	slap := &Table{Metric: metricSeconds, LowerIsBetter: true, Baseline: base, Groups: []*Group{base, g}}
 	if got, want := slap.comparisonLine(base, g), "tokudb vs innodb: +63% time ("+metricSeconds+", lower is better), untested: n=1+1, too few runs, a test needs 2 or more each"; got != want {

@@ -136,14 +136,7 @@ func (rep *Report) Summary() string {
 	for _, t := range rep.Tables {
 		bl := t.Baseline
 		fmt.Fprintf(&b, "%s (%s, %s): baseline %s: ", t.Workload, t.Tool, t.metricWords(), bl.Label)
-		switch {
-		case bl.Rate.N == 0:
-			b.WriteString("no run ended ok")
-		case bl.Rate.N == 1:
-			fmt.Fprintf(&b, "%s %s", num(bl.Rate.Mean, 2), t.Metric)
-		default:
-			fmt.Fprintf(&b, "%s %s ± %s (n=%d)", num(bl.Rate.Mean, 2), t.Metric, num(bl.Rate.SD, 2), bl.Rate.N)
-		}
+		b.WriteString(t.levelText(bl))
 		if bl.Replica.Known() {
 			b.WriteString("; " + replicaText(bl))
 		}
