@@ -37,6 +37,13 @@ func (t *Table) answerFor() string {
 
 // answer is the table's answer lines.
 func (t *Table) answer() []string {
+	lead, more := t.answerParts()
+	return append(lead, more...)
+}
+
+// answerParts are the answer's comparisons (lead: report.html sets them
+// in bold) and the lines that qualify them.
+func (t *Table) answerParts() (lead, more []string) {
 	var out []string
 	if len(t.Mixed) > 0 {
 		out = append(out, "NOT COMPARABLE, compared as asked (--allow-mixed): "+strings.Join(t.Mixed, "; "))
@@ -50,6 +57,7 @@ func (t *Table) answer() []string {
 	if len(t.Groups) == 1 {
 		out = append(out, base.Label+": "+t.levelText(base)+"; one configuration, nothing compared")
 	}
+	lead, out = out, nil
 	if t.Floor != nil {
 		out = append(out, t.Floor.note())
 	}
@@ -69,7 +77,7 @@ func (t *Table) answer() []string {
 	if l := t.noiseLine(); l != "" {
 		out = append(out, l)
 	}
-	return out
+	return lead, out
 }
 
 // levelText is a configuration's rate as the console summary prints it:

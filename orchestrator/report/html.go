@@ -27,20 +27,20 @@ type htmlRun struct {
 type htmlWorkload struct {
 	*Table
 	// Answer and Setting open the page (answer.go, setting.go).
-	Answer, Setting []string
-	AnswerFor       string // which table, when there are several
-	Verdicts        []string
-	Head            []string
-	Fairness        []string
-	FairnessOK      bool // linted, nothing found
-	Groups, Runs    htmlTable
-	Health          htmlTable
-	Replicas        *htmlTable
-	ReplicaNote     string
-	Images          []htmlImage
-	BaseRun         string
-	Evidence        []htmlRun
-	Why             template.HTML
+	Answer, More, Setting []string
+	AnswerFor             string // which table, when there are several
+	Verdicts              []string
+	Head                  []string
+	Fairness              []string
+	FairnessOK            bool // linted, nothing found
+	Groups, Runs          htmlTable
+	Health                htmlTable
+	Replicas              *htmlTable
+	ReplicaNote           string
+	Images                []htmlImage
+	BaseRun               string
+	Evidence              []htmlRun
+	Why                   template.HTML
 }
 
 type htmlImage struct {
@@ -59,9 +59,10 @@ func (rep *Report) WriteHTML(w io.Writer) error {
 		Several  bool // tables: the answer names each one's workload
 	}{Several: len(rep.Tables) > 1, Preamble: rep.preamble(func(s string) string { return "`" + s + "`" }), NoEffect: rep.NoEffect, Shading: shadingNote}
 	for _, t := range rep.Tables {
-		hw := htmlWorkload{Table: t, Answer: t.answer(), AnswerFor: t.answerFor(), Setting: rep.setting(t), Verdicts: t.verdicts(), Head: rep.head(t), Fairness: t.fairnessLines(),
+		hw := htmlWorkload{Table: t, AnswerFor: t.answerFor(), Setting: rep.setting(t), Verdicts: t.verdicts(), Head: rep.head(t), Fairness: t.fairnessLines(),
 			FairnessOK: len(t.Fairness) == 0 && len(t.Groups) > 1 && t.hasVariables(),
 			Runs:       htmlTable{Header: t.runHeader(), Rows: t.runRows()}}
+		hw.Answer, hw.More = t.answerParts()
 		h, rows := t.groupHeader(), t.groupRows()
 		hw.Groups = htmlTable{Header: h[:statCols], Rows: colsOf(rows, 0, statCols)}
 		hw.Health = htmlTable{Header: append(h[:1:1], h[statCols:]...), Rows: healthCols(rows)}
@@ -151,6 +152,7 @@ h2 { border-bottom: 1px solid #ccc; padding-bottom: .2em; margin-top: 2em; }
 section.answer { border-left: 5px solid #2b6cb0; background: #f5f8fc; padding: .4em 1em; margin: 0 0 1em; }
 ul.answer { margin: .3em 0; padding-left: 1.2em; }
 ul.answer li { font-size: 17px; font-weight: 600; margin: .2em 0; overflow-wrap: break-word; }
+ul.answer li.more { font-size: 15px; font-weight: normal; }
 p.answer-for { margin: .3em 0 0; color: #555; }
 p.setting { font-size: 14px; color: #333; margin: .5em 0 .3em; overflow-wrap: break-word; }
 /* Tables never grow wider than the page: cells wrap, and what still does
@@ -184,7 +186,7 @@ code { background: #f3f3f3; padding: 0 .2em; }
 <h1>Benchmark report</h1>
 {{range .Tables}}<section class="answer">
 {{if $.Several}}<p class="answer-for">{{.AnswerFor}}</p>{{end}}
-<ul class="answer">{{range .Answer}}<li>{{.}}</li>{{end}}</ul>
+<ul class="answer">{{range .Answer}}<li>{{.}}</li>{{end}}{{range .More}}<li class="more">{{.}}</li>{{end}}</ul>
 <p class="setting">{{range $i, $l := .Setting}}{{if $i}}<br>{{end}}{{$l}}{{end}}</p>
 </section>
 {{end}}
