@@ -281,12 +281,14 @@ func (t *Table) barPlot() (*chart, error) {
 	names := make([]string, n)
 	var xys plotter.XYs
 	var errs plotter.XErrors
-	xmax := 0.0
+	xmax, tooFew := 0.0, false
 	for i, g := range shown {
 		y := n - 1 - i // NominalY counts from the bottom
 		vals[y], names[y] = g.Rate.Mean, g.Label
 		xmax = math.Max(xmax, g.Rate.Mean)
-		if g.Rate.N > 1 {
+		if g.Rate.N > 1 && g.Rate.CILow < 0 {
+			tooFew = true // as the Configurations table: no interval below 0
+		} else if g.Rate.N > 1 {
 			half := g.Rate.CIHigh - g.Rate.Mean
 			xys = append(xys, plotter.XY{X: g.Rate.Mean, Y: float64(y)})
 			errs = append(errs, struct{ Low, High float64 }{half, half})
@@ -298,6 +300,9 @@ func (t *Table) barPlot() (*chart, error) {
 	p := ch.p
 	p.Title.Text = t.Workload + ": steady-state " + t.Metric
 	p.X.Label.Text = t.Metric + " (bar: mean; whiskers: 95% CI; dots: runs)"
+	if tooFew {
+		p.X.Label.Text = t.Metric + " (bar: mean; whiskers: 95% CI, none where n is too small for one; dots: runs)"
+	}
 	// One bar chart per configuration (the others' values 0) so each bar
 	// has its configuration's colour, as in the time charts; each run's
 	// own figure is a dot on its bar.
