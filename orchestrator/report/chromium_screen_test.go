@@ -34,7 +34,8 @@ window.addEventListener("load", function () {
   probe.id = "probe";
   probe.textContent = JSON.stringify({
     viewport: [innerWidth, innerHeight], clientWidth: W, pageWidth: document.documentElement.scrollWidth,
-    answer: answer, section: sec ? box(sec.getBoundingClientRect()) : null, over: over.slice(0, 20)
+    answer: answer, section: sec ? box(sec.getBoundingClientRect()) : null, over: over.slice(0, 20),
+    scrolling: Array.from(document.querySelectorAll("div.scroll")).filter(function (d) { return d.scrollWidth > d.clientWidth + 1; }).map(function (d) { return d.firstElementChild.className; })
   });
   document.body.appendChild(probe);
 });
@@ -53,12 +54,14 @@ type layout struct {
 	Answer      []pageBox
 	Section     *pageBox
 	Over        []string
+	Scrolling   []string // tables that scroll inside their box
 }
 
 // TestDemoReportFirstScreen renders the demo's report.html in headless
 // Chromium: at 1280x800 the answer lines are the report's own answer and
 // lie on the first screen, the screenshot shows the answer box there;
-// at 1024 px nothing reaches past the viewport.
+// at 1024 px nothing reaches past the viewport (a table may scroll inside
+// its box); at 1920 px every table shows whole.
 func TestDemoReportFirstScreen(t *testing.T) {
 	needChromium(t)
 	rep := build(t, Options{}, demoDir)
@@ -98,6 +101,13 @@ func TestDemoReportFirstScreen(t *testing.T) {
 	chromium(t, page.String(), layoutScript, 1024, 800, &narrow)
 	if len(narrow.Over) > 0 || narrow.PageWidth > narrow.ClientWidth {
 		t.Errorf("at 1024 px the page is %v px wide for %v; reaching past it: %v", narrow.PageWidth, narrow.ClientWidth, narrow.Over)
+	}
+
+	// On a wide screen every table shows whole.
+	var wide layout
+	chromium(t, page.String(), layoutScript, 1920, 1080, &wide)
+	if len(wide.Over) > 0 || wide.PageWidth > wide.ClientWidth || len(wide.Scrolling) > 0 {
+		t.Errorf("at 1920 px: page %v px for %v, reaching past it %v, tables scrolling %v", wide.PageWidth, wide.ClientWidth, wide.Over, wide.Scrolling)
 	}
 
 	// What a user sees: the screenshot has the answer box's left border
