@@ -132,6 +132,11 @@ func (t *Table) comparisonLine(base, g *Group) string {
 			s += fmt.Sprintf(": need ~%d runs each", g.RepsNeeded)
 		}
 	}
+	// --headline sustained: the user asked for the cluster's sustained
+	// rate, the verdict leads with it, so the answer names it too.
+	if t.Headline == HeadlineSustained && g.Replica.Known() && base.Replica.Known() && !math.IsNaN(g.SustainedRatio) {
+		s += "; sustained " + pctChange(g.SustainedRatio) + pctInterval(g.SustainedCI, g.SustainedCIErr)
+	}
 	if w := g.outcomeWords(base, t.Until); w != "" {
 		if g.status(base, t.Until).Outcome == stats.Equivalent {
 			w += pctInterval(g.RatioCI, g.RatioCIErr)

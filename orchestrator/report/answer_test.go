@@ -121,8 +121,14 @@ func TestAnswerReplicasBehind(t *testing.T) {
 		Stats: Stats{Replica: behind, KeptUp: false, RatioCI: &RatioCI{Low: 0.76, High: 0.82},
 			SustainedRatio: 0.45, SustainedCI: &RatioCI{Low: 0.41, High: 0.49}, ApplyRatio: 0.25}}
 	want := "Replicas: did NOT keep up: rocksdb (lag grew 2.6k tx/s, catch-up 38 s); rocksdb sustained 0.45x [0.41, 0.49]; applied vs innodb: rocksdb 0.25x"
-	if got := answerTable(base, g).replicaLine(); got != want {
+	tb := answerTable(base, g)
+	if got := tb.replicaLine(); got != want {
 		t.Errorf("replica line:\n got %q\nwant %q", got, want)
+	}
+	// --headline sustained: the comparison names the sustained ratio too.
+	tb.Headline = HeadlineSustained
+	if got, want := tb.comparisonLine(base, g), "rocksdb vs innodb: -21% writes/s [-24%, -18%] (p=0.003, n=3+3); sustained -55% [-59%, -51%]"; got != want {
+		t.Errorf("sustained headline:\n got %q\nwant %q", got, want)
 	}
 }
 
