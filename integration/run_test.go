@@ -124,6 +124,7 @@ func TestRunEngines(t *testing.T) {
 				t.Errorf("results do not record %s tables", engine)
 			}
 			l.assertNoPasswords(t, dir)
+			assertHostFactsInHead(t, l, dir)
 		})
 	}
 }

@@ -107,17 +107,17 @@ type htmlCell struct {
 	Marked bool
 }
 
-var whyTmpl = template.Must(template.New("why").Parse(`<h3>{{.Heading}}</h3>
+var whyTmpl = template.Must(template.New("why").Funcs(template.FuncMap{"wbr": wbr}).Parse(`<h3>{{.Heading}}</h3>
 <ul class="verdicts why">{{range .Sentences}}<li>{{.}}</li>{{end}}</ul>
 {{range .Notes}}<p class="note">{{.}}</p>
 {{end}}<h4>Per transaction</h4>
 <div class="scroll"><table class="why-cost">
-<thead><tr>{{range .CostHeader}}<th>{{.}}</th>{{end}}</tr></thead>
+<thead><tr>{{range .CostHeader}}<th>{{wbr .}}</th>{{end}}</tr></thead>
 <tbody>{{range .Costs}}<tr>{{range .}}<td{{if .Marked}} class="marked" style="font-weight:bold;background:#fff3cd"{{end}}>{{.Text}}</td>{{end}}</tr>
 {{end}}</tbody></table></div>
 <h4>Utilisation and saturation (USE)</h4>
 <div class="scroll"><table class="why-use">
-<thead><tr>{{range .UseHeader}}<th>{{.}}</th>{{end}}</tr></thead>
+<thead><tr>{{range .UseHeader}}<th>{{wbr .}}</th>{{end}}</tr></thead>
 <tbody>{{range .Use}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</tbody></table></div>
 <h4>Top stacks</h4>
