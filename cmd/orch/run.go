@@ -109,7 +109,7 @@ run interrupted.`,
 			if err := runner.CheckClients(inv, w); err != nil {
 				return &usageError{msg: err.Error()}
 			}
-			warnWeakSecrets(cmd.ErrOrStderr(), inv)
+			runner.WarnWeakSecrets(cmd.ErrOrStderr(), inv)
 			ctx := cmd.Context()
 			c := g.connect(ctx, inv, inv.Hosts)
 			defer c.Close()
