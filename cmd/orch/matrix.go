@@ -10,10 +10,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/orch-bench/orch/orchestrator"
-	"github.com/orch-bench/orch/orchestrator/cluster"
 	"github.com/orch-bench/orch/orchestrator/matrix"
 	"github.com/orch-bench/orch/orchestrator/stacks"
-	"github.com/orch-bench/orch/topology"
 )
 
 func newMatrixCmd(g *globalOptions) *cobra.Command {
@@ -92,10 +90,7 @@ the others (--fail-fast stops instead).`,
 					Baseline: baseline, Overrides: over, AA: aa, Until: rule, RepeatSet: cmd.Flags().Changed("repeat")},
 				NoiseFloor: noiseFloor, AllowAsymmetry: allowAsymmetry, DryRun: dryRun, FailFast: failFast, KeepRemote: keepRemote,
 				WaitRunning: waitRunning, StallLimit: stallLimit, Stacks: stackMode, Version: buildVersion(), Command: os.Args,
-				Connect: func(ctx context.Context, inv *topology.Inventory) *cluster.Cluster {
-					return g.connect(ctx, inv, inv.Hosts)
-				},
-				Out: cmd.OutOrStdout(), Err: cmd.ErrOrStderr(), Terminal: isTerminal(cmd.ErrOrStderr())}
+				Connect: g.connectInventory, Out: cmd.OutOrStdout(), Err: cmd.ErrOrStderr(), Terminal: isTerminal(cmd.ErrOrStderr())}
 			if cmd.Flags().Changed("seed") {
 				o.Seed = &seed
 			}
