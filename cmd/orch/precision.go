@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/orch-bench/orch/orchestrator/matrix"
-	"github.com/orch-bench/orch/orchestrator/stats"
 )
 
 // untilFlags are the stopping rule's flags of orch matrix.
@@ -20,7 +19,7 @@ type untilFlags struct {
 func (u *untilFlags) register(f *pflag.FlagSet) {
 	f.StringVar(&u.precision, "precision", "", "run rounds until every ratio's 95% interval is within P% of it, e.g. --precision 5% (instead of --repeat)")
 	f.IntVar(&u.maxRepeat, "max-repeat", 10, "--precision: stop after this many rounds whatever the precision")
-	f.IntVar(&u.minRepeat, "min-repeat", stats.MinRounds, "--precision: run at least this many rounds")
+	f.IntVar(&u.minRepeat, "min-repeat", matrix.MinRounds, "--precision: run at least this many rounds")
 	f.StringVar(&u.equivalence, "equivalence", "", "--precision: call two configurations equivalent when the interval lies within ±E%, different when it lies outside (default for --aa: the precision)")
 }
 
