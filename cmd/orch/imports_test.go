@@ -33,13 +33,13 @@ var cmdImports = map[string]string{
 	"orchestrator/replication": "orch up: replication settings",
 	"orchestrator/flavor":      "orch up: flavour names in its report",
 	// Value types and plumbing every command shares.
-	"topology":              "the inventory the flag layer loads",
-	"orchestrator":          "InputError (exit 2) and ForEach over clusters",
-	"orchestrator/cluster":  "the connections the flag layer's SSH settings open",
-	"orchestrator/account":  "managed passwords filled into a loaded inventory",
-	"orchestrator/stacks":   "--stacks parsed into a stacks.Mode",
-	"orchestrator/bench":    "workload names for help, results for printing, orch parse",
-	"orchestrator/rundir":   "run directories named on the command line, and their status",
+	"topology":             "the inventory the flag layer loads",
+	"orchestrator":         "InputError (exit 2) and ForEach over clusters",
+	"orchestrator/cluster": "the connections the flag layer's SSH settings open",
+	"orchestrator/account": "managed passwords filled into a loaded inventory",
+	"orchestrator/stacks":  "--stacks parsed into a stacks.Mode",
+	"orchestrator/bench":   "workload names for help, results for printing, orch parse",
+	"orchestrator/rundir":  "run directories named on the command line, and their status",
 }
 
 // useCaseFiles are the commands that are only a use case behind flags:
