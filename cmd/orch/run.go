@@ -78,6 +78,9 @@ run interrupted.`,
 				Err: cmd.ErrOrStderr(), Terminal: isTerminal(cmd.ErrOrStderr()),
 			})
 			if out == nil {
+				if errors.Is(err, runner.ErrInterrupted) { // up, stopped by Ctrl-C
+					return &exitError{code: exitInterrupted, err: err}
+				}
 				return useCaseErr(ctx, err)
 			}
 			printOutcome(cmd, out)
