@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/orch-bench/orch/orchestrator"
+	"github.com/orch-bench/orch/orchestrator/cluster"
 	"github.com/orch-bench/orch/topology"
 )
 
@@ -125,4 +126,10 @@ func defaultEngines(invs []*topology.Inventory) string {
 		engine = inv.Profile.Engine
 	}
 	return engine
+}
+
+// connectInventory connects to every host of inv with the command's SSH
+// settings: the use cases' Connect.
+func (g *globalOptions) connectInventory(ctx context.Context, inv *topology.Inventory) *cluster.Cluster {
+	return g.connect(ctx, inv, inv.Hosts)
 }

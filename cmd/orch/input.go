@@ -2,15 +2,12 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/orch-bench/orch/orchestrator/rundir"
-	"github.com/orch-bench/orch/orchestrator/runner"
 	"github.com/orch-bench/orch/topology"
 )
 
@@ -83,14 +80,4 @@ func capLines(msg string) string {
 		return msg
 	}
 	return strings.Join(lines[:maxErrorLines], "\n") + fmt.Sprintf("\n... and %d more lines", len(lines)-maxErrorLines)
-}
-
-// warnWeakSecrets says once per command that a password is a short or
-// common word: runs do not fail on it, but neither can their directories
-// be proven free of it.
-func warnWeakSecrets(w io.Writer, inv *topology.Inventory) {
-	if n := rundir.WeakSecrets(runner.Secrets(inv)); n > 0 {
-		fmt.Fprintf(w, "orch: WARNING %d password(s) in %s are short or common words: they are redacted only as whole words, and the run directory's secret check cannot look for them; use %d or more random characters\n",
-			n, inv.Source, rundir.MinStrongLen)
-	}
 }

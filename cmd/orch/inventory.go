@@ -76,7 +76,8 @@ shows what such a command would use.`,
 	return cmd
 }
 
-// validateSet is validateForRun over every cluster of set, and the
+// validateSet is ValidateUse (what run and matrix refuse) over every
+// cluster of set, and the
 // cluster's own profile (profile.engine, profile.dir, profile.vars, the
 // engine on the flavour it names) as up, run and matrix check it when
 // given no engine: their problems together, with several clusters each
@@ -84,7 +85,7 @@ shows what such a command would use.`,
 func validateSet(set *topology.Set) error {
 	var lines []string
 	for _, inv := range set.Clusters {
-		err := validateForRun(inv)
+		err := inv.ValidateUse()
 		if err == nil {
 			err = server.CheckDesired(inv, server.Desired{}, "")
 		}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/orch-bench/orch/orchestrator/flavor"
 	"github.com/orch-bench/orch/orchestrator/replication"
+	"github.com/orch-bench/orch/orchestrator/runner"
 	"github.com/orch-bench/orch/orchestrator/server"
 	"github.com/orch-bench/orch/orchestrator/up"
 	"github.com/orch-bench/orch/topology"
@@ -114,9 +115,9 @@ canary row read on both slaves. Run it again and nothing restarts.`,
 				if err := c.Lock(ctx, "orch up"); err != nil {
 					return err
 				}
-				stop := upStillAt(ctx, errOut, "up", trackers[inv.Name])
+				stop := runner.UpStillAt(ctx, errOut, "up", trackers[inv.Name])
 				rep, err := up.Up(ctx, c, up.Options{Desired: desired, VerifyTimeout: verifyTimeout, CheckPaths: true,
-					Progress: stepPrinter(errOut, "up"), Tracker: trackers[inv.Name], AdoptAccounts: adopt})
+					Progress: runner.StepPrinter(errOut, "up"), Tracker: trackers[inv.Name], AdoptAccounts: adopt})
 				stop()
 				if rep != nil && asJSON {
 					enc := json.NewEncoder(out)
@@ -191,7 +192,7 @@ names are never dropped.`,
 				if purge {
 					down = up.Purge
 				}
-				rep, err := down(ctx, c, stepPrinter(errOut, "down"))
+				rep, err := down(ctx, c, runner.StepPrinter(errOut, "down"))
 				if rep != nil {
 					for _, l := range rep.Purged {
 						fmt.Fprintln(errOut, "down: "+l)
@@ -283,17 +284,6 @@ func exitOnSecondInterrupt(ctx context.Context, w io.Writer, prefix string, unfi
 		os.Exit(exitInterrupted)
 	}()
 	return func() { close(done) }
-}
-
-// stepPrinter prints one progress line per host per step to w.
-func stepPrinter(w io.Writer, prefix string) func(host, step string, took time.Duration) {
-	return func(host, step string, took time.Duration) {
-		if took > 0 {
-			fmt.Fprintf(w, "%s: %-8s %s (%s)\n", prefix, host, step, took.Round(time.Millisecond))
-		} else {
-			fmt.Fprintf(w, "%s: %-8s %s\n", prefix, host, step)
-		}
-	}
 }
 
 // writeTimings prints per-step wall times, slowest first within each host.
