@@ -98,11 +98,10 @@ func Bench(ctx context.Context, o BenchOptions) (*Outcome, error) {
 func (o BenchOptions) plan() (server.Desired, *bench.Workload, error) {
 	var none server.Desired
 	inv := o.Inventory
-	if !inv.Existing {
-		// One existing server is benchmarked as it is, over dynamic knobs.
-		if err := inv.ValidateCluster(); err != nil {
-			return none, nil, orchestrator.BadInput(err)
-		}
+	// A cluster, or one existing server benchmarked as it is (dynamic
+	// knobs): what orch inventory refuses too.
+	if err := inv.ValidateUse(); err != nil {
+		return none, nil, orchestrator.BadInput(err)
 	}
 	if o.Workload == "" {
 		return none, nil, orchestrator.BadInputf("run: --workload is required (%s, or a YAML file)", strings.Join(bench.BuiltinWorkloads(), ", "))
