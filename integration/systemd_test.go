@@ -138,8 +138,14 @@ func TestSystemdStockHosts(t *testing.T) {
 	runs := filepath.Join(dir, "runs")
 	tiny := []string{"--workload", "pure-random-writes", "--runs", runs, "--tables", "1", "--threads", "2", "--time", "3", "--table-size", "500"}
 	r := l.mustOK(t, append([]string{"run", "-i", inv}, tiny...)...)
-	if !strings.Contains(r.stdout, "consistency: ok") || !strings.Contains(r.stderr, "--mysql-user=orch_bench") {
+	// The client's commands are in the run directory (the console names
+	// the steps only, without -v).
+	commands := func() string { return string(mustRead(t, filepath.Join(runs, "latest", "benchmark", "commands.txt"))) }
+	if !strings.Contains(r.stdout, "consistency: ok") || !strings.Contains(commands(), "--mysql-user=orch_bench") {
 		t.Errorf("run did not benchmark as orch_bench on consistent servers:\n%s", r.stdout)
+	}
+	if strings.Contains(r.stderr, "--mysql-user") {
+		t.Errorf("without -v the console repeats the client's commands:\n%s", r.stderr)
 	}
 	// The run window's error log, from the journal (log_error is unset).
 	if _, err := os.Stat(filepath.Join(runs, "latest", "hosts", "master", "error.log")); err != nil {
@@ -241,7 +247,7 @@ func TestSystemdStockHosts(t *testing.T) {
 			t.Errorf("orch_bench hosts %q: want %s (this machine as the master sees it), never %%", got, seen[0])
 		}
 		r := l.mustOK(t, append([]string{"run", "-i", noLB, "--no-up"}, tiny...)...)
-		if !strings.Contains(r.stderr, "local: sysbench") || !strings.Contains(r.stderr, "--mysql-user=orch_bench") {
+		if !strings.Contains(r.stderr, "local: sysbench") || !strings.Contains(commands(), "--mysql-user=orch_bench") {
 			t.Errorf("the run did not benchmark from this machine as orch_bench:\n%s", r.stderr)
 		}
 	})

@@ -105,6 +105,7 @@ func (g *globalOptions) bindConnectFlags(f *pflag.FlagSet) {
 	f.BoolVar(&g.acceptNewHostKeys, "accept-new-host-keys", false, "trust and record host keys not yet in known_hosts (a changed key is always refused)")
 	f.DurationVar(&g.connectTimeout, "connect-timeout", 0, "SSH connect timeout (default: inventory's, else 10s)")
 	f.IntVar(&g.parallel, "parallel", orchestrator.DefaultParallel, "hosts worked on at once")
+	f.BoolVarP(&g.verbose, "verbose", "v", false, "print every step as it starts, the per-step timing table and every client command (they are always in the run directory's commands.txt)")
 }
 
 // takeInventoryArgs makes cmd take its inventory as a positional FILE too:

@@ -93,7 +93,7 @@ the others (--fail-fast stops instead).`,
 					Baseline: baseline, Overrides: over, AA: aa, Until: rule, RepeatSet: cmd.Flags().Changed("repeat")},
 				NoiseFloor: noiseFloor, AllowAsymmetry: allowAsymmetry, DryRun: dryRun, FailFast: failFast, KeepRemote: keepRemote,
 				WaitRunning: waitRunning, StallLimit: stallLimit, Stacks: stackMode, Version: buildVersion(), Command: os.Args,
-				Connect: g.connectInventory, Out: cmd.OutOrStdout(), Err: cmd.ErrOrStderr(), Terminal: isTerminal(cmd.ErrOrStderr())}
+				Connect: g.connectInventory, Out: cmd.OutOrStdout(), Err: cmd.ErrOrStderr(), Terminal: isTerminal(cmd.ErrOrStderr()), Verbose: g.verbose}
 			if cmd.Flags().Changed("seed") {
 				o.Seed = &seed
 			}

@@ -100,13 +100,15 @@ into the input's directory when there is one input, else ./report (--out).`,
 				return &usageError{msg: "report: " + err.Error()}
 			}
 			w := cmd.OutOrStdout()
-			if len(paths) > 0 {
-				fmt.Fprintln(w, report.WrittenLine(paths))
-			}
 			if err != nil {
+				if len(paths) > 0 {
+					fmt.Fprintln(w, report.WrittenLine(paths))
+				}
 				return err
 			}
 			fmt.Fprint(w, rep.Summary())
+			fmt.Fprintln(w, report.WrittenLine(paths))
+			fmt.Fprint(w, rep.AnswerText())
 			return nil
 		},
 	}

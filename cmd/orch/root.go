@@ -31,6 +31,8 @@ type globalOptions struct {
 	identities        []string
 	connectTimeout    time.Duration
 	parallel          int
+	// verbose prints what a quiet console leaves out (-v).
+	verbose bool
 	// dryRun is set for a --dry-run, which contacts no host: secrets it
 	// cannot resolve are a warning on warnTo, not an error.
 	dryRun bool

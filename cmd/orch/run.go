@@ -75,7 +75,7 @@ run interrupted.`,
 				Inventory: inv, Workload: workload, Engine: engine, Knobs: knobs, Overrides: over, NoUp: noUp, Root: root,
 				StallLimit: stallLimit, KeepRemote: keepRemote, Stacks: stackMode, NoMonitors: noMonitors,
 				Connect: g.connectInventory, Version: buildVersion(), Command: os.Args,
-				Err: cmd.ErrOrStderr(), Terminal: isTerminal(cmd.ErrOrStderr()),
+				Err: cmd.ErrOrStderr(), Terminal: isTerminal(cmd.ErrOrStderr()), Verbose: g.verbose,
 			})
 			if out == nil {
 				if errors.Is(err, runner.ErrInterrupted) { // up, stopped by Ctrl-C

@@ -116,9 +116,11 @@ canary row read on both slaves. Run it again and nothing restarts.`,
 					return err
 				}
 				stop := runner.UpStillAt(ctx, errOut, "up", trackers[inv.Name])
+				steps := runner.NewSteps(errOut, "up", g.verbose)
 				rep, err := up.Up(ctx, c, up.Options{Desired: desired, VerifyTimeout: verifyTimeout, CheckPaths: true,
-					Progress: runner.StepPrinter(errOut, "up"), Tracker: trackers[inv.Name], AdoptAccounts: adopt})
+					Progress: steps.Event, Tracker: trackers[inv.Name], AdoptAccounts: adopt})
 				stop()
+				steps.Flush()
 				if rep != nil && asJSON {
 					enc := json.NewEncoder(out)
 					enc.SetIndent("", "  ")
@@ -133,7 +135,7 @@ canary row read on both slaves. Run it again and nothing restarts.`,
 						fmt.Fprintln(out)
 						replication.WriteTable(out, rep.Status)
 					}
-					if len(rep.Timings) > 0 {
+					if len(rep.Timings) > 0 && g.verbose {
 						fmt.Fprintln(out)
 						writeTimings(out, rep.Timings, rep.Total)
 					}
@@ -192,13 +194,15 @@ names are never dropped.`,
 				if purge {
 					down = up.Purge
 				}
-				rep, err := down(ctx, c, runner.StepPrinter(errOut, "down"))
+				steps := runner.NewSteps(errOut, "down", g.verbose)
+				rep, err := down(ctx, c, steps.Event)
+				steps.Flush()
 				if rep != nil {
 					for _, l := range rep.Purged {
 						fmt.Fprintln(errOut, "down: "+l)
 					}
 				}
-				if rep != nil && len(rep.Timings) > 0 {
+				if rep != nil && len(rep.Timings) > 0 && g.verbose {
 					writeTimings(out, rep.Timings, 0)
 				}
 				if err == nil && !purge {

@@ -33,6 +33,7 @@ type ExecConfig struct {
 	// KeepRemote keeps each cell's working directory on the load box.
 	KeepRemote bool
 	Stacks     stacks.Mode // --stacks, for every cell's run
+	Verbose    bool        // -v: every client command in full on the console
 	Progress   *runner.Progress
 	// Costs are the plan's static estimate, which the running ETA uses
 	// until cells have been measured (eta.go).
@@ -119,7 +120,7 @@ func runCell(ctx context.Context, m *Matrix, c *Cell, cfg ExecConfig) (State, er
 	out, err := runner.Run(ctx, runner.Config{
 		Cluster: cfg.Cluster, Workload: w, Engine: c.Engine, Knobs: desired.Knobs, Dir: d, UpTook: upTook,
 		Command: cfg.Command, Version: cfg.Version, StallLimit: cfg.StallLimit, KeepRemote: cfg.KeepRemote, Stacks: cfg.Stacks,
-		Progress: cfg.Progress, Logf: cfg.Logf,
+		Progress: cfg.Progress, Logf: cfg.Logf, Verbose: cfg.Verbose,
 	})
 	if err != nil {
 		return interrupted(err)

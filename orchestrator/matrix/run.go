@@ -50,6 +50,8 @@ type Options struct {
 	// progress of one cluster then redraws a status line).
 	Out, Err io.Writer
 	Terminal bool
+	// Verbose prints each cell's client commands in full (-v).
+	Verbose bool
 }
 
 // --noise-floor values besides a directory.
@@ -94,7 +96,7 @@ func Run(ctx context.Context, o Options) error {
 	err = execute(ctx, m, targets, ExecConfig{
 		Workload: m.CellWorkload, Version: o.Version, Command: o.Command, Costs: CostsOf(w),
 		FailFast: o.FailFast, StallLimit: o.StallLimit, KeepRemote: o.KeepRemote, WaitRunning: o.WaitRunning, Stacks: o.Stacks,
-		Progress: progress, Logf: u.logf, Secrets: secrets, Judge: report.JudgeMatrix,
+		Progress: progress, Logf: u.logf, Secrets: secrets, Judge: report.JudgeMatrix, Verbose: o.Verbose,
 	})
 	u.writeEnd(m)
 	if rerr := u.writeReport(m.Dir()); rerr != nil && err == nil {

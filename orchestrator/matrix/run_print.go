@@ -104,10 +104,10 @@ func (u *useCase) writeReport(dir string) error {
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
-	for _, p := range paths {
-		fmt.Fprintf(u.Out, "report: %s\n", p)
-	}
-	// The verdicts (and fairness warnings), not only where they are.
+	// The verdicts (and fairness warnings), where they are, and last the
+	// answer, as the report's head gives it.
 	fmt.Fprint(u.Out, rep.Summary())
+	fmt.Fprintln(u.Out, "report: "+report.WrittenLine(paths))
+	fmt.Fprint(u.Out, rep.AnswerText())
 	return nil
 }

@@ -30,6 +30,16 @@ func (rep *Report) Answer() []string {
 	return out
 }
 
+// AnswerText is the console's last lines: "answer:" and the answer lines,
+// indented ("" when there is nothing to answer).
+func (rep *Report) AnswerText() string {
+	lines := rep.Answer()
+	if len(lines) == 0 {
+		return ""
+	}
+	return "answer:\n  " + strings.Join(lines, "\n  ") + "\n"
+}
+
 // answerFor names the table an answer is about.
 func (t *Table) answerFor() string {
 	return t.Workload + " (" + t.Tool + ", " + t.metricWords() + "), baseline " + t.Baseline.Label

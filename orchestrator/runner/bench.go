@@ -44,6 +44,8 @@ type BenchOptions struct {
 	// terminal (the progress then redraws one status line).
 	Err      io.Writer
 	Terminal bool
+	// Verbose prints every step as it starts and every client command.
+	Verbose bool
 }
 
 // Bench is `orch run`: check the input before any host, connect and lock
@@ -87,6 +89,7 @@ func Bench(ctx context.Context, o BenchOptions) (*Outcome, error) {
 		Cluster: c, Workload: w, Engine: desired.Engine, Knobs: desired.Knobs, Root: o.Root, UpTook: upTook,
 		Command: o.Command, Version: o.Version, StallLimit: o.StallLimit, KeepRemote: o.KeepRemote, Stacks: o.Stacks,
 		NoMonitors: o.NoMonitors, Progress: progress, Logf: func(f string, a ...any) { fmt.Fprintf(o.Err, f+"\n", a...) },
+		Verbose: o.Verbose,
 	})
 }
 
@@ -146,8 +149,10 @@ func (o BenchOptions) plan() (server.Desired, *bench.Workload, error) {
 func (o BenchOptions) up(ctx context.Context, c *cluster.Cluster, desired server.Desired) (*up.Report, error) {
 	tracker := &up.Tracker{}
 	stop := UpStillAt(ctx, o.Err, "up", tracker)
-	rep, err := up.Up(ctx, c, up.Options{Desired: desired, CheckPaths: true, Progress: StepPrinter(o.Err, "up"), Tracker: tracker})
+	steps := NewSteps(o.Err, "up", o.Verbose)
+	rep, err := up.Up(ctx, c, up.Options{Desired: desired, CheckPaths: true, Progress: steps.Event, Tracker: tracker})
 	stop()
+	steps.Flush()
 	if rep != nil {
 		for _, warn := range rep.Warnings {
 			fmt.Fprintf(o.Err, "up: WARNING %s\n", warn)
@@ -185,15 +190,4 @@ func UpStillAt(ctx context.Context, w io.Writer, prefix string, t *up.Tracker) (
 			fmt.Fprintf(w, "%s: still at it, %s (%s)\n", prefix, el, strings.Join(doing, "; "))
 		}
 	})
-}
-
-// StepPrinter prints each step up or down finishes on a host.
-func StepPrinter(w io.Writer, prefix string) func(host, step string, took time.Duration) {
-	return func(host, step string, took time.Duration) {
-		if took > 0 {
-			fmt.Fprintf(w, "%s: %-8s %s (%s)\n", prefix, host, step, took.Round(time.Millisecond))
-		} else {
-			fmt.Fprintf(w, "%s: %-8s %s\n", prefix, host, step)
-		}
-	}
 }

@@ -219,10 +219,10 @@ func (r *run) prepare(ctx context.Context) error {
 		return fmt.Errorf("%s: %w", master.Host, err)
 	}
 	if match {
-		r.logf("run: dataset matches (%s): prepare skipped", why)
+		r.logf("run: dataset already prepared (%s)", why)
 		return nil
 	}
-	r.logf("run: dataset does not match (%s): preparing it", why)
+	r.logf("run: preparing the dataset (%s)", why)
 	if _, err := r.phase(ctx, bench.PhaseCleanup); err != nil {
 		return err
 	}

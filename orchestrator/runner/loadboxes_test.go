@@ -157,8 +157,8 @@ func TestClientProgressSumsEveryClientsReport(t *testing.T) {
 	if out.Len() != 0 {
 		t.Fatalf("shown before the second client reported: %q", out.String())
 	}
-	cp.add(1, bench.Interval{T: 1, Threads: 1, TPS: num("40.25"), QPS: num("40.25")})
-	if got := out.String(); !strings.Contains(got, "tps 140.75  qps 140.75") {
+	cp.add(1, bench.Interval{T: 1, Threads: 1, TPS: num("40.25"), QPS: num("40.50")})
+	if got := out.String(); !strings.Contains(got, "tps 140.75  qps 141.00") {
 		t.Errorf("display %q, want the sum 140.75", got)
 	}
 }
