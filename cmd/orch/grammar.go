@@ -181,6 +181,11 @@ var (
 // flag wants instead of strconv's words.
 func flagError(cmd *cobra.Command, err error) error {
 	msg := err.Error()
+	// "orch mtrix -i FILE": the root has no -i, but the mistake is the
+	// command's name.
+	if args := cmd.Flags().Args(); !cmd.HasParent() && len(args) > 0 {
+		return unknownCommand(cmd, args)
+	}
 	if m := unknownFlagRE.FindStringSubmatch(msg); m != nil {
 		name := m[2]
 		if m[1] != "" {
