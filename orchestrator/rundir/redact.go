@@ -108,6 +108,7 @@ func RedactArgs(args []string, secrets ...string) []string {
 // or one word), and a name holding a secret word (checked again by
 // secretName, which lets references such as password_file through).
 const (
+	sqlString    = `('(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.|"")*")`
 	valuePattern = `('[^']*'|"[^"]*"|[^\s'"]+)`
 	namePattern  = `([a-z0-9_.-]*(?:password|passwd|pwd|passphrase|secret)[a-z0-9_.-]*)`
 )
@@ -119,8 +120,11 @@ var (
 	flagRE = regexp.MustCompile(`(?i)((?:^|\s)-{1,2})` + namePattern + `(\s+)('[^']*'|"[^"]*"|[^\s'"-][^\s'"]*)`)
 	// -pvalue, the mysql client's short form.
 	shortPRE = regexp.MustCompile(`((?:^|\s)-p)` + valuePattern)
-	// IDENTIFIED BY 'x' and PASSWORD('x') in SQL.
-	sqlRE = regexp.MustCompile(`(?i)(identified\s+by\s+|password\s*\(\s*)('[^']*'|"[^"]*")`)
+	// A password literal in SQL: IDENTIFIED BY 'x', IDENTIFIED WITH plugin
+	// BY 'x' (MySQL), IDENTIFIED VIA plugin USING 'x' (MariaDB),
+	// PASSWORD('x'), SET PASSWORD [FOR account] = 'x'. A literal may hold
+	// its quote doubled or backslash-escaped.
+	sqlRE = regexp.MustCompile(`(?i)(identified\s+(?:(?:with|via)\s+\S+\s+)?(?:by|using|as)\s+|password\s*\(\s*|set\s+password\s+(?:for\s+\S+\s*)?=\s*)` + sqlString)
 	// scheme://user:password@host
 	dsnRE = regexp.MustCompile(`(?i)([a-z][a-z0-9+.-]*://[^\s:/@]+:)([^\s@]+)(@)`)
 )
