@@ -1,6 +1,7 @@
 package executor
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -28,7 +29,10 @@ type Record struct {
 	Kind  string
 	// Text is the script, the remote path of a transfer, or the statement.
 	Text string
-	Sudo bool
+	// Content is what an executable upload (a script orch runs next)
+	// held, up to MaxRecordedContent bytes: the command it runs.
+	Content string
+	Sudo    bool
 	// Env is exported ahead of the script (its values are in the remote
 	// argv anyway); SecretEnv's values are never recorded, only masked
 	// wherever they appear, with Secrets.
@@ -124,13 +128,40 @@ func (r *recorded) Run(ctx context.Context, cmd Command) (Result, error) {
 	return res, err
 }
 
+// MaxRecordedContent bounds how much of an executable upload is recorded.
+const MaxRecordedContent = 64 << 10
+
 func (r *recorded) Upload(ctx context.Context, src io.Reader, path string, mode os.FileMode, sudo bool) error {
 	cr := &countingReader{r: src}
+	var script *bytes.Buffer
+	if mode&0o111 != 0 {
+		// Only scripts: a data file (a config, a dataset) is not a command.
+		script = &bytes.Buffer{}
+		cr.r = io.TeeReader(src, limitedWriter{script, MaxRecordedContent})
+	}
 	start := time.Now()
 	err := r.Executor.Upload(ctx, cr, path, mode, sudo)
-	r.rec.Record(Record{Start: start, Host: r.host, Kind: KindUpload, Text: fmt.Sprintf("%s (mode %#o)", path, mode),
-		Sudo: sudo, Duration: time.Since(start), Err: err, BytesOut: cr.n.Load()})
+	rec := Record{Start: start, Host: r.host, Kind: KindUpload, Text: fmt.Sprintf("%s (mode %#o)", path, mode),
+		Sudo: sudo, Duration: time.Since(start), Err: err, BytesOut: cr.n.Load()}
+	if script != nil {
+		rec.Content = script.String()
+	}
+	r.rec.Record(rec)
 	return err
+}
+
+// limitedWriter keeps the first max bytes and drops the rest silently, so
+// that it never fails the copy it listens to.
+type limitedWriter struct {
+	b   *bytes.Buffer
+	max int
+}
+
+func (w limitedWriter) Write(p []byte) (int, error) {
+	if room := w.max - w.b.Len(); room > 0 {
+		w.b.Write(p[:min(room, len(p))])
+	}
+	return len(p), nil
 }
 
 func (r *recorded) Download(ctx context.Context, path string, w io.Writer, sudo bool) (os.FileMode, error) {

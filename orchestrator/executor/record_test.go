@@ -52,6 +52,10 @@ func TestRecordedRecordsEachOperation(t *testing.T) {
 	if err := ex.Upload(ctx, strings.NewReader("0123456789"), p, 0o640, false); err != nil {
 		t.Fatal(err)
 	}
+	// An executable upload is a command to come: its text is kept.
+	if err := ex.Upload(ctx, strings.NewReader("#!/bin/sh\nexec date\n"), filepath.Join(dir, "go.sh"), 0o700, false); err != nil {
+		t.Fatal(err)
+	}
 	var got bytes.Buffer
 	if _, err := ex.Download(ctx, p, &got, false); err != nil || got.String() != "0123456789" {
 		t.Fatalf("download %q %v", got.String(), err)
@@ -61,9 +65,13 @@ func TestRecordedRecordsEachOperation(t *testing.T) {
 	}
 
 	l := rec.all()
-	if len(l) != 5 {
-		t.Fatalf("%d records, want 5: %+v", len(l), l)
+	if len(l) != 6 {
+		t.Fatalf("%d records, want 6: %+v", len(l), l)
 	}
+	if script := l[3]; script.Content != "#!/bin/sh\nexec date\n" || !strings.Contains(script.Text, "0700") {
+		t.Errorf("script upload: %+v", script)
+	}
+	l = append(l[:3], l[4:]...)
 	first := l[0]
 	if first.Kind != KindShell || first.Host != "box" || first.Text != `cat; printf 12345 >&2` || first.Exit == nil || *first.Exit != 0 ||
 		first.BytesIn != 3+5 || first.BytesOut != int64(len(first.Text))+3 || first.Env["LANG"] != "C" || first.Start.IsZero() {
@@ -75,7 +83,7 @@ func TestRecordedRecordsEachOperation(t *testing.T) {
 	if second := l[1]; second.Exit == nil || *second.Exit != 3 || second.Err == nil || second.BytesIn != 5 {
 		t.Errorf("second: %+v", second)
 	}
-	if up := l[2]; up.Kind != KindUpload || !strings.HasPrefix(up.Text, p) || up.BytesOut != 10 || up.Exit != nil || up.Err != nil {
+	if up := l[2]; up.Kind != KindUpload || !strings.HasPrefix(up.Text, p) || up.BytesOut != 10 || up.Exit != nil || up.Err != nil || up.Content != "" {
 		t.Errorf("upload: %+v", up)
 	}
 	if down := l[3]; down.Kind != KindDownload || down.Text != p || down.BytesIn != 10 {

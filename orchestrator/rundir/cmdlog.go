@@ -1,6 +1,7 @@
 package rundir
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,10 +20,12 @@ const HostCommands = "commands.jsonl"
 
 // CommandLine is one line of a command log.
 type CommandLine struct {
-	Time    time.Time         `json:"time"`
-	Host    string            `json:"host"`
-	Kind    string            `json:"kind"` // shell, upload, download, sql
-	Command string            `json:"command"`
+	Time    time.Time `json:"time"`
+	Host    string    `json:"host"`
+	Kind    string    `json:"kind"` // shell, upload, download, sql
+	Command string    `json:"command"`
+	// Content is an uploaded script's text.
+	Content string            `json:"content,omitempty"`
 	Sudo    bool              `json:"sudo,omitempty"`
 	Env     map[string]string `json:"env,omitempty"`
 	// Args is how many values were bound to a statement (not the values).
@@ -72,6 +75,9 @@ func (l *CommandLog) Record(r executor.Record) {
 	line := CommandLine{Time: r.Start.UTC(), Host: r.Host, Kind: r.Kind, Command: RedactLine(r.Text, secrets...),
 		Sudo: r.Sudo, Args: r.Args, DurationMS: float64(r.Duration.Microseconds()) / 1000,
 		Exit: r.Exit, BytesOut: r.BytesOut, BytesIn: r.BytesIn}
+	if r.Content != "" {
+		line.Content = RedactLine(r.Content, secrets...)
+	}
 	if r.Err != nil {
 		line.Error = RedactLine(r.Err.Error(), secrets...)
 	}
@@ -84,9 +90,13 @@ func (l *CommandLog) Record(r executor.Record) {
 			line.Env[k] = RedactLine(v, secrets...)
 		}
 	}
-	data, err := json.Marshal(line)
+	// Shell text is full of < > &: kept as they are, not \u003c.
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(line)
 	if err == nil {
-		err = l.write(r.Host, append(data, '\n'))
+		err = l.write(r.Host, buf.Bytes())
 	}
 	if err != nil {
 		l.mu.Lock()

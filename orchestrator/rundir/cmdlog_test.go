@@ -65,12 +65,14 @@ func TestCommandLogRedactsStatements(t *testing.T) {
 		Text:    `mysql --user=root --password=inventory-pw-1 -e 'SELECT 1'`,
 		Env:     map[string]string{"MYSQL_PWD": "env-pw-2", "LANG": "C"},
 		Secrets: []string{"stdin-pw-3"}, Err: errors.New("master: command exited 1: denied for stdin-pw-3")})
+	l.Record(executor.Record{Start: time.Now(), Host: "master", Kind: executor.KindUpload, Text: "/tmp/x.sh (mode 0700)",
+		Content: "#!/bin/sh\nmysql -uroot -pcontent-pw-4 <<'E'\nSET PASSWORD = PASSWORD('content-pw-5');\nE\n"})
 	if err := l.Close(); err != nil {
 		t.Fatal(err)
 	}
 	p := filepath.Join(d.HostDir("master"), HostCommands)
 	lines := readLines(t, p)
-	if len(lines) != len(manualStatements)+1 {
+	if len(lines) != len(manualStatements)+2 {
 		t.Fatalf("%d lines", len(lines))
 	}
 	raw, _ := os.ReadFile(p)
@@ -79,7 +81,7 @@ func TestCommandLogRedactsStatements(t *testing.T) {
 			t.Errorf("password %q of %s is in the log", s.password, s.sql)
 		}
 	}
-	for _, sec := range []string{"inventory-pw-1", "env-pw-2", "stdin-pw-3"} {
+	for _, sec := range []string{"inventory-pw-1", "env-pw-2", "stdin-pw-3", "content-pw-4", "content-pw-5"} {
 		if strings.Contains(string(raw), sec) {
 			t.Errorf("%s is in the log", sec)
 		}
@@ -88,7 +90,10 @@ func TestCommandLogRedactsStatements(t *testing.T) {
 	if !strings.Contains(lines[6].Command, "MASTER_HOST='master.example.com'") || lines[0].Kind != "sql" || lines[0].DurationMS != 1 {
 		t.Errorf("line: %+v", lines[6])
 	}
-	if sh := lines[len(lines)-1]; sh.Env["LANG"] != "C" || sh.Exit == nil || *sh.Exit != 0 || !strings.Contains(sh.Error, "denied") {
+	if up := lines[len(lines)-1]; !strings.Contains(up.Content, "SET PASSWORD = PASSWORD('***')") {
+		t.Errorf("script: %q", up.Content)
+	}
+	if sh := lines[len(lines)-2]; sh.Env["LANG"] != "C" || sh.Exit == nil || *sh.Exit != 0 || !strings.Contains(sh.Error, "denied") {
 		t.Errorf("shell line: %+v", sh)
 	}
 	st, err := os.Stat(p)

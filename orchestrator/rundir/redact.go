@@ -150,7 +150,9 @@ func RedactLine(line string, secrets ...string) string {
 func replaceNamed(re *regexp.Regexp, s string, nameGroup int) string {
 	return re.ReplaceAllStringFunc(s, func(match string) string {
 		m := re.FindStringSubmatch(match)
-		if !secretName(m[nameGroup]) {
+		// A value that opens a call (PASSWORD = PASSWORD('x')) is not the
+		// secret: its quoted argument is, and sqlRE masks that.
+		if !secretName(m[nameGroup]) || strings.HasSuffix(m[len(m)-1], "(") {
 			return match
 		}
 		return strings.Join(m[1:len(m)-1], "") + maskValue(m[len(m)-1])
