@@ -89,7 +89,8 @@ func assertCommandLogs(t *testing.T, dir, client string) {
 }
 
 // generatedPasswords are the passwords orch generated for the lab's
-// managed accounts, read from orch's state directory for the inventory.
+// managed accounts, read from orch's state directory for the inventory
+// (none when the inventory names every password, as the lab's does).
 func (l *lab) generatedPasswords(t *testing.T) []string {
 	t.Helper()
 	inv, err := topology.Load(l.inventory, topology.LoadOptions{})
@@ -138,6 +139,15 @@ func TestUpDownCommandLog(t *testing.T) {
 	}
 	if st, err := os.Stat(p); err != nil || st.Mode().Perm() != 0o600 {
 		t.Errorf("log mode %v, %v; want 0600", st.Mode(), err)
+	}
+	// The slaves were given the replication password in a statement: it
+	// is in the log, masked as the README says.
+	masked := false
+	for _, x := range lines {
+		masked = masked || x.Kind == "sql" && strings.HasPrefix(x.Host, "slave") && strings.Contains(x.Command, "'***'")
+	}
+	if !masked {
+		t.Error("no statement to a slave with a masked password is in the log")
 	}
 	b := mustRead(t, p)
 	for _, pw := range l.labPasswords(t) {
