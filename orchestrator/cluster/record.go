@@ -56,3 +56,10 @@ func unwrapped(open func(ctx context.Context, h *topology.Host, ex executor.Exec
 		return open(ctx, h, executor.Unwrap(ex))
 	}
 }
+
+// Local is an executor for this machine that records on the cluster's log
+// like the hosts' do (a run whose load box is the control machine); name
+// is its host name in the log.
+func (c *Cluster) Local(name string) executor.Executor {
+	return executor.Recorded(executor.NewLocal(name), name, &c.log)
+}

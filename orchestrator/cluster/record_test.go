@@ -54,9 +54,12 @@ func TestLogCommandsFollowsTheCommand(t *testing.T) {
 	run("echo run")
 	restoreInner()
 	run("echo after")
+	if _, err := c.Local("control").Run(context.Background(), executor.Command{Script: "echo here"}); err != nil {
+		t.Fatal(err)
+	}
 	restoreOuter()
 	run("echo never")
-	if len(outer.hosts) != 2 || outer.hosts[0] != "master echo up" || outer.hosts[1] != "master echo after" {
+	if len(outer.hosts) != 3 || outer.hosts[0] != "master echo up" || outer.hosts[1] != "master echo after" || outer.hosts[2] != "control echo here" {
 		t.Errorf("outer log: %q", outer.hosts)
 	}
 	if len(inner.hosts) != 1 || inner.hosts[0] != "master echo run" {
