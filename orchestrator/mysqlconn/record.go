@@ -100,16 +100,17 @@ func (c *recordingConn) QueryContext(ctx context.Context, query string, args []d
 }
 
 func (c *recordingConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
+	prep := c.begin(query, 0)
 	st, err := c.fullConn.PrepareContext(ctx, query)
 	if err != nil {
-		c.begin(query, 0).done(err)
+		prep.done(err)
 		return nil, err
 	}
 	full, ok := st.(fullStmt)
 	if !ok {
 		return st, nil
 	}
-	return &recordingStmt{fullStmt: full, c: c, text: query}, nil
+	return &recordingStmt{fullStmt: full, c: c, text: query, prep: prep}, nil
 }
 
 func (c *recordingConn) Prepare(query string) (driver.Stmt, error) {
@@ -142,17 +143,30 @@ type recordingStmt struct {
 	fullStmt
 	c    *recordingConn
 	text string
+	// prep is the prepare, until the first execution: its time and bytes
+	// are that execution's (database/sql prepares a statement with bound
+	// values to run it once).
+	prep *statement
+}
+
+func (st *recordingStmt) begin(args int) *statement {
+	s := st.c.begin(st.text, args)
+	if p := st.prep; p != nil {
+		s.start, s.out0, s.in0 = p.start, p.out0, p.in0
+		st.prep = nil
+	}
+	return s
 }
 
 func (st *recordingStmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
-	s := st.c.begin(st.text, len(args))
+	s := st.begin(len(args))
 	res, err := st.fullStmt.ExecContext(ctx, args)
 	s.done(err)
 	return res, err
 }
 
 func (st *recordingStmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
-	s := st.c.begin(st.text, len(args))
+	s := st.begin(len(args))
 	rows, err := st.fullStmt.QueryContext(ctx, args)
 	return s.rows(rows, err)
 }

@@ -48,6 +48,7 @@ func (c *toyConn) Prepare(q string) (driver.Stmt, error) {
 	return c.PrepareContext(context.Background(), q)
 }
 func (c *toyConn) PrepareContext(_ context.Context, q string) (driver.Stmt, error) {
+	c.sock.Write([]byte("prep")) // the prepare's own packet
 	return &toyStmt{c: c, q: q}, nil
 }
 func (c *toyConn) Close() error                                                 { return nil }
@@ -165,8 +166,9 @@ func TestRecordingConnector(t *testing.T) {
 		r.BytesOut != int64(len(r.Text)) || r.BytesIn != 0 || r.Err != nil || r.Exit != nil {
 		t.Errorf("exec: %+v", r)
 	}
-	// Sent once (as a prepared statement), recorded once, with its rows.
-	if r := l[1]; r.Text != "SELECT name FROM t WHERE id = ?" || r.Args != 1 || r.BytesIn != 20 {
+	// Sent once (as a prepared statement), recorded once, with its
+	// prepare's bytes and its rows.
+	if r := l[1]; r.Text != "SELECT name FROM t WHERE id = ?" || r.Args != 1 || r.BytesIn != 20 || r.BytesOut != int64(len("prep")+len(r.Text)) {
 		t.Errorf("query with a bound value: %+v", r)
 	}
 	if r := l[2]; r.Text != "SELECT 1" || r.BytesIn < 10 {
