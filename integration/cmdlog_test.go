@@ -116,6 +116,7 @@ func (l *lab) generatedPasswords(t *testing.T) []string {
 func TestUpDownCommandLog(t *testing.T) {
 	l := needLab(t)
 	p := filepath.Join(t.TempDir(), "orch-commands.jsonl")
+	l.mustOK(t, "down", "-i", l.inventory) // so that up points the slaves again
 	r := l.mustOK(t, "up", "-i", l.inventory, "--log", p)
 	if !strings.Contains(r.stderr, p) {
 		t.Errorf("up does not say where its command log is:\n%s", r.stderr)
