@@ -134,6 +134,9 @@ var (
 // SQL's IDENTIFIED BY '...' and a password in a URL. Then every literal
 // secret given is masked.
 func RedactLine(line string, secrets ...string) string {
+	if !mayHoldSecret(line) {
+		return Redact(line, secrets...)
+	}
 	line = replaceNamed(assignRE, line, 1)
 	line = replaceNamed(flagRE, line, 2)
 	line = shortPRE.ReplaceAllStringFunc(line, func(m string) string {
@@ -143,6 +146,19 @@ func RedactLine(line string, secrets ...string) string {
 	line = sqlRE.ReplaceAllString(line, "${1}'"+Mask+"'")
 	line = dsnRE.ReplaceAllString(line, "${1}"+Mask+"${3}")
 	return Redact(line, secrets...)
+}
+
+// mayHoldSecret reports whether any pattern of RedactLine can match: each
+// needs a secret word, IDENTIFIED, -p or ://. The patterns backtrack, and
+// the command log runs every script and statement orch sends through them.
+func mayHoldSecret(line string) bool {
+	l := strings.ToLower(line)
+	for _, w := range secretWords {
+		if strings.Contains(l, w) {
+			return true
+		}
+	}
+	return strings.Contains(l, "identified") || strings.Contains(l, "-p") || strings.Contains(l, "://")
 }
 
 // replaceNamed masks the value (the last group) of each match of re whose
