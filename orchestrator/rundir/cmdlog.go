@@ -10,6 +10,7 @@ import (
 	"sort"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/orch-bench/orch/orchestrator/executor"
 )
@@ -72,11 +73,11 @@ func OpenCommandLog(path string, secrets ...string) (*CommandLog, error) {
 // the command that was recorded: the first one is kept for Close.
 func (l *CommandLog) Record(r executor.Record) {
 	secrets := append(append([]string{}, l.secrets...), r.Secrets...)
-	line := CommandLine{Time: r.Start.UTC(), Host: r.Host, Kind: r.Kind, Command: RedactLine(r.Text, secrets...),
+	line := CommandLine{Time: r.Start.UTC(), Host: r.Host, Kind: r.Kind, Command: clip(RedactLine(r.Text, secrets...)),
 		Sudo: r.Sudo, Args: r.Args, DurationMS: float64(r.Duration.Microseconds()) / 1000,
 		Exit: r.Exit, BytesOut: r.BytesOut, BytesIn: r.BytesIn}
 	if r.Content != "" {
-		line.Content = RedactLine(r.Content, secrets...)
+		line.Content = clip(RedactLine(r.Content, secrets...))
 	}
 	if r.Err != nil {
 		line.Error = RedactLine(r.Err.Error(), secrets...)
@@ -105,6 +106,23 @@ func (l *CommandLog) Record(r executor.Record) {
 		}
 		l.mu.Unlock()
 	}
+}
+
+// maxCommandText bounds a line's text: a statement can carry a whole
+// batch of rows, and bytes_out still says how big it was.
+const maxCommandText = 64 << 10
+
+// clip cuts text (already redacted, so no secret is cut in two) to
+// maxCommandText bytes on a character boundary, saying how much is gone.
+func clip(text string) string {
+	if len(text) <= maxCommandText {
+		return text
+	}
+	cut := maxCommandText
+	for cut > 0 && !utf8.RuneStart(text[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s... (%d more bytes)", text[:cut], len(text)-cut)
 }
 
 func (l *CommandLog) write(host string, data []byte) error {

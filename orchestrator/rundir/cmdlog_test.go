@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/orch-bench/orch/orchestrator/executor"
 )
@@ -25,12 +26,16 @@ func readLines(t *testing.T, p string) []CommandLine {
 	defer f.Close()
 	var out []CommandLine
 	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
 		var l CommandLine
 		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
 			t.Fatalf("%s: line %d: %v: %s", p, len(out)+1, err, sc.Text())
 		}
 		out = append(out, l)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatalf("%s: %v", p, err)
 	}
 	return out
 }
@@ -160,5 +165,23 @@ func TestOpenCommandLog(t *testing.T) {
 	}
 	if _, err := OpenCommandLog(filepath.Join(p, "no", "dir")); err == nil {
 		t.Error("a log under a file opened")
+	}
+}
+
+func TestCommandLogClipsHugeText(t *testing.T) {
+	d, err := Create(t.TempDir(), "r", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := d.CommandLog()
+	big := "INSERT INTO t VALUES " + strings.Repeat("('é'),", 40000)
+	l.Record(executor.Record{Host: "master", Kind: executor.KindSQL, Text: big, BytesOut: int64(len(big))})
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	lines := readLines(t, filepath.Join(d.HostDir("master"), HostCommands))
+	if len(lines) != 1 || len(lines[0].Command) > 70<<10 || !strings.HasSuffix(lines[0].Command, " more bytes)") ||
+		lines[0].BytesOut != int64(len(big)) || !utf8.ValidString(lines[0].Command) {
+		t.Errorf("%d bytes kept, ends %q", len(lines[0].Command), lines[0].Command[len(lines[0].Command)-30:])
 	}
 }
