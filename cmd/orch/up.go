@@ -30,6 +30,7 @@ func newUpCmd(g *globalOptions) *cobra.Command {
 		knobs                          []string
 		dryRun, fixTHP, asJSON, adopt  bool
 		verifyTimeout                  time.Duration
+		logPath                        string
 	)
 	cmd := &cobra.Command{
 		Use:   "up [INVENTORY]",
@@ -92,6 +93,14 @@ canary row read on both slaves. Run it again and nothing restarts.`,
 					}
 				}
 			}
+			if dryRun {
+				logPath = "" // nothing is sent
+			}
+			cmdLog, err := openCommandLog(logPath)
+			if err != nil {
+				return err
+			}
+			defer closeCommandLog(cmdLog, logPath, cmd.ErrOrStderr(), "up")
 			// One tracker per cluster: a second Ctrl-C names what every
 			// cluster left mid-step.
 			trackers := make(map[string]*up.Tracker, len(invs))
@@ -111,6 +120,8 @@ canary row read on both slaves. Run it again and nothing restarts.`,
 				}
 				// The load box too: up proves it can log in before a restart.
 				c := g.connect(ctx, inv, inv.Hosts)
+				// Closing sends too (the lock is released on the hosts).
+				defer logClusterCommands(c, cmdLog, inv, len(invs) > 1)()
 				defer c.Close()
 				if err := c.Lock(ctx, "orch up"); err != nil {
 					return err
@@ -159,11 +170,15 @@ canary row read on both slaves. Run it again and nothing restarts.`,
 	f.BoolVar(&asJSON, "json", false, "print the report (per-host results, replication steps, status, timings) as JSON")
 	f.BoolVar(&adopt, "adopt-accounts", false, "take over existing accounts with orch's names that orch did not make (sets their passwords and grants; says which)")
 	f.DurationVar(&verifyTimeout, "verify-timeout", up.DefaultVerifyTimeout, "how long replication may take to prove itself")
+	f.StringVar(&logPath, "log", "", "append every command and SQL statement sent to the hosts to FILE, one JSON object per line, passwords redacted")
 	return cmd
 }
 
 func newDownCmd(g *globalOptions) *cobra.Command {
-	var purge bool
+	var (
+		purge   bool
+		logPath string
+	)
 	cmd := &cobra.Command{
 		Use:   "down [INVENTORY]",
 		Short: "Undo up: stop replication, remove orch's config (restoring the backup), restart",
@@ -184,8 +199,15 @@ names are never dropped.`,
 			if err := validateClusters(invs); err != nil {
 				return err
 			}
+			cmdLog, err := openCommandLog(logPath)
+			if err != nil {
+				return err
+			}
+			defer closeCommandLog(cmdLog, logPath, cmd.ErrOrStderr(), "down")
 			return forEachCluster(cmd.Context(), invs, cmd.OutOrStdout(), cmd.ErrOrStderr(), func(ctx context.Context, inv *topology.Inventory, out, errOut io.Writer) error {
 				c := g.connect(ctx, inv, inv.DBHosts())
+				// Closing sends too (the lock is released on the hosts).
+				defer logClusterCommands(c, cmdLog, inv, len(invs) > 1)()
 				defer c.Close()
 				if err := c.Lock(ctx, "orch down"); err != nil {
 					return err
@@ -213,6 +235,7 @@ names are never dropped.`,
 		},
 	}
 	cmd.Flags().BoolVar(&purge, "purge", false, "also drop orch's schemas, binary logs, GTID history and the accounts orch made, and forget their passwords")
+	cmd.Flags().StringVar(&logPath, "log", "", "append every command and SQL statement sent to the hosts to FILE, one JSON object per line, passwords redacted")
 	return cmd
 }
 

@@ -53,7 +53,7 @@ func (r *run) connect(ctx context.Context) error {
 		r.bhost, r.bexec = lb.Name, box.Exec
 	default:
 		// ips.txt's two-line form: this machine is the load box.
-		r.bhost, r.bexec = rundir.LocalHost, executor.NewLocal(rundir.LocalHost)
+		r.bhost, r.bexec = rundir.LocalHost, c.Local(rundir.LocalHost)
 	}
 	r.removeStale(ctx)
 	remote, err := makeWorkdir(ctx, r.bexec, path.Base(r.dir.Path()))

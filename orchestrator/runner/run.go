@@ -107,6 +107,10 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 		return nil, err
 	}
 	out := &Outcome{Dir: r.dir}
+	// Everything sent to the hosts while this run goes is in its
+	// hosts/<name>/commands.jsonl (the cluster's connections outlive it).
+	cmds := r.dir.CommandLog(r.secrets...)
+	restore := cfg.Cluster.LogCommands(cmds)
 	res, runErr := r.execute(ctx)
 	out.Status = rundir.StatusOK
 	switch {
@@ -132,6 +136,10 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 	out.Results = res
 	if err := r.writeResults(res); err != nil && runErr == nil {
 		runErr = err
+	}
+	restore()
+	if err := cmds.Close(); err != nil {
+		r.logf("run: %v", err)
 	}
 	found, err := rundir.ScanForSecrets(r.dir.Path(), r.secrets)
 	if err == nil && len(found) > 0 {
