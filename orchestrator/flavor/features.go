@@ -28,6 +28,9 @@ const (
 	StatusColumns Feature = "status-columns"
 	// ReplGrants is the privilege list given to the replication account.
 	ReplGrants Feature = "repl-grants"
+	// MaxReplPassword is the longest replication password CHANGE MASTER /
+	// CHANGE REPLICATION SOURCE accepts, in characters.
+	MaxReplPassword Feature = "max-repl-password"
 	// UnloggedSession are the statements ("; "-separated) that keep the
 	// session's next statements out of the server's general and slow logs
 	// (a password in CREATE USER or CHANGE MASTER would land there in
@@ -196,6 +199,11 @@ var rules = []rule{
 	// the same account read master/replica status (MariaDB 10.5+ keeps it
 	// as an alias of BINLOG MONITOR).
 	{ReplGrants, mysqlFamily | onMariaDB, none, none, "REPLICATION SLAVE, REPLICATION CLIENT"},
+	// MySQL's manual: MASTER_PASSWORD (SOURCE_PASSWORD) is at most 32
+	// characters (error 3056, ER_CHANGE_MASTER_PASSWORD_LENGTH); MariaDB's
+	// CHANGE MASTER: at most 96 (error 1470 beyond, seen on the lab).
+	{MaxReplPassword, mysqlFamily, V(5, 7, 0), none, "32"},
+	{MaxReplPassword, onMariaDB, none, none, "96"},
 	// sql_log_off (SUPER, or SYSTEM_VARIABLES_ADMIN on MySQL 8: what
 	// up's SET GLOBAL needs anyway) is the general log's switch; MySQL's
 	// slow_query_log is global only, so the slow log is kept off by a

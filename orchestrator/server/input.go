@@ -72,6 +72,9 @@ func CheckDesiredAs(inv *topology.Inventory, d Desired, flag, hint string) error
 		if err := engineOnFlavor(t, engine); err != nil {
 			return fmt.Errorf("%s: %w", from, err)
 		}
+		if err := replPasswordOnFlavor(inv, t); err != nil {
+			return err
+		}
 		data, err := profileData(t, info)
 		if err != nil {
 			return err
@@ -79,6 +82,25 @@ func CheckDesiredAs(inv *topology.Inventory, d Desired, flag, hint string) error
 		if err := tmpl.ExecuteTemplate(io.Discard, name, data); err != nil {
 			return fmt.Errorf("%s: profile %s: %w", h, name, err)
 		}
+	}
+	return nil
+}
+
+// replPasswordOnFlavor refuses, before any host, a replication password
+// the inventory names that a slave's flavour cannot take. One orch
+// generates fits every server; one that cannot be read now (a dry run's
+// missing file) is left to the run, which says so.
+func replPasswordOnFlavor(inv *topology.Inventory, t Target) error {
+	r := inv.Replication
+	if r.PasswordManaged || t.Host.Role != topology.RoleSlave {
+		return nil
+	}
+	pw, err := r.Password.Resolve()
+	if err != nil {
+		return nil
+	}
+	if err := t.Server.CheckReplPassword(pw); err != nil {
+		return fmt.Errorf("%s: replication.password (%s): %w", t.Host, r.Password, err)
 	}
 	return nil
 }

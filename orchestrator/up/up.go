@@ -123,6 +123,11 @@ func Up(ctx context.Context, c *cluster.Cluster, opts Options) (*Report, error) 
 		return nil, err
 	}
 	nodes := sessions.DB()
+	for _, n := range sessions.Slaves { // before any restart, as every check
+		if err := n.Server.CheckReplPassword(params.ReplPassword); err != nil {
+			return nil, fmt.Errorf("%s: replication.password (%s): %w (nothing was restarted)", n.Host, inv.Replication.Password, err)
+		}
+	}
 	if err := claimNames(ctx, inv, nodes, &params, hadRepl, opts.AdoptAccounts, rec); err != nil {
 		return nil, err
 	}
