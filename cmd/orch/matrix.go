@@ -70,6 +70,11 @@ the others (--fail-fast stops instead).`,
 			if err := checkAAFlags(cmd, aa, noiseFloor); err != nil {
 				return err
 			}
+			if resuming {
+				if err := resumeKeepsThePlan(cmd); err != nil {
+					return err
+				}
+			}
 			rule, err := until.until(cmd, resuming)
 			if err != nil {
 				return err
@@ -129,6 +134,26 @@ the others (--fail-fast stops instead).`,
 		short[k] = f.String(k, "", "workload override: "+k)
 	}
 	return cmd
+}
+
+// planFlags shape the matrix's cells: --resume goes on with the plan the
+// matrix recorded, so a new value for one of them would be silently
+// ignored (a --time 60 resume of a --time 30 matrix running 30 s cells).
+var planFlags = []string{"engines", "knobs", "workload", "repeat", "warmup", "baseline", "set", "aa", "seed", "noise-floor",
+	"threads", "time", "tables", "table-size", "events", "concurrency", "iterations"}
+
+// resumeKeepsThePlan refuses, in one line, a --resume given a plan flag.
+func resumeKeepsThePlan(cmd *cobra.Command) error {
+	var set []string
+	for _, name := range planFlags {
+		if cmd.Flags().Changed(name) {
+			set = append(set, "--"+name)
+		}
+	}
+	if len(set) == 0 {
+		return nil
+	}
+	return usagef("matrix: --resume goes on with the plan the matrix recorded (matrix.json): %s would be ignored; drop %s, or start a new matrix", strings.Join(set, ", "), map[bool]string{true: "them", false: "it"}[len(set) > 1])
 }
 
 // resumeLatest is --resume without a directory.
