@@ -86,6 +86,13 @@ func TestSystemdStockHosts(t *testing.T) {
 	up := l.mustOK(t, "up", "-i", inv, "--engine", "innodb")
 	afterUp := mainPIDs()
 	restarted("up", booted, afterUp, true)
+	// Debian's 50-server.cnf binds 127.0.0.1: up says it opens the server
+	// to every address, the inventory not having asked.
+	for _, name := range []string{"master", "slave1", "slave2"} {
+		if want := name + " " + hostAddress(t, doc, name) + ": bind_address = 127.0.0.1 (the server's own option files) is replaced by the profile's 0.0.0.0"; !strings.Contains(up.stderr, want) {
+			t.Errorf("up does not say it overrides the server's bind_address: want %q in\n%s", want, up.stderr)
+		}
+	}
 
 	// The generated passwords: 0600 files in orch's state, printed nowhere.
 	files, _ := filepath.Glob(filepath.Join(orchState, "*", "*-password"))

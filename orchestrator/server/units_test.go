@@ -339,3 +339,26 @@ func TestRenderFlavourRules(t *testing.T) {
 		t.Errorf("MyRocks on MySQL: %v", err)
 	}
 }
+
+// The server's own option files set bind-address and sync_binlog
+// (Debian's 50-server.cnf, a DBA's file); orch's file, read last, sets its
+// profile's values: each one replaced without the user asking is named,
+// one the user named (profile.vars, --knob) or set alike is not.
+func TestOverriddenNamesTheServersOwnSettings(t *testing.T) {
+	opts := parseDefaults("--bind-address=127.0.0.1\n--sync_binlog=0\n--log-bin=/data/binlog/mysql-bin\n--max_connections=500\n" +
+		"--bind_address=0.0.0.0\n--sync_binlog=1\n--log_bin=/data/binlog/mysql-bin\n--max_connections=2000\n")
+	vars := []Var{
+		{Name: "bind_address", Value: "0.0.0.0", Origin: "profile"},
+		{Name: "sync_binlog", Value: "1", Origin: "profile"},
+		{Name: "log_bin", Value: "/data/binlog/mysql-bin", Origin: "profile"},
+		{Name: "max_connections", Value: "2000", Origin: "knob"},
+	}
+	got := overridden(vars, opts)
+	want := []string{
+		"bind_address = 127.0.0.1 (the server's own option files) is replaced by the profile's 0.0.0.0; name it in profile.vars or --knob to choose",
+		"sync_binlog = 0 (the server's own option files) is replaced by the profile's 1; name it in profile.vars or --knob to choose",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -155,6 +155,11 @@ func Up(ctx context.Context, c *cluster.Cluster, opts Options) (*Report, error) 
 		}
 		return err
 	})
+	for _, res := range rep.Hosts {
+		if res != nil {
+			rep.Warnings = append(rep.Warnings, res.Overrides...)
+		}
+	}
 	if orchestrator.Aggregate(errs) != nil || ctx.Err() != nil {
 		return rep, applyFailed(ctx, nodes, rep.Hosts, errs)
 	}
