@@ -21,6 +21,8 @@ func checkHostName(name string, role Role) string {
 	switch {
 	case name == "":
 		return "empty host name"
+	case len(name) > MaxNameLen:
+		return fmt.Sprintf("host name %q is %d characters; at most %d", clip(name), len(name), MaxNameLen)
 	case !hostNameRE.MatchString(name):
 		return fmt.Sprintf("invalid host name %q (letters, digits, '_', '.' and '-', starting with a letter or digit)", clip(name))
 	case name == "all" || name == "db":

@@ -142,7 +142,11 @@ type clusterSpec struct {
 func (d *yamlDecoder) setting(key string, v *yaml.Node, c *clusterSpec) (err error) {
 	switch key {
 	case "name":
-		c.inv.Name, err = d.str(v, key)
+		if c.inv.Name, err = d.str(v, key); err == nil {
+			if problem := checkClusterName(c.inv.Name); problem != "" {
+				err = d.errAt(v, "name: %s", problem)
+			}
+		}
 	case "known_hosts":
 		c.inv.KnownHostsFile, err = d.localPath(v, key)
 	case "defaults":
