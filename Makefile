@@ -39,7 +39,7 @@ lint:
 lab-deps:
 	./scripts/lab-deps.sh
 
-# Rewrites README.md's CSV column tables from the definitions the report's
+# Rewrites docs/reports.md's CSV column tables from the definitions the report's
 # writers use (a unit test fails while they differ).
 readme:
 	$(GO) test -count=1 ./orchestrator/report -run '^TestREADMEColumns$$' -update

@@ -2,6 +2,7 @@ package matrix
 
 import (
 	"fmt"
+	"path/filepath"
 
 	"github.com/orch-bench/orch/orchestrator"
 	"github.com/orch-bench/orch/orchestrator/fairness"
@@ -48,6 +49,11 @@ func (u *useCase) planNoiseFloor(m *Matrix) error {
 	dir := flag
 	if flag == NoiseFloorAuto || flag == "" {
 		if dir = FindNoiseFloor(u.Root, m.Workload); dir == "" {
+			// No A/A: the newest earlier matrix of the workload still
+			// says how much its runs varied.
+			if earlier := FindEarlier(u.Root, m.Workload); earlier != "" {
+				u.expectRounds(m, earlier, "the runs of "+filepath.Base(earlier)+", an earlier matrix of the workload,")
+			}
 			return nil
 		}
 	} else if _, err := CheckNoiseFloor(dir); err != nil {
@@ -57,18 +63,27 @@ func (u *useCase) planNoiseFloor(m *Matrix) error {
 		return orchestrator.BadInputf("matrix: --noise-floor %s: %v", dir, err)
 	}
 	fmt.Fprintf(u.Out, "Noise floor: A/A matrix %s (the report says which verdicts lie inside it)\n", m.NoiseFloor)
-	if r := m.Until; r != nil && r.Precision > 0 {
-		// What the floor's noise says the rule will take.
-		if cv, err := report.NoiseCV(dir); err == nil {
-			n, ok := stats.ExpectedRounds(cv, r.Precision, r.MinRounds, r.MaxRounds)
-			word := fmt.Sprintf("about %d rounds", n)
-			if !ok {
-				word = fmt.Sprintf("more than --max-repeat %d rounds", r.MaxRounds)
-			}
-			fmt.Fprintf(u.Out, "Expected: %s to reach ±%g%% (the noise floor's runs vary by CV %.1f%%)\n", word, 100*r.Precision, 100*cv)
-		}
-	}
+	u.expectRounds(m, dir, "the noise floor's runs")
 	return nil
+}
+
+// expectRounds prints what a precision rule will take, from the CV of the
+// runs of the matrix in dir (whose words name them).
+func (u *useCase) expectRounds(m *Matrix, dir, whose string) {
+	r := m.Until
+	if r == nil || r.Precision <= 0 {
+		return
+	}
+	cv, err := report.NoiseCV(dir)
+	if err != nil || !(cv > 0) {
+		return
+	}
+	n, ok := stats.ExpectedRounds(cv, r.Precision, r.MinRounds, r.MaxRounds)
+	word := fmt.Sprintf("about %d rounds", n)
+	if !ok {
+		word = fmt.Sprintf("more than --max-repeat %d rounds", r.MaxRounds)
+	}
+	fmt.Fprintf(u.Out, "Expected: %s to reach ±%g%% (%s vary by CV %.1f%%)\n", word, 100*r.Precision, whose, 100*cv)
 }
 
 // writeEnd is the matrix's closing count, why its rule stopped, and which

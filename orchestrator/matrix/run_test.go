@@ -3,6 +3,9 @@ package matrix
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -62,5 +65,27 @@ func TestRunDryRunOneAndSeveral(t *testing.T) {
 		if len(c.clusters) > 1 && !strings.Contains(err.Error(), "cluster east: ") {
 			t.Errorf("several clusters: %v does not name the cluster", err)
 		}
+	}
+}
+
+// With no A/A noise floor, an earlier finished matrix of the workload under
+// the runs directory says how much its runs vary: a precision plan states
+// the rounds that spread predicts.
+func TestPlanExpectsRoundsFromAnEarlierMatrix(t *testing.T) {
+	root := t.TempDir()
+	if err := os.CopyFS(filepath.Join(root, "20261201T200500Z-demo"), os.DirFS("../report/testdata/demo")); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	o := Options{Clusters: []*topology.Inventory{loadFakeInventory(t, "fake")}, Root: root, NoiseFloor: NoiseFloorAuto, DryRun: true,
+		Spec: Spec{Engines: "innodb,rocksdb", Workload: "pure-random-writes", Until: &Until{Precision: 0.10, MinRounds: 3, MaxRounds: 8}},
+		Connect: func(context.Context, *topology.Inventory) *cluster.Cluster { t.Fatal("a dry run connected"); return nil },
+		Out:     &out, Err: &errOut}
+	if err := Run(context.Background(), o); err != nil {
+		t.Fatalf("%v\n%s", err, errOut.String())
+	}
+	want := regexp.MustCompile(`(?m)^Expected: (about \d+ rounds|more than --max-repeat 8 rounds) to reach ±10% \(the runs of 20261201T200500Z-demo, an earlier matrix of the workload, vary by CV \d+\.\d%\)$`)
+	if !want.MatchString(out.String()) {
+		t.Errorf("the plan does not say what the earlier matrix predicts:\n%s", out.String())
 	}
 }
