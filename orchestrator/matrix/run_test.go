@@ -79,13 +79,19 @@ func TestPlanExpectsRoundsFromAnEarlierMatrix(t *testing.T) {
 	var out, errOut bytes.Buffer
 	o := Options{Clusters: []*topology.Inventory{loadFakeInventory(t, "fake")}, Root: root, NoiseFloor: NoiseFloorAuto, DryRun: true,
 		Spec: Spec{Engines: "innodb,rocksdb", Workload: "pure-random-writes", Until: &Until{Precision: 0.10, MinRounds: 3, MaxRounds: 8}},
-		Connect: func(context.Context, *topology.Inventory) *cluster.Cluster { t.Fatal("a dry run connected"); return nil },
-		Out:     &out, Err: &errOut}
+		Connect: func(context.Context, *topology.Inventory) *cluster.Cluster {
+			t.Fatal("a dry run connected")
+			return nil
+		},
+		Out: &out, Err: &errOut}
 	if err := Run(context.Background(), o); err != nil {
 		t.Fatalf("%v\n%s", err, errOut.String())
 	}
 	want := regexp.MustCompile(`(?m)^Expected: (about \d+ rounds|more than --max-repeat 8 rounds) to reach ±10% \(the runs of 20261201T200500Z-demo, an earlier matrix of the workload, vary by CV \d+\.\d%\)$`)
 	if !want.MatchString(out.String()) {
 		t.Errorf("the plan does not say what the earlier matrix predicts:\n%s", out.String())
+	}
+	if testing.Verbose() {
+		t.Log(out.String())
 	}
 }
