@@ -43,10 +43,15 @@ func NewSteps(w io.Writer, prefix string, verbose bool) *Steps {
 	return &Steps{w: w, prefix: prefix, verbose: verbose, slow: slowStep, begun: time.Now(), pending: map[[2]string]*held{}}
 }
 
-// Event is up's and down's Progress.
+// Event is up's and down's Progress: took is 0 when a step starts, its
+// time when it ends, and negative (up.Note) for a message, printed at once.
 func (s *Steps) Event(host, step string, took time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if took < 0 {
+		s.line(host, step)
+		return
+	}
 	key := [2]string{host, step}
 	if took > 0 {
 		if h, ok := s.pending[key]; ok {

@@ -70,7 +70,19 @@ type recorder struct {
 	tracker  *Tracker
 }
 
-// say reports a step as it starts or happens (no timing yet).
+// Note is the took a Progress gets for a message that is no step (what
+// up did or found, "accounts orch@localhost ..."): it has no end to wait
+// for.
+const Note time.Duration = -1
+
+// note reports a message on host.
+func (r *recorder) note(host, msg string) {
+	if r.progress != nil {
+		r.progress(host, msg, Note)
+	}
+}
+
+// say reports a step as it starts (no timing yet).
 func (r *recorder) say(host, step string) {
 	r.tracker.step(host, step)
 	if r.progress != nil {
@@ -108,7 +120,7 @@ func Up(ctx context.Context, c *cluster.Cluster, opts Options) (*Report, error) 
 	}
 	hadRepl := inv.Replication.PasswordManaged && !account.Pending(inv.Replication.Password)
 	// Stock hosts first: orch's own accounts, made through root's unix socket.
-	if err := account.Ensure(ctx, c, account.EnsureOptions{Adopt: opts.AdoptAccounts, Progress: rec.say}); err != nil {
+	if err := account.Ensure(ctx, c, account.EnsureOptions{Adopt: opts.AdoptAccounts, Progress: rec.note}); err != nil {
 		return nil, err
 	}
 	if err := checkPaths(ctx, c, opts); err != nil {
@@ -286,7 +298,7 @@ func openNodes(ctx context.Context, c *cluster.Cluster, rec *recorder) (*cluster
 				return false, err
 			}
 			if started {
-				rec.say(h.Name, "started the server, which was down")
+				rec.note(h.Name, "started the server, which was down")
 				rec.tracker.finish(h.Name) // a message, not a step left open
 			}
 			return started, nil
