@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// checkPrecision holds a matrix run with `--precision 20% --max-repeat 6`
+// checkPrecision holds a matrix run with `--precision 10% --max-repeat 6`
 // on a real difference to what the stopping rule promises: every complete
 // round judged with one console line, a stop once the interval is narrow
 // enough (or at round 6, saying so), the cells no longer needed skipped,
@@ -37,15 +37,15 @@ func checkPrecision(t *testing.T, dir string, r result, base, other string) {
 	u := m.Until
 	t.Logf("rounds: %q", u.Lines)
 	// The rule stops on precision or at --max-repeat, whichever comes
-	// first, and says which; how many rounds ±20% takes depends on the
-	// lab's noise (3, 4 and 5 rounds on a quiet 2-core machine, 6 with
-	// another test suite running beside it), so either end is accepted,
-	// each with its own words.
+	// first, and says which; how many rounds ±10% takes depends on the
+	// lab's noise (4 rounds, half-width 9.6%, on the lab with helpers'
+	// builds beside it), so either end is accepted, each with its own
+	// words, and the rounds are logged.
 	switch {
 	case !u.Stopped || u.Judged < 3 || u.Judged > 6:
 		t.Fatalf("the rule did not stop between rounds 3 and 6: %+v", u)
-	case strings.HasPrefix(u.Why, "stopped after "+strconv.Itoa(u.Judged)+" rounds: every interval's half-width is within 20%"):
-	case u.Judged == 6 && strings.HasPrefix(u.Why, "stopped at --max-repeat 6: ") && strings.HasSuffix(u.Why, "(target 20%)"):
+	case strings.HasPrefix(u.Why, "stopped after "+strconv.Itoa(u.Judged)+" rounds: every interval's half-width is within 10%"):
+	case u.Judged == 6 && strings.HasPrefix(u.Why, "stopped at --max-repeat 6: ") && strings.HasSuffix(u.Why, "(target 10%)"):
 	default:
 		t.Errorf("round %d: why %q", u.Judged, u.Why)
 	}
@@ -76,7 +76,7 @@ func checkPrecision(t *testing.T, dir string, r result, base, other string) {
 	}
 	md := string(mustRead(t, filepath.Join(dir, "report.md")))
 	head := strings.SplitN(md, "\n## ", 2)[0]
-	if !strings.Contains(head, "Stopping rule: rounds until every ratio's interval is within ±20% of it (at least 3, at most 6 rounds); "+u.Why) {
+	if !strings.Contains(head, "Stopping rule: rounds until every ratio's interval is within ±10% of it (at least 3, at most 6 rounds); "+u.Why) {
 		t.Errorf("the report's head does not say why it stopped:\n%s", head)
 	}
 	// The head's answer line, "- B vs A: +95% writes/s [+80%, +110%]
