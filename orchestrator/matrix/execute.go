@@ -96,24 +96,31 @@ func runCell(ctx context.Context, m *Matrix, c *Cell, cfg ExecConfig) (State, er
 			cfg.Logf("matrix: bringing the cluster to %s: %s (%s)", c.Label, el, strings.Join(tracker.Unfinished(), "; "))
 		}
 	})
+	path, err := m.CellDir(c.ID)
+	if err != nil {
+		return Failed, err
+	}
+	d, err := rundir.Open(path)
+	if err != nil {
+		return Failed, err
+	}
+	// The cell's up is in its hosts/<name>/commands.jsonl too.
+	upLog := d.CommandLog(cfg.Secrets...)
+	restore := cfg.Cluster.LogCommands(upLog)
 	upStart := time.Now()
 	rep, err := up.Up(ctx, cfg.Cluster, up.Options{Desired: desired, Tracker: tracker})
 	upTook := time.Since(upStart)
 	stop()
+	restore()
+	if cerr := upLog.Close(); cerr != nil && cfg.Logf != nil {
+		cfg.Logf("matrix: %s: command log: %v", c.ID, cerr)
+	}
 	if err != nil {
 		return interrupted(fmt.Errorf("up: %w", err))
 	}
 	// An existing server gets its own values back after each cell.
 	defer up.PutBack(context.WithoutCancel(ctx), cfg.Cluster, rep)
 	w, err := cfg.Workload(c.Engine)
-	if err != nil {
-		return Failed, err
-	}
-	path, err := m.CellDir(c.ID)
-	if err != nil {
-		return Failed, err
-	}
-	d, err := rundir.Open(path)
 	if err != nil {
 		return Failed, err
 	}
