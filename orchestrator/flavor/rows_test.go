@@ -123,6 +123,13 @@ func rows() []row {
 		plugins:     map[string]string{"rpl_semi_sync_source_timeout": "rpl_semi_sync_source", "loose-rpl_semi_sync_replica_enabled": "rpl_semi_sync_replica"},
 		replication: replication80,
 	}, {
+		// 9.7: what 8.4 has (the lab's MySQL, Debian sid's mysql-server).
+		s:           Server{MySQL, V(9, 7, 4)},
+		engines:     []string{"innodb"},
+		absent:      map[string]string{"tokudb": "Percona Server 5.7", "rocksdb": "MariaDB"},
+		plugins:     map[string]string{"rpl_semi_sync_source_wait_point": "rpl_semi_sync_source", "rpl_semi_sync_replica_enabled": "rpl_semi_sync_replica"},
+		replication: replication80,
+	}, {
 		s:       Server{Percona, V(5, 7, 44)},
 		engines: []string{"innodb", "tokudb"},
 		// Percona's TokuDB installation guide: the engine and its
