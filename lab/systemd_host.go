@@ -106,8 +106,8 @@ func isMountPoint(path string) bool {
 }
 
 // writeSystemdHostFiles gives a host what must be its own on top of the
-// stock tree: name, lab names in /etc/hosts, machine id, SSH host keys and
-// root's authorized_keys. On the load box the server is masked (it only
+// stock tree: name, lab names in /etc/hosts, machine id, SSH host keys,
+// root's authorized_keys and (MySQL) no shared server UUID. On the load box the server is masked (it only
 // needs the clients and sysbench). It returns the host's known_hosts lines.
 func writeSystemdHostFiles(ctx context.Context, root string, spec hostSpec, ip netip.Addr, plan addrPlan, clientPub []byte) (string, error) {
 	p := func(path string) string { return filepath.Join(root, path) }
@@ -132,6 +132,12 @@ func writeSystemdHostFiles(ctx context.Context, root string, spec hostSpec, ip n
 		if err := writeFileOwned(p(f.path), f.data, f.mode, 0, 0); err != nil {
 			return "", err
 		}
+	}
+	// MySQL's datadir, made once in the tree by the package, holds the
+	// server's UUID (auto.cnf): hosts sharing it refuse to replicate
+	// (error 13117). Without it each server makes its own at first start.
+	if err := os.Remove(p("/var/lib/mysql/auto.cnf")); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return "", fmt.Errorf("server UUID: %w", err)
 	}
 	if spec.role == "loadbox" {
 		if err := os.Symlink("/dev/null", p("/etc/systemd/system/mariadb.service")); err != nil {
