@@ -2,7 +2,6 @@ package integration
 
 import (
 	"bytes"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -109,26 +108,9 @@ func TestSystemdStockHosts(t *testing.T) {
 		t.Errorf("slave2: %s orch accounts, want localhost and 127.0.0.1", n)
 	}
 
-	var st struct {
-		Slaves []struct {
-			Name     string `json:"name"`
-			ReadOnly *bool  `json:"read_only"`
-			Replica  struct {
-				IO  string `json:"io_running"`
-				SQL string `json:"sql_running"`
-			} `json:"replica"`
-		} `json:"slaves"`
-	}
-	if err := json.Unmarshal([]byte(l.mustOK(t, "status", "-i", inv, "--json").stdout), &st); err != nil {
-		t.Fatal(err)
-	}
-	if len(st.Slaves) != 2 {
-		t.Fatalf("status: %d slaves", len(st.Slaves))
-	}
+	st := clusterStatus(t, l, inv)
+	st.checkReplicas(t)
 	for _, s := range st.Slaves {
-		if s.Replica.IO != "Yes" || s.Replica.SQL != "Yes" || s.ReadOnly == nil || !*s.ReadOnly {
-			t.Errorf("%s: IO %q SQL %q read_only %v after up", s.Name, s.Replica.IO, s.Replica.SQL, s.ReadOnly)
-		}
 		if ro := sql(s.Name, "select @@read_only"); ro != "1" {
 			t.Errorf("%s: @@read_only %s", s.Name, ro)
 		}
