@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"golang.org/x/crypto/ssh"
-
 	"github.com/orch-bench/orch/orchestrator/account"
 )
 
@@ -32,10 +30,7 @@ func TestMySQLLab(t *testing.T) {
 		t.Fatalf("the MySQL lab's inventory names flavour %v", f)
 	}
 	inv := l.inventory
-	hosts := map[string]*ssh.Client{}
-	for _, name := range []string{"master", "slave1", "slave2"} {
-		hosts[name] = rootSSH(t, state, hostAddress(t, doc, name))
-	}
+	hosts := dbHostsSSH(t, state, doc)
 	// One row per query with -N -e (the 9.x client refuses \G outside
 	// interactive use; -E is its vertical output).
 	sql := func(host, q string) string {

@@ -121,3 +121,13 @@ func (st statusJSON) checkReplicas(t *testing.T) {
 		}
 	}
 }
+
+// dbHostsSSH logs in to the lab's three database hosts as root (rootSSH).
+func dbHostsSSH(t *testing.T, state string, doc map[string]any) map[string]*ssh.Client {
+	t.Helper()
+	hosts := map[string]*ssh.Client{}
+	for _, name := range []string{"master", "slave1", "slave2"} {
+		hosts[name] = rootSSH(t, state, hostAddress(t, doc, name))
+	}
+	return hosts
+}

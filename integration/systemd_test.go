@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"golang.org/x/crypto/ssh"
-
 	"github.com/orch-bench/orch/orchestrator/account"
 )
 
@@ -37,10 +35,7 @@ func TestSystemdStockHosts(t *testing.T) {
 		t.Fatal("the systemd lab's inventory names a MySQL account: not a stock-host test")
 	}
 	inv := l.inventory
-	hosts := map[string]*ssh.Client{}
-	for _, name := range []string{"master", "slave1", "slave2"} {
-		hosts[name] = rootSSH(t, state, hostAddress(t, doc, name))
-	}
+	hosts := dbHostsSSH(t, state, doc)
 	sql := func(host, q string) string {
 		return strings.TrimSpace(sshRun(t, hosts[host], "mariadb -N -e "+shellQuote(q), ""))
 	}
