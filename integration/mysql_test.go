@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/orch-bench/orch/orchestrator/account"
 )
@@ -40,6 +41,12 @@ func TestMySQLLab(t *testing.T) {
 		t.Fatalf("master runs %q, want MySQL 9.7", v)
 	}
 
+	if st := l.mustOK(t, "lab", "status", "--state-dir", state); strings.Contains(st.stdout, "DOWN") {
+		t.Errorf("lab status:\n%s", st.stdout)
+	}
+	if c := l.mustOK(t, "check", "-i", inv); !strings.Contains(c.stdout, "root socket ok; up makes orch@localhost") {
+		t.Errorf("check on stock MySQL:\n%s", c.stdout)
+	}
 	up := l.mustOK(t, "up", "-i", inv, "--engine", "innodb")
 	if !strings.Contains(up.stdout+up.stderr, "canary") {
 		t.Errorf("up did not prove replication with its canary:\n%s\n%s", up.stdout, up.stderr)
@@ -100,5 +107,20 @@ func TestMySQLLab(t *testing.T) {
 		if left := sshRun(t, hosts[name], "ls /etc/mysql/mysql.conf.d", ""); strings.Contains(left, "orch") {
 			t.Errorf("%s: orch's option file left: %s", name, left)
 		}
+	}
+
+	// The lab's fault kills MySQL's server process; mysql.service
+	// (Restart=on-failure) brings it back, as on a real host.
+	before := sshRun(t, hosts["master"], "systemctl show -p MainPID --value mysql.service", "")
+	l.mustOK(t, "lab", "fault", "master", "kill-mysqld", "--state-dir", state)
+	for i := 0; ; i++ {
+		out := sshRun(t, hosts["master"], "systemctl is-active mysql.service || true; systemctl show -p MainPID --value mysql.service", "")
+		if f := strings.Fields(out); len(f) == 2 && f[0] == "active" && f[1] != strings.TrimSpace(before) {
+			break
+		}
+		if i == 120 {
+			t.Fatalf("mysql.service not back after the kill: %q (main PID before %s)", out, before)
+		}
+		time.Sleep(500 * time.Millisecond)
 	}
 }
