@@ -90,7 +90,7 @@ func (n *Node) Apply(ctx context.Context, cfg *Config, p *Plan, progress func(st
 		if err != nil {
 			return err
 		}
-		return checkWinners(n.Host.String(), n.configPath(), cfg.Vars, opts)
+		return checkWinners(n.Host.String(), n.configPath(), n.Facts.PrintDefaults, cfg.Vars, opts)
 	}}); err != nil {
 		return n.rollBack(ctx, q, res, err)
 	}
