@@ -39,7 +39,7 @@ lint:
 lab-deps:
 	./scripts/lab-deps.sh
 
-# Rewrites README.md's CSV column tables from the definitions the report's
+# Rewrites docs/reports.md's CSV column tables from the definitions the report's
 # writers use (a unit test fails while they differ).
 readme:
 	$(GO) test -count=1 ./orchestrator/report -run '^TestREADMEColumns$$' -update
@@ -64,6 +64,7 @@ bench: build
 	$(GO) test -run '^$$' -bench StoppingRule -benchtime 1x ./orchestrator/stats/
 	$(GO) test -run '^$$' -bench ParseHuge -benchtime 1x ./orchestrator/bench/
 	$(GO) test -run '^$$' -bench HugeLogRSS -benchtime 1x ./cmd/orch/
+	$(GO) test -run '^$$' -bench CommandLogLine -benchtime 1x ./orchestrator/rundir/
 	@if [ -f $(LAB_INV) ]; then \
 	  ORCH_LAB_INVENTORY=$(CURDIR)/$(LAB_INV) ORCH_BIN=$(CURDIR)/$(BIN) \
 	    $(GO) test -run '^$$' -bench 'UpCriticalPath|MatrixCellOverhead|ObserverCost|MatrixClusters|TimeToDecision' -benchtime 1x ./integration/ && \

@@ -135,4 +135,13 @@ func TestMatrixNoEffectKnob(t *testing.T) {
 	if md := string(mustRead(t, filepath.Join(dir, "report.md"))); !strings.Contains(md, "no effect on this server") {
 		t.Errorf("report.md does not say the knob had no effect")
 	}
+	// Every cell is a run directory with its hosts' command logs.
+	m := loadMatrix(t, dir)
+	for _, c := range m.Cells {
+		assertCommandLogs(t, filepath.Join(dir, c.Dir), "sysbench")
+	}
+	if len(m.Cells) == 0 {
+		t.Error("the matrix has no cells")
+	}
+	l.assertNoPasswords(t, dir)
 }

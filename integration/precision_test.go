@@ -79,10 +79,16 @@ func checkPrecision(t *testing.T, dir string, r result, base, other string) {
 	if !strings.Contains(head, "Stopping rule: rounds until every ratio's interval is within ±20% of it (at least 3, at most 6 rounds); "+u.Why) {
 		t.Errorf("the report's head does not say why it stopped:\n%s", head)
 	}
-	// "(p<0.001, significant)" or, with 5 runs a side and Mann-Whitney's
-	// p beside it, "(p<0.001, significant; Mann-Whitney p=...)".
-	if !strings.Contains(head, "- "+other+": ") || !regexp.MustCompile(`\(p[<=][0-9.e-]+, significant\b`).MatchString(head) {
-		t.Errorf("no significant verdict for %s in the head:\n%s", other, head)
+	// The head's answer line, "- B vs A: +95% writes/s [+80%, +110%]
+	// (p<0.001, n=4+4)", and the verdict's "(p<0.001, significant)" (with
+	// 5 runs a side and Mann-Whitney's p beside it, "(p<0.001,
+	// significant; Mann-Whitney p=...)").
+	answer := regexp.MustCompile(`(?m)^- ` + regexp.QuoteMeta(other+" vs "+base) + `: [+-]\d+% .*\(p[<=][0-9.e-]+, n=` + strconv.Itoa(u.Judged) + `\+` + strconv.Itoa(u.Judged) + `\)$`)
+	if !answer.MatchString(head) {
+		t.Errorf("no answer line for %s in the head:\n%s", other, head)
+	}
+	if !regexp.MustCompile(`(?m)^- ` + regexp.QuoteMeta(other) + `: .*\(p[<=][0-9.e-]+, significant\b`).MatchString(md) {
+		t.Errorf("no significant verdict for %s:\n%s", other, md)
 	}
 	if n := other + " n=" + strconv.Itoa(u.Judged); !strings.Contains(md, n) {
 		t.Errorf("report.md lacks %q", n)

@@ -59,7 +59,7 @@ func (l *lab) labPasswords(t *testing.T) []string {
 	if len(out) < 2 {
 		t.Fatalf("found %d lab passwords, want the MySQL and the bench user's", len(out))
 	}
-	return out
+	return append(out, l.generatedPasswords(t)...)
 }
 
 // assertNoPasswords greps every file of a run directory for the passwords.
@@ -90,7 +90,8 @@ func assertCompleteRun(t *testing.T, dir, status string, minSamples int) map[str
 	for _, f := range []string{"results.json", "benchmark/run.txt", "events.jsonl",
 		"hosts/master/config.cnf", "hosts/master/variables.before.tsv", "hosts/master/status.before.tsv",
 		"hosts/slave2/status.after.tsv", "hosts/slave1/replication.before.json", "hosts/slave1/error.log",
-		"timeseries/master-mysql.csv", "timeseries/slave2-os.csv"} {
+		"timeseries/master-mysql.csv", "timeseries/slave2-os.csv",
+		"hosts/master/commands.jsonl", "hosts/slave1/commands.jsonl"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("run directory lacks %s", f)
 		}
@@ -113,6 +114,7 @@ func TestRunEngines(t *testing.T) {
 				"--tables", "4", "--threads", "8", "--time", "10", "--table-size", "10000", "--runs", t.TempDir())
 			dir := runDir(t, r)
 			res := assertCompleteRun(t, dir, "ok", 8)
+			assertCommandLogs(t, dir, "sysbench")
 			b, _ := res["benchmark"].(map[string]any)
 			if b["complete"] != true || b["tps"] == nil {
 				t.Errorf("benchmark result incomplete: %v", b)
@@ -124,6 +126,7 @@ func TestRunEngines(t *testing.T) {
 				t.Errorf("results do not record %s tables", engine)
 			}
 			l.assertNoPasswords(t, dir)
+			assertHostFactsInHead(t, l, dir)
 		})
 	}
 }
@@ -136,6 +139,7 @@ func TestRunMysqlslap(t *testing.T) {
 		"--iterations", "2", "--set", "number_of_queries=2000", "--runs", t.TempDir())
 	dir := runDir(t, r)
 	res := assertCompleteRun(t, dir, "ok", 1)
+	assertCommandLogs(t, dir, "mysqlslap")
 	blocks, _ := res["benchmark"].([]any)
 	if len(blocks) == 0 {
 		t.Fatalf("no mysqlslap blocks: %v", res["benchmark"])

@@ -57,8 +57,11 @@ func TestSudoPasswordNeverReachesTheCommand(t *testing.T) {
 
 // TestTooLongReplicationPasswordScrubbed: MariaDB refuses a replication
 // password over 96 characters with error 1470, quoting its first 64
-// characters and "..."; that prefix must not reach orch's output. The
-// cluster is brought back with the lab's own inventory afterwards.
+// characters and "..."; orch knows the limit (the flavour table) and
+// refuses it before any host when the inventory names the flavour, after
+// connecting but before any restart when it does not, and the password
+// never reaches orch's output. The cluster is brought back with the lab's
+// own inventory afterwards.
 func TestTooLongReplicationPasswordScrubbed(t *testing.T) {
 	l := needLab(t)
 	dir := t.TempDir()
@@ -82,14 +85,24 @@ func TestTooLongReplicationPasswordScrubbed(t *testing.T) {
 	l.mustOK(t, "exec", "-i", l.inventory, "--role", "slave1", "--", `mariadb -e "STOP SLAVE; RESET SLAVE ALL"`)
 
 	r := l.orch(t, "up", "-i", inv, "--engine", "innodb")
-	if r.code == 0 {
-		t.Fatal("up with a 136-character replication password succeeded; MariaDB allows at most 96")
+	if r.code != 2 || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 ||
+		!strings.Contains(r.stderr, "the replication password is 136 characters; MariaDB 10.11") || !strings.Contains(r.stderr, "takes at most 96") {
+		t.Fatalf("exit %d; want 2 and one line with the limit, before any host:\n%s", r.code, r.stderr)
 	}
 	if strings.Contains(r.stdout+r.stderr, pw[:12]) {
 		t.Fatal("the replication password's first characters are in orch's output")
 	}
-	if !strings.Contains(r.stderr, "too long") {
-		t.Fatalf("stderr does not give the server's reason: %s", r.stderr)
+	// Without the flavour in the inventory the server says what it is:
+	// refused after connecting, before any restart.
+	mysqlDefaults := doc["defaults"].(map[string]any)["mysql"].(map[string]any)
+	delete(mysqlDefaults, "flavor")
+	writeYAML(t, inv, doc)
+	r = l.orch(t, "up", "-i", inv, "--engine", "innodb")
+	if r.code == 0 || !strings.Contains(r.stderr, "takes at most 96") || !strings.Contains(r.stderr, "nothing was restarted") || strings.Contains(r.stderr, " restart (") {
+		t.Fatalf("exit %d; want the limit before any restart:\n%s", r.code, r.stderr)
+	}
+	if strings.Contains(r.stdout+r.stderr, pw[:12]) {
+		t.Fatal("the replication password's first characters are in orch's output")
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -79,6 +80,13 @@ func TestSystemdStockHosts(t *testing.T) {
 	up := l.mustOK(t, "up", "-i", inv, "--engine", "innodb")
 	afterUp := mainPIDs()
 	restarted("up", booted, afterUp, true)
+	// Debian's 50-server.cnf binds 127.0.0.1: up says it opens the server
+	// to every address, the inventory not having asked.
+	for _, name := range []string{"master", "slave1", "slave2"} {
+		if want := name + " " + hostAddress(t, doc, name) + ": bind_address = 127.0.0.1 (the server's own option files) is replaced by the profile's 0.0.0.0"; !strings.Contains(up.stderr, want) {
+			t.Errorf("up does not say it overrides the server's bind_address: want %q in\n%s", want, up.stderr)
+		}
+	}
 
 	// The generated passwords: 0600 files in orch's state, printed nowhere.
 	files, _ := filepath.Glob(filepath.Join(orchState, "*", "*-password"))
@@ -114,8 +122,14 @@ func TestSystemdStockHosts(t *testing.T) {
 	runs := filepath.Join(dir, "runs")
 	tiny := []string{"--workload", "pure-random-writes", "--runs", runs, "--tables", "1", "--threads", "2", "--time", "3", "--table-size", "500"}
 	r := l.mustOK(t, append([]string{"run", "-i", inv}, tiny...)...)
-	if !strings.Contains(r.stdout, "consistency: ok") || !strings.Contains(r.stderr, "--mysql-user=orch_bench") {
+	// The client's commands are in the run directory (the console names
+	// the steps only, without -v).
+	commands := func() string { return string(mustRead(t, filepath.Join(runs, "latest", "benchmark", "commands.txt"))) }
+	if !strings.Contains(r.stdout, "consistency: ok") || !strings.Contains(commands(), "--mysql-user=orch_bench") {
 		t.Errorf("run did not benchmark as orch_bench on consistent servers:\n%s", r.stdout)
+	}
+	if strings.Contains(r.stderr, "--mysql-user") {
+		t.Errorf("without -v the console repeats the client's commands:\n%s", r.stderr)
 	}
 	// The run window's error log, from the journal (log_error is unset).
 	if _, err := os.Stat(filepath.Join(runs, "latest", "hosts", "master", "error.log")); err != nil {
@@ -189,6 +203,38 @@ func TestSystemdStockHosts(t *testing.T) {
 			t.Errorf("matrix cell %s (%s): %s", c.ID, c.Engine, c.State)
 		}
 	}
+
+	t.Run("without a load box the benchmark account is made for this machine, never for any host", func(t *testing.T) {
+		// This machine runs the benchmark; its address as the master sees
+		// it is the client end of orch's SSH connection.
+		var dbHosts []any
+		for _, h := range doc["hosts"].([]any) {
+			if h.(map[string]any)["role"] != "loadbox" {
+				dbHosts = append(dbHosts, h)
+			}
+		}
+		local := map[string]any{}
+		for k, v := range doc {
+			local[k] = v
+		}
+		local["hosts"] = dbHosts
+		delete(local, "benchmark") // orch's own account, not the subtest above's
+		noLB := filepath.Join(filepath.Dir(inv), "no-loadbox.yaml")
+		writeYAML(t, noLB, local)
+		l.mustOK(t, "up", "-i", noLB, "--engine", "innodb")
+		seen := strings.Fields(sshRun(t, hosts["master"], `printf '%s' "$SSH_CONNECTION"`, ""))
+		if len(seen) != 4 {
+			t.Fatalf("SSH_CONNECTION %q", seen)
+		}
+		got := strings.Fields(sql("master", "SELECT DISTINCT host FROM mysql.user WHERE user = 'orch_bench' ORDER BY host"))
+		if slices.Contains(got, "%") || !slices.Contains(got, seen[0]) {
+			t.Errorf("orch_bench hosts %q: want %s (this machine as the master sees it), never %%", got, seen[0])
+		}
+		r := l.mustOK(t, append([]string{"run", "-i", noLB, "--no-up"}, tiny...)...)
+		if !strings.Contains(r.stderr, "local: sysbench") || !strings.Contains(commands(), "--mysql-user=orch_bench") {
+			t.Errorf("the run did not benchmark from this machine as orch_bench:\n%s", r.stderr)
+		}
+	})
 
 	down := l.mustOK(t, "down", "-i", inv)
 	if !strings.Contains(down.stderr, "down: left orch's accounts") {

@@ -137,7 +137,7 @@ func TestWhyEngines(t *testing.T) {
 		if !roles[label]["master"] || !roles[label]["slave"] {
 			t.Errorf("%s: per-transaction rows for %v, want master and slave", label, roles[label])
 		}
-		title := regexp.MustCompile(`(?m)^` + label + `, master master: [1-9]\d* (gdb|perf) stacks.*$`).FindString(why)
+		title := regexp.MustCompile(`(?m)^` + label + `, master: [1-9]\d* (gdb|perf) stacks.*$`).FindString(why)
 		if title == "" {
 			t.Errorf("%s: no master stack samples", label)
 			continue

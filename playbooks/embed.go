@@ -13,7 +13,10 @@
 //
 // Templates see orchestrator/server.ProfileData: .Host, .Address, .Role,
 // .ServerID, .Flavor, .Server, .Version, .Engine, .EngineName, .Datadir,
-// .Vars, .GTID and .SemiSync (see that type for what each holds).
+// .Vars, .GTID, .SemiSync and .PositionTables (see that type for what each
+// holds). Where servers differ, a profile ranges over values the flavour
+// table gives (.GTID, .SemiSync, .PositionTables) rather than testing
+// .Flavor: orchestrator/flavor's leak test fails on an if on .Flavor.
 package playbooks
 
 import "embed"

@@ -13,9 +13,10 @@ pkgs=(
   time python3                           # make soak: orch's peak RSS, the run's figures
 )
 # With --test, also what the test suite needs beyond the lab: Debian's
-# chromium renders the HTML report headless in a browser test.
+# chromium renders the HTML report headless in a browser test, and pandas
+# reads the report's CSVs as an analyst would.
 if [ "${1:-}" = "--test" ]; then
-  pkgs+=(chromium)
+  pkgs+=(chromium python3-pandas)
 fi
 missing=()
 for p in "${pkgs[@]}"; do

@@ -243,8 +243,19 @@ func jsonStrings(t *testing.T, b []byte) []string {
 	return out
 }
 
+// checkErrorLine: an error is one line naming the file, or (several
+// problems) an *Errors of such lines, at most MaxErrors and a count.
 func checkErrorLine(t *testing.T, name string, err error) {
 	t.Helper()
+	if many, ok := err.(*Errors); ok {
+		if many.Len() < 2 || len(many.list) > MaxErrors {
+			t.Fatalf("*Errors of %d problems naming %d", many.Len(), len(many.list))
+		}
+		for _, e := range many.list {
+			checkErrorLine(t, name, e)
+		}
+		return
+	}
 	msg := err.Error()
 	if strings.ContainsAny(msg, "\n\r") {
 		t.Fatalf("error is not one line: %q", msg)

@@ -107,16 +107,20 @@ func parseIPs(file string, data []byte, o LoadOptions) (*Inventory, []hostDecl, 
 	inv := newInventory(file, "ips")
 	inv.Existing, inv.hostsPos = len(addrs) == 1, Pos{File: file, Line: addrs[0].n}
 	var decls []hostDecl
+	var errs []error // every bad line, not only the first
 	for i, l := range addrs {
 		if i == len(ipsNames) {
-			return nil, nil, at(l.n, "too many addresses: ips.txt lists at most 4 (master, slave, slave, load box); found %d", len(addrs))
+			errs = append(errs, at(l.n, "too many addresses: ips.txt lists at most 4 (master, slave, slave, load box); found %d", len(addrs)))
+			break
 		}
 		if len(l.fields) != 1 {
-			return nil, nil, at(l.n, "expected one address per line, found %d fields (only the last line holds `user password`)", len(l.fields))
+			errs = append(errs, at(l.n, "expected one address per line, found %d fields (only the last line holds `user password`)", len(l.fields)))
+			continue
 		}
 		host, port, problem := splitHostPort(l.fields[0])
 		if problem != "" {
-			return nil, nil, at(l.n, "bad address %q: %s", clip(l.fields[0]), problem)
+			errs = append(errs, at(l.n, "bad address %q: %s", clip(l.fields[0]), problem))
+			continue
 		}
 		h := &Host{
 			Name:    ipsNames[i].name,
@@ -135,7 +139,10 @@ func parseIPs(file string, data []byte, o LoadOptions) (*Inventory, []hostDecl, 
 		decls = append(decls, hostDecl{host: h, namePos: h.Pos, rolePos: h.Pos, addrPos: h.Pos})
 	}
 	if len(addrs) == 2 {
-		return nil, nil, at(addrs[1].n, "found 2 addresses; ips.txt lists one existing server, or master, slave, slave and an optional load box")
+		errs = append(errs, at(addrs[1].n, "found 2 addresses; ips.txt lists one existing server, or master, slave, slave and an optional load box"))
+	}
+	if err := joinErrors(errs...); err != nil {
+		return nil, nil, err
 	}
 	return inv, decls, nil
 }

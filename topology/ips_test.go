@@ -158,11 +158,12 @@ func TestCheckJumpHost(t *testing.T) {
 }
 
 func TestValidateClusterBuiltInCode(t *testing.T) {
-	inv := &Inventory{Hosts: []*Host{{Name: "m", Role: RoleMaster}, {Name: "s", Role: RoleSlave}}}
+	semi := Replication{SemiSync: SemiSync{Enabled: true}}
+	inv := &Inventory{Replication: semi, Hosts: []*Host{{Name: "m", Role: RoleMaster}, {Name: "s", Role: RoleSlave}}}
 	if err := inv.ValidateCluster(); err == nil || err.Error() != "inventory: a cluster needs exactly 2 slaves; found 1 (s)" {
 		t.Errorf("ValidateCluster: %v", err)
 	}
-	inv = &Inventory{Source: "x.yaml", Hosts: []*Host{{Name: "s1", Role: RoleSlave}, {Name: "s2", Role: RoleSlave}}}
+	inv = &Inventory{Source: "x.yaml", Replication: semi, Hosts: []*Host{{Name: "s1", Role: RoleSlave}, {Name: "s2", Role: RoleSlave}}}
 	if err := inv.ValidateCluster(); err == nil || err.Error() != "x.yaml: a cluster needs exactly one master; found 0" {
 		t.Errorf("ValidateCluster: %v", err)
 	}

@@ -61,8 +61,10 @@ type LoadOptions struct {
 // ips.txt when every line looks like an address or a credentials line.
 //
 // Problems in the file are reported as a *Error naming the file and the
-// position ("FILE:LINE:COL: message", "FILE:LINE: message" for ips.txt),
-// the first one in the file when there are several. A file that cannot be
+// position ("FILE:LINE:COL: message", "FILE:LINE: message" for ips.txt);
+// a file with several problems gets an *Errors of them all, one line each
+// in file order (problems found only once the hosts have parsed, such as
+// two masters, are checked after the file's other problems are fixed). A file that cannot be
 // read gives "FILE: reason" wrapping the os error. Load does not check the
 // cluster shape; cluster commands call ValidateCluster.
 func Load(path string, opts LoadOptions) (*Inventory, error) {
@@ -107,15 +109,20 @@ func parseSet(path string, data []byte, o LoadOptions) (*Set, error) {
 	if pf.list != nil {
 		set.Name, set.listPos = pf.list.name, &pf.list.pos
 	}
+	var errs []error
 	for _, c := range pf.clusters {
 		inv, err := finishCluster(c, o)
 		if err != nil {
 			if pf.list != nil {
 				err = inCluster(c.inv.Name, err)
 			}
-			return nil, err
+			errs = append(errs, err)
+			continue
 		}
 		set.Clusters = append(set.Clusters, inv)
+	}
+	if err := joinErrors(errs...); err != nil {
+		return nil, err
 	}
 	if err := set.checkDisjoint(); err != nil {
 		return nil, err

@@ -165,9 +165,14 @@ func posText(p Pos) string {
 
 // inCluster names the cluster in an error about one cluster of a list.
 func inCluster(name string, err error) error {
-	var te *Error
-	if name == "" || !errors.As(err, &te) {
+	if name == "" || err == nil {
 		return err
 	}
-	return newError(te.Pos, fmt.Sprintf("cluster %q: %s", name, te.Msg))
+	return eachError(err, func(err error) error {
+		var te *Error
+		if !errors.As(err, &te) {
+			return err
+		}
+		return newError(te.Pos, fmt.Sprintf("cluster %q: %s", name, te.Msg))
+	})
 }

@@ -21,6 +21,8 @@ func checkHostName(name string, role Role) string {
 	switch {
 	case name == "":
 		return "empty host name"
+	case len(name) > MaxNameLen:
+		return fmt.Sprintf("host name %q is %d characters; at most %d", clip(name), len(name), MaxNameLen)
 	case !hostNameRE.MatchString(name):
 		return fmt.Sprintf("invalid host name %q (letters, digits, '_', '.' and '-', starting with a letter or digit)", clip(name))
 	case name == "all" || name == "db":
@@ -32,7 +34,7 @@ func checkHostName(name string, role Role) string {
 }
 
 // checkHosts runs the checks that involve more than one host, host by host
-// in file order, so the first problem in the file is the one reported.
+// in file order, and reports every host's first problem.
 // Lookups are by map: a 1 MiB file can declare tens of thousands of hosts.
 func checkHosts(decls []hostDecl, hostsPos Pos) error {
 	type sshd struct {
@@ -46,17 +48,20 @@ func checkHosts(decls []hostDecl, hostsPos Pos) error {
 		lbAt   = make(map[string]*hostDecl) // first load box per address
 		sshds  = make(map[sshd]*hostDecl, len(decls))
 	)
+	var errs []error
 	for i := range decls {
 		d := &decls[i]
 		h := d.host
 		if prev := names[h.Name]; prev != nil {
-			return newError(d.namePos, fmt.Sprintf("duplicate host name %q (first used at line %d)", h.Name, prev.namePos.Line))
+			errs = append(errs, newError(d.namePos, fmt.Sprintf("duplicate host name %q (first used at line %d)", h.Name, prev.namePos.Line)))
+			continue
 		}
 		names[h.Name] = d
 		switch h.Role {
 		case RoleMaster:
 			if master != nil {
-				return newError(d.rolePos, fmt.Sprintf("only one master is allowed; %q is already the master (line %d)", master.host.Name, master.rolePos.Line))
+				errs = append(errs, newError(d.rolePos, fmt.Sprintf("only one master is allowed; %q is already the master (line %d)", master.host.Name, master.rolePos.Line)))
+				continue
 			}
 			master = d
 		}
@@ -73,23 +78,25 @@ func checkHosts(decls []hostDecl, hostsPos Pos) error {
 			if h.IsDB() {
 				lb, db = prev.host, h
 			}
-			return newError(d.addrPos, fmt.Sprintf("load box %q and database host %q have the same address %s (line %d); the load generator must run on a separate machine",
-				lb.Name, db.Name, h.Address, prev.addrPos.Line))
+			errs = append(errs, newError(d.addrPos, fmt.Sprintf("load box %q and database host %q have the same address %s (line %d); the load generator must run on a separate machine",
+				lb.Name, db.Name, h.Address, prev.addrPos.Line)))
+			continue
 		}
 		if mine[addr] == nil {
 			mine[addr] = d
 		}
 		key := sshd{addr, sshPortKey(h.SSH.Port)}
 		if prev := sshds[key]; prev != nil {
-			return newError(d.addrPos, fmt.Sprintf("%q has the same address and SSH port as %q (%s port %d, line %d)",
-				h.Name, prev.host.Name, h.Address, key.port, prev.addrPos.Line))
+			errs = append(errs, newError(d.addrPos, fmt.Sprintf("%q has the same address and SSH port as %q (%s port %d, line %d)",
+				h.Name, prev.host.Name, h.Address, key.port, prev.addrPos.Line)))
+			continue
 		}
 		sshds[key] = d
 	}
 	if master == nil {
-		return newError(hostsPos, "no master: one host must have role master")
+		errs = append(errs, newError(hostsPos, "no master: one host must have role master"))
 	}
-	return nil
+	return joinErrors(errs...)
 }
 
 // roleOrder lists the hosts master first, then the slaves in file order,
@@ -125,19 +132,32 @@ func (inv *Inventory) ValidateCluster() error {
 		}
 		return newError(pos, "cluster setup is not allowed on an existing server: this inventory names one server to benchmark as it is (orch run and orch matrix, dynamic knobs only); list master, slave and slave to set up a cluster")
 	}
-	switch {
-	case len(masters) != 1:
-		return newError(posOr(masters, 1, at), fmt.Sprintf("a cluster needs exactly one master; found %d%s", len(masters), hostNames(masters)))
-	case len(slaves) != 2:
-		return newError(posOr(slaves, 2, at), fmt.Sprintf("a cluster needs exactly 2 slaves; found %d%s", len(slaves), hostNames(slaves)))
-	case !inv.Replication.SemiSync.Enabled:
+	var errs []error
+	if len(masters) != 1 {
+		errs = append(errs, newError(posOr(masters, 1, at), fmt.Sprintf("a cluster needs exactly one master; found %d%s", len(masters), hostNames(masters))))
+	}
+	if len(slaves) != 2 {
+		errs = append(errs, newError(posOr(slaves, 2, at), fmt.Sprintf("a cluster needs exactly 2 slaves; found %d%s", len(slaves), hostNames(slaves))))
+	}
+	if !inv.Replication.SemiSync.Enabled {
 		pos := inv.asyncAt
 		if pos.File == "" {
 			pos = at
 		}
-		return newError(pos, "replication.semi_sync.enabled: false is not supported: orch sets up semi-sync replication (asynchronous clusters are not supported yet)")
+		errs = append(errs, newError(pos, "replication.semi_sync.enabled: false is not supported: orch sets up semi-sync replication (asynchronous clusters are not supported yet)"))
 	}
-	return nil
+	return joinErrors(errs...)
+}
+
+// ValidateUse checks that the inventory is one orch can benchmark: an
+// existing server (run and matrix only), or a cluster ValidateCluster
+// accepts. It is what orch inventory, run and matrix refuse; up and down
+// call ValidateCluster, which refuses an existing server too.
+func (inv *Inventory) ValidateUse() error {
+	if inv.Existing {
+		return nil
+	}
+	return inv.ValidateCluster()
 }
 
 // posOr points at hosts[i], the first one too many, or at fallback when

@@ -142,7 +142,11 @@ type clusterSpec struct {
 func (d *yamlDecoder) setting(key string, v *yaml.Node, c *clusterSpec) (err error) {
 	switch key {
 	case "name":
-		c.inv.Name, err = d.str(v, key)
+		if c.inv.Name, err = d.str(v, key); err == nil {
+			if problem := checkClusterName(c.inv.Name); problem != "" {
+				err = d.errAt(v, "name: %s", problem)
+			}
+		}
 	case "known_hosts":
 		c.inv.KnownHostsFile, err = d.localPath(v, key)
 	case "defaults":
@@ -326,12 +330,14 @@ func (d *yamlDecoder) hosts(key, n *yaml.Node, path string) ([]*yamlHost, error)
 		return nil, d.errAt(n, "%s: no hosts listed", path)
 	}
 	out := make([]*yamlHost, 0, len(n.Content))
+	var errs []error
 	for i, item := range n.Content {
 		h, err := d.host(item, fmt.Sprintf("%s[%d]", path, i))
-		if err != nil {
-			return nil, err
-		}
+		errs = append(errs, err)
 		out = append(out, h)
+	}
+	if err := joinErrors(errs...); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -379,6 +385,7 @@ func (d *yamlDecoder) host(n *yaml.Node, path string) (*yamlHost, error) {
 		return err
 	})
 	if err != nil {
+		// Said once: a missing key is often a misspelt one.
 		return nil, err
 	}
 	for _, req := range []string{"name", "role", "address"} {

@@ -28,17 +28,23 @@ func (d *yamlDecoder) clusters(key, n *yaml.Node, top *clusterSpec, o LoadOption
 	}
 	out := make([]parsedCluster, 0, len(n.Content))
 	names := map[string]*yaml.Node{}
+	var errs []error
 	for i, item := range n.Content {
 		path := fmt.Sprintf("clusters[%d]", i)
 		c, nameNode, err := d.cluster(item, path, top, o)
 		if err != nil {
-			return nil, err
+			errs = append(errs, err)
+			continue
 		}
 		if prev := names[c.inv.Name]; prev != nil {
-			return nil, d.errAt(nameNode, "%s.name: duplicate cluster name %q (first used at line %d)", path, c.inv.Name, prev.Line)
+			errs = append(errs, d.errAt(nameNode, "%s.name: duplicate cluster name %q (first used at line %d)", path, c.inv.Name, prev.Line))
+			continue
 		}
 		names[c.inv.Name] = nameNode
 		out = append(out, c)
+	}
+	if err := joinErrors(errs...); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -88,6 +94,11 @@ func (d *yamlDecoder) cluster(n *yaml.Node, path string, top *clusterSpec, o Loa
 	return pc, nameNode, inCluster(inv.Name, err)
 }
 
+// MaxNameLen bounds host and cluster names: they name run directories,
+// orch's state directory and lock files (a file name has at most 255
+// bytes), checked before any host rather than failing after connecting.
+const MaxNameLen = 64
+
 // checkClusterName: cluster names select clusters on the command line
 // (--cluster NAME) and name run directories, so they follow the host name
 // rules.
@@ -95,6 +106,8 @@ func checkClusterName(name string) string {
 	switch {
 	case name == "":
 		return "empty cluster name"
+	case len(name) > MaxNameLen:
+		return fmt.Sprintf("cluster name %q is %d characters; at most %d", clip(name), len(name), MaxNameLen)
 	case !hostNameRE.MatchString(name):
 		return fmt.Sprintf("invalid cluster name %q (letters, digits, '_', '.' and '-', starting with a letter or digit)", clip(name))
 	case name == "all":

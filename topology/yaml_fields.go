@@ -5,6 +5,8 @@ import (
 	"regexp"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/orch-bench/orch/orchestrator/flavor"
 )
 
 // The ssh, mysql, service and secret sections, shared by defaults and hosts.
@@ -132,10 +134,8 @@ func (d *yamlDecoder) mysql(n *yaml.Node, path string) ([]mysqlPatch, error) {
 			if err != nil {
 				return err
 			}
-			switch s {
-			case "", "mysql", "percona", "mariadb":
-			default:
-				return d.errAt(v, "%s: unknown flavor %q (want mysql, percona or mariadb)", p, clip(s))
+			if s != "" && !flavor.IsFlavor(s) {
+				return d.errAt(v, "%s: unknown flavor %q (want %s)", p, clip(s), flavor.FlavorList())
 			}
 			patch = func(c *MySQLConfig) { c.Flavor = s }
 		case "service":

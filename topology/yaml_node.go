@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/orch-bench/orch/orchestrator/suggest"
 )
 
 // Generic yaml.Node helpers: positions, kinds, mappings and typed scalars.
@@ -90,27 +92,30 @@ func (d *yamlDecoder) mapping(n *yaml.Node, path string, keys []string, fn func(
 	if n.Kind != yaml.MappingNode {
 		return d.errAt(n, "%s: expected a mapping; found %s", path, describe(n, false))
 	}
+	// Every key is checked, a bad one does not hide the next: the file's
+	// problems are reported together.
+	var errs []error
 	seen := make(map[string]*yaml.Node, len(n.Content)/2)
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := deref(n.Content[i]), n.Content[i+1]
-		if k.Kind != yaml.ScalarNode {
-			return d.errAt(k, "%s: keys must be plain names; found %s", orTop(path), describe(k, false))
+		var err error
+		switch prev, dup := seen[k.Value]; {
+		case k.Kind != yaml.ScalarNode:
+			err = d.errAt(k, "%s: keys must be plain names; found %s", orTop(path), describe(k, false))
+		case k.ShortTag() == "!!merge":
+			err = d.errAt(k, "%s: merge keys (<<) are not supported; use defaults", orTop(path))
+		case !slices.Contains(keys, k.Value):
+			err = d.errAt(k, "%sunknown key %q%s (valid keys: %s)", prefix(path), clip(k.Value),
+				suggest.DidYouMean(suggest.Closest(k.Value, keys)), strings.Join(keys, ", "))
+		case dup:
+			err = d.errAt(k, "%s: duplicate key (first at line %d)", join(path, k.Value), prev.Line)
+		default:
+			seen[k.Value] = k
+			err = fn(k.Value, k, v)
 		}
-		if k.ShortTag() == "!!merge" {
-			return d.errAt(k, "%s: merge keys (<<) are not supported; use defaults", orTop(path))
-		}
-		if !slices.Contains(keys, k.Value) {
-			return d.errAt(k, "%sunknown key %q (valid keys: %s)", prefix(path), clip(k.Value), strings.Join(keys, ", "))
-		}
-		if prev, dup := seen[k.Value]; dup {
-			return d.errAt(k, "%s: duplicate key (first at line %d)", join(path, k.Value), prev.Line)
-		}
-		seen[k.Value] = k
-		if err := fn(k.Value, k, v); err != nil {
-			return err
-		}
+		errs = append(errs, err)
 	}
-	return nil
+	return joinErrors(errs...)
 }
 
 func prefix(path string) string {

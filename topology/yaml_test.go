@@ -46,7 +46,7 @@ func TestClusterExampleParses(t *testing.T) {
 	if err := inv.ValidateCluster(); err != nil {
 		t.Fatalf("ValidateCluster: %v", err)
 	}
-	if inv.Format != "yaml" || inv.Name != "ecs-innodb-vs-tokudb" || inv.Existing {
+	if inv.Format != "yaml" || inv.Name != "mariadb-innodb-vs-rocksdb" || inv.Existing {
 		t.Errorf("format %q name %q existing %v", inv.Format, inv.Name, inv.Existing)
 	}
 	if got, want := hostNamesOf(inv), []string{"master", "slave1", "slave2", "loadbox"}; !reflect.DeepEqual(got, want) {
@@ -82,8 +82,8 @@ func TestClusterExampleParses(t *testing.T) {
 	if lb := inv.LoadBox(); lb == nil || lb.Address != "10.0.0.4" {
 		t.Errorf("load box %v", lb)
 	}
-	if m.Pos.Line != 109 || m.Pos.Col != 5 || m.Pos.File != path {
-		t.Errorf("master declared at %+v, want %s:109:5", m.Pos, path)
+	if m.Pos.Line != 111 || m.Pos.Col != 5 || m.Pos.File != path {
+		t.Errorf("master declared at %+v, want %s:111:5", m.Pos, path)
 	}
 	if b := inv.Benchmark; b.User != "sbtest" || b.Password.Env != "ORCH_BENCH_PASSWORD" || b.Managed {
 		t.Errorf("benchmark %+v", b)

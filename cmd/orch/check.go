@@ -25,7 +25,7 @@ CPUs, memory, free disk on the datadir, clock offset against this machine,
 the server binary and flavour, storage engines, transparent huge pages, the
 benchmark clients on the load box and the round trip from the load box to
 the master. It exits non-zero when a blocking check fails.`,
-		Example: `  orch check -i cluster.yaml
+		Example: `  orch check cluster.yaml
   orch check -i inventories/lab.yaml --json
   orch check -i ips.txt --ssh-user root --accept-new-host-keys`,
 		Args: usageArgs(cobra.NoArgs),

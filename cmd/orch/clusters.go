@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/orch-bench/orch/orchestrator"
+	"github.com/orch-bench/orch/orchestrator/cluster"
 	"github.com/orch-bench/orch/topology"
 )
 
@@ -53,7 +54,7 @@ func (g *globalOptions) clusters(path string) ([]*topology.Inventory, error) {
 		return nil, usagef("--cluster: %v", err)
 	}
 	for _, inv := range invs {
-		if err := inv.CheckSecrets(); err != nil {
+		if err := g.checkSecrets(inv); err != nil {
 			return nil, usagef("cluster %s: %v", inv.Name, err)
 		}
 		if err := g.prepareInventory(inv); err != nil {
@@ -111,4 +112,24 @@ func validateClusters(invs []*topology.Inventory) error {
 		}
 	}
 	return nil
+}
+
+// defaultEngines is --engines when not given: the clusters' profile.engine,
+// as the flag's help says, when they agree ("" when not: then the matrix
+// asks for --engines).
+func defaultEngines(invs []*topology.Inventory) string {
+	engine := ""
+	for i, inv := range invs {
+		if i > 0 && inv.Profile.Engine != engine {
+			return ""
+		}
+		engine = inv.Profile.Engine
+	}
+	return engine
+}
+
+// connectInventory connects to every host of inv with the command's SSH
+// settings: the use cases' Connect.
+func (g *globalOptions) connectInventory(ctx context.Context, inv *topology.Inventory) *cluster.Cluster {
+	return g.connect(ctx, inv, inv.Hosts)
 }

@@ -25,7 +25,7 @@ func newExecCmd(g *globalOptions) *cobra.Command {
 ssh does (the words are joined with spaces, so pipes and globs work), and
 prints each output line prefixed with the host name. It exits non-zero if the
 command failed on any host or any host could not be reached.`,
-		Example: `  orch exec -i cluster.yaml -- uptime
+		Example: `  orch exec cluster.yaml -- uptime
   orch exec -i cluster.yaml --role slave -- 'tail -n 20 /var/log/mysql/error.log'
   orch exec -i cluster.yaml --role db --sudo -- systemctl status mariadb`,
 		Args: usageArgs(cobra.MinimumNArgs(1)),
@@ -36,7 +36,7 @@ command failed on any host or any host could not be reached.`,
 			}
 			hosts, err := inv.Select(role)
 			if err != nil {
-				return usagef("%v", err)
+				return usagef("--role %s: %v", role, err)
 			}
 			if len(hosts) == 0 {
 				return usagef("no %s hosts in %s", role, inv.Source)

@@ -2,15 +2,12 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/orch-bench/orch/orchestrator/rundir"
-	"github.com/orch-bench/orch/orchestrator/runner"
 	"github.com/orch-bench/orch/topology"
 )
 
@@ -67,28 +64,20 @@ func unknownCommand(cmd *cobra.Command, args []string) error {
 	if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
 		msg += "; did you mean " + strings.Join(s, " or ") + "?"
 	}
-	return usagef("%s (see orch --help)", msg)
+	return usagef("%s (see %s --help)", msg, cmd.CommandPath())
 }
 
 // maxErrorLines caps what an error prints: per-host failures of a large
 // inventory must not scroll the first one off the screen.
-const maxErrorLines = 20
+const maxErrorLines = topology.MaxErrors
 
-// capLines keeps the first lines of a multi-line message and counts the rest.
+// capLines keeps the first lines of a multi-line message and counts the
+// rest. A message of maxErrorLines lines and its own count (an
+// inventory's problems, capped by topology) is kept whole.
 func capLines(msg string) string {
 	lines := strings.Split(msg, "\n")
-	if len(lines) <= maxErrorLines {
+	if len(lines) <= maxErrorLines+1 {
 		return msg
 	}
-	return strings.Join(lines[:maxErrorLines-1], "\n") + fmt.Sprintf("\n... and %d more lines", len(lines)-maxErrorLines+1)
-}
-
-// warnWeakSecrets says once per command that a password is a short or
-// common word: runs do not fail on it, but neither can their directories
-// be proven free of it.
-func warnWeakSecrets(w io.Writer, inv *topology.Inventory) {
-	if n := rundir.WeakSecrets(runner.Secrets(inv)); n > 0 {
-		fmt.Fprintf(w, "orch: WARNING %d password(s) in %s are short or common words: they are redacted only as whole words, and the run directory's secret check cannot look for them; use %d or more random characters\n",
-			n, inv.Source, rundir.MinStrongLen)
-	}
+	return strings.Join(lines[:maxErrorLines], "\n") + fmt.Sprintf("\n... and %d more lines", len(lines)-maxErrorLines)
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/orch-bench/orch/orchestrator/executor"
+	"github.com/orch-bench/orch/orchestrator/server"
 	"github.com/orch-bench/orch/topology"
 )
 
@@ -23,7 +25,16 @@ validates it (roles, addresses, ports, unknown keys) and prints the result.
 Secrets are shown only as where they come from (env:VAR, file:PATH) or ***.
 A file may hold several clusters (a clusters list), and several files may be
 given: every cluster is printed, and a host in two clusters is an error.
-A bad inventory gets one line FILE:LINE[:COL]: message and exit status 2.`,
+It refuses what run and matrix refuse (a cluster is a master and two slaves,
+semi-synchronous; or one existing server). Every problem of a file is
+reported in one run, one line FILE:LINE[:COL]: message each (the first 20,
+then a count), with exit status 2. Secrets that cannot be resolved are a
+warning here: only a command that contacts a host needs them. The SSH column
+is where orch logs in, resolved as ssh would (~/.ssh/config, the local user,
+port 22). It contacts no host, so it lists no SSH flag; it takes those of the
+cluster commands that change what an inventory resolves to (--ssh-user,
+--ssh-port and --identity for an ips.txt, --ssh-config, --known-hosts) and
+shows what such a command would use.`,
 		Example: `  orch inventory -i cluster.yaml
   orch inventory ips.txt --json
   orch inventory east.yaml west.yaml`,
@@ -37,9 +48,14 @@ A bad inventory gets one line FILE:LINE[:COL]: message and exit status 2.`,
 			if err != nil {
 				return err
 			}
+			// What run and matrix refuse is refused here too, every
+			// cluster's problems in one run.
+			if err := validateSet(set); err != nil {
+				return err
+			}
 			out := cmd.OutOrStdout()
 			if len(paths) > 1 || len(set.Clusters) > 1 {
-				return writeSet(out, set, asJSON)
+				return g.writeSet(out, set, asJSON)
 			}
 			// One cluster: exactly what every other command loads.
 			inv, err := g.parseInventory(paths[0])
@@ -47,17 +63,45 @@ A bad inventory gets one line FILE:LINE[:COL]: message and exit status 2.`,
 				return err
 			}
 			if err := inv.CheckSecrets(); err != nil {
-				fmt.Fprintf(cmd.ErrOrStderr(), "inventory: WARNING %v\n", err)
+				fmt.Fprintf(cmd.ErrOrStderr(), "inventory: WARNING %v (needed once a command contacts a host)\n", err)
 			}
 			if asJSON {
 				return writeJSON(out, inv)
 			}
-			printInventory(out, inv)
+			g.printInventory(out, inv)
 			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the normalised inventory as JSON")
 	return cmd
+}
+
+// validateSet is ValidateUse (what run and matrix refuse) over every
+// cluster of set, and the
+// cluster's own profile (profile.engine, profile.dir, profile.vars, the
+// engine on the flavour it names) as up, run and matrix check it when
+// given no engine: their problems together, with several clusters each
+// naming its cluster.
+func validateSet(set *topology.Set) error {
+	var lines []string
+	for _, inv := range set.Clusters {
+		err := inv.ValidateUse()
+		if err == nil {
+			err = server.CheckDesired(inv, server.Desired{}, "")
+		}
+		if err != nil {
+			for _, l := range strings.Split(err.Error(), "\n") {
+				if len(set.Clusters) > 1 {
+					l = "cluster " + inv.Name + ": " + l
+				}
+				lines = append(lines, l)
+			}
+		}
+	}
+	if len(lines) == 0 {
+		return nil
+	}
+	return &usageError{msg: strings.Join(lines, "\n")}
 }
 
 // loadSet loads every cluster of the given inventories (repeated -i, or a
@@ -87,7 +131,7 @@ func writeJSON(w io.Writer, v any) error {
 
 // writeSet prints several clusters: a line for the set, then each cluster
 // as printInventory does.
-func writeSet(w io.Writer, set *topology.Set, asJSON bool) error {
+func (g *globalOptions) writeSet(w io.Writer, set *topology.Set, asJSON bool) error {
 	if asJSON {
 		return writeJSON(w, set)
 	}
@@ -98,12 +142,12 @@ func writeSet(w io.Writer, set *topology.Set, asJSON bool) error {
 	fmt.Fprintln(w)
 	for _, inv := range set.Clusters {
 		fmt.Fprintf(w, "\ncluster %s: ", inv.Name)
-		printInventory(w, inv)
+		g.printInventory(w, inv)
 	}
 	return nil
 }
 
-func printInventory(w io.Writer, inv *topology.Inventory) {
+func (g *globalOptions) printInventory(w io.Writer, inv *topology.Inventory) {
 	fmt.Fprintf(w, "inventory %s (%s)", inv.Source, inv.Format)
 	if inv.Name != "" {
 		fmt.Fprintf(w, ", name %s", inv.Name)
@@ -121,7 +165,7 @@ func printInventory(w io.Writer, inv *topology.Inventory) {
 	fmt.Fprintln(tw, "HOST\tROLE\tADDRESS\tSSH\tAUTH\tMYSQL\tDATADIR\tSERVICE")
 	for _, h := range inv.Hosts {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", h.Name, h.Role, h.Address,
-			sshTarget(h), sshAuth(h), mysqlTarget(h), h.MySQL.Datadir, service(h))
+			sshTarget(h, g.sshConfig), sshAuth(h), mysqlTarget(h), h.MySQL.Datadir, service(h))
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "\nSERVICE auto: the systemd unit (mysql, mariadb or mysqld) when systemd runs on the host, else its init script through service")
@@ -139,14 +183,12 @@ func orDefault(s, def string) string {
 	return s
 }
 
-func sshTarget(h *topology.Host) string {
-	port := "22"
-	if h.SSH.Port != 0 {
-		port = strconv.Itoa(h.SSH.Port)
-	}
-	s := orDefault(h.SSH.User, "(ssh config)") + "@:" + port
-	if h.SSH.JumpHost != "" {
-		s += " via " + h.SSH.JumpHost
+// sshTarget is where orch logs in to h, resolved as the SSH layer will
+// (ssh_config, the local user, port 22), never an empty user or address.
+func sshTarget(h *topology.Host, sshConfig string) string {
+	s, err := executor.Target(h, sshConfig)
+	if err != nil {
+		return "(" + err.Error() + ")"
 	}
 	return s
 }

@@ -30,6 +30,8 @@ it, lab-password.yaml (user bench with a password and sudo).`,
   orch lab status
   orch lab fault master link-down
   orch lab down`,
+		Args: unknownCommand,
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	pf := cmd.PersistentFlags()
 	pf.StringVar(&cfg.StateDir, "state-dir", lab.DefaultStateDir, "where the lab keeps its state, keys, passwords and host files")

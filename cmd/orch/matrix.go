@@ -1,7 +1,7 @@
 package main
 
 import (
-	"fmt"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,15 +9,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/orch-bench/orch/orchestrator/cluster"
-	"github.com/orch-bench/orch/orchestrator/fairness"
-	"github.com/orch-bench/orch/orchestrator/flavor"
+	"github.com/orch-bench/orch/orchestrator"
 	"github.com/orch-bench/orch/orchestrator/matrix"
-	"github.com/orch-bench/orch/orchestrator/report"
-	"github.com/orch-bench/orch/orchestrator/runner"
-	"github.com/orch-bench/orch/orchestrator/server"
 	"github.com/orch-bench/orch/orchestrator/stacks"
-	"github.com/orch-bench/orch/topology"
 )
 
 func newMatrixCmd(g *globalOptions) *cobra.Command {
@@ -60,8 +54,6 @@ the others (--fail-fast stops instead).`,
   orch matrix -i inventories/lab.yaml --resume`,
 		Args: usageArgs(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			stderr := cmd.ErrOrStderr()
-			logf := func(f string, a ...any) { fmt.Fprintf(stderr, f+"\n", a...) }
 			resuming := cmd.Flags().Changed("resume")
 			if resuming && resume == resumeLatest {
 				resume = ""
@@ -78,6 +70,11 @@ the others (--fail-fast stops instead).`,
 			if err := checkAAFlags(cmd, aa, noiseFloor); err != nil {
 				return err
 			}
+			if resuming {
+				if err := resumeKeepsThePlan(cmd); err != nil {
+					return err
+				}
+			}
 			rule, err := until.until(cmd, resuming)
 			if err != nil {
 				return err
@@ -89,108 +86,23 @@ the others (--fail-fast stops instead).`,
 			if err != nil {
 				return err
 			}
-			if len(invs) > 1 {
-				over, err := overrides(short, sets)
-				if err != nil {
-					return err
-				}
-				return runBlockedMatrix(cmd, g, invs, blockedArgs{engines: engines, workload: workload, root: root, baseline: baseline,
-					resume: resume, knobs: knobs, over: over, repeat: repeat, warmup: given(cmd, "warmup", warmup), resuming: resuming, dryRun: dryRun,
-					failFast: failFast, stallLimit: stallLimit, seed: seed, seedSet: cmd.Flags().Changed("seed"),
-					keepRemote: keepRemote, waitRunning: waitRunning, allowAsymmetry: allowAsymmetry, stacks: stackMode, aa: aa, noiseFloor: noiseFloor,
-					until: rule, repeatSet: cmd.Flags().Changed("repeat")})
+			if engines == "" && !resuming {
+				engines = defaultEngines(invs)
 			}
-			inv := invs[0]
-			if err := validateForRun(inv); err != nil {
-				return err
-			}
-			var m *matrix.Matrix
-			if resuming {
-				if m, err = matrix.LoadResume(root, resume, nil); err != nil {
-					return &usageError{msg: err.Error()}
-				}
-				logf("matrix: resuming %s: %d of %d cells left", m.Dir(), len(m.Remaining()), len(m.Cells))
-			} else {
-				over, err := overrides(short, sets)
-				if err != nil {
-					return err
-				}
-				spec := matrix.Spec{Engines: engines, Knobs: knobs, Workload: workload, Repeat: repeat, WarmupS: given(cmd, "warmup", warmup), Baseline: baseline, Overrides: over, AA: aa,
-					Until: rule, RepeatSet: cmd.Flags().Changed("repeat")}
-				if m, err = matrix.Build(spec); err != nil {
-					return &usageError{msg: err.Error()}
-				}
-				if err := planNoiseFloor(cmd, m, noiseFloor, root); err != nil {
-					return err
-				}
-			}
-			for _, e := range m.Engines {
-				if err := server.CheckDesired(inv, server.Desired{Engine: e}, "--engines"); err != nil {
-					return usagef("%v", err)
-				}
-			}
-			makeWorkload := m.CellWorkload
-			w, err := makeWorkload(m.Engines[0])
-			if err == nil {
-				err = runner.CheckClients(inv, w)
-			}
-			if err != nil {
-				return &usageError{msg: err.Error()}
-			}
-			if err := matrix.WritePlan(cmd.OutOrStdout(), m, matrix.CostsOf(w)); err != nil {
-				return err
-			}
-			// Linted before any host when the inventory names the flavour,
-			// else once the servers have said what they are.
-			linted, err := lintPlan(cmd, inv, m, "", allowAsymmetry)
+			over, err := overrides(short, sets)
 			if err != nil {
 				return err
 			}
-			if dryRun {
-				return nil
+			o := matrix.Options{Clusters: invs, Root: root, Resume: resuming, ResumeDir: resume,
+				Spec: matrix.Spec{Engines: engines, Knobs: knobs, Workload: workload, Repeat: repeat, WarmupS: given(cmd, "warmup", warmup),
+					Baseline: baseline, Overrides: over, AA: aa, Until: rule, RepeatSet: cmd.Flags().Changed("repeat")},
+				NoiseFloor: noiseFloor, AllowAsymmetry: allowAsymmetry, DryRun: dryRun, FailFast: failFast, KeepRemote: keepRemote,
+				WaitRunning: waitRunning, StallLimit: stallLimit, Stacks: stackMode, Version: buildVersion(), Command: os.Args,
+				Connect: g.connectInventory, Out: cmd.OutOrStdout(), Err: cmd.ErrOrStderr(), Terminal: isTerminal(cmd.ErrOrStderr()), Verbose: g.verbose}
+			if cmd.Flags().Changed("seed") {
+				o.Seed = &seed
 			}
-			warnWeakSecrets(stderr, inv)
-			ctx := cmd.Context()
-			c := g.connect(ctx, inv, inv.Hosts)
-			defer c.Close()
-			if err := c.ConnectErr(); err != nil {
-				return err
-			}
-			if err := c.Lock(ctx, "orch matrix"); err != nil {
-				return err
-			}
-			if !resuming {
-				srv, err := validatePlan(cmd, c, m)
-				if err != nil {
-					return err
-				}
-				if !linted {
-					if _, err := lintPlan(cmd, inv, m, string(srv.Flavor)+":"+srv.Version.String(), allowAsymmetry); err != nil {
-						return err
-					}
-				}
-				if _, err := matrix.Create(root, m, time.Now()); err != nil {
-					return err
-				}
-				logf("matrix: %s", m.Dir())
-			}
-			progress := &runner.Progress{W: stderr, Terminal: isTerminal(stderr)}
-			if w.Options.TimeS != nil {
-				progress.Total = time.Duration(*w.Options.TimeS) * time.Second
-			}
-			err = matrix.Execute(ctx, m, matrix.ExecConfig{
-				Cluster: c, Workload: makeWorkload, Version: buildVersion(), Command: os.Args, Costs: matrix.CostsOf(w),
-				FailFast: failFast, StallLimit: stallLimit, KeepRemote: keepRemote, WaitRunning: waitRunning, Stacks: stackMode, Progress: progress, Logf: logf,
-				Secrets: runner.Secrets(inv), Judge: report.JudgeMatrix,
-			})
-			writeMatrixEnd(cmd, m)
-			if rerr := writeMatrixReport(cmd, m.Dir()); rerr != nil && err == nil {
-				err = rerr
-			}
-			if ctx.Err() != nil {
-				return &exitError{code: exitInterrupted, err: err}
-			}
-			return err
+			return useCaseErr(cmd.Context(), matrix.Run(cmd.Context(), o))
 		},
 	}
 	f := cmd.Flags()
@@ -212,7 +124,7 @@ the others (--fail-fast stops instead).`,
 	f.BoolVar(&waitRunning, "wait-running", false, "--resume: let a benchmark the interrupted cell left running on the load box finish (default: stop it), then redo the cell")
 	f.BoolVar(&allowAsymmetry, "allow-asymmetry", false, "run although the configurations differ in durability beyond the matrix's axes, or a knob sets the durability, cache or IO of one engine only")
 	f.BoolVar(&aa, "aa", false, "A/A: run the one configuration of --engines/--knobs twice, as arms (a) and (b), interleaved; the report states the cluster's noise floor")
-	f.StringVar(&noiseFloor, "noise-floor", noiseFloorAuto, "A/A matrix whose noise floor the report holds verdicts against: DIR, auto (the newest finished A/A of the workload under --runs) or none")
+	f.StringVar(&noiseFloor, "noise-floor", matrix.NoiseFloorAuto, "A/A matrix whose noise floor the report holds verdicts against: DIR, auto (the newest finished A/A of the workload under --runs) or none")
 	f.StringVar(&root, "runs", "runs", "directory that holds run directories")
 	f.StringArrayVar(&sets, "set", nil, "workload option override KEY=VALUE (repeatable)")
 	f.DurationVar(&stallLimit, "stall-limit", 60*time.Second, "stop a cell when the master makes no progress this long")
@@ -224,42 +136,24 @@ the others (--fail-fast stops instead).`,
 	return cmd
 }
 
-// lintPlan prints the plan's fairness warnings and refuses a durability
-// asymmetry, or any a knob makes for one engine only, unless allowed. hint names the servers' flavour ("" for the
-// inventory's); without one the lint waits for the servers (linted false,
-// said on stderr), so that an inventory without mysql.flavor still runs.
-func lintPlan(cmd *cobra.Command, inv *topology.Inventory, m *matrix.Matrix, hint string, allow bool) (linted bool, err error) {
-	ws, err := matrix.Fairness(inv, m, hint)
-	if err != nil {
-		if hint == "" {
-			fmt.Fprintf(cmd.ErrOrStderr(), "matrix: fairness checked once the servers are known (%v)\n", err)
-			return false, nil
-		}
-		return false, fmt.Errorf("matrix: fairness: %w", err)
-	}
-	if err := matrix.WriteFairness(cmd.OutOrStdout(), ws); err != nil {
-		return true, err
-	}
-	if w, refused := fairness.Refusal(ws); refused && !allow {
-		if w.Knob != nil {
-			return true, usagef("matrix: %s", w.Knob.Line(w))
-		}
-		return true, usagef("matrix: the configurations differ in durability beyond the matrix's axes (ASYMMETRY above): fix the profiles or pass --allow-asymmetry")
-	}
-	return true, nil
-}
+// planFlags shape the matrix's cells: --resume goes on with the plan the
+// matrix recorded, so a new value for one of them would be silently
+// ignored (a --time 60 resume of a --time 30 matrix running 30 s cells).
+var planFlags = []string{"engines", "knobs", "workload", "repeat", "warmup", "baseline", "set", "aa", "seed", "noise-floor",
+	"threads", "time", "tables", "table-size", "events", "concurrency", "iterations"}
 
-// writeMatrixEnd is the matrix's closing count, and why its rule stopped.
-func writeMatrixEnd(cmd *cobra.Command, m *matrix.Matrix) {
-	w := cmd.OutOrStdout()
-	line := fmt.Sprintf("matrix %s: %d ok, %d failed, %d not run", m.Dir(), m.Count(matrix.OK), m.Count(matrix.Failed), len(m.Remaining()))
-	if n := m.Count(matrix.Skipped); n > 0 {
-		line += fmt.Sprintf(", %d not needed", n)
+// resumeKeepsThePlan refuses, in one line, a --resume given a plan flag.
+func resumeKeepsThePlan(cmd *cobra.Command) error {
+	var set []string
+	for _, name := range planFlags {
+		if cmd.Flags().Changed(name) {
+			set = append(set, "--"+name)
+		}
 	}
-	fmt.Fprintln(w, line)
-	if u := m.Until; u != nil && u.Stopped {
-		fmt.Fprintf(w, "matrix: %s\n", u.Why)
+	if len(set) == 0 {
+		return nil
 	}
+	return usagef("matrix: --resume goes on with the plan the matrix recorded (matrix.json): %s would be ignored; drop %s, or start a new matrix", strings.Join(set, ", "), map[bool]string{true: "them", false: "it"}[len(set) > 1])
 }
 
 // resumeLatest is --resume without a directory.
@@ -271,35 +165,6 @@ func isMatrixDir(dir string) bool {
 	return err == nil
 }
 
-// validatePlan checks the plan against the servers (matrix.Validate) and
-// says which knobs have no effect on them.
-func validatePlan(cmd *cobra.Command, c *cluster.Cluster, m *matrix.Matrix) (flavor.Server, error) {
-	srv, err := matrix.Validate(cmd.Context(), c, m)
-	if err != nil {
-		return srv, err
-	}
-	for name, why := range m.NoEffect {
-		fmt.Fprintf(cmd.ErrOrStderr(), "matrix: WARNING %s has no effect on this server: %s\n", name, why)
-	}
-	return srv, nil
-}
-
-// writeMatrixReport writes report.md, report.html and results.csv into the
-// matrix directory, as `orch report DIR` would.
-func writeMatrixReport(cmd *cobra.Command, dir string) error {
-	formats := []string{report.FormatMarkdown, report.FormatHTML, report.FormatCSV}
-	rep, paths, err := report.Generate([]string{dir}, dir, formats, report.Options{})
-	if err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	for _, p := range paths {
-		fmt.Fprintf(cmd.OutOrStdout(), "report: %s\n", p)
-	}
-	// The verdicts (and fairness warnings), not only where they are.
-	fmt.Fprint(cmd.OutOrStdout(), rep.Summary())
-	return nil
-}
-
 // given is the flag's value when the user set it, nil when not: what the
 // user set wins over what orch would guess, so "not set" must stay known.
 func given(cmd *cobra.Command, name string, v int) *int {
@@ -307,4 +172,16 @@ func given(cmd *cobra.Command, name string, v int) *int {
 		return nil
 	}
 	return &v
+}
+
+// useCaseErr is a use case's error as the command exits with it: bad input
+// exits 2, an interrupted command 130.
+func useCaseErr(ctx context.Context, err error) error {
+	if orchestrator.IsBadInput(err) {
+		return &usageError{msg: err.Error()}
+	}
+	if ctx.Err() != nil {
+		return &exitError{code: exitInterrupted, err: err}
+	}
+	return err
 }

@@ -23,7 +23,7 @@ output are told apart automatically; --tool auto (the default) also detects
 mysqlslap / mariadb-slap and TokuDB's db-insert. Numbers keep exactly the
 digits the tool printed. Output cut short (an interrupted run) is printed
 with "complete": false and a warning; output that cannot be parsed is an
-error naming FILE:LINE, with exit status 2. The keys are listed in README.md.`,
+error naming FILE:LINE, with exit status 2. The keys are listed in docs/reports.md.`,
 		Example: `  orch parse run.txt
   orch parse --tool sysbench legacy-0.5.log new-1.0.log
   orch parse --tool mysqlslap slap.txt | jq '.[0].avg_s'`,

@@ -21,7 +21,7 @@ func (u *untilFlags) register(f *pflag.FlagSet) {
 	f.StringVar(&u.precision, "precision", "", "run rounds until every ratio's 95% interval is within P% of it, e.g. --precision 5% (instead of --repeat)")
 	f.StringVar(&u.goal, "until", "", "what ends the rounds: precision (with --precision, the default) or significant (every comparison decided, the false-positive rate spent over the rounds)")
 	f.IntVar(&u.maxRepeat, "max-repeat", 10, "--precision: stop after this many rounds whatever the precision")
-	f.IntVar(&u.minRepeat, "min-repeat", stats.MinRounds, "--precision: run at least this many rounds")
+	f.IntVar(&u.minRepeat, "min-repeat", matrix.MinRounds, "--precision: run at least this many rounds")
 	f.StringVar(&u.equivalence, "equivalence", "", "--precision: call two configurations equivalent when the interval lies within ±E%, different when it lies outside (default for --aa: the precision)")
 }
 

@@ -68,6 +68,11 @@ into the input's directory when there is one input, else ./report (--out).`,
 			if err != nil {
 				return usagef("report: --format: %v", err)
 			}
+			switch headline {
+			case report.HeadlineBoth, report.HeadlineMaster, report.HeadlineSustained:
+			default:
+				return usagef("report: --headline %q: want both, master or sustained", headline)
+			}
 			opts := report.Options{Baseline: baseline, Headline: headline, AllowMixed: allowMixed, NoiseFloor: noiseFloor}
 			for _, l := range labels {
 				lg, err := report.ParseLabelGlob(l)
@@ -83,11 +88,6 @@ into the input's directory when there is one input, else ./report (--out).`,
 				}
 				args = []string{latest}
 			}
-			switch headline {
-			case report.HeadlineBoth, report.HeadlineMaster, report.HeadlineSustained:
-			default:
-				return usagef("report: --headline %q: want both, master or sustained", headline)
-			}
 			if cmd.Flags().Changed("warmup") {
 				if warmup < 0 {
 					return usagef("report: --warmup %v: want 0 or more seconds", warmup)
@@ -100,13 +100,15 @@ into the input's directory when there is one input, else ./report (--out).`,
 				return &usageError{msg: "report: " + err.Error()}
 			}
 			w := cmd.OutOrStdout()
-			if len(paths) > 0 {
-				fmt.Fprintln(w, report.WrittenLine(paths))
-			}
 			if err != nil {
+				if len(paths) > 0 {
+					fmt.Fprintln(w, report.WrittenLine(paths))
+				}
 				return err
 			}
 			fmt.Fprint(w, rep.Summary())
+			fmt.Fprintln(w, report.WrittenLine(paths))
+			fmt.Fprint(w, rep.AnswerText())
 			return nil
 		},
 	}

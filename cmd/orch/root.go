@@ -3,13 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"runtime/debug"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/orch-bench/orch/orchestrator"
 	"github.com/orch-bench/orch/orchestrator/account"
 	"github.com/orch-bench/orch/orchestrator/cluster"
 	"github.com/orch-bench/orch/orchestrator/executor"
@@ -31,6 +31,12 @@ type globalOptions struct {
 	identities        []string
 	connectTimeout    time.Duration
 	parallel          int
+	// verbose prints what a quiet console leaves out (-v).
+	verbose bool
+	// dryRun is set for a --dry-run, which contacts no host: secrets it
+	// cannot resolve are a warning on warnTo, not an error.
+	dryRun bool
+	warnTo io.Writer
 }
 
 func newRootCmd() *cobra.Command {
@@ -43,32 +49,24 @@ semi-synchronous replication over SSH, runs benchmarks from a load box while
 watching the cluster, and collects and compares the results.
 
 The inventory is a YAML cluster file (see inventories/cluster.example.yaml) or a
-legacy ips.txt, given with -i (default ./cluster.yaml).`,
-		Example: `  orch inventory -i cluster.yaml
-  orch check -i cluster.yaml --accept-new-host-keys
-  orch exec -i cluster.yaml --role db -- uptime`,
+legacy ips.txt, given as -i FILE or as a positional FILE (default ./cluster.yaml);
+commands that contact no host (parse, report, inventory) have no SSH flags.`,
+		Example: `  orch inventory cluster.yaml
+  orch check cluster.yaml --accept-new-host-keys
+  orch exec cluster.yaml --role db -- uptime`,
 		Version:       buildVersion(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Args:          unknownCommand,
 		RunE:          func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			if f := cmd.Flags().Lookup("dry-run"); f != nil {
+				g.dryRun, g.warnTo = f.Value.String() == "true", cmd.ErrOrStderr()
+			}
 			return checkFlags(cmd)
 		},
 	}
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usagef("%v", err) })
-	pf := root.PersistentFlags()
-	pf.StringArrayVarP(&g.inventories, "inventory", "i", []string{"cluster.yaml"}, "inventory: a YAML cluster file or a legacy ips.txt (repeatable: one cluster per file)")
-	pf.StringVar(&g.cluster, "cluster", "", "the cluster to act on, of an inventory with several (default: every one for up, down, status, check and matrix)")
-	pf.BoolVar(&g.acceptNewHostKeys, "accept-new-host-keys", false, "trust and record host keys not yet in known_hosts (a changed key is always refused)")
-	pf.StringVar(&g.sshConfig, "ssh-config", "", `OpenSSH client config to honour (default ~/.ssh/config; "none" to ignore)`)
-	pf.StringVar(&g.knownHosts, "known-hosts", "", "known_hosts file (overrides the inventory's)")
-	pf.StringVar(&g.sshUser, "ssh-user", os.Getenv("ORCH_SSH_USER"), "SSH user for ips.txt inventories (env ORCH_SSH_USER)")
-	pf.IntVar(&g.sshPort, "ssh-port", 0, "SSH port for ips.txt inventories")
-	pf.StringSliceVar(&g.identities, "identity", nil, "SSH private key for ips.txt inventories (repeatable)")
-	pf.DurationVar(&g.connectTimeout, "connect-timeout", 0, "SSH connect timeout (default: inventory's, else 10s)")
-	pf.IntVar(&g.parallel, "parallel", orchestrator.DefaultParallel, "hosts worked on at once")
-
+	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(
 		newInventoryCmd(g),
 		newCheckCmd(g),
@@ -83,6 +81,7 @@ legacy ips.txt, given with -i (default ./cluster.yaml).`,
 		newMatrixCmd(g),
 		newReportCmd(g),
 	)
+	g.applyGrammar(root)
 	return root
 }
 
@@ -122,10 +121,24 @@ func (g *globalOptions) loadInventory(path string) (*topology.Inventory, error) 
 	if err != nil {
 		return nil, err
 	}
-	if err := inv.CheckSecrets(); err != nil {
-		return nil, &usageError{msg: err.Error()}
+	if err := g.checkSecrets(inv); err != nil {
+		return nil, err
 	}
 	return inv, nil
+}
+
+// checkSecrets refuses secret references that cannot be resolved (exit 2),
+// except in a dry run, which needs no secret: there it warns.
+func (g *globalOptions) checkSecrets(inv *topology.Inventory) error {
+	err := inv.CheckSecrets()
+	switch {
+	case err == nil:
+		return nil
+	case g.dryRun && g.warnTo != nil:
+		fmt.Fprintf(g.warnTo, "orch: WARNING %v (not needed for --dry-run)\n", err)
+		return nil
+	}
+	return &usageError{msg: err.Error()}
 }
 
 // parseInventory is loadInventory without resolving secrets (orch

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -12,14 +11,9 @@ import (
 	"golang.org/x/term"
 
 	"github.com/orch-bench/orch/orchestrator/bench"
-	"github.com/orch-bench/orch/orchestrator/cluster"
-	"github.com/orch-bench/orch/orchestrator/preflight"
 	"github.com/orch-bench/orch/orchestrator/rundir"
 	"github.com/orch-bench/orch/orchestrator/runner"
-	"github.com/orch-bench/orch/orchestrator/server"
 	"github.com/orch-bench/orch/orchestrator/stacks"
-	"github.com/orch-bench/orch/orchestrator/up"
-	"github.com/orch-bench/orch/topology"
 )
 
 // exitInterrupted is the status of a run stopped with Ctrl-C (128+SIGINT).
@@ -64,9 +58,6 @@ run interrupted.`,
 			if err != nil {
 				return err
 			}
-			if err := validateForRun(inv); err != nil {
-				return err
-			}
 			stackMode, err := stacks.ParseMode(stacksFlag)
 			if err != nil {
 				return usagef("run: %v", err)
@@ -75,92 +66,26 @@ run interrupted.`,
 			if err != nil {
 				return err
 			}
-			if workload == "" {
-				return usagef("run: --workload is required (%s, or a YAML file)", strings.Join(bench.BuiltinWorkloads(), ", "))
-			}
-			w, err := bench.LoadWorkload(workload)
-			if err != nil {
-				return &usageError{msg: err.Error()}
-			}
-			kv, err := server.ParseKnobs(knobs)
-			if err != nil {
-				return usagef("%v", err)
-			}
-			if !noUp {
-				if err := server.CheckDesired(inv, server.Desired{Engine: engine, Knobs: kv}, "--engine"); err != nil {
-					return usagef("%v", err)
-				}
-			}
-			if engine == "" {
-				engine = inv.Profile.Engine
-			}
 			over, err := overrides(short, sets)
 			if err != nil {
 				return err
 			}
-			if w.Tool != bench.DriverCustom {
-				if _, set := over["engine"]; !set {
-					over["engine"] = engine // tables are created with the cluster's engine
-				}
-			}
-			if err := w.Override(over); err != nil {
-				return &usageError{msg: err.Error()}
-			}
-			if err := runner.CheckClients(inv, w); err != nil {
-				return &usageError{msg: err.Error()}
-			}
-			warnWeakSecrets(cmd.ErrOrStderr(), inv)
 			ctx := cmd.Context()
-			c := g.connect(ctx, inv, inv.Hosts)
-			defer c.Close()
-			if err := c.ConnectErr(); err != nil {
-				return err
-			}
-			if err := c.Lock(ctx, "orch run"); err != nil {
-				return err
-			}
-			var upTook time.Duration
-			if !noUp {
-				upStart := time.Now()
-				tracker := &up.Tracker{}
-				stop := upStillAt(ctx, cmd.ErrOrStderr(), "up", tracker)
-				rep, err := up.Up(ctx, c, up.Options{Desired: server.Desired{Engine: engine, Knobs: kv}, CheckPaths: true, Progress: stepPrinter(cmd.ErrOrStderr(), "up"), Tracker: tracker})
-				stop()
-				upTook = time.Since(upStart)
-				defer putBack(cmd, c, rep)
-				if rep != nil {
-					for _, warn := range rep.Warnings {
-						fmt.Fprintf(cmd.ErrOrStderr(), "up: WARNING %s\n", warn)
-					}
-				}
-				var intr *up.Interrupted
-				if errors.As(err, &intr) {
+			out, err := runner.Bench(ctx, runner.BenchOptions{
+				Inventory: inv, Workload: workload, Engine: engine, Knobs: knobs, Overrides: over, NoUp: noUp, Root: root,
+				StallLimit: stallLimit, KeepRemote: keepRemote, Stacks: stackMode, NoMonitors: noMonitors,
+				Connect: g.connectInventory, Version: buildVersion(), Command: os.Args,
+				Err: cmd.ErrOrStderr(), Terminal: isTerminal(cmd.ErrOrStderr()), Verbose: g.verbose,
+			})
+			if out == nil {
+				if errors.Is(err, runner.ErrInterrupted) { // up, stopped by Ctrl-C
 					return &exitError{code: exitInterrupted, err: err}
 				}
-				if err != nil {
-					return err
-				}
+				return useCaseErr(ctx, err)
 			}
-			if noUp {
-				if err := preflight.PathsErr(preflight.Paths(ctx, c)); err != nil {
-					return err
-				}
-			}
-			stderr := cmd.ErrOrStderr()
-			progress := &runner.Progress{W: stderr, Terminal: isTerminal(stderr)}
-			if w.Options.TimeS != nil {
-				progress.Total = time.Duration(*w.Options.TimeS) * time.Second
-			}
-			out, err := runner.Run(ctx, runner.Config{
-				Cluster: c, Workload: w, Engine: engine, Knobs: kv, Root: root, UpTook: upTook,
-				Command: os.Args, Version: buildVersion(), StallLimit: stallLimit, KeepRemote: keepRemote, Stacks: stackMode,
-				NoMonitors: noMonitors, Progress: progress, Logf: func(f string, a ...any) { fmt.Fprintf(stderr, f+"\n", a...) },
-			})
-			if out != nil {
-				printOutcome(cmd, out)
-			}
+			printOutcome(cmd, out)
 			switch {
-			case errors.Is(err, runner.ErrInterrupted) || (out != nil && out.Status == rundir.StatusInterrupted):
+			case errors.Is(err, runner.ErrInterrupted) || out.Status == rundir.StatusInterrupted:
 				return &exitError{code: exitInterrupted, err: fmt.Errorf("run interrupted: stopped the benchmark and collected what there is in %s", out.Dir.Path())}
 			case err != nil:
 				return err
@@ -196,27 +121,6 @@ func parseMonitorFlag(s string) (bool, error) {
 		return true, nil
 	}
 	return false, usagef("run: --monitor %q: want on or off", s)
-}
-
-// validateForRun accepts a cluster, or one existing server (run and
-// matrix benchmark it as it is, over dynamic knobs).
-func validateForRun(inv *topology.Inventory) error {
-	if inv.Existing {
-		return nil
-	}
-	if err := inv.ValidateCluster(); err != nil {
-		return &usageError{msg: err.Error()}
-	}
-	return nil
-}
-
-// putBack restores the variables up set at run time on an existing server.
-func putBack(cmd *cobra.Command, c *cluster.Cluster, rep *up.Report) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(cmd.Context()), time.Minute)
-	defer cancel()
-	if err := up.PutBack(ctx, c, rep); err != nil {
-		fmt.Fprintf(cmd.ErrOrStderr(), "run: WARNING could not put the server's variables back: %v\n", err)
-	}
 }
 
 // fromManifest returns the inventory file the run directory recorded,

@@ -18,6 +18,7 @@ import (
 
 	"github.com/orch-bench/orch/orchestrator/flavor"
 	"github.com/orch-bench/orch/orchestrator/replication"
+	"github.com/orch-bench/orch/orchestrator/runner"
 	"github.com/orch-bench/orch/orchestrator/server"
 	"github.com/orch-bench/orch/orchestrator/up"
 	"github.com/orch-bench/orch/topology"
@@ -29,6 +30,7 @@ func newUpCmd(g *globalOptions) *cobra.Command {
 		knobs                          []string
 		dryRun, fixTHP, asJSON, adopt  bool
 		verifyTimeout                  time.Duration
+		logPath                        string
 	)
 	cmd := &cobra.Command{
 		Use:   "up [INVENTORY]",
@@ -78,10 +80,27 @@ canary row read on both slaves. Run it again and nothing restarts.`,
 			}
 			desired := server.Desired{Engine: engine, Knobs: kv, ProfileDir: profileDir, FixTHP: fixTHP}
 			for _, inv := range invs {
-				if err := server.CheckDesired(inv, desired, "--engine"); err != nil {
+				if err := server.CheckDesiredAs(inv, desired, "--engine", flavorHint); err != nil {
 					return usagef("%v", err)
 				}
+				if dryRun {
+					// A dry run renders for the named flavour: without one
+					// it is bad input, said before anything is printed.
+					for _, h := range inv.DBHosts() {
+						if _, err := server.OfflineTarget(h, inv, flavorHint); err != nil {
+							return usagef("%v", err)
+						}
+					}
+				}
 			}
+			if dryRun {
+				logPath = "" // nothing is sent
+			}
+			cmdLog, err := openCommandLog(logPath)
+			if err != nil {
+				return err
+			}
+			defer closeCommandLog(cmdLog, logPath, cmd.ErrOrStderr(), "up")
 			// One tracker per cluster: a second Ctrl-C names what every
 			// cluster left mid-step.
 			trackers := make(map[string]*up.Tracker, len(invs))
@@ -101,14 +120,18 @@ canary row read on both slaves. Run it again and nothing restarts.`,
 				}
 				// The load box too: up proves it can log in before a restart.
 				c := g.connect(ctx, inv, inv.Hosts)
+				// Closing sends too (the lock is released on the hosts).
+				defer logClusterCommands(c, cmdLog, inv, len(invs) > 1)()
 				defer c.Close()
 				if err := c.Lock(ctx, "orch up"); err != nil {
 					return err
 				}
-				stop := upStillAt(ctx, errOut, "up", trackers[inv.Name])
+				stop := runner.UpStillAt(ctx, errOut, "up", trackers[inv.Name])
+				steps := runner.NewSteps(errOut, "up", g.verbose)
 				rep, err := up.Up(ctx, c, up.Options{Desired: desired, VerifyTimeout: verifyTimeout, CheckPaths: true,
-					Progress: stepPrinter(errOut, "up"), Tracker: trackers[inv.Name], AdoptAccounts: adopt})
+					Progress: steps.Event, Tracker: trackers[inv.Name], AdoptAccounts: adopt})
 				stop()
+				steps.Flush()
 				if rep != nil && asJSON {
 					enc := json.NewEncoder(out)
 					enc.SetIndent("", "  ")
@@ -123,7 +146,7 @@ canary row read on both slaves. Run it again and nothing restarts.`,
 						fmt.Fprintln(out)
 						replication.WriteTable(out, rep.Status)
 					}
-					if len(rep.Timings) > 0 {
+					if len(rep.Timings) > 0 && g.verbose {
 						fmt.Fprintln(out)
 						writeTimings(out, rep.Timings, rep.Total)
 					}
@@ -147,11 +170,15 @@ canary row read on both slaves. Run it again and nothing restarts.`,
 	f.BoolVar(&asJSON, "json", false, "print the report (per-host results, replication steps, status, timings) as JSON")
 	f.BoolVar(&adopt, "adopt-accounts", false, "take over existing accounts with orch's names that orch did not make (sets their passwords and grants; says which)")
 	f.DurationVar(&verifyTimeout, "verify-timeout", up.DefaultVerifyTimeout, "how long replication may take to prove itself")
+	f.StringVar(&logPath, "log", "", "append every command and SQL statement sent to the hosts to FILE, one JSON object per line, passwords redacted")
 	return cmd
 }
 
 func newDownCmd(g *globalOptions) *cobra.Command {
-	var purge bool
+	var (
+		purge   bool
+		logPath string
+	)
 	cmd := &cobra.Command{
 		Use:   "down [INVENTORY]",
 		Short: "Undo up: stop replication, remove orch's config (restoring the backup), restart",
@@ -172,8 +199,15 @@ names are never dropped.`,
 			if err := validateClusters(invs); err != nil {
 				return err
 			}
+			cmdLog, err := openCommandLog(logPath)
+			if err != nil {
+				return err
+			}
+			defer closeCommandLog(cmdLog, logPath, cmd.ErrOrStderr(), "down")
 			return forEachCluster(cmd.Context(), invs, cmd.OutOrStdout(), cmd.ErrOrStderr(), func(ctx context.Context, inv *topology.Inventory, out, errOut io.Writer) error {
 				c := g.connect(ctx, inv, inv.DBHosts())
+				// Closing sends too (the lock is released on the hosts).
+				defer logClusterCommands(c, cmdLog, inv, len(invs) > 1)()
 				defer c.Close()
 				if err := c.Lock(ctx, "orch down"); err != nil {
 					return err
@@ -182,13 +216,15 @@ names are never dropped.`,
 				if purge {
 					down = up.Purge
 				}
-				rep, err := down(ctx, c, stepPrinter(errOut, "down"))
+				steps := runner.NewSteps(errOut, "down", g.verbose)
+				rep, err := down(ctx, c, steps.Event)
+				steps.Flush()
 				if rep != nil {
 					for _, l := range rep.Purged {
 						fmt.Fprintln(errOut, "down: "+l)
 					}
 				}
-				if rep != nil && len(rep.Timings) > 0 {
+				if rep != nil && len(rep.Timings) > 0 && g.verbose {
 					writeTimings(out, rep.Timings, 0)
 				}
 				if err == nil && !purge {
@@ -199,6 +235,7 @@ names are never dropped.`,
 		},
 	}
 	cmd.Flags().BoolVar(&purge, "purge", false, "also drop orch's schemas, binary logs, GTID history and the accounts orch made, and forget their passwords")
+	cmd.Flags().StringVar(&logPath, "log", "", "append every command and SQL statement sent to the hosts to FILE, one JSON object per line, passwords redacted")
 	return cmd
 }
 
@@ -274,17 +311,6 @@ func exitOnSecondInterrupt(ctx context.Context, w io.Writer, prefix string, unfi
 		os.Exit(exitInterrupted)
 	}()
 	return func() { close(done) }
-}
-
-// stepPrinter prints one progress line per host per step to w.
-func stepPrinter(w io.Writer, prefix string) func(host, step string, took time.Duration) {
-	return func(host, step string, took time.Duration) {
-		if took > 0 {
-			fmt.Fprintf(w, "%s: %-8s %s (%s)\n", prefix, host, step, took.Round(time.Millisecond))
-		} else {
-			fmt.Fprintf(w, "%s: %-8s %s\n", prefix, host, step)
-		}
-	}
 }
 
 // writeTimings prints per-step wall times, slowest first within each host.

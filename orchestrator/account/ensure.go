@@ -159,7 +159,13 @@ func planHost(ctx context.Context, c *cluster.Cluster, h *topology.Host, ex exec
 		if err != nil {
 			return p, fmt.Errorf("%s: benchmark password: %w", h, err)
 		}
-		wants = append(wants, want{BenchAccounts(inv, pw), had[inv.Benchmark.Password.File], benchKeys, benchChange, true})
+		here := ""
+		if len(inv.LoadBoxes()) == 0 {
+			if here, err = ClientAddress(ctx, ex); err != nil {
+				return p, fmt.Errorf("%s: benchmark account: %w", h, err)
+			}
+		}
+		wants = append(wants, want{BenchAccounts(inv, pw, here), had[inv.Benchmark.Password.File], benchKeys, benchChange, true})
 	}
 	p.q = Socket{Ex: ex}
 	if p.db != nil {

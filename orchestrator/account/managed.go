@@ -8,12 +8,14 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/orch-bench/orch/orchestrator/executor"
 	"github.com/orch-bench/orch/orchestrator/flavor"
@@ -155,21 +157,24 @@ func AdminAccounts(h *topology.Host, password string) []Account {
 }
 
 // BenchAccounts are the benchmark account's entries on the master: for
-// every load box's address (a run drives the master from all of them), or
-// any host when the load box is this machine (whose address as the master
-// sees it orch cannot know); and for 127.0.0.1, where a workload that runs
-// on the master itself connects.
-func BenchAccounts(inv *topology.Inventory, password string) []Account {
-	hosts := []string{"%"}
+// every load box's address (a run drives the master from all of them), or,
+// when this machine is the load box, for here, the address this machine
+// has as the master sees it (ClientAddress; never '%': an account any host
+// can log in to is not orch's to make); and for 127.0.0.1, where a workload
+// that runs on the master itself connects. here is ignored with load boxes;
+// "" leaves this machine's entry out (it is in orch's record once made).
+func BenchAccounts(inv *topology.Inventory, password, here string) []Account {
+	var hosts []string
 	if lbs := inv.LoadBoxes(); len(lbs) > 0 {
-		hosts = nil
 		for _, lb := range lbs {
 			if a := lb.PeerAddress(); a != inv.Master().PeerAddress() && !slices.Contains(hosts, a) {
 				hosts = append(hosts, a)
 			}
 		}
-		hosts = append(hosts, "127.0.0.1")
+	} else if here != "" {
+		hosts = append(hosts, here)
 	}
+	hosts = append(hosts, "127.0.0.1")
 	var out []Account
 	for _, h := range hosts {
 		for _, s := range BenchSchemas {
@@ -179,6 +184,26 @@ func BenchAccounts(inv *topology.Inventory, password string) []Account {
 	}
 	return out
 }
+
+// ClientAddress is this machine's address as the host behind ex sees it:
+// the client end of the SSH connection (sshd's SSH_CONNECTION, "client
+// port server port"). Through a jump host it is the jump host's address, and
+// the benchmark login then fails, found by orch check and before any
+// restart by up's path check: name a benchmark account in the inventory.
+func ClientAddress(ctx context.Context, ex executor.Executor) (string, error) {
+	res, err := ex.Run(ctx, executor.Command{Script: `printf '%s' "$SSH_CONNECTION"`, Timeout: 10 * time.Second})
+	if err != nil {
+		return "", fmt.Errorf("this machine's address as the master sees it: %w", err)
+	}
+	f := strings.Fields(string(res.Stdout))
+	if len(f) != 4 || net.ParseIP(f[0]) == nil {
+		return "", fmt.Errorf("this machine's address as the master sees it: SSH_CONNECTION is %q, not \"client port server port\"", string(res.Stdout))
+	}
+	return f[0], nil
+}
+
+// HereInDryRun stands for ClientAddress in a dry run's statements.
+const HereInDryRun = "<this machine's address as the master sees it>"
 
 // names lists accounts once each: user@host, ...
 func names(accts []Account) string {
@@ -221,7 +246,7 @@ func DryRun(w io.Writer, inv *topology.Inventory) error {
 			accts = append(accts, AdminAccounts(h, flavor.Redaction)...)
 		}
 		if h.Role == topology.RoleMaster && inv.Benchmark.Managed {
-			accts = append(accts, BenchAccounts(inv, flavor.Redaction)...)
+			accts = append(accts, BenchAccounts(inv, flavor.Redaction, HereInDryRun)...)
 		}
 		if len(accts) == 0 {
 			continue

@@ -65,7 +65,7 @@ func TestManagedAccounts(t *testing.T) {
 	if len(pws) != 3 {
 		t.Errorf("want 3 distinct passwords (admin shared by the hosts, replication, benchmark); got %d", len(pws))
 	}
-	bench := BenchAccounts(inv, "pw")
+	bench := BenchAccounts(inv, "pw", "")
 	if len(bench) != 2*len(BenchSchemas) || bench[0].String() != "orch_bench@10.0.0.14" || bench[0].Grants != "ALL PRIVILEGES ON `sbtest`.*" ||
 		bench[len(bench)-1].String() != "orch_bench@127.0.0.1" {
 		t.Errorf("benchmark accounts %+v", bench)

@@ -111,49 +111,52 @@ func Look(ctx context.Context, q Querier, accounts []Item, schemas []string) (*F
 	if !contains(schemas, RecordSchema) {
 		schemas = append(append([]string(nil), schemas...), RecordSchema)
 	}
-	var names []string
-	for _, a := range accounts {
-		names = append(names, flavor.QuoteString(a.Name))
-	}
 	var quoted []string
 	for _, s := range schemas {
 		quoted = append(quoted, flavor.QuoteString(s))
 	}
 	in := strings.Join(quoted, ", ")
-	reads := []struct {
-		q   string
-		set map[string]bool
-	}{
-		{"SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME IN (" + in + ")", f.Schemas},
-		{"SELECT CONCAT(TABLE_SCHEMA, '.', TABLE_NAME) FROM information_schema.TABLES WHERE TABLE_SCHEMA IN (" + in + ")", f.Tables},
-	}
-	if len(names) > 0 {
-		reads = append(reads, struct {
-			q   string
-			set map[string]bool
-		}{"SELECT CONCAT(User, '@', Host) FROM mysql.user WHERE CONCAT(User, '@', Host) IN (" + strings.Join(names, ", ") + ")", f.Accounts})
-	}
-	for _, r := range reads {
-		rows, err := q.Query(ctx, r.q)
+	read := func(query string, set map[string]bool) error {
+		rows, err := q.Query(ctx, query)
 		if err != nil {
-			return nil, fmt.Errorf("read what exists: %w", err)
+			return fmt.Errorf("read what exists: %w", err)
 		}
 		for _, row := range rows {
 			if len(row) > 0 {
-				r.set[row[0]] = true
+				set[row[0]] = true
+			}
+		}
+		return nil
+	}
+	if err := read("SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME IN ("+in+")", f.Schemas); err != nil {
+		return nil, err
+	}
+	if err := read("SELECT CONCAT(TABLE_SCHEMA, '.', TABLE_NAME) FROM information_schema.TABLES WHERE TABLE_SCHEMA IN ("+in+")", f.Tables); err != nil {
+		return nil, err
+	}
+	if f.Tables[RecordItem.Name] {
+		rows, err := q.Query(ctx, "SELECT kind, name FROM "+recordTable)
+		if err != nil {
+			return nil, fmt.Errorf("read orch's record %s: %w", RecordItem, err)
+		}
+		for _, row := range rows {
+			if len(row) == 2 {
+				f.Owned[Item{Kind(row[0]), row[1]}] = true
 			}
 		}
 	}
-	if !f.Tables[RecordItem.Name] {
-		return f, nil
+	// Whether the accounts asked about exist, and those the record lists
+	// (an account made for an address only a past run knew, this
+	// machine's as a master saw it).
+	var names []string
+	for _, a := range append(append([]Item(nil), accounts...), f.OwnedOf(KindAccount)...) {
+		if n := flavor.QuoteString(a.Name); !contains(names, n) {
+			names = append(names, n)
+		}
 	}
-	rows, err := q.Query(ctx, "SELECT kind, name FROM "+recordTable)
-	if err != nil {
-		return nil, fmt.Errorf("read orch's record %s: %w", RecordItem, err)
-	}
-	for _, row := range rows {
-		if len(row) == 2 {
-			f.Owned[Item{Kind(row[0]), row[1]}] = true
+	if len(names) > 0 {
+		if err := read("SELECT CONCAT(User, '@', Host) FROM mysql.user WHERE CONCAT(User, '@', Host) IN ("+strings.Join(names, ", ")+")", f.Accounts); err != nil {
+			return nil, err
 		}
 	}
 	return f, nil

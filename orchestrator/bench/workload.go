@@ -134,6 +134,19 @@ func (w *Workload) Phases() []Phase {
 	return p
 }
 
+// LatencyPercentile is the percentile of the interval lines' latency: the
+// workload's percentile, else sysbench's default, 95 (sysbench 1.0's
+// --percentile); 0 when the client prints none.
+func (w *Workload) LatencyPercentile() int {
+	switch {
+	case !w.sysbench():
+		return 0
+	case w.Options.Percentile != nil:
+		return *w.Options.Percentile
+	}
+	return 95
+}
+
 func (w *Workload) sysbench() bool {
 	return w.Tool == DriverSysbench || w.Tool == DriverSysbenchLegacy
 }

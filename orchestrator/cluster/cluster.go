@@ -39,6 +39,8 @@ type Cluster struct {
 	dialCfg   executor.DialConfig
 	openDB    func(ctx context.Context, h *topology.Host, ex executor.Executor) (*sql.DB, error)
 
+	log commandLog // where what is sent to the hosts is recorded (record.go)
+
 	mu    sync.Mutex // guards conns' ex, err and node after Connect, and locks
 	conns []conn
 	locks []*hostLock // command locks held (lock.go), released by Close
@@ -67,7 +69,9 @@ func Connect(ctx context.Context, inv *topology.Inventory, hosts []*topology.Hos
 		}
 	}
 	c := &Cluster{Inventory: inv, Hosts: hosts, parallel: opts.Parallel, conns: make([]conn, len(hosts)),
-		dial: dial, dialCfg: opts.Dial, openDB: opts.OpenDB}
+		dialCfg: opts.Dial, openDB: unwrapped(opts.OpenDB)}
+	c.dial = c.recording(dial)
+	dial = c.dial
 	orchestrator.ForEach(ctx, opts.Parallel, hosts, func(ctx context.Context, i int, h *topology.Host) error {
 		start := time.Now()
 		ex, err := dial(ctx, h, opts.Dial)

@@ -266,3 +266,23 @@ func NetworkAddress(h *topology.Host, sshConfigFile string) (addr, via string, e
 	}
 	return hn, cf.path, nil
 }
+
+// Target is where orch logs in to h, as user@address:port after the
+// inventory, ssh_config (sshConfigFile as in DialConfig) and the defaults
+// (the local user, port 22), followed by " via " and the bastion's when
+// there is one. Nothing is contacted: orch inventory shows it.
+func Target(h *topology.Host, sshConfigFile string) (string, error) {
+	cf, err := loadSSHConfig(sshConfigFile)
+	if err != nil {
+		return "", err
+	}
+	r, err := resolveRoute(h, cf)
+	if err != nil {
+		return "", err
+	}
+	s := r.target.String()
+	if r.jump != nil {
+		s += " via " + r.jump.String()
+	}
+	return s, nil
+}

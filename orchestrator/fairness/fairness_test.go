@@ -3,6 +3,8 @@ package fairness
 import (
 	"strings"
 	"testing"
+
+	"github.com/orch-bench/orch/orchestrator/flavor"
 )
 
 // labVars are a lab host's variables as SHOW VARIABLES printed them in the
@@ -118,11 +120,12 @@ func TestLintIdleTokuDBCache(t *testing.T) {
 func TestEffectiveDefaults(t *testing.T) {
 	// The rocksdb profile before the fix rendered only its own settings:
 	// the rest are MariaDB's defaults.
-	v := Effective("mariadb", "rocksdb", map[string]string{"rocksdb_flush_log_at_trx_commit": "2", "loose-rocksdb_block_cache_size": "64M"})
+	mariadb := flavor.Server{Flavor: flavor.MariaDB, Version: flavor.V(10, 11, 19)}
+	v := Effective(mariadb, "rocksdb", map[string]string{"rocksdb_flush_log_at_trx_commit": "2", "loose-rocksdb_block_cache_size": "64M"})
 	if v["innodb_flush_log_at_trx_commit"] != "1" || v["gtid_pos_auto_engines"] != "" || v["rocksdb_block_cache_size"] != "64M" {
 		t.Errorf("effective = %v", v)
 	}
-	if _, ok := Effective("mariadb", "innodb", nil)["rocksdb_block_cache_size"]; ok {
+	if _, ok := Effective(mariadb, "innodb", nil)["rocksdb_block_cache_size"]; ok {
 		t.Error("an engine neither under test nor configured has no defaults to lint")
 	}
 	for in, want := range map[string]float64{"134217728": 134217728, "128M": 128 << 20, "4G": 4 << 30, "512k": 512 << 10} {

@@ -3,8 +3,11 @@ package fairness
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/orch-bench/orch/orchestrator/flavor"
 )
 
 // flushPolicy classifies how an engine makes a commit durable.
@@ -21,74 +24,57 @@ const (
 	periodic       = "written and fsynced about once a second"
 )
 
-// engineFlush is engine's commit durability on a host; ok is false when
-// the host does not show the engine's variable.
+// engineFlush is engine's commit durability on a host (its flush variable,
+// flavor.EngineSettings); ok is false when the host does not show it.
 func engineFlush(engine string, vars map[string]string) (flushPolicy, bool) {
-	level := func(name string) (flushPolicy, bool) {
-		v, ok := vars[name]
-		if !ok {
-			return flushPolicy{}, false
-		}
-		p := flushPolicy{shown: name + "=" + v, vars: []string{name}}
-		switch strings.TrimSpace(v) {
-		case "1", "3":
-			p.class = syncPerCommit
-		case "2":
-			p.class = writePerCommit
-		case "0":
-			p.class = periodic
-		default:
-			p.class = v
-		}
-		return p, true
+	e, ok := flavor.LookupEngine(engine)
+	name := e.Settings.FlushVar
+	if !ok || name == "" {
+		return flushPolicy{}, false
 	}
-	switch engine {
-	case "innodb":
-		return level("innodb_flush_log_at_trx_commit")
-	case "rocksdb":
-		return level("rocksdb_flush_log_at_trx_commit")
-	case "tokudb":
-		v, ok := vars["tokudb_commit_sync"]
-		if !ok {
-			return flushPolicy{}, false
-		}
-		p := flushPolicy{shown: "tokudb_commit_sync=" + v, vars: []string{"tokudb_commit_sync", "tokudb_fsync_log_period"}}
+	v, ok := vars[name]
+	if !ok {
+		return flushPolicy{}, false
+	}
+	p := flushPolicy{shown: name + "=" + v, vars: []string{name}}
+	if period := e.Settings.FlushPeriodVar; period != "" {
+		p.vars = append(p.vars, period)
 		if isOn(v) {
 			p.class = syncPerCommit
 		} else {
 			p.class = periodic
-			p.shown += " tokudb_fsync_log_period=" + vars["tokudb_fsync_log_period"]
+			p.shown += " " + period + "=" + vars[period]
 		}
 		return p, true
 	}
-	return flushPolicy{}, false
+	switch strings.TrimSpace(v) {
+	case "1", "3":
+		p.class = syncPerCommit
+	case "2":
+		p.class = writePerCommit
+	case "0":
+		p.class = periodic
+	default:
+		p.class = v
+	}
+	return p, true
 }
 
-// sideEngine is the engine of the replica's position tables: MariaDB keeps
-// mysql.gtid_slave_pos in InnoDB unless gtid_pos_auto_engines lists the
-// engine the transaction used; MySQL keeps relay-log info in an InnoDB
-// table when relay_log_info_repository=TABLE (8.0's only choice).
+// sideEngine is the engine of the replica's position tables
+// (flavor.ReplicaPositionStore): MariaDB keeps mysql.gtid_slave_pos in
+// InnoDB unless gtid_pos_auto_engines lists the engine the transaction
+// used; MySQL keeps relay-log info in an InnoDB table when
+// relay_log_info_repository=TABLE (8.0's only choice).
 func sideEngine(engine string, vars map[string]string) (side, shown string, names []string, ok bool) {
-	if list, ok := vars["gtid_pos_auto_engines"]; ok {
-		for _, e := range strings.Split(strings.ToLower(list), ",") {
-			if strings.TrimSpace(e) == engine {
-				return engine, "mysql.gtid_slave_pos in " + engine + " (gtid_pos_auto_engines=" + quoted(list) + ")",
-					[]string{"gtid_pos_auto_engines"}, true
-			}
-		}
-		return "innodb", "mysql.gtid_slave_pos in innodb (gtid_pos_auto_engines=" + quoted(list) + ")", []string{"gtid_pos_auto_engines"}, true
-	}
-	if repo, ok := vars["relay_log_info_repository"]; ok {
-		if strings.EqualFold(repo, "TABLE") {
-			return "innodb", "relay-log info in an InnoDB table (relay_log_info_repository=TABLE)", []string{"relay_log_info_repository"}, true
-		}
-		return "file", "relay-log info in a file (relay_log_info_repository=" + repo + ")", []string{"relay_log_info_repository"}, true
-	}
-	return "", "", nil, false
+	st, ok := flavor.ReplicaPositionStore(engine, vars)
+	return st.Engine, st.Shown, st.Vars, ok
 }
 
 // aspects are the settings compared on every host.
-var aspects = []aspect{
+var aspects = slices.Concat(firstAspects, engineDurability(), moreAspects)
+
+// firstAspects are compared first.
+var firstAspects = []aspect{
 	{kind: Durability, what: "flush policy of the engine under test", of: func(c Config, h Host) (string, string, []string, bool) {
 		p, ok := engineFlush(c.Engine, h.Vars)
 		return p.class, c.Engine + " " + p.shown + " (" + p.class + ")", p.vars, ok
@@ -117,13 +103,10 @@ var aspects = []aspect{
 	plainVar(Durability, "rpl_semi_sync_master_wait_point"),
 	plainVar(Durability, "rpl_semi_sync_master_enabled"),
 	plainVar(Durability, "rpl_semi_sync_slave_enabled"),
-	{kind: Durability, what: "InnoDB doublewrite", sameEngine: true, of: func(c Config, h Host) (string, string, []string, bool) {
-		v, ok := h.Vars["innodb_doublewrite"]
-		if c.Engine != "innodb" {
-			ok = false
-		}
-		return boolKey(v), "innodb_doublewrite=" + v, []string{"innodb_doublewrite"}, ok
-	}},
+}
+
+// moreAspects follow the engines' own durability settings.
+var moreAspects = []aspect{
 	{kind: Caching, what: "cache of the engine under test", of: func(c Config, h Host) (string, string, []string, bool) {
 		b, shown, name, ok := engineCache(c.Engine, h)
 		if !ok {
@@ -137,6 +120,24 @@ var aspects = []aspect{
 	}},
 }
 
+// engineDurability compares each engine's other durability settings
+// (InnoDB's doublewrite) between configurations that test that engine.
+func engineDurability() []aspect {
+	var out []aspect
+	for _, e := range flavor.EngineSpecs() {
+		for _, dv := range e.Settings.Durability {
+			out = append(out, aspect{kind: Durability, what: dv.What, sameEngine: true, of: func(c Config, h Host) (string, string, []string, bool) {
+				v, ok := h.Vars[dv.Name]
+				if c.Engine != e.Name {
+					ok = false
+				}
+				return boolKey(v), dv.Name + "=" + v, []string{dv.Name}, ok
+			}})
+		}
+	}
+	return out
+}
+
 // plainVar compares one variable as it is.
 func plainVar(k Kind, name string) aspect {
 	return aspect{kind: k, what: name, of: func(c Config, h Host) (string, string, []string, bool) {
@@ -145,18 +146,12 @@ func plainVar(k Kind, name string) aspect {
 	}}
 }
 
-// engineCacheVars are the engines' cache sizes.
-var engineCacheVars = map[string]string{
-	"innodb":  "innodb_buffer_pool_size",
-	"rocksdb": "rocksdb_block_cache_size",
-	"tokudb":  "tokudb_cache_size",
-}
-
-// engineCache is an engine's cache in bytes and how it reads; TokuDB's 0
-// means half the RAM.
+// engineCache is an engine's cache in bytes and how it reads
+// (flavor.EngineSettings.CacheVar; TokuDB's 0 means half the RAM).
 func engineCache(engine string, h Host) (float64, string, string, bool) {
-	name, ok := engineCacheVars[engine]
-	if !ok {
+	e, ok := flavor.LookupEngine(engine)
+	name := e.Settings.CacheVar
+	if !ok || name == "" {
 		return 0, "", "", false
 	}
 	v, ok := h.Vars[name]
@@ -168,7 +163,7 @@ func engineCache(engine string, h Host) (float64, string, string, bool) {
 		return 0, "", "", false
 	}
 	shown := name + "=" + mib(b)
-	if engine == "tokudb" && b == 0 {
+	if e.Settings.CacheZeroIsHalfRAM && b == 0 {
 		if h.MemoryBytes <= 0 {
 			return 0, "", "", false
 		}
@@ -182,37 +177,31 @@ func engineCache(engine string, h Host) (float64, string, string, bool) {
 }
 
 // engineIO says whether the engine under test reads and writes its data
-// with O_DIRECT.
+// with O_DIRECT (flavor.EngineSettings.DirectIO): direct when every switch
+// is on, partly direct when some are.
 func engineIO(engine string, vars map[string]string) (string, string, []string, bool) {
-	switch engine {
-	case "innodb":
-		v, ok := vars["innodb_flush_method"]
-		key := "buffered"
-		if strings.Contains(strings.ToUpper(v), "O_DIRECT") {
-			key = "direct"
-		}
-		return key, "innodb_flush_method=" + v + " (" + key + ")", []string{"innodb_flush_method"}, ok
-	case "rocksdb":
-		r, ok1 := vars["rocksdb_use_direct_reads"]
-		w, ok2 := vars["rocksdb_use_direct_io_for_flush_and_compaction"]
-		key := "buffered"
-		switch {
-		case isOn(r) && isOn(w):
-			key = "direct"
-		case isOn(r) || isOn(w):
-			key = "partly direct"
-		}
-		return key, fmt.Sprintf("rocksdb_use_direct_reads=%s rocksdb_use_direct_io_for_flush_and_compaction=%s (%s)", r, w, key),
-			[]string{"rocksdb_use_direct_reads", "rocksdb_use_direct_io_for_flush_and_compaction"}, ok1 || ok2
-	case "tokudb":
-		v, ok := vars["tokudb_directio"]
-		key := "buffered"
-		if isOn(v) {
-			key = "direct"
-		}
-		return key, "tokudb_directio=" + v + " (" + key + ")", []string{"tokudb_directio"}, ok
+	e, ok := flavor.LookupEngine(engine)
+	if !ok || len(e.Settings.DirectIO) == 0 {
+		return "", "", nil, false
 	}
-	return "", "", nil, false
+	var shown, names []string
+	on, seen := 0, false
+	for _, sw := range e.Settings.DirectIO {
+		v, ok := vars[sw.Name]
+		seen = seen || ok
+		if sw.DirectIf == "" && isOn(v) || sw.DirectIf != "" && strings.Contains(strings.ToUpper(v), strings.ToUpper(sw.DirectIf)) {
+			on++
+		}
+		shown, names = append(shown, sw.Name+"="+v), append(names, sw.Name)
+	}
+	key := "buffered"
+	switch {
+	case on == len(e.Settings.DirectIO):
+		key = "direct"
+	case on > 0:
+		key = "partly direct"
+	}
+	return key, strings.Join(shown, " ") + " (" + key + ")", names, seen
 }
 
 // MaxIdleCacheShare is the share of RAM above which the cache of an
@@ -232,7 +221,7 @@ func idleCaches(configs []Config, host string) []Warning {
 			continue
 		}
 		mine, _, _, _ := engineCache(c.Engine, h)
-		for _, e := range []string{"innodb", "rocksdb", "tokudb"} {
+		for _, e := range flavor.EngineNames() {
 			if e == c.Engine {
 				continue
 			}
@@ -301,11 +290,4 @@ func boolKey(v string) string {
 		return "OFF"
 	}
 	return v
-}
-
-func quoted(s string) string {
-	if s == "" {
-		return "''"
-	}
-	return s
 }

@@ -15,8 +15,11 @@ type SemiSyncNames struct {
 	MasterEnabled, MasterTimeout, MasterWaitPoint, MasterWaitCount string
 	SlaveEnabled                                                   string
 
-	// Status variables (SHOW GLOBAL STATUS).
+	// Status variables (SHOW GLOBAL STATUS). MasterTxWaitTime is the
+	// total time (µs) commits waited for an ACK, MasterTxWaits how many
+	// waited: both servers name them like yes_tx.
 	MasterStatus, MasterClients, MasterYesTx, MasterNoTx string
+	MasterTxWaitTime, MasterTxWaits                      string
 	SlaveStatus                                          string
 }
 
@@ -24,20 +27,22 @@ type SemiSyncNames struct {
 func (s Server) SemiSync() SemiSyncNames {
 	m, sl := s.value(SemiSyncMasterPrefix), s.value(SemiSyncSlavePrefix)
 	return SemiSyncNames{
-		MasterPlugin:    s.value(SemiSyncMasterPlugin),
-		MasterLibrary:   s.value(SemiSyncMasterLibrary),
-		SlavePlugin:     s.value(SemiSyncSlavePlugin),
-		SlaveLibrary:    s.value(SemiSyncSlaveLibrary),
-		MasterEnabled:   m + "_enabled",
-		MasterTimeout:   m + "_timeout",
-		MasterWaitPoint: m + "_wait_point",
-		MasterWaitCount: s.value(SemiSyncWaitCountVar),
-		SlaveEnabled:    sl + "_enabled",
-		MasterStatus:    statusVar(m, "status"),
-		MasterClients:   statusVar(m, "clients"),
-		MasterYesTx:     statusVar(m, "yes_tx"),
-		MasterNoTx:      statusVar(m, "no_tx"),
-		SlaveStatus:     statusVar(sl, "status"),
+		MasterPlugin:     s.value(SemiSyncMasterPlugin),
+		MasterLibrary:    s.value(SemiSyncMasterLibrary),
+		SlavePlugin:      s.value(SemiSyncSlavePlugin),
+		SlaveLibrary:     s.value(SemiSyncSlaveLibrary),
+		MasterEnabled:    m + "_enabled",
+		MasterTimeout:    m + "_timeout",
+		MasterWaitPoint:  m + "_wait_point",
+		MasterWaitCount:  s.value(SemiSyncWaitCountVar),
+		SlaveEnabled:     sl + "_enabled",
+		MasterStatus:     statusVar(m, "status"),
+		MasterClients:    statusVar(m, "clients"),
+		MasterYesTx:      statusVar(m, "yes_tx"),
+		MasterNoTx:       statusVar(m, "no_tx"),
+		MasterTxWaitTime: statusVar(m, "tx_wait_time"),
+		MasterTxWaits:    statusVar(m, "tx_waits"),
+		SlaveStatus:      statusVar(sl, "status"),
 	}
 }
 

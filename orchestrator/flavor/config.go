@@ -31,6 +31,27 @@ func ReadLast(includeDirs []string) string {
 	return includeDirs[len(includeDirs)-1]
 }
 
+// Option groups (sections) orch accepts in the profiles it renders.
+// MainGroup is read by every supported server and is where orch adds its
+// own settings; serverGroups hold server variables, MainGroup first, then
+// the groups only some flavours read ([mariadb]: MySQL ignores it without
+// a word, so Server.ReadsGroup refuses it there); WrapperGroup is
+// mysqld_safe's own (malloc-lib, thp-setting), passed through as it is.
+const (
+	MainGroup    = "mysqld"
+	WrapperGroup = "mysqld_safe"
+)
+
+var serverGroups = []string{MainGroup, "mariadb"}
+
+// IsServerGroup reports whether options in profile group g (lower case)
+// are server variables.
+func IsServerGroup(g string) bool { return slices.Contains(serverGroups, g) }
+
+// ProfileGroups lists the groups a profile may use: the server groups,
+// then WrapperGroup.
+func ProfileGroups() []string { return append(slices.Clone(serverGroups), WrapperGroup) }
+
 // LoosePrefix makes an option the server does not know a warning instead
 // of a fatal startup error: for options of plugins that may not be loaded.
 const LoosePrefix = "loose-"

@@ -10,6 +10,7 @@ package flavor
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -24,14 +25,31 @@ const (
 	MariaDB Flavor = "mariadb"
 )
 
+// flavors are the supported flavours, in the order messages list them.
+var flavors = []Flavor{MySQL, Percona, MariaDB}
+
+// Flavors lists the supported flavours.
+func Flavors() []Flavor { return slices.Clone(flavors) }
+
+// IsFlavor reports whether s spells a flavour exactly as inventories do.
+func IsFlavor(s string) bool { return slices.Contains(flavors, Flavor(s)) }
+
+// FlavorList spells the flavours for messages: "mysql, percona or mariadb".
+func FlavorList() string {
+	names := make([]string, len(flavors))
+	for i, f := range flavors {
+		names[i] = string(f)
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
 // ParseFlavor accepts an inventory's flavour hint ("mysql", "percona",
 // "mariadb", any case).
 func ParseFlavor(s string) (Flavor, error) {
-	switch f := Flavor(strings.ToLower(strings.TrimSpace(s))); f {
-	case MySQL, Percona, MariaDB:
+	if f := Flavor(strings.ToLower(strings.TrimSpace(s))); IsFlavor(string(f)) {
 		return f, nil
 	}
-	return "", fmt.Errorf("unknown server flavour %q (want mysql, percona or mariadb)", s)
+	return "", fmt.Errorf("unknown server flavour %q (want %s)", s, FlavorList())
 }
 
 // Name is the product name used in messages.

@@ -41,6 +41,14 @@ type EngineSpec struct {
 	// 0 bytes for rows still in its memtables.
 	FlushStmt string
 
+	// What the fairness check compares (orchestrator/fairness), from the
+	// engines' manuals: see engine_settings.go.
+	Settings EngineSettings
+
+	// Counters are the engine's SHOW GLOBAL STATUS counters the monitor
+	// writes as rates (counters.go), at least one of them its fsyncs.
+	Counters []StatusCounter
+
 	// NeedsTHPOff: the engine refuses to start while transparent huge
 	// pages are enabled (TokuDB).
 	NeedsTHPOff bool
@@ -61,18 +69,33 @@ func (g FileGlob) IsZero() bool { return g == FileGlob{} }
 // the Percona 5.7 installation guide, MyRocks' library and #rocksdb from
 // MariaDB's "Getting started with MyRocks").
 var engineSpecs = []EngineSpec{
-	{Name: "innodb", Display: "InnoDB", TableFiles: FileGlob{After: "/*.ibd"}},
+	{Name: "innodb", Display: "InnoDB", TableFiles: FileGlob{After: "/*.ibd"},
+		Settings: EngineSettings{FlushVar: "innodb_flush_log_at_trx_commit", CacheVar: "innodb_buffer_pool_size",
+			// innodb_doublewrite: a page is written twice so that a torn
+			// write can be repaired.
+			Durability: []EngineVar{{Name: "innodb_doublewrite", What: "InnoDB doublewrite"}},
+			DirectIO:   []IOSwitch{{Name: "innodb_flush_method", DirectIf: "O_DIRECT"}}},
+		Counters: innodbCounters},
 	{Name: "tokudb", Display: "TokuDB", Plugin: "TokuDB", Library: "ha_tokudb.so", VarPrefix: "tokudb_",
 		Plugins: []string{"tokudb", "tokudb_file_map", "tokudb_fractal_tree_info", "tokudb_fractal_tree_block_map",
 			"tokudb_trx", "tokudb_locks", "tokudb_lock_waits", "tokudb_background_job_status"},
 		// TokuDB names its files _<database>_<table>_<index>_<id>.tokudb,
 		// all in the datadir itself.
-		TableFiles:  FileGlob{Before: "./_", After: "_*.tokudb"},
+		TableFiles: FileGlob{Before: "./_", After: "_*.tokudb"},
+		// tokudb_commit_sync=OFF fsyncs the log every
+		// tokudb_fsync_log_period ms; tokudb_cache_size=0 is half the RAM.
+		Settings: EngineSettings{FlushVar: "tokudb_commit_sync", FlushPeriodVar: "tokudb_fsync_log_period",
+			CacheVar: "tokudb_cache_size", CacheZeroIsHalfRAM: true,
+			DirectIO: []IOSwitch{{Name: "tokudb_directio"}}},
+		Counters:    tokudbCounters,
 		NeedsTHPOff: true,
 		StartHint:   "TokuDB needs jemalloc: malloc-lib in [mysqld_safe], as ps-admin --enable-tokudb sets up"},
 	{Name: "rocksdb", Display: "ROCKSDB", Plugin: "ROCKSDB", Library: "ha_rocksdb.so", VarPrefix: "rocksdb_",
 		Plugins: []string{"ROCKSDB"}, DataDir: "#rocksdb",
-		FlushStmt: "SET GLOBAL rocksdb_force_flush_memtable_now = 1"},
+		FlushStmt: "SET GLOBAL rocksdb_force_flush_memtable_now = 1",
+		Settings: EngineSettings{FlushVar: "rocksdb_flush_log_at_trx_commit", CacheVar: "rocksdb_block_cache_size",
+			DirectIO: []IOSwitch{{Name: "rocksdb_use_direct_reads"}, {Name: "rocksdb_use_direct_io_for_flush_and_compaction"}}},
+		Counters: rocksdbCounters},
 }
 
 // engineFeature is the rule feature saying how a server enables e.

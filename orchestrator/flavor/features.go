@@ -28,6 +28,9 @@ const (
 	StatusColumns Feature = "status-columns"
 	// ReplGrants is the privilege list given to the replication account.
 	ReplGrants Feature = "repl-grants"
+	// MaxReplPassword is the longest replication password CHANGE MASTER /
+	// CHANGE REPLICATION SOURCE accepts, in characters.
+	MaxReplPassword Feature = "max-repl-password"
 	// UnloggedSession are the statements ("; "-separated) that keep the
 	// session's next statements out of the server's general and slow logs
 	// (a password in CREATE USER or CHANGE MASTER would land there in
@@ -79,6 +82,14 @@ const (
 	// INSTALL PLUGIN name SONAME 'lib.so' per plugin (MySQL, Percona), or
 	// INSTALL SONAME 'lib' for all plugins of the library (MariaDB).
 	PluginInstallStmt Feature = "plugin-install-stmt"
+
+	// PositionEnginesVar lists the engines that get their own table of
+	// a replica's applied position (engine_settings.go); "" where the
+	// position's table is always InnoDB's.
+	PositionEnginesVar Feature = "position-engines-var"
+	// VarDefaults names the set of manual defaults the fairness check
+	// uses for s (varDefaults in engine_settings.go).
+	VarDefaults Feature = "var-defaults"
 
 	// Option files (config.go). OptionGroups are the [groups] of the
 	// option files the server reads, space-separated.
@@ -188,6 +199,11 @@ var rules = []rule{
 	// the same account read master/replica status (MariaDB 10.5+ keeps it
 	// as an alias of BINLOG MONITOR).
 	{ReplGrants, mysqlFamily | onMariaDB, none, none, "REPLICATION SLAVE, REPLICATION CLIENT"},
+	// MySQL's manual: MASTER_PASSWORD (SOURCE_PASSWORD) is at most 32
+	// characters (error 3056, ER_CHANGE_MASTER_PASSWORD_LENGTH); MariaDB's
+	// CHANGE MASTER: at most 96 (error 1470 beyond, seen on the lab).
+	{MaxReplPassword, mysqlFamily, V(5, 7, 0), none, "32"},
+	{MaxReplPassword, onMariaDB, none, none, "96"},
 	// sql_log_off (SUPER, or SYSTEM_VARIABLES_ADMIN on MySQL 8: what
 	// up's SET GLOBAL needs anyway) is the general log's switch; MySQL's
 	// slow_query_log is global only, so the slow log is kept off by a
@@ -255,6 +271,10 @@ var rules = []rule{
 	{EngineAbsent("tokudb"), onMariaDB, V(10, 6, 0), none, "removed in 10.6"},
 	{EngineAbsent("rocksdb"), onMySQL, none, none, "MyRocks ships with MariaDB and Percona Server 8.0"},
 	{EngineAbsent("rocksdb"), onPercona, none, V(8, 0, 0), "orch runs MyRocks on MariaDB and Percona Server 8.0"},
+	{PositionEnginesVar, onMariaDB, none, none, positionEnginesVar},
+	{VarDefaults, onMariaDB, none, none, "mariadb"},
+	{VarDefaults, mysqlFamily, none, V(8, 0, 0), "mysql-5.7"},
+	{VarDefaults, mysqlFamily, V(8, 0, 0), none, "mysql-8"},
 	{PluginInstallStmt, mysqlFamily, none, none, perPlugin},
 	{PluginInstallStmt, onMariaDB, none, none, perLibrary},
 

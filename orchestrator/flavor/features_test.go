@@ -12,7 +12,7 @@ var requiredFeatures = []Feature{
 	Supported, ChangeSourceStmt, SourceOptionPrefix, ReplicaKeyword, ResetBinlogsStmt,
 	BinlogStatusStmt, StatusColumns, ReplGrants, GTIDStyle, GTIDSettings, GTIDSourcePosVar,
 	GTIDReplicaPosVar, GTIDWaitFunc, SemiSyncMasterPrefix, SemiSyncSlavePrefix,
-	EngineInnoDB,
+	EngineInnoDB, VarDefaults, OptionGroups, PluginInstallStmt,
 }
 
 // probeServers are versions on and around every boundary in the table,
@@ -204,6 +204,7 @@ func TestSemiSyncNames(t *testing.T) {
 		SlaveEnabled: "rpl_semi_sync_replica_enabled",
 		MasterStatus: "Rpl_semi_sync_source_status", MasterClients: "Rpl_semi_sync_source_clients",
 		MasterYesTx: "Rpl_semi_sync_source_yes_tx", MasterNoTx: "Rpl_semi_sync_source_no_tx",
+		MasterTxWaitTime: "Rpl_semi_sync_source_tx_wait_time", MasterTxWaits: "Rpl_semi_sync_source_tx_waits",
 		SlaveStatus: "Rpl_semi_sync_replica_status",
 	}
 	if got != want {
@@ -211,7 +212,8 @@ func TestSemiSyncNames(t *testing.T) {
 	}
 	m := Server{MariaDB, V(10, 11, 19)}.SemiSync()
 	if m.MasterPlugin != "" || m.MasterWaitCount != "" || m.MasterStatus != "Rpl_semi_sync_master_status" ||
-		m.SlaveEnabled != "rpl_semi_sync_slave_enabled" || m.SlaveStatus != "Rpl_semi_sync_slave_status" {
+		m.SlaveEnabled != "rpl_semi_sync_slave_enabled" || m.SlaveStatus != "Rpl_semi_sync_slave_status" ||
+		m.MasterTxWaitTime != "Rpl_semi_sync_master_tx_wait_time" || m.MasterTxWaits != "Rpl_semi_sync_master_tx_waits" {
 		t.Errorf("MariaDB semi-sync names: %+v", m)
 	}
 }

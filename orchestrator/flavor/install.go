@@ -16,6 +16,14 @@ var serverBinaries = []string{"mariadbd", "mysqld", "/usr/sbin/mariadbd", "/usr/
 var pluginDirs = []string{"/usr/lib/mysql/plugin", "/usr/lib64/mysql/plugin",
 	"/usr/lib/x86_64-linux-gnu/mariadb19/plugin", "/usr/local/mysql/lib/plugin"}
 
+// serviceNames are the packages' service names (systemd units and init
+// scripts), tried in this order when the inventory names none: Debian's
+// and Percona's mysql, MariaDB's mariadb, RHEL's mysqld.
+var serviceNames = []string{"mysql", "mariadb", "mysqld"}
+
+// ServiceNames lists the service names to look for, in order.
+func ServiceNames() []string { return slices.Clone(serviceNames) }
+
 // ServerBinaries lists the server executables to look for, in order.
 func ServerBinaries() []string { return slices.Clone(serverBinaries) }
 

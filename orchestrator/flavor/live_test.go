@@ -1,4 +1,4 @@
-package flavor
+package flavor_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 	"github.com/orch-bench/orch/orchestrator/executor"
+	. "github.com/orch-bench/orch/orchestrator/flavor"
 	"github.com/orch-bench/orch/orchestrator/labenv"
 	"github.com/orch-bench/orch/orchestrator/mysqlconn"
 	"github.com/orch-bench/orch/topology"
@@ -74,7 +75,7 @@ func TestLiveReplication(t *testing.T) {
 		}
 	}
 	// A server's syntax error quotes the statement; Run must scrub it.
-	bad := new(stmtBuilder).raw("CHANGE MASTER TO MASTER_PASSWORD = ").secretStr("LiveSecret-42").raw(" NOT_AN_OPTION").done()
+	bad := SecretStatement("CHANGE MASTER TO MASTER_PASSWORD = ", "LiveSecret-42", " NOT_AN_OPTION")
 	conn, err := slave.Conn(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -117,9 +118,9 @@ func TestLiveReplication(t *testing.T) {
 	yesBefore, _ := strconv.Atoi(findVar(mstat, names.MasterYesTx))
 
 	runLive(ctx, t, master, []Statement{
-		plain("CREATE DATABASE IF NOT EXISTS orch_flavor_live"),
-		plain("CREATE TABLE orch_flavor_live.t (id INT PRIMARY KEY, v VARCHAR(20)) ENGINE=InnoDB"),
-		plain("INSERT INTO orch_flavor_live.t VALUES (1, 'it''s replicated')"),
+		Plain("CREATE DATABASE IF NOT EXISTS orch_flavor_live"),
+		Plain("CREATE TABLE orch_flavor_live.t (id INT PRIMARY KEY, v VARCHAR(20)) ENGINE=InnoDB"),
+		Plain("INSERT INTO orch_flavor_live.t VALUES (1, 'it''s replicated')"),
 	})
 	pos := queryRows(ctx, t, master, ms.MasterGTIDQuery())[0][0]
 	wait, err := ss.WaitForGTIDQuery(pos, 20*time.Second)
@@ -136,7 +137,7 @@ func TestLiveReplication(t *testing.T) {
 		t.Errorf("semi-sync yes_tx did not grow (%d -> %d)", yesBefore, yes)
 	}
 
-	runLive(ctx, t, master, []Statement{plain("DROP DATABASE orch_flavor_live")})
+	runLive(ctx, t, master, []Statement{Plain("DROP DATABASE orch_flavor_live")})
 	bs := queryRows(ctx, t, master, ms.BinlogStatusQuery())[0]
 	binPos, _ := strconv.ParseUint(bs[1], 10, 64)
 	gwait, err := ss.WaitForGTIDQuery(queryRows(ctx, t, master, ms.MasterGTIDQuery())[0][0], 20*time.Second)
@@ -153,8 +154,8 @@ func TestLiveReplication(t *testing.T) {
 	runLive(ctx, t, slave, ss.SlaveTeardown())
 	runLive(ctx, t, master, ms.MasterTeardown())
 	runLive(ctx, t, master, []Statement{
-		plain("SET SESSION sql_log_bin = 0"),
-		plain("DROP USER " + quoteAccount(p.ReplUser, DefaultReplHost)),
+		Plain("SET SESSION sql_log_bin = 0"),
+		Plain("DROP USER " + QuoteAccount(p.ReplUser, DefaultReplHost)),
 	})
 	if rows := queryRows(ctx, t, slave, ss.ReplicaStatusQuery()); len(rows) != 0 {
 		t.Errorf("slave still has replica status after teardown: %v", rows)

@@ -47,6 +47,7 @@ func TestMySQL97(t *testing.T) {
 		SlaveEnabled: "rpl_semi_sync_replica_enabled",
 		MasterStatus: "Rpl_semi_sync_source_status", MasterClients: "Rpl_semi_sync_source_clients",
 		MasterYesTx: "Rpl_semi_sync_source_yes_tx", MasterNoTx: "Rpl_semi_sync_source_no_tx",
+		MasterTxWaitTime: "Rpl_semi_sync_source_tx_wait_time", MasterTxWaits: "Rpl_semi_sync_source_tx_waits",
 		SlaveStatus: "Rpl_semi_sync_replica_status",
 	}
 	if got := s.SemiSync(); !reflect.DeepEqual(got, want) {

@@ -30,6 +30,21 @@ const (
 // (MySQL 5.7.8+: 32 characters).
 const maxUserLen = 32
 
+// CheckReplPassword says, in one line, when the server cannot take
+// password as its replication password (too long for CHANGE MASTER / CHANGE
+// REPLICATION SOURCE): checked before anything changes, where otherwise the
+// server would refuse it only once every host had restarted.
+func (s Server) CheckReplPassword(password string) error {
+	limit, err := strconv.Atoi(s.value(MaxReplPassword))
+	if err != nil {
+		return nil // not in the table: the server says
+	}
+	if n := utf8.RuneCountInString(password); n > limit {
+		return fmt.Errorf("the replication password is %d characters; %s takes at most %d (%s's password)", n, s, limit, s.value(ChangeSourceStmt))
+	}
+	return nil
+}
+
 // Params are the inputs of the replication phases. Zero fields take the
 // defaults above; ReplPassword and MasterHost are required.
 type Params struct {

@@ -325,3 +325,26 @@ func TestSecretsAreNeverLogged(t *testing.T) {
 		}
 	}
 }
+
+// The manuals' limits on the replication password: MySQL's CHANGE MASTER
+// TO / CHANGE REPLICATION SOURCE TO take at most 32 characters (error
+// 3056), MariaDB's CHANGE MASTER at most 96.
+func TestReplPasswordLimit(t *testing.T) {
+	for _, c := range []struct {
+		s     Server
+		n     int
+		ok    bool
+		words string
+	}{
+		{Server{Flavor: MariaDB, Version: V(10, 11, 6)}, 96, true, ""},
+		{Server{Flavor: MariaDB, Version: V(10, 11, 6)}, 97, false, "97 characters; MariaDB 10.11.6 takes at most 96"},
+		{Server{Flavor: MySQL, Version: V(8, 0, 36)}, 32, true, ""},
+		{Server{Flavor: MySQL, Version: V(8, 0, 36)}, 33, false, "takes at most 32 (CHANGE REPLICATION SOURCE TO's password)"},
+		{Server{Flavor: Percona, Version: V(5, 7, 44)}, 40, false, "takes at most 32 (CHANGE MASTER TO's password)"},
+	} {
+		err := c.s.CheckReplPassword(strings.Repeat("x", c.n))
+		if (err == nil) != c.ok || (err != nil && !strings.Contains(err.Error(), c.words)) {
+			t.Errorf("%s, %d characters: %v", c.s, c.n, err)
+		}
+	}
+}

@@ -156,6 +156,27 @@ func FindNoiseFloor(root, workload string) string {
 	return ""
 }
 
+// FindEarlier is the newest finished matrix of workload under root with at
+// least two runs of a configuration ("" when none): its runs' spread
+// predicts how many rounds a precision rule will take.
+func FindEarlier(root, workload string) string {
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return ""
+	}
+	for i := len(entries) - 1; i >= 0; i-- {
+		e := entries[i]
+		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") || !isMatrix(filepath.Join(root, e.Name())) {
+			continue
+		}
+		m, err := Load(filepath.Join(root, e.Name()))
+		if err == nil && m.Workload == workload && m.Done() && m.Count(OK) >= 2*len(m.Labels()) {
+			return m.Dir()
+		}
+	}
+	return ""
+}
+
 // SetNoiseFloor records the A/A matrix in dir as this matrix's noise floor:
 // by its name when it sits under root (where this matrix will be), so that
 // the runs directory can move as a whole, else by its absolute path.

@@ -2,11 +2,12 @@
 // over every combination of engine profiles and server knob values, each
 // combination repeated, with the state of every cell kept on disk so that an
 // interrupted matrix can be resumed. Planning, ordering and the state file
-// are pure code plus file I/O; Execute (execute.go) is the loop that brings
-// the cluster to each cell's configuration (orchestrator/up) and runs the
-// cell's benchmark into its run directory (orchestrator/runner), and
-// ExecuteBlocked (execute_blocked.go) does the same on several clusters at
-// once (see "Several clusters").
+// are pure code plus file I/O. Run (run.go) is the use case of `orch matrix`:
+// plan or resume, check, connect, then execute (schedule.go), the one loop
+// that brings a cluster to each cell's configuration (orchestrator/up) and
+// runs the cell's benchmark into its run directory (orchestrator/runner)
+// (execute.go), on one cluster or on several at once, a cluster's cells
+// forming its block (see "Several clusters"), then the report.
 //
 // # Axes
 //

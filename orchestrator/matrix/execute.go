@@ -18,19 +18,22 @@ import (
 
 // ExecConfig is how a matrix runs its cells.
 type ExecConfig struct {
+	// Cluster is the cluster a cell runs on; execute sets it from the
+	// cell's Target.
 	Cluster *cluster.Cluster
 	// Workload returns a fresh workload for a cell's engine, overrides
 	// applied (a workload is changed by the runner, so never shared).
 	Workload func(engine string) (*bench.Workload, error)
 	Version  string
 	Command  []string
-	// FailFast stops at the first failed cell; by default a failed cell is
-	// recorded with its reason and the matrix goes on.
+	// FailFast stops at the first failed cell (or unreachable cluster); by
+	// default a failed cell is recorded with its reason and the matrix goes on.
 	FailFast   bool
 	StallLimit time.Duration
 	// KeepRemote keeps each cell's working directory on the load box.
 	KeepRemote bool
 	Stacks     stacks.Mode // --stacks, for every cell's run
+	Verbose    bool        // -v: every client command in full on the console
 	Progress   *runner.Progress
 	// Costs are the plan's static estimate, which the running ETA uses
 	// until cells have been measured (eta.go).
@@ -46,62 +49,6 @@ type ExecConfig struct {
 	// WaitRunning lets a benchmark an interrupted cell left running end
 	// before the cell is redone; by default it is stopped (settleAttempt).
 	WaitRunning bool
-}
-
-// Execute runs every unfinished cell in order: bring the cluster to the
-// cell's engine and knobs (restarting only for static changes, re-verifying
-// replication), then run the benchmark into the cell's run directory. It
-// saves matrix.json around every cell, so a crash or Ctrl-C loses at most
-// the cell in progress, which --resume runs again.
-func Execute(ctx context.Context, m *Matrix, cfg ExecConfig) error {
-	logf := cfg.Logf
-	if logf == nil {
-		logf = func(string, ...any) {}
-	}
-	var failed []error
-	for {
-		c, ok := m.Next()
-		if !ok {
-			break
-		}
-		total, done := len(m.Cells), len(m.Cells)-len(m.Remaining())
-		logf("matrix: cell %d/%d %s", done+1, total, c.ID)
-		if err := m.Start(c.ID, time.Now()); err != nil {
-			return err
-		}
-		if err := m.Save(); err != nil {
-			return err
-		}
-		ccfg := cfg
-		ccfg.Stacks = cellStacks(m, c, cfg.Stacks)
-		state, err := runCell(ctx, m, c, ccfg)
-		if err != nil {
-			err = errors.New(rundir.Redact(err.Error(), cfg.Secrets...))
-			logf("matrix: cell %s %s: %v", c.ID, state, err)
-		} else {
-			logf("matrix: cell %s ok", c.ID)
-		}
-		if ferr := m.Finish(c.ID, state, err, time.Now()); ferr != nil {
-			return ferr
-		}
-		if serr := m.Save(); serr != nil {
-			return serr
-		}
-		m.judgeRound(cfg.Judge, logf)
-		if !m.Done() && state != Interrupted {
-			logf("%s", EstimateLeft(m, cfg.Costs, time.Now()))
-		}
-		switch {
-		case state == Interrupted:
-			return fmt.Errorf("matrix interrupted at cell %s: orch matrix --resume %s continues", c.ID, m.Dir())
-		case state == Failed:
-			failed = append(failed, fmt.Errorf("cell %s: %w", c.ID, err))
-			if cfg.FailFast {
-				return errors.Join(failed...)
-			}
-		}
-	}
-	return errors.Join(failed...)
 }
 
 // cellStacks is the stack sampling of a cell: the matrix's for the first
@@ -126,6 +73,9 @@ func sameCluster(a, b string, m *Matrix) bool {
 	}
 	return m.Design.ClusterOf(a) == m.Design.ClusterOf(b)
 }
+
+// runCellFunc is runCell; tests of the schedule replace it.
+var runCellFunc = runCell
 
 // runCell brings the cluster to the cell's configuration and runs it.
 func runCell(ctx context.Context, m *Matrix, c *Cell, cfg ExecConfig) (State, error) {
@@ -170,7 +120,7 @@ func runCell(ctx context.Context, m *Matrix, c *Cell, cfg ExecConfig) (State, er
 	out, err := runner.Run(ctx, runner.Config{
 		Cluster: cfg.Cluster, Workload: w, Engine: c.Engine, Knobs: desired.Knobs, Dir: d, UpTook: upTook,
 		Command: cfg.Command, Version: cfg.Version, StallLimit: cfg.StallLimit, KeepRemote: cfg.KeepRemote, Stacks: cfg.Stacks,
-		Progress: cfg.Progress, Logf: cfg.Logf,
+		Progress: cfg.Progress, Logf: cfg.Logf, Verbose: cfg.Verbose,
 	})
 	if err != nil {
 		return interrupted(err)

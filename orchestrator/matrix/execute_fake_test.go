@@ -28,8 +28,7 @@ func TestExecuteOnTheFakeCluster(t *testing.T) {
 		t.Fatal(err)
 	}
 	var syncBinlogSeen []string
-	err = Execute(context.Background(), m, ExecConfig{
-		Cluster: f.C,
+	err = execute(context.Background(), m, []Target{{Name: "fakelab", Cluster: f.C}}, ExecConfig{
 		Workload: func(string) (*bench.Workload, error) {
 			// What the previous cell left on the master (the first sees
 			// the stock value).

@@ -236,9 +236,8 @@ func Fairness(inv *topology.Inventory, m *Matrix, hint string) ([]fairness.Warni
 			for _, v := range cfg.Vars {
 				rendered[v.Name] = v.Value
 			}
-			key := fairness.ServerKey(string(t.Server.Flavor), t.Server.Version.Major)
 			fc.Hosts = append(fc.Hosts, fairness.Host{Name: h.Name, Role: string(h.Role),
-				Vars: fairness.Effective(key, fc.Engine, rendered)})
+				Vars: fairness.Effective(t.Server, fc.Engine, rendered)})
 		}
 		configs = append(configs, fc)
 	}

@@ -33,6 +33,10 @@ type Until struct {
 	Why     string `json:"why,omitempty"`
 }
 
+// MinRounds is the fewest rounds a stopping rule may run (--min-repeat's
+// default): fewer give no interval to judge (stats.MinRounds).
+const MinRounds = stats.MinRounds
+
 // Describe is the plan's line for the rule, and where it stands once
 // rounds were judged.
 func (u *Until) Describe() string {

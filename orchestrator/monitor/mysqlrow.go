@@ -11,7 +11,9 @@ import (
 	"github.com/orch-bench/orch/topology"
 )
 
-// Counters read from SHOW GLOBAL STATUS, by index.
+// Counters read from SHOW GLOBAL STATUS, by index: the client's work,
+// then the engines' and the binary log's (flavor.IOCounters, one rate
+// column each), then semi-sync's and Uptime.
 const (
 	cQuestions = iota
 	cComSelect
@@ -22,32 +24,23 @@ const (
 	cComCommit
 	cComRollback
 	cHandlerCommit
-	cInnodbRowsInserted
-	cInnodbDataWritten
-	cInnodbLogWritten
-	cInnodbDataFsyncs
-	cInnodbPagesFlushed
-	cRocksdbRowsInserted
-	cRocksdbBytesWritten
-	cRocksdbWalBytes
-	cRocksdbWalSynced
-	cBinlogCommits
-	cBinlogBytesWritten
-	cBinlogGroupCommits
-	cTokudbFsyncs
-	// Semi-sync counters, named by flavor: written as rates (yes/no) or
-	// folded into the interval's average wait.
-	cYesTx
-	cNoTx
-	cWaitTime // total µs commits waited for acks
-	cWaits    // commits that waited
-	cUptime   // a decrease means the server restarted
-	nCounters
+	nWorkCounters
 )
 
-// nRateCols counters, cQuestions to cTokudbFsyncs, each have a
-// per-second rate column.
-const nRateCols = cTokudbFsyncs + 1
+// The indices after the engines' counters, which flavor's table sizes.
+var (
+	// nRateCols counters, cQuestions to the last engine counter, each
+	// have a per-second rate column.
+	nRateCols = nWorkCounters + len(flavor.IOCounters())
+	// Semi-sync counters, named by flavor: written as rates (yes/no) or
+	// folded into the interval's average wait.
+	cYesTx    = nRateCols
+	cNoTx     = nRateCols + 1
+	cWaitTime = nRateCols + 2 // total µs commits waited for acks
+	cWaits    = nRateCols + 3 // commits that waited
+	cUptime   = nRateCols + 4 // a decrease means the server restarted
+	nCounters = nRateCols + 5
+)
 
 // counterDef is a counter's CSV column, status variable (empty when the
 // flavour decides it) and decimals.
@@ -56,32 +49,25 @@ type counterDef struct {
 	prec      int
 }
 
-var counterDefs = [nCounters]counterDef{
-	cQuestions:           {"queries_ps", "Questions", 1},
-	cComSelect:           {"com_select_ps", "Com_select", 1},
-	cComInsert:           {"com_insert_ps", "Com_insert", 1},
-	cComUpdate:           {"com_update_ps", "Com_update", 1},
-	cComDelete:           {"com_delete_ps", "Com_delete", 1},
-	cComReplace:          {"com_replace_ps", "Com_replace", 1},
-	cComCommit:           {"com_commit_ps", "Com_commit", 1},
-	cComRollback:         {"com_rollback_ps", "Com_rollback", 1},
-	cHandlerCommit:       {"handler_commit_ps", "Handler_commit", 1},
-	cInnodbRowsInserted:  {"innodb_rows_inserted_ps", "Innodb_rows_inserted", 1},
-	cInnodbDataWritten:   {"innodb_data_written_bps", "Innodb_data_written", 0},
-	cInnodbLogWritten:    {"innodb_log_written_bps", "Innodb_os_log_written", 0},
-	cInnodbDataFsyncs:    {"innodb_data_fsyncs_ps", "Innodb_data_fsyncs", 1},
-	cInnodbPagesFlushed:  {"innodb_pages_flushed_ps", "Innodb_buffer_pool_pages_flushed", 1},
-	cRocksdbRowsInserted: {"rocksdb_rows_inserted_ps", "Rocksdb_rows_inserted", 1},
-	cRocksdbBytesWritten: {"rocksdb_bytes_written_bps", "Rocksdb_bytes_written", 0},
-	cRocksdbWalBytes:     {"rocksdb_wal_bytes_bps", "Rocksdb_wal_bytes", 0},
-	cRocksdbWalSynced:    {"rocksdb_wal_synced_ps", "Rocksdb_wal_synced", 1},
-	cBinlogCommits:       {"binlog_commits_ps", "Binlog_commits", 1},
-	cBinlogBytesWritten:  {"binlog_bytes_written_bps", "Binlog_bytes_written", 0},
-	cBinlogGroupCommits:  {"binlog_group_commits_ps", "Binlog_group_commits", 1},
-	// Percona's TokuDB exports its engine status as status variables.
-	cTokudbFsyncs: {"tokudb_fsyncs_ps", "Tokudb_FILESYSTEM_FSYNC_NUM", 1},
-	cUptime:       {"", "Uptime", 0},
-}
+var counterDefs = func() []counterDef {
+	defs := []counterDef{
+		cQuestions:     {"queries_ps", "Questions", 1},
+		cComSelect:     {"com_select_ps", "Com_select", 1},
+		cComInsert:     {"com_insert_ps", "Com_insert", 1},
+		cComUpdate:     {"com_update_ps", "Com_update", 1},
+		cComDelete:     {"com_delete_ps", "Com_delete", 1},
+		cComReplace:    {"com_replace_ps", "Com_replace", 1},
+		cComCommit:     {"com_commit_ps", "Com_commit", 1},
+		cComRollback:   {"com_rollback_ps", "Com_rollback", 1},
+		cHandlerCommit: {"handler_commit_ps", "Handler_commit", 1},
+	}
+	for _, c := range flavor.IOCounters() {
+		defs = append(defs, counterDef{c.Column, c.Status, c.Prec})
+	}
+	defs = append(defs, make([]counterDef, nCounters-len(defs))...)
+	defs[cUptime] = counterDef{"", "Uptime", 0}
+	return defs
+}()
 
 // progressCounters move whenever the master does work for a client. A
 // stall freezes every one of them, and Com_select (less the monitor's own
@@ -105,14 +91,14 @@ func mysqlColumns() []string {
 
 // serverNames are one server's status and variable names.
 type serverNames struct {
-	counters                [nCounters]string
-	semiStatus, semiClients string // this role's status variables
-	semiEnabled             string // master: the enabled system variable
-	gtidVar                 string // master: written position; slave: applied
+	counters                []string // by counter index
+	semiStatus, semiClients string   // this role's status variables
+	semiEnabled             string   // master: the enabled system variable
+	gtidVar                 string   // master: written position; slave: applied
 }
 
 func namesFor(srv flavor.Server, role topology.Role) serverNames {
-	var n serverNames
+	n := serverNames{counters: make([]string, nCounters)}
 	for i, d := range counterDefs {
 		n.counters[i] = d.name
 	}
@@ -121,11 +107,7 @@ func namesFor(srv flavor.Server, role topology.Role) serverNames {
 		n.semiStatus, n.semiClients, n.semiEnabled = ss.MasterStatus, ss.MasterClients, ss.MasterEnabled
 		n.gtidVar, _ = srv.Lookup(flavor.GTIDSourcePosVar)
 		n.counters[cYesTx], n.counters[cNoTx] = ss.MasterYesTx, ss.MasterNoTx
-		// MySQL and MariaDB both have <prefix>_tx_wait_time and
-		// _tx_waits, named like yes_tx; flavor names only the latter.
-		if prefix := strings.TrimSuffix(ss.MasterYesTx, "_yes_tx"); prefix != "" {
-			n.counters[cWaitTime], n.counters[cWaits] = prefix+"_tx_wait_time", prefix+"_tx_waits"
-		}
+		n.counters[cWaitTime], n.counters[cWaits] = ss.MasterTxWaitTime, ss.MasterTxWaits
 	} else {
 		n.semiStatus = ss.SlaveStatus
 		n.gtidVar, _ = srv.Lookup(flavor.GTIDReplicaPosVar)
@@ -159,12 +141,13 @@ type mysqlRaw struct {
 	OwnSelects uint64
 }
 
-// mysqlSample is a parsed mysqlRaw. It holds no pointers into maps, so
-// keeping the previous one costs nothing per sample.
+// mysqlSample is a parsed mysqlRaw. It holds no pointers into maps (its
+// counter slices are its own), so keeping the previous one costs nothing
+// per sample.
 type mysqlSample struct {
 	at          time.Time
-	val         [nCounters]uint64
-	has         [nCounters]bool
+	val         []uint64 // by counter index, each sample its own
+	has         []bool
 	running     int64
 	connected   int64
 	hasThreads  bool
@@ -180,7 +163,7 @@ type mysqlSample struct {
 }
 
 func parseMySQL(at time.Time, raw mysqlRaw, n *serverNames, srv flavor.Server) (mysqlSample, error) {
-	s := mysqlSample{at: at, ownSelects: raw.OwnSelects}
+	s := mysqlSample{at: at, ownSelects: raw.OwnSelects, val: make([]uint64, nCounters), has: make([]bool, nCounters)}
 	for i, name := range n.counters {
 		if v, ok := raw.Status[name]; ok && name != "" {
 			u, err := strconv.ParseUint(strings.TrimSpace(v), 10, 64)

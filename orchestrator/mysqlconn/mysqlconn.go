@@ -6,6 +6,7 @@ package mysqlconn
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/orch-bench/orch/orchestrator/executor"
 	"github.com/orch-bench/orch/topology"
 )
 
@@ -55,7 +57,11 @@ func Config(d Dialer, h *topology.Host) (*mysql.Config, error) {
 	// A per-connector dial function: the connections go through this
 	// host's transport without a name in the driver's global registry.
 	cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
-		return d.DialContext(ctx, network, addr)
+		c, err := d.DialContext(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return countedConn(ctx, c), nil
 	}
 	cfg.Timeout = 10 * time.Second
 	cfg.ParseTime = true
@@ -80,15 +86,20 @@ func Hung(err error) bool {
 	return errors.As(err, &e)
 }
 
-// Open returns a pool to the host's server and checks it answers.
+// Open returns a pool to the host's server and checks it answers. When d
+// is a recording executor (executor.Recorded), the pool records every
+// statement on the same Recorder.
 func Open(ctx context.Context, d Dialer, h *topology.Host) (*sql.DB, error) {
 	cfg, err := Config(d, h)
 	if err != nil {
 		return nil, err
 	}
-	conn, err := mysql.NewConnector(cfg)
-	if err != nil {
+	var conn driver.Connector
+	if conn, err = mysql.NewConnector(cfg); err != nil {
 		return nil, fmt.Errorf("%s: mysql: %w", h, err)
+	}
+	if host, rec, ok := executor.RecorderOf(d); ok {
+		conn = recordingConnector{inner: conn, host: host, rec: rec}
 	}
 	db := sql.OpenDB(conn)
 	db.SetMaxOpenConns(4)

@@ -33,11 +33,19 @@ type Facts struct {
 	// BootID is the kernel's boot id (/proc/sys/kernel/random/boot_id):
 	// hosts that report the same one share a kernel, and its CPUs (the
 	// lab's namespaces, containers on one machine).
-	BootID        string    `json:"boot_id,omitempty"`
-	CPUs          int       `json:"cpus,omitempty"`
-	MemoryMB      int64     `json:"memory_mb,omitempty"`
-	DiskPath      string    `json:"disk_path,omitempty"`
-	DiskFreeMB    int64     `json:"disk_free_mb,omitempty"`
+	BootID     string `json:"boot_id,omitempty"`
+	CPUs       int    `json:"cpus,omitempty"`
+	CPUModel   string `json:"cpu_model,omitempty"` // /proc/cpuinfo's model name
+	MemoryMB   int64  `json:"memory_mb,omitempty"`
+	DiskPath   string `json:"disk_path,omitempty"`
+	DiskFreeMB int64  `json:"disk_free_mb,omitempty"`
+	// The datadir's filesystem (df) and, when it is on a block device,
+	// that disk's model and kind (lsblk; the parent disk of a partition).
+	DiskDevice    string    `json:"disk_device,omitempty"`
+	DiskFS        string    `json:"disk_fs,omitempty"`
+	DiskSizeMB    int64     `json:"disk_size_mb,omitempty"`
+	DiskModel     string    `json:"disk_model,omitempty"`
+	DiskKind      string    `json:"disk_kind,omitempty"` // "rotational", "non-rotational"
 	ClockOffsetMs float64   `json:"clock_offset_ms"`
 	THP           string    `json:"transparent_hugepages,omitempty"`
 	Mysqld        string    `json:"mysqld,omitempty"`  // binary version line, or "" when absent
@@ -130,6 +138,10 @@ func probeHost(ctx context.Context, h *topology.Host, ex executor.Executor, f *F
 	f.CPUs = int(atoi(first(kv, "cpus")))
 	f.MemoryMB = atoi(first(kv, "mem_kb")) / 1024
 	f.DiskPath, f.DiskFreeMB = first(kv, "disk_path"), atoi(first(kv, "disk_free_kb"))/1024
+	f.CPUModel = strings.Join(strings.Fields(first(kv, "cpu_model")), " ")
+	f.DiskDevice, f.DiskFS, f.DiskSizeMB = first(kv, "disk_device"), first(kv, "disk_fs"), atoi(first(kv, "disk_size_kb"))/1024
+	f.DiskModel = strings.TrimSpace(first(kv, "disk_model"))
+	f.DiskKind = diskKind(first(kv, "disk_rotational"))
 	f.THP = thpSelected(first(kv, "thp"))
 	checkSudo(ctx, h, ex, f, first(kv, "uid") == "0")
 	checkClock(ctx, h, ex, f)
@@ -165,7 +177,7 @@ func probeHost(ctx context.Context, h *topology.Host, ex executor.Executor, f *F
 		}
 	}
 	if f.THP == "always" {
-		f.problem(false, "%s: transparent huge pages are %q: TokuDB refuses to start; fix: echo never > /sys/kernel/mm/transparent_hugepage/enabled (and defrag)", h, f.THP)
+		f.problem(false, "%s: transparent huge pages are %q: %s refuses to start; fix: echo never > /sys/kernel/mm/transparent_hugepage/enabled (and defrag)", h, f.THP, thpEngines())
 	}
 	checkServer(ctx, h, ex, f, kv["plugin_file"], db)
 }
@@ -345,4 +357,16 @@ func measureRTT(ctx context.Context, ex executor.Executor, master *topology.Host
 		return
 	}
 	f.problem(false, "%s: no TCP round trip to master %s port %d from the load box: %v", ex.Name(), master.PeerAddress(), portOf(master), err)
+}
+
+// thpEngines names the engines that refuse to start with transparent huge
+// pages on (flavor.EngineSpec.NeedsTHPOff): "TokuDB".
+func thpEngines() string {
+	var names []string
+	for _, e := range flavor.EngineSpecs() {
+		if e.NeedsTHPOff {
+			names = append(names, e.Display)
+		}
+	}
+	return strings.Join(names, " or ")
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -41,9 +42,33 @@ func (p Path) String() string {
 	return fmt.Sprintf("%s -> %s (%s): %s: %s", p.From, p.To, p.What, state, p.Detail)
 }
 
+// refusedRetries bound how long Paths waits out a port that refuses: a
+// server seen listening a moment after its port refused a connection was
+// (re)starting, a state up converges from, not a broken path.
+const (
+	refusedRetries = 5
+	refusedPause   = time.Second
+)
+
 // Paths checks the inventory's paths on connected cluster c. A host that
-// is not connected gets a failed path naming why.
+// is not connected gets a failed path naming why. A path refused by a port
+// something listens on is checked again, a few times a second apart,
+// before it counts as broken.
 func Paths(ctx context.Context, c *cluster.Cluster) []Path {
+	for attempt := 0; ; attempt++ {
+		out := paths(ctx, c)
+		if attempt == refusedRetries || !slices.ContainsFunc(out, func(p Path) bool { return !p.OK && refused(p.Detail) }) {
+			return out
+		}
+		select {
+		case <-ctx.Done():
+			return out
+		case <-time.After(refusedPause):
+		}
+	}
+}
+
+func paths(ctx context.Context, c *cluster.Cluster) []Path {
 	inv := c.Inventory
 	m := inv.Master()
 	if m == nil {

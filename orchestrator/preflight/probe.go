@@ -24,12 +24,23 @@ echo "kernel=$(uname -sr)"
 echo "boot_id=$(cat /proc/sys/kernel/random/boot_id)"
 echo "cpus=$(getconf _NPROCESSORS_ONLN || nproc)"
 echo "mem_kb=$(awk '/^MemTotal:/ {print $2}' /proc/meminfo)"
+m=$(awk -F': *' '/^model name/ {print $2; exit}' /proc/cpuinfo)
+[ -n "$m" ] || m=$(lscpu | awk -F': *' '/^Model name/ {print $2; exit}')
+echo "cpu_model=$m"
 echo "thp=$(cat /sys/kernel/mm/transparent_hugepage/enabled)"
 `)
 	b.WriteString("d=" + shell.Quote(datadir) + "\n")
 	b.WriteString(`while [ ! -e "$d" ] && [ "$d" != / ]; do d=$(dirname "$d"); done
 echo "disk_path=$d"
 echo "disk_free_kb=$(df -Pk "$d" | awk 'NR==2 {print $4}')"
+df -PTk "$d" | awk 'NR==2 {print "disk_device=" $1; print "disk_fs=" $2; print "disk_size_kb=" $3}'
+src=$(df -P "$d" | awk 'NR==2 {print $1}')
+if [ -b "$src" ]; then
+  pk=$(lsblk -ndo PKNAME "$src" | head -n 1)
+  dev=$src; [ -n "$pk" ] && dev=/dev/$pk
+  echo "disk_model=$(lsblk -ndo MODEL "$dev" | head -n 1)"
+  echo "disk_rotational=$(lsblk -ndo ROTA "$dev" | head -n 1)"
+fi
 for m in ` + shell.Join(flavor.ServerBinaries()...) + `; do
   p=$(command -v "$m") && { echo "mysqld_path=$p"; echo "mysqld_version=$("$p" --version | head -n 1)"; break; }
 done
@@ -124,4 +135,15 @@ func parseRTT(out string) (float64, bool) {
 		return us / 1000, err == nil
 	}
 	return 0, false
+}
+
+// diskKind reads lsblk's ROTA column ("" when not a block device).
+func diskKind(rota string) string {
+	switch strings.TrimSpace(rota) {
+	case "1":
+		return "rotational"
+	case "0":
+		return "non-rotational"
+	}
+	return ""
 }

@@ -31,6 +31,14 @@ func TestParseProbeAndHelpers(t *testing.T) {
 	}
 }
 
+func TestDiskKind(t *testing.T) {
+	for in, want := range map[string]string{"1": "rotational", "0\n": "non-rotational", "": ""} {
+		if got := diskKind(in); got != want {
+			t.Errorf("diskKind(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 func TestParseRTT(t *testing.T) {
 	ping := "--- 10.99.0.11 ping statistics ---\n3 packets transmitted, 3 received, 0% packet loss, time 402ms\nrtt min/avg/max/mdev = 0.041/0.052/0.064/0.009 ms\n"
 	if v, ok := parseRTT(ping); !ok || v != 0.052 {
@@ -55,6 +63,14 @@ func TestProbeScriptRunsAndQuotes(t *testing.T) {
 	kv := parseProbe(out)
 	if first(kv, "kernel") == "" || first(kv, "cpus") == "" || first(kv, "disk_path") != "/" {
 		t.Errorf("probe facts: %v", kv)
+	}
+	// What the report's head says the hosts were: CPU model, the datadir's
+	// filesystem and size (here "/", the nearest existing parent).
+	if cpuinfo, err := os.ReadFile("/proc/cpuinfo"); err == nil && strings.Contains(string(cpuinfo), "model name") && first(kv, "cpu_model") == "" {
+		t.Errorf("no cpu_model although /proc/cpuinfo names one: %v", kv)
+	}
+	if first(kv, "disk_fs") == "" || atoi(first(kv, "disk_size_kb")) <= 0 || first(kv, "disk_device") == "" {
+		t.Errorf("no filesystem facts for the datadir: %v", kv)
 	}
 	if want, err := os.ReadFile("/proc/sys/kernel/random/boot_id"); err == nil && first(kv, "boot_id") != strings.TrimSpace(string(want)) {
 		t.Errorf("boot_id = %q, want this kernel's %q", first(kv, "boot_id"), want)

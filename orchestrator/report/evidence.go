@@ -15,8 +15,8 @@ import (
 
 // factOrder lists the host facts shown first, in this order; the others
 // follow sorted.
-var factOrder = []string{"role", "address", "server", "mysqld", "os", "kernel", "cpus", "memory_mb",
-	"disk_path", "disk_free_mb", "transparent_hugepages", "clock_offset_ms", "rtt_to_master_ms"}
+var factOrder = []string{"role", "address", "server", "mysqld", "os", "kernel", "cpu_model", "cpus", "memory_mb",
+	"disk_path", "disk_device", "disk_fs", "disk_size_mb", "disk_model", "disk_kind", "disk_free_mb", "transparent_hugepages", "clock_offset_ms", "rtt_to_master_ms"}
 
 // volatileVars change with every run without being configuration: the
 // GTID positions the previous runs left.
@@ -29,7 +29,7 @@ var volatileVars = map[string]bool{
 // host's rendered config and SHOW VARIABLES snapshot.
 func readEvidence(dir string, man *manifestDoc, roles map[string]string) (*Evidence, error) {
 	ev := &Evidence{OrchVersion: man.OrchVersion, Command: strings.Join(man.Command, " "),
-		Servers: man.Servers, Clients: man.Clients,
+		Servers: man.Servers, Clients: man.Clients, Start: man.Start, Cluster: man.Inventory.Name,
 		Config: map[string][]string{}, Variables: map[string]map[string]string{}, Roles: roles}
 	for _, host := range sortedKeys(man.HostFacts) {
 		hf, err := facts(host, man.HostFacts[host])

@@ -20,20 +20,11 @@ var durabilityVars = []string{
 	"rpl_semi_sync_master_enabled", "rpl_semi_sync_master_wait_point", "binlog_format",
 }
 
-// head says what was run: workload and its effective parameters, what the
-// tables held at the start, client
-// and server versions, topology and semi-sync, the axes, n per
-// configuration and the durability settings, one line each.
+// head is the details under a table's verdicts (what was run and on
+// what is in setting): comparability, the data the tables held, the axes,
+// n per configuration and the durability settings, one line each.
 func (rep *Report) head(t *Table) []string {
 	var out []string
-	first := t.firstRunWith(func(r *Run) bool { return len(r.Params) > 0 })
-	if first != nil {
-		parts := make([]string, len(first.Params))
-		for i, p := range first.Params {
-			parts[i] = p.Name + "=" + p.Value
-		}
-		out = append(out, "Workload "+t.Workload+": "+strings.Join(parts, ", "))
-	}
 	if len(t.Mixed) > 0 {
 		out = append(out, "NOT COMPARABLE, compared as asked (--allow-mixed): "+strings.Join(t.Mixed, "; "))
 	}
@@ -41,29 +32,6 @@ func (rep *Report) head(t *Table) []string {
 	// auto_inc=off takes table_size and still starts from empty tables.
 	if d := t.firstRunWith(func(r *Run) bool { return r.Data != "" }); d != nil {
 		out = append(out, "Data: "+d.Data)
-	}
-	clients, servers, topo := map[string]bool{}, map[string]bool{}, map[string]bool{}
-	for _, r := range t.Runs {
-		if r.Bench != nil && r.Bench.Version != "" {
-			clients[r.Bench.Tool+" "+r.Bench.Version] = true
-		}
-		if r.Evidence != nil {
-			for _, v := range r.Evidence.Servers {
-				servers[v] = true
-			}
-		}
-		if r.Topology != "" {
-			topo[r.Topology] = true
-		}
-	}
-	if len(clients) > 0 {
-		out = append(out, "Client: "+strings.Join(sortedKeys(clients), ", "))
-	}
-	if len(servers) > 0 {
-		out = append(out, "Servers: "+strings.Join(sortedKeys(servers), ", "))
-	}
-	if len(topo) > 0 {
-		out = append(out, "Topology: "+strings.Join(sortedKeys(topo), "; "))
 	}
 	if ax := t.axes(); ax != "" {
 		out = append(out, "Axes: "+ax)

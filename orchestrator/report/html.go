@@ -26,18 +26,21 @@ type htmlRun struct {
 
 type htmlWorkload struct {
 	*Table
-	Verdicts     []string
-	Head         []string
-	Fairness     []string
-	FairnessOK   bool // linted, nothing found
-	Groups, Runs htmlTable
-	Health       htmlTable
-	Replicas     *htmlTable
-	ReplicaNote  string
-	Images       []htmlImage
-	BaseRun      string
-	Evidence     []htmlRun
-	Why          template.HTML
+	// Answer and Setting open the page (answer.go, setting.go).
+	Answer, More, Setting []string
+	AnswerFor             string // which table, when there are several
+	Verdicts              []string
+	Head                  []string
+	Fairness              []string
+	FairnessOK            bool // linted, nothing found
+	Groups, Runs          htmlTable
+	Health                htmlTable
+	Replicas              *htmlTable
+	ReplicaNote           string
+	Images                []htmlImage
+	BaseRun               string
+	Evidence              []htmlRun
+	Why                   template.HTML
 }
 
 type htmlImage struct {
@@ -53,11 +56,13 @@ func (rep *Report) WriteHTML(w io.Writer) error {
 		NoEffect [][2]string
 		Shading  string
 		Tables   []htmlWorkload
-	}{Preamble: rep.preamble(func(s string) string { return "`" + s + "`" }), NoEffect: rep.NoEffect, Shading: shadingNote}
+		Several  bool // tables: the answer names each one's workload
+	}{Several: len(rep.Tables) > 1, Preamble: rep.preamble(func(s string) string { return "`" + s + "`" }), NoEffect: rep.NoEffect, Shading: shadingNote}
 	for _, t := range rep.Tables {
-		hw := htmlWorkload{Table: t, Verdicts: t.verdicts(), Head: rep.head(t), Fairness: t.fairnessLines(),
+		hw := htmlWorkload{Table: t, AnswerFor: t.answerFor(), Setting: rep.setting(t), Verdicts: t.verdicts(), Head: rep.head(t), Fairness: t.fairnessLines(),
 			FairnessOK: len(t.Fairness) == 0 && len(t.Groups) > 1 && t.hasVariables(),
 			Runs:       htmlTable{Header: t.runHeader(), Rows: t.runRows()}}
+		hw.Answer, hw.More = t.answerParts()
 		h, rows := t.groupHeader(), t.groupRows()
 		hw.Groups = htmlTable{Header: h[:statCols], Rows: colsOf(rows, 0, statCols)}
 		hw.Health = htmlTable{Header: append(h[:1:1], h[statCols:]...), Rows: healthCols(rows)}
@@ -106,7 +111,17 @@ var htmlTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 	"diffcls": diffClass,
 	"slug":    slugify,
 	"anchor":  evidenceAnchor,
+	"wbr":     wbr,
 }).Parse(htmlSource))
+
+var headerBreaks = strings.NewReplacer("_", "_<wbr/>", "/", "/<wbr/>")
+
+// wbr escapes a column header and lets it break after "_" and "/"
+// (cpu_us_per_tx, writes/s): a narrow column then wraps its header at a
+// word's joint instead of in the middle of a word.
+func wbr(s string) template.HTML {
+	return template.HTML(headerBreaks.Replace(template.HTMLEscapeString(s)))
+}
 
 // evidenceAnchor is the id of a run's evidence <details>.
 func evidenceAnchor(t *Table, r *Run) string {
@@ -130,32 +145,52 @@ const htmlSource = `<!DOCTYPE html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Benchmark report</title>
 <style>
-body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em auto; max-width: 1400px; padding: 0 1em; color: #222; }
+body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 1em auto; max-width: 1400px; padding: 0 1em; color: #222; }
 h1, h2, h3 { font-weight: 600; }
+h1 { margin: .3em 0 .5em; }
 h2 { border-bottom: 1px solid #ccc; padding-bottom: .2em; margin-top: 2em; }
+section.answer { border-left: 5px solid #2b6cb0; background: #f5f8fc; padding: .4em 1em; margin: 0 0 1em; }
+ul.answer { margin: .3em 0; padding-left: 1.2em; }
+ul.answer li { font-size: 17px; font-weight: 600; margin: .2em 0; overflow-wrap: break-word; }
+ul.answer li.more { font-size: 15px; font-weight: normal; }
+p.answer-for { margin: .3em 0 0; color: #555; }
+p.setting { font-size: 14px; color: #333; margin: .5em 0 .3em; overflow-wrap: break-word; }
+/* Tables never grow wider than the page: cells wrap, and what still does
+   not fit scrolls inside its own box. */
+.scroll { overflow-x: auto; max-width: 100%; }
 table { border-collapse: collapse; margin: .5em 0 1.5em; font-size: 13px; }
-th, td { border: 1px solid #ddd; padding: 3px 6px; text-align: right; white-space: nowrap; }
-th { background: #f3f3f3; white-space: normal; vertical-align: bottom; }
+th, td { border: 1px solid #ddd; padding: 3px 6px; text-align: right; }
+th { background: #f3f3f3; vertical-align: bottom; }
 td:first-child, th:first-child, td.text { text-align: left; }
-td.text { white-space: normal; }
 table.runs td:nth-child(2) { text-align: left; }
-table.runs td:nth-child(4), table.runs td:nth-child(5), table.runs td:nth-child(6), table.runs td:nth-child(7) { text-align: left; white-space: normal; min-width: 7em; }
+table.runs td:nth-child(4), table.runs td:nth-child(5), table.runs td:nth-child(6), table.runs td:nth-child(7) { text-align: left; min-width: 7em; }
+table.why-stacks { width: 100%; table-layout: fixed; }
+table.why-stacks th, table.why-stacks td { text-align: left; vertical-align: top; }
+table.why-stacks th:first-child, table.why-stacks td:first-child { width: 4.5em; }
+table.why-stacks code { font-size: 12px; background: none; overflow-wrap: anywhere; }
 tr.baseline td { font-weight: 600; background: #f6fbff; }
-ul.verdicts li { margin: .25em 0; font-size: 15px; }
+ul.verdicts li { margin: .25em 0; font-size: 15px; overflow-wrap: break-word; }
 figure { margin: 1em 0; }
 figure img { max-width: 100%; height: auto; border: 1px solid #eee; }
 figcaption { font-size: 13px; color: #555; }
-details { margin: .4em 0; border: 1px solid #ddd; border-radius: 4px; padding: .3em .8em; }
+details { margin: .4em 0; border: 1px solid #ddd; border-radius: 4px; padding: .3em .8em; overflow-wrap: break-word; }
 summary { cursor: pointer; font-weight: 600; }
-pre.diff { background: #fafafa; padding: .5em; font-size: 12px; overflow-x: auto; }
+pre.diff { background: #fafafa; padding: .5em; font-size: 12px; white-space: pre-wrap; overflow-wrap: break-word; }
 pre.diff .add { color: #116611; } pre.diff .del { color: #aa1111; }
-.note { color: #555; font-size: 14px; }
-.scroll { overflow-x: auto; }
+.note { color: #555; font-size: 14px; overflow-wrap: break-word; }
+li, p { overflow-wrap: break-word; }
 code { background: #f3f3f3; padding: 0 .2em; }
 </style>
 </head>
 <body>
 <h1>Benchmark report</h1>
+{{range .Tables}}<section class="answer">
+{{if $.Several}}<p class="answer-for">{{.AnswerFor}}</p>{{end}}
+<ul class="answer">{{range .Answer}}<li>{{.}}</li>{{end}}{{range .More}}<li class="more">{{.}}</li>{{end}}</ul>
+<p class="setting">{{range $i, $l := .Setting}}{{if $i}}<br>{{end}}{{$l}}{{end}}</p>
+</section>
+{{end}}
+<h2>Method</h2>
 {{range .Preamble}}<p class="note">{{.}}</p>
 {{end}}
 {{if .NoEffect}}<h2>Knobs with no effect on this server</h2>
@@ -172,20 +207,20 @@ code { background: #f3f3f3; padding: 0 .2em; }
 {{.Why}}
 <h3>Configurations</h3>
 <div class="scroll"><table class="configurations">
-<thead><tr>{{range .Groups.Header}}<th>{{.}}</th>{{end}}</tr></thead>
+<thead><tr>{{range .Groups.Header}}<th>{{wbr .}}</th>{{end}}</tr></thead>
 <tbody>{{range $i, $row := .Groups.Rows}}<tr{{if eq (index $row 0) $t.Baseline.Label}} class="baseline"{{end}}>{{range $row}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</tbody>
 </table></div>
 <h3>Latency, footprint and health</h3>
 <div class="scroll"><table class="health">
-<thead><tr>{{range .Health.Header}}<th>{{.}}</th>{{end}}</tr></thead>
+<thead><tr>{{range .Health.Header}}<th>{{wbr .}}</th>{{end}}</tr></thead>
 <tbody>{{range .Health.Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</tbody>
 </table></div>
 {{if .Replicas}}<h3>Replicas</h3>
 <p class="note">{{.ReplicaNote}}</p>
 <div class="scroll"><table class="replicas">
-<thead><tr>{{range .Replicas.Header}}<th>{{.}}</th>{{end}}</tr></thead>
+<thead><tr>{{range .Replicas.Header}}<th>{{wbr .}}</th>{{end}}</tr></thead>
 <tbody>{{range .Replicas.Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</tbody>
 </table></div>{{end}}
@@ -193,13 +228,13 @@ code { background: #f3f3f3; padding: 0 .2em; }
 {{range .Notes}}<p class="note">{{.}}</p>
 {{end}}{{if .Warnings}}<ul class="verdicts">{{range .Warnings}}<li><strong>WARNING</strong> {{.}}</li>{{end}}</ul>{{end}}
 {{if .Rows}}<div class="scroll"><table class="clusters">
-<thead><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead>
+<thead><tr>{{range .Header}}<th>{{wbr .}}</th>{{end}}</tr></thead>
 <tbody>{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</tbody>
 </table></div>{{end}}{{end}}
 <h3>Runs</h3>
 <div class="scroll"><table class="runs">
-<thead><tr>{{range .Runs.Header}}<th>{{.}}</th>{{end}}</tr></thead>
+<thead><tr>{{range .Runs.Header}}<th>{{wbr .}}</th>{{end}}</tr></thead>
 <tbody>{{range $i, $row := .Runs.Rows}}<tr>{{range $j, $c := $row}}<td>{{if and (eq $j 0) (index $t.Runs.Links $i)}}<a href="#{{index $t.Runs.Links $i}}">{{$c}}</a>{{else}}{{$c}}{{end}}</td>{{end}}</tr>
 {{end}}</tbody>
 </table></div>

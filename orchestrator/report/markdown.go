@@ -14,18 +14,24 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
 	b.WriteString("# Benchmark report\n\n")
 	for _, t := range rep.Tables {
-		for _, v := range t.verdicts() {
-			b.WriteString("- " + md(v) + "\n")
+		if len(rep.Tables) > 1 {
+			b.WriteString(md(t.answerFor()) + ":\n\n")
 		}
-		for _, v := range t.fairnessLines() {
-			b.WriteString("- " + md(v) + "\n")
+		for _, l := range t.answer() {
+			b.WriteString("- " + md(l) + "\n")
+		}
+		b.WriteString("\n")
+		if set := rep.setting(t); len(set) > 0 {
+			for _, l := range set {
+				b.WriteString(md(l) + "  \n")
+			}
+			b.WriteString("\n")
 		}
 	}
-	b.WriteString("\n")
+	b.WriteString("## Method\n\n")
 	for _, l := range rep.preamble(mdCode) {
-		b.WriteString(l + "\n")
+		b.WriteString(l + "\n\n")
 	}
-	b.WriteString("\n")
 	if len(rep.NoEffect) > 0 {
 		b.WriteString("## Knobs with no effect on this server\n\n")
 		for _, ne := range rep.NoEffect {
@@ -119,8 +125,8 @@ func (rep *Report) mdTable(b *strings.Builder, t *Table) {
 }
 
 // shadingNote explains the shaded bands of the time charts.
-const shadingNote = "Each configuration has one colour in every chart; a time chart's thick line is the mean of its runs at each second, the faint lines each run. Shaded: semi-sync off (orange), stalls (red), faults (purple), replica stopped or host not answering (grey), stack samples (blue: a gdb sample pauses the server; inside the load, left out of every figure); " +
-	"the dashed line ends the warm-up. Time counts from the monitors' start, right before the benchmark."
+const shadingNote = "Each configuration has one colour in every chart; a time chart's thick line is the mean of its runs at each second, the faint lines each run. Shaded: semi-sync off (orange), stalls (red), faults (purple), replica stopped or host not answering (grey), stack samples (yellow: a gdb sample pauses the server; inside the load, left out of every figure); the periods of all the runs merged, so a shade never darkens over the lines; " +
+	"the dashed line ends the warm-up. The latency chart has a log scale. Time counts from the monitors' start, right before the benchmark."
 
 func (t *Table) verdicts() []string {
 	var out []string

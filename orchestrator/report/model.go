@@ -151,9 +151,13 @@ type Span struct {
 type Evidence struct {
 	OrchVersion string
 	Command     string
-	Servers     map[string]string // host -> server version
-	Clients     map[string]string // client -> version
-	Facts       []HostFacts
+	// Start is when the run started and Cluster the inventory's name, as
+	// the manifest records them (zero, "" when not).
+	Start   time.Time
+	Cluster string
+	Servers map[string]string // host -> server version
+	Clients map[string]string // client -> version
+	Facts   []HostFacts
 	// Hosts with configuration files, master first.
 	Hosts     []string
 	Config    map[string][]string          // host -> config.cnf lines

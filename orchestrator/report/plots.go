@@ -50,28 +50,6 @@ const (
 	plotH = 4 * vg.Inch
 )
 
-// spanColors shades the periods the monitors flagged; translucent so that
-// overlapping periods and the lines under them stay visible.
-var spanColors = map[string]color.NRGBA{
-	"semi-sync off":      {R: 255, G: 165, A: 70},
-	"stall":              {R: 220, G: 20, B: 60, A: 60},
-	"fault":              {R: 128, B: 160, A: 60},
-	"replica stopped":    {R: 120, G: 120, B: 120, A: 50},
-	"host not answering": {R: 90, G: 90, B: 90, A: 50},
-	"stack sample":       {R: 30, G: 144, B: 255, A: 50},
-}
-
-func spanColor(what string) (string, color.NRGBA) {
-	if strings.HasPrefix(what, "fault") {
-		what = "fault"
-	}
-	c, ok := spanColors[what]
-	if !ok {
-		c = color.NRGBA{R: 100, G: 100, B: 100, A: 50}
-	}
-	return what, c
-}
-
 // plots renders the table's charts: throughput and latency over time, the
 // worst replica lag over time, and the comparison bars with 95% CIs.
 // Time charts overlay one line per label (the mean of its runs at each
@@ -110,11 +88,13 @@ func (t *Table) plots(warmupS float64) ([]Plot, error) {
 		series              func(*Run) []Point
 	}{
 		{"throughput", t.Workload + ": " + t.Metric + " per second", t.Metric, rate},
-		{"latency", t.Workload + ": " + pctl + " latency per second", pctl + " latency (ms)", lat},
+		{"latency", t.Workload + ": " + pctl + " latency per second (log scale)", pctl + " latency (ms, log scale)", lat},
 		{"lag", t.Workload + ": worst replica lag", "transactions behind the master", lag},
 	}
 	for _, s := range steps {
-		p, err := t.timePlot(s.title, s.ylabel, s.series, warmupS)
+		// Latency spans decades (one 1 s stall next to 3 ms): on a
+		// linear axis the spike flattens every other second.
+		p, err := t.timePlot(s.title, s.ylabel, s.series, warmupS, s.name == "latency")
 		if err := add(s.name, s.title, p, err); err != nil {
 			return nil, fmt.Errorf("%s: %w", s.name, err)
 		}
@@ -158,13 +138,27 @@ func plotRuns(g *Group) []*Run {
 }
 
 // timePlot overlays one line per label; nil when no run has the series.
-func (t *Table) timePlot(title, ylabel string, series func(*Run) []Point, warmupS float64) (*chart, error) {
+func (t *Table) timePlot(title, ylabel string, series func(*Run) []Point, warmupS float64, logY bool) (*chart, error) {
 	ch := newChart()
 	p := ch.p
 	p.Title.Text = title
 	p.X.Label.Text = "seconds since start"
 	p.Y.Label.Text = ylabel
 	ymax, xmax := 0.0, 0.0
+	ymin := math.Inf(1) // smallest positive value, for a log axis
+	// keep drops what a log axis cannot show (0 ms: no transaction).
+	keep := func(v float64) bool { return !math.IsNaN(v) && (!logY || v > 0) }
+	points := func(pts []Point) plotter.XYs {
+		xys := make(plotter.XYs, 0, len(pts))
+		for _, pt := range pts {
+			if keep(pt.V) {
+				xys = append(xys, plotter.XY{X: pt.T, Y: pt.V})
+				ymax, xmax = math.Max(ymax, pt.V), math.Max(xmax, pt.T)
+				ymin = positiveMin(ymin, pt.V)
+			}
+		}
+		return xys
+	}
 	var lines, spread []*plotter.Line
 	var names []string
 	for _, g := range t.Groups {
@@ -182,13 +176,7 @@ func (t *Table) timePlot(title, ylabel string, series func(*Run) []Point, warmup
 		if len(all) > 1 {
 			// Each repetition faintly under the mean: the spread shows.
 			for _, run := range all {
-				xys := make(plotter.XYs, 0, len(run))
-				for _, pt := range run {
-					if !math.IsNaN(pt.V) {
-						xys = append(xys, plotter.XY{X: pt.T, Y: pt.V})
-						ymax, xmax = math.Max(ymax, pt.V), math.Max(xmax, pt.T)
-					}
-				}
+				xys := points(run)
 				if len(xys) == 0 {
 					continue
 				}
@@ -200,10 +188,9 @@ func (t *Table) timePlot(title, ylabel string, series func(*Run) []Point, warmup
 				spread = append(spread, rl)
 			}
 		}
-		xys := make(plotter.XYs, len(mean))
-		for i, pt := range mean {
-			xys[i] = plotter.XY{X: pt.T, Y: pt.V}
-			ymax, xmax = math.Max(ymax, pt.V), math.Max(xmax, pt.T)
+		xys := points(mean)
+		if len(xys) == 0 {
+			continue
 		}
 		l, err := plotter.NewLine(xys)
 		if err != nil {
@@ -221,16 +208,21 @@ func (t *Table) timePlot(title, ylabel string, series func(*Run) []Point, warmup
 		ymax = 1
 	}
 	p.Y.Min, p.Y.Max = 0, ymax*1.1
+	if logY {
+		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, logTicks{}
+		p.Y.Min, p.Y.Max = ymin/1.25, ymax*1.25
+	}
 	p.X.Min, p.X.Max = 0, xmax
-	if err := t.shade(ch, p.Y.Max, xmax); err != nil {
+	if err := t.shade(ch, p.Y.Min, p.Y.Max, xmax); err != nil {
 		return nil, err
 	}
 	if warmupS > 0 && warmupS < xmax {
-		w, err := plotter.NewLine(plotter.XYs{{X: warmupS, Y: 0}, {X: warmupS, Y: p.Y.Max}})
+		w, err := plotter.NewLine(plotter.XYs{{X: warmupS, Y: p.Y.Min}, {X: warmupS, Y: p.Y.Max}})
 		if err != nil {
 			return nil, err
 		}
-		w.Color, w.Dashes = color.Gray{Y: 110}, []vg.Length{vg.Points(4), vg.Points(3)}
+		// Drawn over the shading, dark enough to read on it.
+		w.Color, w.Dashes, w.Width = color.Gray{Y: 60}, []vg.Length{vg.Points(5), vg.Points(3)}, vg.Points(1.3)
 		p.Add(w)
 		ch.legend.Add("end of warm-up", w)
 	}
@@ -242,32 +234,6 @@ func (t *Table) timePlot(title, ylabel string, series func(*Run) []Point, warmup
 		ch.legend.Add(names[i], l)
 	}
 	return ch, nil
-}
-
-// shade adds a translucent band for every flagged period of the table's
-// runs, one legend entry per kind.
-func (t *Table) shade(ch *chart, ymax, xmax float64) error {
-	var kinds []string
-	for _, r := range t.Runs {
-		for _, s := range r.Spans {
-			from, to := math.Max(s.From, 0), math.Min(s.To, xmax)
-			if math.IsNaN(to) || to <= from {
-				continue
-			}
-			kind, c := spanColor(s.What)
-			poly, err := plotter.NewPolygon(plotter.XYs{{X: from, Y: 0}, {X: to, Y: 0}, {X: to, Y: ymax}, {X: from, Y: ymax}})
-			if err != nil {
-				return err
-			}
-			poly.Color, poly.LineStyle.Width = c, 0
-			ch.p.Add(poly)
-			if !slices.Contains(kinds, kind) {
-				kinds = append(kinds, kind)
-				ch.legend.Add(kind, poly)
-			}
-		}
-	}
-	return nil
 }
 
 // meanSeries averages runs second by second (points rounded to the
@@ -315,12 +281,14 @@ func (t *Table) barPlot() (*chart, error) {
 	names := make([]string, n)
 	var xys plotter.XYs
 	var errs plotter.XErrors
-	xmax := 0.0
+	xmax, tooFew := 0.0, false
 	for i, g := range shown {
 		y := n - 1 - i // NominalY counts from the bottom
 		vals[y], names[y] = g.Rate.Mean, g.Label
 		xmax = math.Max(xmax, g.Rate.Mean)
-		if g.Rate.N > 1 {
+		if g.Rate.N > 1 && g.Rate.CILow < 0 {
+			tooFew = true // as the Configurations table: no interval below 0
+		} else if g.Rate.N > 1 {
 			half := g.Rate.CIHigh - g.Rate.Mean
 			xys = append(xys, plotter.XY{X: g.Rate.Mean, Y: float64(y)})
 			errs = append(errs, struct{ Low, High float64 }{half, half})
@@ -332,6 +300,9 @@ func (t *Table) barPlot() (*chart, error) {
 	p := ch.p
 	p.Title.Text = t.Workload + ": steady-state " + t.Metric
 	p.X.Label.Text = t.Metric + " (bar: mean; whiskers: 95% CI; dots: runs)"
+	if tooFew {
+		p.X.Label.Text = t.Metric + " (bar: mean; whiskers: 95% CI, none where n is too small for one; dots: runs)"
+	}
 	// One bar chart per configuration (the others' values 0) so each bar
 	// has its configuration's colour, as in the time charts; each run's
 	// own figure is a dot on its bar.
@@ -409,15 +380,19 @@ func renderSVG(ch *chart) ([]byte, error) {
 	}
 	var legendW vg.Length
 	if r := ch.legend.Rectangle(draw.New(vgsvg.New(plotW, h))); r.Max.X > r.Min.X {
-		legendW = r.Max.X - r.Min.X + vg.Points(12)
+		legendW = (r.Max.X-r.Min.X)*1.25 + vg.Points(12)
 	}
 	c := vgsvg.New(plotW+legendW, h)
 	dc := draw.New(c)
 	ch.p.Draw(draw.Crop(dc, 0, -legendW, 0, 0))
 	if legendW > 0 {
+		// Icons on the column's left, text after them: a browser that
+		// substitutes a wider font than the one measured here lets the
+		// text run on into the column's slack, never over an icon.
+		ch.legend.Left = true
 		ch.legend.YOffs = -ch.p.Title.Padding - ch.p.Title.TextStyle.Height(ch.p.Title.Text)
-		ch.legend.XOffs = -vg.Points(4)
-		ch.legend.Draw(dc)
+		ch.legend.XOffs = vg.Points(6)
+		ch.legend.Draw(draw.Crop(dc, plotW, 0, 0, 0))
 	}
 	var b bytes.Buffer
 	if _, err := c.WriteTo(&b); err != nil {

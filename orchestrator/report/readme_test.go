@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-const readmePath = "../../README.md"
+const readmePath = "../../docs/reports.md"
 
 // TestREADMEColumns keeps the README's column tables equal to the column
 // definitions the CSV writers use; -update (make readme) rewrites them.

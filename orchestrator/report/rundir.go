@@ -29,6 +29,7 @@ type manifestDoc struct {
 	Start       time.Time                  `json:"start"`
 	Workload    json.RawMessage            `json:"workload"`
 	Inventory   struct {
+		Name  string    `json:"name"`
 		Hosts []hostDoc `json:"hosts"`
 	} `json:"inventory"`
 }

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -11,10 +12,20 @@ import (
 // taken from the matrix directory itself: results.csv one row per run,
 // hosts.csv one per run x host, configurations.csv one per configuration,
 // the baseline's ratio 1, each run's row repeating its configuration's.
+// The system's python3 is the one Debian's python3-pandas installs into
+// (scripts/lab-deps.sh --test); where the suite must not skip (CI, or
+// ORCH_REQUIRE_BROWSER as make test sets it) pandas is required.
 func TestTidyCSVsInPython(t *testing.T) {
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("no python3")
+	py := "/usr/bin/python3"
+	if _, err := os.Stat(py); err != nil {
+		if py, err = exec.LookPath("python3"); err != nil {
+			t.Fatal("no python3")
+		}
+	}
+	if os.Getenv("CI") != "" || os.Getenv("ORCH_REQUIRE_BROWSER") != "" {
+		if out, err := exec.Command(py, "-c", "import pandas").CombinedOutput(); err != nil {
+			t.Fatalf("%s has no pandas (scripts/lab-deps.sh --test installs python3-pandas): %v: %s", py, err, out)
+		}
 	}
 	out := t.TempDir()
 	if _, _, err := Generate([]string{demoDir}, out, []string{FormatCSV}, Options{}); err != nil {

@@ -56,7 +56,7 @@ func verdict(t *Table, base, g *Group, noEffect map[string]string) string {
 	}
 	b.WriteString(")")
 	if g.Noisy || base.Noisy {
-		fmt.Fprintf(&b, "; noisy: CV %s (%s %s) above %s", pct(g.CV), base.Label, pct(base.CV), pct(MaxCV))
+		b.WriteString("; " + noisePhrase(base, g))
 	}
 	if w := g.outcomeWords(base, t.Until); w != "" {
 		b.WriteString("; " + w)

@@ -5,7 +5,9 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 
+	"github.com/orch-bench/orch/orchestrator/flavor"
 	"github.com/orch-bench/orch/orchestrator/rundir"
 	"github.com/orch-bench/orch/orchestrator/stacks"
 )
@@ -77,9 +79,23 @@ var metrics = []metric{
 	{"semisync_wait_frac", "share of commit time waiting for the semi-sync ACK", "", func(c *Cost) float64 { return c.SemisyncShare }, 0.01, 3},
 }
 
-// fsyncCounters are the mysql.csv rate columns whose sum is fsync_per_tx.
-var fsyncCounters = [][2]string{
-	{"innodb_data_fsyncs_ps", "InnoDB"}, {"rocksdb_wal_synced_ps", "RocksDB WAL"}, {"tokudb_fsyncs_ps", "TokuDB"},
+// fsyncCounters are the mysql.csv rate columns whose sum is fsync_per_tx
+// and their labels, from the engine table (flavor.FsyncCounters).
+var fsyncCounters = func() [][2]string {
+	var out [][2]string
+	for _, c := range flavor.FsyncCounters() {
+		out = append(out, [2]string{c.Column, c.FsyncLabel})
+	}
+	return out
+}()
+
+// fsyncSum names the status counters fsync_per_tx adds up, for the notes.
+func fsyncSum() string {
+	var names []string
+	for _, c := range flavor.FsyncCounters() {
+		names = append(names, c.Status)
+	}
+	return strings.Join(names, " + ")
 }
 
 // runWhy is one run's figures.

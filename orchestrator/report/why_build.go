@@ -172,8 +172,14 @@ func (w *Why) topStacks() []topStacks {
 		sort.Slice(roles, func(i, j int) bool { return roles[i] == "master" || roles[j] != "master" && roles[i] < roles[j] })
 		for _, role := range roles {
 			p := g.Profiles[role]
+			// "innodb, master", or "innodb, slave1 (slave)": the role
+			// is not repeated when the host is named after it.
+			who := role
+			if p.Host != "" && p.Host != role {
+				who = p.Host + " (" + role + ")"
+			}
 			ts := topStacks{Label: g.Label, Role: role,
-				Title: fmt.Sprintf("%s, %s %s: %d %s stacks from %d snapshot(s)", g.Label, role, p.Host, p.Samples, p.Mode, p.Snapshots)}
+				Title: fmt.Sprintf("%s, %s: %d %s stacks from %d snapshot(s)", g.Label, who, p.Samples, p.Mode, p.Snapshots)}
 			if p.MaxPauseMs != nil {
 				ts.Title += fmt.Sprintf(", longest server pause %.0f ms", *p.MaxPauseMs)
 			}

@@ -17,7 +17,7 @@ var whyNotes = []string{
 		"In parentheses: the ratio to the baseline's same host; marked when outside 0.95-1.05.",
 	"cpu_us_per_tx: the server process's utime+stime (/proc/PID/stat); cs_per_tx: its voluntary + involuntary context switches " +
 		"(/proc/PID/task/*/status); read_kib_per_tx, write_kib_per_tx: its storage reads and writes (/proc/PID/io) in KiB; fsync_per_tx: " +
-		"Innodb_data_fsyncs + Rocksdb_wal_synced + Tokudb_FILESYSTEM_FSYNC_NUM; binlog_bytes_per_tx: Binlog_bytes_written; " +
+		fsyncSum() + "; binlog_bytes_per_tx: Binlog_bytes_written; " +
 		"semisync_wait_share: the master's ACK wait per transaction (avg wait x acknowledged commits) over the client's mean latency.",
 	"USE: server CPU is the server process's CPU as a share of the host's cores; host CPU busy and run queue are /proc/stat and " +
 		"/proc/loadavg (machine-wide: on hosts sharing a kernel, as in the lab, they count every host); disk busy is the datadir's device. " +
@@ -107,17 +107,17 @@ type htmlCell struct {
 	Marked bool
 }
 
-var whyTmpl = template.Must(template.New("why").Parse(`<h3>{{.Heading}}</h3>
+var whyTmpl = template.Must(template.New("why").Funcs(template.FuncMap{"wbr": wbr}).Parse(`<h3>{{.Heading}}</h3>
 <ul class="verdicts why">{{range .Sentences}}<li>{{.}}</li>{{end}}</ul>
 {{range .Notes}}<p class="note">{{.}}</p>
 {{end}}<h4>Per transaction</h4>
 <div class="scroll"><table class="why-cost">
-<thead><tr>{{range .CostHeader}}<th>{{.}}</th>{{end}}</tr></thead>
+<thead><tr>{{range .CostHeader}}<th>{{wbr .}}</th>{{end}}</tr></thead>
 <tbody>{{range .Costs}}<tr>{{range .}}<td{{if .Marked}} class="marked" style="font-weight:bold;background:#fff3cd"{{end}}>{{.Text}}</td>{{end}}</tr>
 {{end}}</tbody></table></div>
 <h4>Utilisation and saturation (USE)</h4>
 <div class="scroll"><table class="why-use">
-<thead><tr>{{range .UseHeader}}<th>{{.}}</th>{{end}}</tr></thead>
+<thead><tr>{{range .UseHeader}}<th>{{wbr .}}</th>{{end}}</tr></thead>
 <tbody>{{range .Use}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</tbody></table></div>
 <h4>Top stacks</h4>

@@ -61,10 +61,15 @@ func mib(v float64) string {
 	return strconv.FormatFloat(v/(1<<20), 'f', 1, 64)
 }
 
-// ci formats a confidence interval "[lo, hi]".
+// ci formats the confidence interval of a mean rate "[lo, hi]". A rate
+// is never negative: an interval that reaches below 0 says only that n is
+// too small for the spread, and is not printed as a range.
 func ci(s Sample, decimals int) string {
-	if math.IsNaN(s.CILow) {
+	switch {
+	case math.IsNaN(s.CILow):
 		return "—"
+	case s.CILow < 0:
+		return fmt.Sprintf("n=%d too small (interval reaches below 0)", s.N)
 	}
 	return "[" + num(s.CILow, decimals) + ", " + num(s.CIHigh, decimals) + "]"
 }
@@ -131,14 +136,7 @@ func (rep *Report) Summary() string {
 	for _, t := range rep.Tables {
 		bl := t.Baseline
 		fmt.Fprintf(&b, "%s (%s, %s): baseline %s: ", t.Workload, t.Tool, t.metricWords(), bl.Label)
-		switch {
-		case bl.Rate.N == 0:
-			b.WriteString("no run ended ok")
-		case bl.Rate.N == 1:
-			fmt.Fprintf(&b, "%s %s", num(bl.Rate.Mean, 2), t.Metric)
-		default:
-			fmt.Fprintf(&b, "%s %s ± %s (n=%d)", num(bl.Rate.Mean, 2), t.Metric, num(bl.Rate.SD, 2), bl.Rate.N)
-		}
+		b.WriteString(t.levelText(bl))
 		if bl.Replica.Known() {
 			b.WriteString("; " + replicaText(bl))
 		}

@@ -97,6 +97,11 @@ func pointLatest(root, target string) error {
 func Open(path string) (*Dir, error) {
 	real, err := filepath.EvalSymlinks(path)
 	if err != nil {
+		// The cause, not the system call: "no such file or directory".
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
 		return nil, fmt.Errorf("run directory %s: %w", path, err)
 	}
 	abs, err := filepath.Abs(real)

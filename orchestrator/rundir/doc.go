@@ -21,6 +21,7 @@
 //	hosts/<name>/variables.before.tsv, status.before.tsv, status.after.tsv
 //	hosts/<name>/replication.before.json, replication.after.json
 //	hosts/<name>/error.log         error log slice for the run window; slow.log likewise
+//	hosts/<name>/commands.jsonl    every command, transfer and statement sent to the host, redacted (CommandLog)
 //	timeseries/<host>-mysql.csv    per-second SHOW GLOBAL STATUS deltas, semi-sync, lag
 //	timeseries/<host>-os.csv       per-second CPU, iowait, disk from /proc
 //	events.jsonl                   one monitor.Event per line, written by the monitors

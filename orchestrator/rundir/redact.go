@@ -108,6 +108,7 @@ func RedactArgs(args []string, secrets ...string) []string {
 // or one word), and a name holding a secret word (checked again by
 // secretName, which lets references such as password_file through).
 const (
+	sqlString    = `('(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.|"")*")`
 	valuePattern = `('[^']*'|"[^"]*"|[^\s'"]+)`
 	namePattern  = `([a-z0-9_.-]*(?:password|passwd|pwd|passphrase|secret)[a-z0-9_.-]*)`
 )
@@ -119,8 +120,11 @@ var (
 	flagRE = regexp.MustCompile(`(?i)((?:^|\s)-{1,2})` + namePattern + `(\s+)('[^']*'|"[^"]*"|[^\s'"-][^\s'"]*)`)
 	// -pvalue, the mysql client's short form.
 	shortPRE = regexp.MustCompile(`((?:^|\s)-p)` + valuePattern)
-	// IDENTIFIED BY 'x' and PASSWORD('x') in SQL.
-	sqlRE = regexp.MustCompile(`(?i)(identified\s+by\s+|password\s*\(\s*)('[^']*'|"[^"]*")`)
+	// A password literal in SQL: IDENTIFIED BY 'x', IDENTIFIED WITH plugin
+	// BY 'x' (MySQL), IDENTIFIED VIA plugin USING 'x' (MariaDB),
+	// PASSWORD('x'), SET PASSWORD [FOR account] = 'x'. A literal may hold
+	// its quote doubled or backslash-escaped.
+	sqlRE = regexp.MustCompile(`(?i)(identified\s+(?:(?:with|via)\s+\S+\s+)?(?:by|using|as)\s+|password\s*\(\s*|set\s+password\s+(?:for\s+\S+\s*)?=\s*)` + sqlString)
 	// scheme://user:password@host
 	dsnRE = regexp.MustCompile(`(?i)([a-z][a-z0-9+.-]*://[^\s:/@]+:)([^\s@]+)(@)`)
 )
@@ -130,6 +134,9 @@ var (
 // SQL's IDENTIFIED BY '...' and a password in a URL. Then every literal
 // secret given is masked.
 func RedactLine(line string, secrets ...string) string {
+	if !mayHoldSecret(line) {
+		return Redact(line, secrets...)
+	}
 	line = replaceNamed(assignRE, line, 1)
 	line = replaceNamed(flagRE, line, 2)
 	line = shortPRE.ReplaceAllStringFunc(line, func(m string) string {
@@ -141,12 +148,27 @@ func RedactLine(line string, secrets ...string) string {
 	return Redact(line, secrets...)
 }
 
+// mayHoldSecret reports whether any pattern of RedactLine can match: each
+// needs a secret word, IDENTIFIED, -p or ://. The patterns backtrack, and
+// the command log runs every script and statement orch sends through them.
+func mayHoldSecret(line string) bool {
+	l := strings.ToLower(line)
+	for _, w := range secretWords {
+		if strings.Contains(l, w) {
+			return true
+		}
+	}
+	return strings.Contains(l, "identified") || strings.Contains(l, "-p") || strings.Contains(l, "://")
+}
+
 // replaceNamed masks the value (the last group) of each match of re whose
 // group nameGroup is a secret name.
 func replaceNamed(re *regexp.Regexp, s string, nameGroup int) string {
 	return re.ReplaceAllStringFunc(s, func(match string) string {
 		m := re.FindStringSubmatch(match)
-		if !secretName(m[nameGroup]) {
+		// A value that opens a call (PASSWORD = PASSWORD('x')) is not the
+		// secret: its quoted argument is, and sqlRE masks that.
+		if !secretName(m[nameGroup]) || strings.HasSuffix(m[len(m)-1], "(") {
 			return match
 		}
 		return strings.Join(m[1:len(m)-1], "") + maskValue(m[len(m)-1])

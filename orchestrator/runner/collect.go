@@ -51,7 +51,7 @@ func Collect(ctx context.Context, d *rundir.Dir, c *cluster.Cluster, keepRemote 
 	if err != nil {
 		return nil, err
 	}
-	hosts := map[string]executor.Executor{rundir.LocalHost: executor.NewLocal(rundir.LocalHost)}
+	hosts := map[string]executor.Executor{rundir.LocalHost: c.Local(rundir.LocalHost)}
 	for _, h := range c.Hosts {
 		if ex, err := c.Executor(h); err == nil {
 			hosts[h.Name] = ex

@@ -53,7 +53,7 @@ func (r *run) connect(ctx context.Context) error {
 		r.bhost, r.bexec = lb.Name, box.Exec
 	default:
 		// ips.txt's two-line form: this machine is the load box.
-		r.bhost, r.bexec = rundir.LocalHost, executor.NewLocal(rundir.LocalHost)
+		r.bhost, r.bexec = rundir.LocalHost, c.Local(rundir.LocalHost)
 	}
 	r.removeStale(ctx)
 	remote, err := makeWorkdir(ctx, r.bexec, path.Base(r.dir.Path()))
@@ -219,10 +219,10 @@ func (r *run) prepare(ctx context.Context) error {
 		return fmt.Errorf("%s: %w", master.Host, err)
 	}
 	if match {
-		r.logf("run: dataset matches (%s): prepare skipped", why)
+		r.logf("run: dataset already prepared (%s)", why)
 		return nil
 	}
-	r.logf("run: dataset does not match (%s): preparing it", why)
+	r.logf("run: preparing the dataset (%s)", why)
 	if _, err := r.phase(ctx, bench.PhaseCleanup); err != nil {
 		return err
 	}

@@ -176,10 +176,42 @@ func barrier(at time.Time, dir string) string {
 		"date +%s.%N > " + shell.Quote(path.Join(dir, startFile)) + "\n"
 }
 
+// MaxClockOffset bounds how far a load box's clock may be from this
+// machine's: the barrier waits until an instant in this machine's time and
+// the intervals are aligned by it, so a clock hours (or centuries) off
+// would make one box start late or never, or its intervals land in
+// another run's window. Clocks kept by NTP are milliseconds apart.
+const MaxClockOffset = 5 * time.Minute
+
 // clockOffset measures a load box's clock against this machine's: the
 // best of three round trips, the host's reading taken as made half way.
-// The error is at most half the round trip.
+// The error is at most half the round trip. A clock more than
+// MaxClockOffset away is an error naming the box.
 func clockOffset(ctx context.Context, ex executor.Executor) (time.Duration, error) {
+	off, err := measureOffset(ctx, ex)
+	if err == nil && (off > MaxClockOffset || off < -MaxClockOffset) {
+		way := "ahead of"
+		if off < 0 {
+			way = "behind"
+		}
+		return off, fmt.Errorf("%s: its clock is %s %s this machine's, more than %s: the load boxes start together by the clock; set its time (NTP) and run again (nothing was started on it)",
+			ex.Name(), offsetWords(off), way, MaxClockOffset)
+	}
+	return off, err
+}
+
+// offsetWords is an offset's size: "2h0m3s", or in years when absurd.
+func offsetWords(d time.Duration) string {
+	if d < 0 {
+		d = -d
+	}
+	if d > 365*24*time.Hour {
+		return fmt.Sprintf("%.0f years", d.Hours()/24/365.25)
+	}
+	return d.Round(time.Second).String()
+}
+
+func measureOffset(ctx context.Context, ex executor.Executor) (time.Duration, error) {
 	var best, bestRTT time.Duration = 0, -1
 	for i := 0; i < 3; i++ {
 		t0 := time.Now()

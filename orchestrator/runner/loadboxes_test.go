@@ -104,6 +104,26 @@ func TestClockOffsetOfTheSameClock(t *testing.T) {
 	}
 }
 
+// A load box whose clock is centuries or hours off is refused, naming the
+// box and how far off it is: its `date` here prints a time in 2318, or
+// two hours back.
+func TestClockFarOffIsRefused(t *testing.T) {
+	for _, c := range []struct{ script, words string }{
+		{"#!/bin/sh\necho 11000000000.000000000\n", "loadbox localhost: its clock is 292 years ahead of this machine's, more than 5m0s"},
+		{"#!/bin/sh\nexec /bin/date -d '2 hours ago' +%s.%N\n", "loadbox localhost: its clock is 2h0m0s behind this machine's"},
+	} {
+		bin := t.TempDir()
+		if err := os.WriteFile(filepath.Join(bin, "date"), []byte(c.script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		t.Setenv("PATH", bin+":"+os.Getenv("PATH"))
+		_, err := clockOffset(context.Background(), executor.NewLocal("loadbox"))
+		if err == nil || !strings.Contains(err.Error(), c.words) || !strings.Contains(err.Error(), "nothing was started") {
+			t.Errorf("got %v, want %q", err, c.words)
+		}
+	}
+}
+
 // A stall or Ctrl-C stops every client: the ones orch launched itself and,
 // after a re-attach, the ones it knows only by their PID files.
 func TestStopClientsStopsEveryLoadBox(t *testing.T) {
@@ -157,8 +177,8 @@ func TestClientProgressSumsEveryClientsReport(t *testing.T) {
 	if out.Len() != 0 {
 		t.Fatalf("shown before the second client reported: %q", out.String())
 	}
-	cp.add(1, bench.Interval{T: 1, Threads: 1, TPS: num("40.25"), QPS: num("40.25")})
-	if got := out.String(); !strings.Contains(got, "tps 140.75  qps 140.75") {
+	cp.add(1, bench.Interval{T: 1, Threads: 1, TPS: num("40.25"), QPS: num("40.50")})
+	if got := out.String(); !strings.Contains(got, "tps 140.75  qps 141.00") {
 		t.Errorf("display %q, want the sum 140.75", got)
 	}
 }

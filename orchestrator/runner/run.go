@@ -53,6 +53,9 @@ type Config struct {
 	// NoMonitors (--monitor=off) runs without the per-second series and
 	// the stall watchdog: only for measuring what watching costs.
 	NoMonitors bool
+	// Verbose prints each client command in full on the console (it is
+	// always in benchmark/commands.txt); otherwise only the step's name.
+	Verbose bool
 }
 
 // Outcome is how a run ended.
@@ -104,6 +107,10 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 		return nil, err
 	}
 	out := &Outcome{Dir: r.dir}
+	// Everything sent to the hosts while this run goes is in its
+	// hosts/<name>/commands.jsonl (the cluster's connections outlive it).
+	cmds := r.dir.CommandLog(r.secrets...)
+	restore := cfg.Cluster.LogCommands(cmds)
 	res, runErr := r.execute(ctx)
 	out.Status = rundir.StatusOK
 	switch {
@@ -129,6 +136,10 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 	out.Results = res
 	if err := r.writeResults(res); err != nil && runErr == nil {
 		runErr = err
+	}
+	restore()
+	if err := cmds.Close(); err != nil {
+		r.logf("run: %v", err)
 	}
 	found, err := rundir.ScanForSecrets(r.dir.Path(), r.secrets)
 	if err == nil && len(found) > 0 {
@@ -362,9 +373,14 @@ func (r *run) benchmark(ctx context.Context, phase bench.Phase) (int, error) {
 		m.Remote = &rundir.Remote{Host: r.bhost, Dir: r.remote, PID: rem.PID, Marker: r.marker}
 		return m.Expect(rundir.ExpectedFile{Host: r.bhost, Remote: remoteOut, Local: local, Kind: rundir.KindFile})
 	})
-	r.logf("%s: %s (%s)", r.bhost, step.Name, step.String())
+	if r.cfg.Verbose {
+		r.logf("%s: %s (%s)", r.bhost, step.Name, step.String())
+	} else {
+		r.logf("%s: %s (the command is in %s)", r.bhost, step.Name, rundir.BenchmarkCommands)
+	}
 	var onLine func(string)
 	if phase == bench.PhaseRun && r.cfg.Progress != nil {
+		r.cfg.Progress.SetPercentile(r.cfg.Workload.LatencyPercentile())
 		r.cfg.Progress.Start(time.Now())
 		onLine = func(line string) {
 			if iv, ok := r.driver.Progress(line); ok {

@@ -83,6 +83,17 @@ func TestRunOnTheFakeLab(t *testing.T) {
 			t.Errorf("%s opened %d times by up and the run, want once", h, n)
 		}
 	}
+	// What the run sent each host is in its command log: the load box got
+	// the client's script (the up before the run is not in it).
+	for _, h := range []string{"db1", "db2", "db3", "lb"} {
+		b, err := os.ReadFile(filepath.Join(out.Dir.HostDir(h), rundir.HostCommands))
+		if err != nil || !strings.Contains(string(b), `"kind":"shell"`) {
+			t.Errorf("%s: command log %v:\n%s", h, err, b)
+		}
+		if h == "lb" && !strings.Contains(string(b), "mariadb-slap") {
+			t.Errorf("the load box's command log lacks the client's script:\n%s", b)
+		}
+	}
 }
 
 // TestRunRefusedWhileTheServerIsLocked: while another connection holds the

@@ -97,7 +97,7 @@ func settleOne(ctx context.Context, d *rundir.Dir, c *cluster.Cluster, rem *rund
 // benchExecutor is the connection to the host a run's benchmark ran on.
 func benchExecutor(c *cluster.Cluster, host string) (executor.Executor, error) {
 	if host == rundir.LocalHost {
-		return executor.NewLocal(rundir.LocalHost), nil
+		return c.Local(rundir.LocalHost), nil
 	}
 	for _, h := range c.Hosts {
 		if h.Name == host {

@@ -22,6 +22,9 @@ type Result struct {
 	// not loaded yet (semi-sync on MySQL before the replication step).
 	Pending  []string
 	Warnings []string
+	// Overrides name the server's own settings (from its other option
+	// files) that orch's profile replaced without the user asking.
+	Overrides []string
 	// Steps are the steps done and undone, in order.
 	Steps []step.Record
 	// Written: orch's file was written on the host. RolledBack: it was
@@ -89,6 +92,9 @@ func (n *Node) Apply(ctx context.Context, cfg *Config, p *Plan, progress func(st
 		opts, err := n.printDefaults(ctx)
 		if err != nil {
 			return err
+		}
+		for _, o := range overridden(cfg.Vars, opts) {
+			res.Overrides = append(res.Overrides, n.Host.String()+": "+o)
 		}
 		return checkWinners(n.Host.String(), n.configPath(), n.Facts.PrintDefaults, cfg.Vars, opts)
 	}}); err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/orch-bench/orch/orchestrator/flavor"
+	"github.com/orch-bench/orch/orchestrator/suggest"
 )
 
 // Change is one variable whose running value differs from the config's.
@@ -152,7 +153,7 @@ func (n *Node) classify(ctx context.Context, v Var, p *Plan, active map[string]b
 			return n.errorf("%s: no such server variable on %s (it belongs to plugin %s, which is not installed)", v.Name, n.Server, plugin)
 		}
 	}
-	return n.errorf("%s: no such server variable on %s%s", v.Name, n.Server, didYouMean(suggest(v.Name, n.knownNames(p.current))))
+	return n.errorf("%s: no such server variable on %s%s", v.Name, n.Server, suggest.DidYouMean(suggest.Closest(v.Name, n.knownNames(p.current))))
 }
 
 // willLoad reports whether plugin will be loaded by this apply or by the
@@ -260,8 +261,8 @@ func (n *Node) checkEngine(ctx context.Context, cfg *Config, p *Plan, active map
 	for _, mode := range []string{n.Facts.THPEnabled, n.Facts.THPDefrag} {
 		if mode != "" && mode != "never" {
 			if !cfg.FixTHP {
-				return n.errorf("transparent huge pages are on (enabled [%s], defrag [%s]) and TokuDB refuses to start with them: %s",
-					n.Facts.THPEnabled, n.Facts.THPDefrag, thpFix)
+				return n.errorf("transparent huge pages are on (enabled [%s], defrag [%s]) and %s refuses to start with them: %s",
+					n.Facts.THPEnabled, n.Facts.THPDefrag, e.Display, thpFix)
 			}
 			p.FixTHP = true
 		}

@@ -36,17 +36,26 @@ type cnfLine struct {
 
 type cnfFile struct{ lines []cnfLine }
 
-// Sections orch accepts in profiles. [mariadb] is read only by MariaDB
-// (MySQL would silently ignore its settings); [mysqld_safe] is passed
-// through for the wrapper's own options (malloc-lib, thp-setting).
+// Sections orch accepts in profiles come from flavor: the server groups
+// ([mysqld], and [mariadb], which only MariaDB reads) and [mysqld_safe],
+// passed through for the wrapper's own options.
 const (
-	sectionMysqld     = "mysqld"
-	sectionMariaDB    = "mariadb"
-	sectionMysqldSafe = "mysqld_safe"
+	sectionMysqld     = flavor.MainGroup
+	sectionMysqldSafe = flavor.WrapperGroup
 )
 
 // isServerSection reports whether options in section are server variables.
-func isServerSection(s string) bool { return s == sectionMysqld || s == sectionMariaDB }
+func isServerSection(s string) bool { return flavor.IsServerGroup(s) }
+
+// profileSections names the accepted sections for errors: "[mysqld],
+// [mariadb] and [mysqld_safe]".
+func profileSections() string {
+	gs := flavor.ProfileGroups()
+	for i, g := range gs {
+		gs[i] = "[" + g + "]"
+	}
+	return strings.Join(gs[:len(gs)-1], ", ") + " and " + gs[len(gs)-1]
+}
 
 // canonName spells an option name the way SHOW VARIABLES does, and reports
 // whether it carried the loose- prefix (flavor.OptionName).
@@ -103,7 +112,7 @@ func parseCnf(src, text string) (*cnfFile, error) {
 				return nil, fmt.Errorf("%s:%d: malformed section header %q", src, n, raw)
 			}
 			if !isServerSection(name) && name != sectionMysqldSafe {
-				return nil, fmt.Errorf("%s:%d: section [%s]: profiles may use [mysqld], [mariadb] and [mysqld_safe]", src, n, name)
+				return nil, fmt.Errorf("%s:%d: section [%s]: profiles may use %s", src, n, name, profileSections())
 			}
 			section = name
 			f.lines = append(f.lines, cnfLine{kind: lineSection, text: name})

@@ -97,6 +97,35 @@ func optionValue(value string, bare bool) string {
 	return value
 }
 
+// overridden says which of the server's own settings orch's file replaces
+// without the user having asked: an option of the profile (not
+// profile.vars or a --knob) that the server's other option files set to
+// something else. opts are read with orch's file in place, which is read
+// last, so the occurrence before the last is the server's own.
+func overridden(vars []Var, opts []option) []string {
+	var out []string
+	for _, v := range vars {
+		if v.Origin != "profile" || accumulating(v.Name) {
+			continue
+		}
+		var seen []option
+		for _, o := range opts {
+			if o.name == v.Name {
+				seen = append(seen, o)
+			}
+		}
+		if len(seen) < 2 {
+			continue
+		}
+		theirs := seen[len(seen)-2]
+		want, had := optionValue(v.Value, v.Bare), optionValue(theirs.value, theirs.bare)
+		if normValue(want) != normValue(had) {
+			out = append(out, fmt.Sprintf("%s = %s (the server's own option files) is replaced by the profile's %s; name it in profile.vars or --knob to choose", v.Name, had, want))
+		}
+	}
+	return out
+}
+
 // checkWinners verifies that every server option orch writes is the one
 // the server will use. file names orch's file in the messages.
 func checkWinners(host, file, printCmd string, vars []Var, opts []option) error {

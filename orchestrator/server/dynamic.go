@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/orch-bench/orch/orchestrator/suggest"
 )
 
 // An existing server (orch run on a server orch did not set up) is
@@ -34,7 +36,7 @@ func (n *Node) CheckDynamic(ctx context.Context, knobs []KV) ([]Change, error) {
 		}
 		cur, ok := current[name]
 		if !ok {
-			errs = append(errs, n.errorf("%s: no such server variable on %s%s", name, n.Server, didYouMean(suggest(name, n.knownNames(current)))))
+			errs = append(errs, n.errorf("%s: no such server variable on %s%s", name, n.Server, suggest.DidYouMean(suggest.Closest(name, n.knownNames(current)))))
 			continue
 		}
 		// Compared as SET GLOBAL means it (log_bin=OFF is not the option

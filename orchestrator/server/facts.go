@@ -20,7 +20,7 @@ import (
 // plugin libraries, and the !include lines of the main option files.
 
 // serviceNames are tried in this order when the inventory names no unit.
-var serviceNames = []string{"mysql", "mariadb", "mysqld"}
+var serviceNames = flavor.ServiceNames()
 
 func probeScript(pluginDir string) string {
 	var b strings.Builder

@@ -18,8 +18,15 @@ import (
 // Whether the server has the engine, and whether it knows each variable,
 // only the server can say: Check does that after connecting, still before
 // anything restarts. flag names the option the engine came from (--engine,
-// --engines) for the message.
+// --engines) for the message. An engine the named flavour cannot have is
+// refused here, from the flavour table.
 func CheckDesired(inv *topology.Inventory, d Desired, flag string) error {
+	return CheckDesiredAs(inv, d, flag, "")
+}
+
+// CheckDesiredAs is CheckDesired with the flavour hint of a dry run
+// (up --dry-run --flavor), which replaces every host's mysql.flavor.
+func CheckDesiredAs(inv *topology.Inventory, d Desired, flag, hint string) error {
 	engine := strings.ToLower(firstSet(d.Engine, inv.Profile.Engine, topology.DefaultEngine))
 	from := flag + " " + engine
 	if d.Engine == "" {
@@ -55,11 +62,17 @@ func CheckDesired(inv *topology.Inventory, d Desired, flag string) error {
 		}
 	}
 	for _, h := range inv.DBHosts() {
-		if h.MySQL.Flavor == "" {
+		if firstSet(hint, h.MySQL.Flavor) == "" {
 			continue // the server decides the flavour; rendered after connecting
 		}
-		t, err := OfflineTarget(h, inv, "")
+		t, err := OfflineTarget(h, inv, hint)
 		if err != nil {
+			return err
+		}
+		if err := engineOnFlavor(t, engine); err != nil {
+			return fmt.Errorf("%s: %w", from, err)
+		}
+		if err := replPasswordOnFlavor(inv, t); err != nil {
 			return err
 		}
 		data, err := profileData(t, info)
@@ -69,6 +82,25 @@ func CheckDesired(inv *topology.Inventory, d Desired, flag string) error {
 		if err := tmpl.ExecuteTemplate(io.Discard, name, data); err != nil {
 			return fmt.Errorf("%s: profile %s: %w", h, name, err)
 		}
+	}
+	return nil
+}
+
+// replPasswordOnFlavor refuses, before any host, a replication password
+// the inventory names that a slave's flavour cannot take. One orch
+// generates fits every server; one that cannot be read now (a dry run's
+// missing file) is left to the run, which says so.
+func replPasswordOnFlavor(inv *topology.Inventory, t Target) error {
+	r := inv.Replication
+	if r.PasswordManaged || t.Host.Role != topology.RoleSlave {
+		return nil
+	}
+	pw, err := r.Password.Resolve()
+	if err != nil {
+		return nil
+	}
+	if err := t.Server.CheckReplPassword(pw); err != nil {
+		return fmt.Errorf("%s: replication.password (%s): %w", t.Host, r.Password, err)
 	}
 	return nil
 }
@@ -84,4 +116,20 @@ func checkProfileDir(dir string) error {
 		return fmt.Errorf("%s: not a directory", dir)
 	}
 	return nil
+}
+
+// engineOnFlavor refuses, before any host is contacted, an engine the
+// flavour the inventory names cannot have (TokuDB on MariaDB 10.6+), from
+// the flavour table. Without a version the table's assumed one is used,
+// and the message says how to name another.
+func engineOnFlavor(t Target, engine string) error {
+	if _, ok := t.Server.Engine(engine); ok {
+		return nil
+	}
+	err := t.Server.EngineUnavailable(t.Host.String(), engine, tableEngines(t.Server))
+	if t.Assumed {
+		err = fmt.Errorf("%w (the flavour names no version, so %s is assumed: write %s:VERSION for another)",
+			err, t.Server.Version, t.Server.Flavor)
+	}
+	return err
 }

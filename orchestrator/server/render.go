@@ -100,6 +100,10 @@ type ProfileData struct {
 	// already prefixed with loose- where a plugin provides them.
 	GTID     []flavor.Setting
 	SemiSync []flavor.Setting
+	// PositionTables keep a replica's applied position in a table of the
+	// engine (flavor.Server.PositionTables: MariaDB's
+	// gtid_pos_auto_engines); empty where the server has no such choice.
+	PositionTables []flavor.Setting
 }
 
 // Render produces the host's config file from the profile, the inventory's
@@ -225,7 +229,7 @@ func profileData(t Target, e flavor.EngineSpec) (ProfileData, error) {
 		Host: h.Name, Address: h.Address, Role: string(h.Role), ServerID: id,
 		Flavor: string(t.Server.Flavor), Server: t.Server.String(), Version: t.Server.Version.String(),
 		Engine: e.Name, EngineName: e.Display, Datadir: firstSet(t.Datadir, h.MySQL.Datadir),
-		Vars: inv.Profile.Vars, GTID: t.Server.GTIDSettings(),
+		Vars: inv.Profile.Vars, GTID: t.Server.GTIDSettings(), PositionTables: t.Server.PositionTables(e.Name),
 	}
 	for _, s := range semiSyncSettings(t.Server, h.Role, inv.Replication.SemiSync) {
 		s.Name = t.Server.OptionLine(s.Name)

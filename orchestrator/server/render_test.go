@@ -158,3 +158,34 @@ func TestRenderIsDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// The rocksdb profile keeps the replicas' applied position in RocksDB
+// where the flavour table says the server can (MariaDB's
+// gtid_pos_auto_engines), on the master too, and sets nothing of the kind
+// on Percona Server 8.0, which has no such variable (its manual's
+// variable index).
+func TestRocksDBPositionTable(t *testing.T) {
+	for _, c := range []struct {
+		srv  flavor.Server
+		want string
+	}{
+		{mustServer(t, flavor.MariaDB, flavor.V(10, 11, 19)), "rocksdb"},
+		{mustServer(t, flavor.Percona, flavor.V(8, 0, 36)), ""},
+	} {
+		for host := 0; host < 2; host++ {
+			cfg, err := Render(target(t, testInventory(nil), host, c.srv), Desired{Engine: "rocksdb"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := ""
+			for _, v := range cfg.Vars {
+				if v.Name == "gtid_pos_auto_engines" {
+					got = v.Value
+				}
+			}
+			if got != c.want {
+				t.Errorf("%s host %d: gtid_pos_auto_engines = %q, want %q", c.srv, host, got, c.want)
+			}
+		}
+	}
+}

@@ -62,42 +62,6 @@ func TestShownValue(t *testing.T) {
 	}
 }
 
-// Names of a MariaDB 10.11 server, enough to tell suggestions apart.
-var mariadbNames = []string{"sync_binlog", "binlog_format", "binlog_cache_size", "binlog_commit_wait_count",
-	"innodb_flush_log_at_trx_commit", "innodb_buffer_pool_size", "innodb_log_file_size", "innodb_log_buffer_size",
-	"max_connections", "max_user_connections", "sync_frm", "sync_master_info", "log_bin", "log_bin_basename"}
-
-func TestSuggest(t *testing.T) {
-	for _, c := range []struct {
-		name string
-		want []string
-	}{
-		{"binlog_sync", []string{"sync_binlog"}},
-		{"innodb_flush_log_at_trx_comit", []string{"innodb_flush_log_at_trx_commit"}},
-		{"innodb_bufer_pool_size", []string{"innodb_buffer_pool_size"}},
-		{"max_conections", []string{"max_connections"}},
-		{"inodb_log_file_size", []string{"innodb_log_file_size"}},
-		{"log_bni", []string{"log_bin"}},
-		{"completely_unrelated", nil},
-	} {
-		if got := suggest(c.name, mariadbNames); !slices.Equal(got, c.want) {
-			t.Errorf("suggest(%q) = %q, want %q", c.name, got, c.want)
-		}
-	}
-	if got := didYouMean([]string{"a"}); got != "; did you mean a?" {
-		t.Error(got)
-	}
-	if got := didYouMean([]string{"a", "b", "c"}); got != "; did you mean a, b or c?" {
-		t.Error(got)
-	}
-	if didYouMean(nil) != "" {
-		t.Error("no suggestion, no question")
-	}
-	if d := osaDistance("ab", "ba", 3); d != 1 {
-		t.Errorf("a transposition is one edit, got %d", d)
-	}
-}
-
 // labDefaults is `my_print_defaults --mysqld` on the lab's master (MariaDB
 // 10.11 on Debian 12) with orch's file in mariadb.conf.d.
 const labDefaults = `--socket=/run/mysqld/mysqld.sock
@@ -373,5 +337,28 @@ func TestRenderFlavourRules(t *testing.T) {
 	_, err = Render(target(t, testInventory(nil), 0, mustServer(t, flavor.MySQL, flavor.V(8, 4, 3))), Desired{Engine: "rocksdb"})
 	if err == nil || err.Error() != "master 10.0.0.1: rocksdb is not available on MySQL 8.4.3 (MyRocks ships with MariaDB and Percona Server 8.0); engines: innodb" {
 		t.Errorf("MyRocks on MySQL: %v", err)
+	}
+}
+
+// The server's own option files set bind-address and sync_binlog
+// (Debian's 50-server.cnf, a DBA's file); orch's file, read last, sets its
+// profile's values: each one replaced without the user asking is named,
+// one the user named (profile.vars, --knob) or set alike is not.
+func TestOverriddenNamesTheServersOwnSettings(t *testing.T) {
+	opts := parseDefaults("--bind-address=127.0.0.1\n--sync_binlog=0\n--log-bin=/data/binlog/mysql-bin\n--max_connections=500\n" +
+		"--bind_address=0.0.0.0\n--sync_binlog=1\n--log_bin=/data/binlog/mysql-bin\n--max_connections=2000\n")
+	vars := []Var{
+		{Name: "bind_address", Value: "0.0.0.0", Origin: "profile"},
+		{Name: "sync_binlog", Value: "1", Origin: "profile"},
+		{Name: "log_bin", Value: "/data/binlog/mysql-bin", Origin: "profile"},
+		{Name: "max_connections", Value: "2000", Origin: "knob"},
+	}
+	got := overridden(vars, opts)
+	want := []string{
+		"bind_address = 127.0.0.1 (the server's own option files) is replaced by the profile's 0.0.0.0; name it in profile.vars or --knob to choose",
+		"sync_binlog = 0 (the server's own option files) is replaced by the profile's 1; name it in profile.vars or --knob to choose",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

@@ -54,7 +54,7 @@ func upExisting(ctx context.Context, c *cluster.Cluster, opts Options) (*Report,
 		return nil, err
 	}
 	for _, ch := range changes {
-		rec.say(n.Host.Name, fmt.Sprintf("SET GLOBAL %s = %s (was %s)", ch.Name, ch.To, ch.From))
+		rec.note(n.Host.Name, fmt.Sprintf("SET GLOBAL %s = %s (was %s)", ch.Name, ch.To, ch.From))
 	}
 	rec.done(n.Host.Name, "set dynamic knobs", t0)
 	return &Report{Dynamic: changes, Timings: rec.timings, Total: time.Since(start)}, nil

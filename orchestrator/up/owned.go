@@ -98,7 +98,7 @@ func claimNames(ctx context.Context, inv *topology.Inventory, nodes []*server.No
 	p.ReplAccountKept = kept
 	errs = orchestrator.ForEach(ctx, 0, nodes, func(ctx context.Context, i int, n *server.Node) error {
 		if plans[i].note != "" {
-			rec.say(n.Host.Name, plans[i].note)
+			rec.note(n.Host.Name, plans[i].note)
 		}
 		if err := account.Claim(ctx, plans[i].q, plans[i].found, plans[i].claim); err != nil {
 			return fmt.Errorf("%s: %w", n.Host, err)

@@ -26,7 +26,7 @@ func purgeCandidates(inv *topology.Inventory, h *topology.Host) []account.Item {
 		add(a.User, a.Host)
 	}
 	if h.Role == topology.RoleMaster {
-		for _, a := range account.BenchAccounts(inv, "-") {
+		for _, a := range account.BenchAccounts(inv, "-", "") {
 			add(a.User, a.Host)
 		}
 		user := inv.Replication.User

@@ -70,7 +70,19 @@ type recorder struct {
 	tracker  *Tracker
 }
 
-// say reports a step as it starts or happens (no timing yet).
+// Note is the took a Progress gets for a message that is no step (what
+// up did or found, "accounts orch@localhost ..."): it has no end to wait
+// for.
+const Note time.Duration = -1
+
+// note reports a message on host.
+func (r *recorder) note(host, msg string) {
+	if r.progress != nil {
+		r.progress(host, msg, Note)
+	}
+}
+
+// say reports a step as it starts (no timing yet).
 func (r *recorder) say(host, step string) {
 	r.tracker.step(host, step)
 	if r.progress != nil {
@@ -108,7 +120,7 @@ func Up(ctx context.Context, c *cluster.Cluster, opts Options) (*Report, error) 
 	}
 	hadRepl := inv.Replication.PasswordManaged && !account.Pending(inv.Replication.Password)
 	// Stock hosts first: orch's own accounts, made through root's unix socket.
-	if err := account.Ensure(ctx, c, account.EnsureOptions{Adopt: opts.AdoptAccounts, Progress: rec.say}); err != nil {
+	if err := account.Ensure(ctx, c, account.EnsureOptions{Adopt: opts.AdoptAccounts, Progress: rec.note}); err != nil {
 		return nil, err
 	}
 	if err := checkPaths(ctx, c, opts); err != nil {
@@ -123,6 +135,11 @@ func Up(ctx context.Context, c *cluster.Cluster, opts Options) (*Report, error) 
 		return nil, err
 	}
 	nodes := sessions.DB()
+	for _, n := range sessions.Slaves { // before any restart, as every check
+		if err := n.Server.CheckReplPassword(params.ReplPassword); err != nil {
+			return nil, fmt.Errorf("%s: replication.password (%s): %w (nothing was restarted)", n.Host, inv.Replication.Password, err)
+		}
+	}
 	if err := claimNames(ctx, inv, nodes, &params, hadRepl, opts.AdoptAccounts, rec); err != nil {
 		return nil, err
 	}
@@ -150,6 +167,11 @@ func Up(ctx context.Context, c *cluster.Cluster, opts Options) (*Report, error) 
 		}
 		return err
 	})
+	for _, res := range rep.Hosts {
+		if res != nil {
+			rep.Warnings = append(rep.Warnings, res.Overrides...)
+		}
+	}
 	if orchestrator.Aggregate(errs) != nil || ctx.Err() != nil {
 		return rep, applyFailed(ctx, nodes, rep.Hosts, errs)
 	}
@@ -276,7 +298,7 @@ func openNodes(ctx context.Context, c *cluster.Cluster, rec *recorder) (*cluster
 				return false, err
 			}
 			if started {
-				rec.say(h.Name, "started the server, which was down")
+				rec.note(h.Name, "started the server, which was down")
 				rec.tracker.finish(h.Name) // a message, not a step left open
 			}
 			return started, nil

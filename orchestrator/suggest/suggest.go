@@ -1,4 +1,7 @@
-package server
+// Package suggest finds the names a mistyped one most likely meant, for
+// "did you mean" in errors: server variables, command-line flags and
+// inventory keys alike.
+package suggest
 
 import (
 	"slices"
@@ -6,12 +9,12 @@ import (
 	"strings"
 )
 
-// suggest returns the known names closest to name, best first (at most
+// Closest returns the known names closest to name, best first (at most
 // three). Two measures, because the mistakes differ in kind: the same
 // words in another order (binlog_sync for sync_binlog: an edit distance of
 // 8, yet obviously meant) and typing slips (innodb_flush_log_at_trx_comit),
 // measured by optimal-string-alignment distance.
-func suggest(name string, known []string) []string {
+func Closest(name string, known []string) []string {
 	type cand struct {
 		name  string
 		score int
@@ -47,9 +50,9 @@ func suggest(name string, known []string) []string {
 	return out
 }
 
-// didYouMean phrases suggestions: "; did you mean a?", "; did you mean a
+// DidYouMean phrases suggestions: "; did you mean a?", "; did you mean a
 // or b?", "; did you mean a, b or c?"; "" when there are none.
-func didYouMean(names []string) string {
+func DidYouMean(names []string) string {
 	switch len(names) {
 	case 0:
 		return ""

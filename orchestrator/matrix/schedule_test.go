@@ -3,6 +3,8 @@ package matrix
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -76,12 +78,12 @@ func createdBlocked(t *testing.T, repeat int) *Matrix {
 
 // Each cluster runs its own block in order, one cell at a time, the two
 // clusters at once; the design survives matrix.json.
-func TestExecuteBlockedRunsBlocksInParallel(t *testing.T) {
+func TestExecuteDesignRunsBlocksInParallel(t *testing.T) {
 	m := createdBlocked(t, 2)
 	var s schedule
 	s.install(t, 20*time.Millisecond)
 	targets := []Target{{Name: "east"}, {Name: "west"}}
-	if err := ExecuteBlocked(context.Background(), m, targets, ExecConfig{}); err != nil {
+	if err := execute(context.Background(), m, targets, ExecConfig{}); err != nil {
 		t.Fatal(err)
 	}
 	if m.Count(OK) != len(m.Cells) || len(m.Cells) != 16 {
@@ -107,7 +109,7 @@ func TestExecuteBlockedRunsBlocksInParallel(t *testing.T) {
 // A failed cell on a cluster whose hosts no longer answer takes the
 // cluster out: its unfinished round runs again, whole, on the other one,
 // and the matrix completes there.
-func TestExecuteBlockedTakesOutUnreachableCluster(t *testing.T) {
+func TestExecuteDesignTakesOutUnreachableCluster(t *testing.T) {
 	m := createdBlocked(t, 2)
 	var s schedule
 	var mu sync.Mutex
@@ -133,7 +135,7 @@ func TestExecuteBlockedTakesOutUnreachableCluster(t *testing.T) {
 		return nil
 	}
 	targets := []Target{{Name: "east"}, {Name: "west", Probe: probeWest}}
-	if err := ExecuteBlocked(context.Background(), m, targets, ExecConfig{}); err != nil {
+	if err := execute(context.Background(), m, targets, ExecConfig{}); err != nil {
 		t.Fatalf("the matrix should complete on east: %v", err)
 	}
 	d := m.Design
@@ -160,7 +162,7 @@ func TestExecuteBlockedTakesOutUnreachableCluster(t *testing.T) {
 
 // --fail-fast: an unreachable cluster stops the matrix with a resumable
 // state instead of moving its work.
-func TestExecuteBlockedFailFast(t *testing.T) {
+func TestExecuteDesignFailFast(t *testing.T) {
 	m := createdBlocked(t, 1)
 	var s schedule
 	s.outcomes = func(cluster, id string) (State, error) {
@@ -171,7 +173,7 @@ func TestExecuteBlockedFailFast(t *testing.T) {
 	}
 	s.install(t, time.Millisecond)
 	targets := []Target{{Name: "east"}, {Name: "west", Probe: func(context.Context) error { return errors.New("unreachable") }}}
-	err := ExecuteBlocked(context.Background(), m, targets, ExecConfig{FailFast: true})
+	err := execute(context.Background(), m, targets, ExecConfig{FailFast: true})
 	if err == nil || m.Design.block("west").Failed != "" || len(m.Remaining()) == 0 {
 		t.Fatalf("err %v, west failed %q, %d remaining: want a stop with the design intact", err, m.Design.block("west").Failed, len(m.Remaining()))
 	}
@@ -179,7 +181,7 @@ func TestExecuteBlockedFailFast(t *testing.T) {
 
 // Ctrl-C: every running cell is interrupted, and a resume of the loaded
 // matrix finishes the rest on the same design.
-func TestExecuteBlockedInterruptAndResume(t *testing.T) {
+func TestExecuteDesignInterruptAndResume(t *testing.T) {
 	m := createdBlocked(t, 2)
 	var s schedule
 	ctx, cancel := context.WithCancel(context.Background())
@@ -195,7 +197,7 @@ func TestExecuteBlockedInterruptAndResume(t *testing.T) {
 	// (a race between two equal cells made this flaky on a loaded machine).
 	s.slower = "west"
 	s.install(t, 10*time.Millisecond)
-	err := ExecuteBlocked(ctx, m, []Target{{Name: "east"}, {Name: "west"}}, ExecConfig{})
+	err := execute(ctx, m, []Target{{Name: "east"}, {Name: "west"}}, ExecConfig{})
 	if err == nil || !strings.Contains(err.Error(), "--resume") || m.Count(Interrupted) == 0 {
 		t.Fatalf("err %v, %d interrupted", err, m.Count(Interrupted))
 	}
@@ -204,10 +206,65 @@ func TestExecuteBlockedInterruptAndResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.outcomes = nil
-	if err := ExecuteBlocked(context.Background(), back, []Target{{Name: "west"}, {Name: "east"}}, ExecConfig{}); err != nil {
+	if err := execute(context.Background(), back, []Target{{Name: "west"}, {Name: "east"}}, ExecConfig{}); err != nil {
 		t.Fatal(err)
 	}
 	if back.Count(OK) != len(back.Cells) {
 		t.Errorf("after resume %d of %d ok", back.Count(OK), len(back.Cells))
+	}
+}
+
+// One cluster is the same loop without a design: the cells run in the
+// matrix's order on the one target, a failed cell is recorded and the
+// matrix goes on (no probe takes the cluster out), --fail-fast stops at
+// it, and two targets without a design are refused.
+func TestExecuteOneCluster(t *testing.T) {
+	m, err := New("pure-random-writes", []string{"innodb", "rocksdb"}, nil, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Create(t.TempDir(), m, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	want := make([]string, 0, len(m.Cells))
+	for _, c := range m.Cells {
+		want = append(want, c.ID)
+	}
+	var ran []string
+	prev := runCellFunc
+	t.Cleanup(func() { runCellFunc = prev })
+	runCellFunc = func(_ context.Context, _ *Matrix, c *Cell, cfg ExecConfig) (State, error) {
+		if cfg.Cluster != nil {
+			t.Errorf("cell %s: a cluster where the target has none", c.ID)
+		}
+		ran = append(ran, c.ID)
+		if len(ran) == 2 {
+			return Failed, errors.New("sysbench exited 1")
+		}
+		return OK, nil
+	}
+	var lines []string
+	logf := func(f string, a ...any) { lines = append(lines, fmt.Sprintf(f, a...)) }
+	err = execute(context.Background(), m, []Target{{Name: "lab", Probe: func(context.Context) error { return errors.New("down") }}}, ExecConfig{Logf: logf})
+	if err == nil || !strings.Contains(err.Error(), "cell "+want[1]+": sysbench exited 1") {
+		t.Fatalf("err %v: want the failed cell named", err)
+	}
+	if strings.Join(ran, " ") != strings.Join(want, " ") || m.Count(OK) != len(want)-1 || m.Count(Failed) != 1 {
+		t.Errorf("ran %v (want %v), %d ok, %d failed", ran, want, m.Count(OK), m.Count(Failed))
+	}
+	if !slices.Contains(lines, "matrix: cell 1/4 "+want[0]) || !slices.Contains(lines, "matrix: cell "+want[0]+" ok") {
+		t.Errorf("log lines of one cluster carry no cluster name: %q", lines)
+	}
+
+	m2, _ := New("pure-random-writes", []string{"innodb"}, nil, 3)
+	if _, err := Create(t.TempDir(), m2, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	ran = nil
+	if err := execute(context.Background(), m2, []Target{{Name: "lab"}}, ExecConfig{FailFast: true}); err == nil || len(ran) != 2 || len(m2.Remaining()) != 1 {
+		t.Errorf("--fail-fast: err %v after %d cells, %d left; want a stop at the 2nd of 3", err, len(ran), len(m2.Remaining()))
+	}
+	if err := execute(context.Background(), m2, []Target{{Name: "a"}, {Name: "b"}}, ExecConfig{}); err == nil {
+		t.Error("two targets without a design ran")
 	}
 }

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// module is the import path prefix of orch's own packages.
+const module = "github.com/orch-bench/orch/"
+
+// cmdImports is every package of orch cmd/orch may import, and why. The
+// command parses flags, builds a use case's options, calls it and prints:
+// it reaches the orchestrator through the use-case entry points, plus a
+// short list of value types it must name to parse flags and print. A new
+// import must be added here with its reason (and is better a use case).
+var cmdImports = map[string]string{
+	// Use-case entry points.
+	"orchestrator/matrix":    "orch matrix: matrix.Run",
+	"orchestrator/runner":    "orch run and collect: runner.Bench, runner.Collect",
+	"orchestrator/report":    "orch report: report.Generate",
+	"orchestrator/preflight": "orch check",
+	"orchestrator/executor":  "orch exec, and the SSH dial settings of every command",
+	"lab":                    "orch lab",
+	// orch up and down: their use case is still in cmd/orch/up.go (issue
+	// 16 item 1, left): these four go when it moves to orchestrator/up.
+	"orchestrator/up":          "orch up and down",
+	"orchestrator/server":      "orch up: the desired engine and knobs",
+	"orchestrator/replication": "orch up: replication settings",
+	"orchestrator/flavor":      "orch up: flavour names in its report",
+	// Value types and plumbing every command shares.
+	"topology":             "the inventory the flag layer loads",
+	"orchestrator":         "InputError (exit 2) and ForEach over clusters",
+	"orchestrator/cluster": "the connections the flag layer's SSH settings open",
+	"orchestrator/account": "managed passwords filled into a loaded inventory",
+	"orchestrator/stacks":  "--stacks parsed into a stacks.Mode",
+	"orchestrator/bench":   "workload names for help, results for printing, orch parse",
+	"orchestrator/rundir":  "run directories named on the command line, and their status",
+	"orchestrator/stats":   "the stopping rule's words and bounds for --until and --min-repeat (stats.GoalSignificant, stats.MinRounds)",
+	"orchestrator/suggest": "did you mean: the one edit-distance helper for flags, commands and keys",
+}
+
+// useCaseFiles are the commands that are only a use case behind flags:
+// each imports its use case and nothing of the orchestrator besides the
+// value types.
+var useCaseFiles = map[string][]string{
+	"matrix.go":    {"orchestrator/matrix", "orchestrator/stacks", "orchestrator"},
+	"matrix_aa.go": {"orchestrator/matrix"},
+	"precision.go": {"orchestrator/matrix", "orchestrator/stats"},
+	"run.go":       {"orchestrator/runner", "orchestrator/stacks", "orchestrator/bench", "orchestrator/rundir"},
+}
+
+func TestCmdImportsOnlyUseCases(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	used := map[string]bool{}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		af, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range af.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			rel, ok := strings.CutPrefix(p, module)
+			if !ok {
+				continue
+			}
+			used[rel] = true
+			if _, listed := cmdImports[rel]; !listed {
+				t.Errorf("%s imports %s: cmd/orch reaches the orchestrator through a use case (or list it in cmdImports with why)", f, rel)
+			}
+			if only, ok := useCaseFiles[f]; ok && !slices.Contains(only, rel) {
+				t.Errorf("%s imports %s: a use-case command imports only %v", f, rel, only)
+			}
+		}
+	}
+	for rel := range cmdImports {
+		if !used[rel] {
+			t.Errorf("cmdImports lists %s, which cmd/orch no longer imports: drop it", rel)
+		}
+	}
+}

@@ -1,0 +1,65 @@
+package flavor
+
+import "slices"
+
+// StatusCounter is a SHOW GLOBAL STATUS counter of what a server's
+// engines and binary log write and sync, which the monitor writes as a
+// per-second rate column of timeseries/<host>-mysql.csv.
+type StatusCounter struct {
+	Column string // the CSV column: <name>_ps, or _bps for bytes
+	Status string // the status variable
+	Prec   int    // decimals of the rate
+	// Engine is the engine the counter belongs to ("" the server's, as
+	// the binary log's).
+	Engine string
+	// Fsyncs: the counter counts fsyncs; their sum over the engines is
+	// the report's fsync_per_tx, split by FsyncLabel.
+	Fsyncs     bool
+	FsyncLabel string
+}
+
+// Counters of the engines (EngineSpec.Counters) and of MariaDB's binary
+// log; a server that lacks one leaves its column empty.
+var (
+	innodbCounters = []StatusCounter{
+		{Column: "innodb_rows_inserted_ps", Status: "Innodb_rows_inserted", Prec: 1, Engine: "innodb"},
+		{Column: "innodb_data_written_bps", Status: "Innodb_data_written", Prec: 0, Engine: "innodb"},
+		{Column: "innodb_log_written_bps", Status: "Innodb_os_log_written", Prec: 0, Engine: "innodb"},
+		{Column: "innodb_data_fsyncs_ps", Status: "Innodb_data_fsyncs", Prec: 1, Engine: "innodb", Fsyncs: true, FsyncLabel: "InnoDB"},
+		{Column: "innodb_pages_flushed_ps", Status: "Innodb_buffer_pool_pages_flushed", Prec: 1, Engine: "innodb"},
+	}
+	rocksdbCounters = []StatusCounter{
+		{Column: "rocksdb_rows_inserted_ps", Status: "Rocksdb_rows_inserted", Prec: 1, Engine: "rocksdb"},
+		{Column: "rocksdb_bytes_written_bps", Status: "Rocksdb_bytes_written", Prec: 0, Engine: "rocksdb"},
+		{Column: "rocksdb_wal_bytes_bps", Status: "Rocksdb_wal_bytes", Prec: 0, Engine: "rocksdb"},
+		{Column: "rocksdb_wal_synced_ps", Status: "Rocksdb_wal_synced", Prec: 1, Engine: "rocksdb", Fsyncs: true, FsyncLabel: "RocksDB WAL"},
+	}
+	binlogCounters = []StatusCounter{
+		{Column: "binlog_commits_ps", Status: "Binlog_commits", Prec: 1},
+		{Column: "binlog_bytes_written_bps", Status: "Binlog_bytes_written", Prec: 0},
+		{Column: "binlog_group_commits_ps", Status: "Binlog_group_commits", Prec: 1},
+	}
+	// Percona's TokuDB exports its engine status as status variables.
+	tokudbCounters = []StatusCounter{
+		{Column: "tokudb_fsyncs_ps", Status: "Tokudb_FILESYSTEM_FSYNC_NUM", Prec: 1, Engine: "tokudb", Fsyncs: true, FsyncLabel: "TokuDB"},
+	}
+)
+
+// ioCounters are the columns in the order of the CSV; a new engine's
+// counters go at the end, so that older files keep their order.
+var ioCounters = slices.Concat(innodbCounters, rocksdbCounters, binlogCounters, tokudbCounters)
+
+// IOCounters lists the engines' and the binary log's counters in the
+// monitor's column order.
+func IOCounters() []StatusCounter { return slices.Clone(ioCounters) }
+
+// FsyncCounters lists the counters whose sum is fsyncs, in column order.
+func FsyncCounters() []StatusCounter {
+	var out []StatusCounter
+	for _, c := range ioCounters {
+		if c.Fsyncs {
+			out = append(out, c)
+		}
+	}
+	return out
+}

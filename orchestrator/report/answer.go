@@ -1,0 +1,283 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/orch-bench/orch/orchestrator/stats"
+)
+
+// The answer is the first thing report.md and report.html say: one line
+// per comparison in benchstat's spirit, then one line each for replicas,
+// fairness and noise when they matter. It words the figures the verdicts
+// computed (Group.Ratio, RatioCI, Test, RepsNeeded): nothing here is
+// recomputed, so a number the head prints is the one the details print.
+
+// Answer is the report's answer lines, every table's, as report.md opens
+// with them (a table's workload first when there are several): for a
+// console that ends with the answer.
+func (rep *Report) Answer() []string {
+	var out []string
+	for _, t := range rep.Tables {
+		if len(rep.Tables) > 1 {
+			out = append(out, t.answerFor()+":")
+		}
+		out = append(out, t.answer()...)
+	}
+	return out
+}
+
+// AnswerText is the console's last lines: "answer:" and the answer lines,
+// indented ("" when there is nothing to answer).
+func (rep *Report) AnswerText() string {
+	lines := rep.Answer()
+	if len(lines) == 0 {
+		return ""
+	}
+	return "answer:\n  " + strings.Join(lines, "\n  ") + "\n"
+}
+
+// answerFor names the table an answer is about.
+func (t *Table) answerFor() string {
+	return t.Workload + " (" + t.Tool + ", " + t.metricWords() + "), baseline " + t.Baseline.Label
+}
+
+// answer is the table's answer lines.
+func (t *Table) answer() []string {
+	lead, more := t.answerParts()
+	return append(lead, more...)
+}
+
+// answerParts are the answer's comparisons (lead: report.html sets them
+// in bold) and the lines that qualify them.
+func (t *Table) answerParts() (lead, more []string) {
+	var out []string
+	if len(t.Mixed) > 0 {
+		out = append(out, "NOT COMPARABLE, compared as asked (--allow-mixed): "+strings.Join(t.Mixed, "; "))
+	}
+	base := t.Baseline
+	for _, g := range t.Groups {
+		if g != base {
+			out = append(out, t.comparisonLine(base, g))
+		}
+	}
+	if len(t.Groups) == 1 {
+		out = append(out, base.Label+": "+t.levelText(base)+"; one configuration, nothing compared")
+	}
+	lead, out = out, nil
+	if t.Floor != nil {
+		out = append(out, t.Floor.note())
+	}
+	if l := t.ruleLine(); l != "" {
+		out = append(out, l)
+	}
+	if l := t.replicaLine(); l != "" {
+		out = append(out, l)
+	}
+	if len(t.Fairness) > 0 {
+		l := "Fairness: UNFAIR: " + t.Fairness[0].String()
+		if n := len(t.Fairness) - 1; n > 0 {
+			l += fmt.Sprintf(" (and %d more below)", n)
+		}
+		out = append(out, l)
+	}
+	if l := t.noiseLine(); l != "" {
+		out = append(out, l)
+	}
+	return lead, out
+}
+
+// levelText is a configuration's rate as the console summary prints it:
+// "9648.53 writes/s ± 178.21 (n=2)".
+func (t *Table) levelText(g *Group) string {
+	switch g.Rate.N {
+	case 0:
+		return "no run ended ok"
+	case 1:
+		return num(g.Rate.Mean, 2) + " " + t.Metric + " (n=1)"
+	}
+	return fmt.Sprintf("%s %s ± %s (n=%d)", num(g.Rate.Mean, 2), t.Metric, num(g.Rate.SD, 2), g.Rate.N)
+}
+
+// comparisonLine is one comparison: significant
+//
+//	rocksdb vs innodb: -34% writes/s [-41%, -27%] (p=0.003, n=5+5)
+//
+// not significant
+//
+//	rocksdb vs innodb: ~ no significant difference (p=0.276, n=2+2): need ~6 runs each
+//
+// and why there is no test when there is none.
+func (t *Table) comparisonLine(base, g *Group) string {
+	head := g.Label + " vs " + base.Label + ": "
+	ns := fmt.Sprintf("n=%d+%d", g.Rate.N, base.Rate.N)
+	switch {
+	case g.Rate.N == 0 || base.Rate.N == 0:
+		return head + "nothing to compare (" + ns + ": no run ended ok)"
+	case len(g.NoEffect) > 0:
+		return head + "~ no effect on this server (" + strings.Join(g.NoEffect, ", ") + "): the difference is noise"
+	case g.Test == nil:
+		why := "no test"
+		if g.TestErr != nil {
+			why = strings.TrimSuffix(strings.TrimPrefix(g.TestErr.Error(), "n/a ("), ")")
+		}
+		if errors.Is(g.TestErr, ErrTooFew) {
+			why = "too few runs, a test needs 2 or more each"
+		}
+		return head + pctChange(g.Ratio) + " " + t.changeOf() + ", untested: " + ns + ", " + why
+	}
+	p := PValue(g.Test.P)
+	if g.Test.M > 1 {
+		p += " at Holm's " + strconv.FormatFloat(g.Test.level(), 'g', 3, 64)
+	}
+	var s string
+	if g.Test.Significant() {
+		s = head + pctChange(g.Ratio) + " " + t.changeOf() + pctInterval(g.RatioCI, g.RatioCIErr) + " (" + p + ", " + ns + ")"
+	} else {
+		s = head + "~ no significant difference (" + p + ", " + ns + ")"
+		if g.RepsNeeded > min(g.Rate.N, base.Rate.N) {
+			s += fmt.Sprintf(": need ~%d runs each", g.RepsNeeded)
+		}
+	}
+	// --headline sustained: the user asked for the cluster's sustained
+	// rate, the verdict leads with it, so the answer names it too.
+	if t.Headline == HeadlineSustained && g.Replica.Known() && base.Replica.Known() && !math.IsNaN(g.SustainedRatio) {
+		s += "; sustained " + pctChange(g.SustainedRatio) + pctInterval(g.SustainedCI, g.SustainedCIErr)
+	}
+	if w := g.outcomeWords(base, t.Until); w != "" {
+		if g.status(base, t.Until).Outcome == stats.Equivalent {
+			w += pctInterval(g.RatioCI, g.RatioCIErr)
+		}
+		s += "; " + w
+	}
+	return s
+}
+
+// changeOf names what a change is of: "writes/s", or for a time "time
+// (s to run all queries, lower is better)".
+func (t *Table) changeOf() string {
+	if t.LowerIsBetter {
+		return "time (" + t.metricWords() + ")"
+	}
+	return t.Metric
+}
+
+// pctChange is a ratio as a change: 0.81x is "-19%", 1.63x "+63%". It is
+// read back from the ratio as Ratio prints it, so the two forms never
+// disagree in their last digit.
+func pctChange(r float64) string {
+	if math.IsNaN(r) || math.IsInf(r, 0) {
+		return "n/a"
+	}
+	v, _ := strconv.ParseFloat(strconv.FormatFloat(r, 'f', 2, 64), 64)
+	d := math.Round(100*v) - 100
+	if d == 0 {
+		return "±0%"
+	}
+	return fmt.Sprintf("%+.0f%%", d)
+}
+
+// pctInterval is the ratio's interval as changes, " [-41%, -27%]", as
+// ciPhrase prints it (a lower bound below 0 reads as 0, i.e. -100%).
+func pctInterval(ci *RatioCI, err error) string {
+	switch {
+	case ci != nil:
+		s := " [" + pctChange(math.Max(0, ci.Low)) + ", " + pctChange(ci.High) + "]"
+		if ci.Level > 0 && ci.Level < Alpha {
+			s += " (" + confidence(ci.Level) + " CI, Holm)"
+		}
+		return s
+	case errors.Is(err, ErrUnbounded):
+		return " [CI unbounded]"
+	}
+	return ""
+}
+
+// replicaLine says whether the replicas kept up, with the apply ratios
+// the verdicts print; "" without replica figures.
+func (t *Table) replicaLine() string {
+	base := t.Baseline
+	if !t.hasReplicas() || !base.Replica.Known() {
+		return ""
+	}
+	var behind, applied []string
+	for _, g := range t.Groups {
+		if !g.Replica.Known() {
+			continue
+		}
+		if !g.KeptUp {
+			behind = append(behind, g.Label+" ("+lagPhrase(g.Replica)+")")
+		}
+		if g != base {
+			applied = append(applied, g.Label+" "+Ratio(g.ApplyRatio))
+		}
+	}
+	s := "Replicas: kept up in every configuration"
+	if len(behind) > 0 {
+		s = "Replicas: did NOT keep up: " + strings.Join(behind, ", ")
+		for _, g := range t.Groups {
+			if g != base && !g.KeptUp && !math.IsNaN(g.SustainedRatio) {
+				s += fmt.Sprintf("; %s sustained %s%s", g.Label, Ratio(g.SustainedRatio), ciPhrase(g.SustainedCI, g.SustainedCIErr))
+			}
+		}
+	}
+	if len(applied) > 0 {
+		s += "; applied vs " + base.Label + ": " + strings.Join(applied, ", ")
+	}
+	return s
+}
+
+// noiseLine flags noisy configurations, too few runs and runs flagged for
+// a broken invariant; "" when none of these applies.
+func (t *Table) noiseLine() string {
+	var parts []string
+	var noisy []string
+	for _, g := range t.Groups {
+		if g.Noisy {
+			noisy = append(noisy, g.Label+" "+pct(g.CV))
+		}
+	}
+	if len(noisy) > 0 {
+		parts = append(parts, "CV above "+pct(MaxCV)+": "+strings.Join(noisy, ", "))
+	}
+	n := -1
+	flagged := 0
+	for _, g := range t.Groups {
+		if n < 0 || g.Rate.N < n {
+			n = g.Rate.N
+		}
+		flagged += g.flagged()
+	}
+	if n > 0 && n < 3 {
+		parts = append(parts, fmt.Sprintf("n=%d: too few runs to judge the noise", n))
+	}
+	if flagged > 0 {
+		parts = append(parts, plural(flagged, "run")+" flagged for a broken invariant (Runs table)")
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "Noise: " + strings.Join(parts, "; ")
+}
+
+// noisePhrase is the verdict's noise clause: which side is noisy, with
+// both CVs named, "noisy: innodb CV 22.6% above 5% (rocksdb 1.5%)".
+func noisePhrase(base, g *Group) string {
+	var hi, lo []string
+	for _, x := range []*Group{g, base} {
+		switch {
+		case x.Noisy:
+			hi = append(hi, x.Label+" CV "+pct(x.CV))
+		case !math.IsNaN(x.CV):
+			lo = append(lo, x.Label+" "+pct(x.CV))
+		}
+	}
+	s := "noisy: " + strings.Join(hi, ", ") + " above " + pct(MaxCV)
+	if len(lo) > 0 {
+		s += " (" + strings.Join(lo, ", ") + ")"
+	}
+	return s
+}

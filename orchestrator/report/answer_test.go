@@ -1,0 +1,216 @@
+package report
+
+import (
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// answerTable is a table of a baseline and the given configurations, as
+// compare would have left them.
+func answerTable(base *Group, gs ...*Group) *Table {
+	return &Table{Metric: "writes/s", Baseline: base, Groups: append([]*Group{base}, gs...)}
+}
+
+func TestAnswerSignificant(t *testing.T) {
+	base := &Group{Label: "innodb", Rate: Sample{N: 5, Mean: 1000}, Stats: Stats{CV: 0.02}}
+	g := &Group{Label: "rocksdb", Rate: Sample{N: 5, Mean: 660}, Ratio: 0.66, Test: &TTest{P: 0.003},
+		Stats: Stats{CV: 0.03, RatioCI: &RatioCI{Low: 0.59, High: 0.73}}}
+	got := answerTable(base, g).answer()
+	if want := []string{"rocksdb vs innodb: -34% writes/s [-41%, -27%] (p=0.003, n=5+5)"}; strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("answer = %q, want %q", got, want)
+	}
+}
+
+func TestAnswerNotSignificant(t *testing.T) {
+	base := &Group{Label: "innodb", Rate: Sample{N: 2, Mean: 1000}, Stats: Stats{CV: 0.226, Noisy: true}}
+	g := &Group{Label: "rocksdb", Rate: Sample{N: 2, Mean: 660}, Ratio: 0.66, Test: &TTest{P: 0.276},
+		Stats: Stats{CV: 0.015, RepsNeeded: 6, RatioCI: &RatioCI{Low: 0.2, High: 2.1}}}
+	got := answerTable(base, g).answer()
+	want := []string{
+		// Not the ratio first: it is not a finding.
+		"rocksdb vs innodb: ~ no significant difference (p=0.276, n=2+2): need ~6 runs each",
+		// The noisy side is named with its own CV.
+		"Noise: CV above 5%: innodb 22.6%; n=2: too few runs to judge the noise",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("answer =\n %q, want\n %q", got, want)
+	}
+	if v := verdict(answerTable(base, g), base, g, nil); !strings.Contains(v, "noisy: innodb CV 22.6% above 5% (rocksdb 1.5%)") {
+		t.Errorf("verdict's noise clause: %q", v)
+	}
+	// Enough runs already: no advice.
+	g.RepsNeeded = 2
+	if got := answerTable(base, g).comparisonLine(base, g); got != "rocksdb vs innodb: ~ no significant difference (p=0.276, n=2+2)" {
+		t.Errorf("no advice when n suffices: %q", got)
+	}
+}
+
+func TestAnswerEquivalence(t *testing.T) {
+	base := &Group{Label: "innodb", Rate: Sample{N: 5, Mean: 1000}}
+	g := &Group{Label: "rocksdb", Rate: Sample{N: 5, Mean: 1010}, Ratio: 1.01, Test: &TTest{P: 0.41},
+		Stats: Stats{RatioCI: &RatioCI{Low: 0.97, High: 1.04}}}
+	tb := answerTable(base, g)
+	tb.Until = &untilDoc{Precision: 0.05, MinRounds: 2, MaxRounds: 10, Equivalence: 0.1, Judged: 5, Stopped: true, Why: "stopped"}
+	if got, want := tb.comparisonLine(base, g), "rocksdb vs innodb: ~ no significant difference (p=0.41, n=5+5); equivalent within ±10% [-3%, +4%]"; got != want {
+		t.Errorf("equivalent:\n got %q\nwant %q", got, want)
+	}
+	g.RatioCI = &RatioCI{Low: 0.85, High: 1.04}
+	if got, want := tb.comparisonLine(base, g), "rocksdb vs innodb: ~ no significant difference (p=0.41, n=5+5); not resolved: the interval overlaps ±10%"; got != want {
+		t.Errorf("unresolved:\n got %q\nwant %q", got, want)
+	}
+	if lines := tb.answer(); len(lines) != 2 || !strings.HasPrefix(lines[1], "Stopping rule: ") {
+		t.Errorf("the stopping rule belongs to the answer: %q", lines)
+	}
+}
+
+func TestAnswerSeveralComparisons(t *testing.T) {
+	base := &Group{Label: "innodb", Rate: Sample{N: 3, Mean: 1000}}
+	rocks := &Group{Label: "rocksdb", Rate: Sample{N: 3, Mean: 790}, Ratio: 0.79, Test: &TTest{P: 0.003, Level: 0.025, M: 2},
+		Stats: Stats{RatioCI: &RatioCI{Low: 0.76, High: 0.82, Level: 0.025}}}
+	toku := &Group{Label: "tokudb", Rate: Sample{N: 3, Mean: 1040}, Ratio: 1.04, Test: &TTest{P: 0.3, Level: 0.05, M: 2},
+		Stats: Stats{RatioCI: &RatioCI{Low: 0.9, High: 1.2, Level: 0.05}, RepsNeeded: 40}}
+	got := answerTable(base, rocks, toku).answer()
+	want := []string{
+		"rocksdb vs innodb: -21% writes/s [-24%, -18%] (97.5% CI, Holm) (p=0.003 at Holm's 0.025, n=3+3)",
+		"tokudb vs innodb: ~ no significant difference (p=0.3 at Holm's 0.05, n=3+3): need ~40 runs each",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("answer =\n %q, want\n %q", got, want)
+	}
+}
+
+func TestAnswerTooFewRuns(t *testing.T) {
+	base := &Group{Label: "innodb", Rate: Sample{N: 1, Mean: 1000}, Stats: Stats{CV: math.NaN()}}
+	g := &Group{Label: "tokudb", Rate: Sample{N: 1, Mean: 1630}, Ratio: 1.63, TestErr: ErrTooFew, Stats: Stats{CV: math.NaN()}}
+	got := answerTable(base, g).answer()
+	want := []string{
+		"tokudb vs innodb: +63% writes/s, untested: n=1+1, too few runs, a test needs 2 or more each",
+		"Noise: n=1: too few runs to judge the noise",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("answer =\n %q, want\n %q", got, want)
+	}
+	// One configuration: its level, nothing compared.
+	solo := &Group{Label: "innodb", Rate: Sample{N: 2, Mean: 9648.53, SD: 178.21}}
+	if got := answerTable(solo).answer(); len(got) != 2 || got[0] != "innodb: 9648.53 writes/s ± 178.21 (n=2); one configuration, nothing compared" {
+		t.Errorf("one configuration: %q", got)
+	}
+	// A time: its change says so.
+	slap := &Table{Metric: metricSeconds, LowerIsBetter: true, Baseline: base, Groups: []*Group{base, g}}
+	if got, want := slap.comparisonLine(base, g), "tokudb vs innodb: +63% time ("+metricSeconds+", lower is better), untested: n=1+1, too few runs, a test needs 2 or more each"; got != want {
+		t.Errorf("time:\n got %q\nwant %q", got, want)
+	}
+	none := &Group{Label: "tokudb", Rate: Sample{N: 0}, TestErr: ErrNoRuns}
+	if got := answerTable(base, none).comparisonLine(base, none); got != "tokudb vs innodb: nothing to compare (n=0+1: no run ended ok)" {
+		t.Errorf("no runs: %q", got)
+	}
+	// A mean's interval that runs below 0 is not printed as a range.
+	if got := ci(Sample{N: 2, Mean: 3623, CILow: -2819.81, CIHigh: 10066.55}, 2); got != "n=2 too small (interval reaches below 0)" {
+		t.Errorf("ci below 0 = %q", got)
+	}
+}
+
+func TestAnswerReplicasBehind(t *testing.T) {
+	kept := ReplicaFigures{Has: true, MasterTxPS: 3500, ApplyTxPS: 3490, LagGrowthTxPS: 1, CatchUpS: 0.001, RunS: 20}
+	behind := ReplicaFigures{Has: true, MasterTxPS: 2765, ApplyTxPS: 872.5, LagGrowthTxPS: 2600, CatchUpS: 38, RunS: 20}
+	base := &Group{Label: "innodb", Rate: Sample{N: 3, Mean: 3500}, Stats: Stats{Replica: kept, KeptUp: true}}
+	g := &Group{Label: "rocksdb", Rate: Sample{N: 3, Mean: 2765}, Ratio: 0.79, Test: &TTest{P: 0.003},
+		Stats: Stats{Replica: behind, KeptUp: false, RatioCI: &RatioCI{Low: 0.76, High: 0.82},
+			SustainedRatio: 0.45, SustainedCI: &RatioCI{Low: 0.41, High: 0.49}, ApplyRatio: 0.25}}
+	want := "Replicas: did NOT keep up: rocksdb (lag grew 2.6k tx/s, catch-up 38 s); rocksdb sustained 0.45x [0.41, 0.49]; applied vs innodb: rocksdb 0.25x"
+	tb := answerTable(base, g)
+	if got := tb.replicaLine(); got != want {
+		t.Errorf("replica line:\n got %q\nwant %q", got, want)
+	}
+	// --headline sustained: the comparison names the sustained ratio too.
+	tb.Headline = HeadlineSustained
+	if got, want := tb.comparisonLine(base, g), "rocksdb vs innodb: -21% writes/s [-24%, -18%] (p=0.003, n=3+3); sustained -55% [-59%, -51%]"; got != want {
+		t.Errorf("sustained headline:\n got %q\nwant %q", got, want)
+	}
+}
+
+// The answer's change is the verdict's ratio, never a digit apart.
+func TestPctChangeIsTheRatio(t *testing.T) {
+	for r := 0.0; r < 3; r += 0.0005 {
+		v, err := strconv.ParseFloat(strings.TrimSuffix(Ratio(r), "x"), 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := int(math.Round(100*v)) - 100
+		got := pctChange(r)
+		if want == 0 && got != "±0%" || want != 0 && got != strconv.FormatInt(int64(want), 10)+"%" && got != "+"+strconv.Itoa(want)+"%" {
+			t.Fatalf("pctChange(%v) = %q, Ratio = %q", r, got, Ratio(r))
+		}
+	}
+}
+
+// On the demo, the head's figures are the verdict's.
+func TestAnswerReusesTheVerdictsFigures(t *testing.T) {
+	rep := build(t, Options{}, demoDir)
+	tb := rep.Tables[0]
+	g := tb.group("rocksdb")
+	line := tb.answer()[0]
+	for _, want := range []string{pctChange(g.Ratio) + " writes/s", pctInterval(g.RatioCI, g.RatioCIErr), PValue(g.Test.P) + ", n=2+2"} {
+		if !strings.Contains(line, want) {
+			t.Errorf("answer %q lacks %q", line, want)
+		}
+	}
+	for _, want := range []string{Ratio(g.Ratio) + " innodb writes/s", ciPhrase(g.RatioCI, g.RatioCIErr), PValue(g.Test.P)} {
+		if !strings.Contains(g.Verdict, want) {
+			t.Errorf("verdict %q lacks %q", g.Verdict, want)
+		}
+	}
+	// Hosts not recorded in the demo's trimmed manifests: said so.
+	if s := rep.setting(tb); len(s) != 3 || !strings.HasPrefix(s[0], "Ran 2026-12-01 20:05-20:06 UTC on cluster lab: MariaDB 10.11.19, 1 master + 2 slaves, semi-sync on; client sysbench 1.0.20") {
+		t.Errorf("setting = %q", s)
+	}
+}
+
+func TestHostLines(t *testing.T) {
+	facts := func(host, cpus, boot string) HostFacts {
+		return HostFacts{Host: host, Facts: [][2]string{{"cpu_model", "AMD EPYC 7B13"}, {"cpus", cpus}, {"memory_mb", "24105"}, {"boot_id", boot},
+			{"disk_path", "/var/lib/mysql"}, {"disk_device", "/dev/vda"}, {"disk_fs", "ext4"}, {"disk_size_mb", "258019"}, {"disk_kind", "rotational"}}}
+	}
+	r := &Run{Evidence: &Evidence{Facts: []HostFacts{facts("master", "2", "b1"), facts("slave1", "2", "b1"), facts("loadbox", "4", "b1")}}}
+	base := &Group{Label: "innodb", Runs: []*Run{r}}
+	tb := &Table{Baseline: base, Groups: []*Group{base}, Runs: []*Run{r}}
+	want := []string{
+		"Hosts master, slave1: AMD EPYC 7B13 x 2 cores, 23.5 GiB RAM; datadir /var/lib/mysql: ext4 on /dev/vda, 252 GiB, rotational",
+		"Host loadbox: AMD EPYC 7B13 x 4 cores, 23.5 GiB RAM; datadir /var/lib/mysql: ext4 on /dev/vda, 252 GiB, rotational",
+		"All 3 hosts share one kernel: one machine, its cores shared",
+	}
+	if got := tb.hostLines(); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("hostLines =\n %q, want\n %q", got, want)
+	}
+	r.Evidence.Facts = nil
+	if got := tb.hostLines(); len(got) != 1 || !strings.Contains(got[0], "not recorded") {
+		t.Errorf("no facts: %q", got)
+	}
+}
+
+// Several tables: each table's answer under its name, in report.md too.
+func TestAnswerSeveralTables(t *testing.T) {
+	rep := build(t, Options{}, matrixDir, "testdata/logs/slap-innodb.txt", "testdata/logs/slap-rocksdb.txt")
+	if len(rep.Tables) != 2 {
+		t.Fatalf("%d tables, want 2", len(rep.Tables))
+	}
+	got := rep.Answer()
+	var md strings.Builder
+	if err := rep.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	head, _, _ := strings.Cut(md.String(), "\n## ")
+	for _, tb := range rep.Tables {
+		name := tb.answerFor() + ":"
+		i := slices.Index(got, name)
+		if i < 0 || i+1 >= len(got) || got[i+1] != tb.answer()[0] {
+			t.Errorf("Answer() lacks %q followed by its first line: %q", name, got)
+		}
+		if !strings.Contains(head, name+"\n\n- "+tb.answer()[0]+"\n") {
+			t.Errorf("report.md's head lacks %q and its answer:\n%s", name, head)
+		}
+	}
+}

@@ -1,0 +1,187 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// setting says what was run, on what, in three or four lines under the
+// answer: when and on which cluster (server flavour and version,
+// topology, client), the workload and its parameters, and the hosts'
+// hardware as their facts recorded it.
+func (rep *Report) setting(t *Table) []string {
+	var out []string
+	if l := t.ranLine(); l != "" {
+		out = append(out, l)
+	}
+	if first := t.firstRunWith(func(r *Run) bool { return len(r.Params) > 0 }); first != nil {
+		parts := make([]string, len(first.Params))
+		for i, p := range first.Params {
+			parts[i] = p.Name + "=" + p.Value
+		}
+		out = append(out, "Workload "+t.Workload+": "+strings.Join(parts, ", "))
+	}
+	return append(out, t.hostLines()...)
+}
+
+// ranLine is "Ran 2026-12-01 20:05-20:06 UTC on cluster lab: MariaDB
+// 10.11.19, 1 master + 2 slaves, semi-sync on; client sysbench 1.0.20".
+func (t *Table) ranLine() string {
+	var starts []time.Time
+	clusters, servers, topo, clients := map[string]bool{}, map[string]bool{}, map[string]bool{}, map[string]bool{}
+	for _, r := range t.Runs {
+		if r.Bench != nil && r.Bench.Version != "" {
+			clients[r.Bench.Tool+" "+r.Bench.Version] = true
+		}
+		if r.Topology != "" {
+			topo[r.Topology] = true
+		}
+		if r.Cluster != "" {
+			clusters[r.Cluster] = true
+		}
+		if r.Evidence == nil {
+			continue
+		}
+		if !r.Evidence.Start.IsZero() {
+			starts = append(starts, r.Evidence.Start.UTC())
+		}
+		if r.Evidence.Cluster != "" && r.Cluster == "" {
+			clusters[r.Evidence.Cluster] = true
+		}
+		for _, v := range r.Evidence.Servers {
+			servers[v] = true
+		}
+	}
+	var parts []string
+	if len(starts) > 0 {
+		slices.SortFunc(starts, func(a, b time.Time) int { return a.Compare(b) })
+		lo, hi := starts[0], starts[len(starts)-1]
+		when := lo.Format("2006-01-02 15:04")
+		switch {
+		case lo.Format("2006-01-02 15:04") == hi.Format("2006-01-02 15:04"):
+		case lo.Format("2006-01-02") == hi.Format("2006-01-02"):
+			when += "-" + hi.Format("15:04")
+		default:
+			when += " to " + hi.Format("2006-01-02 15:04")
+		}
+		parts = append(parts, "Ran "+when+" UTC")
+	}
+	if len(clusters) > 0 {
+		word := "cluster "
+		if len(clusters) > 1 {
+			word = "clusters "
+		}
+		parts = append(parts, "on "+word+strings.Join(sortedKeys(clusters), ", "))
+	}
+	var what []string
+	if len(servers) > 0 {
+		what = append(what, strings.Join(sortedKeys(servers), ", "))
+	}
+	if len(topo) > 0 {
+		what = append(what, strings.Join(sortedKeys(topo), "; "))
+	}
+	s := strings.Join(parts, " ")
+	if len(what) > 0 {
+		if s != "" {
+			s += ": "
+		}
+		s += strings.Join(what, ", ")
+	}
+	if len(clients) > 0 {
+		if s != "" {
+			s += "; "
+		}
+		s += "client " + strings.Join(sortedKeys(clients), ", ")
+	}
+	if s == "" {
+		return ""
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// hostLines describe the hosts of the baseline's first run with facts,
+// hosts with the same hardware on one line: "Hosts master, slave1: AMD
+// EPYC x 2 cores, 23.5 GiB RAM; datadir /var/lib/mysql: ext4 on /dev/vda,
+// 252 GiB, rotational".
+func (t *Table) hostLines() []string {
+	r := t.baselineRun()
+	if r == nil || r.Evidence == nil || len(r.Evidence.Facts) == 0 {
+		r = t.firstRunWith(func(r *Run) bool { return r.Evidence != nil && len(r.Evidence.Facts) > 0 })
+	}
+	if r == nil {
+		if t.firstRunWith(func(r *Run) bool { return r.Evidence != nil }) != nil {
+			return []string{"Hosts: hardware not recorded (no host facts in the runs' manifests)"}
+		}
+		return nil
+	}
+	var order []string
+	byHW := map[string][]string{}
+	boots := map[string]bool{}
+	for _, hf := range r.Evidence.Facts {
+		f := map[string]string{}
+		for _, kv := range hf.Facts {
+			f[kv[0]] = kv[1]
+		}
+		if f["boot_id"] != "" {
+			boots[f["boot_id"]] = true
+		}
+		hw := hardware(f)
+		if _, ok := byHW[hw]; !ok {
+			order = append(order, hw)
+		}
+		byHW[hw] = append(byHW[hw], hf.Host)
+	}
+	var out []string
+	for _, hw := range order {
+		hosts := byHW[hw]
+		word := "Host "
+		if len(hosts) > 1 {
+			word = "Hosts "
+		}
+		out = append(out, word+strings.Join(hosts, ", ")+": "+hw)
+	}
+	if len(boots) == 1 && len(r.Evidence.Facts) > 1 {
+		out = append(out, fmt.Sprintf("All %d hosts share one kernel: one machine, its cores shared", len(r.Evidence.Facts)))
+	}
+	return out
+}
+
+// hardware is a host's CPU, memory and datadir disk from its facts.
+func hardware(f map[string]string) string {
+	var parts []string
+	cpu := f["cpu_model"]
+	switch {
+	case cpu != "" && f["cpus"] != "":
+		parts = append(parts, cpu+" x "+f["cpus"]+" cores")
+	case cpu != "":
+		parts = append(parts, cpu)
+	case f["cpus"] != "":
+		parts = append(parts, f["cpus"]+" cores (CPU model not recorded)")
+	}
+	if mb, err := strconv.ParseFloat(f["memory_mb"], 64); err == nil {
+		parts = append(parts, fmt.Sprintf("%.1f GiB RAM", mb/1024))
+	}
+	s := strings.Join(parts, ", ")
+	if f["disk_path"] == "" {
+		return s
+	}
+	var disk []string
+	if f["disk_fs"] != "" {
+		disk = append(disk, f["disk_fs"]+" on "+dash(f["disk_device"]))
+	}
+	if mb, err := strconv.ParseFloat(f["disk_size_mb"], 64); err == nil {
+		disk = append(disk, fmt.Sprintf("%.0f GiB", mb/1024))
+	}
+	for _, k := range []string{"disk_model", "disk_kind"} {
+		if f[k] != "" {
+			disk = append(disk, f[k])
+		}
+	}
+	if len(disk) == 0 {
+		disk = append(disk, "disk not recorded")
+	}
+	return s + "; datadir " + f["disk_path"] + ": " + strings.Join(disk, ", ")
+}
