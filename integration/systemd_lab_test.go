@@ -2,6 +2,7 @@ package integration
 
 import (
 	"bytes"
+	"encoding/json"
 	"net"
 	"os"
 	"path/filepath"
@@ -14,10 +15,10 @@ import (
 )
 
 // newSystemdLab builds a systemd lab of the test's own on subnet (each
-// test a different one) with `orch lab up --systemd`, torn down when the
+// test a different one) with `orch lab up --systemd` and more flags, torn down when the
 // test ends, and returns it (l.inventory is its lab.yaml) and its state
 // dir. It needs root and ORCH_BIN.
-func newSystemdLab(t *testing.T, subnet string) (*lab, string) {
+func newSystemdLab(t *testing.T, subnet string, more ...string) (*lab, string) {
 	t.Helper()
 	bin := os.Getenv("ORCH_BIN")
 	if bin == "" || os.Geteuid() != 0 {
@@ -30,8 +31,8 @@ func newSystemdLab(t *testing.T, subnet string) (*lab, string) {
 	l := &lab{bin: bin, inventory: filepath.Join(dir, "inv", "lab.yaml")}
 	state := filepath.Join(dir, "state")
 	start := time.Now()
-	l.mustOK(t, "lab", "up", "--systemd", "--subnet", subnet, "--state-dir", state, "-i", l.inventory)
-	t.Logf("systemd lab up in %.1fs", time.Since(start).Seconds())
+	l.mustOK(t, append([]string{"lab", "up", "--systemd", "--subnet", subnet, "--state-dir", state, "-i", l.inventory}, more...)...)
+	t.Logf("systemd lab %v up in %.1fs", more, time.Since(start).Seconds())
 	t.Cleanup(func() { l.orch(t, "lab", "down", "--state-dir", state, "-i", l.inventory) })
 	return l, state
 }
@@ -76,4 +77,57 @@ func sshRun(t *testing.T, c *ssh.Client, cmd, stdin string) string {
 		t.Fatalf("%s: %v: %s", cmd, err, strings.TrimSpace(errb.String()))
 	}
 	return out.String()
+}
+
+// statusJSON is the part of `orch status --json` the stock-host tests read.
+type statusJSON struct {
+	Master struct {
+		Server   string `json:"server"`
+		SemiSync *struct {
+			Active  bool   `json:"active"`
+			Clients *int64 `json:"clients"`
+		} `json:"semi_sync"`
+	} `json:"master"`
+	Slaves []struct {
+		Name     string `json:"name"`
+		ReadOnly *bool  `json:"read_only"`
+		Replica  struct {
+			IO  string `json:"io_running"`
+			SQL string `json:"sql_running"`
+		} `json:"replica"`
+	} `json:"slaves"`
+}
+
+// clusterStatus runs `orch status --json` on inv, which must succeed.
+func clusterStatus(t *testing.T, l *lab, inv string) statusJSON {
+	t.Helper()
+	var st statusJSON
+	if err := json.Unmarshal([]byte(l.mustOK(t, "status", "-i", inv, "--json").stdout), &st); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// checkReplicas wants two slaves replicating (IO and SQL threads running),
+// both read-only.
+func (st statusJSON) checkReplicas(t *testing.T) {
+	t.Helper()
+	if len(st.Slaves) != 2 {
+		t.Fatalf("status: %d slaves", len(st.Slaves))
+	}
+	for _, s := range st.Slaves {
+		if s.Replica.IO != "Yes" || s.Replica.SQL != "Yes" || s.ReadOnly == nil || !*s.ReadOnly {
+			t.Errorf("%s: IO %q SQL %q read_only %v after up", s.Name, s.Replica.IO, s.Replica.SQL, s.ReadOnly)
+		}
+	}
+}
+
+// dbHostsSSH logs in to the lab's three database hosts as root (rootSSH).
+func dbHostsSSH(t *testing.T, state string, doc map[string]any) map[string]*ssh.Client {
+	t.Helper()
+	hosts := map[string]*ssh.Client{}
+	for _, name := range []string{"master", "slave1", "slave2"} {
+		hosts[name] = rootSSH(t, state, hostAddress(t, doc, name))
+	}
+	return hosts
 }

@@ -2,14 +2,11 @@ package integration
 
 import (
 	"bytes"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-
-	"golang.org/x/crypto/ssh"
 
 	"github.com/orch-bench/orch/orchestrator/account"
 )
@@ -39,10 +36,7 @@ func TestSystemdStockHosts(t *testing.T) {
 		t.Fatal("the systemd lab's inventory names a MySQL account: not a stock-host test")
 	}
 	inv := l.inventory
-	hosts := map[string]*ssh.Client{}
-	for _, name := range []string{"master", "slave1", "slave2"} {
-		hosts[name] = rootSSH(t, state, hostAddress(t, doc, name))
-	}
+	hosts := dbHostsSSH(t, state, doc)
 	sql := func(host, q string) string {
 		return strings.TrimSpace(sshRun(t, hosts[host], "mariadb -N -e "+shellQuote(q), ""))
 	}
@@ -117,26 +111,9 @@ func TestSystemdStockHosts(t *testing.T) {
 		t.Errorf("slave2: %s orch accounts, want localhost and 127.0.0.1", n)
 	}
 
-	var st struct {
-		Slaves []struct {
-			Name     string `json:"name"`
-			ReadOnly *bool  `json:"read_only"`
-			Replica  struct {
-				IO  string `json:"io_running"`
-				SQL string `json:"sql_running"`
-			} `json:"replica"`
-		} `json:"slaves"`
-	}
-	if err := json.Unmarshal([]byte(l.mustOK(t, "status", "-i", inv, "--json").stdout), &st); err != nil {
-		t.Fatal(err)
-	}
-	if len(st.Slaves) != 2 {
-		t.Fatalf("status: %d slaves", len(st.Slaves))
-	}
+	st := clusterStatus(t, l, inv)
+	st.checkReplicas(t)
 	for _, s := range st.Slaves {
-		if s.Replica.IO != "Yes" || s.Replica.SQL != "Yes" || s.ReadOnly == nil || !*s.ReadOnly {
-			t.Errorf("%s: IO %q SQL %q read_only %v after up", s.Name, s.Replica.IO, s.Replica.SQL, s.ReadOnly)
-		}
 		if ro := sql(s.Name, "select @@read_only"); ro != "1" {
 			t.Errorf("%s: @@read_only %s", s.Name, ro)
 		}

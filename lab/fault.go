@@ -52,9 +52,9 @@ func Fault(ctx context.Context, cfg Config, hostName, kind string) error {
 		return nil
 	case FaultKillMysqld:
 		if !h.IsDB() {
-			return fmt.Errorf("lab fault: %s %s runs no MariaDB", h.Name, h.IP)
+			return fmt.Errorf("lab fault: %s %s runs no database server", h.Name, h.IP)
 		}
-		killed, err := killMysqld(st.Kind, *h)
+		killed, err := killMysqld(st.Kind, st.dbProcess(), *h)
 		if err != nil {
 			return fmt.Errorf("lab fault: %w", err)
 		}
@@ -65,19 +65,20 @@ func Fault(ctx context.Context, cfg Config, hostName, kind string) error {
 }
 
 // killMysqld SIGKILLs the host's mysqld_safe first (it would restart the
-// server within half a second) and then mariadbd, both found by PID in the
+// server within half a second) and then the server (mariadbd, or mysqld in
+// the MySQL lab), both found by PID in the
 // host's own PID namespace, and waits until they are gone.
 //
-// In the systemd lab there is no mysqld_safe: mariadb.service restarts the
-// killed server as its unit says (Restart=on-abort), as on a real host.
-func killMysqld(kind string, h HostState) (string, error) {
+// In the systemd lab there is no mysqld_safe: the server's unit restarts the
+// killed server as it says (Restart=on-abort, on-failure), as on a real host.
+func killMysqld(kind, server string, h HostState) (string, error) {
 	pid1, err := pid1Of(kind, h)
 	if err != nil {
 		return "", err
 	}
 	var killed []string
 	var servers []int
-	for _, comm := range []string{"mysqld_safe", "mariadbd"} {
+	for _, comm := range []string{"mysqld_safe", server} {
 		pids, err := nsProcesses(pid1, comm)
 		if err != nil {
 			return "", fmt.Errorf("%s %s: %w", h.Name, h.IP, err)
@@ -88,16 +89,16 @@ func killMysqld(kind string, h HostState) (string, error) {
 			}
 			killed = append(killed, fmt.Sprintf("%s (pid %d)", comm, pid))
 		}
-		if comm == "mariadbd" {
+		if comm == server {
 			servers = pids
 		}
 	}
 	if len(servers) == 0 {
-		return "", fmt.Errorf("%s %s: no mariadbd is running", h.Name, h.IP)
+		return "", fmt.Errorf("%s %s: no %s is running", h.Name, h.IP, server)
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		left, err := nsProcesses(pid1, "mariadbd")
+		left, err := nsProcesses(pid1, server)
 		if err != nil {
 			return "", fmt.Errorf("%s %s: %w", h.Name, h.IP, err)
 		}
@@ -105,7 +106,7 @@ func killMysqld(kind string, h HostState) (string, error) {
 			return strings.Join(killed, ", "), nil
 		}
 		if time.Now().After(deadline) {
-			return "", fmt.Errorf("%s %s: mariadbd still running after SIGKILL (pids %v)", h.Name, h.IP, left)
+			return "", fmt.Errorf("%s %s: %s still running after SIGKILL (pids %v)", h.Name, h.IP, server, left)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

@@ -59,6 +59,10 @@ type Config struct {
 	// Systemd makes Up build the systemd lab: each host a container booting
 	// a stock Debian 12 tree with systemd as PID 1 (see systemd_up.go).
 	Systemd bool
+	// Flavor is FlavorMySQL for the MySQL lab: a systemd lab (whatever
+	// Systemd says) whose database hosts boot MySQL 9.7 from a Debian sid
+	// tree (mysql_lab.go). Empty or FlavorMariaDB: the MariaDB labs.
+	Flavor string
 	// CacheDir keeps the systemd lab's base tree between runs (default
 	// DefaultCacheDir); Down never removes it.
 	CacheDir string
@@ -81,6 +85,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Out == nil {
 		c.Out = io.Discard
+	}
+	if c.Flavor == FlavorMySQL {
+		c.Systemd = true
 	}
 	if abs, err := filepath.Abs(c.StateDir); err == nil {
 		c.StateDir = abs

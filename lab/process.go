@@ -106,6 +106,13 @@ func startHost(exe, netns, name, root, logPath string) (int, uint64, error) {
 // waits for it, so a long-lived caller (a test) is not left holding a
 // zombie once it exits; why it exited is read from the log.
 func spawnDetached(logPath, name string, args ...string) (int, uint64, error) {
+	return spawnDetachedIn(logPath, nil, nil, name, args...)
+}
+
+// spawnDetachedIn is spawnDetached with more environment and, when cgroup
+// is not nil, the process started in that cgroup2 dir (clone3's
+// CLONE_INTO_CGROUP: it never runs anywhere else).
+func spawnDetachedIn(logPath string, cgroup *os.File, env []string, name string, args ...string) (int, uint64, error) {
 	logf, err := os.OpenFile(logPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		return 0, 0, fmt.Errorf("open log %s: %w", logPath, err)
@@ -117,9 +124,12 @@ func spawnDetached(logPath, name string, args ...string) (int, uint64, error) {
 	}
 	cmd := exec.Command(path, args...)
 	cmd.Args[0] = name
-	cmd.Env = cleanEnv()
+	cmd.Env = append(cleanEnv(), env...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if cgroup != nil {
+		cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, int(cgroup.Fd())
+	}
 	if err := cmd.Start(); err != nil {
 		return 0, 0, fmt.Errorf("start %s: %w", name, err)
 	}

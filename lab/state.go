@@ -26,6 +26,10 @@ type State struct {
 	// BaseTree is the systemd lab's shared read-only lower layer (in the
 	// cache, which Down keeps).
 	BaseTree string `json:"base_tree,omitempty"`
+	// Flavor is FlavorMySQL for the MySQL lab (a systemd lab whose database
+	// hosts boot DBTree), empty for MariaDB.
+	Flavor string `json:"flavor,omitempty"`
+	DBTree string `json:"db_tree,omitempty"`
 	// Bridge is the bridge's name in the root namespace; BridgeAddr its
 	// address with prefix length ("10.99.0.1/24").
 	Bridge     string      `json:"bridge,omitempty"`
@@ -56,6 +60,9 @@ type HostState struct {
 	// Mount is the systemd lab host's overlay root, set before it is
 	// mounted; Down unmounts it.
 	Mount string `json:"mount,omitempty"`
+	// Cgroup is the cgroup2 dir a MySQL lab host's nspawn runs in, set
+	// before it is made; Down removes it once the host has stopped.
+	Cgroup string `json:"cgroup,omitempty"`
 }
 
 // KindSystemd marks a systemd lab in State.Kind.
@@ -69,7 +76,7 @@ func kindName(kind string) string {
 	return "namespace"
 }
 
-// IsDB reports whether the host runs MariaDB.
+// IsDB reports whether the host runs the lab's database server.
 func (h HostState) IsDB() bool { return h.Role == "master" || h.Role == "slave" }
 
 // host returns the recorded host with that name.

@@ -45,7 +45,8 @@ func AllHealthy(hosts []HostStatus) bool {
 }
 
 // Status checks every lab host: namespace, PID 1, sshd reachable on
-// IP:22, and (on database hosts) that MariaDB answers. It fails with
+// IP:22, and (on database hosts) that the server (MariaDB, or MySQL in the
+// MySQL lab) answers. It fails with
 // ErrNotUp when there is no lab.
 func Status(ctx context.Context, cfg Config) ([]HostStatus, error) {
 	if err := requireRoot(); err != nil {
@@ -63,13 +64,14 @@ func Status(ctx context.Context, cfg Config) ([]HostStatus, error) {
 func statusOf(ctx context.Context, st *State) []HostStatus {
 	out := make([]HostStatus, len(st.Hosts))
 	orchestrator.ForEach(ctx, 0, st.Hosts, func(ctx context.Context, i int, h HostState) error {
-		out[i] = checkHost(ctx, st.Kind, h)
+		out[i] = checkHost(ctx, st, h)
 		return nil
 	})
 	return out
 }
 
-func checkHost(ctx context.Context, kind string, h HostState) HostStatus {
+func checkHost(ctx context.Context, st *State, h HostState) HostStatus {
+	kind := st.Kind
 	s := HostStatus{Name: h.Name, Role: h.Role, IP: h.IP}
 	problem := func(msg string) {
 		if s.Problem == "" {
@@ -99,7 +101,7 @@ func checkHost(ctx context.Context, kind string, h HostState) HostStatus {
 			cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 			argv := []string{scriptStatus}
 			if kind == KindSystemd {
-				argv = []string{"systemctl", "is-active", "--quiet", "mariadb.service"}
+				argv = []string{"systemctl", "is-active", "--quiet", st.dbUnit()}
 			}
 			_, err := nsenter(cctx, s.PID1, nil, argv...)
 			cancel()
@@ -107,7 +109,7 @@ func checkHost(ctx context.Context, kind string, h HostState) HostStatus {
 		}
 		s.MySQLD = &up
 		if !up {
-			problem("mariadb not answering")
+			problem(st.serverName() + " not answering")
 		}
 	}
 	return s

@@ -50,12 +50,44 @@ type baseStamp struct {
 	Bytes    int64     `json:"bytes"`
 }
 
-// baseTree returns the cached base tree, building it first when the cache
-// has none for this package set. Concurrent labs on one machine wait for
-// each other's build (a lock file in the cache dir) instead of racing.
+// treeSpec is one kind of cached Debian tree: the systemd lab's bookworm
+// tree, or the MySQL lab's sid tree (mysql_lab.go).
+type treeSpec struct {
+	suite    string
+	packages []string
+	// probe is a file every finished tree of this kind has (its server).
+	probe string
+	// about is what a build costs, for the message before it starts.
+	about string
+	// unifiedCgroup: the tree's systemd refuses the legacy cgroup hierarchy
+	// nspawn gives it on a machine that is not cgroup2-only.
+	unifiedCgroup bool
+	// dbUnit is the database server's systemd unit.
+	dbUnit string
+}
+
+// bookwormTree is the systemd lab's tree: every host of the MariaDB lab,
+// and the MySQL lab's load box.
+var bookwormTree = treeSpec{suite: baseSuite, packages: basePackages, probe: "usr/sbin/mariadbd",
+	about: "about 2 min and 0.7 GB", dbUnit: "mariadb.service"}
+
+// dir is where the cache keeps a tree of this kind: the key covers the
+// suite and the package set, so a changed list builds a new tree.
+func (t treeSpec) dir(cacheDir string) string {
+	key := sha256.Sum256([]byte(t.suite + " minbase " + strings.Join(t.packages, ",")))
+	return filepath.Join(cacheDir, t.suite+"-"+hex.EncodeToString(key[:4]))
+}
+
+// baseTree returns the cached bookworm tree (see tree).
 func baseTree(ctx context.Context, cacheDir string, p *progress) (string, error) {
-	key := sha256.Sum256([]byte(baseSuite + " minbase " + strings.Join(basePackages, ",")))
-	dir := filepath.Join(cacheDir, baseSuite+"-"+hex.EncodeToString(key[:4]))
+	return tree(ctx, cacheDir, bookwormTree, p)
+}
+
+// tree returns the cached tree of spec t, building it first when the
+// cache has none for its package set. Concurrent labs on one machine wait
+// for each other's build (a lock file in the cache dir) instead of racing.
+func tree(ctx context.Context, cacheDir string, t treeSpec, p *progress) (string, error) {
+	dir := t.dir(cacheDir)
 	if err := os.MkdirAll(cacheDir, 0o755); err != nil {
 		return "", fmt.Errorf("base tree cache: %w", err)
 	}
@@ -73,7 +105,7 @@ func baseTree(ctx context.Context, cacheDir string, p *progress) (string, error)
 	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
 
 	if _, err := os.Stat(dir + baseStampSuffix); err == nil {
-		st, err := readBaseStamp(dir)
+		st, err := readBaseStamp(dir, t.probe)
 		if err != nil {
 			// A finished tree may be a running lab's lower layer: never
 			// delete it on a guess.
@@ -83,7 +115,7 @@ func baseTree(ctx context.Context, cacheDir string, p *progress) (string, error)
 			st.Built.UTC().Format(time.RFC3339), st.Mirror)
 		return dir, nil
 	}
-	src, err := debianMirror(baseSuite)
+	src, err := mirrorFor(t.suite)
 	if err != nil {
 		return "", err
 	}
@@ -91,11 +123,11 @@ func baseTree(ctx context.Context, cacheDir string, p *progress) (string, error)
 	if err := removeTree(dir); err != nil {
 		return "", fmt.Errorf("base tree: remove unfinished %s: %w", dir, err)
 	}
-	return dir, buildBaseTree(ctx, dir, src, p)
+	return dir, buildBaseTree(ctx, dir, t, src, p)
 }
 
 // readBaseStamp reads a finished tree's stamp and checks the tree is there.
-func readBaseStamp(dir string) (*baseStamp, error) {
+func readBaseStamp(dir, probe string) (*baseStamp, error) {
 	b, err := os.ReadFile(dir + baseStampSuffix)
 	if err != nil {
 		return nil, err
@@ -104,7 +136,7 @@ func readBaseStamp(dir string) (*baseStamp, error) {
 	if err := json.Unmarshal(b, &st); err != nil {
 		return nil, fmt.Errorf("base tree stamp %s: %w", dir+baseStampSuffix, err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "usr/sbin/mariadbd")); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, probe)); err != nil {
 		return nil, fmt.Errorf("base tree %s: %w", dir, err)
 	}
 	return &st, nil
@@ -113,19 +145,19 @@ func readBaseStamp(dir string) (*baseStamp, error) {
 // buildBaseTree runs debootstrap into a temporary dir next to dir and
 // renames it into place when it is complete, then writes the stamp. A
 // progress line every 10 s shows what debootstrap is doing.
-func buildBaseTree(ctx context.Context, dir string, src aptSource, p *progress) error {
+func buildBaseTree(ctx context.Context, dir string, t treeSpec, src aptSource, p *progress) error {
 	start := time.Now()
 	tmp := dir + ".building"
 	if err := removeTree(tmp); err != nil {
 		return fmt.Errorf("base tree: %w", err)
 	}
-	args := []string{"--variant=minbase", "--include=" + strings.Join(basePackages, ",")}
+	args := []string{"--variant=minbase", "--include=" + strings.Join(t.packages, ",")}
 	if src.signedBy != "" {
 		args = append(args, "--keyring="+src.signedBy)
 	}
-	args = append(args, baseSuite, tmp, src.uri)
-	p.printf("lab: building the Debian %s base tree with debootstrap from %s (%s); about 2 min and 0.7 GB, once per machine",
-		baseSuite, src.uri, src.origin)
+	args = append(args, t.suite, tmp, src.uri)
+	p.printf("lab: building the Debian %s base tree with debootstrap from %s (%s); %s, once per machine",
+		t.suite, src.uri, src.origin, t.about)
 	// debootstrap prints "Unpacking the base system..." for a minute while
 	// dpkg works: the tree's size shows that it moves.
 	size := func() string { return fmt.Sprintf("%.0f MB so far", float64(treeBytes(tmp))/1e6) }
@@ -145,7 +177,7 @@ func buildBaseTree(ctx context.Context, dir string, src aptSource, p *progress) 
 		return fmt.Errorf("base tree: %w", err)
 	}
 	total := treeBytes(dir)
-	st := baseStamp{Suite: baseSuite, Variant: "minbase", Packages: basePackages, Mirror: src.uri,
+	st := baseStamp{Suite: t.suite, Variant: "minbase", Packages: t.packages, Mirror: src.uri,
 		Built: time.Now().UTC(), Seconds: time.Since(start).Seconds(), Bytes: total}
 	b, err := json.MarshalIndent(st, "", "  ")
 	if err != nil {

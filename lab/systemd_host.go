@@ -106,8 +106,8 @@ func isMountPoint(path string) bool {
 }
 
 // writeSystemdHostFiles gives a host what must be its own on top of the
-// stock tree: name, lab names in /etc/hosts, machine id, SSH host keys and
-// root's authorized_keys. On the load box the server is masked (it only
+// stock tree: name, lab names in /etc/hosts, machine id, SSH host keys,
+// root's authorized_keys and (MySQL) no shared server UUID. On the load box the server is masked (it only
 // needs the clients and sysbench). It returns the host's known_hosts lines.
 func writeSystemdHostFiles(ctx context.Context, root string, spec hostSpec, ip netip.Addr, plan addrPlan, clientPub []byte) (string, error) {
 	p := func(path string) string { return filepath.Join(root, path) }
@@ -132,6 +132,12 @@ func writeSystemdHostFiles(ctx context.Context, root string, spec hostSpec, ip n
 		if err := writeFileOwned(p(f.path), f.data, f.mode, 0, 0); err != nil {
 			return "", err
 		}
+	}
+	// MySQL's datadir, made once in the tree by the package, holds the
+	// server's UUID (auto.cnf): hosts sharing it refuse to replicate
+	// (error 13117). Without it each server makes its own at first start.
+	if err := os.Remove(p("/var/lib/mysql/auto.cnf")); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return "", fmt.Errorf("server UUID: %w", err)
 	}
 	if spec.role == "loadbox" {
 		if err := os.Symlink("/dev/null", p("/etc/systemd/system/mariadb.service")); err != nil {
@@ -164,8 +170,16 @@ func writeSystemdHostFiles(ctx context.Context, root string, spec hostSpec, ip n
 // with machined and kept in the caller's unit, because this machine's PID 1
 // need not be systemd. The console goes to console.log. It returns
 // nspawn's PID and start time.
-func startContainer(root, netns, name, hostDir string) (int, uint64, error) {
-	return spawnDetached(filepath.Join(hostDir, sdConsoleName), "systemd-nspawn", nspawnArgs(root, netns, name)...)
+//
+// With cgroup (a cgroup2 dir, for a tree whose systemd refuses the legacy
+// hierarchy) nspawn starts in that cgroup and is told to give the
+// container the unified hierarchy: its subtree of that dir.
+func startContainer(root, netns, name, hostDir string, cgroup *os.File) (int, uint64, error) {
+	var env []string
+	if cgroup != nil {
+		env = []string{"SYSTEMD_NSPAWN_UNIFIED_HIERARCHY=1"}
+	}
+	return spawnDetachedIn(filepath.Join(hostDir, sdConsoleName), cgroup, env, "systemd-nspawn", nspawnArgs(root, netns, name)...)
 }
 
 // nspawnArgs boots root with systemd as PID 1. The journal stays in the
@@ -213,9 +227,9 @@ func pid1Of(kind string, h HostState) (int, error) {
 
 // waitBooted waits until the container's systemd reaches multi-user
 // ("running", or "degraded" when some unit failed), then checks that sshd
-// and, on database hosts, mariadb.service are active; a failed one is
+// and, on database hosts, the server's unit are active; a failed one is
 // reported with its journal lines.
-func waitBooted(ctx context.Context, h HostState, hostDir string, p *progress) (string, error) {
+func waitBooted(ctx context.Context, h HostState, dbUnit, hostDir string, p *progress) (string, error) {
 	start := time.Now()
 	deadline := start.Add(sdBootTimeout)
 	lastNote := start
@@ -251,7 +265,7 @@ func waitBooted(ctx context.Context, h HostState, hostDir string, p *progress) (
 	}
 	units := []string{"ssh.service"}
 	if h.IsDB() {
-		units = append(units, "mariadb.service")
+		units = append(units, dbUnit)
 	}
 	for _, u := range units {
 		if _, err := nsenter(ctx, pid1, nil, "systemctl", "is-active", "--quiet", u); err != nil {
@@ -321,6 +335,9 @@ func unmountHosts(st *State) []error {
 		}
 		if h.Netns != "" {
 			_ = os.Remove(filepath.Join("/run/systemd/nspawn/propagate", h.Netns)) // only if empty
+		}
+		if err := removeHostCgroup(h.Cgroup); err != nil {
+			errs = append(errs, fmt.Errorf("%s %s: %w", h.Name, h.IP, err))
 		}
 	}
 	return errs

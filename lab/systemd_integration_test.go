@@ -51,7 +51,7 @@ func TestIntegrationSystemdLab(t *testing.T) {
 	if err != nil {
 		t.Fatalf("base tree: %v", err)
 	}
-	stamp, err := readBaseStamp(base)
+	stamp, err := readBaseStamp(base, bookwormTree.probe)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,7 +231,7 @@ func TestIntegrationSystemdLab(t *testing.T) {
 			t.Errorf("%s: overlay %s still mounted", h.Name, h.Mount)
 		}
 	}
-	if _, err := readBaseStamp(base); err != nil {
+	if _, err := readBaseStamp(base, bookwormTree.probe); err != nil {
 		t.Errorf("down removed the cached base tree: %v", err)
 	}
 	if err := Down(ctx, cfg); err != nil {

@@ -162,3 +162,21 @@ func parseDeb822Sources(file, text string) []aptSource {
 	flush()
 	return out
 }
+
+// mirrorFor returns the source of suite: an entry configured for it, or
+// else the machine's own Debian mirror (the one serving baseSuite) with
+// suite: one Debian archive serves every suite, signed by the keys of the
+// machine's debian-archive-keyring.
+func mirrorFor(suite string) (aptSource, error) {
+	src, err := debianMirror(suite)
+	if err == nil || suite == baseSuite {
+		return src, err
+	}
+	own, ownErr := debianMirror(baseSuite)
+	if ownErr != nil {
+		return aptSource{}, err
+	}
+	own.suites = []string{suite}
+	own.origin += ", the machine's mirror, which serves " + suite + " too"
+	return own, nil
+}

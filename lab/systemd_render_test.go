@@ -13,17 +13,8 @@ import (
 // The systemd lab's inventory names hosts and SSH access only: a user's
 // inventory for stock servers, loaded by the real parser.
 func TestRenderStockInventory(t *testing.T) {
-	dir := t.TempDir()
-	plan, err := planAddrs("10.98.0.0/24")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var hosts []HostState
-	for i, h := range labHosts {
-		hosts = append(hosts, HostState{Name: h.name, Role: h.role, IP: plan.hosts[i].String()})
-	}
-	paths := invPaths{knownHosts: filepath.Join(dir, "known_hosts"), identity: filepath.Join(dir, "id_ed25519")}
-	body, err := renderStockInventory(hosts, paths)
+	dir, hosts, paths := stockInventoryInputs(t, "10.98.0.0/24")
+	body, err := renderStockInventory(hosts, paths, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,6 +45,22 @@ func TestRenderStockInventory(t *testing.T) {
 	if inv.KnownHostsFile != paths.knownHosts {
 		t.Errorf("known_hosts = %q", inv.KnownHostsFile)
 	}
+}
+
+// stockInventoryInputs are a temp dir, the lab's hosts on subnet and
+// key paths in that dir.
+func stockInventoryInputs(t *testing.T, subnet string) (string, []HostState, invPaths) {
+	t.Helper()
+	dir := t.TempDir()
+	plan, err := planAddrs(subnet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hosts []HostState
+	for i, h := range labHosts {
+		hosts = append(hosts, HostState{Name: h.name, Role: h.role, IP: plan.hosts[i].String()})
+	}
+	return dir, hosts, invPaths{knownHosts: filepath.Join(dir, "known_hosts"), identity: filepath.Join(dir, "id_ed25519")}
 }
 
 func TestNspawnArgsJoinTheLabNetwork(t *testing.T) {

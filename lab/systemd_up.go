@@ -24,11 +24,19 @@ func buildSystemd(ctx context.Context, cfg Config, plan addrPlan, names labNames
 	if err != nil {
 		return err
 	}
+	trees := map[string]string{bookwormTree.suite: base}
+	dbTree := ""
+	if cfg.Flavor == FlavorMySQL {
+		if dbTree, err = tree(ctx, cfg.CacheDir, mysqlTree, p); err != nil {
+			return err
+		}
+		trees[mysqlTree.suite] = dbTree
+	}
 	if err := os.MkdirAll(cfg.StateDir, 0o700); err != nil {
 		return fmt.Errorf("state dir: %w", err)
 	}
 	store := &stateStore{dir: cfg.StateDir, s: State{Version: stateVersion, Subnet: plan.subnet.String(),
-		Kind: KindSystemd, BaseTree: base}}
+		Kind: KindSystemd, BaseTree: base, Flavor: flavorState(cfg.Flavor), DBTree: dbTree}}
 	for i, h := range plan.specs {
 		store.s.Hosts = append(store.s.Hosts, HostState{Name: h.name, Role: h.role, IP: plan.hosts[i].String()})
 	}
@@ -48,7 +56,7 @@ func buildSystemd(ctx context.Context, cfg Config, plan addrPlan, names labNames
 		if err := store.updateHost(h.name, func(r *HostState) { r.Mount = mount }); err != nil {
 			return err
 		}
-		root, err := mountHostRoot(base, hostDir)
+		root, err := mountHostRoot(trees[treeFor(cfg.Flavor, h.role).suite], hostDir)
 		if err != nil {
 			return fmt.Errorf("%s %s: %w", h.name, plan.hosts[i], err)
 		}
@@ -83,7 +91,7 @@ func buildSystemd(ctx context.Context, cfg Config, plan addrPlan, names labNames
 	if err := writeInventories(cfg, store, p); err != nil {
 		return err
 	}
-	p.printf("lab: systemd lab up in %.1fs", time.Since(start).Seconds())
+	p.printf("lab: systemd lab%s up in %.1fs", map[string]string{FlavorMySQL: " (MySQL)"}[cfg.Flavor], time.Since(start).Seconds())
 	return nil
 }
 
@@ -102,12 +110,28 @@ func bootHost(ctx context.Context, cfg Config, store *stateStore, names labNames
 	}
 	t := time.Now()
 	hostDir := cfg.hostDir(h.Name)
+	tree := treeFor(cfg.Flavor, h.Role)
+	var cgroup *os.File
+	if tree.unifiedCgroup {
+		root, err := cgroup2Root()
+		if err != nil {
+			return err
+		}
+		h.Cgroup = hostCgroup(root, h.Netns)
+		if err := store.updateHost(h.Name, func(r *HostState) { r.Cgroup = h.Cgroup }); err != nil {
+			return err
+		}
+		if cgroup, err = makeHostCgroup(h.Cgroup); err != nil {
+			return err
+		}
+		defer cgroup.Close()
+	}
 	if err := startRecorded(store, &h, func() (int, uint64, error) {
-		return startContainer(h.Mount, h.Netns, h.Name, hostDir)
+		return startContainer(h.Mount, h.Netns, h.Name, hostDir, cgroup)
 	}); err != nil {
 		return err
 	}
-	state, err := waitBooted(ctx, h, hostDir, p)
+	state, err := waitBooted(ctx, h, tree.dbUnit, hostDir, p)
 	if err != nil {
 		return err
 	}

@@ -50,9 +50,9 @@ func Up(ctx context.Context, cfg Config) error {
 				cfg.StateDir, len(statuses), len(plan.specs))
 		}
 		if AllHealthy(statuses) && len(statuses) == len(plan.specs) {
-			if st.Kind != kind {
+			if st.Kind != kind || st.Flavor != flavorState(cfg.Flavor) {
 				return fmt.Errorf("lab up: the lab in %s is a %s lab; run `orch lab down` first to build a %s lab there",
-					cfg.StateDir, kindName(st.Kind), kindName(kind))
+					cfg.StateDir, labName(st.Kind, st.Flavor), labName(kind, cfg.Flavor))
 			}
 			if st.Subnet != plan.subnet.String() {
 				return fmt.Errorf("lab up: the lab in %s is up on subnet %s; run `orch lab down` first to use %s",
@@ -291,7 +291,7 @@ func writeInventories(cfg Config, store *stateStore, p *progress) error {
 	}
 	hosts := store.snapshot().Hosts
 	if systemd {
-		body, err := renderStockInventory(hosts, ip)
+		body, err := renderStockInventory(hosts, ip, store.snapshot().Flavor)
 		if err != nil {
 			return err
 		}

@@ -22,9 +22,25 @@ make -s lint
 echo "== build"
 make -s build
 
+# The MySQL lab's Debian sid tree (TestMySQLLab) is built, once per machine,
+# while the unit tests run: debootstrap into the cache, no lab subnet or
+# namespace. About 2-4 minutes the first time, a stamp check after.
+tree_log=$(mktemp)
+./bin/orch lab tree --flavor mysql >"$tree_log" 2>&1 &
+tree_pid=$!
+
 echo "== unit tests"
 # The report's browser checks (headless Chromium) fail rather than skip here.
 ORCH_REQUIRE_BROWSER=1 $GO test -count=1 ./...
+
+echo "== the MySQL lab's tree"
+if ! wait "$tree_pid"; then
+  cat "$tree_log"
+  echo "== building the MySQL lab's tree failed"
+  exit 1
+fi
+cat "$tree_log"
+rm -f "$tree_log"
 
 echo "== the lab's own integration test (a separate lab on another subnet)"
 ORCH_LAB=1 $GO test -count=1 -timeout 15m -run Integration -v ./lab/

@@ -4,10 +4,13 @@ import (
 	"bufio"
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/go-sql-driver/mysql"
 
 	"github.com/orch-bench/orch/orchestrator/executor"
 	"github.com/orch-bench/orch/orchestrator/flavor"
@@ -59,7 +62,7 @@ type SizeReport struct {
 	// seen, not with the dataset.
 	BinlogBytes   int64 `json:"binlog_bytes"`
 	RelayLogBytes int64 `json:"relay_log_bytes"`
-	// Note says why du was not used.
+	// Note says why du was not used, or why the catalogue is not current.
 	Note string `json:"note,omitempty"`
 }
 
@@ -82,11 +85,23 @@ type EngineSize struct {
 	IndexBytes int64  `json:"index_bytes"`
 }
 
+// erOptionPreventsStatement is MySQL's ER_OPTION_PREVENTS_STATEMENT (1290):
+// a replica's super_read_only refuses ANALYZE TABLE, which writes the
+// persistent statistics tables.
+const erOptionPreventsStatement = 1290
+
+// errReadOnlyStats: the server's statistics could not be refreshed; its
+// lengths are those of InnoDB's last automatic statistics update.
+var errReadOnlyStats = errors.New("catalogue not refreshed: the server is read-only for ANALYZE TABLE (super_read_only); lengths are from InnoDB's last automatic statistics update")
+
 // Sizes reports the data and index length of every base table of database,
 // per table and per engine, and the datadir's size on disk.
 func Sizes(ctx context.Context, db *sql.DB, database string, opts SizeOptions) (*SizeReport, error) {
+	stale := ""
 	if opts.Refresh {
-		if err := refresh(ctx, db, database); err != nil {
+		if err := refresh(ctx, db, database); errors.Is(err, errReadOnlyStats) {
+			stale = err.Error()
+		} else if err != nil {
 			return nil, err
 		}
 	}
@@ -96,7 +111,7 @@ func Sizes(ctx context.Context, db *sql.DB, database string, opts SizeOptions) (
 	if err != nil {
 		return nil, fmt.Errorf("table sizes of %s: %w", database, err)
 	}
-	rep := &SizeReport{Database: database}
+	rep := &SizeReport{Database: database, Note: stale}
 	engines := map[string]*EngineSize{}
 	for _, r := range rows {
 		t := TableSize{Table: str(r[0]), Engine: strings.ToLower(str(r[1]))}
@@ -137,7 +152,7 @@ func Sizes(ctx context.Context, db *sql.DB, database string, opts SizeOptions) (
 		if err == nil {
 			return rep, nil
 		}
-		rep.Note = "du failed, datadir size from " + SourceCatalog + ": " + err.Error()
+		rep.Note = strings.TrimPrefix(rep.Note+"; du failed, datadir size from "+SourceCatalog+": "+err.Error(), "; ")
 	}
 	return rep, catalogDatadir(ctx, db, rep)
 }
@@ -173,6 +188,10 @@ func refresh(ctx context.Context, db *sql.DB, database string) error {
 	for _, n := range names {
 		// ANALYZE reports failures as rows (Msg_type error), not errors.
 		_, rows, err := queryRows(ctx, db, ScanTimeout, "ANALYZE NO_WRITE_TO_BINLOG TABLE "+n)
+		var me *mysql.MySQLError
+		if errors.As(err, &me) && me.Number == erOptionPreventsStatement {
+			return fmt.Errorf("%w (analyze %s: %s)", errReadOnlyStats, n, me.Message)
+		}
 		if err != nil {
 			return fmt.Errorf("analyze %s: %w", n, err)
 		}

@@ -27,6 +27,7 @@ var goldenServers = []Server{
 	{Percona, V(8, 0, 36)},
 	{MySQL, V(8, 4, 3)},
 	{MySQL, V(9, 1, 0)},
+	{MySQL, V(9, 7, 4)}, // the MySQL lab's
 }
 
 const goldenPassword = "golden-Secret'pw"

@@ -43,14 +43,18 @@ type replication struct {
 // master/slave names (manual: "Semisynchronous Replication Installation").
 var replication57 = replication{
 	masterSemiSync: []string{
+		superReadOnlySaved, superReadOnlyOff,
 		"INSTALL PLUGIN rpl_semi_sync_master SONAME 'semisync_master.so'",
+		superReadOnlyBack,
 		"SET GLOBAL rpl_semi_sync_master_wait_point = 'AFTER_SYNC'",
 		"SET GLOBAL rpl_semi_sync_master_timeout = " + testTimeout,
 		"SET GLOBAL rpl_semi_sync_master_wait_for_slave_count = 2",
 		"SET GLOBAL rpl_semi_sync_master_enabled = ON",
 	},
 	enableSlaveSemiSync: []string{
+		superReadOnlySaved, superReadOnlyOff,
 		"INSTALL PLUGIN rpl_semi_sync_slave SONAME 'semisync_slave.so'",
+		superReadOnlyBack,
 		"SET GLOBAL rpl_semi_sync_slave_enabled = ON",
 		"STOP SLAVE IO_THREAD", "START SLAVE IO_THREAD",
 	},
@@ -62,14 +66,18 @@ var replication57 = replication{
 // the REPLICA statements (8.4 removed the old spellings).
 var replication80 = replication{
 	masterSemiSync: []string{
+		superReadOnlySaved, superReadOnlyOff,
 		"INSTALL PLUGIN rpl_semi_sync_source SONAME 'semisync_source.so'",
+		superReadOnlyBack,
 		"SET GLOBAL rpl_semi_sync_source_wait_point = 'AFTER_SYNC'",
 		"SET GLOBAL rpl_semi_sync_source_timeout = " + testTimeout,
 		"SET GLOBAL rpl_semi_sync_source_wait_for_replica_count = 2",
 		"SET GLOBAL rpl_semi_sync_source_enabled = ON",
 	},
 	enableSlaveSemiSync: []string{
+		superReadOnlySaved, superReadOnlyOff,
 		"INSTALL PLUGIN rpl_semi_sync_replica SONAME 'semisync_replica.so'",
+		superReadOnlyBack,
 		"SET GLOBAL rpl_semi_sync_replica_enabled = ON",
 		"STOP REPLICA IO_THREAD", "START REPLICA IO_THREAD",
 	},
@@ -78,6 +86,15 @@ var replication80 = replication{
 }
 
 const testTimeout = "1000000000000000000" // DefaultSemiSyncTimeoutMS
+
+// super_read_only (MySQL 5.7.8+) refuses INSTALL PLUGIN, which writes the
+// mysql.plugin table (ERROR 1290, seen on MySQL 9.7 replicas): it is
+// switched off around the install and put back as it was.
+const (
+	superReadOnlySaved = "SET @orch_super_read_only = @@GLOBAL.super_read_only"
+	superReadOnlyOff   = "SET GLOBAL super_read_only = OFF"
+	superReadOnlyBack  = "SET GLOBAL super_read_only = @orch_super_read_only"
+)
 
 func rows() []row {
 	return []row{{
@@ -104,6 +121,13 @@ func rows() []row {
 		engines:     []string{"innodb"},
 		absent:      map[string]string{"tokudb": "Percona Server 5.7", "rocksdb": "MariaDB"},
 		plugins:     map[string]string{"rpl_semi_sync_source_timeout": "rpl_semi_sync_source", "loose-rpl_semi_sync_replica_enabled": "rpl_semi_sync_replica"},
+		replication: replication80,
+	}, {
+		// 9.7: what 8.4 has (the lab's MySQL, Debian sid's mysql-server).
+		s:           Server{MySQL, V(9, 7, 4)},
+		engines:     []string{"innodb"},
+		absent:      map[string]string{"tokudb": "Percona Server 5.7", "rocksdb": "MariaDB"},
+		plugins:     map[string]string{"rpl_semi_sync_source_wait_point": "rpl_semi_sync_source", "rpl_semi_sync_replica_enabled": "rpl_semi_sync_replica"},
 		replication: replication80,
 	}, {
 		s:       Server{Percona, V(5, 7, 44)},

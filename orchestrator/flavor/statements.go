@@ -145,14 +145,26 @@ func pluginActive(plugin string) string {
 }
 
 // installPlugin installs a plugin unless it is already there; nothing
-// where the feature is built in.
-func installPlugin(plugin, library string) []Statement {
+// where the feature is built in. Where a read-only switch refuses INSTALL
+// PLUGIN (PluginInstallBlockedBy), it is lifted around the install and put
+// back as it was.
+func (s Server) installPlugin(plugin, library string) []Statement {
 	if plugin == "" {
 		return nil
 	}
 	st := new(stmtBuilder).raw("INSTALL PLUGIN ", plugin, " SONAME ").str(library).done()
 	st.OnlyIf = pluginGuard(plugin)
-	return []Statement{st}
+	v := s.value(PluginInstallBlockedBy)
+	if v == "" {
+		return []Statement{st}
+	}
+	lift := plain("SET GLOBAL " + v + " = OFF")
+	lift.OnlyIf = st.OnlyIf
+	return []Statement{
+		plain("SET @orch_" + v + " = @@GLOBAL." + v),
+		lift, st,
+		plain("SET GLOBAL " + v + " = @orch_" + v),
+	}
 }
 
 // ReplUser creates or updates the replication account with binary logging
@@ -221,7 +233,7 @@ func (s Server) MasterSemiSync(p Params) ([]Statement, error) {
 		return nil, err
 	}
 	n := s.SemiSync()
-	out := installPlugin(n.MasterPlugin, n.MasterLibrary)
+	out := s.installPlugin(n.MasterPlugin, n.MasterLibrary)
 	for _, st := range settings {
 		out = append(out, setGlobal(st))
 	}
@@ -297,7 +309,7 @@ func (s Server) SlaveSetup(p Params) ([]Statement, error) {
 // after its IO thread reconnects (EnableSlaveSemiSync).
 func (s Server) SlaveSemiSync() []Statement {
 	n := s.SemiSync()
-	out := installPlugin(n.SlavePlugin, n.SlaveLibrary)
+	out := s.installPlugin(n.SlavePlugin, n.SlaveLibrary)
 	for _, st := range s.SlaveSemiSyncSettings() {
 		out = append(out, setGlobal(st))
 	}

@@ -17,6 +17,7 @@ type fakeResult = sqlfake.Result
 type fakeConn struct {
 	s      *fakeServer
 	binlog bool
+	user   map[string]string // @variables
 }
 
 func (c *fakeConn) Handle(ctx context.Context, q string) (sqlfake.Result, error) {

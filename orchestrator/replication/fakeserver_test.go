@@ -62,6 +62,8 @@ func newFakeCluster(srv flavor.Server, names ...string) *fakeCluster {
 		if srv.Flavor == flavor.MariaDB { // semi-sync built in, MariaDB defaults
 			s.setSemiSyncVars(true, true)
 			s.vars["gtid_slave_pos"] = ""
+		} else { // MySQL 5.7.8+ has super_read_only too
+			s.vars["super_read_only"] = "0"
 		}
 		c.servers = append(c.servers, s)
 	}
@@ -155,6 +157,7 @@ var (
 	reSetSession  = regexp.MustCompile(`^SET SESSION sql_log_bin = ([01])$`)
 	reSessionLogs = regexp.MustCompile(`^SET SESSION (sql_log_off|long_query_time) = \S+$`)
 	reSetGlobal   = regexp.MustCompile(`^SET GLOBAL (\w+) = (.+)$`)
+	reUserVar     = regexp.MustCompile(`^SET @(\w+) = @@GLOBAL\.(\w+)$`)
 	reShow        = regexp.MustCompile(`^SHOW GLOBAL (VARIABLES|STATUS) WHERE Variable_name IN \((.*)\)$`)
 	reQuoted      = regexp.MustCompile(`'((?:[^']|'')*)'`)
 	reSelectVar   = regexp.MustCompile(`^SELECT @@GLOBAL\.(\w+)$`)
@@ -202,6 +205,11 @@ func (s *fakeServer) handle(ctx context.Context, c *fakeConn, q string) (fakeRes
 	switch {
 	case match(reSetSession):
 		c.binlog = m[1] == "1"
+	case match(reUserVar):
+		if c.user == nil {
+			c.user = map[string]string{}
+		}
+		c.user[m[1]] = s.vars[strings.ToLower(m[2])]
 	case match(reSessionLogs):
 		// the session's general and slow log switches: no log here
 	case match(reSetGlobal):
@@ -210,6 +218,9 @@ func (s *fakeServer) handle(ctx context.Context, c *fakeConn, q string) (fakeRes
 			return fakeResult{}, fmt.Errorf("Error 1193 (HY000): Unknown system variable '%s'", m[1])
 		}
 		s.vars[name] = unquote(m[2])
+		if v, ok := strings.CutPrefix(m[2], "@"); ok {
+			s.vars[name] = c.user[v]
+		}
 		if name == "gtid_slave_pos" {
 			s.seq = 0
 		}

@@ -50,6 +50,7 @@ const uuid84 = "3e11fa47-71ca-11e1-9e33-c80aa9429562"
 
 var (
 	removed84 = regexp.MustCompile(`^(SHOW MASTER STATUS|CHANGE MASTER TO|START SLAVE|STOP SLAVE|RESET SLAVE|SHOW SLAVE STATUS|RESET MASTER)\b`)
+	userVar84 = regexp.MustCompile(`^SET @(\w+) = @@GLOBAL\.(\w+)$`)
 	install84 = regexp.MustCompile(`^INSTALL PLUGIN (\w+) SONAME '(\w+\.so)'$`)
 	setVar84  = regexp.MustCompile(`^SET GLOBAL (\w+) = '?([^']*)'?$`)
 	change84  = regexp.MustCompile(`^CHANGE REPLICATION SOURCE TO SOURCE_HOST = '([^']+)', SOURCE_PORT = 3306, SOURCE_USER = 'repl', SOURCE_PASSWORD = '(?:[^']|'')*', SOURCE_CONNECT_RETRY = \d+, SOURCE_AUTO_POSITION = 1, GET_SOURCE_PUBLIC_KEY = 1$`)
@@ -87,8 +88,9 @@ func one84(col string, v any) sqlfake.Result {
 	return sqlfake.Result{Cols: []string{col}, Rows: [][]any{{v}}}
 }
 
-// handle runs q; binlog is the session's sql_log_bin.
-func (s *my84) handle(q string, binlog *bool) (sqlfake.Result, error) {
+// handle runs q in session c (its sql_log_bin and user variables).
+func (s *my84) handle(q string, c *my84Conn) (sqlfake.Result, error) {
+	binlog := &c.binlog
 	s.lab.mu.Lock()
 	defer s.lab.mu.Unlock()
 	s.log = append(s.log, q)
@@ -104,8 +106,18 @@ func (s *my84) handle(q string, binlog *bool) (sqlfake.Result, error) {
 			return sqlfake.Result{Cols: []string{"1"}}, nil
 		}
 		return one84("1", "1"), nil
+	case userVar84.MatchString(q):
+		m := userVar84.FindStringSubmatch(q)
+		if c.user == nil {
+			c.user = map[string]string{}
+		}
+		c.user[m[1]] = s.vars[m[2]]
 	case install84.MatchString(q):
 		m := install84.FindStringSubmatch(q)
+		if s.vars["super_read_only"] == "ON" {
+			// INSTALL PLUGIN writes mysql.plugin.
+			return none, err84(1290, "The MySQL server is running with the --super-read-only option so it cannot execute this statement")
+		}
 		switch m[1] + " " + m[2] {
 		case "rpl_semi_sync_source semisync_source.so":
 			s.vars["rpl_semi_sync_source_enabled"], s.vars["rpl_semi_sync_source_timeout"] = "OFF", "10000"
@@ -121,7 +133,11 @@ func (s *my84) handle(q string, binlog *bool) (sqlfake.Result, error) {
 		if _, ok := s.vars[m[1]]; !ok {
 			return none, err84(1193, "Unknown system variable '"+m[1]+"'")
 		}
-		s.vars[m[1]] = m[2]
+		v := m[2]
+		if name, ok := strings.CutPrefix(v, "@"); ok {
+			v = c.user[name]
+		}
+		s.vars[m[1]] = v
 	case strings.HasPrefix(q, "SHOW GLOBAL VARIABLES WHERE Variable_name IN ("):
 		return pairs(s.vars, s.names(q)), nil
 	case strings.HasPrefix(q, "SHOW GLOBAL STATUS WHERE Variable_name IN ("):
@@ -237,10 +253,11 @@ func (s *my84) replicaStatus() sqlfake.Result {
 type my84Conn struct {
 	s      *my84
 	binlog bool
+	user   map[string]string // @variables
 }
 
 func (c *my84Conn) Handle(_ context.Context, q string) (sqlfake.Result, error) {
-	return c.s.handle(q, &c.binlog)
+	return c.s.handle(q, c)
 }
 
 // TestSetupOnMySQL84: Setup and Verify wire and prove semi-sync GTID
@@ -250,7 +267,9 @@ func TestSetupOnMySQL84(t *testing.T) {
 	srv := flavor.Server{Flavor: flavor.MySQL, Version: flavor.V(8, 4, 3)}
 	var nodes []*server.Node
 	for i, name := range []string{"src", "rep1", "rep2"} {
-		s := &my84{lab: lab, addr: fmt.Sprintf("192.0.2.%d", 21+i), vars: map[string]string{"read_only": "OFF"},
+		// A replica starts read-only, as orch's option file makes it.
+		ro := map[bool]string{true: "OFF", false: "ON"}[i == 0]
+		s := &my84{lab: lab, addr: fmt.Sprintf("192.0.2.%d", 21+i), vars: map[string]string{"read_only": ro, "super_read_only": ro},
 			plugins: map[string]bool{}, users: map[string]bool{}, tokens: map[string]bool{}}
 		lab.servers = append(lab.servers, s)
 		db := sqlfake.Open(func(context.Context) (sqlfake.Session, error) { return &my84Conn{s: s, binlog: true}, nil })
@@ -285,6 +304,9 @@ func TestSetupOnMySQL84(t *testing.T) {
 		}
 	}
 	for _, r := range lab.servers[1:] {
+		if r.vars["super_read_only"] != "ON" {
+			t.Errorf("%s: super_read_only %q after setup, want ON again", r.addr, r.vars["super_read_only"])
+		}
 		if r.source != src.addr || !r.ioOn || r.vars["rpl_semi_sync_replica_enabled"] != "ON" || len(r.tokens) != 1 {
 			t.Errorf("%s: source %q io %v semi-sync %s canary %v", r.addr, r.source, r.ioOn, r.vars["rpl_semi_sync_replica_enabled"], r.tokens)
 		}

@@ -138,7 +138,7 @@ func (r *run) snapshot(ctx context.Context, when string) error {
 		}
 		r.writeFile(rundir.HostFile(name, rundir.HostVariablesBefore), vars)
 		var cnf bytes.Buffer
-		if _, err := n.Exec.Download(ctx, path.Join(n.Facts.ConfigDir, server.FileName), &cnf, true); err == nil {
+		if _, err := n.Exec.Download(ctx, n.ConfigPath(), &cnf, true); err == nil {
 			r.writeFile(rundir.HostFile(name, rundir.HostConfig), cnf.Bytes())
 		}
 		return r.expectLogSlice(ctx, n)

@@ -96,7 +96,7 @@ func (n *Node) Apply(ctx context.Context, cfg *Config, p *Plan, progress func(st
 		for _, o := range overridden(cfg.Vars, opts) {
 			res.Overrides = append(res.Overrides, n.Host.String()+": "+o)
 		}
-		return checkWinners(n.Host.String(), n.configPath(), cfg.Vars, opts)
+		return checkWinners(n.Host.String(), n.configPath(), n.Facts.PrintDefaults, cfg.Vars, opts)
 	}}); err != nil {
 		return n.rollBack(ctx, q, res, err)
 	}

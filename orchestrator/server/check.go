@@ -92,10 +92,10 @@ func (n *Node) Check(ctx context.Context, cfg *Config) (*Plan, error) {
 	}
 	p.FileChanged = !p.old.exists || p.old.text != cfg.Text
 	if p.old.exists {
-		old, err := parseCnf(FileName, p.old.text)
+		old, err := parseCnf(n.configFile(), p.old.text)
 		if err != nil {
 			// Not a file orch could have written: whatever it set goes.
-			p.Removed = append(p.Removed, "everything the previous "+FileName+" set")
+			p.Removed = append(p.Removed, "everything the previous "+n.configFile()+" set")
 			old = &cnfFile{}
 		}
 		for _, l := range old.lines {

@@ -128,7 +128,7 @@ func overridden(vars []Var, opts []option) []string {
 
 // checkWinners verifies that every server option orch writes is the one
 // the server will use. file names orch's file in the messages.
-func checkWinners(host, file string, vars []Var, opts []option) error {
+func checkWinners(host, file, printCmd string, vars []Var, opts []option) error {
 	var problems []string
 	seen := 0
 	for _, v := range vars {
@@ -156,7 +156,7 @@ func checkWinners(host, file string, vars []Var, opts []option) error {
 		return nil
 	}
 	if seen == 0 && len(vars) > 0 {
-		return fmt.Errorf("%s: %s is not read by the server: none of its settings appear in `my_print_defaults --mysqld`; set mysql.config_dir to a directory the server's option files include", host, file)
+		return fmt.Errorf("%s: %s is not read by the server: none of its settings appear in `%s`; set mysql.config_dir to a directory the server's option files include", host, file, printCmd)
 	}
-	return fmt.Errorf("%s: the server would not use orch's settings: %s; check with `my_print_defaults --mysqld`", host, strings.Join(problems, "; "))
+	return fmt.Errorf("%s: the server would not use orch's settings: %s; check with `%s`", host, strings.Join(problems, "; "), printCmd)
 }

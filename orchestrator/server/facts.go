@@ -69,7 +69,7 @@ func (n *Node) probe(ctx context.Context) error {
 	n.Facts.THPDefrag = thpSelected(first(kv["thp_defrag"]))
 	n.Facts.PluginFiles = kv["plugin_file"]
 	if p := first(kv["print_defaults"]); p != "" {
-		n.Facts.PrintDefaults = p + " --mysqld"
+		n.Facts.PrintDefaults = p + " " + n.Server.PrintDefaultsArgs()
 	}
 	if n.Facts.Service, err = chooseService(n.Host.String(), n.Host.MySQL.Service, kv); err != nil {
 		return err
@@ -80,6 +80,18 @@ func (n *Node) probe(ctx context.Context) error {
 			return err
 		}
 	}
+	return n.chooseConfigFile(ctx)
+}
+
+// chooseConfigFile names orch's file after the fragments already in the
+// include directory (configFileFor).
+func (n *Node) chooseConfigFile(ctx context.Context) error {
+	d := shell.Quote(n.Facts.ConfigDir)
+	res, err := n.Exec.Run(ctx, executor.Command{Script: "cd " + d + " 2>/dev/null && ls -1A; exit 0\n", Timeout: commandTimeout})
+	if err != nil {
+		return n.errorf("list %s: %w", n.Facts.ConfigDir, err)
+	}
+	n.Facts.ConfigFile = configFileFor(strings.Fields(string(res.Stdout)))
 	return nil
 }
 

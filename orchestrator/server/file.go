@@ -27,7 +27,18 @@ type fileState struct {
 // owned reports whether the file is orch's own (an earlier run's).
 func (s fileState) owned() bool { return s.exists && strings.HasPrefix(s.text, ownerMarker) }
 
-func (n *Node) configPath() string { return path.Join(n.Facts.ConfigDir, FileName) }
+func (n *Node) configPath() string { return path.Join(n.Facts.ConfigDir, n.configFile()) }
+
+// ConfigPath is orch's config file on the host.
+func (n *Node) ConfigPath() string { return n.configPath() }
+
+// configFile is orch's file's name in the include directory.
+func (n *Node) configFile() string {
+	if n.Facts.ConfigFile != "" {
+		return n.Facts.ConfigFile
+	}
+	return FileName
+}
 
 // readState reads orch's file, if any, and whether a .orig exists.
 func (n *Node) readState(ctx context.Context) (fileState, error) {

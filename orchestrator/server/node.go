@@ -47,6 +47,9 @@ type Facts struct {
 	// ConfigDir is where orch's file goes: mysql.config_dir, else the
 	// include directory the server's option files read last.
 	ConfigDir string
+	// ConfigFile is orch's file in ConfigDir: FileName, or FileNameLate
+	// where the package's fragments sort after FileName.
+	ConfigFile string
 	// PrintDefaults is the command that shows the options mysqld will
 	// read (my_print_defaults --mysqld).
 	PrintDefaults string
@@ -145,7 +148,7 @@ func (n *Node) Target(ctx context.Context, inv *topology.Inventory) (Target, err
 		have = append(have, e.name)
 	}
 	return Target{Host: n.Host, Inventory: inv, Server: n.Server, ConfigDir: n.Facts.ConfigDir,
-		Datadir: n.Facts.Datadir, Engines: orderEngines(have)}, nil
+		ConfigFile: n.Facts.ConfigFile, Datadir: n.Facts.Datadir, Engines: orderEngines(have)}, nil
 }
 
 // Variables returns SHOW GLOBAL VARIABLES, names in lower case.

@@ -22,6 +22,31 @@ import (
 // It sorts after the distributions' own fragments (50-server.cnf).
 const FileName = "99-orch.cnf"
 
+// FileNameLate is orch's file where a fragment's name sorts after FileName
+// (Debian's and Oracle's MySQL packages: mysql.conf.d/mysqld.cnf), so that
+// orch's settings are still read last (see configFileFor).
+const FileNameLate = "zz-orch.cnf"
+
+// configFileFor names orch's file in an include directory holding names:
+// FileNameLate when it is there already (orch wrote it) or when some
+// fragment would be read after FileName, else FileName.
+func configFileFor(names []string) string {
+	for _, n := range names {
+		if n == FileNameLate || strings.HasSuffix(n, ".cnf") && n > FileName {
+			return FileNameLate
+		}
+	}
+	return FileName
+}
+
+// fileName is orch's file name in t's include directory.
+func (t Target) fileName() string {
+	if t.ConfigFile != "" {
+		return t.ConfigFile
+	}
+	return FileName
+}
+
 // ownerMarker starts every file orch writes; a file without it is not
 // orch's and is kept as FileName.orig before orch first replaces it.
 const ownerMarker = "# Managed by orch"
@@ -126,7 +151,7 @@ func Render(t Target, d Desired) (*Config, error) {
 	}
 	cfg := &Config{Host: h.String(), Engine: engine, FixTHP: d.FixTHP, server: t.Server}
 	if t.ConfigDir != "" {
-		cfg.Path = path.Join(t.ConfigDir, FileName)
+		cfg.Path = path.Join(t.ConfigDir, t.fileName())
 	}
 	if h.Role == topology.RoleSlave {
 		for _, st := range t.Server.ReadOnlySettings() {
@@ -178,7 +203,7 @@ func finishLines(cfg *Config, f *cnfFile, s flavor.Server) error {
 		}
 		if reason, ignored := s.IgnoredVariable(l.name); ignored {
 			cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("%s: %s: %s by %s; not set (kept as a comment in %s)",
-				cfg.Host, l.name, reason, s, FileName))
+				cfg.Host, l.name, reason, s, cfg.fileName()))
 			f.comment(i, reason)
 			continue
 		}
@@ -298,7 +323,7 @@ func loadProfiles(dir string) (*template.Template, map[string]string, error) {
 func header(t Target, d ProfileData, from map[string]string, profile string, overrides []string) string {
 	var b strings.Builder
 	b.WriteString(ownerMarker + ": written by `orch up`, removed by `orch down`. Do not edit:\n")
-	b.WriteString("# orch replaces this file (keeping the previous one as " + FileName + ".bak).\n")
+	b.WriteString("# orch replaces this file (keeping the previous one as " + t.fileName() + ".bak).\n")
 	fmt.Fprintf(&b, "# profile: %s (%s)", profile, from[profile])
 	var custom []string
 	for _, n := range sortedKeys(from) {
@@ -337,4 +362,13 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// fileName is the base name of the file cfg goes to (FileName when the
+// path is not known: a dry run).
+func (cfg *Config) fileName() string {
+	if cfg.Path == "" {
+		return FileName
+	}
+	return path.Base(cfg.Path)
 }

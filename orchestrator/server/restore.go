@@ -32,7 +32,7 @@ func (n *Node) Restore(ctx context.Context, progress func(step string)) (*Result
 		return res, nil
 	}
 	var names []string
-	if f, err := parseCnf(FileName, cur.text); err == nil {
+	if f, err := parseCnf(n.configFile(), cur.text); err == nil {
 		for _, l := range f.lines {
 			if l.kind == lineOption && isServerSection(l.section) {
 				names = append(names, l.name)

@@ -65,7 +65,9 @@ type Target struct {
 	Assumed bool
 	// ConfigDir is the include directory ("" when unknown: dry run).
 	ConfigDir string
-	Datadir   string
+	// ConfigFile is orch's file's name there ("" means FileName).
+	ConfigFile string
+	Datadir    string
 	// Engines the server has (SHOW ENGINES); nil means the flavour table's.
 	Engines []string
 }

@@ -119,16 +119,16 @@ func TestCheckWinners(t *testing.T) {
 	file := "/etc/mysql/mariadb.conf.d/99-orch.cnf"
 	ok := []Var{{Name: "bind_address", Value: "0.0.0.0"}, {Name: "server_id", Value: "1"}, {Name: "log_bin", Value: "mysql-bin"},
 		{Name: "plugin_load_add", Value: "ha_rocksdb.so"}, {Name: "innodb_buffer_pool_size", Value: "134217728"}}
-	if err := checkWinners("master 10.0.0.1", file, ok, opts); err != nil {
+	if err := checkWinners("master 10.0.0.1", file, "my_print_defaults --mysqld", ok, opts); err != nil {
 		t.Error(err)
 	}
-	err := checkWinners("master 10.0.0.1", file, []Var{{Name: "server_id", Value: "1"}, {Name: "expire_logs_days", Value: "3"}}, opts)
+	err := checkWinners("master 10.0.0.1", file, "my_print_defaults --mysqld", []Var{{Name: "server_id", Value: "1"}, {Name: "expire_logs_days", Value: "3"}}, opts)
 	if err == nil || err.Error() != "master 10.0.0.1: the server would not use orch's settings: expire_logs_days = 10 wins over orch's 3 "+
 		"(an option file read after "+file+" sets it); check with `my_print_defaults --mysqld`" {
 		t.Error(err)
 	}
 	// Debian's conf.d is read first: nothing of orch's file shows.
-	err = checkWinners("master 10.0.0.1", "/etc/mysql/conf.d/99-orch.cnf", []Var{{Name: "sync_binlog", Value: "0"}, {Name: "binlog_format", Value: "ROW"}}, opts)
+	err = checkWinners("master 10.0.0.1", "/etc/mysql/conf.d/99-orch.cnf", "my_print_defaults --mysqld", []Var{{Name: "sync_binlog", Value: "0"}, {Name: "binlog_format", Value: "ROW"}}, opts)
 	if err == nil || !strings.Contains(err.Error(), "/etc/mysql/conf.d/99-orch.cnf is not read by the server") {
 		t.Error(err)
 	}

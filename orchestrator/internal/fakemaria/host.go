@@ -198,7 +198,20 @@ func (h *Host) Run(ctx context.Context, c executor.Command) (executor.Result, er
 			}
 		}
 		return out("")
-	case s == "my_print_defaults --mysqld":
+	case strings.HasPrefix(s, "cd ") && strings.Contains(s, "ls -1A"):
+		// A directory listing: the base names of the files under it.
+		dir := strings.Trim(strings.Fields(s)[1], "'")
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		var names []string
+		for f := range h.files {
+			if path.Dir(f) == dir {
+				names = append(names, path.Base(f))
+			}
+		}
+		sort.Strings(names)
+		return out(strings.Join(names, "\n") + "\n")
+	case s == "my_print_defaults --mysqld", s == "my_print_defaults mysqld server":
 		return out(strings.Join(h.options(), "\n") + "\n")
 	case strings.HasPrefix(s, "stat -c %s "):
 		h.mu.Lock()

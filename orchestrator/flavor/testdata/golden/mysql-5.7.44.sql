@@ -14,8 +14,12 @@ SET SESSION sql_log_off = @@GLOBAL.sql_log_off;
 SET SESSION long_query_time = @@GLOBAL.long_query_time;
 GRANT REPLICATION SLAVE, REPLICATION CLIENT ON *.* TO 'repl'@'%';
 SET SESSION sql_log_bin = 1;
+SET @orch_super_read_only = @@GLOBAL.super_read_only;
+-- only if: SELECT 1 FROM DUAL WHERE NOT EXISTS (SELECT 1 FROM information_schema.PLUGINS WHERE PLUGIN_NAME = 'rpl_semi_sync_master')
+SET GLOBAL super_read_only = OFF;
 -- only if: SELECT 1 FROM DUAL WHERE NOT EXISTS (SELECT 1 FROM information_schema.PLUGINS WHERE PLUGIN_NAME = 'rpl_semi_sync_master')
 INSTALL PLUGIN rpl_semi_sync_master SONAME 'semisync_master.so';
+SET GLOBAL super_read_only = @orch_super_read_only;
 SET GLOBAL rpl_semi_sync_master_wait_point = 'AFTER_SYNC';
 SET GLOBAL rpl_semi_sync_master_timeout = 1000000000000000000;
 SET GLOBAL rpl_semi_sync_master_wait_for_slave_count = 2;
@@ -30,8 +34,12 @@ SET SESSION long_query_time = 31536000;
 CHANGE MASTER TO MASTER_HOST = '10.0.0.1', MASTER_PORT = 3306, MASTER_USER = 'repl', MASTER_PASSWORD = '<redacted>', MASTER_CONNECT_RETRY = 2, MASTER_AUTO_POSITION = 1;
 SET SESSION sql_log_off = @@GLOBAL.sql_log_off;
 SET SESSION long_query_time = @@GLOBAL.long_query_time;
+SET @orch_super_read_only = @@GLOBAL.super_read_only;
+-- only if: SELECT 1 FROM DUAL WHERE NOT EXISTS (SELECT 1 FROM information_schema.PLUGINS WHERE PLUGIN_NAME = 'rpl_semi_sync_slave')
+SET GLOBAL super_read_only = OFF;
 -- only if: SELECT 1 FROM DUAL WHERE NOT EXISTS (SELECT 1 FROM information_schema.PLUGINS WHERE PLUGIN_NAME = 'rpl_semi_sync_slave')
 INSTALL PLUGIN rpl_semi_sync_slave SONAME 'semisync_slave.so';
+SET GLOBAL super_read_only = @orch_super_read_only;
 SET GLOBAL rpl_semi_sync_slave_enabled = ON;
 START SLAVE;
 STOP SLAVE IO_THREAD;

@@ -14,8 +14,12 @@ SET SESSION sql_log_off = @@GLOBAL.sql_log_off;
 SET SESSION long_query_time = @@GLOBAL.long_query_time;
 GRANT REPLICATION SLAVE, REPLICATION CLIENT ON *.* TO 'repl'@'%';
 SET SESSION sql_log_bin = 1;
+SET @orch_super_read_only = @@GLOBAL.super_read_only;
+-- only if: SELECT 1 FROM DUAL WHERE NOT EXISTS (SELECT 1 FROM information_schema.PLUGINS WHERE PLUGIN_NAME = 'rpl_semi_sync_source')
+SET GLOBAL super_read_only = OFF;
 -- only if: SELECT 1 FROM DUAL WHERE NOT EXISTS (SELECT 1 FROM information_schema.PLUGINS WHERE PLUGIN_NAME = 'rpl_semi_sync_source')
 INSTALL PLUGIN rpl_semi_sync_source SONAME 'semisync_source.so';
+SET GLOBAL super_read_only = @orch_super_read_only;
 SET GLOBAL rpl_semi_sync_source_wait_point = 'AFTER_SYNC';
 SET GLOBAL rpl_semi_sync_source_timeout = 1000000000000000000;
 SET GLOBAL rpl_semi_sync_source_wait_for_replica_count = 2;
@@ -30,8 +34,12 @@ SET SESSION long_query_time = 31536000;
 CHANGE REPLICATION SOURCE TO SOURCE_HOST = '10.0.0.1', SOURCE_PORT = 3306, SOURCE_USER = 'repl', SOURCE_PASSWORD = '<redacted>', SOURCE_CONNECT_RETRY = 2, SOURCE_AUTO_POSITION = 1, GET_SOURCE_PUBLIC_KEY = 1;
 SET SESSION sql_log_off = @@GLOBAL.sql_log_off;
 SET SESSION long_query_time = @@GLOBAL.long_query_time;
+SET @orch_super_read_only = @@GLOBAL.super_read_only;
+-- only if: SELECT 1 FROM DUAL WHERE NOT EXISTS (SELECT 1 FROM information_schema.PLUGINS WHERE PLUGIN_NAME = 'rpl_semi_sync_replica')
+SET GLOBAL super_read_only = OFF;
 -- only if: SELECT 1 FROM DUAL WHERE NOT EXISTS (SELECT 1 FROM information_schema.PLUGINS WHERE PLUGIN_NAME = 'rpl_semi_sync_replica')
 INSTALL PLUGIN rpl_semi_sync_replica SONAME 'semisync_replica.so';
+SET GLOBAL super_read_only = @orch_super_read_only;
 SET GLOBAL rpl_semi_sync_replica_enabled = ON;
 START REPLICA;
 STOP REPLICA IO_THREAD;

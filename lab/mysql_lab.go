@@ -1,0 +1,204 @@
+package lab
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+)
+
+// The MySQL lab (`orch lab up --flavor mysql`) is the systemd lab with
+// Oracle MySQL 9.7 on the database hosts: they boot a Debian sid tree
+// (Debian packages MySQL 9.7 in sid only), the load box boots the systemd
+// lab's bookworm tree as it is (sysbench 1.0.20 and mariadb-client: sid's
+// sysbench cannot be installed beside mysql-server, and bookworm's logs in
+// to 9.7 with caching_sha2_password). It is always a systemd lab: the
+// servers are the package's own, root on the unix socket, mysql.service.
+
+// Lab flavours (Config.Flavor, State.Flavor).
+const (
+	FlavorMariaDB = "mariadb"
+	FlavorMySQL   = "mysql"
+)
+
+// mysqlSuite is the Debian suite with MySQL 9.7.
+const mysqlSuite = "sid"
+
+// mysqlTree is the MySQL lab's database hosts' tree. dbus is what sid's
+// systemd needs for systemctl on a minbase tree.
+var mysqlTree = treeSpec{
+	suite: mysqlSuite,
+	packages: []string{
+		"systemd", "systemd-sysv", "dbus", "openssh-server", "mysql-server", "mysql-client",
+		"iproute2", "sudo", "procps",
+	},
+	probe:         "usr/sbin/mysqld",
+	about:         "about 4 min and 0.9 GB",
+	unifiedCgroup: true,
+	dbUnit:        "mysql.service",
+}
+
+// CheckFlavor refuses a lab flavour Up cannot build, and a lab of several
+// clusters of MySQL: the clusters inventory is the namespace lab's (an
+// orch-made admin account and its password file on every cluster), while
+// the MySQL lab's hosts are stock servers with no such account.
+func CheckFlavor(flavor string, clusters int) error {
+	switch flavor {
+	case "", FlavorMariaDB:
+		return nil
+	case FlavorMySQL:
+		if clusters > 1 {
+			return fmt.Errorf("--clusters %d --flavor mysql: not supported: a clusters inventory names an orch-made admin account per cluster, and the MySQL lab's stock servers have none (build one cluster)", clusters)
+		}
+		return nil
+	}
+	return fmt.Errorf("--flavor %q: want mariadb or mysql", flavor)
+}
+
+// treeFor is the tree a host of a lab of this flavour boots.
+func treeFor(flavor, role string) treeSpec {
+	if flavor == FlavorMySQL && role != "loadbox" {
+		return mysqlTree
+	}
+	return bookwormTree
+}
+
+// dbUnit is the database service a lab's database hosts run.
+func (s *State) dbUnit() string {
+	if s.Flavor == FlavorMySQL {
+		return mysqlTree.dbUnit
+	}
+	return bookwormTree.dbUnit
+}
+
+// dbProcess is the server's process name (comm) on the database hosts.
+func (s *State) dbProcess() string {
+	if s.Flavor == FlavorMySQL {
+		return "mysqld"
+	}
+	return "mariadbd"
+}
+
+// serverName names the lab's server in messages.
+func (s *State) serverName() string {
+	if s.Flavor == FlavorMySQL {
+		return "mysql"
+	}
+	return "mariadb"
+}
+
+// cgroup2Magic is CGROUP2_SUPER_MAGIC, statfs's f_type of a cgroup2 mount.
+const cgroup2Magic = 0x63677270
+
+// cgroup2Root is where this machine mounts the cgroup2 hierarchy: the root
+// of /sys/fs/cgroup on a cgroup2-only machine, its "unified" dir on a
+// hybrid one.
+func cgroup2Root() (string, error) {
+	for _, d := range []string{"/sys/fs/cgroup", "/sys/fs/cgroup/unified"} {
+		var fs syscall.Statfs_t
+		if err := syscall.Statfs(d, &fs); err == nil && fs.Type == cgroup2Magic {
+			return d, nil
+		}
+	}
+	return "", errors.New("no cgroup2 hierarchy at /sys/fs/cgroup or /sys/fs/cgroup/unified: sid's systemd needs one")
+}
+
+// hostCgroup is the cgroup2 dir a unified-hierarchy host's nspawn starts
+// in: nspawn hands the container its own cgroup's subtree.
+func hostCgroup(root, netns string) string { return filepath.Join(root, netns) }
+
+// makeHostCgroup creates dir and opens it for clone's CLONE_INTO_CGROUP.
+func makeHostCgroup(dir string) (*os.File, error) {
+	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+		return nil, fmt.Errorf("cgroup %s: %w", dir, err)
+	}
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, fmt.Errorf("cgroup %s: %w", dir, err)
+	}
+	return f, nil
+}
+
+// removeHostCgroup removes a stopped host's cgroup dir and the dirs nspawn
+// and the container's systemd left in it (payload/, supervisor/, the
+// container's own slices), deepest first. rmdir fails on a cgroup that
+// still has processes, so nothing running is ever removed; a cgroup that is
+// not under the cgroup2 root is refused.
+func removeHostCgroup(dir string) error {
+	if dir == "" {
+		return nil
+	}
+	if root, err := cgroup2Root(); err != nil || filepath.Dir(dir) != root {
+		return fmt.Errorf("cgroup %s: not a lab host's cgroup (want one under the cgroup2 root)", dir)
+	}
+	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	var dirs []string
+	_ = filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			dirs = append(dirs, path)
+		}
+		return nil
+	})
+	var errs []string
+	for i := len(dirs) - 1; i >= 0; i-- {
+		if err := syscall.Rmdir(dirs[i]); err != nil && !errors.Is(err, syscall.ENOENT) {
+			errs = append(errs, fmt.Sprintf("%s: %v", dirs[i], err))
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("remove cgroup: %s", strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// flavorState is what State.Flavor records: empty for MariaDB, as every
+// lab before the MySQL lab wrote it.
+func flavorState(flavor string) string {
+	if flavor == FlavorMySQL {
+		return FlavorMySQL
+	}
+	return ""
+}
+
+// labName names a lab kind and flavour in messages.
+func labName(kind, flavor string) string {
+	if flavor == FlavorMySQL {
+		return "MySQL (systemd)"
+	}
+	return kindName(kind)
+}
+
+// BuildTrees builds (or finds) in the cache every tree a lab of cfg's
+// flavour boots, and touches no network, namespace or lab state: a test
+// run can build them while other work holds the lab.
+func BuildTrees(ctx context.Context, cfg Config) error {
+	cfg = cfg.withDefaults()
+	if !cfg.Systemd {
+		return nil // the namespace lab runs the machine's own MariaDB
+	}
+	if err := requireRoot(); err != nil {
+		return err
+	}
+	if err := CheckSystemdPaths(cfg); err != nil {
+		return err
+	}
+	if err := checkTools([]tool{{"debootstrap", "debootstrap"}}); err != nil {
+		return err
+	}
+	p := newProgress(cfg.Out)
+	specs := []treeSpec{bookwormTree}
+	if cfg.Flavor == FlavorMySQL {
+		specs = append(specs, mysqlTree)
+	}
+	for _, t := range specs {
+		if _, err := tree(ctx, cfg.CacheDir, t, p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
