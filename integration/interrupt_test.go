@@ -11,13 +11,14 @@ import (
 	"time"
 )
 
-// interruptedUp runs `orch up ARGS...` and sends it SIGINT as soon as it says
-// a server restarts, then again after second (when second > 0). It returns
-// the exit status and everything orch printed on stderr.
+// interruptedUp runs `orch up -v ARGS...` and sends it SIGINT as soon as it
+// says a server restarts (-v prints each step as it starts), then again
+// after second (when second > 0). It returns the exit status and
+// everything orch printed on stderr.
 func (l *lab) interruptedUp(t *testing.T, second time.Duration, args ...string) (int, string) {
 	t.Helper()
 	return l.interruptAt(t, func(line string) bool { return strings.HasSuffix(line, " restart") }, 0, second,
-		append([]string{"up", "-i", l.inventory}, args...)...)
+		append([]string{"up", "-v", "-i", l.inventory}, args...)...)
 }
 
 // interruptAt runs orch ARGS... and sends it SIGINT wait after the first
