@@ -1,7 +1,9 @@
 package lab
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -202,6 +204,47 @@ func TestIntegrationSystemdLab(t *testing.T) {
 		}
 		if after := mustRun(t, clients["slave2"], "systemctl show -p MainPID --value mariadb.service", ""); after == before {
 			t.Errorf("slave2's server was not restarted (main PID %s)", strings.TrimSpace(after))
+		}
+	})
+
+	t.Run("a server that fails its start at boot is started once more, not twice", func(t *testing.T) {
+		// A runtime drop-in (in /run, gone at the next boot) makes the
+		// stock unit's start fail the way a cgroup error does: its control
+		// process exits 1. Once: the second start passes; always: an error.
+		c := clients["slave1"]
+		hp, _ := st.host("slave1")
+		h := *hp
+		pid1, err := containerPID1(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dropIn := "/run/systemd/system/mariadb.service.d"
+		failStart := func(pre string) {
+			mustRun(t, c, "mkdir -p "+dropIn+" && printf '[Service]\\nExecStartPre=%s\\n' \""+pre+"\" > "+dropIn+"/zz-test.conf"+
+				" && systemctl daemon-reload && systemctl stop mariadb.service && rm -f /run/mysqld/orch-lab-test-once", "")
+			if out, err := run1(c, "systemctl start mariadb.service", ""); err == nil {
+				t.Fatalf("the failing start passed: %s", out)
+			}
+		}
+		defer mustRun(t, c, "rm -rf "+dropIn+" /run/mysqld/orch-lab-test-once && systemctl daemon-reload && systemctl reset-failed mariadb.service; systemctl start mariadb.service", "")
+
+		failStart("/bin/sh -c 'test -e /run/mysqld/orch-lab-test-once || { touch /run/mysqld/orch-lab-test-once; echo orch-lab-test: first start fails >&2; exit 1; }'")
+		var out bytes.Buffer
+		if err := ensureActive(ctx, pid1, h, "mariadb.service", newProgress(&out)); err != nil {
+			t.Fatalf("a unit that fails once: %v", err)
+		}
+		if got := out.String(); !strings.Contains(got, "mariadb.service failed at boot; starting it again") ||
+			!strings.Contains(got, "orch-lab-test: first start fails") || !strings.Contains(got, "active on its second start") {
+			t.Errorf("progress does not say what failed and that it was started again:\n%s", got)
+		}
+		if got := mustRun(t, c, "systemctl is-active mariadb.service", ""); got != "active\n" {
+			t.Errorf("mariadb.service %q after its second start", got)
+		}
+
+		failStart("/bin/sh -c 'echo orch-lab-test: every start fails >&2; exit 1'")
+		err = ensureActive(ctx, pid1, h, "mariadb.service", newProgress(io.Discard))
+		if err == nil || !strings.Contains(err.Error(), "nor after a second start") || !strings.Contains(err.Error(), "every start fails") {
+			t.Errorf("a unit that always fails: %v", err)
 		}
 	})
 
