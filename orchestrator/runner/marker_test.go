@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -14,6 +16,7 @@ import (
 	"github.com/orch-bench/orch/orchestrator/cluster"
 	"github.com/orch-bench/orch/orchestrator/executor"
 	"github.com/orch-bench/orch/orchestrator/rundir"
+	"github.com/orch-bench/orch/orchestrator/shell"
 	"github.com/orch-bench/orch/topology"
 )
 
@@ -166,7 +169,9 @@ func TestSettle(t *testing.T) {
 		says, text string
 	}{
 		{false, `echo started; sleep 30`, SettledStopped, "stopping it", "started\n"},
-		{true, `echo started; sleep 2; echo finished`, SettledWaited, "waiting for it to end", "started\nfinished\n"},
+		// The waited-for step ends when the test says so, after Settle has
+		// said it waits (its sleep's pid in a file): no race with a clock.
+		{true, `echo started; sleep 600 & echo $! > "$RELEASE"; wait; echo finished`, SettledWaited, "waiting for it to end", "started\nfinished\n"},
 	} {
 		t.Run(string(tc.want), func(t *testing.T) {
 			t.Setenv("HOME", t.TempDir())
@@ -176,14 +181,22 @@ func TestSettle(t *testing.T) {
 				t.Fatal(err)
 			}
 			ex := executor.NewLocal("lb")
-			rem := launchMarked(t, ex, d, "lb", "192.0.2.11:3306", tc.script)
+			release := filepath.Join(t.TempDir(), "sleep.pid")
+			script := strings.ReplaceAll(tc.script, `"$RELEASE"`, shell.Quote(release))
+			rem := launchMarked(t, ex, d, "lb", "192.0.2.11:3306", script)
 			for deadline := time.Now().Add(10 * time.Second); !strings.Contains(describe(mustProcs(t, ex, rem)), ": sleep "); time.Sleep(50 * time.Millisecond) {
 				if time.Now().After(deadline) {
 					t.Fatal("the step's sleep never started")
 				}
 			}
 			var lines []string
-			logf := func(f string, a ...any) { lines = append(lines, fmt.Sprintf(f, a...)) }
+			logf := func(f string, a ...any) {
+				line := fmt.Sprintf(f, a...)
+				lines = append(lines, line)
+				if strings.Contains(line, "waiting for it to end") {
+					releaseSleep(t, release)
+				}
+			}
 			got, err := Settle(context.Background(), d, c, tc.wait, logf)
 			if err != nil || got != tc.want {
 				t.Fatalf("Settle = %q, %v; want %q", got, err, tc.want)
@@ -213,5 +226,23 @@ func TestSettle(t *testing.T) {
 				t.Errorf("second Settle = %q, %v", got, err)
 			}
 		})
+	}
+}
+
+// releaseSleep ends the sleep whose pid the waited-for step wrote.
+func releaseSleep(t *testing.T, pidFile string) {
+	t.Helper()
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Errorf("the step's sleep pid: %v", err)
+		return
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Errorf("the step's sleep pid %q: %v", b, err)
+		return
+	}
+	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
+		t.Errorf("end the step's sleep %d: %v", pid, err)
 	}
 }
