@@ -51,7 +51,7 @@ func assertHostFactsInHead(t *testing.T, l *lab, dir string) {
 		want = model + " " + want
 	}
 	t.Logf("report.md's head:\n%s", head)
-	if !strings.Contains(head, want) || !strings.Contains(head, "GiB RAM; datadir ") || !strings.Contains(head, "\nRan ") {
+	if !strings.Contains(head, want) || !strings.Contains(head, "GiB RAM; datadir ") || !strings.Contains(head, "\nServers: ") {
 		t.Errorf("report.md's head lacks the hosts' hardware (%q):\n%s", want, head)
 	}
 }

@@ -50,8 +50,9 @@ func TestVerdictInnodbVsRocksdb(t *testing.T) {
 		// The head's setting lines: what was run, on what.
 		"\nWorkload pure-random-writes: tool=sysbench, test=oltp_insert,",
 		"table_size=5000, tables=2, threads=4, time_s=10",
-		" on cluster lab: MariaDB 10.11.",
-		"1 master + 2 slaves, semi-sync on; client sysbench 1.0.20",
+		"\nServers: MariaDB 10.11.",
+		" (master, 2 replicas), semi-sync on; ran ",
+		" on cluster lab; client sysbench 1.0.20",
 		"- Runs in the statistics: innodb n=3, rocksdb n=3",
 		"Durability and caches, rocksdb (master): innodb_flush_log_at_trx_commit=2 ",
 		"gtid_pos_auto_engines=ROCKSDB",

@@ -20,7 +20,7 @@ func newMatrixCmd(g *globalOptions) *cobra.Command {
 		knobs, sets                               []string
 		repeat, warmup                            int
 		dryRun, failFast, keepRemote, waitRunning bool
-		allowAsymmetry, aa                        bool
+		allowAsymmetry, allowMixed, aa            bool
 		noiseFloor                                string
 		stallLimit                                time.Duration
 		stacksFlag                                string
@@ -47,7 +47,12 @@ randomised block design: every configuration runs --repeat times on every
 cluster, in an order drawn per cluster from --seed (recorded in matrix.json),
 the clusters in parallel, and the report compares within clusters. A cluster
 that stops answering is taken out and its unfinished rounds move, whole, to
-the others (--fail-fast stops instead).`,
+the others (--fail-fast stops instead). Clusters whose servers differ in
+flavour or major.minor version (MariaDB and MySQL) are refused, before any
+host when their inventories name the flavour (mysql.flavor), else before
+the first cell: the report would compare the servers, not the
+configurations. --allow-mixed runs them and reports across them, labelled
+NOT COMPARABLE.`,
 		Example: `  orch matrix cluster.yaml --engines=innodb,tokudb --knobs=binlog_order_commits
   orch matrix -i inventories/lab.yaml --engines=innodb,rocksdb --knobs=sync_binlog=0,1 --repeat 2 \
       --workload pure-random-writes --tables 4 --threads 8 --time 20 --table-size 10000
@@ -96,7 +101,7 @@ the others (--fail-fast stops instead).`,
 			o := matrix.Options{Clusters: invs, Root: root, Resume: resuming, ResumeDir: resume,
 				Spec: matrix.Spec{Engines: engines, Knobs: knobs, Workload: workload, Repeat: repeat, WarmupS: given(cmd, "warmup", warmup),
 					Baseline: baseline, Overrides: over, AA: aa, Until: rule, RepeatSet: cmd.Flags().Changed("repeat")},
-				NoiseFloor: noiseFloor, AllowAsymmetry: allowAsymmetry, DryRun: dryRun, FailFast: failFast, KeepRemote: keepRemote,
+				NoiseFloor: noiseFloor, AllowAsymmetry: allowAsymmetry, AllowMixed: allowMixed, DryRun: dryRun, FailFast: failFast, KeepRemote: keepRemote,
 				WaitRunning: waitRunning, StallLimit: stallLimit, Stacks: stackMode, Version: buildVersion(), Command: os.Args,
 				Connect: g.connectInventory, Out: cmd.OutOrStdout(), Err: cmd.ErrOrStderr(), Terminal: isTerminal(cmd.ErrOrStderr()), Verbose: g.verbose}
 			if cmd.Flags().Changed("seed") {
@@ -123,6 +128,8 @@ the others (--fail-fast stops instead).`,
 	f.BoolVar(&keepRemote, "keep-remote", false, "keep each cell's working directory on the load box (removed once collected)")
 	f.BoolVar(&waitRunning, "wait-running", false, "--resume: let a benchmark the interrupted cell left running on the load box finish (default: stop it), then redo the cell")
 	f.BoolVar(&allowAsymmetry, "allow-asymmetry", false, "run although the configurations differ in durability beyond the matrix's axes, or a knob sets the durability, cache or IO of one engine only")
+	f.BoolVar(&allowMixed, "allow-mixed", false, "several clusters: run them although their servers differ in flavour or major.minor version, "+
+		"and report across them (labelled NOT COMPARABLE, as orch report --allow-mixed) instead of refusing")
 	f.BoolVar(&aa, "aa", false, "A/A: run the one configuration of --engines/--knobs twice, as arms (a) and (b), interleaved; the report states the cluster's noise floor")
 	f.StringVar(&noiseFloor, "noise-floor", matrix.NoiseFloorAuto, "A/A matrix whose noise floor the report holds verdicts against: DIR, auto (the newest finished A/A of the workload under --runs) or none")
 	f.StringVar(&root, "runs", "runs", "directory that holds run directories")

@@ -34,9 +34,10 @@ a folder that is neither a matrix nor a run directory is one configuration,
 labelled by the folder's name, each of its files (or run directories) a
 repetition (setup logs named *prepare* or *cleanup* are skipped). --label NAME=GLOB (repeatable) makes the inputs a glob matches
 the repetitions of NAME. A run given twice (a matrix and one of its own
-cells) is counted once. Runs whose workload
-parameters, client or topology differ are refused (naming the differences)
-unless --allow-mixed.
+cells) is counted once. Runs whose servers differ in flavour or
+major.minor version (MariaDB 10.11 vs MySQL 9.7), or whose workload
+parameters, client or topology differ, are refused (naming the
+differences) unless --allow-mixed.
 Each input becomes a configuration labelled by its directory or file name,
 unless a matrix labels its cells; repetitions of a label are summarised as
 mean, standard deviation and 95% confidence interval, and compared with the
@@ -121,7 +122,7 @@ into the input's directory when there is one input, else ./report (--out).`,
 	f.StringVar(&out, "out", "", "output directory (default: the input's directory when there is one input, else ./report)")
 	f.StringVar(&formats, "format", "md,html,csv", "outputs to write: md, html, csv (comma-separated)")
 	f.StringVar(&headline, "headline", report.HeadlineBoth, "what verdicts lead with: master (the master's rate), sustained (transactions / (run + replica catch-up)) or both")
-	f.BoolVar(&allowMixed, "allow-mixed", false, "compare runs whose workload parameters, client or topology differ (labelled in the report) instead of refusing")
+	f.BoolVar(&allowMixed, "allow-mixed", false, "compare runs whose servers (flavour or major.minor version), workload parameters, client or topology differ (labelled in the report) instead of refusing")
 	f.StringArrayVar(&labels, "label", nil, "NAME=GLOB: the files (or run directories) the glob matches are the repetitions of configuration NAME (repeatable; quote the glob)")
 	f.StringVar(&root, "runs", "runs", "directory that holds run directories (for the default input, runs/latest)")
 	f.StringVar(&noiseFloor, "noise-floor", "", "A/A matrix (orch matrix --aa) whose noise floor verdicts are held against (default: the one the matrix recorded)")

@@ -9,6 +9,7 @@ import (
 	"github.com/orch-bench/orch/orchestrator"
 	"github.com/orch-bench/orch/orchestrator/bench"
 	"github.com/orch-bench/orch/orchestrator/cluster"
+	"github.com/orch-bench/orch/orchestrator/flavor"
 	"github.com/orch-bench/orch/orchestrator/report"
 	"github.com/orch-bench/orch/orchestrator/runner"
 	"github.com/orch-bench/orch/orchestrator/server"
@@ -35,12 +36,16 @@ type Options struct {
 	// directory, NoiseFloorAuto or NoiseFloorNone.
 	NoiseFloor     string
 	AllowAsymmetry bool
-	DryRun         bool // print the plan and stop
-	FailFast       bool
-	KeepRemote     bool
-	WaitRunning    bool
-	StallLimit     time.Duration
-	Stacks         stacks.Mode
+	// AllowMixed runs clusters whose servers differ in flavour or
+	// major.minor version, and reports across them labelled NOT
+	// COMPARABLE, instead of refusing (mixed.go).
+	AllowMixed  bool
+	DryRun      bool // print the plan and stop
+	FailFast    bool
+	KeepRemote  bool
+	WaitRunning bool
+	StallLimit  time.Duration
+	Stacks      stacks.Mode
 	// Connect opens a cluster's sessions (the caller's SSH settings).
 	Connect func(ctx context.Context, inv *topology.Inventory) *cluster.Cluster
 	Version string
@@ -139,6 +144,11 @@ func (u *useCase) plan() (*Matrix, *bench.Workload, error) {
 	if u.multi {
 		for _, inv := range u.Clusters {
 			names = append(names, inv.Name)
+		}
+		if !u.AllowMixed {
+			if err := checkSameFlavor(u.Clusters); err != nil {
+				return nil, nil, err
+			}
 		}
 	}
 	m, err := u.build(names)
@@ -250,10 +260,13 @@ func (u *useCase) prober(inv *topology.Inventory) func(context.Context) error {
 }
 
 // validate checks the plan's knobs against every cluster that answers,
-// says which have no effect, and lints the plan for fairness where the
-// inventory did not name the flavour.
+// says which have no effect, lints the plan for fairness where the
+// inventory did not name the flavour, and refuses clusters of different
+// servers (unless AllowMixed).
 func (u *useCase) validate(ctx context.Context, m *Matrix, targets []Target) error {
 	checked := 0
+	var names []string
+	var servers []flavor.Server
 	for i, t := range targets {
 		if t.Cluster.ConnectErr() != nil {
 			continue
@@ -273,10 +286,14 @@ func (u *useCase) validate(ctx context.Context, m *Matrix, targets []Target) err
 				return err
 			}
 		}
+		names, servers = append(names, t.Name), append(servers, srv)
 		checked++
 	}
 	if checked == 0 {
 		return fmt.Errorf("matrix: no cluster can be reached: %w", targets[0].Cluster.ConnectErr())
+	}
+	if !u.AllowMixed {
+		return checkSameServers(names, servers)
 	}
 	return nil
 }

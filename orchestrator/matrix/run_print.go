@@ -115,7 +115,7 @@ func (u *useCase) writeEnd(m *Matrix) {
 // matrix directory, as `orch report DIR` would, and prints the verdicts.
 func (u *useCase) writeReport(dir string) error {
 	formats := []string{report.FormatMarkdown, report.FormatHTML, report.FormatCSV}
-	rep, paths, err := report.Generate([]string{dir}, dir, formats, report.Options{})
+	rep, paths, err := report.Generate([]string{dir}, dir, formats, report.Options{AllowMixed: u.AllowMixed})
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}

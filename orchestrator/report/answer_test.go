@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // answerTable is a table of a baseline and the given configurations, as
@@ -164,7 +165,7 @@ func TestAnswerReusesTheVerdictsFigures(t *testing.T) {
 		}
 	}
 	// Hosts not recorded in the demo's trimmed manifests: said so.
-	if s := rep.setting(tb); len(s) != 3 || !strings.HasPrefix(s[0], "Ran 2026-12-01 20:05-20:06 UTC on cluster lab: MariaDB 10.11.19, 1 master + 2 slaves, semi-sync on; client sysbench 1.0.20") {
+	if s := rep.setting(tb); len(s) != 3 || !strings.HasPrefix(s[0], "Servers: MariaDB 10.11.19 (master, 2 replicas), semi-sync on; ran 2026-12-01 20:05-20:06 UTC on cluster lab; client sysbench 1.0.20") {
 		t.Errorf("setting = %q", s)
 	}
 }
@@ -211,6 +212,44 @@ func TestAnswerSeveralTables(t *testing.T) {
 		}
 		if !strings.Contains(head, name+"\n\n- "+tb.answer()[0]+"\n") {
 			t.Errorf("report.md's head lacks %q and its answer:\n%s", name, head)
+		}
+	}
+}
+
+// The setting opens with the servers: one value when every server of the
+// runs agrees, else each with its hosts, by cluster over several; runs
+// without recorded servers fall back to their topology, parsed logs to
+// "Ran"/"Client".
+func TestServersLine(t *testing.T) {
+	start := time.Date(2026, 12, 1, 20, 5, 0, 0, time.UTC)
+	roles := map[string]string{"master": "master", "slave1": "slave", "slave2": "slave"}
+	run := func(cluster string, servers map[string]string) *Run {
+		return &Run{Bench: &Bench{Tool: "sysbench", Version: "1.0.20"}, Topology: "1 master + 2 slaves, semi-sync on", SemiSync: "semi-sync on",
+			Evidence: &Evidence{Start: start, Cluster: cluster, Servers: servers, Roles: roles}}
+	}
+	mysql := map[string]string{"master": "MySQL 9.7.4", "slave1": "MySQL 9.7.4", "slave2": "MySQL 9.7.4"}
+	maria := map[string]string{"master": "MariaDB 10.11.19", "slave1": "MariaDB 10.11.19", "slave2": "MariaDB 10.11.19"}
+	mixed := map[string]string{"master": "MariaDB 10.11.19", "slave1": "MariaDB 10.11.19", "slave2": "MySQL 9.7.4"}
+	parsed := &Run{Bench: &Bench{Tool: "sysbench", Version: "1.0.20"}}
+	for _, c := range []struct {
+		runs []*Run
+		want string
+	}{
+		{[]*Run{run("lab", mysql), run("lab", mysql)},
+			"Servers: MySQL 9.7.4 (master, 2 replicas), semi-sync on; ran 2026-12-01 20:05 UTC on cluster lab; client sysbench 1.0.20"},
+		{[]*Run{run("lab", mixed)},
+			"Servers: MariaDB 10.11.19 (master, 1 replica), MySQL 9.7.4 (1 replica), semi-sync on; ran 2026-12-01 20:05 UTC on cluster lab; client sysbench 1.0.20"},
+		{[]*Run{run("east", maria), run("west", mysql)},
+			"Servers: MariaDB 10.11.19 (east: master, 2 replicas), MySQL 9.7.4 (west: master, 2 replicas), semi-sync on; ran 2026-12-01 20:05 UTC on clusters east, west; client sysbench 1.0.20"},
+		{[]*Run{run("east", mysql), run("west", mysql)},
+			"Servers: MySQL 9.7.4 (east: master, 2 replicas; west: master, 2 replicas), semi-sync on; ran 2026-12-01 20:05 UTC on clusters east, west; client sysbench 1.0.20"},
+		{[]*Run{run("lab", nil)},
+			"Servers: 1 master + 2 slaves, semi-sync on (versions not recorded); ran 2026-12-01 20:05 UTC on cluster lab; client sysbench 1.0.20"},
+		{[]*Run{parsed}, "Client sysbench 1.0.20"},
+	} {
+		tb := &Table{Runs: c.runs}
+		if got := tb.serversLine(); got != c.want {
+			t.Errorf("serversLine =\n %q, want\n %q", got, c.want)
 		}
 	}
 }

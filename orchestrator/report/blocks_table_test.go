@@ -187,7 +187,7 @@ func TestReportOneClusterDesignIsPlain(t *testing.T) {
 		t.Fatal(err)
 	}
 	strip := func(s, dir string) string { // the inputs' paths differ, and the head names the design's cluster
-		return strings.ReplaceAll(strings.ReplaceAll(s, dir, "DIR"), " on cluster east:", " on cluster lab:")
+		return strings.ReplaceAll(strings.ReplaceAll(s, dir, "DIR"), " on cluster east;", " on cluster lab;")
 	}
 	if strip(a.String(), matrixDir) != strip(b.String(), dir) {
 		t.Errorf("one-cluster design changed the report:\n%s\n----\n%s", a.String(), b.String())

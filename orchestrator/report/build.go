@@ -25,8 +25,9 @@ type Options struct {
 	// Headline is the figure verdicts lead with: HeadlineMaster,
 	// HeadlineSustained or HeadlineBoth (the default, "").
 	Headline string
-	// AllowMixed compares runs whose workload parameters, client or
-	// topology differ (labelled as such) instead of refusing.
+	// AllowMixed compares runs whose servers (flavour or major.minor
+	// version), workload parameters, client or topology differ (labelled
+	// as such) instead of refusing.
 	AllowMixed bool
 	// NoiseFloor is an A/A matrix directory whose noise floor the verdicts
 	// are held against (default: the one the matrix names).

@@ -4,12 +4,15 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/orch-bench/orch/orchestrator/flavor"
 )
 
-// checkComparable refuses to compare runs of one table whose workload
-// parameters, client (tool and version) or topology differ: a ratio
-// between an 8-thread and a 128-thread run measures the workloads, not the
-// configurations. With allow, the report goes on and each table lists what
+// checkComparable refuses to compare runs of one table whose servers
+// (flavour and major.minor version), workload parameters, client (tool and
+// version) or topology differ: a ratio between an 8-thread and a
+// 128-thread run measures the workloads, not the configurations, and one
+// between MariaDB and MySQL the servers. With allow, the report goes on and each table lists what
 // differs (Table.Mixed) in its head.
 func (rep *Report) checkComparable(allow bool) error {
 	var all []string
@@ -27,13 +30,16 @@ func (rep *Report) checkComparable(allow bool) error {
 }
 
 // runAspects are what must match between the compared runs: each
-// effective workload parameter, the client and the topology. A run that
-// does not know an aspect (a parsed log has no topology) is not compared
-// on it.
+// effective workload parameter, the servers' flavour and major.minor
+// version, the client and the topology. A run that does not know an aspect
+// (a parsed log has no topology and no servers) is not compared on it.
 func runAspects(r *Run) map[string]string {
 	m := map[string]string{}
 	for _, p := range r.Params {
 		m[p.Name] = p.Value
+	}
+	if s := serverAspect(r.Evidence); s != "" {
+		m["server"] = s
 	}
 	if r.Bench != nil && r.Bench.Version != "" {
 		m["client"] = r.Bench.Tool + " " + r.Bench.Version
@@ -77,4 +83,34 @@ func (t *Table) differences() []string {
 		out = append(out, k+": "+strings.Join(parts, " vs "))
 	}
 	return out
+}
+
+// serverAspect is what a run's servers are for the comparison: each
+// distinct flavour and major.minor ("MariaDB 10.11, MySQL 9.7" when its
+// hosts differ), sorted; "" when the run did not record them. A patch
+// release is not an aspect: the head names it (serversText).
+func serverAspect(ev *Evidence) string {
+	if ev == nil {
+		return ""
+	}
+	seen := map[string]bool{}
+	for _, v := range ev.Servers {
+		seen[serverMinor(v)] = true
+	}
+	return strings.Join(sortedKeys(seen), ", ")
+}
+
+// serverMinor is a recorded server ("MySQL 9.7.4", flavor.Server's
+// String) without its patch release: "MySQL 9.7". A string it cannot read
+// is compared whole.
+func serverMinor(s string) string {
+	i := strings.LastIndexByte(s, ' ')
+	if i < 0 {
+		return s
+	}
+	v, err := flavor.ParseVersion(s[i+1:])
+	if err != nil {
+		return s
+	}
+	return fmt.Sprintf("%s %d.%d", s[:i], v.Major, v.Minor)
 }

@@ -44,8 +44,8 @@
 // the sustained cluster rate (work / (run + catch-up)); verdicts say "not
 // sustained" when the replicas did not keep up (replica.go, verdict.go).
 //
-// Runs whose workload parameters, client or topology differ are refused
-// (comparable.go) unless Options.AllowMixed; differences between the
+// Runs whose servers (flavour or major.minor version), workload
+// parameters, client or topology differ are refused (comparable.go) unless Options.AllowMixed; differences between the
 // configurations' server variables that change durability, caching or IO
 // are listed under the verdicts (fair.go, orchestrator/fairness).
 //

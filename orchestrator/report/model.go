@@ -65,9 +65,12 @@ type Run struct {
 	// tableMetric is the metric of the table the run is in.
 	tableMetric string
 	// Params are the workload's effective parameters and Topology the
-	// cluster it ran on, for the report's head and the comparability check.
+	// cluster it ran on, for the report's head and the comparability check;
+	// SemiSync is Topology's semi-sync state ("semi-sync on", "" when not
+	// monitored).
 	Params   []Param
 	Topology string
+	SemiSync string
 	// Data is what the tables held when the client started (bench.StartingData).
 	Data string
 }

@@ -89,12 +89,20 @@ func topologyText(hosts []hostDoc, monitored, semiSync bool) string {
 		return ""
 	}
 	s := fmt.Sprintf("%d master + %d slaves", masters, slaves)
-	if monitored {
-		if semiSync {
-			s += ", semi-sync on"
-		} else {
-			s += ", semi-sync off"
-		}
+	if ss := semiSyncText(monitored, semiSync); ss != "" {
+		s += ", " + ss
 	}
 	return s
+}
+
+// semiSyncText is "semi-sync on" or "semi-sync off" as the monitor saw it,
+// "" when the run was not monitored.
+func semiSyncText(monitored, semiSync bool) string {
+	switch {
+	case !monitored:
+		return ""
+	case semiSync:
+		return "semi-sync on"
+	}
+	return "semi-sync off"
 }

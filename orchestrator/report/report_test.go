@@ -291,7 +291,7 @@ func TestMarkdownTables(t *testing.T) {
 		"Warm-up: --warmup 2 s (given to orch matrix, matrix.json), the warm-up of every run; none detected.",
 		"Window: every figure of a run",
 		"\nWorkload pure-random-writes: tool=sysbench, test=oltp_insert,",
-		"\nRan 2026-11-29 22:09-22:10 UTC on cluster lab: MariaDB 10.11.19, 1 master + 2 slaves, semi-sync on; client sysbench 1.0.20",
+		"\nServers: MariaDB 10.11.19 (master, 2 replicas), semi-sync on; ran 2026-11-29 22:09-22:10 UTC on cluster lab; client sysbench 1.0.20",
 		"+ default_storage_engine = ROCKSDB",
 		"`rocksdb_flush_log_at_trx_commit`: 1 → 2",
 	} {

@@ -178,6 +178,7 @@ func readRunDir(dir string) (*Run, error) {
 	r.Params = workloadParams(man.Workload)
 	r.Data = startingData(man.Workload)
 	r.Topology = topologyText(man.Inventory.Hosts, res.Monitor != nil && res.Monitor.SemiSync != nil, r.Health.SemiSync)
+	r.SemiSync = semiSyncText(res.Monitor != nil && res.Monitor.SemiSync != nil, r.Health.SemiSync)
 	r.Evidence, err = readEvidence(dir, &man, roles)
 	if err != nil {
 		return nil, err

@@ -9,12 +9,12 @@ import (
 )
 
 // setting says what was run, on what, in three or four lines under the
-// answer: when and on which cluster (server flavour and version,
-// topology, client), the workload and its parameters, and the hosts'
-// hardware as their facts recorded it.
+// answer: the servers (flavour and version, roles, semi-sync), when and on
+// which cluster, the client; the workload and its parameters; and the
+// hosts' hardware as their facts recorded it.
 func (rep *Report) setting(t *Table) []string {
 	var out []string
-	if l := t.ranLine(); l != "" {
+	if l := t.serversLine(); l != "" {
 		out = append(out, l)
 	}
 	if first := t.firstRunWith(func(r *Run) bool { return len(r.Params) > 0 }); first != nil {
@@ -27,11 +27,17 @@ func (rep *Report) setting(t *Table) []string {
 	return append(out, t.hostLines()...)
 }
 
-// ranLine is "Ran 2026-12-01 20:05-20:06 UTC on cluster lab: MariaDB
-// 10.11.19, 1 master + 2 slaves, semi-sync on; client sysbench 1.0.20".
-func (t *Table) ranLine() string {
+// serversLine is "Servers: MySQL 9.7.4 (master, 2 replicas), semi-sync
+// on; ran 2026-12-01 20:05-20:06 UTC on cluster lab; client sysbench
+// 1.0.20": every server of the table's runs by flavour and version, one
+// value when they agree, else each with the hosts that ran it ("MariaDB
+// 10.11.19 (master, 1 replica), MySQL 9.7.4 (1 replica)"), by cluster when
+// the runs span several. Runs that recorded no servers show their
+// topology, else (parsed logs) the line starts with "Ran" or "Client".
+func (t *Table) serversLine() string {
 	var starts []time.Time
-	clusters, servers, topo, clients := map[string]bool{}, map[string]bool{}, map[string]bool{}, map[string]bool{}
+	clusters, semi, topo, clients := map[string]bool{}, map[string]bool{}, map[string]bool{}, map[string]bool{}
+	byServer := map[string][]serverHolder{}
 	for _, r := range t.Runs {
 		if r.Bench != nil && r.Bench.Version != "" {
 			clients[r.Bench.Tool+" "+r.Bench.Version] = true
@@ -39,23 +45,48 @@ func (t *Table) ranLine() string {
 		if r.Topology != "" {
 			topo[r.Topology] = true
 		}
-		if r.Cluster != "" {
-			clusters[r.Cluster] = true
+		if r.SemiSync != "" {
+			semi[r.SemiSync] = true
 		}
+		cluster := r.Cluster
 		if r.Evidence == nil {
+			if cluster != "" {
+				clusters[cluster] = true
+			}
 			continue
+		}
+		if cluster == "" {
+			cluster = r.Evidence.Cluster
+		}
+		if cluster != "" {
+			clusters[cluster] = true
 		}
 		if !r.Evidence.Start.IsZero() {
 			starts = append(starts, r.Evidence.Start.UTC())
 		}
-		if r.Evidence.Cluster != "" && r.Cluster == "" {
-			clusters[r.Evidence.Cluster] = true
-		}
-		for _, v := range r.Evidence.Servers {
-			servers[v] = true
+		for host, v := range r.Evidence.Servers {
+			h := serverHolder{cluster: cluster, host: host, role: r.Evidence.Roles[host]}
+			if !slices.Contains(byServer[v], h) {
+				byServer[v] = append(byServer[v], h)
+			}
 		}
 	}
 	var parts []string
+	switch {
+	case len(byServer) > 0:
+		vs := sortedKeys(byServer)
+		for i, v := range vs {
+			vs[i] = v + " (" + holdersText(byServer[v], len(clusters) > 1) + ")"
+		}
+		s := "Servers: " + strings.Join(vs, ", ")
+		if len(semi) > 0 {
+			s += ", " + strings.Join(sortedKeys(semi), ", ")
+		}
+		parts = append(parts, s)
+	case len(topo) > 0:
+		parts = append(parts, "Servers: "+strings.Join(sortedKeys(topo), "; ")+" (versions not recorded)")
+	}
+	var ran string
 	if len(starts) > 0 {
 		slices.SortFunc(starts, func(a, b time.Time) int { return a.Compare(b) })
 		lo, hi := starts[0], starts[len(starts)-1]
@@ -67,39 +98,75 @@ func (t *Table) ranLine() string {
 		default:
 			when += " to " + hi.Format("2006-01-02 15:04")
 		}
-		parts = append(parts, "Ran "+when+" UTC")
+		ran = "ran " + when + " UTC"
 	}
 	if len(clusters) > 0 {
 		word := "cluster "
 		if len(clusters) > 1 {
 			word = "clusters "
 		}
-		parts = append(parts, "on "+word+strings.Join(sortedKeys(clusters), ", "))
-	}
-	var what []string
-	if len(servers) > 0 {
-		what = append(what, strings.Join(sortedKeys(servers), ", "))
-	}
-	if len(topo) > 0 {
-		what = append(what, strings.Join(sortedKeys(topo), "; "))
-	}
-	s := strings.Join(parts, " ")
-	if len(what) > 0 {
-		if s != "" {
-			s += ": "
+		if ran == "" {
+			ran = "ran"
 		}
-		s += strings.Join(what, ", ")
+		ran += " on " + word + strings.Join(sortedKeys(clusters), ", ")
+	}
+	if ran != "" {
+		parts = append(parts, ran)
 	}
 	if len(clients) > 0 {
-		if s != "" {
-			s += "; "
-		}
-		s += "client " + strings.Join(sortedKeys(clients), ", ")
+		parts = append(parts, "client "+strings.Join(sortedKeys(clients), ", "))
 	}
+	s := strings.Join(parts, "; ")
 	if s == "" {
 		return ""
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// serverHolder is a host that ran a server, in its cluster, with its role.
+type serverHolder struct{ cluster, host, role string }
+
+// holdersText says which hosts ran a server, by role: "master, 2
+// replicas"; a host of no known role by name; with byCluster, each
+// cluster's: "east: master, 2 replicas; west: master, 2 replicas".
+func holdersText(hs []serverHolder, byCluster bool) string {
+	groups := map[string][]serverHolder{}
+	for _, h := range hs {
+		groups[h.cluster] = append(groups[h.cluster], h)
+	}
+	var out []string
+	for _, cl := range sortedKeys(groups) {
+		masters, replicas := 0, 0
+		var others []string
+		for _, h := range groups[cl] {
+			switch h.role {
+			case "master":
+				masters++
+			case "slave", "replica":
+				replicas++
+			default:
+				others = append(others, h.host)
+			}
+		}
+		var roles []string
+		switch {
+		case masters == 1:
+			roles = append(roles, "master")
+		case masters > 1:
+			roles = append(roles, plural(masters, "master"))
+		}
+		if replicas > 0 {
+			roles = append(roles, plural(replicas, "replica"))
+		}
+		slices.Sort(others)
+		roles = append(roles, others...)
+		s := strings.Join(roles, ", ")
+		if byCluster && cl != "" {
+			s = cl + ": " + s
+		}
+		out = append(out, s)
+	}
+	return strings.Join(out, "; ")
 }
 
 // hostLines describe the hosts of the baseline's first run with facts,

@@ -1,0 +1,94 @@
+package report
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// setServers rewrites the servers a run directory's manifest recorded.
+func setServers(t *testing.T, dir string, servers map[string]string) {
+	t.Helper()
+	p := filepath.Join(dir, "manifest.json")
+	var doc map[string]any
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	doc["servers"] = servers
+	if data, err = json.Marshal(doc); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Runs on MariaDB and on MySQL (or on two major.minor versions) compare
+// the servers, not the configurations: refused in one line naming both,
+// unless --allow-mixed, which labels the comparison. A patch release
+// apart is the same server.
+func TestRefusesMixedServers(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "02-rocksdb-r1"), filepath.Join(dir, "04-rocksdb-r2")
+	copyDir(t, filepath.Join(matrixDir, "cells", "02-rocksdb-r1"), a)
+	copyDir(t, filepath.Join(matrixDir, "cells", "04-rocksdb-r2"), b)
+	mysql := map[string]string{"master": "MySQL 9.7.4", "slave1": "MySQL 9.7.4", "slave2": "MySQL 9.7.4"}
+	setServers(t, b, mysql)
+
+	_, err := Build(mustLoad(t, a, b), Options{})
+	var ie *InputError
+	if !errors.As(err, &ie) {
+		t.Fatalf("MariaDB vs MySQL: err = %v, want an InputError", err)
+	}
+	want := "server: MariaDB 10.11 (02-rocksdb-r1) vs MySQL 9.7 (04-rocksdb-r2)"
+	if msg := err.Error(); !strings.Contains(msg, want) || !strings.Contains(msg, "--allow-mixed") || strings.Contains(msg, "\n") {
+		t.Errorf("err = %q, want one line with %q and --allow-mixed", msg, want)
+	}
+
+	rep, err := Build(mustLoad(t, a, b), Options{AllowMixed: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tb := rep.Tables[0]; len(tb.Mixed) != 1 || tb.Mixed[0] != want || !strings.Contains(tb.answer()[0], "NOT COMPARABLE, compared as asked (--allow-mixed): "+want) {
+		t.Errorf("allowed: mixed = %q, answer %q", tb.Mixed, tb.answer())
+	}
+
+	// Another minor version of one flavour: refused too.
+	setServers(t, b, map[string]string{"master": "MariaDB 10.6.21", "slave1": "MariaDB 10.6.21", "slave2": "MariaDB 10.6.21"})
+	if _, err := Build(mustLoad(t, a, b), Options{}); err == nil || !strings.Contains(err.Error(), "server: MariaDB 10.11 (02-rocksdb-r1) vs MariaDB 10.6 (04-rocksdb-r2)") {
+		t.Errorf("10.11 vs 10.6: err = %v", err)
+	}
+	// A patch release apart: compared.
+	setServers(t, b, map[string]string{"master": "MariaDB 10.11.20", "slave1": "MariaDB 10.11.20", "slave2": "MariaDB 10.11.20"})
+	if _, err := Build(mustLoad(t, a, b), Options{}); err != nil {
+		t.Errorf("10.11.19 vs 10.11.20 refused: %v", err)
+	}
+}
+
+func TestServerMinor(t *testing.T) {
+	for in, want := range map[string]string{
+		"MySQL 9.7.4":           "MySQL 9.7",
+		"MariaDB 10.11.19":      "MariaDB 10.11",
+		"Percona Server 8.0.36": "Percona Server 8.0",
+		"something odd":         "something odd",
+		"MySQL":                 "MySQL",
+	} {
+		if got := serverMinor(in); got != want {
+			t.Errorf("serverMinor(%q) = %q, want %q", in, got, want)
+		}
+	}
+	ev := &Evidence{Servers: map[string]string{"master": "MySQL 9.7.4", "slave1": "MariaDB 10.11.19", "slave2": "MySQL 9.7.5"}}
+	if got := serverAspect(ev); got != "MariaDB 10.11, MySQL 9.7" {
+		t.Errorf("serverAspect = %q", got)
+	}
+	if got := serverAspect(nil); got != "" {
+		t.Errorf("serverAspect(nil) = %q", got)
+	}
+}
