@@ -90,7 +90,24 @@ func lagText(s, tx float64) string {
 	if math.IsNaN(s) && math.IsNaN(tx) {
 		return "—"
 	}
-	return num(s, 1) + " s / " + num(tx, 0) + " tx"
+	return lagSecs(s, tx) + " s / " + num(tx, 0) + " tx"
+}
+
+// lagSecs formats a replica lag in seconds read from Seconds_Behind_Master,
+// a whole-second counter, at its resolution: "3" (never "3.0"), "<1" when
+// the slave was transactions behind but the counter read 0 (a 0.5 s lag
+// is not 0), "0" only with no transaction behind; a mean over runs that is
+// not whole keeps one decimal ("0.5").
+func lagSecs(s, tx float64) string {
+	switch {
+	case math.IsNaN(s) || math.IsInf(s, 0):
+		return "—"
+	case s == 0 && tx > 0:
+		return "<1"
+	case s == math.Trunc(s):
+		return num(s, 0)
+	}
+	return num(s, 1)
 }
 
 // semiText is the semi-sync health: async fallback time and commits made

@@ -98,3 +98,23 @@ func TestSlapVerdictLowerIsBetter(t *testing.T) {
 		t.Errorf("verdict = %q, want %q", got, want)
 	}
 }
+
+// Lag seconds come from Seconds_Behind_Master, whole seconds: they gain no
+// decimal, and 0 with transactions behind reads "<1", never "0.0".
+func TestLagSeconds(t *testing.T) {
+	for _, c := range []struct {
+		s, tx float64
+		want  string
+	}{
+		{0, 1667, "<1 s / 1667 tx"},
+		{1, 5370, "1 s / 5370 tx"},
+		{0, 0, "0 s / 0 tx"},
+		{0.5, 400, "0.5 s / 400 tx"}, // a mean of runs' 0 and 1
+		{math.NaN(), 12, "— s / 12 tx"},
+		{math.NaN(), math.NaN(), "—"},
+	} {
+		if got := lagText(c.s, c.tx); got != c.want {
+			t.Errorf("lagText(%v, %v) = %q, want %q", c.s, c.tx, got, c.want)
+		}
+	}
+}
