@@ -98,15 +98,15 @@ func (t *Table) ratioPhrase(base, g *Group) string {
 	return master + ", " + sustained
 }
 
-// ciPhrase is " [0.76, 0.82]", " [CI unbounded]" or "" (too few runs).
+// ciPhrase is " [0.760, 0.820]" (the ratio's digits, Ratio), " [CI unbounded]" or "" (too few runs).
 func ciPhrase(ci *RatioCI, err error) string {
 	switch {
 	case ci != nil:
 		// Rates are never negative: a lower bound below 0 (the numerator's
 		// mean not significantly above 0) reads as 0.
-		s := fmt.Sprintf(" [%.2f, %.2f]", math.Max(0, ci.Low), ci.High)
+		s := " [" + sig(math.Max(0, ci.Low), ratioDigits) + ", " + sig(ci.High, ratioDigits) + "]"
 		if ci.Level > 0 && ci.Level < Alpha {
-			s = fmt.Sprintf(" [%.2f, %.2f] (%s CI, Holm)", math.Max(0, ci.Low), ci.High, confidence(ci.Level))
+			s += " (" + confidence(ci.Level) + " CI, Holm)"
 		}
 		return s
 	case errors.Is(err, ErrUnbounded):

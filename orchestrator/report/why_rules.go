@@ -139,9 +139,6 @@ func ratioText(v, b float64) string {
 	if b == 0 {
 		return "from 0 to"
 	}
-	if r := v / b; r < 0.095 {
-		return fmt.Sprintf("%.3fx", r) // 0.00x would read as nothing
-	}
 	return Ratio(v / b)
 }
 

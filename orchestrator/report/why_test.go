@@ -49,8 +49,8 @@ func TestAttributionCPUBound(t *testing.T) {
 		c.TPS, c.CPUUs, c.ServerCPU, c.HostCPU, c.DiskBusy, c.Fsync = 4740, 412, 0.97, 0.98, 0.1, 1.01
 	}))
 	got := attribution(base, g)
-	for _, want := range []string{"rocksdb: 0.79x innodb.", "Master CPU saturated in both (98%, 99% of 2 cores)",
-		"rocksdb used 1.27x CPU per transaction (412 vs 325 us), which alone predicts 0.79x."} {
+	for _, want := range []string{"rocksdb: 0.790x innodb.", "Master CPU saturated in both (98%, 99% of 2 cores)",
+		"rocksdb used 1.27x CPU per transaction (412 vs 325 us), which alone predicts 0.789x."} {
 		if !strings.Contains(got, want) {
 			t.Errorf("sentence lacks %q:\n%s", want, got)
 		}
@@ -61,7 +61,7 @@ func TestAttributionCPUBound(t *testing.T) {
 	// The same CPU cost with twice the throughput loss: the cost explains
 	// only part of it.
 	g.Ratio, g.Master().TPS = 0.5, 3000
-	if got := attribution(base, g); !strings.Contains(got, "predicts 0.79x, not the 0.50x measured; what else moved: master disk 10% vs 20% busy.") {
+	if got := attribution(base, g); !strings.Contains(got, "predicts 0.789x, not the 0.500x measured; what else moved: master disk 10% vs 20% busy.") {
 		t.Errorf("prediction off by far, not said: %s", got)
 	}
 }
@@ -77,7 +77,7 @@ func TestAttributionNamesFsyncs(t *testing.T) {
 	}))
 	got := attribution(base, g)
 	for _, want := range []string{"Master not saturated (CPU 60% vs 40% of 2 cores, disk 20% vs 50% busy)",
-		"the largest per-transaction difference: 0.017x fsyncs per transaction (0.0200 vs 1.20; InnoDB 0.0200)"} {
+		"the largest per-transaction difference: 0.0167x fsyncs per transaction (0.0200 vs 1.20; InnoDB 0.0200)"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("sentence lacks %q:\n%s", want, got)
 		}
@@ -118,7 +118,7 @@ func TestAttributionSlavesAndStacks(t *testing.T) {
 	base.Profiles["slave"], g.Profiles["slave"] = slaveProfile(0), slaveProfile(3)
 	got := attribution(base, g)
 	for _, want := range []string{
-		"Slaves: rocksdb applied 0.25x (250 vs 1000 tx/s) with 2000.00x fsyncs per applied transaction (2.00 vs 0.00100)",
+		"Slaves: rocksdb applied 0.250x (250 vs 1000 tx/s) with 2,000x fsyncs per applied transaction (2.00 vs 0.00100)",
 		"they fell behind the master (250 of 1000 tx/s committed), disk-bound.",
 		// Grew by 40 points along one chain: the innermost server frame.
 		"Stacks (master): `MYSQL_BIN_LOG::ordered_commit` in 50% of thread samples (innodb 10%).",
@@ -312,7 +312,7 @@ func TestWhyHTML(t *testing.T) {
 	if why < 0 || !(verdicts < why && why < configs) {
 		t.Errorf("the section is missing or not under the verdicts (verdicts %d, why %d, configurations %d)", verdicts, why, configs)
 	}
-	for _, want := range []string{`<td class="marked"`, "<h4>Per transaction</h4>", "<h4>Utilisation and saturation (USE)</h4>", "rocksdb: 0.58x innodb."} {
+	for _, want := range []string{`<td class="marked"`, "<h4>Per transaction</h4>", "<h4>Utilisation and saturation (USE)</h4>", "rocksdb: 0.584x innodb."} {
 		if !strings.Contains(page, want) {
 			t.Errorf("report.html lacks %q", want)
 		}
