@@ -177,7 +177,18 @@ func secs(v float64) string {
 	return fmt.Sprintf("%.0f s", v)
 }
 
-// pct formats a fraction as a percentage: "7.2%".
+// pctFixed formats a measured fraction as a percentage with one decimal,
+// always: "7.2%", "7.0%", so that a column or a sentence of measurements
+// never has "7%" beside "17.1%".
+func pctFixed(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "—"
+	}
+	return fmt.Sprintf("%.1f", 100*v) + "%"
+}
+
+// pct formats a fraction as a percentage, a round one without its
+// decimal: "7.2%", "5%" (a rule's threshold; a CV).
 func pct(v float64) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return "—"

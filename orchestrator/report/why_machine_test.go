@@ -35,11 +35,11 @@ func TestSharedMachineSaturated(t *testing.T) {
 	g.Hosts[0].CPUUs = base.Hosts[0].CPUUs * 1.1
 	got := attribution(base, g)
 	for _, want := range []string{
-		"The machine (shared by 4 hosts) is saturated in both (CPU 98% vs 97% busy of 2 cores; " +
-			"rocksdb: servers 52% (the master's 22%), client 20%, orch's sampling 4%, everything else 22%; " +
-			"innodb: servers 63% (the master's 33%), client 20%, orch's sampling 4%, everything else 10%), master disk 20% vs 20% busy",
-		"which alone predicts 0.909x, not the 0.660x measured; what else moved: everything else on the machine 22% vs 10% of the cores (2.20x), " +
-			"the master's server got 22% vs 33% of the cores (0.667x)",
+		"The machine (shared by 4 hosts) is saturated in both (CPU 98.0% vs 97.0% busy of 2 cores; " +
+			"rocksdb: servers 52.0% (the master's 22.0%), client 20.0%, orch's sampling 4.0%, everything else 22.0%; " +
+			"innodb: servers 63.0% (the master's 33.0%), client 20.0%, orch's sampling 4.0%, everything else 10.0%), master disk 20.0% vs 20.0% busy",
+		"which alone predicts 0.909x, not the 0.660x measured; what else moved: everything else on the machine 22.0% vs 10.0% of the cores (2.20x), " +
+			"the master's server got 22.0% vs 33.0% of the cores (0.667x)",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("sentence lacks %q:\n%s", want, got)
@@ -55,7 +55,7 @@ func TestSharedMachineSaturated(t *testing.T) {
 	if strings.Contains(got, "Master CPU") {
 		t.Errorf("a shared kernel's CPU called the master's: %s", got)
 	}
-	if line := baselineLine(base); !strings.HasPrefix(line, "innodb (baseline): the machine (shared by 4 hosts) is saturated (CPU 97% busy of 2 cores: servers 63%") {
+	if line := baselineLine(base); !strings.HasPrefix(line, "innodb (baseline): the machine (shared by 4 hosts) is saturated (CPU 97.0% busy of 2 cores: servers 63.0%") {
 		t.Errorf("baseline line: %s", line)
 	}
 	w := &Why{Groups: []*GroupWhy{base, g}, Base: base}
@@ -66,7 +66,7 @@ func TestSharedMachineSaturated(t *testing.T) {
 			if r[2] != "shared by master, slave1, slave2, loadbox" || !strings.HasPrefix(r[11], "the machine (shared by 4 hosts) is saturated: servers ") {
 				t.Errorf("machine row %q", r)
 			}
-		} else if r[2] != "loadbox" && r[5] != "97% (machine)" && r[5] != "98% (machine)" {
+		} else if r[2] != "loadbox" && r[5] != "97.0% (machine)" && r[5] != "98.0% (machine)" {
 			t.Errorf("host row's busy is not marked the machine's: %q", r)
 		}
 		if strings.Contains(r[11], "CPU-bound") {
@@ -89,7 +89,7 @@ func TestSeparateHostsStayPerHost(t *testing.T) {
 		g := labGroup("rocksdb", 0.79, kernel, 0.96, 0.15, 0.20, 0.97)
 		g.Hosts[0].CPUUs = base.Hosts[0].CPUUs / 0.79
 		got := attribution(base, g)
-		if !strings.Contains(got, "Master CPU saturated in both (97%, 98% of 2 cores)") || strings.Contains(got, "machine") {
+		if !strings.Contains(got, "Master CPU saturated in both (97.0%, 98.0% of 2 cores)") || strings.Contains(got, "machine") {
 			t.Errorf("%s: %s", name, got)
 		}
 		w := &Why{Groups: []*GroupWhy{base, g}, Base: base}

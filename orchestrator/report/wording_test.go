@@ -137,3 +137,30 @@ func TestLagSeconds(t *testing.T) {
 		}
 	}
 }
+
+// A measured percentage keeps its decimal, so a column never has "7%"
+// beside "17.1%"; a rule's threshold is a round figure.
+func TestPctFixedDecimal(t *testing.T) {
+	if got := pctFixed(0.07) + " " + pctFixed(0.171) + " " + pctFixed(0); got != "7.0% 17.1% 0.0%" {
+		t.Errorf("pctFixed = %q", got)
+	}
+	if got := pct(0.05) + " " + pct(0.025); got != "5% 2.5%" {
+		t.Errorf("pct = %q", got)
+	}
+	if got := small(9.996, 3) + " " + small(0.00119, 3); got != "10.0 0.00119" {
+		t.Errorf("small = %q", got)
+	}
+}
+
+// The baseline's sentence gives the per-transaction figures with the
+// table's digits and leaves out what was not measured (no "—" busy).
+func TestBaselineLineMeasuredOnly(t *testing.T) {
+	m := cost("master", "master", func(c *Cost) { c.Fsync = 0.001748 })
+	if got, want := baselineLine(group("innodb", 1, m)), "innodb (baseline): master utilisation not measured; 0.00175 fsyncs per transaction."; got != want {
+		t.Errorf("baseline line:\n got %q\nwant %q", got, want)
+	}
+	m.HostCPU, m.ServerCPU, m.DiskBusy, m.CPUUs = 0.934, 0.416, 0.065, 86.31
+	if got, want := baselineLine(group("innodb", 1, m)), "innodb (baseline): master host CPU 93.4% busy (the server 41.6% of 2 cores), disk 6.5% busy; 86.3 us CPU, 0.00175 fsyncs per transaction."; got != want {
+		t.Errorf("baseline line:\n got %q\nwant %q", got, want)
+	}
+}
