@@ -64,7 +64,7 @@ func TestMatrixAA(t *testing.T) {
 	}
 
 	// The noise floor: ratio, CI and n in report.md and on stdout.
-	line := regexp.MustCompile(`A/A: (\d+\.\d\d)x \[(\d+\.\d\d), (\d+\.\d\d)\] \(n=3 each, p[=<][0-9.]+\): the noise floor of this cluster for pure-random-writes`)
+	line := regexp.MustCompile(`A/A: (\d+\.\d+)x \[(\d+\.\d+), (\d+\.\d+)\] \(n=3 each, p[=<][0-9.]+\): the noise floor of this cluster for pure-random-writes`)
 	md := string(mustRead(t, filepath.Join(dir, "report.md")))
 	got := line.FindStringSubmatch(md)
 	if got == nil {

@@ -160,7 +160,7 @@ func (res *Result) checkGroup(label string, rs, base []*run, isBase bool, row ma
 		res.near(l+"ratio ci95 low", row["ratio_ci95_low"], lo, 0)
 		res.near(l+"ratio ci95 high", row["ratio_ci95_high"], hi, 0)
 	}
-	// The verdict's own figures, as printed (two decimals).
+	// The verdict's own figures, as printed (three significant digits).
 	if m := verdictRatios.FindStringSubmatch(row["verdict"]); m != nil {
 		res.near(l+"verdict ratio", m[1], ratio, 0.005)
 	} else {

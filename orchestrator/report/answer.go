@@ -172,7 +172,7 @@ func pctChange(r float64) string {
 	if math.IsNaN(r) || math.IsInf(r, 0) {
 		return "n/a"
 	}
-	v, _ := strconv.ParseFloat(strconv.FormatFloat(r, 'f', 2, 64), 64)
+	v, _ := strconv.ParseFloat(strings.ReplaceAll(strings.TrimSuffix(Ratio(r), "x"), ",", ""), 64)
 	d := math.Round(100*v) - 100
 	if d == 0 {
 		return "±0%"

@@ -121,7 +121,7 @@ func TestAnswerReplicasBehind(t *testing.T) {
 	g := &Group{Label: "rocksdb", Rate: Sample{N: 3, Mean: 2765}, Ratio: 0.79, Test: &TTest{P: 0.003},
 		Stats: Stats{Replica: behind, KeptUp: false, RatioCI: &RatioCI{Low: 0.76, High: 0.82},
 			SustainedRatio: 0.45, SustainedCI: &RatioCI{Low: 0.41, High: 0.49}, ApplyRatio: 0.25}}
-	want := "Replicas: did NOT keep up: rocksdb (lag grew 2.6k tx/s, catch-up 38 s); rocksdb sustained 0.45x [0.41, 0.49]; applied vs innodb: rocksdb 0.25x"
+	want := "Replicas: did NOT keep up: rocksdb (lag grew 2.6k tx/s, catch-up 38 s); rocksdb sustained 0.450x [0.410, 0.490]; applied vs innodb: rocksdb 0.250x"
 	tb := answerTable(base, g)
 	if got := tb.replicaLine(); got != want {
 		t.Errorf("replica line:\n got %q\nwant %q", got, want)

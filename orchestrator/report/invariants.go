@@ -44,7 +44,7 @@ func (t *Table) checkInvariants(r *Run) {
 	}
 	if tps, how := r.Bench.steady(metricTPS, r.Win); how == "intervals" && f.MasterTxPS > 0 && tps > 0 {
 		if gap := math.Abs(tps/f.MasterTxPS - 1); gap > MaxClientServerGap {
-			r.Flags = append(r.Flags, fmt.Sprintf("client %s tps vs master %s tx/s in the window (%s apart)", num(tps, 0), num(f.MasterTxPS, 0), pct(gap)))
+			r.Flags = append(r.Flags, fmt.Sprintf("client %s tps vs master %s tx/s in the window (%s apart)", num(tps, 0), num(f.MasterTxPS, 0), pctFixed(gap)))
 		}
 	}
 	for _, rp := range r.Replicas {

@@ -63,6 +63,7 @@ func (rep *Report) preamble(code func(string) string) []string {
 		"Steady-state rate: the mean of the client's per-second interval rates in the window; the tool's final figure when it printed none. "+
 			"Latency columns are the client's whole-run summary (warm-up included: sysbench prints no latency distribution per window), "+
 			"labelled so; a configuration's avg and pNN are the mean of its runs', its max the largest of its runs'. "+
+			"Lag in seconds is the slaves' Seconds_Behind_Master, a whole-second counter: <1 s is a slave transactions behind while it read 0. "+
 			"Invariants checked per run (flagged in the Runs table and results.csv, never averaged silently): every interval printed, "+
 			"sustained <= steady, the client's and the master's rates agree, catch-up consistent with the final lag and the apply rates seen.",
 		fmt.Sprintf("Statistics: over the runs that ended ok; sd is the sample standard deviation, the 95%% CI of a mean uses Student's t; "+

@@ -36,7 +36,7 @@ func TestMeasureFloorHandComputed(t *testing.T) {
 	if math.Abs(f.CI.Low-0.925476) > 1e-5 || math.Abs(f.CI.High-1.074524) > 1e-5 || f.Ratio != 1 || f.NA != 3 || f.NB != 3 {
 		t.Errorf("floor %.6f [%.6f, %.6f] n=%d/%d, want 1 [0.925476, 1.074524] n=3/3", f.Ratio, f.CI.Low, f.CI.High, f.NA, f.NB)
 	}
-	want := "A/A: 1.00x [0.93, 1.07] (n=3 each, p=1): the noise floor of this cluster for pure-random-writes (writes/s)"
+	want := "A/A: 1.00x [0.925, 1.07] (n=3 each, p=1): the noise floor of this cluster for pure-random-writes (writes/s)"
 	if b.Verdict != want || f.Line() != want {
 		t.Errorf("line %q\nwant %q", b.Verdict, want)
 	}
@@ -67,7 +67,7 @@ func TestUseFloor(t *testing.T) {
 	if u == nil || u.NotApplicable != "" {
 		t.Fatalf("floor not applied: %+v", u)
 	}
-	phrase := "; inside the noise floor measured by A/A (2026-12-01T120000Z-matrix-w, 2026-12-01): 1.01x [0.97, 1.05]"
+	phrase := "; inside the noise floor measured by A/A (2026-12-01T120000Z-matrix-w, 2026-12-01): 1.01x [0.970, 1.05]"
 	if in.Verdict != "knob=1: verdict"+phrase || !in.InsideFloor {
 		t.Errorf("1.02 inside [0.97, 1.05]: %q", in.Verdict)
 	}
@@ -77,7 +77,7 @@ func TestUseFloor(t *testing.T) {
 	if out.InsideFloor || out.Verdict != "knob=3: verdict" {
 		t.Errorf("1.10 outside [0.97, 1.05]: %q", out.Verdict)
 	}
-	if n := u.note(); n != "Noise floor (A/A 2026-12-01T120000Z-matrix-w, 3+3 runs): 1.01x [0.97, 1.05]; a verdict whose ratio lies inside it says so" {
+	if n := u.note(); n != "Noise floor (A/A 2026-12-01T120000Z-matrix-w, 3+3 runs): 1.01x [0.970, 1.05]; a verdict whose ratio lies inside it says so" {
 		t.Errorf("note %q", n)
 	}
 

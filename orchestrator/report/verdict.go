@@ -98,15 +98,15 @@ func (t *Table) ratioPhrase(base, g *Group) string {
 	return master + ", " + sustained
 }
 
-// ciPhrase is " [0.76, 0.82]", " [CI unbounded]" or "" (too few runs).
+// ciPhrase is " [0.760, 0.820]" (the ratio's digits, Ratio), " [CI unbounded]" or "" (too few runs).
 func ciPhrase(ci *RatioCI, err error) string {
 	switch {
 	case ci != nil:
 		// Rates are never negative: a lower bound below 0 (the numerator's
 		// mean not significantly above 0) reads as 0.
-		s := fmt.Sprintf(" [%.2f, %.2f]", math.Max(0, ci.Low), ci.High)
+		s := " [" + sig(math.Max(0, ci.Low), ratioDigits) + ", " + sig(ci.High, ratioDigits) + "]"
 		if ci.Level > 0 && ci.Level < Alpha {
-			s = fmt.Sprintf(" [%.2f, %.2f] (%s CI, Holm)", math.Max(0, ci.Low), ci.High, confidence(ci.Level))
+			s += " (" + confidence(ci.Level) + " CI, Holm)"
 		}
 		return s
 	case errors.Is(err, ErrUnbounded):
@@ -177,7 +177,18 @@ func secs(v float64) string {
 	return fmt.Sprintf("%.0f s", v)
 }
 
-// pct formats a fraction as a percentage: "7.2%".
+// pctFixed formats a measured fraction as a percentage with one decimal,
+// always: "7.2%", "7.0%", so that a column or a sentence of measurements
+// never has "7%" beside "17.1%".
+func pctFixed(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "—"
+	}
+	return fmt.Sprintf("%.1f", 100*v) + "%"
+}
+
+// pct formats a fraction as a percentage, a round one without its
+// decimal: "7.2%", "5%" (a rule's threshold; a CV).
 func pct(v float64) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return "—"

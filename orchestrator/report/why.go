@@ -68,15 +68,19 @@ type metric struct {
 	prec             int // significant digits
 }
 
+// costDigits are the significant digits of a per-transaction cost, in the
+// table and in the sentences.
+const costDigits = 3
+
 var metrics = []metric{
-	{"cpu_us_per_tx", "CPU", "us", func(c *Cost) float64 { return c.CPUUs }, 1, 3},
-	{"cs_per_tx", "context switches", "", func(c *Cost) float64 { return c.CS }, 0.1, 3},
-	{"read_kib_per_tx", "KiB read from storage", "KiB", func(c *Cost) float64 { return c.ReadKiB }, 0.1, 3},
-	{"write_kib_per_tx", "KiB written to storage", "KiB", func(c *Cost) float64 { return c.WriteKiB }, 0.1, 3},
-	{"fsync_per_tx", "fsyncs", "", func(c *Cost) float64 { return c.Fsync }, 0.01, 3},
-	{"binlog_bytes_per_tx", "binlog bytes", "B", func(c *Cost) float64 { return c.BinlogBytes }, 10, 3},
+	{"cpu_us_per_tx", "CPU", "us", func(c *Cost) float64 { return c.CPUUs }, 1, costDigits},
+	{"cs_per_tx", "context switches", "", func(c *Cost) float64 { return c.CS }, 0.1, costDigits},
+	{"read_kib_per_tx", "KiB read from storage", "KiB", func(c *Cost) float64 { return c.ReadKiB }, 0.1, costDigits},
+	{"write_kib_per_tx", "KiB written to storage", "KiB", func(c *Cost) float64 { return c.WriteKiB }, 0.1, costDigits},
+	{"fsync_per_tx", "fsyncs", "", func(c *Cost) float64 { return c.Fsync }, 0.01, costDigits},
+	{"binlog_bytes_per_tx", "binlog bytes", "B", func(c *Cost) float64 { return c.BinlogBytes }, 10, costDigits},
 	// A share, not a count: no "per transaction" after its words.
-	{"semisync_wait_frac", "share of commit time waiting for the semi-sync ACK", "", func(c *Cost) float64 { return c.SemisyncShare }, 0.01, 3},
+	{"semisync_wait_frac", "share of commit time waiting for the semi-sync ACK", "", func(c *Cost) float64 { return c.SemisyncShare }, 0.01, costDigits},
 }
 
 // fsyncCounters are the mysql.csv rate columns whose sum is fsync_per_tx

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/orch-bench/orch/orchestrator/stacks"
@@ -150,6 +151,11 @@ func small(v float64, prec int) string {
 		return "0"
 	}
 	d := prec - 1 - int(math.Floor(math.Log10(math.Abs(v))))
+	if d > 0 {
+		// Rounded first: 9.996 at 3 digits is 10.0, not 10.00.
+		v, _ = strconv.ParseFloat(strconv.FormatFloat(v, 'g', prec, 64), 64)
+		d = prec - 1 - int(math.Floor(math.Log10(math.Abs(v))))
+	}
 	return num(v, max(0, d))
 }
 
@@ -184,7 +190,7 @@ func (w *Why) topStacks() []topStacks {
 				ts.Title += fmt.Sprintf(", longest server pause %.0f ms", *p.MaxPauseMs)
 			}
 			for _, s := range shown(p) {
-				ts.Rows = append(ts.Rows, [2]string{pct(float64(s.Count) / float64(p.Samples)), key(s.Frames)})
+				ts.Rows = append(ts.Rows, [2]string{pctFixed(float64(s.Count) / float64(p.Samples)), key(s.Frames)})
 			}
 			out = append(out, ts)
 		}

@@ -11,7 +11,7 @@ func TestWhyRowPerLoadBox(t *testing.T) {
 	busy := cost("loadbox", "loadbox", func(x *Cost) { x.ClientCPU, x.BoxCPU, x.BoxRunQueue = 0.95, 0.97, 1 })
 	idle := cost("loadbox2", "loadbox", func(x *Cost) { x.ClientCPU, x.BoxCPU, x.BoxRunQueue = 0.3, 0.4, 1 })
 	g := group("b", 1.1, cost("master", "master", func(c *Cost) {}), busy, idle)
-	if !g.ClientBound || g.ClientWhy != "loadbox: client 95% of 2 cores" || g.LoadBox != busy {
+	if !g.ClientBound || g.ClientWhy != "loadbox: client 95.0% of 2 cores" || g.LoadBox != busy {
 		t.Errorf("client-bound %v %q, first load box %v", g.ClientBound, g.ClientWhy, g.LoadBox)
 	}
 	w := &Why{Groups: []*GroupWhy{g}, Base: g}
@@ -25,7 +25,7 @@ func TestWhyRowPerLoadBox(t *testing.T) {
 		t.Errorf("load box rows and flags: %q", flags)
 	}
 	base := group("a", 1, cost("master", "master", func(c *Cost) {}))
-	if got := attribution(base, g); !strings.Contains(got, "(loadbox: client 95% of 2 cores)") {
+	if got := attribution(base, g); !strings.Contains(got, "(loadbox: client 95.0% of 2 cores)") {
 		t.Errorf("the sentence does not name the saturated load box: %s", got)
 	}
 }

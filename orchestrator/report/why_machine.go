@@ -112,22 +112,22 @@ func (m *machine) Other() float64 {
 func (m *machine) split() string {
 	var parts []string
 	if !math.IsNaN(m.Servers) {
-		s := "servers " + pct(m.Servers)
+		s := "servers " + pctFixed(m.Servers)
 		if !math.IsNaN(m.Master) {
-			s += " (the master's " + pct(m.Master) + ")"
+			s += " (the master's " + pctFixed(m.Master) + ")"
 		}
 		parts = append(parts, s)
 	}
 	if m.HasClient && !math.IsNaN(m.Client) {
-		parts = append(parts, "client "+pct(m.Client))
+		parts = append(parts, "client "+pctFixed(m.Client))
 	}
 	if !math.IsNaN(m.Sampler) {
-		parts = append(parts, "orch's sampling "+pct(m.Sampler))
+		parts = append(parts, "orch's sampling "+pctFixed(m.Sampler))
 	}
 	if !math.IsNaN(m.IOWait) && m.IOWait >= 0.005 {
-		parts = append(parts, "iowait "+pct(m.IOWait))
+		parts = append(parts, "iowait "+pctFixed(m.IOWait))
 	}
-	parts = append(parts, "everything else "+pct(m.Other()))
+	parts = append(parts, "everything else "+pctFixed(m.Other()))
 	return strings.Join(parts, ", ")
 }
 
@@ -149,9 +149,9 @@ func machineCPU(base, g *GroupWhy, bm, m *Cost) (string, bool) {
 		state = "is saturated in " + base.Label + " (the baseline) only"
 	}
 	s := fmt.Sprintf("%s %s (CPU %s vs %s busy of %s cores; %s: %s; %s: %s)", capitalize(mm.name()), state,
-		pct(mm.Busy), pct(bmm.Busy), num(mm.NCPU, 0), g.Label, mm.split(), base.Label, bmm.split())
+		pctFixed(mm.Busy), pctFixed(bmm.Busy), num(mm.NCPU, 0), g.Label, mm.split(), base.Label, bmm.split())
 	if !math.IsNaN(m.DiskBusy) || !math.IsNaN(bm.DiskBusy) {
-		s += fmt.Sprintf(", master disk %s vs %s busy", pct(m.DiskBusy), pct(bm.DiskBusy))
+		s += fmt.Sprintf(", master disk %s vs %s busy", pctFixed(m.DiskBusy), pctFixed(bm.DiskBusy))
 	}
 	return s, true
 }
@@ -208,10 +208,10 @@ func moved(base, g *GroupWhy, pred float64) string {
 		}
 	}
 	for _, it := range items[:min(3, len(items))] {
-		parts = append(parts, fmt.Sprintf("%s %s vs %s of the cores (%s)", it.words, pct(it.v), pct(it.b), ratioText(it.v, it.b)))
+		parts = append(parts, fmt.Sprintf("%s %s vs %s of the cores (%s)", it.words, pctFixed(it.v), pctFixed(it.b), ratioText(it.v, it.b)))
 	}
 	if d, bd := m.DiskBusy, bm.DiskBusy; !math.IsNaN(d) && !math.IsNaN(bd) && math.Abs(d-bd) >= 0.10 {
-		parts = append(parts, fmt.Sprintf("master disk %s vs %s busy", pct(d), pct(bd)))
+		parts = append(parts, fmt.Sprintf("master disk %s vs %s busy", pctFixed(d), pctFixed(bd)))
 	}
 	if len(parts) == 0 {
 		return "no CPU share moved by 2 points or more"
@@ -229,8 +229,8 @@ func machineBaseline(g *GroupWhy, m *Cost) (string, bool) {
 	if mm.Busy >= saturatedShare {
 		state = "is saturated"
 	}
-	return fmt.Sprintf("%s (baseline): %s %s (CPU %s busy of %s cores: %s), master disk %s busy; %s us CPU, %s fsyncs per transaction",
-		g.Label, mm.name(), state, pct(mm.Busy), num(mm.NCPU, 0), mm.split(), pct(m.DiskBusy), num(m.CPUUs, 0), num(m.Fsync, 3)), true
+	return fmt.Sprintf("%s (baseline): %s %s (CPU %s busy of %s cores: %s), master disk %s busy%s",
+		g.Label, mm.name(), state, pctFixed(mm.Busy), num(mm.NCPU, 0), mm.split(), pctFixed(m.DiskBusy), perTx(m)), true
 }
 
 // machineRows are the USE table's rows of the shared machines of g, one
@@ -251,10 +251,10 @@ func (g *GroupWhy) machineRows() [][]string {
 		}
 		client := ""
 		if mm.HasClient {
-			client = pct(mm.Client)
+			client = pctFixed(mm.Client)
 		}
 		rows = append(rows, []string{g.Label, "machine", "shared by " + strings.Join(mm.Hosts, ", "), num(mm.NCPU, 0),
-			pct(mm.Servers), pct(mm.Busy), num(c.RunQueue, 1), "", "", "", client, flag + ": " + mm.split()})
+			pctFixed(mm.Servers), pctFixed(mm.Busy), num(c.RunQueue, 1), "", "", "", client, flag + ": " + mm.split()})
 	}
 	return rows
 }

@@ -28,18 +28,18 @@ func TestSharedMachineSaturated(t *testing.T) {
 	// innodb: the master's server 33% of the cores, each slave's 15%, the
 	// client 20%, four samplers 1% each, busy 97%: 10% unaccounted.
 	base := labGroup("innodb", 1, one, 0.33, 0.15, 0.20, 0.97)
-	// rocksdb: 0.66x, 1.1x the CPU per transaction (0.91x predicted): the
+	// rocksdb: 0.660x, 1.10x the CPU per transaction (0.909x predicted): the
 	// rest is the master's server getting less of the machine, which went
 	// to something none of orch's figures name.
 	g := labGroup("rocksdb", 0.66, one, 0.22, 0.15, 0.20, 0.98)
 	g.Hosts[0].CPUUs = base.Hosts[0].CPUUs * 1.1
 	got := attribution(base, g)
 	for _, want := range []string{
-		"The machine (shared by 4 hosts) is saturated in both (CPU 98% vs 97% busy of 2 cores; " +
-			"rocksdb: servers 52% (the master's 22%), client 20%, orch's sampling 4%, everything else 22%; " +
-			"innodb: servers 63% (the master's 33%), client 20%, orch's sampling 4%, everything else 10%), master disk 20% vs 20% busy",
-		"which alone predicts 0.91x, not the 0.66x measured; what else moved: everything else on the machine 22% vs 10% of the cores (2.20x), " +
-			"the master's server got 22% vs 33% of the cores (0.67x)",
+		"The machine (shared by 4 hosts) is saturated in both (CPU 98.0% vs 97.0% busy of 2 cores; " +
+			"rocksdb: servers 52.0% (the master's 22.0%), client 20.0%, orch's sampling 4.0%, everything else 22.0%; " +
+			"innodb: servers 63.0% (the master's 33.0%), client 20.0%, orch's sampling 4.0%, everything else 10.0%), master disk 20.0% vs 20.0% busy",
+		"which alone predicts 0.909x, not the 0.660x measured; what else moved: everything else on the machine 22.0% vs 10.0% of the cores (2.20x), " +
+			"the master's server got 22.0% vs 33.0% of the cores (0.667x)",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("sentence lacks %q:\n%s", want, got)
@@ -55,7 +55,7 @@ func TestSharedMachineSaturated(t *testing.T) {
 	if strings.Contains(got, "Master CPU") {
 		t.Errorf("a shared kernel's CPU called the master's: %s", got)
 	}
-	if line := baselineLine(base); !strings.HasPrefix(line, "innodb (baseline): the machine (shared by 4 hosts) is saturated (CPU 97% busy of 2 cores: servers 63%") {
+	if line := baselineLine(base); !strings.HasPrefix(line, "innodb (baseline): the machine (shared by 4 hosts) is saturated (CPU 97.0% busy of 2 cores: servers 63.0%") {
 		t.Errorf("baseline line: %s", line)
 	}
 	w := &Why{Groups: []*GroupWhy{base, g}, Base: base}
@@ -66,7 +66,7 @@ func TestSharedMachineSaturated(t *testing.T) {
 			if r[2] != "shared by master, slave1, slave2, loadbox" || !strings.HasPrefix(r[11], "the machine (shared by 4 hosts) is saturated: servers ") {
 				t.Errorf("machine row %q", r)
 			}
-		} else if r[2] != "loadbox" && r[5] != "97% (machine)" && r[5] != "98% (machine)" {
+		} else if r[2] != "loadbox" && r[5] != "97.0% (machine)" && r[5] != "98.0% (machine)" {
 			t.Errorf("host row's busy is not marked the machine's: %q", r)
 		}
 		if strings.Contains(r[11], "CPU-bound") {
@@ -89,7 +89,7 @@ func TestSeparateHostsStayPerHost(t *testing.T) {
 		g := labGroup("rocksdb", 0.79, kernel, 0.96, 0.15, 0.20, 0.97)
 		g.Hosts[0].CPUUs = base.Hosts[0].CPUUs / 0.79
 		got := attribution(base, g)
-		if !strings.Contains(got, "Master CPU saturated in both (97%, 98% of 2 cores)") || strings.Contains(got, "machine") {
+		if !strings.Contains(got, "Master CPU saturated in both (97.0%, 98.0% of 2 cores)") || strings.Contains(got, "machine") {
 			t.Errorf("%s: %s", name, got)
 		}
 		w := &Why{Groups: []*GroupWhy{base, g}, Base: base}
@@ -113,8 +113,8 @@ func TestMovedNamesTheMastersRate(t *testing.T) {
 	g := group("rocksdb", 0.94, cost("master", "master", func(c *Cost) {
 		c.TPS, c.CPUUs, c.ServerCPU, c.HostCPU, c.DiskBusy = 4710, 137, 0.32, 0.989, 0.02
 	}))
-	want := "which alone predicts 0.74x, not the 0.94x measured; what else moved: the master's own commit rate, 0.74x (4710 vs 6329 tx/s), " +
-		"is what the cost predicts: the 0.94x is the client's figure."
+	want := "which alone predicts 0.745x, not the 0.940x measured; what else moved: the master's own commit rate, 0.744x (4710 vs 6329 tx/s), " +
+		"is what the cost predicts: the 0.940x is the client's figure."
 	if got := attribution(base, g); !strings.Contains(got, want) {
 		t.Errorf("sentence lacks %q:\n%s", want, got)
 	}

@@ -18,7 +18,7 @@ var whyNotes = []string{
 	"cpu_us_per_tx: the server process's utime+stime (/proc/PID/stat); cs_per_tx: its voluntary + involuntary context switches " +
 		"(/proc/PID/task/*/status); read_kib_per_tx, write_kib_per_tx: its storage reads and writes (/proc/PID/io) in KiB; fsync_per_tx: " +
 		fsyncSum() + "; binlog_bytes_per_tx: Binlog_bytes_written; " +
-		"semisync_wait_share: the master's ACK wait per transaction (avg wait x acknowledged commits) over the client's mean latency.",
+		"semisync_wait_frac: the master's ACK wait per transaction (avg wait x acknowledged commits) over the client's mean latency.",
 	"USE: server CPU is the server process's CPU as a share of the host's cores; host CPU busy and run queue are /proc/stat and " +
 		"/proc/loadavg (machine-wide: on hosts sharing a kernel, as in the lab, they count every host); disk busy is the datadir's device. " +
 		"Saturated at 90%. Hosts that report one kernel boot id share a machine: their busy share and run queue are marked (machine), " +
@@ -154,20 +154,20 @@ func (w *Why) useRows() [][]string {
 			if c.DiskBusy >= saturatedShare {
 				flags = append(flags, "disk-bound")
 			}
-			busy, queue := pct(c.HostCPU), num(c.RunQueue, 1)
+			busy, queue := pctFixed(c.HostCPU), num(c.RunQueue, 1)
 			if shared {
 				busy, queue = busy+" (machine)", queue+" (machine)"
 			}
-			rows = append(rows, []string{g.Label, c.Host, c.Role, num(c.NCPU, 0), pct(c.ServerCPU), busy,
-				queue, num(c.ServerRunnable, 1), pct(c.DiskBusy), num(c.ThreadsRunning, 1), "", joinFlags(flags)})
+			rows = append(rows, []string{g.Label, c.Host, c.Role, num(c.NCPU, 0), pctFixed(c.ServerCPU), busy,
+				queue, num(c.ServerRunnable, 1), pctFixed(c.DiskBusy), num(c.ThreadsRunning, 1), "", joinFlags(flags)})
 		}
 		for _, lb := range g.LoadBoxes {
 			flag := ""
 			if bound, why := clientBound(lb); bound {
 				flag = "client-bound: " + why
 			}
-			rows = append(rows, []string{g.Label, lb.Host, "loadbox", num(lb.NCPU, 0), "", pct(lb.BoxCPU),
-				num(lb.BoxRunQueue, 1), "", "", "", pct(lb.ClientCPU), flag})
+			rows = append(rows, []string{g.Label, lb.Host, "loadbox", num(lb.NCPU, 0), "", pctFixed(lb.BoxCPU),
+				num(lb.BoxRunQueue, 1), "", "", "", pctFixed(lb.ClientCPU), flag})
 		}
 		rows = append(rows, g.machineRows()...)
 	}

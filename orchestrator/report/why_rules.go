@@ -68,9 +68,9 @@ func clientBound(lb *Cost) (bool, string) {
 	}
 	var why []string
 	if lb.ClientCPU >= saturatedShare {
-		why = append(why, fmt.Sprintf("client %s of %s cores", pct(lb.ClientCPU), num(lb.NCPU, 0)))
+		why = append(why, fmt.Sprintf("client %s of %s cores", pctFixed(lb.ClientCPU), num(lb.NCPU, 0)))
 	} else if lb.BoxCPU >= saturatedShare {
-		why = append(why, fmt.Sprintf("its processes %s of %s cores", pct(lb.BoxCPU), num(lb.NCPU, 0)))
+		why = append(why, fmt.Sprintf("its processes %s of %s cores", pctFixed(lb.BoxCPU), num(lb.NCPU, 0)))
 	}
 	if lb.BoxRunQueue > lb.NCPU {
 		why = append(why, fmt.Sprintf("run queue %s > %s cores", num(lb.BoxRunQueue, 1), num(lb.NCPU, 0)))
@@ -139,9 +139,6 @@ func ratioText(v, b float64) string {
 	if b == 0 {
 		return "from 0 to"
 	}
-	if r := v / b; r < 0.095 {
-		return fmt.Sprintf("%.3fx", r) // 0.00x would read as nothing
-	}
 	return Ratio(v / b)
 }
 
@@ -197,17 +194,17 @@ func masterPart(base, g *GroupWhy) string {
 		// A shared kernel: its CPU is the machine's, not the master's.
 		b.WriteString(shared)
 	case rb == "cpu" && rg == "cpu":
-		fmt.Fprintf(&b, "Master CPU saturated in both (%s, %s of %s cores%s)", pct(cpuBusy(m)), pct(cpuBusy(bm)), num(m.NCPU, 0), serverShare(m, bm))
+		fmt.Fprintf(&b, "Master CPU saturated in both (%s, %s of %s cores%s)", pctFixed(cpuBusy(m)), pctFixed(cpuBusy(bm)), num(m.NCPU, 0), serverShare(m, bm))
 		res = "cpu"
 	case rb == "disk" && rg == "disk":
-		fmt.Fprintf(&b, "Master disk saturated in both (%s, %s busy)", pct(m.DiskBusy), pct(bm.DiskBusy))
+		fmt.Fprintf(&b, "Master disk saturated in both (%s, %s busy)", pctFixed(m.DiskBusy), pctFixed(bm.DiskBusy))
 	case res == "cpu":
-		fmt.Fprintf(&b, "Master CPU saturated in %s only (%s vs %s of %s cores%s)", who(rg == "cpu", g, base), pct(cpuBusy(m)), pct(cpuBusy(bm)), num(m.NCPU, 0), serverShare(m, bm))
+		fmt.Fprintf(&b, "Master CPU saturated in %s only (%s vs %s of %s cores%s)", who(rg == "cpu", g, base), pctFixed(cpuBusy(m)), pctFixed(cpuBusy(bm)), num(m.NCPU, 0), serverShare(m, bm))
 	case res == "disk":
-		fmt.Fprintf(&b, "Master disk saturated in %s only (%s vs %s busy)", who(rg == "disk", g, base), pct(m.DiskBusy), pct(bm.DiskBusy))
+		fmt.Fprintf(&b, "Master disk saturated in %s only (%s vs %s busy)", who(rg == "disk", g, base), pctFixed(m.DiskBusy), pctFixed(bm.DiskBusy))
 	default:
 		fmt.Fprintf(&b, "Master not saturated (CPU %s vs %s of %s cores, disk %s vs %s busy)",
-			pct(cpuBusy(m)), pct(cpuBusy(bm)), num(m.NCPU, 0), pct(m.DiskBusy), pct(bm.DiskBusy))
+			pctFixed(cpuBusy(m)), pctFixed(cpuBusy(bm)), num(m.NCPU, 0), pctFixed(m.DiskBusy), pctFixed(bm.DiskBusy))
 	}
 	ds := diffs(bm, m)
 	named := ""
@@ -246,7 +243,7 @@ func serverShare(m, bm *Cost) string {
 	if m.ServerCPU >= saturatedShare && bm.ServerCPU >= saturatedShare || math.IsNaN(m.ServerCPU) {
 		return ""
 	}
-	return fmt.Sprintf(" busy on the host; the server itself used %s and %s", pct(m.ServerCPU), pct(bm.ServerCPU))
+	return fmt.Sprintf(" busy on the host; the server itself used %s and %s", pctFixed(m.ServerCPU), pctFixed(bm.ServerCPU))
 }
 
 func who(first bool, g, base *GroupWhy) string {
@@ -293,7 +290,7 @@ func stackPart(base, g *GroupWhy) string {
 			continue
 		}
 		if f, grow, was := grownFrame(bp, p); grow >= stackShift {
-			parts = append(parts, fmt.Sprintf("Stacks (%s): `%s` in %s of thread samples (%s %s).", role, f.Func, pct(f.Share), base.Label, pct(was)))
+			parts = append(parts, fmt.Sprintf("Stacks (%s): `%s` in %s of thread samples (%s %s).", role, f.Func, pctFixed(f.Share), base.Label, pctFixed(was)))
 		} else if role == "master" {
 			parts = append(parts, "Stacks (master): no server frame's share grew by 5 points or more.")
 		}
@@ -350,11 +347,48 @@ func baselineLine(g *GroupWhy) string {
 	}
 	s, shared := machineBaseline(g, m)
 	if !shared {
-		s = fmt.Sprintf("%s (baseline): master host CPU %s busy (the server %s of %s cores), disk %s busy; %s us CPU, %s fsyncs per transaction",
-			g.Label, pct(m.HostCPU), pct(m.ServerCPU), num(m.NCPU, 0), pct(m.DiskBusy), num(m.CPUUs, 0), num(m.Fsync, 3))
+		s = g.Label + " (baseline): " + hostUse(m) + perTx(m)
 	}
 	if g.ClientBound {
 		s += "; client-bound (" + g.ClientWhy + ")"
 	}
 	return s + "."
+}
+
+// hostUse is the baseline master's utilisation, the figures measured
+// only: "master host CPU 93.4% busy (the server 41.6% of 2 cores), disk
+// 6.5% busy", "master utilisation not measured".
+func hostUse(m *Cost) string {
+	var parts []string
+	if !math.IsNaN(m.HostCPU) {
+		s := "master host CPU " + pctFixed(m.HostCPU) + " busy"
+		if !math.IsNaN(m.ServerCPU) && !math.IsNaN(m.NCPU) {
+			s += " (the server " + pctFixed(m.ServerCPU) + " of " + num(m.NCPU, 0) + " cores)"
+		}
+		parts = append(parts, s)
+	}
+	if !math.IsNaN(m.DiskBusy) {
+		parts = append(parts, "disk "+pctFixed(m.DiskBusy)+" busy")
+	}
+	if len(parts) == 0 {
+		return "master utilisation not measured"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// perTx is "; 86.3 us CPU, 0.00119 fsyncs per transaction", with the
+// digits of the per-transaction table's columns; "" when neither was
+// measured.
+func perTx(m *Cost) string {
+	var parts []string
+	if !math.IsNaN(m.CPUUs) {
+		parts = append(parts, small(m.CPUUs, costDigits)+" us CPU")
+	}
+	if !math.IsNaN(m.Fsync) {
+		parts = append(parts, small(m.Fsync, costDigits)+" fsyncs")
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "; " + strings.Join(parts, ", ") + " per transaction"
 }

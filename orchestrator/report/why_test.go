@@ -49,8 +49,8 @@ func TestAttributionCPUBound(t *testing.T) {
 		c.TPS, c.CPUUs, c.ServerCPU, c.HostCPU, c.DiskBusy, c.Fsync = 4740, 412, 0.97, 0.98, 0.1, 1.01
 	}))
 	got := attribution(base, g)
-	for _, want := range []string{"rocksdb: 0.79x innodb.", "Master CPU saturated in both (98%, 99% of 2 cores)",
-		"rocksdb used 1.27x CPU per transaction (412 vs 325 us), which alone predicts 0.79x."} {
+	for _, want := range []string{"rocksdb: 0.790x innodb.", "Master CPU saturated in both (98.0%, 99.0% of 2 cores)",
+		"rocksdb used 1.27x CPU per transaction (412 vs 325 us), which alone predicts 0.789x."} {
 		if !strings.Contains(got, want) {
 			t.Errorf("sentence lacks %q:\n%s", want, got)
 		}
@@ -61,7 +61,7 @@ func TestAttributionCPUBound(t *testing.T) {
 	// The same CPU cost with twice the throughput loss: the cost explains
 	// only part of it.
 	g.Ratio, g.Master().TPS = 0.5, 3000
-	if got := attribution(base, g); !strings.Contains(got, "predicts 0.79x, not the 0.50x measured; what else moved: master disk 10% vs 20% busy.") {
+	if got := attribution(base, g); !strings.Contains(got, "predicts 0.789x, not the 0.500x measured; what else moved: master disk 10.0% vs 20.0% busy.") {
 		t.Errorf("prediction off by far, not said: %s", got)
 	}
 }
@@ -76,8 +76,8 @@ func TestAttributionNamesFsyncs(t *testing.T) {
 		c.FsyncParts["InnoDB"] = 0.02
 	}))
 	got := attribution(base, g)
-	for _, want := range []string{"Master not saturated (CPU 60% vs 40% of 2 cores, disk 20% vs 50% busy)",
-		"the largest per-transaction difference: 0.017x fsyncs per transaction (0.0200 vs 1.20; InnoDB 0.0200)"} {
+	for _, want := range []string{"Master not saturated (CPU 60.0% vs 40.0% of 2 cores, disk 20.0% vs 50.0% busy)",
+		"the largest per-transaction difference: 0.0167x fsyncs per transaction (0.0200 vs 1.20; InnoDB 0.0200)"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("sentence lacks %q:\n%s", want, got)
 		}
@@ -118,11 +118,11 @@ func TestAttributionSlavesAndStacks(t *testing.T) {
 	base.Profiles["slave"], g.Profiles["slave"] = slaveProfile(0), slaveProfile(3)
 	got := attribution(base, g)
 	for _, want := range []string{
-		"Slaves: rocksdb applied 0.25x (250 vs 1000 tx/s) with 2000.00x fsyncs per applied transaction (2.00 vs 0.00100)",
+		"Slaves: rocksdb applied 0.250x (250 vs 1000 tx/s) with 2,000x fsyncs per applied transaction (2.00 vs 0.00100)",
 		"they fell behind the master (250 of 1000 tx/s committed), disk-bound.",
 		// Grew by 40 points along one chain: the innermost server frame.
-		"Stacks (master): `MYSQL_BIN_LOG::ordered_commit` in 50% of thread samples (innodb 10%).",
-		"Stacks (slave): `rocksdb::WritableFileWriter::Sync` in 75% of thread samples (innodb 0%).",
+		"Stacks (master): `MYSQL_BIN_LOG::ordered_commit` in 50.0% of thread samples (innodb 10.0%).",
+		"Stacks (slave): `rocksdb::WritableFileWriter::Sync` in 75.0% of thread samples (innodb 0.0%).",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("sentence lacks %q:\n%s", want, got)
@@ -139,8 +139,8 @@ func TestClientBound(t *testing.T) {
 		bound             bool
 		why               string
 	}{
-		{0.93, 0.95, 1, true, "client 93% of 2 cores"},
-		{0.2, 0.92, 1, true, "its processes 92% of 2 cores"},
+		{0.93, 0.95, 1, true, "client 93.0% of 2 cores"},
+		{0.2, 0.92, 1, true, "its processes 92.0% of 2 cores"},
 		{0.3, 0.5, 5.1, true, "run queue 5.1 > 2 cores"},
 		{0.5, 0.6, 2, false, ""},
 	} {
@@ -153,7 +153,7 @@ func TestClientBound(t *testing.T) {
 	base := group("a", 1, cost("master", "master", func(c *Cost) {}))
 	g := group("b", 1.1, cost("master", "master", func(c *Cost) {}),
 		cost("loadbox", "loadbox", func(x *Cost) { x.ClientCPU, x.BoxCPU, x.BoxRunQueue = 0.95, 0.97, 1 }))
-	if got := attribution(base, g); !strings.Contains(got, "Client-bound: the load box was saturated in b (client 95% of 2 cores): the comparison measures the load box") {
+	if got := attribution(base, g); !strings.Contains(got, "Client-bound: the load box was saturated in b (client 95.0% of 2 cores): the comparison measures the load box") {
 		t.Errorf("client-bound not said: %s", got)
 	}
 }
@@ -312,7 +312,7 @@ func TestWhyHTML(t *testing.T) {
 	if why < 0 || !(verdicts < why && why < configs) {
 		t.Errorf("the section is missing or not under the verdicts (verdicts %d, why %d, configurations %d)", verdicts, why, configs)
 	}
-	for _, want := range []string{`<td class="marked"`, "<h4>Per transaction</h4>", "<h4>Utilisation and saturation (USE)</h4>", "rocksdb: 0.58x innodb."} {
+	for _, want := range []string{`<td class="marked"`, "<h4>Per transaction</h4>", "<h4>Utilisation and saturation (USE)</h4>", "rocksdb: 0.584x innodb."} {
 		if !strings.Contains(page, want) {
 			t.Errorf("report.html lacks %q", want)
 		}

@@ -8,12 +8,46 @@ import (
 	"strings"
 )
 
-// Ratio formats a ratio as "1.63x".
+// Ratio formats a ratio with three significant digits, the one form of
+// every ratio the report prints in prose and tables: "0.810x", "1.63x",
+// "0.0880x", "11,400x" (never "0.09x" beside "0.088x", nor "11388.41x").
 func Ratio(r float64) string {
 	if math.IsNaN(r) || math.IsInf(r, 0) {
 		return "n/a"
 	}
-	return fmt.Sprintf("%.2fx", r)
+	return sig(r, ratioDigits) + "x"
+}
+
+// ratioDigits are the significant digits of a printed ratio.
+const ratioDigits = 3
+
+// sig formats v with n significant digits, trailing zeros kept (they say
+// the precision), thousands separated by commas, never in e-notation:
+// sig(0.81, 3) = "0.810", sig(11388.41, 3) = "11,400", sig(9.996, 3) = "10.0".
+func sig(v float64, n int) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "—"
+	}
+	if v == 0 {
+		return "0"
+	}
+	// Round first, so that a value rounding up to the next power of ten
+	// (9.996 -> 10.0) gets that power's decimals.
+	v, _ = strconv.ParseFloat(strconv.FormatFloat(v, 'g', n, 64), 64)
+	e := int(math.Floor(math.Log10(math.Abs(v))))
+	if d := n - 1 - e; d > 0 {
+		return strconv.FormatFloat(v, 'f', d, 64)
+	}
+	s := strconv.FormatFloat(v, 'f', 0, 64)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	if neg {
+		s = "-" + s
+	}
+	return s
 }
 
 // Significance words a t-test outcome: "p=0.003, significant",
@@ -90,7 +124,24 @@ func lagText(s, tx float64) string {
 	if math.IsNaN(s) && math.IsNaN(tx) {
 		return "—"
 	}
-	return num(s, 1) + " s / " + num(tx, 0) + " tx"
+	return lagSecs(s, tx) + " s / " + num(tx, 0) + " tx"
+}
+
+// lagSecs formats a replica lag in seconds read from Seconds_Behind_Master,
+// a whole-second counter, at its resolution: "3" (never "3.0"), "<1" when
+// the slave was transactions behind but the counter read 0 (a 0.5 s lag
+// is not 0), "0" only with no transaction behind; a mean over runs that is
+// not whole keeps one decimal ("0.5").
+func lagSecs(s, tx float64) string {
+	switch {
+	case math.IsNaN(s) || math.IsInf(s, 0):
+		return "—"
+	case s == 0 && tx > 0:
+		return "<1"
+	case s == math.Trunc(s):
+		return num(s, 0)
+	}
+	return num(s, 1)
 }
 
 // semiText is the semi-sync health: async fallback time and commits made

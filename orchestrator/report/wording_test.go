@@ -10,7 +10,7 @@ func TestWording(t *testing.T) {
 	base := &Group{Label: "innodb sync_binlog=0", Rate: Sample{N: 3, Mean: 1000}}
 	g := &Group{Label: "rocksdb sync_binlog=1", Rate: Sample{N: 3, Mean: 840}, Ratio: 0.84, Test: &TTest{P: 0.003}}
 	tb := &Table{Metric: "writes/s"}
-	if got, want := verdict(tb, base, g, nil), "rocksdb sync_binlog=1: 0.84x innodb sync_binlog=0 writes/s (p=0.003, significant)"; got != want {
+	if got, want := verdict(tb, base, g, nil), "rocksdb sync_binlog=1: 0.840x innodb sync_binlog=0 writes/s (p=0.003, significant)"; got != want {
 		t.Errorf("verdict = %q, want %q", got, want)
 	}
 	g = &Group{Label: "tokudb", Rate: Sample{N: 1, Mean: 1630}, Ratio: 1.63, TestErr: ErrTooFew}
@@ -32,8 +32,27 @@ func TestWording(t *testing.T) {
 			t.Errorf("Significance(%v) = %q, want %q", c.t, got, c.want)
 		}
 	}
-	if Ratio(math.Inf(1)) != "n/a" || Ratio(math.NaN()) != "n/a" || Ratio(1.005) != "1.00x" {
-		t.Errorf("Ratio: %q %q %q", Ratio(math.Inf(1)), Ratio(math.NaN()), Ratio(1.005))
+	if Ratio(math.Inf(1)) != "n/a" || Ratio(math.NaN()) != "n/a" || Ratio(1.004) != "1.00x" {
+		t.Errorf("Ratio: %q %q %q", Ratio(math.Inf(1)), Ratio(math.NaN()), Ratio(1.004))
+	}
+}
+
+// Every ratio has three significant digits: none reads as 0.09x beside
+// 0.088x, none as 11388.41x.
+func TestRatioDigits(t *testing.T) {
+	for r, want := range map[float64]string{
+		0.81: "0.810x", 0.653: "0.653x", 1.2234: "1.22x", 0.088: "0.0880x", 0.000127: "0.000127x",
+		9.996: "10.0x", 11.394: "11.4x", 113.9: "114x", 5097.49: "5,100x", 11388.41: "11,400x", 1234567: "1,230,000x", 0: "0x",
+	} {
+		if got := Ratio(r); got != want {
+			t.Errorf("Ratio(%v) = %q, want %q", r, got, want)
+		}
+	}
+	if got, want := ratioText(0.257, 0.0000226), "11,400x"; got != want {
+		t.Errorf("ratioText = %q, want %q", got, want)
+	}
+	if got, want := ciPhrase(&RatioCI{Low: 0.7512, High: 0.8888}, nil), " [0.751, 0.889]"; got != want {
+		t.Errorf("ciPhrase = %q, want %q", got, want)
 	}
 }
 
@@ -67,17 +86,17 @@ func TestReplicaVerdict(t *testing.T) {
 		t.Fatal("lag growing at 2600 tx/s against 2765 tx/s committed counts as kept up")
 	}
 	tb := &Table{Metric: "writes/s"}
-	want := "rocksdb: 0.79x innodb writes/s on the master [0.76, 0.82], 0.45x sustained [0.41, 0.49]; " +
-		"replicas applied 0.25x (lag grew 2.6k tx/s, catch-up 38 s): not sustained (p=0.003, significant)"
+	want := "rocksdb: 0.790x innodb writes/s on the master [0.760, 0.820], 0.450x sustained [0.410, 0.490]; " +
+		"replicas applied 0.250x (lag grew 2.6k tx/s, catch-up 38 s): not sustained (p=0.003, significant)"
 	if got := verdict(tb, base, g, nil); got != want {
 		t.Errorf("verdict =\n %q, want\n %q", got, want)
 	}
 	tb.Headline = HeadlineMaster
-	if got := verdict(tb, base, g, nil); !strings.HasPrefix(got, "rocksdb: 0.79x innodb writes/s on the master [0.76, 0.82]; replicas") {
+	if got := verdict(tb, base, g, nil); !strings.HasPrefix(got, "rocksdb: 0.790x innodb writes/s on the master [0.760, 0.820]; replicas") {
 		t.Errorf("master headline: %q", got)
 	}
 	tb.Headline = HeadlineSustained
-	if got := verdict(tb, base, g, nil); !strings.HasPrefix(got, "rocksdb: 0.45x innodb writes/s sustained [0.41, 0.49]; replicas") {
+	if got := verdict(tb, base, g, nil); !strings.HasPrefix(got, "rocksdb: 0.450x innodb writes/s sustained [0.410, 0.490]; replicas") {
 		t.Errorf("sustained headline: %q", got)
 	}
 	// Catch-up alone: 3 s after a 20 s run is 15% > 10%.
@@ -93,8 +112,55 @@ func TestSlapVerdictLowerIsBetter(t *testing.T) {
 	tb := &Table{Metric: metricSeconds, LowerIsBetter: true}
 	base := &Group{Label: "slap-innodb", Rate: Sample{N: 1, Mean: 0.084}}
 	g := &Group{Label: "slap-tokudb", Rate: Sample{N: 1, Mean: 0.044}, Ratio: 0.044 / 0.084, TestErr: ErrTooFew}
-	want := "slap-tokudb: took 0.52x slap-innodb's time (n/a (one run)); caveat: n=1, too few runs to judge the noise"
+	want := "slap-tokudb: took 0.524x slap-innodb's time (n/a (one run)); caveat: n=1, too few runs to judge the noise"
 	if got := verdict(tb, base, g, nil); got != want {
 		t.Errorf("verdict = %q, want %q", got, want)
+	}
+}
+
+// Lag seconds come from Seconds_Behind_Master, whole seconds: they gain no
+// decimal, and 0 with transactions behind reads "<1", never "0.0".
+func TestLagSeconds(t *testing.T) {
+	for _, c := range []struct {
+		s, tx float64
+		want  string
+	}{
+		{0, 1667, "<1 s / 1667 tx"},
+		{1, 5370, "1 s / 5370 tx"},
+		{0, 0, "0 s / 0 tx"},
+		{0.5, 400, "0.5 s / 400 tx"}, // a mean of runs' 0 and 1
+		{math.NaN(), 12, "— s / 12 tx"},
+		{math.NaN(), math.NaN(), "—"},
+	} {
+		if got := lagText(c.s, c.tx); got != c.want {
+			t.Errorf("lagText(%v, %v) = %q, want %q", c.s, c.tx, got, c.want)
+		}
+	}
+}
+
+// A measured percentage keeps its decimal, so a column never has "7%"
+// beside "17.1%"; a rule's threshold is a round figure.
+func TestPctFixedDecimal(t *testing.T) {
+	if got := pctFixed(0.07) + " " + pctFixed(0.171) + " " + pctFixed(0); got != "7.0% 17.1% 0.0%" {
+		t.Errorf("pctFixed = %q", got)
+	}
+	if got := pct(0.05) + " " + pct(0.025); got != "5% 2.5%" {
+		t.Errorf("pct = %q", got)
+	}
+	if got := small(9.996, 3) + " " + small(0.00119, 3); got != "10.0 0.00119" {
+		t.Errorf("small = %q", got)
+	}
+}
+
+// The baseline's sentence gives the per-transaction figures with the
+// table's digits and leaves out what was not measured (no "—" busy).
+func TestBaselineLineMeasuredOnly(t *testing.T) {
+	m := cost("master", "master", func(c *Cost) { c.Fsync = 0.001748 })
+	if got, want := baselineLine(group("innodb", 1, m)), "innodb (baseline): master utilisation not measured; 0.00175 fsyncs per transaction."; got != want {
+		t.Errorf("baseline line:\n got %q\nwant %q", got, want)
+	}
+	m.HostCPU, m.ServerCPU, m.DiskBusy, m.CPUUs = 0.934, 0.416, 0.065, 86.31
+	if got, want := baselineLine(group("innodb", 1, m)), "innodb (baseline): master host CPU 93.4% busy (the server 41.6% of 2 cores), disk 6.5% busy; 86.3 us CPU, 0.00175 fsyncs per transaction."; got != want {
+		t.Errorf("baseline line:\n got %q\nwant %q", got, want)
 	}
 }
