@@ -192,15 +192,21 @@ func listFiles(t *testing.T, dir string) string {
 }
 
 // TestBenchmarkLockOfAnotherAccount (N7): a session of another account
-// (here root's, on the master's socket) holding orch's benchmark lock
-// stops a run, which names that account and does not call it an orch run.
+// (here root's, on the master's socket) holding the cluster's benchmark
+// lock (orch.benchmark.<inventory name>) stops a run, which names that
+// account and does not call it an orch run.
 func TestBenchmarkLockOfAnotherAccount(t *testing.T) {
 	l := needLab(t)
-	const kill = `id=$(mariadb -N -e "SELECT IS_USED_LOCK('orch.benchmark')"); [ "$id" = NULL ] || mariadb -e "KILL $id"`
+	name, _ := l.inventoryDoc(t, filepath.Base(l.inventory))["name"].(string)
+	if name == "" {
+		t.Fatal("lab inventory: no name")
+	}
+	lock := "orch.benchmark." + name
+	kill := `id=$(mariadb -N -e "SELECT IS_USED_LOCK('` + lock + `')"); [ "$id" = NULL ] || mariadb -e "KILL $id"`
 	t.Cleanup(func() { l.orch(t, "exec", "-i", l.inventory, "--role", "master", "--", kill) })
 	l.mustOK(t, "exec", "-i", l.inventory, "--role", "master", "--",
-		`setsid sh -c "mariadb -e \"SELECT GET_LOCK('orch.benchmark', 0), SLEEP(60)\"" >/dev/null 2>&1 < /dev/null &
-for i in 1 2 3 4 5 6 7 8 9 10; do [ "$(mariadb -N -e "SELECT IS_USED_LOCK('orch.benchmark')")" != NULL ] && exit 0; sleep 0.3; done; exit 1`)
+		`setsid sh -c "mariadb -e \"SELECT GET_LOCK('`+lock+`', 0), SLEEP(60)\"" >/dev/null 2>&1 < /dev/null &
+for i in 1 2 3 4 5 6 7 8 9 10; do [ "$(mariadb -N -e "SELECT IS_USED_LOCK('`+lock+`')")" != NULL ] && exit 0; sleep 0.3; done; exit 1`)
 	r := l.orch(t, "run", "-i", l.inventory, "--workload", "pure-random-writes", "--tables", "1", "--table-size", "100",
 		"--threads", "1", "--time", "2", "--runs", t.TempDir())
 	if r.code == 0 || !strings.Contains(r.stderr, "is held by root@localhost (connection ") || !strings.Contains(r.stderr, "not an orch run") {

@@ -177,7 +177,7 @@ func TestHostListsInErrorsAreCapped(t *testing.T) {
 		inv.Hosts = append(inv.Hosts, &Host{Name: fmt.Sprintf("s%d", i), Role: RoleSlave})
 	}
 	err := inv.ValidateCluster()
-	if err == nil || len(err.Error()) > 300 || !strings.Contains(err.Error(), "s9 and 14990 more)") {
+	if err == nil || len(err.Error()) > 300 || !strings.Contains(err.Error(), "s9 and 14,990 more)") {
 		t.Fatalf("%d bytes: %.300v", len(fmt.Sprint(err)), err)
 	}
 }

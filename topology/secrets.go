@@ -2,6 +2,7 @@ package topology
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -46,10 +47,23 @@ func (inv *Inventory) CheckSecrets() error {
 
 // CapList joins items with ", ", naming at most n of them and counting the
 // rest ("a, b, c and 37 more").
-func CapList(items []string, n int) string {
+func CapList(items []string, n int) string { return CapJoin(items, n, ", ") }
+
+// CapJoin is CapList with another separator ("a; b; c and 14,990 more"),
+// for entries that hold commas themselves.
+func CapJoin(items []string, n int, sep string) string {
 	n = max(n, 1)
 	if len(items) <= n {
-		return strings.Join(items, ", ")
+		return strings.Join(items, sep)
 	}
-	return fmt.Sprintf("%s and %d more", strings.Join(items[:n], ", "), len(items)-n)
+	return fmt.Sprintf("%s and %s more", strings.Join(items[:n], sep), groupDigits(len(items)-n))
+}
+
+// groupDigits writes n with a comma every three digits (14,990).
+func groupDigits(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }

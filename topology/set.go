@@ -82,7 +82,7 @@ func (s *Set) Select(name string) ([]*Inventory, error) {
 			return []*Inventory{c}, nil
 		}
 	}
-	return nil, fmt.Errorf("no cluster %q in %s (clusters: %s)", name, strings.Join(s.Sources, ", "), strings.Join(s.Names(), ", "))
+	return nil, fmt.Errorf("no cluster %q in %s (clusters: %s)", name, CapList(s.Sources, MaxListedHosts), CapList(s.Names(), MaxListedHosts))
 }
 
 // Hosts returns every host of every cluster, cluster by cluster.
@@ -96,7 +96,7 @@ func (s *Set) Hosts() []*Host {
 
 // pick is Load's choice: the named cluster, or the only one.
 func (s *Set) pick(name string) (*Inventory, error) {
-	at := Pos{File: strings.Join(s.Sources, ", ")}
+	at := Pos{File: CapList(s.Sources, MaxListedHosts)}
 	if s.listPos != nil {
 		at = *s.listPos
 	}
@@ -105,7 +105,7 @@ func (s *Set) pick(name string) (*Inventory, error) {
 			return s.Clusters[0], nil
 		}
 		return nil, newError(at, fmt.Sprintf("the inventory holds %d clusters (%s) and this command works on one: choose it with --cluster NAME",
-			len(s.Clusters), strings.Join(s.Names(), ", ")))
+			len(s.Clusters), CapList(s.Names(), MaxListedHosts)))
 	}
 	for _, c := range s.Clusters {
 		if c.Name == name || s.listPos == nil && c.Name == "" && fileStem(c.Source) == name {
@@ -116,7 +116,7 @@ func (s *Set) pick(name string) (*Inventory, error) {
 	if s.listPos == nil && s.Clusters[0].Name == "" {
 		names = []string{fileStem(s.Clusters[0].Source)}
 	}
-	return nil, newError(at, fmt.Sprintf("no cluster %q (clusters: %s)", name, strings.Join(names, ", ")))
+	return nil, newError(at, fmt.Sprintf("no cluster %q (clusters: %s)", name, CapList(names, MaxListedHosts)))
 }
 
 // checkDisjoint rejects a host in two clusters (same address and SSH

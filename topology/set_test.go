@@ -141,3 +141,40 @@ func TestLoadClusterOfOneClusterFile(t *testing.T) {
 }
 
 func boolText(b bool) string { return strconv.FormatBool(b) }
+
+// TestSetErrorsCapTheirClusterList (N11): a set of thousands of clusters
+// names a few in a selection error and counts the rest.
+func TestSetErrorsCapTheirClusterList(t *testing.T) {
+	set := &Set{Sources: []string{"fleet.yaml"}}
+	for i := range 5000 {
+		set.Clusters = append(set.Clusters, &Inventory{Name: "c" + strconv.Itoa(i+1)})
+	}
+	_, err := set.Select("north")
+	if err == nil || len(err.Error()) > 300 || !strings.Contains(err.Error(), "c1, c2, ") || !strings.HasSuffix(err.Error(), "c10 and 4,990 more)") {
+		t.Errorf("Select(north) among 5,000 clusters: %.400v", err)
+	}
+	for _, name := range []string{"", "north"} {
+		_, err := set.pick(name)
+		if err == nil || len(err.Error()) > 300 || !strings.Contains(err.Error(), " and 4,990 more") {
+			t.Errorf("pick(%q) among 5,000 clusters: %.400v", name, err)
+		}
+	}
+}
+
+func TestCapJoin(t *testing.T) {
+	items := make([]string, 1234567)
+	for i := range items {
+		items[i] = "x"
+	}
+	if got := CapJoin(items, 2, "; "); got != "x; x and 1,234,565 more" {
+		t.Errorf("CapJoin: %q", got)
+	}
+	if got := CapList([]string{"a", "b"}, 3); got != "a, b" {
+		t.Errorf("CapList under the cap: %q", got)
+	}
+	for n, want := range map[int]string{1: "1", 999: "999", 1000: "1,000", 14990: "14,990", 100000: "100,000"} {
+		if got := groupDigits(n); got != want {
+			t.Errorf("groupDigits(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

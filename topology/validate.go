@@ -177,9 +177,10 @@ func hostNames(hosts []*Host) string {
 	for i, h := range hosts {
 		names[i] = h.Name
 	}
-	return " (" + CapList(names, maxListedHosts) + ")"
+	return " (" + CapList(names, MaxListedHosts) + ")"
 }
 
-// maxListedHosts caps the hosts one error names: an inventory of 15,000
-// slaves gets one readable line, not 100 KiB.
-const maxListedHosts = 10
+// MaxListedHosts caps the hosts (or clusters, or per-host entries) one
+// error names: an inventory of 15,000 slaves gets one readable line, not
+// 100 KiB.
+const MaxListedHosts = 10

@@ -273,7 +273,7 @@ func newStatusCmd(g *globalOptions) *cobra.Command {
 					up.WriteApplied(out, inv.DBHosts(), st.Applied)
 				}
 				if problems := st.Problems(); len(problems) > 0 {
-					return &exitError{code: exitFailure, err: fmt.Errorf("status: %s", strings.Join(problems, "; "))}
+					return &exitError{code: exitFailure, err: fmt.Errorf("status: %s", topology.CapJoin(problems, topology.MaxListedHosts, "; "))}
 				}
 				return nil
 			})
@@ -307,7 +307,7 @@ func exitOnSecondInterrupt(ctx context.Context, w io.Writer, prefix string, unfi
 		if len(left) == 0 {
 			left = []string{"nothing mid-step"}
 		}
-		fmt.Fprintf(w, "%s: second interrupt: exiting without finishing the rollback; left unfinished: %s; run orch up again to converge\n", prefix, strings.Join(left, "; "))
+		fmt.Fprintf(w, "%s: second interrupt: exiting without finishing the rollback; left unfinished: %s; run orch up again to converge\n", prefix, topology.CapJoin(left, topology.MaxListedHosts, "; "))
 		os.Exit(exitInterrupted)
 	}()
 	return func() { close(done) }

@@ -302,7 +302,9 @@ func ReplicationPassword(inv *topology.Inventory) string {
 }
 
 // PathsErr is Paths' failures as one error, for commands that must not
-// go on (up, run) before a restart.
+// go on (up, run) before a restart. It names the first
+// topology.MaxListedHosts and counts the rest: one path per slave, and an
+// inventory may have thousands.
 func PathsErr(paths []Path) error {
 	var bad []string
 	for _, p := range paths {
@@ -313,5 +315,5 @@ func PathsErr(paths []Path) error {
 	if len(bad) == 0 {
 		return nil
 	}
-	return fmt.Errorf("network paths the run needs are broken (nothing was restarted): %s", strings.Join(bad, "; "))
+	return fmt.Errorf("network paths the run needs are broken (nothing was restarted): %s", topology.CapJoin(bad, topology.MaxListedHosts, "; "))
 }

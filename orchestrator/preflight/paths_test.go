@@ -1,6 +1,10 @@
 package preflight
 
-import "testing"
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
 
 // `ss -Hltn` lines as iproute2's ss prints them (State Recv-Q Send-Q
 // Local:Port Peer:Port).
@@ -18,5 +22,27 @@ func TestLoopbackListener(t *testing.T) {
 	}
 	if got := loopbackListener("", 3306); got != "none" {
 		t.Errorf("nothing listening: %q", got)
+	}
+}
+
+// TestPathsErrCapsItsList (N11): with thousands of slaves whose paths all
+// fail, the error names the first few and counts the rest on one short
+// line, not one entry per slave (15,000 of them made 100 KiB).
+func TestPathsErrCapsItsList(t *testing.T) {
+	var paths []Path
+	for i := range 15000 {
+		paths = append(paths, Path{From: fmt.Sprintf("slave%d", i+1), To: "master:3306", What: "replication", Detail: "connection refused"})
+	}
+	paths = append(paths, Path{From: "lb", To: "master:3306", What: "benchmark", OK: true, Detail: "logged in"})
+	err := PathsErr(paths)
+	if err == nil {
+		t.Fatal("no error for 15,000 broken paths")
+	}
+	msg := err.Error()
+	if len(msg) > 1000 || strings.Contains(msg, "\n") {
+		t.Errorf("%d bytes (want one line under 1,000): %.300s", len(msg), msg)
+	}
+	if !strings.Contains(msg, "slave1 -> master:3306") || !strings.HasSuffix(msg, " and 14,990 more") || strings.Contains(msg, "slave11 ") {
+		t.Errorf("want the first 10 slaves and a count of the rest: %s", msg)
 	}
 }

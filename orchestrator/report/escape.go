@@ -62,6 +62,25 @@ func mdCode(s string) string {
 	return fence + s + fence
 }
 
+// mdFence is a code fence for a block of lines: one backtick more than
+// the longest run of them in the lines (at least three), so that no line
+// of a config file ends the block and is rendered.
+func mdFence(lines []string) string {
+	longest := 0
+	for _, l := range lines {
+		run := 0
+		for _, c := range l {
+			if c == '`' {
+				run++
+				longest = max(longest, run)
+			} else {
+				run = 0
+			}
+		}
+	}
+	return strings.Repeat("`", max(3, longest+1))
+}
+
 // csvCell neutralises a cell a spreadsheet would run as a formula
 // (OWASP's rule: one starting with = + - @, a tab or a carriage return
 // gets a leading '); numbers, negative ones included, stay numbers.

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/orch-bench/orch/orchestrator/rundir"
 )
 
 // hostileLabel would run as a formula in a spreadsheet and as script or
@@ -21,15 +23,28 @@ var (
 	markLink = regexp.MustCompile(`(?i)(^|[^\\])\]\(javascript:`)
 )
 
-// TestHostileNamesAreInert (N9): a matrix whose configuration label and
-// directory name are hostile gives a report.md, report.html, results.csv
-// and SVG plots in which they are text: no raw tag or link in the markup,
-// no CSV cell a spreadsheet would run.
+// Hostile values from the runs' manifests and results: a host name (also
+// a directory and file name in the run: hosts/NAME/, timeseries/NAME-*),
+// the inventory's cluster name and the server version string. Each would
+// be a formula at the start of a CSV cell, and each carries a tag or a
+// link a markdown renderer would run.
+const (
+	hostileHost    = `=1+1<img src=x onerror=alert(5)>[h](javascript:alert(6))`
+	hostileCluster = `@SUM(1+1)<script>alert(7)</script>[c](javascript:alert(8))`
+	hostileVersion = `MariaDB 10.11.19<img src=x onerror=alert(9)>[v](javascript:alert(10))`
+)
+
+// TestHostileNamesAreInert (N9): a matrix whose configuration label,
+// directory name, host name, cluster name and server version are hostile
+// gives a report.md, report.html, results.csv and SVG plots in which they
+// are text: no raw tag or link in the markup, no CSV cell a spreadsheet
+// would run.
 func TestHostileNamesAreInert(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "m`<img src=x onerror=alert(4)>")
 	if err := os.CopyFS(dir, os.DirFS(matrixDir)); err != nil {
 		t.Fatal(err)
 	}
+	hostilize(t, dir)
 	mj := filepath.Join(dir, "matrix.json")
 	b, err := os.ReadFile(mj)
 	if err != nil {
@@ -46,12 +61,18 @@ func TestHostileNamesAreInert(t *testing.T) {
 		t.Fatal(err)
 	}
 	sawLabel := false
+	saw := map[string]bool{} // which hostile value reached which output
 	for _, p := range paths {
 		body, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
 		}
 		text := string(body)
+		for _, v := range []string{"alert(5)", "alert(7)", "alert(9)", "alert(11)"} {
+			if strings.Contains(text, v) {
+				saw[v+" in "+filepath.Ext(p)] = true
+			}
+		}
 		switch {
 		case strings.HasSuffix(p, ".csv"):
 			rows, err := csv.NewReader(strings.NewReader(text)).ReadAll()
@@ -81,6 +102,66 @@ func TestHostileNamesAreInert(t *testing.T) {
 	}
 	if !sawLabel {
 		t.Error("the label never reached results.csv: the test proves nothing")
+	}
+	// The host name, cluster name and version reach the markdown and HTML
+	// reports, the host name the CSV too: else the test proves nothing.
+	for _, want := range []string{"alert(5) in .md", "alert(5) in .html", "alert(5) in .csv",
+		"alert(7) in .md", "alert(7) in .html", "alert(9) in .md", "alert(9) in .html", "alert(11) in .md"} {
+		if !saw[want] {
+			t.Errorf("never seen: %s (seen: %v)", want, saw)
+		}
+	}
+}
+
+// hostilize gives the matrix copied to dir hostile names: slave1 becomes
+// hostileHost in every file's text and, as the run directory writes it
+// (rundir.Sanitize), in every path; the inventory's name becomes
+// hostileCluster and every server version hostileVersion. A line that
+// would end a markdown code fence, then a tag, is added to the host's
+// config in the runs after the first (the baseline), whose diff report.md
+// shows.
+func hostilize(t *testing.T, dir string) {
+	t.Helper()
+	jsonText := func(s string) string {
+		b, _ := json.Marshal(s)
+		return strings.Trim(string(b), `"`)
+	}
+	var paths []string
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		s := string(b)
+		if ext := filepath.Ext(p); ext == ".json" || ext == ".jsonl" {
+			s = strings.ReplaceAll(s, "slave1", jsonText(hostileHost))
+			s = strings.ReplaceAll(s, `"name": "lab"`, `"name": "`+jsonText(hostileCluster)+`"`)
+			s = strings.ReplaceAll(s, `"MariaDB 10.11.19"`, `"`+jsonText(hostileVersion)+`"`)
+		} else {
+			s = strings.ReplaceAll(s, "slave1", hostileHost)
+		}
+		if filepath.Base(p) == "config.cnf" && strings.Contains(p, "slave1") && !strings.Contains(p, "01-") {
+			s += "\n```\n<img src=x onerror=alert(11)>\n"
+		}
+		paths = append(paths, p)
+		return os.WriteFile(p, []byte(s), 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range paths {
+		rel, _ := filepath.Rel(dir, p)
+		if to := strings.ReplaceAll(rel, "slave1", rundir.Sanitize(hostileHost)); to != rel {
+			if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, to)), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Rename(p, filepath.Join(dir, to)); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 }
 

@@ -257,7 +257,7 @@ func (rep *Report) mdEvidence(b *strings.Builder, t *Table) {
 		fmt.Fprintf(b, "#### %s\n\n", md(r.ID))
 		ev := r.Evidence
 		if r == base {
-			fmt.Fprintf(b, "- orch %s; servers: %s; clients: %s\n", dash(ev.OrchVersion), kv(ev.Servers), kv(ev.Clients))
+			fmt.Fprintf(b, "- orch %s; servers: %s; clients: %s\n", md(dash(ev.OrchVersion)), md(kv(ev.Servers)), md(kv(ev.Clients)))
 			b.WriteString("- baseline run\n\n")
 			continue
 		}
@@ -267,17 +267,18 @@ func (rep *Report) mdEvidence(b *strings.Builder, t *Table) {
 		for _, hd := range diffEvidence(base.Evidence, ev) {
 			switch {
 			case hd.Missing != "":
-				fmt.Fprintf(b, "- %s: %s\n", hd.Host, md(hd.Missing))
+				fmt.Fprintf(b, "- %s: %s\n", md(hd.Host), md(hd.Missing))
 			case len(hd.Config) == 0 && len(hd.Vars) == 0:
-				fmt.Fprintf(b, "- %s: config and variables as the baseline's\n", hd.Host)
+				fmt.Fprintf(b, "- %s: config and variables as the baseline's\n", md(hd.Host))
 			default:
-				fmt.Fprintf(b, "- %s:\n", hd.Host)
+				fmt.Fprintf(b, "- %s:\n", md(hd.Host))
 				if len(hd.Config) > 0 {
-					b.WriteString("\n  ```diff\n")
+					fence := mdFence(hd.Config)
+					b.WriteString("\n  " + fence + "diff\n")
 					for _, l := range hd.Config {
-						b.WriteString("  " + l + "\n")
+						b.WriteString("  " + strings.NewReplacer("\r", " ", "\n", " ").Replace(l) + "\n")
 					}
-					b.WriteString("  ```\n\n")
+					b.WriteString("  " + fence + "\n\n")
 				}
 				for _, v := range hd.Vars {
 					fmt.Fprintf(b, "  - %s: %s → %s\n", mdCode(v.Name), md(v.Base), md(v.Cur))

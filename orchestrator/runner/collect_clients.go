@@ -15,6 +15,7 @@ import (
 	"github.com/orch-bench/orch/orchestrator/bench"
 	"github.com/orch-bench/orch/orchestrator/executor"
 	"github.com/orch-bench/orch/orchestrator/rundir"
+	"github.com/orch-bench/orch/topology"
 )
 
 // clientFile is one load box's raw run output in the run directory
@@ -50,7 +51,7 @@ func mergeClients(d *rundir.Dir, files []clientFile) (*bench.Merged, string) {
 			problems = append(problems, err.Error())
 		}
 	}
-	return m, strings.Join(problems, "; ")
+	return m, topology.CapJoin(problems, topology.MaxListedHosts, "; ")
 }
 
 func parseClientFile(d *rundir.Dir, c clientFile) (bench.Result, error) {

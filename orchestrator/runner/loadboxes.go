@@ -131,7 +131,7 @@ func (r *run) exitError(code int) error {
 			failed = append(failed, fmt.Sprintf("%s exited %d (see %s)", c.host.Name, c.code, c.local))
 		}
 	}
-	return fmt.Errorf("benchmark: %s", strings.Join(failed, "; "))
+	return fmt.Errorf("benchmark: %s", topology.CapJoin(failed, topology.MaxListedHosts, "; "))
 }
 
 // clientBoxes are the load boxes the monitors watch for client-bound

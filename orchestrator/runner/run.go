@@ -263,7 +263,7 @@ func (r *run) execute(ctx context.Context) (*Results, error) {
 	if err := r.connect(ctx); err != nil {
 		return nil, err
 	}
-	lock, err := lockServer(ctx, r.db.Master)
+	lock, err := lockServer(ctx, r.db.Master, benchLockName(r.cfg.Cluster.Inventory))
 	if err != nil {
 		return nil, err
 	}
