@@ -148,7 +148,7 @@ func (t *Table) replicaRows() [][]string {
 			kept = "NO"
 		}
 		rows = append(rows, []string{g.Label, num(f.MasterTxPS, 0), num(f.ApplyTxPS, 0), applied,
-			num(f.LagEndTx, 0) + " / " + num(f.LagEndS, 1) + slaveName(f.Worst), num(f.LagGrowthTxPS, 1) + slaveName(f.Worst), secsCell(f.CatchUpS), num(f.RunS, 1),
+			num(f.LagEndTx, 0) + " / " + lagSecs(f.LagEndS, f.LagEndTx) + slaveName(f.Worst), num(f.LagGrowthTxPS, 1) + slaveName(f.Worst), secsCell(f.CatchUpS), num(f.RunS, 1),
 			num(f.Sustained, 2), sust, kept})
 	}
 	return rows
