@@ -92,8 +92,10 @@ func (r Rule) Evaluate(rounds int, cs []Comparison) []Status {
 	alpha := r.Level(rounds)
 	out := make([]Status, len(cs))
 	ps := make([]float64, len(cs))
+	samples := make([][2]Sample, len(cs))
 	for i, c := range cs {
 		a, b := Describe(c.Other), Describe(c.Base)
+		samples[i] = [2]Sample{a, b}
 		out[i] = Status{Label: c.Label, N: a.N, NBase: b.N, Ratio: math.NaN(), HalfWidth: math.Inf(1), Outcome: NotComparable}
 		ps[i] = math.NaN()
 		ratio, err := Ratio(a, b)
@@ -115,7 +117,7 @@ func (r Rule) Evaluate(rounds int, cs []Comparison) []Status {
 			continue
 		}
 		s.Decision = d
-		iv, err := Fieller(Describe(cs[i].Other), Describe(cs[i].Base), d.Alpha)
+		iv, err := Fieller(samples[i][0], samples[i][1], d.Alpha)
 		if err != nil {
 			s.Err = err
 			continue
