@@ -10,7 +10,7 @@ import (
 // narrow as asked, or MaxRounds are done. It stops on precision, never on
 // significance: how wide an interval is depends on the runs' spread, not on
 // which way their means fell, so the stop does not bias the estimate or
-// the verdict's error rates (TestRuleErrorRates measures them).
+// the verdict's error rates (TestStoppingRuleErrorRates measures them).
 type Rule struct {
 	// Precision is the target half-width of each ratio's interval
 	// relative to the ratio (0.05: ±5%).
@@ -30,7 +30,7 @@ type Rule struct {
 
 // MinRounds is the fewest rounds a rule may stop after: with two runs a
 // side the spread is so uncertain that stopping when the interval happens
-// to be narrow inflates the false-positive rate (TestRuleErrorRates).
+// to be narrow inflates the false-positive rate (TestStoppingRuleErrorRates).
 const MinRounds = 3
 
 // Validate says what is wrong with the rule, in the words of the flags.
