@@ -10,7 +10,7 @@ import (
 // narrow as asked, or MaxRounds are done. It stops on precision, never on
 // significance: how wide an interval is depends on the runs' spread, not on
 // which way their means fell, so the stop does not bias the estimate or
-// the verdict's error rates (TestRuleErrorRates measures them).
+// the verdict's error rates (TestStoppingRuleErrorRates measures them).
 type Rule struct {
 	// Precision is the target half-width of each ratio's interval
 	// relative to the ratio (0.05: ±5%).
@@ -30,7 +30,7 @@ type Rule struct {
 
 // MinRounds is the fewest rounds a rule may stop after: with two runs a
 // side the spread is so uncertain that stopping when the interval happens
-// to be narrow inflates the false-positive rate (TestRuleErrorRates).
+// to be narrow inflates the false-positive rate (TestStoppingRuleErrorRates).
 const MinRounds = 3
 
 // Validate says what is wrong with the rule, in the words of the flags.
@@ -92,8 +92,10 @@ func (r Rule) Evaluate(rounds int, cs []Comparison) []Status {
 	alpha := r.Level(rounds)
 	out := make([]Status, len(cs))
 	ps := make([]float64, len(cs))
+	samples := make([][2]Sample, len(cs))
 	for i, c := range cs {
 		a, b := Describe(c.Other), Describe(c.Base)
+		samples[i] = [2]Sample{a, b}
 		out[i] = Status{Label: c.Label, N: a.N, NBase: b.N, Ratio: math.NaN(), HalfWidth: math.Inf(1), Outcome: NotComparable}
 		ps[i] = math.NaN()
 		ratio, err := Ratio(a, b)
@@ -115,7 +117,7 @@ func (r Rule) Evaluate(rounds int, cs []Comparison) []Status {
 			continue
 		}
 		s.Decision = d
-		iv, err := Fieller(Describe(cs[i].Other), Describe(cs[i].Base), d.Alpha)
+		iv, err := Fieller(samples[i][0], samples[i][1], d.Alpha)
 		if err != nil {
 			s.Err = err
 			continue

@@ -27,7 +27,7 @@ const (
 // spread is likeliest) and most at the end. The looks are tested as if
 // independent of each other (Bonferroni over looks): the chance that any
 // look of an A/A ends "different" is at most the sum of the shares, Alpha,
-// whatever their correlation. That is conservative (TestSignificanceRule
+// whatever their correlation. That is conservative (TestStoppingRuleErrorRates
 // measures how much), and needs no group-sequential tables.
 func (r Rule) Level(rounds int) float64 {
 	alpha := r.alpha()

@@ -34,33 +34,6 @@ func TestSpendingFunction(t *testing.T) {
 	}
 }
 
-// TestSignificanceRule runs 2000 simulated campaigns per case through a
-// significance-driven rule (--until significant --max-repeat 8): an A/A
-// ends "different" at most 5% of the time (plus 3 standard errors), the
-// final interval holds the true ratio at least 93% of the time, and a
-// true 10% difference at CV 5% is found in most campaigns, before round 8
-// on average. For comparison it logs what stopping on significance at an
-// unspent 5% every round would do to the A/A.
-func TestSignificanceRule(t *testing.T) {
-	rule := Rule{Goal: GoalSignificant, MinRounds: 3, MaxRounds: 8}
-	if err := rule.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	eachCampaign(t, rule, []float64{1, 1.10}, 13, func(noise string, ratio float64, res SimResult) {
-		if ratio == 1 && res.Different > 0.05+mcMargin {
-			t.Errorf("%s A/A: false 'different' rate %.3f above 5%% + %.3f", noise, res.Different, mcMargin)
-		}
-		if res.Coverage < 0.93 {
-			t.Errorf("%s ratio %.2f: coverage %.3f below 93%%", noise, ratio, res.Coverage)
-		}
-		if ratio > 1 && (res.Different < 0.8 || res.MeanRounds >= float64(rule.MaxRounds)) {
-			t.Errorf("%s: a 10%% difference found in %.3f of campaigns after %.2f rounds on average", noise, res.Different, res.MeanRounds)
-		}
-	})
-	naive := Campaigns{TrueRatio: 1, CV: 0.05, Noise: Normal, N: 2000, Seed: 13}
-	t.Logf("unspent: stopping on p < 5%% at every round 3-8 ends an A/A 'different' %.3f of the time", naive.falseRate())
-}
-
 // falseRate is the share of A/A campaigns a naive every-round test at 5%
 // ends "different", by the same Evaluate at a fixed 5%.
 func (c Campaigns) falseRate() float64 {
