@@ -1,8 +1,12 @@
 package integration
 
 import (
+	"bytes"
+	"encoding/csv"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -100,6 +104,45 @@ func TestMySQLLab(t *testing.T) {
 	}
 	t.Logf("matrix:\n%s", m.stdout)
 
+	// Where the time went, from MySQL's own counters: a master row per
+	// setting with its fsyncs per transaction (Innodb_data_fsyncs; the
+	// innodb profile flushes the redo log at each commit), and a sentence
+	// for OFF against ON.
+	why := whySection(t, string(report))
+	t.Logf("Where the time went on MySQL:\n%s", why)
+	masters := 0
+	for _, row := range mdTableAfter(t, why, "#### Per transaction") {
+		if len(row) >= 9 && row[2] == "master" {
+			masters++
+			if v := leadNumber(t, row[8]); !(v > 0) {
+				t.Errorf("%s: master fsync_per_tx %v, want > 0 from Innodb_data_fsyncs", row[0], v)
+			}
+		}
+	}
+	if masters != 2 {
+		t.Errorf("per-transaction table has %d master rows, want one per setting", masters)
+	}
+	if !strings.Contains(why, "binlog_order_commits=OFF:") {
+		t.Errorf("no sentence for binlog_order_commits=OFF in Where the time went")
+	}
+
+	// orch run and orch collect on MySQL: a complete run directory whose
+	// monitor read MySQL's counters under their 9.x names (semi-sync
+	// acknowledgements are Rpl_semi_sync_source_yes_tx there).
+	rr := l.mustOK(t, "run", "-i", inv, "--no-up", "--runs", filepath.Join(dir, "runs"), "--workload", "pure-random-writes",
+		"--tables", "1", "--threads", "4", "--time", "5", "--table-size", "500")
+	rd := runDir(t, rr)
+	res := assertCompleteRun(t, rd, "ok", 4)
+	if b, _ := res["benchmark"].(map[string]any); b["complete"] != true || b["tps"] == nil {
+		t.Errorf("MySQL run's benchmark result incomplete: %v", b)
+	}
+	for _, col := range []string{"innodb_data_fsyncs_ps", "semisync_yes_tx_ps", "gtid_tx_ps"} {
+		if !csvColumnPositive(t, filepath.Join(rd, "timeseries", "master-mysql.csv"), col) {
+			t.Errorf("master-mysql.csv: %s is never above 0 during a write load on MySQL", col)
+		}
+	}
+	l.mustOK(t, "collect", "-i", inv, rd)
+
 	l.mustOK(t, "down", "-i", inv, "--purge")
 	for name := range hosts {
 		if got := sql(name, "select concat_ws(',', @@read_only, @@super_read_only, (select count(*) from mysql.user where user like 'orch%' or user = 'repl'), (select count(*) from information_schema.schemata where schema_name in ('sbtest', 'orch', 'mysqlslap')), @@gtid_executed = '')"); got != "0,0,0,0,1" {
@@ -124,4 +167,24 @@ func TestMySQLLab(t *testing.T) {
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
+}
+
+// csvColumnPositive reports whether any row of a monitor CSV has a value
+// above 0 in column col.
+func csvColumnPositive(t *testing.T, path, col string) bool {
+	t.Helper()
+	rows, err := csv.NewReader(bytes.NewReader(mustRead(t, path))).ReadAll()
+	if err != nil || len(rows) < 2 {
+		t.Fatalf("%s: %d rows, %v", path, len(rows), err)
+	}
+	i := slices.Index(rows[0], col)
+	if i < 0 {
+		t.Fatalf("%s has no column %s: %v", path, col, rows[0])
+	}
+	for _, r := range rows[1:] {
+		if v, err := strconv.ParseFloat(r[i], 64); err == nil && v > 0 {
+			return true
+		}
+	}
+	return false
 }
