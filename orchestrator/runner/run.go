@@ -196,11 +196,12 @@ func start(cfg Config) (*run, error) {
 	}
 	r.secrets = Secrets(inv)
 	m := &rundir.Manifest{
-		OrchVersion: cfg.Version,
-		Command:     rundir.RedactArgs(cfg.Command, r.secrets...),
-		Engine:      cfg.Engine,
-		Start:       now,
-		Status:      rundir.StatusRunning,
+		SchemaVersion: rundir.SchemaVersion,
+		OrchVersion:   cfg.Version,
+		Command:       rundir.RedactArgs(cfg.Command, r.secrets...),
+		Engine:        cfg.Engine,
+		Start:         now,
+		Status:        rundir.StatusRunning,
 	}
 	if len(cfg.Knobs) > 0 {
 		m.Knobs = map[string]string{}
