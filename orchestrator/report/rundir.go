@@ -65,7 +65,7 @@ func readRunDir(dir string) (*Run, error) {
 			// Why a run that ended ok has no figures.
 			r.Error = "benchmark output: " + res.ParseError
 		}
-		r.Health = health(res)
+		r.Health = health(res, masterName(man.Inventory.Hosts))
 		if in := res.Instruments; in != nil {
 			r.Instruments = instrumentsText(in.Monitors, in.Stacks, in.StacksIn)
 		}
@@ -154,10 +154,22 @@ func catchUpFrom(s dataset.SlaveCatchUp) catchUpDoc {
 	return cu
 }
 
-// health is what results.json says besides the benchmark. In a version 0
-// file (no schema_version) a zero size of the binary or relay logs is one
-// an older orch did not record: not measured, NaN.
-func health(res *schema.Results) Health {
+// masterName is the inventory's master ("master" when the manifest names
+// none): results.json's sizes are by host name.
+func masterName(hosts []rundir.InventoryHost) string {
+	for _, h := range hosts {
+		if h.Role == "master" {
+			return h.Name
+		}
+	}
+	return "master"
+}
+
+// health is what results.json says besides the benchmark; master is the
+// master's host name. In a version 0 file (no schema_version) a zero size
+// of the binary or relay logs is one an older orch did not record: not
+// measured, NaN.
+func health(res *schema.Results, master string) Health {
 	h := emptyHealth()
 	h.FailedChecks = res.Checks
 	if res.Consistency != nil {
@@ -172,7 +184,7 @@ func health(res *schema.Results) Health {
 		}
 		return float64(n)
 	}
-	if s := res.Sizes["master"]; s != nil {
+	if s := res.Sizes[master]; s != nil {
 		h.TableBytes = float64(s.DataBytes + s.IndexBytes)
 		h.DatadirBytes = float64(s.DatadirBytes)
 		if v, ok := s.EngineDiskBytes[strings.ToLower(res.Engine)]; ok {
@@ -181,7 +193,7 @@ func health(res *schema.Results) Health {
 		h.BinlogBytes = logBytes(s.BinlogBytes)
 	}
 	for host, s := range res.Sizes {
-		if host != "master" && s != nil {
+		if host != master && s != nil {
 			h.RelayBytes = maxNaN(h.RelayBytes, logBytes(s.RelayLogBytes))
 		}
 	}
