@@ -183,7 +183,7 @@ func printOutcome(cmd *cobra.Command, out *runner.Outcome) {
 	if res == nil {
 		return
 	}
-	switch b := res.Benchmark.(type) {
+	switch b := res.Benchmark.Result.(type) {
 	case *bench.Sysbench:
 		if !b.Complete {
 			fmt.Fprintf(w, "  sysbench %s: incomplete output (%d interval reports, no final report)\n", res.Workload, len(b.Intervals))

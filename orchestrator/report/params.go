@@ -75,7 +75,7 @@ func snake(s string) string {
 
 // topologyText describes the cluster a run ran on: "master + 2 slaves,
 // semi-sync on". Without an inventory it is "".
-func topologyText(hosts []hostDoc, monitored, semiSync bool) string {
+func topologyText(hosts []rundir.InventoryHost, monitored, semiSync bool) string {
 	masters, slaves := 0, 0
 	for _, h := range hosts {
 		switch h.Role {

@@ -12,83 +12,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/orch-bench/orch/orchestrator/dataset"
 	"github.com/orch-bench/orch/orchestrator/rundir"
+	"github.com/orch-bench/orch/orchestrator/schema"
 )
 
-// manifestDoc is the part of manifest.json the report reads.
-type manifestDoc struct {
-	OrchVersion string                     `json:"orch_version"`
-	Command     []string                   `json:"command"`
-	Engine      string                     `json:"engine"`
-	Knobs       map[string]string          `json:"knobs"`
-	Servers     map[string]string          `json:"servers"`
-	Clients     map[string]string          `json:"clients"`
-	HostFacts   map[string]json.RawMessage `json:"host_facts"`
-	Status      string                     `json:"status"`
-	Error       string                     `json:"error"`
-	Start       time.Time                  `json:"start"`
-	Workload    json.RawMessage            `json:"workload"`
-	Inventory   struct {
-		Name  string    `json:"name"`
-		Hosts []hostDoc `json:"hosts"`
-	} `json:"inventory"`
-}
-
-// hostDoc is one inventory host as the manifest records it.
-type hostDoc struct {
-	Name string `json:"name"`
-	Role string `json:"role"`
-}
-
-// resultsDoc is the part of results.json the report reads.
-type resultsDoc struct {
-	Workload    string          `json:"workload"`
-	Tool        string          `json:"tool"`
-	Engine      string          `json:"engine"`
-	Benchmark   json.RawMessage `json:"benchmark"`
-	Consistency *struct {
-		OK     bool `json:"ok"`
-		Tables []struct {
-			Values []struct {
-				Host string `json:"host"`
-				Rows int64  `json:"rows"`
-			} `json:"values"`
-		} `json:"tables"`
-	} `json:"consistency"`
-	Sizes map[string]struct {
-		DataBytes       *float64           `json:"data_bytes"`
-		IndexBytes      *float64           `json:"index_bytes"`
-		DatadirBytes    *float64           `json:"datadir_bytes"`
-		EngineDiskBytes map[string]float64 `json:"engine_disk_bytes"`
-		BinlogBytes     *float64           `json:"binlog_bytes"`
-		RelayLogBytes   *float64           `json:"relay_log_bytes"`
-	} `json:"sizes"`
-	Monitor *struct {
-		Start    time.Time `json:"start"`
-		SemiSync *struct {
-			Enabled        bool     `json:"enabled"`
-			AsyncFallbackS *float64 `json:"async_fallback_s"`
-			NoTx           *float64 `json:"no_tx"`
-		} `json:"semi_sync"`
-		Lag []struct {
-			Host            string   `json:"host"`
-			MaxSeconds      *float64 `json:"max_seconds"`
-			MaxTransactions *float64 `json:"max_transactions"`
-		} `json:"lag"`
-		Stalls []json.RawMessage `json:"stalls"`
-	} `json:"monitor"`
-	FailedChecks []string `json:"failed_checks"`
-	ParseError   string   `json:"parse_error"`
-	CatchUp      *struct {
-		Slaves []catchUpDoc `json:"slaves"`
-	} `json:"catch_up"`
-	// Instruments says what watched the run (newer runs).
-	Instruments *struct {
-		Monitors bool   `json:"monitors"`
-		Stacks   string `json:"stacks"`
-		StacksIn string `json:"stacks_in"`
-	} `json:"instruments"`
-}
+// manifestDoc is manifest.json as the runner writes it: the shared type
+// (why.go reads it under this name).
+type manifestDoc = rundir.Manifest
 
 // readRunDir reads one run directory. A run without results.json (still
 // running, or failed before the benchmark) is returned without figures.
@@ -100,15 +31,17 @@ func readRunDir(dir string) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	var res resultsDoc
-	haveRes, err := readJSON(filepath.Join(dir, rundir.FileResults), &res)
+	res, haveRes, err := schema.ReadResults(filepath.Join(dir, rundir.FileResults))
 	if err != nil {
 		return nil, err
+	}
+	if !haveRes {
+		res = &schema.Results{}
 	}
 	if !haveMan && !haveRes {
 		return nil, fmt.Errorf("%s: neither %s nor %s: not a run directory", dir, rundir.FileManifest, rundir.FileResults)
 	}
-	r.State, r.Error, r.Engine, r.Workload = man.Status, man.Error, man.Engine, workloadName(man.Workload)
+	r.State, r.Error, r.Engine, r.Workload = string(man.Status), man.Error, man.Engine, workloadName(man.Workload)
 	for _, k := range sortedKeys(man.Knobs) {
 		r.Knobs = append(r.Knobs, Knob{k, man.Knobs[k]})
 	}
@@ -122,7 +55,7 @@ func readRunDir(dir string) (*Run, error) {
 		r.Tool = res.Tool
 		// A benchmark this report cannot read leaves the run without
 		// figures rather than failing the whole report.
-		if r.Bench, err = decodeBench(res.Benchmark, res.Tool); err != nil {
+		if r.Bench, err = decodeBench(res.Benchmark.JSON(), res.Tool); err != nil {
 			r.Bench, r.Error = nil, rundir.FileResults+": "+err.Error()
 		}
 		if r.Bench != nil && r.Tool == "" {
@@ -132,7 +65,7 @@ func readRunDir(dir string) (*Run, error) {
 			// Why a run that ended ok has no figures.
 			r.Error = "benchmark output: " + res.ParseError
 		}
-		r.Health = health(&res)
+		r.Health = health(res, masterName(man.Inventory.Hosts))
 		if in := res.Instruments; in != nil {
 			r.Instruments = instrumentsText(in.Monitors, in.Stacks, in.StacksIn)
 		}
@@ -169,7 +102,7 @@ func readRunDir(dir string) (*Run, error) {
 			// The runner names hosts "slave1 10.99.0.12": the name is the
 			// first word.
 			name, _, _ := strings.Cut(s.Host, " ")
-			catchUp[name] = s
+			catchUp[name] = catchUpFrom(s)
 		}
 	}
 	if r.Replicas, r.master, err = readReplicas(dir, roles, catchUp, r.LoadOffsetS); err != nil {
@@ -212,28 +145,57 @@ func emptyHealth() Health {
 		DiskBytes: n, BinlogBytes: n, RelayBytes: n, Rows: n}
 }
 
-func health(res *resultsDoc) Health {
+// catchUpFrom is the report's view of one slave's catch-up wait.
+func catchUpFrom(s dataset.SlaveCatchUp) catchUpDoc {
+	cu := catchUpDoc{Host: s.Host, WaitedNS: int64(s.Waited), CaughtUp: s.CaughtUp, BehindTx: s.BehindAtWaitTx}
+	if s.CatchUpNs != nil {
+		ns := int64(*s.CatchUpNs)
+		cu.CatchUpNS = &ns
+	}
+	return cu
+}
+
+// masterName is the inventory's master ("master" when the manifest names
+// none): results.json's sizes are by host name.
+func masterName(hosts []rundir.InventoryHost) string {
+	for _, h := range hosts {
+		if h.Role == "master" {
+			return h.Name
+		}
+	}
+	return "master"
+}
+
+// health is what results.json says besides the benchmark; master is the
+// master's host name. In a version 0 file (no schema_version) a zero size
+// of the binary or relay logs is one an older orch did not record: not
+// measured, NaN.
+func health(res *schema.Results, master string) Health {
 	h := emptyHealth()
-	h.FailedChecks = res.FailedChecks
+	h.FailedChecks = res.Checks
 	if res.Consistency != nil {
 		h.Consistency = "ok"
 		if !res.Consistency.OK {
 			h.Consistency = "MISMATCH"
 		}
 	}
-	if s, ok := res.Sizes["master"]; ok {
-		if s.DataBytes != nil || s.IndexBytes != nil {
-			h.TableBytes = sum(s.DataBytes, s.IndexBytes)
+	logBytes := func(n int64) float64 {
+		if n == 0 && res.SchemaVersion == 0 {
+			return math.NaN()
 		}
-		h.DatadirBytes = fl(s.DatadirBytes)
+		return float64(n)
+	}
+	if s := res.Sizes[master]; s != nil {
+		h.TableBytes = float64(s.DataBytes + s.IndexBytes)
+		h.DatadirBytes = float64(s.DatadirBytes)
 		if v, ok := s.EngineDiskBytes[strings.ToLower(res.Engine)]; ok {
-			h.DiskBytes = v
+			h.DiskBytes = float64(v)
 		}
-		h.BinlogBytes = fl(s.BinlogBytes)
+		h.BinlogBytes = logBytes(s.BinlogBytes)
 	}
 	for host, s := range res.Sizes {
-		if host != "master" {
-			h.RelayBytes = maxNaN(h.RelayBytes, fl(s.RelayLogBytes))
+		if host != master && s != nil {
+			h.RelayBytes = maxNaN(h.RelayBytes, logBytes(s.RelayLogBytes))
 		}
 	}
 	if c := res.Consistency; c != nil {
@@ -251,15 +213,23 @@ func health(res *resultsDoc) Health {
 	if m := res.Monitor; m != nil {
 		if ss := m.SemiSync; ss != nil && ss.Enabled {
 			h.SemiSync = true
-			h.FallbackS, h.NoTx = fl(ss.AsyncFallbackS), fl(ss.NoTx)
+			h.FallbackS, h.NoTx = ss.AsyncFallbackSeconds, float64(ss.NoTx)
 		}
 		for _, l := range m.Lag {
-			h.MaxLagS = maxNaN(h.MaxLagS, fl(l.MaxSeconds))
-			h.MaxLagTx = maxNaN(h.MaxLagTx, fl(l.MaxTransactions))
+			h.MaxLagS = maxNaN(h.MaxLagS, intNaN(l.MaxSeconds))
+			h.MaxLagTx = maxNaN(h.MaxLagTx, intNaN(l.MaxTransactions))
 		}
 		h.Stalls = len(m.Stalls)
 	}
 	return h
+}
+
+// intNaN is *p, or NaN when p is nil (not recorded).
+func intNaN(p *int64) float64 {
+	if p == nil {
+		return math.NaN()
+	}
+	return float64(*p)
 }
 
 // readJSON decodes path into v; a missing file is not an error (false).

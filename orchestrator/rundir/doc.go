@@ -26,6 +26,10 @@
 //	timeseries/<host>-os.csv       per-second CPU, iowait, disk from /proc
 //	events.jsonl                   one monitor.Event per line, written by the monitors
 //
+// manifest.json and results.json carry schema_version (SchemaVersion); a
+// file without it is version 0 and still reads. Manifest (here) and
+// schema.Results are their one Go type, for the writer and the readers.
+//
 // The constants and helpers below (FileManifest, HostFile, TimeseriesMySQL,
 // ...) spell these paths; use them rather than literals.
 //

@@ -31,17 +31,32 @@ func (s Status) valid() bool {
 	return false
 }
 
+// SchemaVersion is the version of the run directory's JSON files
+// (manifest.json, results.json, a matrix's matrix.json) this orch writes:
+// each new file carries it as schema_version. A file without it is
+// version 0, the format before the key existed, and still reads.
+//
+// Version 1 is version 0 with schema_version, and every key of the shared
+// types written (results.json's sizes always have binlog_bytes and
+// relay_log_bytes; in version 0 an older orch may have left them out).
+const SchemaVersion = 1
+
 // Manifest is manifest.json: what ran, where, with what, and how it ended.
 // It holds no secret: Command is redacted (RedactArgs) and Inventory is the
 // normalised inventory, whose secrets marshal as references only.
+//
+// The runner writes it and the report reads it through this type.
 type Manifest struct {
-	OrchVersion string `json:"orch_version"`
+	// SchemaVersion is SchemaVersion in a manifest this orch made, 0 in
+	// one made before the key existed. An update keeps it.
+	SchemaVersion int    `json:"schema_version,omitempty"`
+	OrchVersion   string `json:"orch_version"`
 	// Command is orch's argv with secrets redacted.
 	Command []string `json:"command"`
 	// Inventory and Workload are stored as JSON (see SetInventory,
 	// SetWorkload): the manifest keeps what they marshalled to, which need
 	// not unmarshal back into their Go types.
-	Inventory json.RawMessage `json:"inventory,omitempty"`
+	Inventory Inventory       `json:"inventory,omitzero"`
 	Workload  json.RawMessage `json:"workload,omitempty"`
 	// Description is the workload's description with the figures it
 	// states set to the options the run used ("4 tables, 16 threads, 20 s").
@@ -151,8 +166,7 @@ func (m *Manifest) SetInventory(v any) error {
 	if err != nil {
 		return fmt.Errorf("manifest: inventory: %w", err)
 	}
-	m.Inventory = raw
-	return nil
+	return m.Inventory.UnmarshalJSON(raw)
 }
 
 // SetWorkload stores v (the resolved workload) as JSON, its description

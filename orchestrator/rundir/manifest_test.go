@@ -216,3 +216,61 @@ func TestManifestDescriptionFollowsOverrides(t *testing.T) {
 		t.Errorf("description = %q, want %q", m.Description, want)
 	}
 }
+
+// The recorded inventory reads back whole (collect's RecordedInventory)
+// and with its name and hosts decoded (the report's roles); the schema
+// version is written and kept by an update, and a manifest without it, or
+// without an inventory, is version 0 and reads.
+func TestManifestSchemaVersionAndInventory(t *testing.T) {
+	inv := &topology.Inventory{Name: "lab", Source: "ips.txt", Hosts: []*topology.Host{
+		{Name: "master", Role: topology.RoleMaster, Address: "10.0.0.1"},
+		{Name: "slave1", Role: topology.RoleSlave, Address: "10.0.0.2"},
+	}}
+	d, err := Create(t.TempDir(), "m", start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := fullManifest(t)
+	m.SchemaVersion = SchemaVersion
+	if err := m.SetInventory(inv); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.SaveManifest(m); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.UpdateManifest(func(m *Manifest) error { m.Status = StatusOK; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(filepath.Join(d.Path(), FileManifest))
+	if !strings.Contains(string(raw), `"schema_version": 1`) {
+		t.Fatalf("no schema_version: %s", raw)
+	}
+	got, err := d.LoadManifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.SchemaVersion != SchemaVersion || got.Inventory.Name != "lab" || len(got.Inventory.Hosts) != 2 ||
+		got.Inventory.Hosts[1] != (InventoryHost{Name: "slave1", Role: "slave"}) {
+		t.Fatalf("read back: version %d, inventory %+v", got.SchemaVersion, got.Inventory)
+	}
+	rec, err := got.RecordedInventory()
+	if err != nil || rec.Source != "ips.txt" || len(rec.Hosts) != 2 {
+		t.Fatalf("recorded inventory %+v (%v)", rec, err)
+	}
+
+	os.WriteFile(filepath.Join(d.Path(), FileManifest), []byte(`{"status":"ok","start":"2026-01-02T03:04:05Z"}`), 0o644)
+	old, err := d.LoadManifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if old.SchemaVersion != 0 || !old.Inventory.IsZero() || old.Inventory.Hosts != nil {
+		t.Fatalf("version 0 manifest: %+v", old)
+	}
+	if err := d.SaveManifest(old); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ = os.ReadFile(filepath.Join(d.Path(), FileManifest))
+	if strings.Contains(string(raw), "schema_version") || strings.Contains(string(raw), "inventory") {
+		t.Fatalf("a version 0 manifest saved again gained keys: %s", raw)
+	}
+}

@@ -7,43 +7,18 @@ import (
 	"os"
 	"time"
 
-	"github.com/orch-bench/orch/orchestrator/bench"
 	"github.com/orch-bench/orch/orchestrator/dataset"
 	"github.com/orch-bench/orch/orchestrator/executor"
-	"github.com/orch-bench/orch/orchestrator/monitor"
 	"github.com/orch-bench/orch/orchestrator/rundir"
+	"github.com/orch-bench/orch/orchestrator/schema"
 )
-
-// Results is results.json: the parsed benchmark plus everything the run
-// proved about the cluster around it.
-type Results struct {
-	Workload    string                         `json:"workload"`
-	Tool        string                         `json:"tool"`
-	Engine      string                         `json:"engine,omitempty"`
-	Benchmark   bench.Result                   `json:"benchmark"`
-	ParseError  string                         `json:"parse_error,omitempty"`
-	CatchUp     *dataset.CatchUp               `json:"catch_up,omitempty"`
-	Consistency *dataset.ConsistencyReport     `json:"consistency,omitempty"`
-	Sizes       map[string]*dataset.SizeReport `json:"sizes,omitempty"`
-	Monitor     *monitor.Summary               `json:"monitor,omitempty"`
-	// Instruments says what watched the run (profile.go).
-	Instruments *Instruments `json:"instruments,omitempty"`
-	// Checks lists every failed check (consistency, catch-up): a run whose
-	// replicas disagree with the master is a failed run.
-	Checks []string `json:"failed_checks,omitempty"`
-	// Phases is each phase's wall time in seconds: up (when the run did
-	// one), connect, snapshot, prepare, run (monitors and the benchmark),
-	// checks (catch-up, consistency, footprint), profile (the profiling
-	// tail, after the run: see profile.go).
-	Phases map[string]float64 `json:"phases_s,omitempty"`
-}
 
 // catchUpTimeout bounds the wait for slaves after the benchmark: the lab saw
 // single-threaded appliers 40-50 s behind after 30 s of load.
 const catchUpTimeout = 10 * time.Minute
 
 // parse reads the run's raw output into the results.
-func (r *run) parse(res *Results) {
+func (r *run) parse(res *schema.Results) {
 	res.Workload, res.Tool, res.Engine = r.cfg.Workload.Name, string(r.cfg.Workload.Tool), r.cfg.Engine
 	if r.multi() {
 		r.parseClients(res)
@@ -61,7 +36,7 @@ func (r *run) parse(res *Results) {
 	}
 	defer f.Close()
 	out, err := r.driver.Parse(rundir.BenchmarkRun, f)
-	res.Benchmark = out
+	res.Benchmark = schema.Benchmark{Result: out}
 	if err != nil {
 		res.ParseError = err.Error()
 	}
@@ -99,7 +74,7 @@ func (c *catchUp) wait() (*dataset.CatchUp, error) {
 
 // checks runs after a complete benchmark: slaves catch up, the benchmark
 // tables agree on all three servers, and the engine footprint is measured.
-func (r *run) checks(ctx context.Context, res *Results, wait *catchUp) error {
+func (r *run) checks(ctx context.Context, res *schema.Results, wait *catchUp) error {
 	master, slaves := r.db.Master, r.db.Slaves
 	var failed []error
 	cu, err := wait.wait()
@@ -178,9 +153,9 @@ func (r *run) finish(ctx context.Context, status rundir.Status, runErr error) er
 }
 
 // writeResults saves results.json.
-func (r *run) writeResults(res *Results) error {
+func (r *run) writeResults(res *schema.Results) error {
 	if res == nil {
 		return nil
 	}
-	return r.dir.WriteJSON(rundir.FileResults, res)
+	return schema.WriteResults(r.dir, res)
 }

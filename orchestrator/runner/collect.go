@@ -16,6 +16,7 @@ import (
 	"github.com/orch-bench/orch/orchestrator/cluster"
 	"github.com/orch-bench/orch/orchestrator/executor"
 	"github.com/orch-bench/orch/orchestrator/rundir"
+	"github.com/orch-bench/orch/orchestrator/schema"
 	"github.com/orch-bench/orch/orchestrator/shell"
 	"github.com/orch-bench/orch/topology"
 )
@@ -195,7 +196,7 @@ func withoutRemoteFiles(hosts map[string]executor.Executor, m *rundir.Manifest) 
 
 // reparse fills results.json's benchmark from benchmark/run.txt when it
 // has no complete benchmark result yet (an interrupted or detached run),
-// keeping every other key it has.
+// keeping everything else it has (and its schema version).
 func reparse(d *rundir.Dir, m *rundir.Manifest) (bool, error) {
 	runPath, err := d.Abs(rundir.BenchmarkRun)
 	if err != nil {
@@ -206,34 +207,33 @@ func reparse(d *rundir.Dir, m *rundir.Manifest) (bool, error) {
 		return false, nil // nothing to parse (yet)
 	}
 	defer f.Close()
-	doc := map[string]json.RawMessage{}
-	if b, err := os.ReadFile(path.Join(d.Path(), rundir.FileResults)); err == nil {
-		if err := json.Unmarshal(b, &doc); err != nil {
-			return false, fmt.Errorf("%s: %w", rundir.FileResults, err)
-		}
-		if complete(doc["benchmark"]) {
-			return false, nil
-		}
+	res, err := readResults(d)
+	if err != nil || complete(res.Benchmark.JSON()) {
+		return false, err
 	}
 	var w struct{ Name, Tool string }
 	json.Unmarshal(m.Workload, &w)
 	out, perr := bench.ParseAuto(rundir.BenchmarkRun, f)
-	set := func(k string, v any) {
-		if b, err := json.Marshal(v); err == nil {
-			doc[k] = b
-		}
-	}
-	if b, err := json.Marshal(out); err == nil && sameJSON(b, doc["benchmark"]) {
+	if b, err := json.Marshal(out); err == nil && sameJSON(b, res.Benchmark.JSON()) {
 		return false, nil // the same (incomplete) output as last time
 	}
-	set("workload", w.Name)
-	set("tool", w.Tool)
-	set("benchmark", out)
-	delete(doc, "parse_error")
+	res.Workload, res.Tool = w.Name, w.Tool
+	res.Benchmark = schema.Benchmark{Result: out}
+	res.ParseError = ""
 	if perr != nil {
-		set("parse_error", perr.Error())
+		res.ParseError = perr.Error()
 	}
-	return true, d.WriteJSON(rundir.FileResults, doc)
+	return true, schema.WriteResults(d, res)
+}
+
+// readResults reads d's results.json, or starts a new one when there is
+// none yet.
+func readResults(d *rundir.Dir) (*schema.Results, error) {
+	res, ok, err := schema.ReadResults(path.Join(d.Path(), rundir.FileResults))
+	if err != nil || !ok {
+		return schema.NewResults(), err
+	}
+	return res, nil
 }
 
 // complete reports whether a results.json benchmark value is a full result.

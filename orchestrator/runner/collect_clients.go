@@ -15,6 +15,7 @@ import (
 	"github.com/orch-bench/orch/orchestrator/bench"
 	"github.com/orch-bench/orch/orchestrator/executor"
 	"github.com/orch-bench/orch/orchestrator/rundir"
+	"github.com/orch-bench/orch/orchestrator/schema"
 	"github.com/orch-bench/orch/topology"
 )
 
@@ -103,14 +104,9 @@ func clientsRunning(ctx context.Context, hosts map[string]executor.Executor, m *
 // merge, each client aligned on the recorded common start (orch was not
 // there to read when each really started). Other keys are kept.
 func reparseClients(d *rundir.Dir, m *rundir.Manifest) (bool, error) {
-	doc := map[string]json.RawMessage{}
-	if b, err := os.ReadFile(path.Join(d.Path(), rundir.FileResults)); err == nil {
-		if err := json.Unmarshal(b, &doc); err != nil {
-			return false, fmt.Errorf("%s: %w", rundir.FileResults, err)
-		}
-		if complete(doc["benchmark"]) {
-			return false, nil
-		}
+	res, err := readResults(d)
+	if err != nil || complete(res.Benchmark.JSON()) {
+		return false, err
 	}
 	var files []clientFile
 	for _, rem := range append([]*rundir.Remote{m.Remote}, m.ClientRemotes...) {
@@ -130,24 +126,15 @@ func reparseClients(d *rundir.Dir, m *rundir.Manifest) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if sameJSON(b, doc["benchmark"]) {
+	if sameJSON(b, res.Benchmark.JSON()) {
 		return false, nil
 	}
 	var w struct{ Name, Tool string }
 	json.Unmarshal(m.Workload, &w)
-	set := func(k string, v any) {
-		if b, err := json.Marshal(v); err == nil {
-			doc[k] = b
-		}
-	}
-	set("workload", w.Name)
-	set("tool", w.Tool)
-	doc["benchmark"] = b
-	delete(doc, "parse_error")
-	if problem != "" {
-		set("parse_error", problem)
-	}
-	return true, d.WriteJSON(rundir.FileResults, doc)
+	res.Workload, res.Tool = w.Name, w.Tool
+	res.Benchmark = schema.Benchmark{Result: merged}
+	res.ParseError = problem
+	return true, schema.WriteResults(d, res)
 }
 
 // cleanClientWorkdirs removes the other load boxes' working directories

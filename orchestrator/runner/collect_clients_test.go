@@ -26,7 +26,7 @@ func TestReparseClientsMergesByRecordedStart(t *testing.T) {
 	if err := d.SaveManifest(m); err != nil {
 		t.Fatal(err)
 	}
-	if err := d.WriteJSON(rundir.FileResults, map[string]any{"consistency": "kept"}); err != nil {
+	if err := d.WriteJSON(rundir.FileResults, map[string]any{"consistency": map[string]any{"ok": true, "database": "kept"}}); err != nil {
 		t.Fatal(err)
 	}
 	if ok, err := reparseClients(d, m); ok || err != nil {
@@ -45,7 +45,7 @@ func TestReparseClientsMergesByRecordedStart(t *testing.T) {
 		t.Fatalf("reparse: %v, %v", ok, err)
 	}
 	var res struct {
-		Consistency string
+		Consistency struct{ Database string }
 		Benchmark   struct {
 			TPS       float64 `json:"tps"`
 			Intervals []struct {
@@ -71,7 +71,7 @@ func TestReparseClientsMergesByRecordedStart(t *testing.T) {
 	for _, iv := range res.Benchmark.Intervals {
 		got = append(got, slot{iv.T, iv.TPS, iv.Clients})
 	}
-	if len(got) != len(want) || res.Consistency != "kept" || len(res.Benchmark.Clients) != 2 || res.Benchmark.TPS != 2*801.10 {
+	if len(got) != len(want) || res.Consistency.Database != "kept" || len(res.Benchmark.Clients) != 2 || res.Benchmark.TPS != 2*801.10 {
 		t.Fatalf("results.json: %s", b)
 	}
 	for i := range want {

@@ -12,6 +12,7 @@ import (
 	"github.com/orch-bench/orch/orchestrator/bench"
 	"github.com/orch-bench/orch/orchestrator/executor"
 	"github.com/orch-bench/orch/orchestrator/rundir"
+	"github.com/orch-bench/orch/orchestrator/schema"
 )
 
 // benchmarkClients is the run phase on every load box: clocks read,
@@ -200,14 +201,14 @@ func (r *run) readStarts(at time.Time) {
 
 // parseClients reads every client's output and merges them into the
 // run's result; per-client figures stay inside it (Merged.Clients).
-func (r *run) parseClients(res *Results) {
+func (r *run) parseClients(res *schema.Results) {
 	outs := make([]clientFile, len(r.clients))
 	for i, c := range r.clients {
 		outs[i] = clientFile{name: c.host.Name, start: c.start, parse: c.driver.Parse}
 	}
 	m, problem := mergeClients(r.dir, outs)
 	if m != nil {
-		res.Benchmark = m
+		res.Benchmark = schema.Benchmark{Result: m}
 	}
 	res.ParseError = problem
 }

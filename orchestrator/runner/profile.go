@@ -12,6 +12,7 @@ import (
 
 	"github.com/orch-bench/orch/orchestrator/bench"
 	"github.com/orch-bench/orch/orchestrator/monitor"
+	"github.com/orch-bench/orch/orchestrator/schema"
 	"github.com/orch-bench/orch/orchestrator/stacks"
 )
 
@@ -26,19 +27,6 @@ import (
 // profile_start and profile_end bracket it, after load_end, where no figure
 // looks. The run's results are written before it starts and nothing in it
 // fails the run: a Ctrl-C there loses the stacks, never the run.
-
-// Instruments says what watched a run (results.json "instruments"), so
-// the report can state it.
-type Instruments struct {
-	// Monitors: the per-second series and the stall watchdog ran
-	// (--monitor=off leaves them out, to measure orch's own cost).
-	Monitors bool `json:"monitors"`
-	// Stacks is the sampler used: off, perf or gdb (auto resolved).
-	Stacks string `json:"stacks"`
-	// StacksIn is where the stacks were taken: "tail" (after the measured
-	// load); empty when none were.
-	StacksIn string `json:"stacks_in,omitempty"`
-}
 
 const (
 	// tailPhase names the tail's files in the working directory.
@@ -84,7 +72,7 @@ func tailWorkload(w *bench.Workload, d time.Duration) (tw *bench.Workload, why s
 
 // profileTail samples the servers' stacks after the run (see above). It
 // records what it did in res.Instruments and events; it never fails.
-func (r *run) profileTail(ctx context.Context, res *Results) {
+func (r *run) profileTail(ctx context.Context, res *schema.Results) {
 	mode := cmp.Or(r.cfg.Stacks, stacks.Auto)
 	if mode == stacks.Off {
 		return

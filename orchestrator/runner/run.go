@@ -14,6 +14,7 @@ import (
 	"github.com/orch-bench/orch/orchestrator/executor"
 	"github.com/orch-bench/orch/orchestrator/monitor"
 	"github.com/orch-bench/orch/orchestrator/rundir"
+	"github.com/orch-bench/orch/orchestrator/schema"
 	"github.com/orch-bench/orch/orchestrator/server"
 	"github.com/orch-bench/orch/orchestrator/stacks"
 	"github.com/orch-bench/orch/topology"
@@ -62,7 +63,7 @@ type Config struct {
 type Outcome struct {
 	Dir     *rundir.Dir
 	Status  rundir.Status
-	Results *Results
+	Results *schema.Results
 }
 
 // ErrInterrupted is returned when the run was stopped by the user.
@@ -128,9 +129,9 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 		r.logf("run: %v", err)
 	}
 	if res == nil {
-		res = &Results{}
+		res = schema.NewResults()
 	}
-	if res.Benchmark == nil {
+	if res.Benchmark.Result == nil {
 		r.parse(res) // the output is complete only now (interrupted runs)
 	}
 	out.Results = res
@@ -196,11 +197,12 @@ func start(cfg Config) (*run, error) {
 	}
 	r.secrets = Secrets(inv)
 	m := &rundir.Manifest{
-		OrchVersion: cfg.Version,
-		Command:     rundir.RedactArgs(cfg.Command, r.secrets...),
-		Engine:      cfg.Engine,
-		Start:       now,
-		Status:      rundir.StatusRunning,
+		SchemaVersion: rundir.SchemaVersion,
+		OrchVersion:   cfg.Version,
+		Command:       rundir.RedactArgs(cfg.Command, r.secrets...),
+		Engine:        cfg.Engine,
+		Start:         now,
+		Status:        rundir.StatusRunning,
 	}
 	if len(cfg.Knobs) > 0 {
 		m.Knobs = map[string]string{}
@@ -243,8 +245,9 @@ func Secrets(inv *topology.Inventory) []string {
 
 // execute is the run proper: snapshot, prepare, benchmark under monitors,
 // checks. Its error decides the run's status.
-func (r *run) execute(ctx context.Context) (*Results, error) {
-	res := &Results{Phases: map[string]float64{}}
+func (r *run) execute(ctx context.Context) (*schema.Results, error) {
+	res := schema.NewResults()
+	res.Phases = map[string]float64{}
 	if r.cfg.UpTook > 0 {
 		res.Phases["up"] = r.cfg.UpTook.Seconds()
 	}
@@ -299,7 +302,7 @@ func (r *run) execute(ctx context.Context) (*Results, error) {
 	if !r.cfg.NoMonitors {
 		res.Monitor = summary
 	}
-	res.Instruments = &Instruments{Monitors: !r.cfg.NoMonitors, Stacks: string(stacks.Off)}
+	res.Instruments = &schema.Instruments{Monitors: !r.cfg.NoMonitors, Stacks: string(stacks.Off)}
 	if monErr != nil {
 		r.logf("run: monitors: %v", monErr)
 	}

@@ -57,7 +57,7 @@ func TestRunOnTheFakeLab(t *testing.T) {
 			t.Errorf("run directory: %v", err)
 		}
 	}
-	if out.Results == nil || out.Results.Benchmark == nil {
+	if out.Results == nil || out.Results.Benchmark.Result == nil {
 		t.Fatalf("results %+v", out.Results)
 	}
 	// Where orch's own time went: the up it was given, and every phase.
