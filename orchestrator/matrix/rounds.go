@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/orch-bench/orch/orchestrator/report"
 	"github.com/orch-bench/orch/orchestrator/stats"
 )
 
@@ -153,11 +154,9 @@ func statusWords(sts []stats.Status, target float64) string {
 		case s.Err != nil:
 			parts[i] = fmt.Sprintf("%s %v", s.Label, s.Err)
 		case s.Interval.Unbounded:
-			parts[i] = fmt.Sprintf("%s %.2fx, interval unbounded", s.Label, s.Ratio)
+			parts[i] = fmt.Sprintf("%s %s, interval unbounded", s.Label, report.Ratio(s.Ratio))
 		default:
-			// A rate ratio is never negative: a lower bound below 0 reads
-			// 0, as the report prints it.
-			parts[i] = fmt.Sprintf("%s %.2fx [%.2f, %.2f] half-width %.1f%%", s.Label, s.Ratio, math.Max(0, s.Interval.Low), s.Interval.High, 100*s.HalfWidth)
+			parts[i] = fmt.Sprintf("%s %s half-width %.1f%%", s.Label, report.RatioWithin(s.Ratio, s.Interval.Low, s.Interval.High), 100*s.HalfWidth)
 		}
 		if s.Outcome != "" && s.Outcome != stats.NotComparable {
 			parts[i] += " (" + string(s.Outcome) + ")"

@@ -63,7 +63,7 @@ func TestUntilStopsWhenPrecise(t *testing.T) {
 	if len(lines) != 4 {
 		t.Fatalf("lines: %q", lines)
 	}
-	if want := "round 3: rocksdb/innodb 0.74x [0.68, 0.80] half-width 8.0% (different): going on: rocksdb/innodb's half-width is 8% (target 5%)"; lines[2] != want {
+	if want := "round 3: rocksdb/innodb 0.740x [0.681, 0.799] half-width 8.0% (different): going on: rocksdb/innodb's half-width is 8% (target 5%)"; lines[2] != want {
 		t.Errorf("round 3 line:\n got %s\nwant %s", lines[2], want)
 	}
 	if !strings.HasSuffix(lines[3], "stopped after 4 rounds: every interval's half-width is within 5%") {

@@ -104,7 +104,7 @@ func ciPhrase(ci *RatioCI, err error) string {
 	case ci != nil:
 		// Rates are never negative: a lower bound below 0 (the numerator's
 		// mean not significantly above 0) reads as 0.
-		s := " [" + sig(math.Max(0, ci.Low), ratioDigits) + ", " + sig(ci.High, ratioDigits) + "]"
+		s := " " + ratioInterval(ci.Low, ci.High)
 		if ci.Level > 0 && ci.Level < Alpha {
 			s += " (" + confidence(ci.Level) + " CI, Holm)"
 		}

@@ -18,6 +18,20 @@ func Ratio(r float64) string {
 	return sig(r, ratioDigits) + "x"
 }
 
+// RatioWithin is a ratio and its interval as the report prints them:
+// "0.740x [0.680, 0.800]", a lower bound below 0 read as 0 (rates are never
+// negative). The matrix's round lines use it, so that the console and the
+// report print one number the same way.
+func RatioWithin(r, low, high float64) string {
+	return Ratio(r) + " " + ratioInterval(low, high)
+}
+
+// ratioInterval is "[0.680, 0.800]" in a ratio's digits, a lower bound
+// below 0 read as 0.
+func ratioInterval(low, high float64) string {
+	return "[" + sig(math.Max(0, low), ratioDigits) + ", " + sig(high, ratioDigits) + "]"
+}
+
 // ratioDigits are the significant digits of a printed ratio.
 const ratioDigits = 3
 
