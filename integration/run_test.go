@@ -212,13 +212,11 @@ func TestRunSurvivesLinkDrop(t *testing.T) {
 		done <- l.orch(t, "run", "-i", l.inventory, "--workload", "pure-random-writes", "--tables", "2",
 			"--threads", "4", "--time", "20", "--table-size", "10000", "--runs", t.TempDir())
 	}()
-	time.Sleep(9 * time.Second)
-	argv := l.mustOK(t, "exec", "-i", l.inventory, "--role", "loadbox", "--", `for f in /proc/[0-9]*/cmdline; do tr '\0' ' ' < "$f"; echo; done`)
-	if !strings.Contains(argv.stdout, "sysbench") {
-		t.Errorf("sysbench was not running when argv was read:\n%s", argv.stdout)
-	}
+	// The link drops while the benchmark itself runs (not during up or
+	// prepare, which take longer on a loaded machine): wait for it.
+	argv := l.waitLoadBoxBenchmark(t)
 	for _, pw := range l.labPasswords(t) {
-		if strings.Contains(argv.stdout, pw) {
+		if strings.Contains(argv, pw) {
 			t.Fatalf("a password is in a process argv on the load box")
 		}
 	}
@@ -256,7 +254,10 @@ func TestRunInterruptedThenCollect(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(12 * time.Second)
+	// Interrupted a few seconds into the benchmark itself, whatever up and
+	// prepare took: its monitor then holds more than 5 samples.
+	l.waitLoadBoxBenchmark(t)
+	time.Sleep(8 * time.Second)
 	cmd.Process.Signal(syscall.SIGINT)
 	err := cmd.Wait()
 	t.Logf("interrupted run:\n%s", out.String())
@@ -280,6 +281,26 @@ func TestRunInterruptedThenCollect(t *testing.T) {
 	}
 	assertCompleteRun(t, dir, "interrupted", 5)
 	l.assertNoPasswords(t, dir)
+}
+
+// waitLoadBoxBenchmark waits (at most 2 min) until the load box runs a
+// client in its run phase (a sysbench command line ending in "run") and
+// returns the load box's command lines read then.
+func (l *lab) waitLoadBoxBenchmark(t *testing.T) string {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		argv := l.mustOK(t, "exec", "-i", l.inventory, "--role", "loadbox", "--", `for f in /proc/[0-9]*/cmdline; do tr '\0' ' ' < "$f"; echo; done`)
+		for _, line := range strings.Split(argv.stdout, "\n") {
+			if strings.Contains(line, "sysbench ") && strings.HasSuffix(strings.TrimSpace(line), " run") {
+				return argv.stdout
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no benchmark running on the load box after 2 min:\n%s", argv.stdout)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
 }
 
 func mustRead(t *testing.T, p string) []byte {
