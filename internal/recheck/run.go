@@ -286,15 +286,26 @@ func col(tb *table, names ...string) func(row []string) (float64, bool) {
 }
 
 // hostCosts is a host's transactions per second and per-transaction
-// costs over the window.
+// costs over the window. The rate is the counter's growth over the
+// window's seconds its samples cover, divided by those seconds: where the
+// monitor's samples stop before the window does (its last sample a
+// fraction of a second before the client's last interval ends, more on a
+// loaded machine), a clamped counter would count no transactions there
+// and understate the rate by that fraction.
 func (r *run) hostCosts(h string) map[string]float64 {
 	c := r.counter(h)
-	tx := 0.0
-	for _, k := range r.kept {
-		tx += at(c, k[1]) - at(c, k[0])
+	tx, secs := 0.0, 0.0
+	if n := len(c); n > 0 {
+		for _, k := range r.kept {
+			lo, hi := math.Max(k[0], c[0][0]), math.Min(k[1], c[n-1][0])
+			if hi > lo {
+				tx += at(c, hi) - at(c, lo)
+				secs += hi - lo
+			}
+		}
 	}
 	my, osr := r.mysql[h], r.os[h]
-	out := map[string]float64{"host_tx_per_s": tx / r.windowS}
+	out := map[string]float64{"host_tx_per_s": tx / secs}
 	per := func(tb *table, scale float64, names ...string) float64 {
 		if tb == nil {
 			return math.NaN()
