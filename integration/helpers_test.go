@@ -20,6 +20,9 @@ import (
 type lab struct {
 	inventory string // lab.yaml
 	bin       string // orch binary
+	// asGiven runs run and matrix with the instruments their arguments
+	// name (else --stacks=off is added, see withoutStacks).
+	asGiven bool
 }
 
 func needLab(t *testing.T) *lab {
@@ -48,9 +51,29 @@ func (l *lab) orch(t *testing.T, args ...string) result {
 
 func (l *lab) orchCtx(t *testing.T, ctx context.Context, args ...string) result {
 	t.Helper()
+	r := l.run(t, ctx, args...)
+	t.Logf("orch %s -> exit %d in %s\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), r.code, r.elapsed.Round(time.Millisecond), r.stdout, r.stderr)
+	return r
+}
+
+// cleanup runs orch in a test's cleanup and logs it only when it fails:
+// a failed test's log then ends with its cause, not with the teardown's
+// progress lines (CI shows the lines before "--- FAIL").
+func (l *lab) cleanup(t *testing.T, args ...string) {
+	t.Helper()
+	if r := l.run(t, context.Background(), args...); r.code != 0 {
+		t.Logf("cleanup: orch %s -> exit %d in %s\nstderr:\n%s", strings.Join(args, " "), r.code, r.elapsed.Round(time.Millisecond), r.stderr)
+	}
+}
+
+// run runs orch (five minutes at most) and returns what it printed.
+func (l *lab) run(t *testing.T, ctx context.Context, args ...string) result {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
-	args = withoutStacks(args)
+	if !l.asGiven {
+		args = withoutStacks(args)
+	}
 	cmd := exec.CommandContext(ctx, l.bin, args...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -62,7 +85,6 @@ func (l *lab) orchCtx(t *testing.T, ctx context.Context, args ...string) result 
 	} else if err != nil {
 		t.Fatalf("orch %s: %v", strings.Join(args, " "), err)
 	}
-	t.Logf("orch %s -> exit %d in %s\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), r.code, r.elapsed.Round(time.Millisecond), r.stdout, r.stderr)
 	return r
 }
 
@@ -87,7 +109,8 @@ func (l *lab) mustOK(t *testing.T, args ...string) result {
 	t.Helper()
 	r := l.orch(t, args...)
 	if r.code != 0 {
-		t.Fatalf("orch %s: exit %d: %s", strings.Join(args, " "), r.code, r.stderr)
+		// The whole output is logged above; the failure says the end of it.
+		t.Fatalf("orch %s: exit %d; its last lines:\n%s", strings.Join(args, " "), r.code, lastLines(r.stderr, 12))
 	}
 	return r
 }
@@ -140,4 +163,13 @@ func hostAddress(t *testing.T, doc map[string]any, name string) string {
 	}
 	t.Fatalf("no host %s in lab inventory", name)
 	return ""
+}
+
+// lastLines is the last n lines of s.
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
 }

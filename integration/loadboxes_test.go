@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"context"
 	"encoding/json"
 	"math"
 	"os"
@@ -31,10 +32,10 @@ func loadBoxesLab(t *testing.T) (l *lab, dir, inv string) {
 	dir = t.TempDir()
 	state, inv := filepath.Join(dir, "state"), filepath.Join(dir, "inv", "lab.yaml")
 	t.Cleanup(func() {
-		r := l.orch(t, "lab", "down", "--state-dir", state, "-i", inv)
+		r := l.run(t, context.Background(), "lab", "down", "--state-dir", state, "-i", inv)
 		for _, p := range []string{state, inv} {
 			if _, err := os.Stat(p); err == nil || r.code != 0 {
-				t.Errorf("lab down (exit %d) left %s", r.code, p)
+				t.Errorf("lab down (exit %d) left %s: %s", r.code, p, lastLines(r.stderr, 8))
 			}
 		}
 	})

@@ -143,7 +143,7 @@ func TestDownKeepsTheInventorysReplicationAccount(t *testing.T) {
 	}
 	l.sqlOn(t, "master", "CREATE USER 'dbarepl'@'%' IDENTIFIED BY 'dba-Repl-0xs3cret'; GRANT REPLICATION SLAVE, REPLICATION CLIENT ON *.* TO 'dbarepl'@'%'", false)
 	t.Cleanup(func() {
-		l.orch(t, "up", l.inventory) // the shared lab as it was
+		l.cleanup(t, "up", l.inventory) // the shared lab as it was
 		l.sqlOn(t, "master", "DROP USER IF EXISTS 'dbarepl'@'%'", false)
 	})
 	doc := l.inventoryDoc(t, "lab.yaml")
@@ -168,7 +168,7 @@ func TestPurgeKeepsWhatOrchDidNotMake(t *testing.T) {
 	l.sqlOn(t, "master", "CREATE DATABASE IF NOT EXISTS mysqlslap; CREATE TABLE IF NOT EXISTS mysqlslap.dba_keep (id INT PRIMARY KEY); CREATE TABLE IF NOT EXISTS orch.dba_keep (id INT PRIMARY KEY)", false)
 	l.forget(t, "master", "schema mysqlslap", "schema orch")
 	t.Cleanup(func() {
-		l.orch(t, "up", l.inventory) // the shared lab as it was
+		l.cleanup(t, "up", l.inventory) // the shared lab as it was
 		l.sqlOn(t, "master", "DROP TABLE IF EXISTS mysqlslap.dba_keep, orch.dba_keep", false)
 	})
 

@@ -25,7 +25,7 @@ func TestVerifyQuotesTheSlavesError(t *testing.T) {
 	unlock := func() { l.sqlOn(t, "master", "ALTER USER '"+user+"'@'%' ACCOUNT UNLOCK", false) }
 	t.Cleanup(func() {
 		unlock()
-		l.orch(t, "up", "-i", l.inventory, "--engine", "innodb")
+		l.cleanup(t, "up", "-i", l.inventory, "--engine", "innodb")
 	})
 	l.sqlOn(t, "master", "ALTER USER '"+user+"'@'%' ACCOUNT LOCK", false)
 	l.sqlOn(t, "slave", "STOP SLAVE; START SLAVE", false)

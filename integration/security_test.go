@@ -203,7 +203,7 @@ func TestBenchmarkLockOfAnotherAccount(t *testing.T) {
 	}
 	lock := "orch.benchmark." + name
 	kill := `id=$(mariadb -N -e "SELECT IS_USED_LOCK('` + lock + `')"); [ "$id" = NULL ] || mariadb -e "KILL $id"`
-	t.Cleanup(func() { l.orch(t, "exec", "-i", l.inventory, "--role", "master", "--", kill) })
+	t.Cleanup(func() { l.cleanup(t, "exec", "-i", l.inventory, "--role", "master", "--", kill) })
 	l.mustOK(t, "exec", "-i", l.inventory, "--role", "master", "--",
 		`setsid sh -c "mariadb -e \"SELECT GET_LOCK('`+lock+`', 0), SLEEP(60)\"" >/dev/null 2>&1 < /dev/null &
 for i in 1 2 3 4 5 6 7 8 9 10; do [ "$(mariadb -N -e "SELECT IS_USED_LOCK('`+lock+`')")" != NULL ] && exit 0; sleep 0.3; done; exit 1`)

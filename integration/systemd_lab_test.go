@@ -33,7 +33,7 @@ func newSystemdLab(t *testing.T, subnet string, more ...string) (*lab, string) {
 	start := time.Now()
 	l.mustOK(t, append([]string{"lab", "up", "--systemd", "--subnet", subnet, "--state-dir", state, "-i", l.inventory}, more...)...)
 	t.Logf("systemd lab %v up in %.1fs", more, time.Since(start).Seconds())
-	t.Cleanup(func() { l.orch(t, "lab", "down", "--state-dir", state, "-i", l.inventory) })
+	t.Cleanup(func() { l.cleanup(t, "lab", "down", "--state-dir", state, "-i", l.inventory) })
 	return l, state
 }
 

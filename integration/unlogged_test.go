@@ -34,10 +34,10 @@ func TestNoPasswordInServerLogs(t *testing.T) {
 	inv := filepath.Join(t.TempDir(), "n8.yaml")
 	writeYAML(t, inv, doc)
 	t.Cleanup(func() {
-		l.orch(t, "down", inv)
-		l.orch(t, "up", l.inventory) // the shared lab as it was
+		l.cleanup(t, "down", inv)
+		l.cleanup(t, "up", l.inventory) // the shared lab as it was
 		l.sqlOn(t, "db", "SET GLOBAL general_log = OFF, slow_query_log = OFF, long_query_time = 10, log_slow_admin_statements = OFF; DROP USER IF EXISTS 'orch_n8repl'@'%', 'orch_n8probe'@'localhost'", false)
-		l.orch(t, "exec", "-i", l.inventory, "--role", "db", "--", "rm -f "+general+" "+slow)
+		l.cleanup(t, "exec", "-i", l.inventory, "--role", "db", "--", "rm -f "+general+" "+slow)
 	})
 
 	l.mustOK(t, "down", l.inventory) // so that up points the slaves again
