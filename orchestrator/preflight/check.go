@@ -30,10 +30,16 @@ type Facts struct {
 	Sudo    string `json:"sudo,omitempty"`
 	OS      string `json:"os,omitempty"`
 	Kernel  string `json:"kernel,omitempty"`
-	// BootID is the kernel's boot id (/proc/sys/kernel/random/boot_id):
-	// hosts that report the same one share a kernel, and its CPUs (the
-	// lab's namespaces, containers on one machine).
-	BootID     string `json:"boot_id,omitempty"`
+	// BootID is the kernel's boot id (/proc/sys/kernel/random/boot_id).
+	// systemd-nspawn gives each container its own, so it does not tell
+	// hosts on one kernel apart from hosts on several.
+	BootID string `json:"boot_id,omitempty"`
+	// KernelID names the running kernel as every container on it sees
+	// it: its release and boot time (/proc/stat's btime, which no
+	// container runtime here virtualises). Hosts that report the same one
+	// share a kernel, and its CPUs (the lab's namespaces, containers on
+	// one machine).
+	KernelID   string `json:"kernel_id,omitempty"`
 	CPUs       int    `json:"cpus,omitempty"`
 	CPUModel   string `json:"cpu_model,omitempty"` // /proc/cpuinfo's model name
 	MemoryMB   int64  `json:"memory_mb,omitempty"`
@@ -135,6 +141,9 @@ func probeHost(ctx context.Context, h *topology.Host, ex executor.Executor, f *F
 	}
 	kv := parseProbe(res.Stdout)
 	f.OS, f.Kernel, f.BootID = first(kv, "os"), first(kv, "kernel"), first(kv, "boot_id")
+	if bt := first(kv, "btime"); bt != "" && f.Kernel != "" {
+		f.KernelID = f.Kernel + " booted " + bt
+	}
 	f.CPUs = int(atoi(first(kv, "cpus")))
 	f.MemoryMB = atoi(first(kv, "mem_kb")) / 1024
 	f.DiskPath, f.DiskFreeMB = first(kv, "disk_path"), atoi(first(kv, "disk_free_kb"))/1024

@@ -22,6 +22,7 @@ echo "uid=$(id -u)"
 echo "os=$(. /etc/os-release && echo "$PRETTY_NAME")"
 echo "kernel=$(uname -sr)"
 echo "boot_id=$(cat /proc/sys/kernel/random/boot_id)"
+echo "btime=$(awk '/^btime/ {print $2}' /proc/stat)"
 echo "cpus=$(getconf _NPROCESSORS_ONLN || nproc)"
 echo "mem_kb=$(awk '/^MemTotal:/ {print $2}' /proc/meminfo)"
 m=$(awk -F': *' '/^model name/ {print $2; exit}' /proc/cpuinfo)

@@ -75,6 +75,19 @@ func TestProbeScriptRunsAndQuotes(t *testing.T) {
 	if want, err := os.ReadFile("/proc/sys/kernel/random/boot_id"); err == nil && first(kv, "boot_id") != strings.TrimSpace(string(want)) {
 		t.Errorf("boot_id = %q, want this kernel's %q", first(kv, "boot_id"), want)
 	}
+	// The kernel's boot time, read here from /proc/stat by other means:
+	// what containers on one kernel share when their boot ids differ.
+	if stat, err := os.ReadFile("/proc/stat"); err == nil {
+		var want string
+		for _, line := range strings.Split(string(stat), "\n") {
+			if f := strings.Fields(line); len(f) == 2 && f[0] == "btime" {
+				want = f[1]
+			}
+		}
+		if want == "" || first(kv, "btime") != want {
+			t.Errorf("btime = %q, want /proc/stat's %q", first(kv, "btime"), want)
+		}
+	}
 	if out, _ := exec.Command("sh", "-c", "ls /tmp/pwned-orch 2>/dev/null").Output(); len(out) > 0 {
 		t.Fatal("the datadir value was executed by the shell")
 	}

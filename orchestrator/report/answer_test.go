@@ -186,6 +186,24 @@ func TestHostLines(t *testing.T) {
 	if got := tb.hostLines(); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("hostLines =\n %q, want\n %q", got, want)
 	}
+	// systemd-nspawn containers: a boot id each, one kernel (release and
+	// boot time) for all; and three machines that each boot their own.
+	for name, c := range map[string]struct {
+		kernel [3]string
+		shared bool
+	}{
+		"containers on one kernel": {[3]string{"Linux 6.1.0-40-amd64 booted 1764650000", "Linux 6.1.0-40-amd64 booted 1764650000", "Linux 6.1.0-40-amd64 booted 1764650000"}, true},
+		"three machines":           {[3]string{"Linux 6.1.0-40-amd64 booted 1764650000", "Linux 6.1.0-40-amd64 booted 1764650071", "Linux 6.12.5 booted 1764650000"}, false},
+	} {
+		for i, h := range r.Evidence.Facts {
+			h.Facts[3] = [2]string{"boot_id", "container-" + h.Host}
+			r.Evidence.Facts[i].Facts = append(h.Facts[:9:9], [2]string{"kernel_id", c.kernel[i]})
+		}
+		got := tb.hostLines()
+		if shared := strings.Contains(strings.Join(got, "\n"), "All 3 hosts share one kernel"); shared != c.shared {
+			t.Errorf("%s: hostLines %q: shared kernel said %v, want %v", name, got, shared, c.shared)
+		}
+	}
 	r.Evidence.Facts = nil
 	if got := tb.hostLines(); len(got) != 1 || !strings.Contains(got[0], "not recorded") {
 		t.Errorf("no facts: %q", got)

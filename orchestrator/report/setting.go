@@ -192,8 +192,8 @@ func (t *Table) hostLines() []string {
 		for _, kv := range hf.Facts {
 			f[kv[0]] = kv[1]
 		}
-		if f["boot_id"] != "" {
-			boots[f["boot_id"]] = true
+		if k := kernelOf(f["kernel_id"], f["boot_id"]); k != "" {
+			boots[k] = true
 		}
 		hw := hardware(f)
 		if _, ok := byHW[hw]; !ok {

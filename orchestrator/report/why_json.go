@@ -42,7 +42,7 @@ func costJSON(c *Cost) whyCostJSON {
 		"server_threads_runnable": v(c.ServerRunnable), "disk_busy_frac": v(c.DiskBusy), "threads_running": v(c.ThreadsRunning),
 		"ncpu": v(c.NCPU), "sampler_cpu_frac": v(c.SamplerCPU)}
 	if c.Kernel != "" {
-		out["boot_id"] = c.Kernel
+		out["kernel_id"] = c.Kernel // the shared-machine key: kernel_id, or boot_id before it
 	}
 	for _, m := range metrics {
 		out[m.col] = v(m.get(c))

@@ -29,22 +29,33 @@ type machine struct {
 	HasClient bool
 }
 
-// bootID reads boot_id from a host's facts in the manifest ("" when the
-// run predates it or the host could not be probed).
-func bootID(raw json.RawMessage) string {
+// kernelID names the kernel a host ran on, from its facts in the
+// manifest: kernel_id (release and boot time, the same in every container
+// on one kernel), else, for runs before it, boot_id (per container under
+// systemd-nspawn); "" when the host could not be probed.
+func kernelID(raw json.RawMessage) string {
 	var f struct {
-		BootID string `json:"boot_id"`
+		KernelID string `json:"kernel_id"`
+		BootID   string `json:"boot_id"`
 	}
 	if len(raw) == 0 || json.Unmarshal(raw, &f) != nil {
 		return ""
 	}
-	return strings.TrimSpace(f.BootID)
+	return kernelOf(f.KernelID, f.BootID)
 }
 
-// setKernels records each host's boot id from the run's facts.
+// kernelOf is the kernel key of a host's kernel_id and boot_id facts.
+func kernelOf(kernelID, bootID string) string {
+	if k := strings.TrimSpace(kernelID); k != "" {
+		return k
+	}
+	return strings.TrimSpace(bootID)
+}
+
+// setKernels records each host's kernel from the run's facts.
 func setKernels(rw *runWhy, facts map[string]json.RawMessage) {
 	for _, c := range append(append([]*Cost(nil), rw.Hosts...), rw.LoadBoxes...) {
-		c.Kernel = bootID(facts[c.Host])
+		c.Kernel = kernelID(facts[c.Host])
 	}
 }
 

@@ -119,3 +119,18 @@ func TestMovedNamesTheMastersRate(t *testing.T) {
 		t.Errorf("sentence lacks %q:\n%s", want, got)
 	}
 }
+
+// A host's kernel comes from kernel_id (one per kernel, whatever the
+// container runtime), else from the boot id older runs recorded.
+func TestKernelID(t *testing.T) {
+	for raw, want := range map[string]string{
+		`{"kernel_id": "Linux 6.1.0-40-amd64 booted 1764650000", "boot_id": "container-a"}`: "Linux 6.1.0-40-amd64 booted 1764650000",
+		`{"boot_id": "6a1f-lab"}`: "6a1f-lab",
+		`{"host": "master"}`:      "",
+		`not json`:                "",
+	} {
+		if got := kernelID([]byte(raw)); got != want {
+			t.Errorf("kernelID(%s) = %q, want %q", raw, got, want)
+		}
+	}
+}
