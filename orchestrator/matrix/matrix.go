@@ -46,6 +46,10 @@ type Matrix struct {
 	// steady-state figures, when the user gave one (orch matrix --warmup):
 	// then it is every run's warm-up; nil: the report detects it per run.
 	WarmupS *int `json:"warmup_s,omitempty"`
+	// AllowMixed records --allow-mixed: the matrix compares servers that
+	// differ in flavour or major.minor version by the user's choice, so a
+	// report made later from this file compares them too (labelled).
+	AllowMixed bool `json:"allow_mixed,omitempty"`
 	// NoEffect maps a knob the server accepts but ignores to why
 	// (see NoEffect): the report says so instead of reporting no change.
 	NoEffect map[string]string `json:"no_effect,omitempty"`

@@ -40,6 +40,11 @@ func TestRunRefusesMixedFlavours(t *testing.T) {
 	if err := Run(context.Background(), o); err != nil {
 		t.Fatalf("--allow-mixed: %v\n%s", err, errOut.String())
 	}
+	// The plan records the choice, for the report made from matrix.json.
+	u := &useCase{Options: o, multi: true, linted: map[string]bool{}, logf: t.Logf}
+	if m, _, err := u.plan(); err != nil || !m.AllowMixed {
+		t.Errorf("--allow-mixed plan: allow_mixed %v, err %v", m != nil && m.AllowMixed, err)
+	}
 	// One flavour named, the other cluster naming none: judged once its
 	// servers answer (checkSameServers).
 	for _, h := range west.DBHosts() {

@@ -155,6 +155,9 @@ func (u *useCase) plan() (*Matrix, *bench.Workload, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	// A resumed matrix keeps the choice it was started with.
+	m.AllowMixed = m.AllowMixed || u.AllowMixed
+	u.AllowMixed = m.AllowMixed
 	if u.Resume {
 		u.logf("matrix: resuming %s: %d of %d cells left", m.Dir(), len(m.Remaining()), len(m.Cells))
 	} else if err := u.planNoiseFloor(m); err != nil {

@@ -151,7 +151,7 @@ func Build(in *Input, opts Options) (*Report, error) {
 	if opts.Baseline != "" && !slices.ContainsFunc(rep.Tables, func(t *Table) bool { return t.group(opts.Baseline) != nil }) {
 		return nil, &InputError{Path: "--baseline " + opts.Baseline, Err: fmt.Errorf("no such label; the labels are %s", strings.Join(rep.labels(), ", "))}
 	}
-	if err := rep.checkComparable(opts.AllowMixed); err != nil {
+	if err := rep.checkComparable(opts.AllowMixed || in.AllowMixed); err != nil {
 		return nil, err
 	}
 	for _, t := range rep.Tables {

@@ -92,3 +92,33 @@ func TestServerMinor(t *testing.T) {
 		t.Errorf("serverAspect(nil) = %q", got)
 	}
 }
+
+// A matrix run with --allow-mixed records it in matrix.json: a report made
+// later from the directory, without the flag, compares its servers too,
+// labelled; the same matrix without the record is refused.
+func TestMatrixRecordsAllowMixed(t *testing.T) {
+	for _, allowed := range []bool{true, false} {
+		dir := filepath.Join(t.TempDir(), "m")
+		copyDir(t, matrixDir, dir)
+		setServers(t, filepath.Join(dir, "cells", "04-rocksdb-r2"), map[string]string{"master": "MySQL 9.7.4", "slave1": "MySQL 9.7.4", "slave2": "MySQL 9.7.4"})
+		var doc map[string]any
+		raw, err := os.ReadFile(filepath.Join(dir, FileMatrix))
+		if err != nil || json.Unmarshal(raw, &doc) != nil {
+			t.Fatal(err)
+		}
+		doc["allow_mixed"] = allowed
+		raw, _ = json.Marshal(doc)
+		if err := os.WriteFile(filepath.Join(dir, FileMatrix), raw, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		rep, err := Build(mustLoad(t, dir), Options{})
+		switch {
+		case allowed && err != nil:
+			t.Errorf("allow_mixed recorded: %v", err)
+		case allowed && !strings.Contains(strings.Join(rep.Tables[0].answer(), "\n"), "NOT COMPARABLE, compared as asked (--allow-mixed): server: MariaDB 10.11"):
+			t.Errorf("allow_mixed recorded: answer %q does not label the mixed servers", rep.Tables[0].answer())
+		case !allowed && (err == nil || !strings.Contains(err.Error(), "--allow-mixed")):
+			t.Errorf("no allow_mixed: err = %v, want the refusal", err)
+		}
+	}
+}

@@ -41,6 +41,8 @@ type Input struct {
 	// named for its noise floor; Started when its first cell began.
 	AA         bool
 	NoiseFloor string
+	// AllowMixed: the matrix was run with --allow-mixed (matrix.json).
+	AllowMixed bool
 	Started    time.Time
 	// Until is the matrix's stopping rule, Skipped the cells it did not
 	// need (left out of every table).

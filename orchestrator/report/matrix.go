@@ -17,6 +17,7 @@ type matrixDoc struct {
 	// AA marks an A/A matrix; NoiseFloor names the A/A matrix whose floor
 	// this one's report states (noise.go).
 	AA         bool   `json:"aa"`
+	AllowMixed bool   `json:"allow_mixed"` // orch matrix --allow-mixed
 	NoiseFloor string `json:"noise_floor"`
 	Cells      []struct {
 		ID      string    `json:"id"`
@@ -57,6 +58,7 @@ func (in *Input) loadMatrix(dir string) ([]*Run, error) {
 		in.NoEffect[k] = v
 	}
 	in.AA = in.AA || m.AA
+	in.AllowMixed = in.AllowMixed || m.AllowMixed
 	if m.NoiseFloor != "" && in.NoiseFloor == "" {
 		// A name without a directory is a sibling under the runs root.
 		in.NoiseFloor = m.NoiseFloor
