@@ -117,6 +117,12 @@ func TestMySQLLab(t *testing.T) {
 			if v := leadNumber(t, row[8]); !(v > 0) {
 				t.Errorf("%s: master fsync_per_tx %v, want > 0 from Innodb_data_fsyncs", row[0], v)
 			}
+			// MySQL has no Binlog_bytes_written: the Performance Schema's
+			// bytes written to the binary log files, at least one row
+			// event's worth per transaction.
+			if v := leadNumber(t, row[9]); !(v > 100) {
+				t.Errorf("%s: master binlog_bytes_per_tx %v, want > 100 from performance_schema", row[0], v)
+			}
 		}
 	}
 	if masters != 2 {
@@ -124,6 +130,12 @@ func TestMySQLLab(t *testing.T) {
 	}
 	if !strings.Contains(why, "binlog_order_commits=OFF:") {
 		t.Errorf("no sentence for binlog_order_commits=OFF in Where the time went")
+	}
+	// The containers have a boot id each but one kernel: the report
+	// speaks of the machine they share, never of the master's CPU.
+	if !strings.Contains(string(report), "All 4 hosts share one kernel") || strings.Contains(why, "Master CPU") ||
+		!strings.Contains(why, "(shared by 4 hosts)") {
+		t.Errorf("the MySQL lab's containers not seen as one machine (want \"All 4 hosts share one kernel\" and the machine shared by 4 hosts, never \"Master CPU\")")
 	}
 
 	// orch run and orch collect on MySQL: a complete run directory whose
@@ -136,7 +148,7 @@ func TestMySQLLab(t *testing.T) {
 	if b, _ := res["benchmark"].(map[string]any); b["complete"] != true || b["tps"] == nil {
 		t.Errorf("MySQL run's benchmark result incomplete: %v", b)
 	}
-	for _, col := range []string{"innodb_data_fsyncs_ps", "semisync_yes_tx_ps", "gtid_tx_ps"} {
+	for _, col := range []string{"innodb_data_fsyncs_ps", "semisync_yes_tx_ps", "gtid_tx_ps", "binlog_bytes_written_bps"} {
 		if !csvColumnPositive(t, filepath.Join(rd, "timeseries", "master-mysql.csv"), col) {
 			t.Errorf("master-mysql.csv: %s is never above 0 during a write load on MySQL", col)
 		}

@@ -18,6 +18,11 @@ type StatusCounter struct {
 	FsyncLabel string
 }
 
+// BinlogBytesStatus is MariaDB's status variable for the bytes written to
+// the binary log; on a server without it the monitor reads the same
+// quantity with Server.BinlogBytesQuery and files it under this name.
+const BinlogBytesStatus = "Binlog_bytes_written"
+
 // Counters of the engines (EngineSpec.Counters) and of MariaDB's binary
 // log; a server that lacks one leaves its column empty.
 var (
@@ -36,7 +41,7 @@ var (
 	}
 	binlogCounters = []StatusCounter{
 		{Column: "binlog_commits_ps", Status: "Binlog_commits", Prec: 1},
-		{Column: "binlog_bytes_written_bps", Status: "Binlog_bytes_written", Prec: 0},
+		{Column: "binlog_bytes_written_bps", Status: BinlogBytesStatus, Prec: 0},
 		{Column: "binlog_group_commits_ps", Status: "Binlog_group_commits", Prec: 1},
 	}
 	// Percona's TokuDB exports its engine status as status variables.

@@ -11,6 +11,11 @@ const (
 	// PluginInstallBlockedBy is the read-only switch that refuses INSTALL
 	// PLUGIN, which writes mysql.plugin; "" where none does.
 	PluginInstallBlockedBy Feature = "plugin-install-blocked-by"
+	// BinlogBytesQuery reads the bytes the server has written to its
+	// binary log (one row, one number) where SHOW GLOBAL STATUS has no
+	// Binlog_bytes_written (MariaDB's): "" where the status variable
+	// serves.
+	BinlogBytesQuery Feature = "binlog-bytes-query"
 )
 
 func init() { rules = append(rules, mysqlRules...) }
@@ -25,7 +30,16 @@ var mysqlRules = []rule{
 	// (ERROR 1290 "running with the --super-read-only option"), and orch's
 	// slaves start with it ON; read_only alone does not refuse it.
 	{PluginInstallBlockedBy, mysqlFamily, V(5, 7, 8), none, "super_read_only"},
+	// MySQL and Percona count no binary log bytes in SHOW STATUS; the
+	// Performance Schema's file I/O summary does, under the binary log
+	// files' instrument (wait/io/file/sql/binlog, enabled by default).
+	{BinlogBytesQuery, mysqlFamily, V(5, 7, 0), none,
+		"SELECT SUM_NUMBER_OF_BYTES_WRITE FROM performance_schema.file_summary_by_event_name WHERE EVENT_NAME = 'wait/io/file/sql/binlog'"},
 }
+
+// BinlogBytesQuery is the query for the bytes s has written to its binary
+// log, "" when SHOW GLOBAL STATUS has them (Binlog_bytes_written).
+func (s Server) BinlogBytesQuery() string { return s.value(BinlogBytesQuery) }
 
 // PrintDefaultsArgs is what my_print_defaults is given to show the options
 // s reads at startup.

@@ -18,7 +18,11 @@ import (
 // GET_SOURCE_PUBLIC_KEY = 1 (CHANGE REPLICATION SOURCE TO); super_read_only
 // refuses INSTALL PLUGIN, which writes mysql.plugin; my_print_defaults
 // takes option group names ("my_print_defaults mysqld"), and mysqld reads
-// [mysqld] and [server] ("Using Option Files").
+// [mysqld] and [server] ("Using Option Files"). SHOW STATUS has no
+// Binlog_bytes_written (MariaDB's, "Server Status Variables" lists none);
+// the Performance Schema's file_summary_by_event_name sums the bytes
+// written per file instrument, the binary log files' being
+// wait/io/file/sql/binlog ("File I/O Summary Tables").
 func TestMySQL97(t *testing.T) {
 	s := mustServer(t, MySQL, V(9, 7, 4))
 	for f, want := range map[Feature]string{
@@ -34,6 +38,7 @@ func TestMySQL97(t *testing.T) {
 		PluginInstallStmt:      "INSTALL PLUGIN",
 		PrintDefaultsArgs:      "mysqld server",
 		PluginInstallBlockedBy: "super_read_only",
+		BinlogBytesQuery:       "SELECT SUM_NUMBER_OF_BYTES_WRITE FROM performance_schema.file_summary_by_event_name WHERE EVENT_NAME = 'wait/io/file/sql/binlog'",
 	} {
 		if got, _ := s.Lookup(f); got != want {
 			t.Errorf("%s: %q, want %q", f, got, want)

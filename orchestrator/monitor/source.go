@@ -3,6 +3,7 @@ package monitor
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -26,6 +27,9 @@ type sqlSource struct {
 	replicaQ string
 	names    *serverNames
 	enabledQ string // master only
+	// binlogQ reads the binary log's bytes where SHOW STATUS lacks them
+	// (MySQL, Percona: the Performance Schema); "" on MariaDB.
+	binlogQ string
 
 	selects     uint64 // SELECTs sent so far
 	enabled     string
@@ -34,7 +38,8 @@ type sqlSource struct {
 }
 
 func newSQLSource(db *sql.DB, srv flavor.Server, role topology.Role, n *serverNames) *sqlSource {
-	s := &sqlSource{db: db, names: n, statusQ: "SHOW GLOBAL STATUS" + whereNameIn(n.statusNames()), gtidQ: srv.SlaveGTIDQuery()}
+	s := &sqlSource{db: db, names: n, statusQ: "SHOW GLOBAL STATUS" + whereNameIn(n.statusNames()), gtidQ: srv.SlaveGTIDQuery(),
+		binlogQ: srv.BinlogBytesQuery()}
 	if role == topology.RoleMaster {
 		s.gtidQ = srv.MasterGTIDQuery()
 		if n.semiEnabled != "" {
@@ -59,6 +64,20 @@ func (s *sqlSource) fetch(ctx context.Context) (mysqlRaw, error) {
 	var err error
 	if raw.Status, err = queryPairs(ctx, s.db, s.statusQ); err != nil {
 		return raw, err
+	}
+	if s.binlogQ != "" {
+		s.selects++ // counted before sending, as the GTID query below
+		var bytes sql.NullString
+		switch err := s.db.QueryRowContext(ctx, s.binlogQ).Scan(&bytes); {
+		case err == nil && bytes.Valid:
+			raw.Status[flavor.BinlogBytesStatus] = bytes.String
+		case ctx.Err() != nil:
+			return raw, ctx.Err()
+		case err != nil && !errors.Is(err, sql.ErrNoRows):
+			// An account without SELECT on performance_schema: the
+			// column stays empty rather than every sample failing.
+			s.binlogQ = ""
+		} // no row, or NULL: the Performance Schema is off; left empty
 	}
 	if s.enabledQ != "" {
 		status := raw.Status[s.names.semiStatus]
