@@ -12,6 +12,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -27,10 +28,12 @@ import (
 var (
 	intervalLine = regexp.MustCompile(`^\[ *([0-9.]+)s \] thds: [0-9]+ tps: ([0-9.]+) qps: ([0-9.]+) \(r/w/o: ([0-9.]+)/([0-9.]+)/([0-9.]+)\)`)
 	totalTime    = regexp.MustCompile(`^\s*total time:\s+([0-9.]+)s`)
+	// intervalLat is the same line's percentile latency, "lat (ms,95%): 3.62".
+	intervalLat = regexp.MustCompile(`\blat \(ms,[0-9]+%\): ([0-9.]+)`)
 )
 
 // clientLine is one interval of the client's raw output.
-type clientLine struct{ t, tps, writes float64 }
+type clientLine struct{ t, tps, writes, lat float64 }
 
 // readClient reads benchmark/run.txt.
 func readClient(path string) (lines []clientLine, total float64, err error) {
@@ -42,7 +45,11 @@ func readClient(path string) (lines []clientLine, total float64, err error) {
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		if m := intervalLine.FindStringSubmatch(sc.Text()); m != nil {
-			lines = append(lines, clientLine{t: atof(m[1]), tps: atof(m[2]), writes: atof(m[5])})
+			l := clientLine{t: atof(m[1]), tps: atof(m[2]), writes: atof(m[5]), lat: math.NaN()}
+			if lm := intervalLat.FindStringSubmatch(sc.Text()); lm != nil {
+				l.lat = atof(lm[1])
+			}
+			lines = append(lines, l)
 		} else if m := totalTime.FindStringSubmatch(sc.Text()); m != nil {
 			total = atof(m[1])
 		}

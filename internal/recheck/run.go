@@ -27,6 +27,7 @@ type run struct {
 	ownDelta float64
 	kept     [][2]float64 // the window's seconds, load clock
 	steady   float64
+	winLat   float64 // mean of the kept intervals' percentile latency, ms
 	// Replicas table figures.
 	master, apply, lagEnd, lagGrowth, windowS, sustained float64
 	// costs: host -> per-transaction figure (why.json names) of the window.
@@ -187,7 +188,8 @@ func (r *run) compute(warm float64, writes bool, stated float64) {
 		r.delta = stated
 	}
 	last := r.client[len(r.client)-1].t
-	var sum float64
+	var sum, lat float64
+	nLat := 0
 	for _, l := range r.client {
 		a, b := l.t-step+r.delta, l.t+r.delta
 		if l.t <= warm || l.t > last || r.touches(a, b) {
@@ -199,6 +201,14 @@ func (r *run) compute(warm float64, writes bool, stated float64) {
 			v = l.writes
 		}
 		sum += v
+		if !math.IsNaN(l.lat) {
+			lat += l.lat
+			nLat++
+		}
+	}
+	r.winLat = math.NaN()
+	if nLat > 0 {
+		r.winLat = lat / float64(nLat)
 	}
 	r.windowS = float64(len(r.kept)) * step
 	r.steady = sum / float64(len(r.kept))

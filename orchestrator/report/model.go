@@ -245,6 +245,25 @@ func (b *Bench) steady(metric string, w Window) (v float64, how string) {
 	return math.NaN(), "none"
 }
 
+// windowLat is the client's pNN latency over the window: the mean of its
+// per-interval pNN (ms) there, NaN when it printed none in the window.
+// Not the window's own percentile (the client prints no distribution per
+// interval), and so labelled.
+func (b *Bench) windowLat(w Window) float64 {
+	step := stepOf(b.LatSeries)
+	sum, n := 0.0, 0
+	for _, p := range b.LatSeries {
+		if w.keeps(p.T, step) && !math.IsNaN(p.V) {
+			sum += p.V
+			n++
+		}
+	}
+	if n == 0 {
+		return math.NaN()
+	}
+	return sum / float64(n)
+}
+
 // final is the tool's own figure for metric (NaN when not printed).
 func (b *Bench) final(metric string) float64 {
 	if r, ok := b.rates[metric]; ok {

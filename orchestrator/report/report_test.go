@@ -278,7 +278,7 @@ func TestMarkdownTables(t *testing.T) {
 		"Baseline: **innodb**",
 		"- " + rocks.Verdict,
 		"| configuration | n | writes/s mean | sd | 95% CI | median | CV | vs baseline | ratio 95% CI | p |",
-		"| configuration | whole-run lat avg ms (mean of runs) | whole-run p95 ms (mean of runs) | whole-run max ms (max of runs) | errors |",
+		"| configuration | p95 ms in the window (mean of runs) | whole-run lat avg ms (mean of runs) | whole-run p95 ms (mean of runs) | whole-run max ms (max of runs) | errors |",
 		"| innodb | 2 (1 flagged) | " + num(inno.Rate.Mean, 2) + " | " + num(inno.Rate.SD, 2) + " | " + ci(inno.Rate, 2) + " | " + num(inno.Median, 2) + " | 19.8% (noisy) | baseline |",
 		"| rocksdb | 2 (2 flagged) | " + num(rocks.Rate.Mean, 2) + " | " + num(rocks.Rate.SD, 2) + " | " + ci(rocks.Rate, 2) + " | " + num(rocks.Median, 2) + " | 3.3% | " +
 			Ratio(rocks.Ratio) + " | [95% CI unbounded] | " + PValue(rocks.Test.P) + " |",

@@ -102,6 +102,8 @@ var runColumns = []Column[runRow]{
 		func(r runRow) string { v, _ := r.t.steadyOf(r.r); return f4(v) }},
 	{"steady_source", "", func(r runRow) string { _, how := r.t.steadyOf(r.r); return how }},
 	{"final_metric", "the tool's own whole-run figure", func(r runRow) string { return f(r.b.final(r.t.Metric)) }},
+	{"lat_pctl_window_ms", "the mean of the client's per-interval pNN latency over the run's window (the rank is lat_percentile)",
+		func(r runRow) string { return f(r.b.windowLat(r.r.Win)) }},
 	{"lat_avg_ms", "the client's whole-run latency summary (warm-up included): average, the percentile's rank (95 for p95) and value, max; error count",
 		func(r runRow) string { return f(r.b.LatAvg) }},
 	{"lat_percentile", "", func(r runRow) string { return count(r.b.Pctl) }},
@@ -211,6 +213,7 @@ var confColumns = []Column[confRow]{
 		}
 		return c.vsBase(c.g.ApplyRatio, c.g.Replica.ApplyTxPS)
 	}},
+	{"label_lat_pctl_window_ms", "the mean of the runs' lat_pctl_window_ms", func(c confRow) string { return f4(c.g.WinLatPct) }},
 	{"label_lat_avg_ms", "the Latency, footprint and health table: whole-run latency avg and pNN (means of the runs'), max (the largest), errors (total)",
 		func(c confRow) string { return f4(c.g.LatAvg) }},
 	{"label_lat_pctl_ms", "", func(c confRow) string { return f4(c.g.LatPct) }},

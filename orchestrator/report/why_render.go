@@ -17,11 +17,11 @@ var whyNotes = []string{
 		"In parentheses: the ratio to the baseline's same host; marked when outside 0.95-1.05.",
 	"cpu_us_per_tx: the server process's utime+stime (/proc/PID/stat); cs_per_tx: its voluntary + involuntary context switches " +
 		"(/proc/PID/task/*/status); read_kib_per_tx, write_kib_per_tx: its storage reads and writes (/proc/PID/io) in KiB; fsync_per_tx: " +
-		fsyncSum() + "; binlog_bytes_per_tx: Binlog_bytes_written; " +
+		fsyncSum() + "; binlog_bytes_per_tx: Binlog_bytes_written (MariaDB), the Performance Schema's bytes written to the binary log files (MySQL, Percona: wait/io/file/sql/binlog); " +
 		"semisync_wait_frac: the master's ACK wait per transaction (avg wait x acknowledged commits) over the client's mean latency.",
 	"USE: server CPU is the server process's CPU as a share of the host's cores; host CPU busy and run queue are /proc/stat and " +
 		"/proc/loadavg (machine-wide: on hosts sharing a kernel, as in the lab, they count every host); disk busy is the datadir's device. " +
-		"Saturated at 90%. Hosts that report one kernel boot id share a machine: their busy share and run queue are marked (machine), " +
+		"Saturated at 90%. Hosts that report one kernel (release and boot time; containers have a boot id each) share a machine: their busy share and run queue are marked (machine), " +
 		"and the machine's row says whether it is saturated and where its CPU went: the servers' processes, the benchmark clients, " +
 		"orch's /proc samplers on every host (sampler_cpu_us_ps), iowait, and everything else (the busy share less those: orch itself " +
 		"when it runs there, sshd, any other process). The load box's row gives the CPU and runnable tasks of its own processes (its PID namespace in the lab) " +
