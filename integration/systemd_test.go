@@ -40,7 +40,7 @@ func TestSystemdStockHosts(t *testing.T) {
 	sql := func(host, q string) string {
 		return strings.TrimSpace(sshRun(t, hosts[host], "mariadb -N -e "+shellQuote(q), ""))
 	}
-	mainPIDs := func() map[string]string {
+	mainPIDs := func(t *testing.T) map[string]string {
 		pids := map[string]string{}
 		for name, c := range hosts {
 			if out := sshRun(t, c, "systemctl is-active mariadb.service", ""); out != "active\n" {
@@ -63,7 +63,19 @@ func TestSystemdStockHosts(t *testing.T) {
 		}
 	}
 
-	booted := mainPIDs()
+	// Debian 12 enables mariadb.socket, which starts the server on a
+	// connection: orch stops it with the server and starts it again, so
+	// it listens after every restart, and no connection starts a server
+	// orch has stopped.
+	socketsActive := func(t *testing.T, step string) {
+		for name, c := range hosts {
+			if out := sshRun(t, c, "systemctl is-active mariadb.socket || true", ""); out != "active\n" {
+				t.Errorf("%s: %s: mariadb.socket %q, want active as before", name, step, strings.TrimSpace(out))
+			}
+		}
+	}
+	socketsActive(t, "boot")
+	booted := mainPIDs(t)
 	if r := l.orch(t, "status", "-i", inv); r.code == 0 || !strings.Contains(r.stderr, "orch has not made its account orch on this server yet") {
 		t.Errorf("status before up: exit %d: %s", r.code, r.stderr)
 	}
@@ -78,8 +90,9 @@ func TestSystemdStockHosts(t *testing.T) {
 		}
 	}
 	up := l.mustOK(t, "up", "-i", inv, "--engine", "innodb")
-	afterUp := mainPIDs()
+	afterUp := mainPIDs(t)
 	restarted("up", booted, afterUp, true)
+	socketsActive(t, "up")
 	// Debian's 50-server.cnf binds 127.0.0.1: up says it opens the server
 	// to every address, the inventory not having asked.
 	for _, name := range []string{"master", "slave1", "slave2"} {
@@ -142,7 +155,7 @@ func TestSystemdStockHosts(t *testing.T) {
 	}
 
 	t.Run("a knob that stops the server is refused with the journal's line", func(t *testing.T) {
-		before := mainPIDs()
+		before := mainPIDs(t)
 		bad := l.orch(t, "up", "-i", inv, "--engine", "innodb", "--knob", "innodb_log_group_home_dir=/nonexistent")
 		const line = "[ERROR] InnoDB: File /nonexistent/ib_logfile0 was not found"
 		if bad.code == 0 || !strings.Contains(bad.stderr, "master 10.93.0.11: server did not start with the new config: "+line) {
@@ -151,12 +164,13 @@ func TestSystemdStockHosts(t *testing.T) {
 		if j := sshRun(t, hosts["master"], "journalctl -q -o cat -u mariadb.service | grep -cF "+shellQuote(line)+" || true", ""); j == "0\n" {
 			t.Errorf("the quoted line is not the journal's")
 		}
-		after := mainPIDs()
+		after := mainPIDs(t)
 		for name := range hosts {
 			if after[name] == before[name] {
 				t.Errorf("%s: not restarted on the previous config after the rollback", name)
 			}
 		}
+		socketsActive(t, "rollback")
 	})
 
 	t.Run("a load box that cannot log in is found by check and up, before any restart", func(t *testing.T) {
@@ -177,12 +191,12 @@ func TestSystemdStockHosts(t *testing.T) {
 			!(strings.Contains(c.stdout, "Error 1045") || strings.Contains(c.stdout, "Error 1698")) || !strings.Contains(c.stdout, "the master refuses the benchmark account") {
 			t.Errorf("check: exit %d, the refused login not reported:\n%s", c.code, c.stdout)
 		}
-		before := mainPIDs()
+		before := mainPIDs(t)
 		rr := l.orch(t, append([]string{"run", "-i", planted}, tiny...)...)
 		if rr.code == 0 || !strings.Contains(rr.stderr, "nothing was restarted") {
 			t.Errorf("run: exit %d; want the path refused before up: %s", rr.code, rr.stderr)
 		}
-		restarted("run with a broken benchmark path", before, mainPIDs(), false)
+		restarted("run with a broken benchmark path", before, mainPIDs(t), false)
 		sshRun(t, hosts["master"], "mariadb", "SET sql_log_bin = 0; DROP USER 'planted'@'10.93.0.99';")
 	})
 

@@ -280,16 +280,16 @@ func waitBooted(ctx context.Context, h HostState, dbUnit, hostDir string, p *pro
 }
 
 // ensureActive checks that a unit the host must run is active after boot.
-// On this kind of machine (cgroup v1, no systemd on the host) a container's
-// database unit now and then fails its first start at boot: its control
-// process (the stock unit's ExecStartPre) exits 1, seen in CI and here
-// right after the base tree was built, never in 22 lab-ups (66 database
-// boots) on a warm tree. The "Failed to kill control group ...:
-// Input/output error" lines systemd then prints follow any failed control
-// process in these containers; they are not the cause. The server is
-// stock and the failed start changed none of its files, so the lab starts
-// the unit once more and says so with the failed start's journal (the
-// evidence of what happened); a unit that fails twice is an error.
+// Under the legacy cgroup hierarchy a container's database unit now and
+// then failed its first start at boot: systemd could not clean the cgroup
+// of a start that mariadb.socket had triggered ("Failed to kill control
+// group ...: Input/output error") and the unit's next start failed before
+// running anything (control process status 219/CGROUP; see bookwormTree,
+// which now boots in the unified hierarchy). Should a unit still fail at
+// boot, the lab starts it once more and says so with the failed start's
+// journal (the evidence of what happened): the server is stock and the
+// failed start changed none of its files. A unit that fails twice is an
+// error.
 func ensureActive(ctx context.Context, pid1 int, h HostState, unit string, p *progress) error {
 	if _, err := nsenter(ctx, pid1, nil, "systemctl", "is-active", "--quiet", unit); err == nil {
 		return nil

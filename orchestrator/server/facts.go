@@ -22,13 +22,27 @@ import (
 // serviceNames are tried in this order when the inventory names no unit.
 var serviceNames = flavor.ServiceNames()
 
-func probeScript(pluginDir string) string {
+// probeScript reads the host's facts; unit is the inventory's systemd
+// unit ("" when it names none), probed with the usual names.
+func probeScript(pluginDir, unit string) string {
+	units := strings.Join(serviceNames, " ")
+	if unit != "" {
+		units += " " + shell.Quote(unit)
+	}
 	var b strings.Builder
+	// socket= lists the active socket units that start a unit on a
+	// connection (Debian 12's mariadb.socket): see Service.Sockets.
 	b.WriteString(`exec 2>/dev/null
 pid1=$(cat /proc/1/comm)
 echo "pid1=$pid1"
 if [ "$pid1" = systemd ]; then
-  for u in ` + strings.Join(serviceNames, " ") + `; do systemctl cat "$u.service" >/dev/null && echo "unit=$u"; done
+  for u in ` + units + `; do
+    systemctl cat "$u.service" >/dev/null || continue
+    echo "unit=$u"
+    for s in $(systemctl show -p TriggeredBy --value "$u.service"); do
+      systemctl is-active --quiet "$s" && echo "socket=$u $s"
+    done
+  done
 fi
 for u in ` + strings.Join(serviceNames, " ") + `; do [ -x "/etc/init.d/$u" ] && echo "initd=$u"; done
 command -v service >/dev/null && echo "service=yes"
@@ -54,7 +68,7 @@ func includeLines(file string) string {
 
 // probe fills n.Facts from the host probe.
 func (n *Node) probe(ctx context.Context) error {
-	res, err := n.Exec.Run(ctx, executor.Command{Script: probeScript(n.Facts.PluginDir), Timeout: commandTimeout})
+	res, err := n.Exec.Run(ctx, executor.Command{Script: probeScript(n.Facts.PluginDir, n.Host.MySQL.Service.Unit), Timeout: commandTimeout})
 	if err != nil {
 		return n.errorf("probe host: %w", err)
 	}
@@ -178,6 +192,16 @@ type Service struct {
 	// Unit is the systemd unit ("" for other service control): its
 	// journal holds the server's errors when log_error is unset.
 	Unit string
+	// Sockets are the unit's socket units that were active when orch
+	// looked (Debian 12 enables mariadb.socket). Stop stops them with the
+	// server and Start starts them again: a socket left listening while
+	// the server is down starts it on the next connection (a replica
+	// reconnecting), with whatever config is on disk, racing orch's own
+	// start and spending the unit's start limit; seen rolling back a
+	// failed config, where the socket's start was killed by orch's stop
+	// and orch's start was then refused ("start request repeated too
+	// quickly").
+	Sockets []string
 }
 
 // chooseService builds the service control from the inventory, else from
@@ -201,9 +225,18 @@ func chooseService(host string, sc topology.ServiceControl, kv map[string][]stri
 	case unit == "":
 		return Service{}, fmt.Errorf("%s: no mysql, mariadb or mysqld service found (PID 1 is %q): set mysql.service in the inventory", host, first(kv["pid1"]))
 	case systemd:
-		u := shell.Quote(unit)
-		return Service{Desc: "systemd unit " + unit, Start: "systemctl start " + u, Stop: "systemctl stop " + u,
-			Status: "systemctl is-active --quiet " + u, Unit: unit}, nil
+		var sockets []string
+		for _, s := range kv["socket"] {
+			if u, sock, ok := strings.Cut(s, " "); ok && u == unit {
+				sockets = append(sockets, sock)
+			}
+		}
+		// Sockets first: started after the server (or with it, queued
+		// after it), a socket refuses to listen for a service already
+		// active; stopped after it, it could start it again.
+		both := shell.Join(append(sockets, unit)...)
+		return Service{Desc: "systemd unit " + unit, Start: "systemctl start " + both, Stop: "systemctl stop " + both,
+			Status: "systemctl is-active --quiet " + shell.Quote(unit), Unit: unit, Sockets: sockets}, nil
 	case first(kv["service"]) == "yes":
 		u := shell.Quote(unit)
 		return Service{Desc: "init script " + unit, Start: "service " + u + " start", Stop: "service " + u + " stop",

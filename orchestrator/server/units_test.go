@@ -298,6 +298,10 @@ func TestChooseService(t *testing.T) {
 		{topology.ServiceControl{Start: "/x/start", Stop: "/x/stop"}, kv("pid1", "systemd", "unit", "mysql"), "/x/start"},
 		{topology.ServiceControl{}, kv("pid1", "systemd", "unit", "mariadb", "unit", "mysqld"), "systemctl start mariadb"},
 		{topology.ServiceControl{Unit: "my sql"}, kv("pid1", "systemd"), "systemctl start 'my sql'"},
+		// Debian 12: mariadb.socket starts the server on a connection; it
+		// is stopped and started with it. Another unit's socket is not.
+		{topology.ServiceControl{}, kv("pid1", "systemd", "unit", "mariadb", "socket", "mariadb mariadb.socket", "socket", "mysql mysql.socket"),
+			"systemctl start mariadb.socket mariadb"},
 		// systemd installed but not running: /sbin/init may link to it, PID 1 says otherwise.
 		{topology.ServiceControl{}, kv("pid1", "tini", "initd", "mariadb", "service", "yes"), "service mariadb start"},
 		{topology.ServiceControl{}, kv("pid1", "sh", "initd", "mysql"), "/etc/init.d/mysql start"},
