@@ -26,12 +26,7 @@ const systemdTestSubnet = "10.94.0.0/24"
 //
 //	ORCH_LAB=1 go test ./lab/ -run IntegrationSystemd -count=1 -v
 func TestIntegrationSystemdLab(t *testing.T) {
-	if os.Getenv("ORCH_LAB") != "1" {
-		t.Skip("set ORCH_LAB=1 (as root) to build the real lab")
-	}
-	if os.Geteuid() != 0 {
-		t.Skip("the lab needs root")
-	}
+	needLabRun(t)
 	dir := t.TempDir()
 	cfg := Config{
 		StateDir:      filepath.Join(dir, "state"),
