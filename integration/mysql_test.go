@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/orch-bench/orch/orchestrator/account"
+	"golang.org/x/crypto/ssh"
 )
 
 // mysqlSubnet is this test's own MySQL lab, apart from every other lab.
@@ -51,6 +52,7 @@ func TestMySQLLab(t *testing.T) {
 	if c := l.mustOK(t, "check", "-i", inv); !strings.Contains(c.stdout, "root socket ok; up makes orch@localhost") {
 		t.Errorf("check on stock MySQL:\n%s", c.stdout)
 	}
+	checkNoPasswordInMySQLLogs(t, l, inv, filepath.Join(dir, "orch-state"), hosts, sql)
 	up := l.mustOK(t, "up", "-i", inv, "--engine", "innodb")
 	if !strings.Contains(up.stdout+up.stderr, "canary") {
 		t.Errorf("up did not prove replication with its canary:\n%s\n%s", up.stdout, up.stderr)
@@ -178,6 +180,40 @@ func TestMySQLLab(t *testing.T) {
 			t.Fatalf("mysql.service not back after the kill: %q (main PID before %s)", out, before)
 		}
 		time.Sleep(500 * time.Millisecond)
+	}
+}
+
+// checkNoPasswordInMySQLLogs: with the general log on from before the
+// first up (set at runtime through root's socket, and as up's knobs so
+// that it stays on across up's restarts), none of the passwords up
+// generates reaches the servers' general logs, which do see orch's
+// sessions.
+func checkNoPasswordInMySQLLogs(t *testing.T, l *lab, inv, orchState string, hosts map[string]*ssh.Client, sql func(host, q string) string) {
+	t.Helper()
+	const gl = "/var/lib/mysql/orch-test-general.log"
+	for name := range hosts {
+		sql(name, "SET GLOBAL general_log_file = '"+gl+"'; SET GLOBAL general_log = ON")
+	}
+	t.Cleanup(func() {
+		for _, c := range hosts {
+			sshRun(t, c, "rm -f "+gl, "")
+		}
+	})
+	l.mustOK(t, "up", "-i", inv, "--engine", "innodb", "--knob", "general_log=ON", "--knob", "general_log_file="+gl)
+	files, _ := filepath.Glob(filepath.Join(orchState, "*", "*-password"))
+	if len(files) != 3 {
+		t.Fatalf("password files %v, want admin, replication and benchmark", files)
+	}
+	for name, c := range hosts {
+		log := sshRun(t, c, "cat "+gl, "")
+		if !strings.Contains(log, "Connect") {
+			t.Errorf("%s: the general log saw no session (%d bytes): not a test of it", name, len(log))
+		}
+		for _, f := range files {
+			if pw := strings.TrimSpace(string(mustRead(t, f))); pw != "" && strings.Contains(log, pw) {
+				t.Errorf("%s: the general log holds the password of %s", name, filepath.Base(f))
+			}
+		}
 	}
 }
 
