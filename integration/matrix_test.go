@@ -13,7 +13,10 @@ import (
 )
 
 type matrixState struct {
-	Engines  []string          `json:"engines"`
+	Engines []string `json:"engines"`
+	Until   struct {
+		Judged int `json:"rounds_judged"`
+	} `json:"until"`
 	NoEffect map[string]string `json:"no_effect"`
 	Cells    []struct {
 		ID, Label, Engine, State, Dir string

@@ -12,28 +12,29 @@ import (
 	"github.com/orch-bench/orch/internal/recheck"
 )
 
-// TestVerdictInnodbVsRocksdb: a short innodb vs rocksdb matrix (3
-// repetitions, 10 s each) on the lab with equal cache budgets. Asserted
-// from the files the matrix wrote: master and replica figures per
+// TestVerdictInnodbVsRocksdb runs the demo: the Makefile's `make demo`
+// matrix command, as written there (innodb vs rocksdb in rounds until the
+// ratio's interval is within ±10%, the default instruments: monitors and
+// --stacks=auto), on the lab. Asserted from the files the matrix wrote:
+// per run, no second of the steady window below 20% of the run's median
+// rate (nothing orch runs stops a server inside it), the window starting at
+// the given --warmup, sustained <= steady, catch-up consistent with the
+// final lag, no invariant flagged; master and replica figures per
 // configuration, catch-up times, the ratio with its CI, the workload's
 // parameters in the report's head, the exact sysbench command in each cell
-// and, with the embedded profiles, no fairness warning. The user's
-// --warmup is every run's warm-up, and an independent recomputation from
-// the raw client output and monitor CSVs (internal/recheck, its own
-// parser) reproduces every figure of the verdict, the Configurations,
-// Replicas and Per-transaction tables within 1%.
+// and, with the embedded profiles, no fairness warning. An independent
+// recomputation from the raw client output and monitor CSVs
+// (internal/recheck, its own parser) reproduces every figure of the
+// verdict, the Configurations, Replicas and Per-transaction tables within
+// 1%.
 func TestVerdictInnodbVsRocksdb(t *testing.T) {
 	l := needLab(t)
 	defer l.orch(t, "up", "-i", l.inventory, "--engine", "innodb")
-	// Equal cache budgets for both engines (the lab inventory has them too).
-	doc := l.inventoryDoc(t, filepath.Base(l.inventory))
-	vars := doc["profile"].(map[string]any)["vars"].(map[string]any)
-	vars["rocksdb_block_cache_size"] = vars["innodb_buffer_pool_size"]
-	inv := filepath.Join(t.TempDir(), "fair.yaml")
-	writeYAML(t, inv, doc)
 	runs := t.TempDir()
-	r := l.mustOK(t, "matrix", "-i", inv, "--engines=innodb,rocksdb", "--repeat", "3", "--runs", runs,
-		"--workload", "pure-random-writes", "--tables", "2", "--threads", "4", "--time", "10", "--table-size", "5000", "--warmup", "2")
+	args, opt := demoMatrix(t, l.inventory)
+	demo := *l
+	demo.asGiven = true // the demo's instruments, stacks included
+	r := demo.mustOK(t, append(args, "--runs", runs)...)
 	if strings.Contains(r.stdout, "ASYMMETRY") || strings.Contains(r.stdout, "WARNING") {
 		t.Errorf("the plan of the embedded profiles has fairness warnings:\n%s", r.stdout)
 	}
@@ -45,20 +46,25 @@ func TestVerdictInnodbVsRocksdb(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	rounds := loadMatrix(t, dir).Until.Judged
+	if rounds < 3 {
+		t.Fatalf("the demo stopped after %d rounds, want at least 3", rounds)
+	}
+	n := strconv.Itoa(rounds)
 	md := string(mustRead(t, filepath.Join(dir, "report.md")))
 	for _, want := range []string{
 		// The head's setting lines: what was run, on what.
 		"\nWorkload pure-random-writes: tool=sysbench, test=oltp_insert,",
-		"table_size=5000, tables=2, threads=4, time_s=10",
+		"table_size=" + opt["table-size"] + ", tables=" + opt["tables"] + ", threads=" + opt["threads"] + ", time_s=" + opt["time"],
 		"\nServers: MariaDB 10.11.",
 		" (master, 2 replicas), semi-sync on; ran ",
 		" on cluster lab; client sysbench 1.0.20",
-		"- Runs in the statistics: innodb n=3, rocksdb n=3",
+		"- Runs in the statistics: innodb n=" + n + ", rocksdb n=" + n,
 		"Durability and caches, rocksdb (master): innodb_flush_log_at_trx_commit=2 ",
 		"gtid_pos_auto_engines=ROCKSDB",
 		"### Replicas",
 		"Fairness: no durability, caching or IO difference between the configurations beyond their axes.",
-		"Warm-up: --warmup 2 s (given to orch matrix, matrix.json), the warm-up of every run; none detected.",
+		"Warm-up: --warmup " + opt["warmup"] + " s (given to orch matrix, matrix.json), the warm-up of every run; none detected.",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report.md lacks %q", want)
@@ -83,10 +89,11 @@ func TestVerdictInnodbVsRocksdb(t *testing.T) {
 	}
 
 	rows := readCSV(t, filepath.Join(dir, "results.csv"))
+	doc := l.inventoryDoc(t, filepath.Base(l.inventory))
 	password := strings.TrimSpace(string(mustRead(t, labPasswordFile(t, doc))))
-	perLabel := map[string]int{}
-	if len(rows) != 6 {
-		t.Errorf("results.csv: %d rows, want one per run (6)", len(rows))
+	perLabel, stacked := map[string]int{}, map[string]int{}
+	if len(rows) != 2*rounds {
+		t.Errorf("results.csv: %d rows, want one per run (%d)", len(rows), 2*rounds)
 	}
 	for _, row := range rows {
 		if row["in_statistics"] != "true" {
@@ -104,7 +111,7 @@ func TestVerdictInnodbVsRocksdb(t *testing.T) {
 				t.Errorf("cell %s: %s = %q", row["run"], col, row[col])
 			}
 		}
-		if row["replicas_kept_up"] == "" || row["warmup_source"] != "matrix.json" || row["warmup_s"] != "2" {
+		if row["replicas_kept_up"] == "" || row["warmup_source"] != "matrix.json" || row["warmup_s"] != opt["warmup"] || row["window_from_s"] != opt["warmup"] {
 			t.Errorf("cell %s: kept up %q, warm-up %q from %q", row["run"], row["replicas_kept_up"], row["warmup_s"], row["warmup_source"])
 		}
 		// One window, one number: the client's steady rate and the
@@ -116,6 +123,9 @@ func TestVerdictInnodbVsRocksdb(t *testing.T) {
 		}
 		t.Logf("cell %s: steady %v, master %v tx/s, window %s-%s s, %s s excluded, flags %q", row["run"], steady, master,
 			row["window_from_s"], row["window_to_s"], row["window_excluded_s"], row["flags"])
+		if checkDemoRun(t, dir, row, steady) {
+			stacked[row["label"]]++
+		}
 		if row["label"] == "rocksdb" {
 			lo, err1 := strconv.ParseFloat(row["ratio_ci95_low"], 64)
 			hi, err2 := strconv.ParseFloat(row["ratio_ci95_high"], 64)
@@ -131,18 +141,21 @@ func TestVerdictInnodbVsRocksdb(t *testing.T) {
 		cell := filepath.Join(dir, "cells", row["run"])
 		cmds := string(mustRead(t, filepath.Join(cell, "benchmark", "commands.txt")))
 		if !strings.Contains(cmds, "# run on loadbox\n") || !strings.Contains(cmds, "sysbench oltp_insert") ||
-			!strings.Contains(cmds, "--threads=4") || !strings.Contains(cmds, "--time=10") || !strings.Contains(cmds, " run\n") {
+			!strings.Contains(cmds, "--threads="+opt["threads"]) || !strings.Contains(cmds, "--time="+opt["time"]) || !strings.Contains(cmds, " run\n") {
 			t.Errorf("cell %s: commands.txt:\n%s", row["run"], cmds)
 		}
 		if password != "" && strings.Contains(cmds, password) {
 			t.Errorf("cell %s: commands.txt holds the MySQL password", row["run"])
 		}
 		man := readJSON(t, filepath.Join(cell, "manifest.json"))
-		if d, _ := man["description"].(string); !strings.Contains(d, "2 tables, 4 threads, 10 s") {
+		if d, _ := man["description"].(string); !strings.Contains(d, opt["tables"]+" tables, "+opt["threads"]+" threads, "+opt["time"]+" s") {
 			t.Errorf("cell %s: manifest description %q", row["run"], d)
 		}
 	}
-	if perLabel["innodb"] != 3 || perLabel["rocksdb"] != 3 {
+	if stacked["innodb"] != 1 || stacked["rocksdb"] != 1 {
+		t.Errorf("runs with stacks in the tail per configuration %v, want one each (the default)", stacked)
+	}
+	if perLabel["innodb"] != rounds || perLabel["rocksdb"] != rounds {
 		t.Errorf("cells in the statistics per label: %v", perLabel)
 	}
 }
