@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -14,9 +15,9 @@ import (
 // from the measured cells, and its report states the noise floor of the
 // cluster with its Fieller interval, in report.md, on stdout and in
 // noise-floor.json; a later report held against it names it. Sweeps are
-// refused before any host is contacted. It runs under the stopping rule
-// (--precision with 3 rounds exactly), which must end an A/A equivalent or
-// not resolved.
+// refused before any host is contacted. It runs under issue 20's stopping
+// rule (--precision 10% --max-repeat 6), which must end an A/A equivalent
+// or not resolved, never different.
 func TestMatrixAA(t *testing.T) {
 	l := needLab(t)
 	runs := t.TempDir()
@@ -30,9 +31,9 @@ func TestMatrixAA(t *testing.T) {
 	}
 
 	defer l.orch(t, "down", "-i", l.inventory)
-	// Under the stopping rule with exactly 3 rounds: the same six cells,
-	// and the A/A ends "equivalent" or "not resolved", never "different".
-	r := l.mustOK(t, "matrix", "-i", l.inventory, "--aa", "--engines=innodb", "--precision", "10%", "--min-repeat", "3", "--max-repeat", "3", "--runs", runs,
+	// Under the stopping rule: 3 to 6 rounds, and the A/A ends
+	// "equivalent" or "not resolved", never "different".
+	r := l.mustOK(t, "matrix", "-i", l.inventory, "--aa", "--engines=innodb", "--precision", "10%", "--max-repeat", "6", "--runs", runs,
 		"--workload", "pure-random-writes", "--tables", "1", "--threads", "2", "--time", "3", "--table-size", "500", "--warmup", "1")
 	dir, err := filepath.EvalSymlinks(filepath.Join(runs, "latest"))
 	if err != nil {
@@ -42,29 +43,44 @@ func TestMatrixAA(t *testing.T) {
 	// Interleaved: every round holds both arms, the order reversed every
 	// other round.
 	m := loadMatrix(t, dir)
-	var order []string
+	rounds := m.Until.Judged
+	if rounds < 3 || rounds > 6 {
+		t.Fatalf("the A/A stopped after %d rounds, want 3 to 6", rounds)
+	}
+	var order, want []string
 	for _, c := range m.Cells {
+		if c.State == "skipped" {
+			continue
+		}
 		if c.State != "ok" {
 			t.Errorf("cell %s: %s", c.ID, c.State)
 		}
 		order = append(order, strings.TrimPrefix(c.Label, "innodb "))
 	}
-	if got := strings.Join(order, " "); got != "(a) (b) (b) (a) (a) (b)" {
-		t.Errorf("arms ran in order %s, want (a) (b) (b) (a) (a) (b)", got)
+	for i := range rounds {
+		if i%2 == 0 {
+			want = append(want, "(a)", "(b)")
+		} else {
+			want = append(want, "(b)", "(a)")
+		}
 	}
-	for i := 0; i+1 < len(m.Cells); i += 2 {
+	if got := strings.Join(order, " "); got != strings.Join(want, " ") {
+		t.Errorf("arms ran in order %s, want %s", got, strings.Join(want, " "))
+	}
+	for i := 0; i+1 < 2*rounds; i += 2 {
 		if m.Cells[i].Rep != m.Cells[i+1].Rep || m.Cells[i].Label == m.Cells[i+1].Label {
 			t.Errorf("round %d does not hold both arms: %s, %s", i/2+1, m.Cells[i].ID, m.Cells[i+1].ID)
 		}
 	}
 
 	// The running ETA, from measured cell times.
-	if !regexp.MustCompile(`matrix: [1-5]/6 done, ETA \S+ \(measured \S+/cell over [1-5] cell\(s\)`).MatchString(r.stderr) {
+	if !regexp.MustCompile(`matrix: [0-9]+/12 done, ETA \S+ \(measured \S+/cell over [0-9]+ cell\(s\)`).MatchString(r.stderr) {
 		t.Errorf("no measured ETA line on stderr")
 	}
 
 	// The noise floor: ratio, CI and n in report.md and on stdout.
-	line := regexp.MustCompile(`A/A: (\d+\.\d+)x \[(\d+\.\d+), (\d+\.\d+)\] \(n=3 each, p[=<][0-9.]+\): the noise floor of this cluster for pure-random-writes`)
+	n := strconv.Itoa(rounds)
+	line := regexp.MustCompile(`A/A: (\d+\.\d+)x \[(\d+\.\d+), (\d+\.\d+)\] \(n=` + n + ` each, p[=<][0-9.]+\): the noise floor of this cluster for pure-random-writes`)
 	md := string(mustRead(t, filepath.Join(dir, "report.md")))
 	got := line.FindStringSubmatch(md)
 	if got == nil {
@@ -94,7 +110,7 @@ func TestMatrixAA(t *testing.T) {
 		t.Fatalf("noise-floor.json: %d floors, want 1", len(nf.Measured))
 	}
 	f := nf.Measured[0]
-	if f.Ratio == nil || f.Low == nil || f.High == nil || *f.Low > *f.Ratio || *f.High < *f.Ratio || f.NA != 3 || f.NB != 3 || f.CIMethod != "Fieller" || f.AARun != filepath.Base(dir) {
+	if f.Ratio == nil || f.Low == nil || f.High == nil || *f.Low > *f.Ratio || *f.High < *f.Ratio || f.NA != rounds || f.NB != rounds || f.CIMethod != "Fieller" || f.AARun != filepath.Base(dir) {
 		t.Errorf("noise-floor.json floor %+v", f)
 	}
 	t.Logf("noise floor of the lab: %s", got[0])
@@ -113,7 +129,7 @@ func TestMatrixAA(t *testing.T) {
 	if err := json.Unmarshal(mustRead(t, filepath.Join(laterDir, "matrix.json")), &rec); err != nil || rec.NoiseFloor != filepath.Base(dir) {
 		t.Errorf("the later matrix recorded noise floor %q (%v), want %q", rec.NoiseFloor, err, filepath.Base(dir))
 	}
-	if note := "Noise floor (A/A " + filepath.Base(dir) + ", 3+3 runs)"; !strings.Contains(later.stdout, note) ||
+	if note := "Noise floor (A/A " + filepath.Base(dir) + ", " + n + "+" + n + " runs)"; !strings.Contains(later.stdout, note) ||
 		!strings.Contains(string(mustRead(t, filepath.Join(laterDir, "report.md"))), note) {
 		t.Errorf("the later matrix's report does not name its noise floor (%q)", note)
 	}
@@ -122,7 +138,7 @@ func TestMatrixAA(t *testing.T) {
 	// and cluster, so the floor applies and is named.
 	cells := []string{filepath.Join(dir, m.Cells[0].Dir), filepath.Join(dir, m.Cells[1].Dir)}
 	rr := l.mustOK(t, append([]string{"report", "--noise-floor", dir, "--out", t.TempDir()}, cells...)...)
-	if !strings.Contains(rr.stdout, "Noise floor (A/A "+dir+", 3+3 runs)") || strings.Contains(rr.stdout, "not applicable") {
+	if !strings.Contains(rr.stdout, "Noise floor (A/A "+dir+", "+n+"+"+n+" runs)") || strings.Contains(rr.stdout, "not applicable") {
 		t.Errorf("the report held against the A/A does not name its floor:\n%s", rr.stdout)
 	}
 }
