@@ -117,12 +117,21 @@ func ciPhrase(ci *RatioCI, err error) string {
 	return ""
 }
 
+// catchingUp is the share of the master's rate by which a slave's lag
+// must fall through the window for it to be said to be catching up: its
+// apply rate is then its backlog's, above what the master asked of it.
+const catchingUp = 0.02
+
 // lagPhrase is "lag grew 2.6k tx/s, catch-up 38 s".
 func lagPhrase(f ReplicaFigures) string {
 	var parts []string
 	switch {
 	case !math.IsNaN(f.LagGrowthTxPS) && f.LagGrowthTxPS > 0:
 		parts = append(parts, "lag grew "+kilo(f.LagGrowthTxPS)+" tx/s")
+	case !math.IsNaN(f.LagGrowthTxPS) && f.MasterTxPS > 0 && -f.LagGrowthTxPS > catchingUp*f.MasterTxPS && !math.IsNaN(f.LagEndTx):
+		// A backlog from before the window (the warm-up) was applied in
+		// it: the apply rate is not the master's pace, say so.
+		parts = append(parts, "catching up: lag fell "+kilo(-f.LagGrowthTxPS)+" tx/s to "+kilo(f.LagEndTx)+" tx at end")
 	case !math.IsNaN(f.LagEndTx):
 		parts = append(parts, "lag at end "+kilo(f.LagEndTx)+" tx")
 	}

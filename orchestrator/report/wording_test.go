@@ -164,3 +164,25 @@ func TestBaselineLineMeasuredOnly(t *testing.T) {
 		t.Errorf("baseline line:\n got %q\nwant %q", got, want)
 	}
 }
+
+// A slave whose lag fell through the window by more than 2% of the
+// master's rate applied a backlog from before it (as MyRocks's replicas
+// after the demo's warm-up): its apply rate is above the master's, and the
+// phrase says it was catching up rather than pass it as its pace.
+func TestLagPhraseCatchingUp(t *testing.T) {
+	for _, c := range []struct {
+		f    ReplicaFigures
+		want string
+	}{
+		{ReplicaFigures{MasterTxPS: 3647, ApplyTxPS: 4421, LagGrowthTxPS: -1139.5, LagEndTx: 272, CatchUpS: 0.031},
+			"catching up: lag fell 1.1k tx/s to 272 tx at end, catch-up 31 ms"},
+		{ReplicaFigures{MasterTxPS: 3600, ApplyTxPS: 3610, LagGrowthTxPS: -10, LagEndTx: 78, CatchUpS: 0.2},
+			"lag at end 78 tx, catch-up 0.2 s"},
+		{ReplicaFigures{MasterTxPS: 3600, ApplyTxPS: 1000, LagGrowthTxPS: 2600, LagEndTx: 39000, CatchUpS: 38},
+			"lag grew 2.6k tx/s, catch-up 38 s"},
+	} {
+		if got := lagPhrase(c.f); got != c.want {
+			t.Errorf("lagPhrase(%+v) = %q, want %q", c.f, got, c.want)
+		}
+	}
+}
