@@ -212,7 +212,11 @@ func (t *Table) replicaLine() string {
 			behind = append(behind, g.Label+" ("+lagPhrase(g.Replica)+")")
 		}
 		if g != base {
-			applied = append(applied, g.Label+" "+Ratio(g.ApplyRatio))
+			a := g.Label + " " + Ratio(g.ApplyRatio)
+			if g.Replica.caughtUpInWindow() || base.Replica.caughtUpInWindow() {
+				a += " (a backlog from before the window: not the master's pace)"
+			}
+			applied = append(applied, a)
 		}
 	}
 	s := "Replicas: kept up in every configuration"

@@ -122,13 +122,19 @@ func ciPhrase(ci *RatioCI, err error) string {
 // apply rate is then its backlog's, above what the master asked of it.
 const catchingUp = 0.02
 
+// caughtUpInWindow: the slowest slave's lag fell through the window by
+// more than catchingUp of the master's rate.
+func (f ReplicaFigures) caughtUpInWindow() bool {
+	return !math.IsNaN(f.LagGrowthTxPS) && f.MasterTxPS > 0 && -f.LagGrowthTxPS > catchingUp*f.MasterTxPS && !math.IsNaN(f.LagEndTx)
+}
+
 // lagPhrase is "lag grew 2.6k tx/s, catch-up 38 s".
 func lagPhrase(f ReplicaFigures) string {
 	var parts []string
 	switch {
 	case !math.IsNaN(f.LagGrowthTxPS) && f.LagGrowthTxPS > 0:
 		parts = append(parts, "lag grew "+kilo(f.LagGrowthTxPS)+" tx/s")
-	case !math.IsNaN(f.LagGrowthTxPS) && f.MasterTxPS > 0 && -f.LagGrowthTxPS > catchingUp*f.MasterTxPS && !math.IsNaN(f.LagEndTx):
+	case f.caughtUpInWindow():
 		// A backlog from before the window (the warm-up) was applied in
 		// it: the apply rate is not the master's pace, say so.
 		parts = append(parts, "catching up: lag fell "+kilo(-f.LagGrowthTxPS)+" tx/s to "+kilo(f.LagEndTx)+" tx at end")
