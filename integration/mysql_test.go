@@ -125,6 +125,11 @@ func TestMySQLLab(t *testing.T) {
 			if v := leadNumber(t, row[9]); !(v > 100) {
 				t.Errorf("%s: master binlog_bytes_per_tx %v, want > 100 from performance_schema", row[0], v)
 			}
+			// MySQL exports no binary log group-commit counter: shown
+			// as unknown, never as 0.
+			if row[10] != "—" {
+				t.Errorf("%s: master binlog_groups_per_tx %q on MySQL, want —", row[0], row[10])
+			}
 		}
 	}
 	if masters != 2 {

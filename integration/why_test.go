@@ -93,8 +93,13 @@ func TestWhyFlushLogFsyncs(t *testing.T) {
 	one, two := "innodb innodb_flush_log_at_trx_commit=1", "innodb innodb_flush_log_at_trx_commit=2"
 	fsync := map[string]float64{}
 	for _, row := range mdTableAfter(t, why, "#### Per transaction") {
-		if len(row) >= 9 && row[2] == "master" {
+		if len(row) >= 11 && row[2] == "master" {
 			fsync[row[0]] = leadNumber(t, row[8]) // fsync_per_tx
+			// binlog_groups_per_tx: MariaDB's Binlog_group_commits, at
+			// most one group per transaction.
+			if g := leadNumber(t, row[10]); !(g > 0 && g <= 1.0001) {
+				t.Errorf("%s: master binlog_groups_per_tx %v, want in (0, 1]", row[0], g)
+			}
 		}
 	}
 	if _, ok := fsync[one]; !ok {

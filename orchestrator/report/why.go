@@ -38,6 +38,10 @@ type Cost struct {
 	Tx, Seconds, TPS float64
 	// Per transaction.
 	CPUUs, CS, ReadKiB, WriteKiB, Fsync, BinlogBytes float64
+	// BinlogGroups is binary log group commits per transaction (1 / the
+	// mean group size): MariaDB's Binlog_group_commits; NaN on MySQL,
+	// which exports no such counter.
+	BinlogGroups float64
 	// FsyncParts splits Fsync by counter (InnoDB, RocksDB WAL, TokuDB).
 	FsyncParts map[string]float64
 	// SemisyncShare is the master's ACK wait per transaction over the
@@ -79,6 +83,7 @@ var metrics = []metric{
 	{"write_kib_per_tx", "KiB written to storage", "KiB", func(c *Cost) float64 { return c.WriteKiB }, 0.1, costDigits},
 	{"fsync_per_tx", "fsyncs", "", func(c *Cost) float64 { return c.Fsync }, 0.01, costDigits},
 	{"binlog_bytes_per_tx", "binlog bytes", "B", func(c *Cost) float64 { return c.BinlogBytes }, 10, costDigits},
+	{"binlog_groups_per_tx", "binlog group commits", "", func(c *Cost) float64 { return c.BinlogGroups }, 0.01, costDigits},
 	// A share, not a count: no "per transaction" after its words.
 	{"semisync_wait_frac", "share of commit time waiting for the semi-sync ACK", "", func(c *Cost) float64 { return c.SemisyncShare }, 0.01, costDigits},
 }
@@ -167,7 +172,7 @@ func hostCost(name, role string, my, osr *series, w Window, latUs float64) *Cost
 	c := &Cost{Host: name, Role: role, FsyncParts: map[string]float64{}}
 	nan := math.NaN()
 	c.Tx, c.Seconds, c.TPS = nan, nan, nan
-	c.CPUUs, c.CS, c.ReadKiB, c.WriteKiB, c.Fsync, c.BinlogBytes, c.SemisyncShare = nan, nan, nan, nan, nan, nan, nan
+	c.CPUUs, c.CS, c.ReadKiB, c.WriteKiB, c.Fsync, c.BinlogBytes, c.BinlogGroups, c.SemisyncShare = nan, nan, nan, nan, nan, nan, nan, nan
 	if tx, secs, ok := my.total("gtid_tx_ps", w); ok && tx > 0 && secs > 0 {
 		c.Tx, c.Seconds, c.TPS = tx, secs, tx/secs
 	}
@@ -194,6 +199,7 @@ func hostCost(name, role string, my, osr *series, w Window, latUs float64) *Cost
 			c.Fsync = fs
 		}
 		c.BinlogBytes = per(my, "binlog_bytes_written_bps", 1)
+		c.BinlogGroups = per(my, "binlog_group_commits_ps", 1)
 		c.ThreadsRunning = my.mean("threads_running", w)
 		if role == "master" && latUs > 0 {
 			// Total ACK wait: the interval's average wait x commits that
@@ -236,7 +242,7 @@ func meanCost(cs []*Cost) *Cost {
 	}
 	out := &Cost{Host: cs[0].Host, Role: cs[0].Role, Kernel: cs[0].Kernel, FsyncParts: map[string]float64{}}
 	fields := func(c *Cost) []*float64 {
-		return []*float64{&c.Tx, &c.Seconds, &c.TPS, &c.CPUUs, &c.CS, &c.ReadKiB, &c.WriteKiB, &c.Fsync, &c.BinlogBytes,
+		return []*float64{&c.Tx, &c.Seconds, &c.TPS, &c.CPUUs, &c.CS, &c.ReadKiB, &c.WriteKiB, &c.Fsync, &c.BinlogBytes, &c.BinlogGroups,
 			&c.SemisyncShare, &c.NCPU, &c.ServerCPU, &c.HostCPU, &c.RunQueue, &c.ServerRunnable, &c.DiskBusy,
 			&c.ThreadsRunning, &c.ClientCPU, &c.BoxCPU, &c.BoxRunQueue, &c.SamplerCPU, &c.IOWait}
 	}

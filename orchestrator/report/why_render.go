@@ -17,7 +17,7 @@ var whyNotes = []string{
 		"In parentheses: the ratio to the baseline's same host; marked when outside 0.95-1.05.",
 	"cpu_us_per_tx: the server process's utime+stime (/proc/PID/stat); cs_per_tx: its voluntary + involuntary context switches " +
 		"(/proc/PID/task/*/status); read_kib_per_tx, write_kib_per_tx: its storage reads and writes (/proc/PID/io) in KiB; fsync_per_tx: " +
-		fsyncSum() + "; binlog_bytes_per_tx: Binlog_bytes_written (MariaDB), the Performance Schema's bytes written to the binary log files (MySQL, Percona: wait/io/file/sql/binlog); " +
+		fsyncSum() + "; binlog_bytes_per_tx: Binlog_bytes_written (MariaDB), the Performance Schema's bytes written to the binary log files (MySQL, Percona: wait/io/file/sql/binlog); binlog_groups_per_tx: Binlog_group_commits (MariaDB; the inverse of the mean group size; MySQL exports no such counter, so it shows —); " +
 		"semisync_wait_frac: the master's ACK wait per transaction (avg wait x acknowledged commits) over the client's mean latency.",
 	"USE: server CPU is the server process's CPU as a share of the host's cores; host CPU busy and run queue are /proc/stat and " +
 		"/proc/loadavg (machine-wide: on hosts sharing a kernel, as in the lab, they count every host); disk busy is the datadir's device. " +
