@@ -55,7 +55,7 @@ trap lab_down EXIT
 
 echo "== integration tests"
 ORCH_LAB_INVENTORY="$PWD/inventories/lab.yaml" ORCH_BIN="$PWD/bin/orch" ORCH_REQUIRE_LAB=1 \
-  $GO test -count=1 -timeout 35m -v ./integration/...
+  $GO test -count=1 -timeout 55m -v ./integration/...
 
 echo "== package lab tests on the same lab, one package at a time"
 # One variable runs every package's lab tests (orchestrator/labenv); under
