@@ -42,22 +42,25 @@ func (p Path) String() string {
 	return fmt.Sprintf("%s -> %s (%s): %s: %s", p.From, p.To, p.What, state, p.Detail)
 }
 
-// refusedRetries bound how long Paths waits out a port that refuses: a
-// server seen listening a moment after its port refused a connection was
-// (re)starting, a state up converges from, not a broken path.
+// refusedRetries bound how long Paths waits out a port that refuses or a
+// host without a route: a server seen listening a moment after its port
+// refused a connection was (re)starting, and a link that has just come
+// back answers "No route to host" until its neighbour entry is resolved
+// again (seen in CI 364 ms after a lab link came up): states up converges
+// from, not broken paths.
 const (
 	refusedRetries = 5
 	refusedPause   = time.Second
 )
 
 // Paths checks the inventory's paths on connected cluster c. A host that
-// is not connected gets a failed path naming why. A path refused by a port
-// something listens on is checked again, a few times a second apart,
-// before it counts as broken.
+// is not connected gets a failed path naming why. A path refused by a port,
+// or without a route to its host, is checked again, a few times a second
+// apart, before it counts as broken.
 func Paths(ctx context.Context, c *cluster.Cluster) []Path {
 	for attempt := 0; ; attempt++ {
 		out := paths(ctx, c)
-		if attempt == refusedRetries || !slices.ContainsFunc(out, func(p Path) bool { return !p.OK && refused(p.Detail) }) {
+		if attempt == refusedRetries || !slices.ContainsFunc(out, func(p Path) bool { return !p.OK && transient(p.Detail) }) {
 			return out
 		}
 		select {
@@ -137,6 +140,13 @@ func inCluster(c *cluster.Cluster, h *topology.Host) bool {
 
 func refused(detail string) bool {
 	return strings.Contains(strings.ToLower(detail), "connection refused")
+}
+
+// transient reports whether a failed path may pass a moment later: a
+// refused port, or no route to the host (EHOSTUNREACH) while a link's
+// neighbour entry is being resolved again.
+func transient(detail string) bool {
+	return refused(detail) || strings.Contains(strings.ToLower(detail), "no route to host")
 }
 
 // loopbackOnly returns the loopback address the master's server listens

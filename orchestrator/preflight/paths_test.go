@@ -46,3 +46,19 @@ func TestPathsErrCapsItsList(t *testing.T) {
 		t.Errorf("want the first 10 slaves and a count of the rest: %s", msg)
 	}
 }
+
+// Which failed paths Paths checks again: a refused port and a host with no
+// route (a link just back), as the tunnel and the dialer word them; a
+// refused login or a timeout is final.
+func TestTransientPathFailures(t *testing.T) {
+	for detail, want := range map[string]bool{
+		`slave2 10.99.0.13: tunnel to tcp 10.99.0.11:3306: ssh: rejected: connect failed ("No route to host")`: true,
+		`dial tcp 10.99.0.11:3306: connect: connection refused`:                                                true,
+		`Error 1045 (28000): Access denied for user 'orch_bench'@'loadbox'`:                                    false,
+		`dial tcp 10.99.0.11:3306: i/o timeout`:                                                                false,
+	} {
+		if got := transient(detail); got != want {
+			t.Errorf("transient(%q) = %v, want %v", detail, got, want)
+		}
+	}
+}
