@@ -102,6 +102,7 @@ func (res *Result) checkRun(r *run, row map[string]string, hosts map[string]map[
 	res.near(id+"window s", row["run_s"], r.windowS, 0)
 	res.near(id+"sustained", row["sustained_metric"], r.sustained, 0)
 	res.near(id+"pNN latency in the window", row["lat_pctl_window_ms"], r.winLat, 0)
+	res.near(id+"mean latency in the window", row["lat_avg_window_ms"], r.winLatAvg, 0)
 	for h, want := range r.costs {
 		got := hosts[h]
 		for _, k := range sortedNames(want) {
@@ -135,6 +136,7 @@ func (res *Result) checkGroup(label string, rs, base []*run, isBase bool, row ma
 	res.near(l+"catch-up s", row["label_catchup_s"], stat.Mean(catchUp, nil), 0.0005)
 	res.near(l+"sustained", row["label_sustained_mean_metric"], stat.Mean(sust, nil), 0)
 	res.near(l+"pNN latency in the window", row["label_lat_pctl_window_ms"], stat.Mean(field(rs, func(r *run) float64 { return r.winLat }), nil), 0)
+	res.near(l+"mean latency in the window", row["label_lat_avg_window_ms"], stat.Mean(field(rs, func(r *run) float64 { return r.winLatAvg }), nil), 0)
 	for h, got := range hosts {
 		per := map[string][]float64{}
 		for _, r := range rs {

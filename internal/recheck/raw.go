@@ -26,14 +26,14 @@ import (
 // (shared/samples/sysbench-1.0-oltp_insert-*-run.txt), and a summary with
 // "total time:                          20.0058s".
 var (
-	intervalLine = regexp.MustCompile(`^\[ *([0-9.]+)s \] thds: [0-9]+ tps: ([0-9.]+) qps: ([0-9.]+) \(r/w/o: ([0-9.]+)/([0-9.]+)/([0-9.]+)\)`)
+	intervalLine = regexp.MustCompile(`^\[ *([0-9.]+)s \] thds: ([0-9]+) tps: ([0-9.]+) qps: ([0-9.]+) \(r/w/o: ([0-9.]+)/([0-9.]+)/([0-9.]+)\)`)
 	totalTime    = regexp.MustCompile(`^\s*total time:\s+([0-9.]+)s`)
 	// intervalLat is the same line's percentile latency, "lat (ms,95%): 3.62".
 	intervalLat = regexp.MustCompile(`\blat \(ms,[0-9]+%\): ([0-9.]+)`)
 )
 
 // clientLine is one interval of the client's raw output.
-type clientLine struct{ t, tps, writes, lat float64 }
+type clientLine struct{ t, threads, tps, writes, lat float64 }
 
 // readClient reads benchmark/run.txt.
 func readClient(path string) (lines []clientLine, total float64, err error) {
@@ -45,7 +45,7 @@ func readClient(path string) (lines []clientLine, total float64, err error) {
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		if m := intervalLine.FindStringSubmatch(sc.Text()); m != nil {
-			l := clientLine{t: atof(m[1]), tps: atof(m[2]), writes: atof(m[5]), lat: math.NaN()}
+			l := clientLine{t: atof(m[1]), threads: atof(m[2]), tps: atof(m[3]), writes: atof(m[6]), lat: math.NaN()}
 			if lm := intervalLat.FindStringSubmatch(sc.Text()); lm != nil {
 				l.lat = atof(lm[1])
 			}

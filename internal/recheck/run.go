@@ -28,6 +28,8 @@ type run struct {
 	kept     [][2]float64 // the window's seconds, load clock
 	steady   float64
 	winLat   float64 // mean of the kept intervals' percentile latency, ms
+	// winLatAvg: the kept intervals' threads over their tps, ms.
+	winLatAvg float64
 	// Replicas table figures.
 	master, apply, lagEnd, lagGrowth, windowS, sustained float64
 	// costs: host -> per-transaction figure (why.json names) of the window.
@@ -188,7 +190,7 @@ func (r *run) compute(warm float64, writes bool, stated float64) {
 		r.delta = stated
 	}
 	last := r.client[len(r.client)-1].t
-	var sum, lat float64
+	var sum, lat, threads, tps float64
 	nLat := 0
 	for _, l := range r.client {
 		a, b := l.t-step+r.delta, l.t+r.delta
@@ -201,14 +203,20 @@ func (r *run) compute(warm float64, writes bool, stated float64) {
 			v = l.writes
 		}
 		sum += v
+		threads, tps = threads+l.threads, tps+l.tps
 		if !math.IsNaN(l.lat) {
 			lat += l.lat
 			nLat++
 		}
 	}
-	r.winLat = math.NaN()
+	r.winLat, r.winLatAvg = math.NaN(), math.NaN()
 	if nLat > 0 {
 		r.winLat = lat / float64(nLat)
+	}
+	if tps > 0 {
+		// Closed loop (the lab's runs set no --rate): every thread has
+		// one transaction in flight, so threads / rate is the mean latency.
+		r.winLatAvg = 1000 * threads / tps
 	}
 	r.windowS = float64(len(r.kept)) * step
 	r.steady = sum / float64(len(r.kept))

@@ -97,6 +97,7 @@ func MergeSysbench(runs []ClientRun) (*Merged, error) {
 		}
 		m.Complete = m.Complete && res.Complete
 		m.Threads += res.Threads
+		m.RateLimited = m.RateLimited || res.RateLimited
 		m.Events += res.Events
 		m.Transactions += res.Transactions
 		m.Queries += res.Queries

@@ -185,6 +185,8 @@ func (p *sysbenchParser) timestampedLine(n int, s string) error {
 		p.res.Intervals = append(p.res.Intervals, ts.interval)
 	case checkpointLine:
 		p.checkpointPending = true
+	case queueLine:
+		p.res.RateLimited = true
 	}
 	return nil
 }
@@ -275,7 +277,7 @@ func (p *sysbenchParser) beginReport(n int) error {
 	if p.report.started && !p.report.checkpoint {
 		return p.errs.at(n, "second final report: one sysbench run per file")
 	}
-	p.res = Sysbench{Threads: p.res.Threads, Intervals: p.res.Intervals, IntervalsDropped: p.res.IntervalsDropped, Histogram: p.res.Histogram}
+	p.res = Sysbench{Threads: p.res.Threads, Intervals: p.res.Intervals, IntervalsDropped: p.res.IntervalsDropped, Histogram: p.res.Histogram, RateLimited: p.res.RateLimited}
 	p.report = reportState{started: true, checkpoint: p.checkpointPending}
 	p.checkpointPending = false
 	return nil

@@ -59,7 +59,8 @@ const (
 	notTimestamped   lineKind = iota
 	intervalLine              // an Interval was parsed
 	checkpointLine            // "[ 10s ] Checkpoint report:" precedes a full report
-	otherTimestamped          // eps or queue line: nothing to record
+	otherTimestamped          // eps line: nothing to record
+	queueLine                 // --rate's queue line: the client ran open-loop
 )
 
 // timestamped is a parsed timestamped line.
@@ -104,7 +105,7 @@ func parseTimestamped(s string) (timestamped, error) {
 	case body == "Checkpoint report:":
 		return timestamped{kind: checkpointLine, format: f}, nil
 	case queueRE.MatchString(body):
-		return timestamped{kind: otherTimestamped, format: f}, nil
+		return timestamped{kind: queueLine, format: f}, nil
 	case f == fmtV1 && strings.HasPrefix(body, "thds:"):
 		if v1EpsRE.MatchString(body) {
 			return timestamped{kind: otherTimestamped, format: f}, nil

@@ -3,6 +3,7 @@ package bench
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 )
@@ -215,5 +216,44 @@ func TestParseSysbenchVersionWithoutBanner(t *testing.T) {
 		"         approx.  99 percentile:               1.00ms\n", "").Replace(legacy05Report)
 	if r, err := ParseSysbench("zero", strings.NewReader(zero)); err != nil || !r.Complete || r.Percentile != 0 {
 		t.Errorf("0.5 report without events: %v %+v", err, r)
+	}
+}
+
+// TestRateLimited: --rate's queue lines mark the run open-loop; a run
+// without them is closed-loop.
+func TestRateLimited(t *testing.T) {
+	for file, want := range map[string]bool{
+		"captured-sysbench-1.0.20-rate-checkpoint.txt":               true,
+		"sysbench-1.0-oltp_insert-innodb-run.txt":                    false,
+		"captured-sysbench-1.0.20-oltp_read_write-histogram-p99.txt": false,
+	} {
+		if got := parseSysbenchFile(t, file).RateLimited; got != want {
+			t.Errorf("%s: rate_limited %v, want %v", file, got, want)
+		}
+	}
+}
+
+// TestLittlesLaw: in a closed-loop run every thread always has one event
+// in flight, so threads / events per second is the mean latency (Little's
+// law). The report takes a run's mean latency in its window that way from
+// the interval lines (which print no mean); on the real outputs here the
+// whole run's threads over its intervals' rate agrees with sysbench's own
+// mean latency within 2%.
+func TestLittlesLaw(t *testing.T) {
+	for _, file := range []string{
+		"sysbench-1.0-oltp_insert-innodb-run.txt",
+		"sysbench-1.0-oltp_insert-rocksdb-run.txt",
+		"captured-sysbench-1.0.20-oltp_read_write-histogram-p99.txt",
+	} {
+		r := parseSysbenchFile(t, file)
+		threads, tps := 0.0, 0.0
+		for _, iv := range r.Intervals {
+			threads += float64(iv.Threads)
+			tps += iv.TPS.Float64()
+		}
+		got, want := 1000*threads/tps, r.LatencyMS.Avg.Float64()
+		if math.Abs(got/want-1) > 0.02 {
+			t.Errorf("%s: threads/tps %.3f ms, sysbench's mean %.3f ms", file, got, want)
+		}
 	}
 }

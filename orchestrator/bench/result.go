@@ -86,6 +86,10 @@ type Sysbench struct {
 	IntervalsDropped int64 `json:"intervals_dropped,omitempty"`
 	// Histogram holds the --histogram=on rows (latency bucket, count).
 	Histogram []HistogramRow `json:"histogram,omitempty"`
+	// RateLimited: the client printed --rate's queue lines, so it ran
+	// open-loop (events arrive at a set rate, threads may idle) and its
+	// threads divided by its rate are not its mean latency.
+	RateLimited bool `json:"rate_limited,omitempty"`
 }
 
 // Kind implements Result.

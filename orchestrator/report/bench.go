@@ -37,14 +37,16 @@ type sysbenchDoc struct {
 	Percentile   int                 `json:"percentile"`
 	// IntervalsDropped: lines after bench.MaxIntervals, not kept.
 	IntervalsDropped int64 `json:"intervals_dropped"`
+	RateLimited      bool  `json:"rate_limited"`
 	Intervals        []struct {
-		T      float64  `json:"t"`
-		TPS    *float64 `json:"tps"`
-		QPS    *float64 `json:"qps"`
-		Reads  *float64 `json:"reads"`
-		Writes *float64 `json:"writes"`
-		Others *float64 `json:"others"`
-		LatMS  *float64 `json:"lat_ms"`
+		T       float64  `json:"t"`
+		Threads *float64 `json:"threads"`
+		TPS     *float64 `json:"tps"`
+		QPS     *float64 `json:"qps"`
+		Reads   *float64 `json:"reads"`
+		Writes  *float64 `json:"writes"`
+		Others  *float64 `json:"others"`
+		LatMS   *float64 `json:"lat_ms"`
 	} `json:"intervals"`
 }
 
@@ -113,7 +115,7 @@ func decodeBench(raw json.RawMessage, tool string) (*Bench, error) {
 func sysbenchBench(d *sysbenchDoc) *Bench {
 	b := &Bench{Tool: "sysbench", Version: d.Version, Complete: d.Complete, rates: map[string]rate{},
 		Errors: fl(d.Errors), Pctl: d.Percentile, LatAvg: nan(), LatPct: nan(), LatMax: nan(), DurationS: fl(d.DurationS),
-		IntervalsDropped: d.IntervalsDropped}
+		IntervalsDropped: d.IntervalsDropped, openLoop: d.RateLimited}
 	if !d.Complete {
 		b.Errors = nan() // an incomplete report's zero counts are not measurements
 	}
@@ -139,6 +141,7 @@ func sysbenchBench(d *sysbenchDoc) *Bench {
 		qps = append(qps, Point{iv.T, q})
 		writes = append(writes, Point{iv.T, fl(iv.Writes)})
 		b.LatSeries = append(b.LatSeries, Point{iv.T, fl(iv.LatMS)})
+		b.threads = append(b.threads, Point{iv.T, fl(iv.Threads)})
 	}
 	if d.Transactions > 0 || (!d.Complete && anyPositive(tps)) {
 		b.rates[metricTPS] = rate{Final: final(fl(d.TPS)), Series: tps}

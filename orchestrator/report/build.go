@@ -97,15 +97,16 @@ type Group struct {
 	// and health.
 	LatAvg, LatPct, LatMax float64
 	Pctl                   int
-	// WinLatPct is the mean over the runs of their pNN in the window
-	// (Bench.windowLat), the latency figure of the steady state.
-	WinLatPct         float64
-	Errors            float64 // total
-	TableBytes        float64 // mean
-	DatadirBytes      float64 // mean
-	FallbackS, NoTx   float64 // total
-	MaxLagS, MaxLagTx float64 // worst
-	Consistency       string  // ok, MISMATCH, ""
+	// WinLatPct and WinLatAvg are the means over the runs of their pNN
+	// (Bench.windowLat) and mean latency (Bench.windowLatAvg) in the
+	// window: the latency figures of the steady state.
+	WinLatPct, WinLatAvg float64
+	Errors               float64 // total
+	TableBytes           float64 // mean
+	DatadirBytes         float64 // mean
+	FallbackS, NoTx      float64 // total
+	MaxLagS, MaxLagTx    float64 // worst
+	Consistency          string  // ok, MISMATCH, ""
 	// Ratio is Rate.Mean over the baseline's.
 	Ratio float64
 	// Test is Welch's t-test against the baseline; TestErr says why there
@@ -352,7 +353,7 @@ func holm(gs []*Group, alpha float64) {
 
 // describe computes a group's statistics over its runs that ended ok.
 func (t *Table) describe(g *Group, warmupS float64) {
-	var lavg, lpct, lmax, lwin, tbl, ddir []float64
+	var lavg, lpct, lmax, lwin, lwinAvg, tbl, ddir []float64
 	g.Errors, g.FallbackS, g.NoTx, g.MaxLagS, g.MaxLagTx = nan(), nan(), nan(), nan(), nan()
 	for _, r := range g.Runs {
 		if !r.usable() {
@@ -362,7 +363,7 @@ func (t *Table) describe(g *Group, warmupS float64) {
 		g.Steady = append(g.Steady, v)
 		b, h := r.Bench, r.Health
 		lavg, lpct, lmax = append(lavg, b.LatAvg), append(lpct, b.LatPct), append(lmax, b.LatMax)
-		lwin = append(lwin, b.windowLat(r.Win))
+		lwin, lwinAvg = append(lwin, b.windowLat(r.Win)), append(lwinAvg, b.windowLatAvg(r.Win))
 		if b.Pctl > 0 {
 			g.Pctl = b.Pctl
 		}
@@ -378,7 +379,7 @@ func (t *Table) describe(g *Group, warmupS float64) {
 		}
 	}
 	g.Rate = Describe(g.Steady)
-	g.LatAvg, g.LatPct, g.LatMax, g.WinLatPct = meanOf(lavg), meanOf(lpct), maxOf(lmax), meanOf(lwin)
+	g.LatAvg, g.LatPct, g.LatMax, g.WinLatPct, g.WinLatAvg = meanOf(lavg), meanOf(lpct), maxOf(lmax), meanOf(lwin), meanOf(lwinAvg)
 	g.TableBytes, g.DatadirBytes = meanOf(tbl), meanOf(ddir)
 	t.describeMore(g)
 }

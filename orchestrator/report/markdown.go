@@ -61,9 +61,9 @@ func (rep *Report) preamble(code func(string) string) []string {
 	}
 	return append(out,
 		"Steady-state rate: the mean of the client's per-second interval rates in the window; the tool's final figure when it printed none. "+
-			"Latency in the window: the mean of the client's per-second pNN over the run's window (the client prints no distribution per window, "+
-			"so this is not the window's own percentile); the whole-run latency columns are the client's summary (warm-up included), "+
-			"labelled so; a configuration's avg and pNN are the mean of its runs', its max the largest of its runs'. "+
+			"Latency in the window: avg is the client threads over its transaction rate there (Little's law: in a closed loop every thread always has one transaction in flight; "+
+			"none for a --rate run), pNN the mean of the client's per-second pNN there (the client prints no distribution per interval, so it is not the window's own percentile); "+
+			"a configuration's are the means of its runs'. The client's whole-run summary (warm-up included) is only in results.csv, named so. "+
 			"Lag in seconds is the slaves' Seconds_Behind_Master, a whole-second counter: <1 s is a slave transactions behind while it read 0. "+
 			"Invariants checked per run (flagged in the Runs table and results.csv, never averaged silently): every interval printed, "+
 			"sustained <= steady, the client's and the master's rates agree, catch-up consistent with the final lag and the apply rates seen.",
@@ -149,7 +149,7 @@ func (t *Table) verdicts() []string {
 func (t *Table) groupHeader() []string {
 	p := pctlName(t.pctl())
 	return []string{"configuration", "n", t.Metric + " mean", "sd", "95% CI", "median", "CV", "vs baseline", "ratio 95% CI", "p",
-		p + " ms in the window (mean of runs)", "whole-run lat avg ms (mean of runs)", "whole-run " + p + " ms (mean of runs)", "whole-run max ms (max of runs)", "errors", "tables MiB", "on disk MiB", "space amp", "binlog MiB", "relay MiB", "datadir MiB",
+		"avg ms in the window (mean of runs)", p + " ms in the window (mean of runs)", "errors", "tables MiB", "on disk MiB", "space amp", "binlog MiB", "relay MiB", "datadir MiB",
 		"async s / no_tx", "max lag s / tx (whole run)", "consistency"}
 }
 
@@ -164,7 +164,7 @@ func (t *Table) groupRows() [][]string {
 			}
 		}
 		rows = append(rows, []string{g.Label, nText(g), num(g.Rate.Mean, 2), num(g.Rate.SD, 2), ci(g.Rate, 2),
-			num(g.Median, 2), cvText(g), ratio, ratioCIText(g, t.Baseline), p, num(g.WinLatPct, 2), num(g.LatAvg, 2), num(g.LatPct, 2), num(g.LatMax, 2), num(g.Errors, 0),
+			num(g.Median, 2), cvText(g), ratio, ratioCIText(g, t.Baseline), p, num(g.WinLatAvg, 2), num(g.WinLatPct, 2), num(g.Errors, 0),
 			mib(g.TableBytes), mib(g.DiskBytes), num(g.SpaceAmp, 2), mib(g.BinlogBytes), mib(g.RelayBytes), mib(g.DatadirBytes),
 			semiText(g.FallbackS, g.NoTx), lagText(g.MaxLagS, g.MaxLagTx), dash(g.Consistency)})
 	}
@@ -196,8 +196,7 @@ func healthCols(rows [][]string) [][]string {
 
 func (t *Table) runHeader() []string {
 	p := pctlName(t.pctl())
-	return []string{"run", "configuration", "rep", "state", "invariants", t.Metric + " steady", "from", "final", "catch-up s", p + " ms in the window", "whole-run lat avg ms",
-		"whole-run " + p + " ms", "whole-run max ms", "errors", "async s / no_tx", "max lag s / tx (whole run)", "consistency"}
+	return []string{"run", "configuration", "rep", "state", "invariants", t.Metric + " steady", "from", "final", "catch-up s", "avg ms in the window", p + " ms in the window", "errors", "async s / no_tx", "max lag s / tx (whole run)", "consistency"}
 }
 
 func (t *Table) runRows() [][]string {
@@ -221,7 +220,7 @@ func (t *Table) runRows() [][]string {
 		}
 		h := r.Health
 		rows = append(rows, []string{r.ID, r.Label, rep, state, flagText(r), steadyCell(v, r), dash(steadyText(how, r)), num(b.final(t.Metric), 2), secsCell(r.Repl.CatchUpS),
-			num(b.windowLat(r.Win), 2), num(b.LatAvg, 2), num(b.LatPct, 2), num(b.LatMax, 2), num(b.Errors, 0),
+			num(b.windowLatAvg(r.Win), 2), num(b.windowLat(r.Win), 2), num(b.Errors, 0),
 			semiText(h.FallbackS, h.NoTx), lagText(h.MaxLagS, h.MaxLagTx), dash(h.Consistency)})
 	}
 	return rows

@@ -26,6 +26,7 @@ func TestIndependentRecomputation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("%d figures compared", res.Compared)
 	if res.Compared < 150 {
 		t.Errorf("only %d figures compared", res.Compared)
 	}

@@ -45,7 +45,7 @@ type Cost struct {
 	// FsyncParts splits Fsync by counter (InnoDB, RocksDB WAL, TokuDB).
 	FsyncParts map[string]float64
 	// SemisyncShare is the master's ACK wait per transaction over the
-	// client's mean transaction latency.
+	// client's mean transaction latency, both in the window.
 	SemisyncShare float64
 	// USE: the server's CPU as a share of the host's cores, the host's CPU
 	// busy share (all CPUs), run queue (/proc/loadavg), the server's
@@ -118,7 +118,8 @@ type runWhy struct {
 
 // readRunWhy computes a run's costs over its window w (load seconds;
 // offset is the load's start on the monitors' clock); latUs is the
-// client's mean transaction latency (for the semi-sync share). Nil when
+// client's mean transaction latency in that window (for the semi-sync
+// share; NaN when unknown). Nil when
 // the run has no time series.
 func readRunWhy(dir string, w Window, offset, latUs float64) (*runWhy, error) {
 	if dir == "" {

@@ -31,7 +31,7 @@ func (t *Table) buildWhy() *Why {
 			if !r.usable() || r.Dir == "" {
 				continue
 			}
-			rw, err := readRunWhy(r.Dir, r.Win, r.LoadOffsetS, r.Bench.LatAvg*1000)
+			rw, err := readRunWhy(r.Dir, r.Win, r.LoadOffsetS, r.Bench.windowLatAvg(r.Win)*1000)
 			if err != nil {
 				w.Notes = append(w.Notes, fmt.Sprintf("%s: %v", r.ID, err))
 				continue
