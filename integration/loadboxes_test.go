@@ -342,3 +342,27 @@ func crashThenCollect(t *testing.T, l *lab, dir, inv string, runArgs []string) {
 		t.Errorf("after collect: %+v", man)
 	}
 }
+
+// TestStoppingRuleTwoLoadBoxes: the stopping rule (issue 20) when every
+// cell's client runs on two load boxes at once: each round is judged on
+// the merged rates, exactly 3 rounds here, and every cell's benchmark
+// came from both load boxes.
+func TestStoppingRuleTwoLoadBoxes(t *testing.T) {
+	l, dir, inv := loadBoxesLab(t)
+	runs := filepath.Join(dir, "matrix")
+	r := l.mustOK(t, "matrix", "-i", inv, "--engines=innodb", "--knobs=sync_binlog=0,1",
+		"--precision", "25%", "--min-repeat", "3", "--max-repeat", "3", "--runs", runs,
+		"--workload", "pure-random-writes", "--time", "4", "--tables", "2", "--table-size", "100", "--threads", "4", "--warmup", "1", "--set", "auto_inc=true")
+	mdir, _ := filepath.EvalSymlinks(filepath.Join(runs, "latest"))
+	checkRuleEnds(t, mdir, r, 3, "25%", "innodb sync_binlog=1/innodb sync_binlog=0")
+	cells, err := filepath.Glob(filepath.Join(mdir, "cells", "*", "benchmark", "commands.txt"))
+	if err != nil || len(cells) != 6 {
+		t.Fatalf("%d cells with a benchmark (%v), want 6", len(cells), err)
+	}
+	for _, c := range cells {
+		cmds := string(mustRead(t, c))
+		if !strings.Contains(cmds, "# run on loadbox\n") || !strings.Contains(cmds, "# run on loadbox2\n") {
+			t.Errorf("%s: not run from both load boxes:\n%s", c, cmds)
+		}
+	}
+}

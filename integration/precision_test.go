@@ -9,6 +9,30 @@ import (
 	"testing"
 )
 
+// ruleRecord is what matrix.json records of a stopping rule and the
+// cells it ran or skipped.
+type ruleRecord struct {
+	Until struct {
+		Judged  int      `json:"rounds_judged"`
+		Stopped bool     `json:"stopped"`
+		Why     string   `json:"why"`
+		Lines   []string `json:"lines"`
+	} `json:"until"`
+	Cells []struct {
+		State string `json:"state"`
+		Rep   int    `json:"rep"`
+	} `json:"cells"`
+}
+
+func readRule(t *testing.T, dir string) ruleRecord {
+	t.Helper()
+	var m ruleRecord
+	if err := json.Unmarshal(mustRead(t, filepath.Join(dir, "matrix.json")), &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 // checkPrecision holds a matrix run with `--precision 10% --max-repeat 6`
 // on a real difference to what the stopping rule promises: every complete
 // round judged with one console line, a stop once the interval is narrow
@@ -19,21 +43,7 @@ import (
 // serves both.)
 func checkPrecision(t *testing.T, dir string, r result, base, other string) {
 	t.Helper()
-	var m struct {
-		Until struct {
-			Judged  int      `json:"rounds_judged"`
-			Stopped bool     `json:"stopped"`
-			Why     string   `json:"why"`
-			Lines   []string `json:"lines"`
-		} `json:"until"`
-		Cells []struct {
-			State string `json:"state"`
-			Rep   int    `json:"rep"`
-		} `json:"cells"`
-	}
-	if err := json.Unmarshal(mustRead(t, filepath.Join(dir, "matrix.json")), &m); err != nil {
-		t.Fatal(err)
-	}
+	m := readRule(t, dir)
 	u := m.Until
 	t.Logf("rounds: %q", u.Lines)
 	// The rule stops on precision or at --max-repeat, whichever comes
@@ -162,5 +172,57 @@ func TestMatrixUntilSignificant(t *testing.T) {
 		if pv, _ := strconv.ParseFloat(p[2], 64); pv >= alpha && p[1] == "=" {
 			t.Errorf("significant at p=%g, above the round's level %g", pv, alpha)
 		}
+	}
+}
+
+// checkRuleEnds holds a matrix run under `--precision P --min-repeat N
+// --max-repeat N` (exactly N rounds) to the rule's record and words
+// whatever the server, client or load boxes: N rounds judged, a console
+// line per round for pair ("other/base"), why it stopped on stdout and in
+// the report's head, and a verdict over N runs a side.
+func checkRuleEnds(t *testing.T, dir string, r result, rounds int, precision, pair string) {
+	t.Helper()
+	u := readRule(t, dir).Until
+	t.Logf("rule: %s", u.Why)
+	n := strconv.Itoa(rounds)
+	switch {
+	case !u.Stopped || u.Judged != rounds:
+		t.Errorf("rule: %+v, want stopped after %d rounds", u, rounds)
+	case strings.HasPrefix(u.Why, "stopped after "+n+" rounds: every interval's half-width is within "+precision):
+	case strings.HasPrefix(u.Why, "stopped at --max-repeat "+n+": ") && strings.HasSuffix(u.Why, "(target "+precision+")"):
+	default:
+		t.Errorf("why %q", u.Why)
+	}
+	round := regexp.MustCompile(`matrix: round \d: ` + regexp.QuoteMeta(pair) + ` `)
+	if got := len(round.FindAllString(r.stderr, -1)); got != rounds {
+		t.Errorf("%d round lines for %s on stderr, want %d", got, pair, rounds)
+	}
+	if !strings.Contains(r.stdout, "matrix: "+u.Why) {
+		t.Errorf("stdout does not say why the matrix stopped:\n%s", r.stdout)
+	}
+	head := strings.SplitN(string(mustRead(t, filepath.Join(dir, "report.md"))), "\n## ", 2)[0]
+	if !strings.Contains(head, "Stopping rule: rounds until every ratio's interval is within ±"+precision+" of it (at least "+n+", at most "+n+" rounds); "+u.Why) {
+		t.Errorf("the report's head does not say why it stopped:\n%s", head)
+	}
+	if !strings.Contains(head, "n="+n+"+"+n+")") {
+		t.Errorf("the head's answer is not over %d runs a side:\n%s", rounds, head)
+	}
+}
+
+// TestStoppingRuleMysqlslap: the stopping rule on a time metric (issue 20:
+// every workload whose metric the report compares): mysqlslap's seconds to
+// run all queries, lower is better, sync_binlog=0 vs 1, exactly 3 rounds.
+func TestStoppingRuleMysqlslap(t *testing.T) {
+	l := needLab(t)
+	defer l.orch(t, "down", "-i", l.inventory)
+	runs := t.TempDir()
+	r := l.mustOK(t, "matrix", "-i", l.inventory, "--engines=innodb", "--knobs=sync_binlog=0,1",
+		"--precision", "25%", "--min-repeat", "3", "--max-repeat", "3", "--runs", runs,
+		"--workload", "mysqlslap-write", "--concurrency", "4", "--iterations", "2", "--set", "number_of_queries=1000")
+	dir, _ := filepath.EvalSymlinks(filepath.Join(runs, "latest"))
+	checkRuleEnds(t, dir, r, 3, "25%", "innodb sync_binlog=1/innodb sync_binlog=0")
+	md := string(mustRead(t, filepath.Join(dir, "report.md")))
+	if !strings.Contains(md, "(mysqlslap, s to run all queries)") || !strings.Contains(md, "took ") {
+		t.Errorf("the report does not compare mysqlslap's time (lower is better):\n%s", md)
 	}
 }
