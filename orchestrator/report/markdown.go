@@ -196,7 +196,7 @@ func healthCols(rows [][]string) [][]string {
 
 func (t *Table) runHeader() []string {
 	p := pctlName(t.pctl())
-	return []string{"run", "configuration", "rep", "state", "invariants", t.Metric + " steady", "from", "final", "catch-up s", "avg ms in the window", p + " ms in the window", "errors", "async s / no_tx", "max lag s / tx (whole run)", "consistency"}
+	return []string{"run", "configuration", "rep", "state", "invariants", t.Metric + " steady", "from", "catch-up s", "avg ms in the window", p + " ms in the window", "errors", "async s / no_tx", "max lag s / tx (whole run)", "consistency"}
 }
 
 func (t *Table) runRows() [][]string {
@@ -219,7 +219,7 @@ func (t *Table) runRows() [][]string {
 			state += ": " + r.Error
 		}
 		h := r.Health
-		rows = append(rows, []string{r.ID, r.Label, rep, state, flagText(r), steadyCell(v, r), dash(steadyText(how, r)), num(b.final(t.Metric), 2), secsCell(r.Repl.CatchUpS),
+		rows = append(rows, []string{r.ID, r.Label, rep, state, flagText(r), steadyCell(v, r), dash(steadyText(how, r)), secsCell(r.Repl.CatchUpS),
 			num(b.windowLatAvg(r.Win), 2), num(b.windowLat(r.Win), 2), num(b.Errors, 0),
 			semiText(h.FallbackS, h.NoTx), lagText(h.MaxLagS, h.MaxLagTx), dash(h.Consistency)})
 	}
