@@ -145,6 +145,32 @@ func TestUpRollsBackAHostThatWillNotStart(t *testing.T) {
 	}
 }
 
+// TestUpCanaryNotApplied: a slave whose threads both say Yes but whose
+// applier applies nothing (blocked, as on a lock) fails up's proof: the
+// server-side GTID wait times out (MariaDB's MASTER_GTID_WAIT answers -1)
+// and the error names the slave and how far behind it is, while the slave
+// that applies passes.
+func TestUpCanaryNotApplied(t *testing.T) {
+	c, lab := fakeCluster(t)
+	lab.Hosts[2].Server().StallApplier()
+	_, err := Up(context.Background(), c, upOpts())
+	if err == nil {
+		t.Fatal("up proved replication through a slave that applies nothing")
+	}
+	msg := err.Error()
+	for _, want := range []string{"db3 192.0.2.13", "canary not applied within", "transactions behind"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error lacks %q:\n%s", want, msg)
+		}
+	}
+	if strings.Contains(msg, "db2 192.0.2.12: canary") {
+		t.Errorf("the applying slave db2 failed too:\n%s", msg)
+	}
+	if lab.Hosts[1].Server().Canaries() != 1 || lab.Hosts[2].Server().Canaries() != 0 {
+		t.Errorf("canary rows: db2 %d, db3 %d; want 1 and 0", lab.Hosts[1].Server().Canaries(), lab.Hosts[2].Server().Canaries())
+	}
+}
+
 // TestUpWrongPasswordStartsNothing: a server that refuses orch's login is
 // running; up fails naming it, without a start command on any host.
 func TestUpWrongPasswordStartsNothing(t *testing.T) {

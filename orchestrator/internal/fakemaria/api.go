@@ -66,6 +66,14 @@ func (d *DB) Replicating() bool {
 	return d.replica != nil
 }
 
+// StallApplier makes this slave apply nothing more while both its
+// replication threads still say Yes, as an applier blocked on a lock does.
+func (d *DB) StallApplier() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.stalled = true
+}
+
 // RefuseLogins makes the server refuse every login (a wrong password).
 func (d *DB) RefuseLogins() {
 	d.mu.Lock()

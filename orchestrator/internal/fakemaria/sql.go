@@ -32,6 +32,7 @@ type DB struct {
 	ioOn     bool
 	sqlOn    bool
 	semiOn   bool // this slave acknowledges as semi-sync (set when its IO thread connects)
+	stalled  bool // this slave's applier applies nothing, its threads still "Yes" (StallApplier)
 	tokens   map[string]bool
 	canary   bool // orch.canary exists
 	refuse   bool // refuse every login (a wrong password)
@@ -115,6 +116,17 @@ func shown(name, v string) string {
 		}
 	}
 	return v
+}
+
+// seqOf is the sequence number of a domain-0 GTID position "0-1-42"
+// (this lab writes one domain); 0 for an empty position.
+func seqOf(pos string) int {
+	f := strings.Split(pos, "-")
+	n, err := strconv.Atoi(f[len(f)-1])
+	if err != nil {
+		return 0
+	}
+	return n
 }
 
 func (d *DB) gtid() string {
@@ -291,7 +303,13 @@ func (d *DB) handle(q string, binlog *bool) (table, error) {
 		d.write(*binlog)
 		return table{}, nil
 	case reWait.MatchString(q):
-		return row([]string{"r"}, "0"), nil
+		// MariaDB's MASTER_GTID_WAIT: 0 once this server has applied the
+		// position, -1 when the timeout passed first (answered at once
+		// here: a wait this lab cannot end would only take the timeout).
+		if seqOf(d.slavePos) >= seqOf(reWait.FindStringSubmatch(q)[1]) {
+			return row([]string{"r"}, "0"), nil
+		}
+		return row([]string{"r"}, "-1"), nil
 	case strings.HasPrefix(q, "SELECT COUNT(*) FROM orch.canary WHERE token = "):
 		n := 0
 		if d.tokens[quotedList(q)[0]] {
@@ -331,7 +349,7 @@ func (d *DB) write(binlog bool) {
 		if s == d || !h.Running() {
 			continue
 		}
-		if s.replica != nil && s.replica.host == d.host.addr && s.ioOn && s.sqlOn {
+		if s.replica != nil && s.replica.host == d.host.addr && s.ioOn && s.sqlOn && !s.stalled {
 			for t := range d.tokens {
 				s.tokens[t] = true
 			}
