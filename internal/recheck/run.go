@@ -334,7 +334,7 @@ func (r *run) hostCosts(h string) map[string]float64 {
 	out["binlog_bytes_per_tx"] = per(my, 1, "binlog_bytes_written_bps")
 	out["binlog_groups_per_tx"] = per(my, 1, "binlog_group_commits_ps")
 	out["cpu_us_per_tx"] = per(osr, 1, "server_cpu_us_ps")
-	out["cs_per_tx"] = per(osr, 1, "server_vcs_ps", "server_ivcs_ps")
+	out["cs_per_tx"] = per(osr, 1, "server_cs_ps", "server_vcs_ps", "server_ivcs_ps") // the latter two in older runs
 	out["write_kib_per_tx"] = per(osr, 1.0/1024, "server_write_bps")
 	return out
 }

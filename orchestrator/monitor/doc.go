@@ -27,10 +27,10 @@
 // monitor sends it on its tick, rather than an SSH session (a fork and a
 // shell start) per sample. Measured on the lab: about 2.5 ms of CPU per
 // host and 4 ms in orch per second of monitoring, for three hosts. The
-// server's own counters add one awk per sample (it sums the threads'
-// files): 2-4 ms of CPU per database host per second, measured over 100
-// samples of a lab mariadbd; a load box's scan of all its processes costs
-// about 1 ms with the lab's 20 tasks, 25 ms on a host with 1000.
+// server's own counters (its threads' stat and schedstat lines) and a load
+// box's scan of all its processes are read with builtins too: an awk per
+// sample per host (a fork and exec, ~10 ms on the lab's VM) cost the lab's
+// shared cores about 3% of the servers' throughput.
 //
 // # CSV format
 //
@@ -105,9 +105,11 @@
 //	server_pid         the pid sampled
 //	server_cpu_us_ps   CPU µs per second, utime+stime of /proc/PID/stat
 //	                   (1000000 = one core busy)
-//	server_vcs_ps, server_ivcs_ps   voluntary / involuntary context
-//	                   switches, summed over /proc/PID/task/*/status (a
-//	                   thread that exits takes its count: empty row)
+//	server_cs_ps       context switches (voluntary and involuntary),
+//	                   summed over /proc/PID/task/*/schedstat's third
+//	                   field (a thread that exits takes its count: empty
+//	                   row); runs before this one had server_vcs_ps and
+//	                   server_ivcs_ps, whose sum it is
 //	server_read_bps, server_write_bps   bytes read from / written to
 //	                   storage (/proc/PID/io read_bytes, write_bytes; the
 //	                   owner's or root's to read: ssh.sudo for non-root)
@@ -126,8 +128,7 @@
 //
 //	sampler_cpu_us_ps  CPU µs per second of the /proc sampler itself: the
 //	                   session's shell (/proc/$$/stat utime+stime) and its
-//	                   reaped children (cutime+cstime: the awk of the
-//	                   server's or the box's counters). On hosts sharing a
+//	                   reaped children (cutime+cstime: getconf, once). On hosts sharing a
 //	                   kernel this is orch's own share of the machine; the
 //	                   SHOW statements of the mysql side are in the server's
 //	                   CPU, sshd's share of the session is not counted.

@@ -26,7 +26,7 @@ func TestHeadersAreStable(t *testing.T) {
 	}
 	wantOS := []string{"t", "elapsed_s", "interval_s", "cpu_user_pct", "cpu_sys_pct", "cpu_iowait_pct", "cpu_idle_pct", "cpu_steal_pct",
 		"load1", "load5", "load15", "procs_running", "disk", "disk_read_mbps", "disk_write_mbps", "disk_reads_ps", "disk_writes_ps", "disk_util_pct",
-		"ncpu", "server_pid", "server_cpu_us_ps", "server_vcs_ps", "server_ivcs_ps", "server_read_bps", "server_write_bps",
+		"ncpu", "server_pid", "server_cpu_us_ps", "server_cs_ps", "server_read_bps", "server_write_bps",
 		"server_syscr_ps", "server_syscw_ps", "server_threads", "server_threads_runnable",
 		"client_cpu_us_ps", "box_cpu_us_ps", "box_tasks_runnable", "sampler_cpu_us_ps"}
 	if !slices.Equal(OSColumns, wantOS) {

@@ -11,7 +11,7 @@ var OSColumns = []string{"t", "elapsed_s", "interval_s",
 	"cpu_user_pct", "cpu_sys_pct", "cpu_iowait_pct", "cpu_idle_pct", "cpu_steal_pct",
 	"load1", "load5", "load15", "procs_running",
 	"disk", "disk_read_mbps", "disk_write_mbps", "disk_reads_ps", "disk_writes_ps", "disk_util_pct",
-	"ncpu", "server_pid", "server_cpu_us_ps", "server_vcs_ps", "server_ivcs_ps",
+	"ncpu", "server_pid", "server_cpu_us_ps", "server_cs_ps",
 	"server_read_bps", "server_write_bps", "server_syscr_ps", "server_syscw_ps",
 	"server_threads", "server_threads_runnable",
 	"client_cpu_us_ps", "box_cpu_us_ps", "box_tasks_runnable", "sampler_cpu_us_ps"}
@@ -123,8 +123,7 @@ func (p *osProc) writeProcs(s *procSnap, dt time.Duration, c *csvFile) {
 	same := p.hasPrev && cur.ok && prev.ok && cur.pid == prev.pid
 	d := func(a, b uint64) float64 { return rate(a-b, same && a >= b, dt) }
 	c.float(p.ticksToUs(d(cur.cpuTicks, prev.cpuTicks)), 0)
-	c.float(d(cur.vcs, prev.vcs), 1)
-	c.float(d(cur.ivcs, prev.ivcs), 1)
+	c.float(rate(cur.cs-prev.cs, same && cur.hasCS && prev.hasCS && cur.cs >= prev.cs, dt), 1)
 	// /proc/PID/io unreadable (not root): no value, not zero.
 	io := func(a, b uint64) float64 { return rate(a-b, same && cur.hasIO && prev.hasIO && a >= b, dt) }
 	c.float(io(cur.readBytes, prev.readBytes), 0)

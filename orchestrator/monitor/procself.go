@@ -9,7 +9,7 @@ import (
 // The sampler's own cost: each /proc session's shell reads its own
 // /proc/$$/stat every sample (a builtin read, no fork), and
 // sampler_cpu_us_ps is the shell's utime+stime plus its reaped children's
-// (cutime+cstime: the awk of the server's or the box's counters, getconf).
+// (cutime+cstime: getconf, once per session).
 // On hosts that share a kernel (the lab) this is orch's share of the
 // machine's CPU on each host; the mysql side's SHOW statements are in the
 // server's own CPU, and sshd's encryption of the few KiB a sample sends is

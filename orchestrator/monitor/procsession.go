@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/orch-bench/orch/orchestrator/executor"
+	"github.com/orch-bench/orch/orchestrator/shell"
 )
 
 // procSource reads /proc on a host through one long-lived shell that
@@ -50,9 +51,17 @@ const procEnd = "@end"
 // wanted, then one sample per line read.
 func procLoop(datadir string) string { return procLoopFor(datadir, "", false) }
 
-// procLoopFor adds the clock rate once, then per sample the sampler's own
-// CPU, the server's own counters (pidFile set) or the host's processes (box).
+// procLoopFor is procLoopBody run under bash when the host has it: bash's
+// read builtin takes a /proc file a block at a time, dash's a byte at a
+// time (procserver.go); the body is POSIX sh either way.
 func procLoopFor(datadir, pidFile string, box bool) string {
+	body := procLoopBody(datadir, pidFile, box)
+	return "if command -v bash >/dev/null 2>&1; then exec bash -c " + shell.Quote(body) + "; fi\n" + body
+}
+
+// procLoopBody adds the clock rate once, then per sample the sampler's own
+// CPU, the server's own counters (pidFile set) or the host's processes (box).
+func procLoopBody(datadir, pidFile string, box bool) string {
 	var b strings.Builder
 	if datadir != "" {
 		b.WriteString(procDevScript(datadir))

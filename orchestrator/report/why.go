@@ -216,8 +216,12 @@ func hostCost(name, role string, my, osr *series, w Window, latUs float64) *Cost
 		c.ThreadsRunning = nan
 	}
 	c.CPUUs = per(osr, "server_cpu_us_ps", 1)
-	if v, w := per(osr, "server_vcs_ps", 1), per(osr, "server_ivcs_ps", 1); !math.IsNaN(v) && !math.IsNaN(w) {
-		c.CS = v + w
+	// server_cs_ps since the monitor reads schedstat; older runs have its
+	// two parts.
+	if c.CS = per(osr, "server_cs_ps", 1); math.IsNaN(c.CS) {
+		if v, w := per(osr, "server_vcs_ps", 1), per(osr, "server_ivcs_ps", 1); !math.IsNaN(v) && !math.IsNaN(w) {
+			c.CS = v + w
+		}
 	}
 	c.ReadKiB = per(osr, "server_read_bps", 1.0/1024)
 	c.WriteKiB = per(osr, "server_write_bps", 1.0/1024)

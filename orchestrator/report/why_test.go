@@ -227,6 +227,14 @@ func TestReadRunWhy(t *testing.T) {
 	if !math.IsNaN(s.CPUUs) || !math.IsNaN(s.SemisyncShare) {
 		t.Errorf("slave without os series: cpu %v, semi-sync share %v", s.CPUUs, s.SemisyncShare)
 	}
+	// The monitor of today writes the switches' sum (schedstat), where the
+	// run above, an older one, had their two parts.
+	write("timeseries/m-os.csv", "t,elapsed_s,interval_s,ncpu,server_cpu_us_ps,server_cs_ps\n"+
+		"x,1,1,2,9,9\nx,2,1,2,1000000,600\nx,3,1,2,1400000,400\nx,4,1,2,9,9\n")
+	if rw, err = readRunWhy(dir, loadWindow(1, 3), 0, 1000); err != nil {
+		t.Fatal(err)
+	}
+	near("cs_per_tx from server_cs_ps", rw.Hosts[0].CS, 1000.0/200)
 }
 
 func TestSmallSignificantDigits(t *testing.T) {
