@@ -29,24 +29,31 @@ func runRounds(t *testing.T, m *Matrix, judge Judge) []string {
 		if !ok {
 			return lines
 		}
-		now := time.Unix(1_800_000_000, 0)
-		if err := m.Start(c.ID, now); err != nil {
-			t.Fatal(err)
-		}
-		if err := m.Finish(c.ID, OK, nil, now); err != nil {
-			t.Fatal(err)
-		}
-		if err := m.Save(); err != nil {
-			t.Fatal(err)
-		}
-		line, _, err := m.EndRound(judge)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if line != "" {
+		if line := runCellOK(t, m, c, judge); line != "" {
 			lines = append(lines, line)
 		}
 	}
+}
+
+// runCellOK runs c to OK, saves, and ends the round if it completed one:
+// the round's line, "" otherwise.
+func runCellOK(t *testing.T, m *Matrix, c *Cell, judge Judge) string {
+	t.Helper()
+	now := time.Unix(1_800_000_000, 0)
+	if err := m.Start(c.ID, now); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Finish(c.ID, OK, nil, now); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Save(); err != nil {
+		t.Fatal(err)
+	}
+	line, _, err := m.EndRound(judge)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return line
 }
 
 func TestUntilStopsWhenPrecise(t *testing.T) {
@@ -136,5 +143,46 @@ func TestCellStacksOncePerConfiguration(t *testing.T) {
 	}
 	if got := cellStacks(m, &m.Cells[0], stacks.GDB); got != stacks.GDB {
 		t.Errorf("a cell does not count itself: %s", got)
+	}
+}
+
+// TestUntilOverClusters: with several clusters a round is one block of
+// every configuration on every cluster; the rule judges a round only when
+// every cluster has finished it, and its stop skips the later rounds on
+// all of them.
+func TestUntilOverClusters(t *testing.T) {
+	m, d := newBlocked(t, 6, []string{"east", "west"}, 7, false)
+	m.Until = &Until{Precision: 0.05, MinRounds: 3, MaxRounds: 6}
+	if _, err := Create(t.TempDir(), m, time.Unix(1_800_000_000, 0)); err != nil {
+		t.Fatal(err)
+	}
+	judge := judgeFrom(t, map[int]float64{1: 0.5, 2: 0.2, 3: 0.08, 4: 0.04})
+	var lines []string
+	for more := true; more; {
+		more = false
+		// The clusters take turns, a cell each, as two running at once
+		// might finish them.
+		for _, cl := range []string{"east", "west"} {
+			c, ok := d.Next(m, cl)
+			if !ok {
+				continue
+			}
+			more = true
+			if line := runCellOK(t, m, c, judge); line != "" {
+				lines = append(lines, line)
+			}
+		}
+	}
+	if len(lines) != 4 || !strings.HasSuffix(lines[3], "stopped after 4 rounds: every interval's half-width is within 5%") {
+		t.Fatalf("round lines: %q", lines)
+	}
+	// 4 configurations x 2 clusters per round.
+	if ok, skipped := m.Count(OK), m.Count(Skipped); ok != 4*8 || skipped != 2*8 {
+		t.Errorf("%d cells ran and %d were skipped, want 32 and 16", ok, skipped)
+	}
+	for _, c := range m.Cells {
+		if (c.State == OK) != (c.Rep <= 4) {
+			t.Errorf("cell %s of round %d: %s", c.ID, c.Rep, c.State)
+		}
 	}
 }
