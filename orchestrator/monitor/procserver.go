@@ -24,9 +24,7 @@ import (
 // (fork and exec take ~10 ms on its VM). A thread that exits takes its
 // switches with it (a drop reads as "no value", see serverSnap); a thread
 // whose schedstat cannot be read leaves the sample's switches unknown,
-// never undercounted. The session runs under bash when the host has it:
-// its read builtin reads a /proc file a block at a time, where dash's
-// reads it a byte at a time (the script is POSIX sh, and works there too).
+// never undercounted.
 
 // procHzScript prints the clock ticks per second, once per session.
 const procHzScript = "echo @hz; getconf CLK_TCK 2>/dev/null || echo 100\n"
@@ -121,6 +119,9 @@ func parseServerLine(s *serverSnap, f []string) error {
 		}
 		s.cpuTicks = u + st
 	case "io":
+		if len(f) < 3 {
+			return fmt.Errorf("/proc/PID/io: short line %q", strings.Join(f, " "))
+		}
 		v, err = num(2)
 		switch f[1] {
 		case "read_bytes:":

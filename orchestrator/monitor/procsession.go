@@ -10,7 +10,6 @@ import (
 	"sync"
 
 	"github.com/orch-bench/orch/orchestrator/executor"
-	"github.com/orch-bench/orch/orchestrator/shell"
 )
 
 // procSource reads /proc on a host through one long-lived shell that
@@ -51,12 +50,13 @@ const procEnd = "@end"
 // wanted, then one sample per line read.
 func procLoop(datadir string) string { return procLoopFor(datadir, "", false) }
 
-// procLoopFor is procLoopBody run under bash when the host has it: bash's
-// read builtin takes a /proc file a block at a time, dash's a byte at a
-// time (procserver.go); the body is POSIX sh either way.
+// procLoopFor is the session's script, run by the host's sh. Not under
+// bash: its read builtin reads a block and seeks back to the line's end,
+// and a /proc file seeked back is generated anew with newer counters, so
+// the next line of a while-read loop can start mid-line or empty (a
+// sampled "io" line came out empty in CI). dash reads byte by byte.
 func procLoopFor(datadir, pidFile string, box bool) string {
-	body := procLoopBody(datadir, pidFile, box)
-	return "if command -v bash >/dev/null 2>&1; then exec bash -c " + shell.Quote(body) + "; fi\n" + body
+	return procLoopBody(datadir, pidFile, box)
 }
 
 // procLoopBody adds the clock rate once, then per sample the sampler's own
