@@ -46,16 +46,20 @@ echo "== the lab's own integration test (a separate lab on another subnet)"
 ORCH_LAB=1 $GO test -count=1 -timeout 15m -run Integration -v ./lab/
 
 echo "== lab up"
+integ_log=$(mktemp)
 lab_down() {
   echo "== lab down"
   ./bin/orch lab down --inventory inventories/lab.yaml || true
+  # The why of failed integration tests, last, where CI's excerpt is.
+  awk -f scripts/failure-digest.awk "$integ_log" | head -n 200
+  rm -f "$integ_log"
 }
 trap lab_down EXIT
 ./bin/orch lab up --inventory inventories/lab.yaml
 
 echo "== integration tests"
 ORCH_LAB_INVENTORY="$PWD/inventories/lab.yaml" ORCH_BIN="$PWD/bin/orch" ORCH_REQUIRE_LAB=1 \
-  $GO test -count=1 -timeout 55m -v ./integration/...
+  $GO test -count=1 -timeout 55m -v ./integration/... 2>&1 | tee "$integ_log"
 
 echo "== package lab tests on the same lab, one package at a time"
 # One variable runs every package's lab tests (orchestrator/labenv); under
