@@ -11,12 +11,14 @@ import (
 	"github.com/orch-bench/orch/topology"
 )
 
-// fakeServer answers what a MariaDB server would, its counters moved by
-// the test.
+// fakeServer answers what a MariaDB 10.11 server would, its counters moved
+// by the test. Its status and variable names are MariaDB's own, written
+// here from the server's manual (Server Status Variables, Semisynchronous
+// Replication, GTID), not taken from the monitor's tables: a name the
+// monitor spells wrong finds no counter here.
 type fakeServer struct {
 	srv      flavor.Server
 	role     topology.Role
-	names    serverNames
 	counters map[string]uint64
 	status   string // semi-sync status
 	clients  int
@@ -31,8 +33,8 @@ func newFakeServer(t testing.TB, role topology.Role) *fakeServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fakeServer{srv: srv, role: role, names: namesFor(srv, role), counters: map[string]uint64{}, status: "ON", clients: 2, enabled: true}
-	for _, n := range f.names.statusNames() {
+	f := &fakeServer{srv: srv, role: role, counters: map[string]uint64{}, status: "ON", clients: 2, enabled: true}
+	for _, n := range mariadbCounters {
 		f.counters[n] = 0
 	}
 	f.counters["Uptime"] = 1000
@@ -41,6 +43,19 @@ func newFakeServer(t testing.TB, role topology.Role) *fakeServer {
 			"Master_Host": "10.0.0.1", "Using_Gtid": "Slave_Pos", "Last_IO_Errno": "0", "Last_IO_Error": ""}
 	}
 	return f
+}
+
+// mariadbCounters are the SHOW GLOBAL STATUS counters of a MariaDB 10.11
+// server with InnoDB and the binary log on, semi-sync built in (both sides'
+// variables exist on every server).
+var mariadbCounters = []string{
+	"Uptime", "Questions", "Com_select", "Com_insert", "Com_update", "Com_delete", "Com_replace",
+	"Com_commit", "Com_rollback", "Handler_commit",
+	"Innodb_rows_inserted", "Innodb_data_written", "Innodb_os_log_written", "Innodb_data_fsyncs",
+	"Innodb_buffer_pool_pages_flushed",
+	"Binlog_commits", "Binlog_bytes_written", "Binlog_group_commits",
+	"Rpl_semi_sync_master_yes_tx", "Rpl_semi_sync_master_no_tx",
+	"Rpl_semi_sync_master_tx_wait_time", "Rpl_semi_sync_master_tx_waits",
 }
 
 func (f *fakeServer) add(name string, n uint64) { f.counters[name] += n }
@@ -63,11 +78,11 @@ func (f *fakeServer) commit(n uint64) {
 		return
 	}
 	if f.enabled && f.status == "ON" {
-		f.add(f.names.counters[cYesTx], n)
-		f.add(f.names.counters[cWaitTime], 300*n)
-		f.add(f.names.counters[cWaits], n)
+		f.add("Rpl_semi_sync_master_yes_tx", n)
+		f.add("Rpl_semi_sync_master_tx_wait_time", 300*n)
+		f.add("Rpl_semi_sync_master_tx_waits", n)
 	} else {
-		f.add(f.names.counters[cNoTx], n)
+		f.add("Rpl_semi_sync_master_no_tx", n)
 	}
 }
 
@@ -77,16 +92,23 @@ func (f *fakeServer) raw() mysqlRaw {
 		r.Status[k] = strconv.FormatUint(v, 10)
 	}
 	r.Status["Threads_running"], r.Status["Threads_connected"] = "4", "6"
-	r.Status[f.names.semiStatus] = f.status
-	if f.names.semiClients != "" {
-		r.Status[f.names.semiClients] = strconv.Itoa(f.clients)
+	onOff := map[bool]string{true: "ON", false: "OFF"}
+	// What a server shows of semi-sync and GTIDs by its role: the master
+	// side's status and switch on the master, the slave's on a slave; the
+	// master's written position, a slave's applied one.
+	gtidVar := "gtid_slave_pos"
+	if f.role == topology.RoleMaster {
+		r.Status["Rpl_semi_sync_master_status"] = f.status
+		r.Status["Rpl_semi_sync_master_clients"] = strconv.Itoa(f.clients)
+		r.Vars["rpl_semi_sync_master_enabled"] = onOff[f.enabled]
+		gtidVar = "gtid_binlog_pos"
+	} else {
+		r.Status["Rpl_semi_sync_slave_status"] = f.status
+		r.Vars["rpl_semi_sync_slave_enabled"] = onOff[f.enabled]
 	}
-	if f.names.semiEnabled != "" {
-		r.Vars[f.names.semiEnabled] = map[bool]string{true: "ON", false: "OFF"}[f.enabled]
-	}
-	r.Vars[f.names.gtidVar] = ""
+	r.Vars[gtidVar] = ""
 	if f.gtidSeq > 0 {
-		r.Vars[f.names.gtidVar] = fmt.Sprintf("0-1-%d", f.gtidSeq)
+		r.Vars[gtidVar] = fmt.Sprintf("0-1-%d", f.gtidSeq)
 	}
 	if f.replica != nil {
 		r.Replica = map[string]string{}
