@@ -11,6 +11,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/orch-bench/orch/orchestrator/bench"
+	"github.com/orch-bench/orch/orchestrator/report"
 	"github.com/orch-bench/orch/orchestrator/rundir"
 	"github.com/orch-bench/orch/orchestrator/runner"
 	"github.com/orch-bench/orch/orchestrator/stacks"
@@ -175,7 +176,8 @@ func isTerminal(w any) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-// printOutcome prints where the run is and its headline figures.
+// printOutcome prints where the run is and its figures, as its report
+// computes them over the run's one window (report.RunSummary).
 func printOutcome(cmd *cobra.Command, out *runner.Outcome) {
 	w := cmd.OutOrStdout()
 	fmt.Fprintf(w, "run %s: %s\n", out.Status, out.Dir.Path())
@@ -183,20 +185,14 @@ func printOutcome(cmd *cobra.Command, out *runner.Outcome) {
 	if res == nil {
 		return
 	}
-	switch b := res.Benchmark.Result.(type) {
-	case *bench.Sysbench:
-		if !b.Complete {
-			fmt.Fprintf(w, "  sysbench %s: incomplete output (%d interval reports, no final report)\n", res.Workload, len(b.Intervals))
-			break
+	if res.Benchmark.Result != nil {
+		sum, err := report.RunSummary(out.Dir.Path())
+		if err != nil {
+			sum = fmt.Sprintf("no figures: %v (orch report %s says more)\n", err, out.Dir.Path())
 		}
-		fmt.Fprintf(w, "  sysbench %s: %s tps, %s qps, latency avg %s ms, p%d %s ms, max %s ms, errors %d\n",
-			res.Workload, b.TPS, b.QPS, b.LatencyMS.Avg, b.Percentile, b.LatencyMS.Pct, b.LatencyMS.Max, b.Errors)
-	case bench.Mysqlslap:
-		for _, blk := range b {
-			fmt.Fprintf(w, "  mysqlslap %s: %d clients, avg %s s, min %s s, max %s s\n", blk.Engine, blk.Clients, blk.AvgS, blk.MinS, blk.MaxS)
+		for _, l := range strings.Split(strings.TrimSuffix(sum, "\n"), "\n") {
+			fmt.Fprintln(w, "  "+l)
 		}
-	case *bench.DBInsert:
-		fmt.Fprintf(w, "  db-insert: %s rows/s over %s s\n", b.Rate, b.TotalS)
 	}
 	if res.Consistency != nil {
 		verdict := "ok: CHECKSUM TABLE and row counts match on master and slaves"
