@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/orch-bench/orch/orchestrator"
 	"github.com/orch-bench/orch/orchestrator/preflight"
 	"github.com/orch-bench/orch/topology"
 )
@@ -34,7 +35,7 @@ the master. It exits non-zero when a blocking check fails.`,
 			if err != nil {
 				return err
 			}
-			return forEachCluster(cmd.Context(), invs, cmd.OutOrStdout(), cmd.ErrOrStderr(), func(ctx context.Context, inv *topology.Inventory, out, _ io.Writer) error {
+			return orchestrator.OnClusters(cmd.Context(), invs, cmd.OutOrStdout(), cmd.ErrOrStderr(), func(ctx context.Context, inv *topology.Inventory, out, _ io.Writer) error {
 				c := g.connect(ctx, inv, inv.Hosts)
 				defer c.Close()
 				facts := preflight.Check(ctx, c)

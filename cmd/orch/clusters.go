@@ -3,11 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"strings"
 
-	"github.com/orch-bench/orch/orchestrator"
+	"github.com/spf13/cobra"
+
 	"github.com/orch-bench/orch/orchestrator/cluster"
+	"github.com/orch-bench/orch/orchestrator/runner"
 	"github.com/orch-bench/orch/topology"
 )
 
@@ -64,54 +65,11 @@ func (g *globalOptions) clusters(path string) ([]*topology.Inventory, error) {
 	return invs, nil
 }
 
-// clusterFunc is a command's work on one cluster, writing to out and errOut.
-type clusterFunc func(ctx context.Context, inv *topology.Inventory, out, errOut io.Writer) error
-
-// forEachCluster runs fn on every cluster at once. With one cluster it is a
-// plain call; with several, every line fn prints is prefixed with its
-// cluster's name (lines of different clusters interleave, never a line
-// itself) and the clusters' failures are aggregated, each naming its
-// cluster. Whether it is a usage error (exit 2) survives the aggregation.
-func forEachCluster(ctx context.Context, invs []*topology.Inventory, out, errOut io.Writer, fn clusterFunc) error {
-	if len(invs) == 1 {
-		return fn(ctx, invs[0], out, errOut)
-	}
-	so, se := &syncWriter{w: out}, &syncWriter{w: errOut}
-	errs := orchestrator.ForEach(ctx, len(invs), invs, func(ctx context.Context, _ int, inv *topology.Inventory) error {
-		o := &prefixWriter{out: so, prefix: inv.Name + ": "}
-		e := &prefixWriter{out: se, prefix: inv.Name + ": "}
-		err := fn(ctx, inv, o, e)
-		o.Flush()
-		e.Flush()
-		if err != nil {
-			return &clusterError{cluster: inv.Name, err: err}
-		}
-		return nil
-	})
-	return orchestrator.Aggregate(errs)
-}
-
-// clusterError names the cluster a failure happened on.
-type clusterError struct {
-	cluster string
-	err     error
-}
-
-func (e *clusterError) Error() string { return "cluster " + e.cluster + ": " + e.err.Error() }
-func (e *clusterError) Unwrap() error { return e.err }
-
-// validateClusters checks every cluster's shape before any host is
-// contacted; with several, the message names the cluster.
-func validateClusters(invs []*topology.Inventory) error {
-	for _, inv := range invs {
-		if err := inv.ValidateCluster(); err != nil {
-			if len(invs) > 1 {
-				return usagef("cluster %s: %v", inv.Name, err)
-			}
-			return &usageError{msg: err.Error()}
-		}
-	}
-	return nil
+// clusterOptions is what the up, down and status use cases take from the
+// command line: the clusters, the SSH settings, --log, the output.
+func (g *globalOptions) clusterOptions(cmd *cobra.Command, invs []*topology.Inventory, logPath string) runner.ClusterOptions {
+	return runner.ClusterOptions{Clusters: invs, Connect: g.connect, LogPath: logPath,
+		Out: cmd.OutOrStdout(), Err: cmd.ErrOrStderr(), Verbose: g.verbose}
 }
 
 // defaultEngines is --engines when not given: the clusters' profile.engine,

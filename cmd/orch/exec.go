@@ -1,12 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"strings"
-	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -44,15 +41,15 @@ command failed on any host or any host could not be reached.`,
 			c := g.connect(cmd.Context(), inv, hosts)
 			defer c.Close()
 			script := strings.Join(args, " ")
-			out := &syncWriter{w: cmd.OutOrStdout()}
+			out := &orchestrator.SyncWriter{W: cmd.OutOrStdout()}
 			width := 0
 			for _, h := range hosts {
 				width = max(width, len(h.Name))
 			}
 			errs := c.Each(cmd.Context(), hosts, func(ctx context.Context, h *topology.Host, ex executor.Executor) error {
 				prefix := fmt.Sprintf("%-*s | ", width, h.Name)
-				stdout := &prefixWriter{out: out, prefix: prefix}
-				stderr := &prefixWriter{out: out, prefix: prefix}
+				stdout := &orchestrator.PrefixWriter{Out: out, Prefix: prefix}
+				stderr := &orchestrator.PrefixWriter{Out: out, Prefix: prefix}
 				_, err := ex.Run(ctx, executor.Command{Script: script, Sudo: sudo, Stdout: stdout, Stderr: stderr})
 				stdout.Flush()
 				stderr.Flush()
@@ -74,46 +71,4 @@ command failed on any host or any host could not be reached.`,
 	cmd.Flags().StringVar(&role, "role", "all", "hosts to run on: master, slave, loadbox, db, all, or a host name")
 	cmd.Flags().BoolVar(&sudo, "sudo", false, "run as root through sudo when the SSH user is not root")
 	return cmd
-}
-
-// syncWriter serialises whole lines from many hosts onto one writer.
-type syncWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (s *syncWriter) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.Write(p)
-}
-
-// prefixWriter writes complete lines, each prefixed, so output from hosts
-// running at once never interleaves within a line.
-type prefixWriter struct {
-	out    io.Writer
-	prefix string
-	buf    bytes.Buffer
-}
-
-func (p *prefixWriter) Write(b []byte) (int, error) {
-	p.buf.Write(b)
-	for {
-		i := bytes.IndexByte(p.buf.Bytes(), '\n')
-		if i < 0 {
-			return len(b), nil
-		}
-		line := p.buf.Next(i + 1)
-		if _, err := p.out.Write(append([]byte(p.prefix), line...)); err != nil {
-			return len(b), err
-		}
-	}
-}
-
-// Flush writes a last line that had no newline.
-func (p *prefixWriter) Flush() {
-	if p.buf.Len() > 0 {
-		p.out.Write(append([]byte(p.prefix), append(p.buf.Bytes(), '\n')...))
-		p.buf.Reset()
-	}
 }

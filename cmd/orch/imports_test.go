@@ -21,17 +21,12 @@ const module = "github.com/orch-bench/orch/"
 var cmdImports = map[string]string{
 	// Use-case entry points.
 	"orchestrator/matrix":    "orch matrix: matrix.Run",
-	"orchestrator/runner":    "orch run and collect: runner.Bench, runner.Collect",
-	"orchestrator/report":    "orch report: report.Generate",
+	"orchestrator/runner":    "orch run and collect: runner.Bench, runner.Collect; up, down and status: runner.NewUp, runner.Down, runner.Status",
+	"orchestrator/report":    "orch report: report.Generate; orch run prints its run as the report computes it (report.RunSummary)",
 	"orchestrator/preflight": "orch check",
 	"orchestrator/executor":  "orch exec, and the SSH dial settings of every command",
 	"lab":                    "orch lab",
-	// orch up and down: their use case is still in cmd/orch/up.go (issue
-	// 16 item 1, left): these four go when it moves to orchestrator/up.
-	"orchestrator/up":          "orch up and down",
-	"orchestrator/server":      "orch up: the desired engine and knobs",
-	"orchestrator/replication": "orch up: replication settings",
-	"orchestrator/flavor":      "orch up: flavour names in its report",
+	"orchestrator/server":    "orch inventory: the profile an inventory names is checked as up would (server.CheckDesired)",
 	// Value types and plumbing every command shares.
 	"topology":             "the inventory the flag layer loads",
 	"orchestrator":         "InputError (exit 2) and ForEach over clusters",
@@ -51,7 +46,8 @@ var useCaseFiles = map[string][]string{
 	"matrix.go":    {"orchestrator/matrix", "orchestrator/stacks", "orchestrator"},
 	"matrix_aa.go": {"orchestrator/matrix"},
 	"precision.go": {"orchestrator/matrix", "orchestrator/stats"},
-	"run.go":       {"orchestrator/runner", "orchestrator/stacks", "orchestrator/bench", "orchestrator/rundir"},
+	"run.go":       {"orchestrator/runner", "orchestrator/stacks", "orchestrator/bench", "orchestrator/rundir", "orchestrator/report"},
+	"up.go":        {"orchestrator/runner", "topology"},
 }
 
 func TestCmdImportsOnlyUseCases(t *testing.T) {

@@ -184,6 +184,9 @@ func given(cmd *cobra.Command, name string, v int) *int {
 // useCaseErr is a use case's error as the command exits with it: bad input
 // exits 2, an interrupted command 130.
 func useCaseErr(ctx context.Context, err error) error {
+	if err == nil {
+		return nil
+	}
 	if orchestrator.IsBadInput(err) {
 		return &usageError{msg: err.Error()}
 	}

@@ -2,25 +2,17 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
-	"sort"
 	"strings"
 	"syscall"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/orch-bench/orch/orchestrator/flavor"
-	"github.com/orch-bench/orch/orchestrator/replication"
 	"github.com/orch-bench/orch/orchestrator/runner"
-	"github.com/orch-bench/orch/orchestrator/server"
-	"github.com/orch-bench/orch/orchestrator/up"
 	"github.com/orch-bench/orch/topology"
 )
 
@@ -52,112 +44,18 @@ canary row read on both slaves. Run it again and nothing restarts.`,
   orch up cluster.yaml --engine tokudb --dry-run --flavor percona:5.7.44`,
 		Args: usageArgs(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			path := ""
-			if len(args) == 1 {
-				path = args[0]
-			}
-			invs, err := g.clusters(path)
+			invs, err := g.clusters(strings.Join(args, ""))
 			if err != nil {
 				return err
 			}
-			if err := validateClusters(invs); err != nil {
-				return err
-			}
-			kv, err := server.ParseKnobs(knobs)
+			u, err := runner.NewUp(runner.UpOptions{ClusterOptions: g.clusterOptions(cmd, invs, logPath),
+				Engine: engine, Knobs: knobs, ProfileDir: profileDir, DryRun: dryRun, FlavorHint: flavorHint,
+				FixTHP: fixTHP, JSON: asJSON, AdoptAccounts: adopt, VerifyTimeout: verifyTimeout})
 			if err != nil {
-				return usagef("%v", err)
+				return useCaseErr(cmd.Context(), err)
 			}
-			if profileDir, err = topology.LocalPath(profileDir); err != nil {
-				return usagef("--profile-dir: %v", err)
-			}
-			if flavorHint != "" {
-				if !dryRun {
-					return usagef("--flavor is for --dry-run: a real up reads the flavour from each server")
-				}
-				if _, _, err := flavor.ParseHint(flavorHint); err != nil {
-					return usagef("--flavor %s: %v", flavorHint, err)
-				}
-			}
-			desired := server.Desired{Engine: engine, Knobs: kv, ProfileDir: profileDir, FixTHP: fixTHP}
-			for _, inv := range invs {
-				if err := server.CheckDesiredAs(inv, desired, "--engine", flavorHint); err != nil {
-					return usagef("%v", err)
-				}
-				if dryRun {
-					// A dry run renders for the named flavour: without one
-					// it is bad input, said before anything is printed.
-					for _, h := range inv.DBHosts() {
-						if _, err := server.OfflineTarget(h, inv, flavorHint); err != nil {
-							return usagef("%v", err)
-						}
-					}
-				}
-			}
-			if dryRun {
-				logPath = "" // nothing is sent
-			}
-			cmdLog, err := openCommandLog(logPath)
-			if err != nil {
-				return err
-			}
-			defer closeCommandLog(cmdLog, logPath, cmd.ErrOrStderr(), "up")
-			// One tracker per cluster: a second Ctrl-C names what every
-			// cluster left mid-step.
-			trackers := make(map[string]*up.Tracker, len(invs))
-			for _, inv := range invs {
-				trackers[inv.Name] = &up.Tracker{}
-			}
-			defer exitOnSecondInterrupt(cmd.Context(), cmd.ErrOrStderr(), "up", func() []string {
-				var left []string
-				for _, inv := range invs {
-					left = append(left, trackers[inv.Name].Unfinished()...)
-				}
-				return left
-			})()
-			err = forEachCluster(cmd.Context(), invs, cmd.OutOrStdout(), cmd.ErrOrStderr(), func(ctx context.Context, inv *topology.Inventory, out, errOut io.Writer) error {
-				if dryRun {
-					return up.DryRun(out, inv, desired, flavorHint)
-				}
-				// The load box too: up proves it can log in before a restart.
-				c := g.connect(ctx, inv, inv.Hosts)
-				// Closing sends too (the lock is released on the hosts).
-				defer logClusterCommands(c, cmdLog, inv, len(invs) > 1)()
-				defer c.Close()
-				if err := c.Lock(ctx, "orch up"); err != nil {
-					return err
-				}
-				stop := runner.UpStillAt(ctx, errOut, "up", trackers[inv.Name])
-				steps := runner.NewSteps(errOut, "up", g.verbose)
-				rep, err := up.Up(ctx, c, up.Options{Desired: desired, VerifyTimeout: verifyTimeout, CheckPaths: true,
-					Progress: steps.Event, Tracker: trackers[inv.Name], AdoptAccounts: adopt})
-				stop()
-				steps.Flush()
-				if rep != nil && asJSON {
-					enc := json.NewEncoder(out)
-					enc.SetIndent("", "  ")
-					if jerr := enc.Encode(rep); jerr != nil {
-						return jerr
-					}
-				} else if rep != nil {
-					for _, w := range rep.Warnings {
-						fmt.Fprintf(errOut, "up: WARNING %s\n", w)
-					}
-					if rep.Status != nil {
-						fmt.Fprintln(out)
-						replication.WriteTable(out, rep.Status)
-					}
-					if len(rep.Timings) > 0 && g.verbose {
-						fmt.Fprintln(out)
-						writeTimings(out, rep.Timings, rep.Total)
-					}
-				}
-				return err
-			})
-			var intr *up.Interrupted
-			if errors.As(err, &intr) {
-				return &exitError{code: exitInterrupted, err: err}
-			}
-			return err
+			defer exitOnSecondInterrupt(cmd.Context(), cmd.ErrOrStderr(), "up", u.Unfinished)()
+			return useCaseErr(cmd.Context(), u.Run(cmd.Context()))
 		},
 	}
 	f := cmd.Flags()
@@ -169,7 +67,7 @@ canary row read on both slaves. Run it again and nothing restarts.`,
 	f.BoolVar(&fixTHP, "fix-thp", false, "turn transparent huge pages off where TokuDB needs it (else fail with instructions)")
 	f.BoolVar(&asJSON, "json", false, "print the report (per-host results, replication steps, status, timings) as JSON")
 	f.BoolVar(&adopt, "adopt-accounts", false, "take over existing accounts with orch's names that orch did not make (sets their passwords and grants; says which)")
-	f.DurationVar(&verifyTimeout, "verify-timeout", up.DefaultVerifyTimeout, "how long replication may take to prove itself")
+	f.DurationVar(&verifyTimeout, "verify-timeout", runner.DefaultVerifyTimeout, "how long replication may take to prove itself")
 	f.StringVar(&logPath, "log", "", "append every command and SQL statement sent to the hosts to FILE, one JSON object per line, passwords redacted")
 	return cmd
 }
@@ -196,42 +94,7 @@ names are never dropped.`,
 			if err != nil {
 				return err
 			}
-			if err := validateClusters(invs); err != nil {
-				return err
-			}
-			cmdLog, err := openCommandLog(logPath)
-			if err != nil {
-				return err
-			}
-			defer closeCommandLog(cmdLog, logPath, cmd.ErrOrStderr(), "down")
-			return forEachCluster(cmd.Context(), invs, cmd.OutOrStdout(), cmd.ErrOrStderr(), func(ctx context.Context, inv *topology.Inventory, out, errOut io.Writer) error {
-				c := g.connect(ctx, inv, inv.DBHosts())
-				// Closing sends too (the lock is released on the hosts).
-				defer logClusterCommands(c, cmdLog, inv, len(invs) > 1)()
-				defer c.Close()
-				if err := c.Lock(ctx, "orch down"); err != nil {
-					return err
-				}
-				down := up.Down
-				if purge {
-					down = up.Purge
-				}
-				steps := runner.NewSteps(errOut, "down", g.verbose)
-				rep, err := down(ctx, c, steps.Event)
-				steps.Flush()
-				if rep != nil {
-					for _, l := range rep.Purged {
-						fmt.Fprintln(errOut, "down: "+l)
-					}
-				}
-				if rep != nil && len(rep.Timings) > 0 && g.verbose {
-					writeTimings(out, rep.Timings, 0)
-				}
-				if err == nil && !purge {
-					fmt.Fprintln(errOut, "down: left "+up.Left(inv))
-				}
-				return err
-			})
+			return useCaseErr(cmd.Context(), runner.Down(cmd.Context(), g.clusterOptions(cmd, invs, logPath), purge))
 		},
 	}
 	cmd.Flags().BoolVar(&purge, "purge", false, "also drop orch's schemas, binary logs, GTID history and the accounts orch made, and forget their passwords")
@@ -252,31 +115,7 @@ func newStatusCmd(g *globalOptions) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return forEachCluster(cmd.Context(), invs, cmd.OutOrStdout(), cmd.ErrOrStderr(), func(ctx context.Context, inv *topology.Inventory, out, _ io.Writer) error {
-				c := g.connect(ctx, inv, inv.DBHosts())
-				defer c.Close()
-				st, err := up.Status(ctx, c)
-				if err != nil {
-					return err
-				}
-				if asJSON {
-					enc := json.NewEncoder(out)
-					enc.SetIndent("", "  ")
-					if err := enc.Encode(st); err != nil {
-						return err
-					}
-				} else {
-					if err := replication.WriteTable(out, st.Status); err != nil {
-						return err
-					}
-					fmt.Fprintln(out)
-					up.WriteApplied(out, inv.DBHosts(), st.Applied)
-				}
-				if problems := st.Problems(); len(problems) > 0 {
-					return &exitError{code: exitFailure, err: fmt.Errorf("status: %s", topology.CapJoin(problems, topology.MaxListedHosts, "; "))}
-				}
-				return nil
-			})
+			return useCaseErr(cmd.Context(), runner.Status(cmd.Context(), g.clusterOptions(cmd, invs, ""), asJSON))
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the status as JSON")
@@ -311,19 +150,4 @@ func exitOnSecondInterrupt(ctx context.Context, w io.Writer, prefix string, unfi
 		os.Exit(exitInterrupted)
 	}()
 	return func() { close(done) }
-}
-
-// writeTimings prints per-step wall times, slowest first within each host.
-func writeTimings(w io.Writer, timings []up.Timing, total time.Duration) {
-	ts := append([]up.Timing(nil), timings...)
-	sort.SliceStable(ts, func(i, j int) bool { return ts[i].Host < ts[j].Host })
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "HOST\tSTEP\tTIME")
-	for _, t := range ts {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", t.Host, t.Step, t.Took.Round(time.Millisecond))
-	}
-	if total > 0 {
-		fmt.Fprintf(tw, "total\t\t%s\n", total.Round(time.Millisecond))
-	}
-	tw.Flush()
 }
