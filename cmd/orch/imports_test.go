@@ -20,13 +20,12 @@ const module = "github.com/orch-bench/orch/"
 // import must be added here with its reason (and is better a use case).
 var cmdImports = map[string]string{
 	// Use-case entry points.
-	"orchestrator/matrix":    "orch matrix: matrix.Run",
-	"orchestrator/runner":    "orch run and collect: runner.Bench, runner.Collect; up, down and status: runner.NewUp, runner.Down, runner.Status",
-	"orchestrator/report":    "orch report: report.Generate; orch run prints its run as the report computes it (report.RunSummary)",
-	"orchestrator/preflight": "orch check",
-	"orchestrator/executor":  "orch exec, and the SSH dial settings of every command",
-	"lab":                    "orch lab",
-	"orchestrator/server":    "orch inventory: the profile an inventory names is checked as up would (server.CheckDesired)",
+	"orchestrator/matrix":   "orch matrix: matrix.Run",
+	"orchestrator/runner":   "orch run and collect: runner.Bench, runner.Collect; up, down, status and check: runner.NewUp, runner.Down, runner.Status, runner.Check",
+	"orchestrator/report":   "orch report: report.Generate; orch run prints its run as the report computes it (report.RunSummary)",
+	"orchestrator/executor": "orch exec, and the SSH dial settings of every command",
+	"lab":                   "orch lab",
+	"orchestrator/server":   "orch inventory: the profile an inventory names is checked as up would (server.CheckDesired)",
 	// Value types and plumbing every command shares.
 	"topology":             "the inventory the flag layer loads",
 	"orchestrator":         "InputError (exit 2) and ForEach over clusters",
@@ -48,6 +47,7 @@ var useCaseFiles = map[string][]string{
 	"precision.go": {"orchestrator/matrix", "orchestrator/stats"},
 	"run.go":       {"orchestrator/runner", "orchestrator/stacks", "orchestrator/bench", "orchestrator/rundir", "orchestrator/report"},
 	"up.go":        {"orchestrator/runner", "topology"},
+	"check.go":     {"orchestrator/runner"},
 }
 
 func TestCmdImportsOnlyUseCases(t *testing.T) {

@@ -211,13 +211,9 @@ func Down(ctx context.Context, o ClusterOptions, purge bool) error {
 	})
 }
 
-// ErrUnhealthy is a status that found replication or semi-sync not as up
-// left it (the command's exit status says so).
-var ErrUnhealthy = errors.New("unhealthy")
-
 // Status prints every cluster's replication, semi-sync, lag and what orch
-// laid down on each host, as a table or JSON; problems found are an error
-// that is ErrUnhealthy to errors.Is.
+// laid down on each host, as a table or JSON; replication or semi-sync not
+// as up left it is an error.
 func Status(ctx context.Context, o ClusterOptions, asJSON bool) error {
 	return orchestrator.OnClusters(ctx, o.Clusters, o.Out, o.Err, func(ctx context.Context, inv *topology.Inventory, out, _ io.Writer) error {
 		c := o.Connect(ctx, inv, inv.DBHosts())
@@ -238,7 +234,7 @@ func Status(ctx context.Context, o ClusterOptions, asJSON bool) error {
 			up.WriteApplied(out, inv.DBHosts(), st.Applied)
 		}
 		if problems := st.Problems(); len(problems) > 0 {
-			return fmt.Errorf("status: %s: %w", topology.CapJoin(problems, topology.MaxListedHosts, "; "), ErrUnhealthy)
+			return fmt.Errorf("status: %s", topology.CapJoin(problems, topology.MaxListedHosts, "; "))
 		}
 		return nil
 	})
