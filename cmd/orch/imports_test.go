@@ -21,11 +21,10 @@ const module = "github.com/orch-bench/orch/"
 var cmdImports = map[string]string{
 	// Use-case entry points.
 	"orchestrator/matrix":   "orch matrix: matrix.Run",
-	"orchestrator/runner":   "orch run and collect: runner.Bench, runner.Collect; up, down, status and check: runner.NewUp, runner.Down, runner.Status, runner.Check",
+	"orchestrator/runner":   "orch run and collect: runner.Bench, runner.Collect; up, down, status, check and inventory: runner.NewUp, runner.Down, runner.Status, runner.Check, runner.ValidateSet",
 	"orchestrator/report":   "orch report: report.Generate; orch run prints its run as the report computes it (report.RunSummary)",
 	"orchestrator/executor": "orch exec, and the SSH dial settings of every command",
 	"lab":                   "orch lab",
-	"orchestrator/server":   "orch inventory: the profile an inventory names is checked as up would (server.CheckDesired)",
 	// Value types and plumbing every command shares.
 	"topology":             "the inventory the flag layer loads",
 	"orchestrator":         "InputError (exit 2) and ForEach over clusters",
@@ -48,6 +47,7 @@ var useCaseFiles = map[string][]string{
 	"run.go":       {"orchestrator/runner", "orchestrator/stacks", "orchestrator/bench", "orchestrator/rundir", "orchestrator/report"},
 	"up.go":        {"orchestrator/runner", "topology"},
 	"check.go":     {"orchestrator/runner"},
+	"inventory.go": {"orchestrator/runner", "topology"},
 }
 
 func TestCmdImportsOnlyUseCases(t *testing.T) {
