@@ -1,7 +1,13 @@
-// Package runner runs a benchmark from the load box while the cluster is
-// watched, and leaves everything in a run directory. The benchmark itself
-// runs detached on the load box (its own session, output to files there), so
-// a dropped SSH connection or a crash of the control machine does not stop
+// Package runner holds the use cases the command line calls on clusters:
+// Bench (orch run) and Collect, NewUp/Down/Status (updown.go), Check
+// (check.go) and the inventory's checks and printing (inventory.go). The
+// command line parses flags into their options and maps their errors to
+// exit statuses; the work and what it prints are here.
+//
+// Bench runs a benchmark from the load box while the cluster is watched,
+// and leaves everything in a run directory. The benchmark itself runs
+// detached on the load box (its own session, output to files there), so a
+// dropped SSH connection or a crash of the control machine does not stop
 // it: orch follows its output and re-attaches.
 package runner
 
