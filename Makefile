@@ -26,8 +26,8 @@ demo: lab-deps build
 # Everything CI runs: format, vet, unit tests, then integration tests on a fresh lab
 # that is torn down even when a test fails.
 test:
-	./scripts/lab-deps.sh --test
-	./scripts/test.sh
+	@t0=$$(date +%s); ./scripts/lab-deps.sh --test && \
+	  ORCH_DEPS_S=$$(( $$(date +%s) - t0 )) ./scripts/test.sh
 
 unit:
 	$(GO) test -count=1 ./...

@@ -16,10 +16,28 @@ fi
 export PATH="$PATH:/usr/local/go/bin"
 GO=${GO:-go}
 
-echo "== lint"
+# Each phase's start, and at the end (however it ends) the time each took,
+# with make test's package installation (ORCH_DEPS_S): CI shows the tail.
+phases=()
+phase() { # SHORT-NAME [HEADING]
+  phases+=("$SECONDS $1")
+  echo "== ${2:-$1}"
+}
+phase_times() {
+  local out="== times: packages ${ORCH_DEPS_S:-?}s" prev="" name="" t
+  for p in "${phases[@]}" "$SECONDS end"; do
+    t=${p%% *}
+    [ -n "$prev" ] && out+=", $name $((t - prev))s"
+    prev=$t name=${p#* }
+  done
+  echo "$out (total ${SECONDS}s after the packages)"
+}
+trap phase_times EXIT
+
+phase lint
 make -s lint
 
-echo "== build"
+phase build
 make -s build
 
 # The MySQL lab's Debian sid tree (TestMySQLLab) is built, once per machine,
@@ -29,11 +47,11 @@ tree_log=$(mktemp)
 ./bin/orch lab tree --flavor mysql >"$tree_log" 2>&1 &
 tree_pid=$!
 
-echo "== unit tests"
+phase unit
 # The report's browser checks (headless Chromium) fail rather than skip here.
 ORCH_REQUIRE_BROWSER=1 $GO test -count=1 ./...
 
-echo "== the MySQL lab's tree"
+phase tree "the MySQL lab's tree"
 if ! wait "$tree_pid"; then
   cat "$tree_log"
   echo "== building the MySQL lab's tree failed"
@@ -42,10 +60,10 @@ fi
 cat "$tree_log"
 rm -f "$tree_log"
 
-echo "== the lab's own integration test (a separate lab on another subnet)"
+phase lab-own "the lab's own integration test (a separate lab on another subnet)"
 ORCH_LAB=1 $GO test -count=1 -timeout 15m -run Integration -v ./lab/
 
-echo "== lab up"
+phase lab-up "lab up"
 integ_log=$(mktemp)
 lab_down() {
   echo "== lab down"
@@ -53,15 +71,16 @@ lab_down() {
   # The why of failed integration tests, last, where CI's excerpt is.
   awk -f scripts/failure-digest.awk "$integ_log" | head -n 200
   rm -f "$integ_log"
+  phase_times
 }
 trap lab_down EXIT
 ./bin/orch lab up --inventory inventories/lab.yaml
 
-echo "== integration tests"
+phase integration "integration tests"
 ORCH_LAB_INVENTORY="$PWD/inventories/lab.yaml" ORCH_BIN="$PWD/bin/orch" ORCH_REQUIRE_LAB=1 \
   $GO test -count=1 -timeout 55m -v ./integration/... 2>&1 | tee "$integ_log"
 
-echo "== package lab tests on the same lab, one package at a time"
+phase package-lab "package lab tests on the same lab, one package at a time"
 # One variable runs every package's lab tests (orchestrator/labenv); under
 # ORCH_REQUIRE_LAB a lab test that cannot run fails instead of skipping.
 # The dataset and flavor lab tests expect a cluster wired by orch up.
