@@ -158,7 +158,10 @@ func compareTables(spec Spec, tables []tableInfo) []string {
 // benchmarkIndex returns N for a name <prefix>N (N >= 1, no leading zero).
 func benchmarkIndex(prefix, name string) (int, bool) {
 	num, ok := strings.CutPrefix(name, prefix)
-	if !ok || num == "" || num[0] == '0' {
+	// Digits only, no leading zero: the client names its tables sbtest1,
+	// sbtest2, ...; Atoi alone would take sbtest+5 (or sbtest-0) for one
+	// of them, and orch would drop a table it did not make.
+	if !ok || num == "" || num[0] == '0' || strings.Trim(num, "0123456789") != "" {
 		return 0, false
 	}
 	n, err := strconv.Atoi(num)
