@@ -324,7 +324,12 @@ func TestRunStopsOnStall(t *testing.T) {
 		done <- l.orch(t, "run", "-i", l.inventory, "--workload", "pure-random-writes", "--tables", "2",
 			"--threads", "4", "--time", "120", "--table-size", "10000", "--stall-limit", "8s", "--runs", t.TempDir())
 	}()
-	time.Sleep(10 * time.Second)
+	// The links go down once the load runs, not at a fixed time: an up
+	// that restarts every server (a profile left by the test before) can
+	// take longer than any sleep, and cutting the slaves mid-restart is
+	// another test (TestFaultLinkDropDuringUp).
+	l.waitLoadBoxBenchmark(t)
+	time.Sleep(2 * time.Second)
 	l.fault(t, "slave1", "link-down")
 	l.fault(t, "slave2", "link-down")
 	defer l.fault(t, "slave2", "link-up")
