@@ -138,14 +138,20 @@ func inCluster(c *cluster.Cluster, h *topology.Host) bool {
 	return false
 }
 
+// refused reports whether the path's port refused the connection. A host
+// orch could not log in to (its SSH port refused) is not that: its path
+// was never tried, so it proves no route and is not tried again.
 func refused(detail string) bool {
-	return strings.Contains(strings.ToLower(detail), "connection refused")
+	return !strings.HasPrefix(detail, notConnected) && strings.Contains(strings.ToLower(detail), "connection refused")
 }
 
 // transient reports whether a failed path may pass a moment later: a
 // refused port, or no route to the host (EHOSTUNREACH) while a link's
 // neighbour entry is being resolved again.
 func transient(detail string) bool {
+	if strings.HasPrefix(detail, notConnected) {
+		return false
+	}
 	return refused(detail) || strings.Contains(strings.ToLower(detail), "no route to host")
 }
 
@@ -193,9 +199,13 @@ func portOf(h *topology.Host) int {
 	return h.MySQL.Port
 }
 
+// notConnected begins the detail of a path whose host orch could not
+// log in to.
+const notConnected = "not connected: "
+
 func connectErr(c *cluster.Cluster, h *topology.Host) string {
 	if _, err := c.Executor(h); err != nil {
-		return "not connected: " + err.Error()
+		return notConnected + err.Error()
 	}
 	return "not checked"
 }
