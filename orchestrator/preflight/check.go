@@ -169,8 +169,10 @@ func probeHost(ctx context.Context, h *topology.Host, ex executor.Executor, f *F
 	if !h.IsDB() {
 		return
 	}
-	if f.DiskFreeMB > 0 && f.DiskFreeMB < minDiskFreeMB {
-		f.problem(false, "%s: only %d MB free on %s", h, f.DiskFreeMB, f.DiskPath)
+	// A full disk reads 0 MB, as an unknown one does: only df's own
+	// figure tells them apart.
+	if kb, err := strconv.ParseInt(strings.TrimSpace(first(kv, "disk_free_kb")), 10, 64); err == nil && kb < minDiskFreeMB*1024 {
+		f.problem(false, "%s: only %d MB free on %s", h, kb/1024, f.DiskPath)
 	}
 	if f.StackTools = kv["stack_tool"]; len(f.StackTools) == 0 {
 		f.problem(false, "%s: neither gdb nor perf: no stack samples in reports (install gdb, or linux-perf)", h)

@@ -130,6 +130,14 @@ func TestProbeHostDecisions(t *testing.T) {
 		f := probeFacts(h, newCannedHost("db1", edit(t, debianDB, "disk_free_kb=74505688", "disk_free_kb=1048576")))
 		wantProblem(t, f, false, "db1 10.0.0.5", "1024 MB", "/var/lib/mysql")
 	})
+	// df prints 0 for a full filesystem and 512 for half a megabyte: both
+	// are known and short, not unknown.
+	for _, kb := range []string{"0", "512"} {
+		t.Run("full disk "+kb+" kB", func(t *testing.T) {
+			f := probeFacts(h, newCannedHost("db1", edit(t, debianDB, "disk_free_kb=74505688", "disk_free_kb="+kb)))
+			wantProblem(t, f, false, "db1 10.0.0.5", "only 0 MB free", "/var/lib/mysql")
+		})
+	}
 	t.Run("unknown free space", func(t *testing.T) {
 		f := probeFacts(h, newCannedHost("db1", edit(t, debianDB, "disk_free_kb=74505688", "disk_free_kb=")))
 		if p, ok := problemWith(f, "free"); ok {
