@@ -178,9 +178,13 @@ func probeHost(ctx context.Context, h *topology.Host, ex executor.Executor, f *F
 		f.problem(false, "%s: neither gdb nor perf: no stack samples in reports (install gdb, or linux-perf)", h)
 	}
 	f.Mysqld = first(kv, "mysqld_version")
-	if f.Mysqld == "" {
+	switch path := first(kv, "mysqld_path"); {
+	case f.Mysqld == "" && path != "":
+		f.problem(true, "%s: %s --version printed nothing: the server binary does not run (a missing shared library?)", h, path)
+	case f.Mysqld == "":
 		f.problem(true, "%s: no mysqld/mariadbd binary found", h)
-	} else if v, c := parseMysqldVersion(f.Mysqld); v != "" {
+	}
+	if v, c := parseMysqldVersion(f.Mysqld); f.Mysqld != "" && v != "" {
 		if srv, err := flavor.Detect(v, c); err == nil {
 			f.Server = srv.String()
 		} else {

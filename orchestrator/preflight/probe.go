@@ -4,7 +4,6 @@
 package preflight
 
 import (
-	"bufio"
 	"regexp"
 	"strconv"
 	"strings"
@@ -63,12 +62,13 @@ p=$(command -v mariadb || command -v mysql) && echo "mysql_client=$("$p" --versi
 	return b.String()
 }
 
-// parseProbe turns the probe's key=value lines into a multimap.
+// parseProbe turns the probe's key=value lines into a multimap. A line of
+// any length is read (a Scanner would stop at its first line over 64 KiB
+// and drop every fact after it).
 func parseProbe(out []byte) map[string][]string {
 	kv := map[string][]string{}
-	sc := bufio.NewScanner(strings.NewReader(string(out)))
-	for sc.Scan() {
-		k, v, ok := strings.Cut(sc.Text(), "=")
+	for _, line := range strings.Split(string(out), "\n") {
+		k, v, ok := strings.Cut(strings.TrimSuffix(line, "\r"), "=")
 		if !ok || k == "" {
 			continue
 		}
@@ -132,8 +132,10 @@ func parseRTT(out string) (float64, bool) {
 		return v, err == nil
 	}
 	if _, v, ok := strings.Cut(out, "tcp_us="); ok {
+		// A clock stepped back during the measurement gives a negative
+		// time: no round trip measured, not a fast one.
 		us, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-		return us / 1000, err == nil
+		return us / 1000, err == nil && us >= 0
 	}
 	return 0, false
 }

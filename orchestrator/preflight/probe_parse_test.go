@@ -2,6 +2,7 @@ package preflight
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -108,6 +109,12 @@ func TestParseProbeDamagedOutput(t *testing.T) {
 	if got := first(parseProbe([]byte("os=NAME=x\n")), "os"); got != "NAME=x" {
 		t.Errorf("value with '=': %q", got)
 	}
+	// A line longer than a Scanner's 64 KiB (a huge os-release, a
+	// motd) loses no fact after it.
+	long := "motd=" + strings.Repeat("x", 100<<10) + "\ncpus=16\nmem_kb=16384000\n"
+	if kv := parseProbe([]byte(long)); first(kv, "cpus") != "16" || first(kv, "mem_kb") != "16384000" {
+		t.Errorf("facts after a 100 KiB line: cpus %q, mem_kb %q", first(kv, "cpus"), first(kv, "mem_kb"))
+	}
 	if kv := parseProbe(nil); len(kv) != 0 || first(kv, "uid") != "" {
 		t.Errorf("no output: %v", kv)
 	}
@@ -179,6 +186,7 @@ func TestParseRTTOddOutput(t *testing.T) {
 		"tcp_us=abc\n",
 		"bash: line 1: 1796180946N: value too great for base (error token is \"1796180946N\")\n",
 		"rtt min/avg/max/mdev = x/y/z/w ms\n",
+		"tcp_us=-1500\n", // the clock stepped back during the measurement
 	} {
 		if got, ok := parseRTT(out); ok {
 			t.Errorf("parseRTT(%q) = %v, ok: want no round trip", out, got)

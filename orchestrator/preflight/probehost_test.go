@@ -160,6 +160,17 @@ func TestProbeHostDecisions(t *testing.T) {
 			t.Errorf("server %q without a binary", f.Server)
 		}
 	})
+	// The probe found the binary, but it printed no version (what a
+	// binary missing a shared library does): said as that, not as no
+	// binary.
+	t.Run("server binary that does not run", func(t *testing.T) {
+		out := edit(t, debianDB, "mysqld_version=/usr/sbin/mariadbd  Ver 10.11.19-MariaDB-0+deb12u1 for debian-linux-gnu on x86_64 (Debian 12)\n", "mysqld_version=\n")
+		f := probeFacts(h, newCannedHost("db1", out))
+		wantProblem(t, f, true, "db1 10.0.0.5", "/usr/sbin/mariadbd --version printed nothing")
+		if p, ok := problemWith(f, "no mysqld/mariadbd binary"); ok {
+			t.Errorf("said there is no binary: %s", p.Msg)
+		}
+	})
 	t.Run("server too old", func(t *testing.T) {
 		f := probeFacts(h, newCannedHost("db1", edit(t, debianDB,
 			"/usr/sbin/mariadbd  Ver 10.11.19-MariaDB-0+deb12u1 for debian-linux-gnu on x86_64 (Debian 12)",
