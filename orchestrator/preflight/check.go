@@ -371,7 +371,11 @@ func measureRTT(ctx context.Context, ex executor.Executor, master *topology.Host
 		f.RTTToMasterMs = rtt
 		return
 	}
-	f.problem(false, "%s: no TCP round trip to master %s port %d from the load box: %v", ex.Name(), master.PeerAddress(), portOf(master), err)
+	why := fmt.Sprint(err)
+	if err == nil { // it ran, but printed no time
+		why = fmt.Sprintf("unreadable output %q", strings.TrimSpace(string(res.Stdout)))
+	}
+	f.problem(false, "%s: no TCP round trip to master %s port %d from the load box: %s", ex.Name(), master.PeerAddress(), portOf(master), why)
 }
 
 // thpEngines names the engines that refuse to start with transparent huge

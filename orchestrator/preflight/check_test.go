@@ -165,3 +165,19 @@ func TestMeasureRTTWithoutBash(t *testing.T) {
 		wantProblem(t, f, false, "lb localhost", "10.99.0.11", want)
 	}
 }
+
+// A timing that ran but printed no usable time (here a negative one: the
+// clock stepped back) is said as that, with what it printed.
+func TestMeasureRTTUnreadable(t *testing.T) {
+	dir := toolDir(t, map[string]string{"bash": `echo "tcp_us=-1500"`})
+	master := &topology.Host{Name: "master", Role: topology.RoleMaster, Address: "10.0.0.1", NetAddress: "10.99.0.11"}
+	f := &Facts{}
+	measureRTT(context.Background(), newToolHost("lb", dir), master, f)
+	if f.RTTToMasterMs != 0 {
+		t.Errorf("RTT %v from a negative timing", f.RTTToMasterMs)
+	}
+	wantProblem(t, f, false, "lb localhost", `unreadable output "tcp_us=-1500"`)
+	if p, ok := problemWith(f, "<nil>"); ok {
+		t.Errorf("the warning ends in a Go nil: %s", p.Msg)
+	}
+}

@@ -56,7 +56,13 @@ func toolDir(t *testing.T, extra map[string]string) string {
 		}
 	}
 	for name, body := range extra {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
+		// An extra program replaces a base tool's link: writing through
+		// the link would write the machine's own program.
+		p := filepath.Join(dir, name)
+		if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
