@@ -95,7 +95,8 @@ func printInventory(w io.Writer, inv *topology.Inventory, sshConfig string) {
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "\nSERVICE auto: the systemd unit (mysql, mariadb or mysqld) when systemd runs on the host, else its init script through service")
-	if m := inv.Master(); m != nil && m.MySQL.Managed {
+	// An existing server is never set up, so up makes no account on it.
+	if m := inv.Master(); m != nil && m.MySQL.Managed && !inv.Existing {
 		fmt.Fprintf(w, "accounts: none named; orch up makes %s@localhost on each server and %s on the master for the benchmark, through root's unix socket\n", m.MySQL.User, inv.Benchmark.User)
 	} else {
 		fmt.Fprintf(w, "benchmark account: %s\n", inv.Benchmark.User)

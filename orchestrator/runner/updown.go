@@ -287,7 +287,12 @@ func writeJSON(w io.Writer, v any) error {
 // writeTimings prints per-step wall times, slowest first within each host.
 func writeTimings(w io.Writer, timings []up.Timing, total time.Duration) {
 	ts := append([]up.Timing(nil), timings...)
-	sort.SliceStable(ts, func(i, j int) bool { return ts[i].Host < ts[j].Host })
+	sort.SliceStable(ts, func(i, j int) bool {
+		if ts[i].Host != ts[j].Host {
+			return ts[i].Host < ts[j].Host
+		}
+		return ts[i].Took > ts[j].Took
+	})
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "HOST\tSTEP\tTIME")
 	for _, t := range ts {
