@@ -222,7 +222,16 @@ func (r *run) compute(warm float64, writes bool, stated float64) {
 	r.steady = sum / float64(len(r.kept))
 	r.costs = map[string]map[string]float64{}
 	r.apply, r.lagEnd = math.NaN(), math.Inf(-1)
-	for h, role := range r.roles {
+	// Hosts in name order: the slave furthest behind is chosen the same
+	// way whatever order the map gives.
+	hosts := make([]string, 0, len(r.roles))
+	for h := range r.roles {
+		hosts = append(hosts, h)
+	}
+	sort.Strings(hosts)
+	worst := ""
+	for _, h := range hosts {
+		role := r.roles[h]
 		if role == "loadbox" || r.mysql[h] == nil {
 			continue
 		}
@@ -235,8 +244,14 @@ func (r *run) compute(warm float64, writes bool, stated float64) {
 			if math.IsNaN(r.apply) || c["host_tx_per_s"] < r.apply {
 				r.apply = c["host_tx_per_s"]
 			}
-			if lag, slope, ok := r.lag(h); ok && lag > r.lagEnd {
-				r.lagEnd, r.lagGrowth = lag, slope
+			// Furthest behind at the window's end; on a tie (both caught
+			// up), the one whose lag grew fastest; on a tie of both, the
+			// first by name (hosts are in name order).
+			if lag, slope, ok := r.lag(h); ok {
+				fasterGrowth := !math.IsNaN(slope) && (math.IsNaN(r.lagGrowth) || slope > r.lagGrowth)
+				if worst == "" || lag > r.lagEnd || lag == r.lagEnd && fasterGrowth {
+					r.lagEnd, r.lagGrowth, worst = lag, slope, h
+				}
 			}
 		}
 	}

@@ -162,6 +162,26 @@ type catchUpDoc struct {
 	BehindTx  *int64 `json:"behind_at_wait_tx"`
 }
 
+// behindMore says whether a slave with lag (transactions at the window's
+// end) and growth (its slope through the window) is further behind than
+// the worst so far. Slaves often tie at the end (both caught up, lag 0):
+// then the one whose lag grew fastest (fell slowest) is the worse, and on
+// a tie of both, the first by name, so the choice never depends on the
+// order the slaves were read in.
+func behindMore(lag, growth float64, host string, worstLag, worstGrowth float64, worst string) bool {
+	switch {
+	case worst == "" || lag > worstLag:
+		return true
+	case lag < worstLag:
+		return false
+	case !math.IsNaN(growth) && (math.IsNaN(worstGrowth) || growth > worstGrowth):
+		return true
+	case growth == worstGrowth || math.IsNaN(growth) && math.IsNaN(worstGrowth):
+		return host < worst
+	}
+	return false
+}
+
 // replicaFigures computes a run's replica figures over its window w;
 // steady is the run's steady rate in the table's metric over w.
 func (r *Run) replicaFigures(w Window, steady float64) ReplicaFigures {
@@ -178,10 +198,13 @@ func (r *Run) replicaFigures(w Window, steady float64) ReplicaFigures {
 		if a := rp.my.rate("gtid_tx_ps", w); !math.IsNaN(a) && (math.IsNaN(f.ApplyTxPS) || a < f.ApplyTxPS) {
 			f.ApplyTxPS, f.Slowest = a, rp.Host
 		}
-		if lag := rp.my.last("lag_tx", w); !math.IsNaN(lag) && lag > worstLag {
-			worstLag, f.Worst = lag, rp.Host
-			f.LagEndTx, f.LagEndS = lag, rp.my.last("lag_s", w)
-			f.LagGrowthTxPS = slope(rp.my.points("lag_tx", w))
+		if lag := rp.my.last("lag_tx", w); !math.IsNaN(lag) {
+			growth := slope(rp.my.points("lag_tx", w))
+			if behindMore(lag, growth, rp.Host, worstLag, f.LagGrowthTxPS, f.Worst) {
+				worstLag, f.Worst = lag, rp.Host
+				f.LagEndTx, f.LagEndS = lag, rp.my.last("lag_s", w)
+				f.LagGrowthTxPS = growth
+			}
 		}
 		if math.IsNaN(rp.CatchUpS) {
 			f.CatchUpS = math.NaN()

@@ -89,3 +89,33 @@ func TestReplicaRatesAreTimeWeighted(t *testing.T) {
 	}
 	near(t, "lag growth of c", f.LagGrowthTxPS, 50, 1e-9)
 }
+
+// TestWorstReplicaOnATie: two slaves catching up both end the window at
+// lag 0; the worse is the one whose lag fell slowest (grew fastest), in
+// whatever order the slaves come, and on a tie of both the first by name
+// (the recheck, which reads the hosts from a map, chooses the same way).
+func TestWorstReplicaOnATie(t *testing.T) {
+	rate := func(vs ...float64) []float64 { return vs }
+	slave := func(name string, lag ...float64) Replica {
+		return Replica{Host: name, my: monitorCSV(nil, map[string][]float64{"gtid_tx_ps": rate(3000, 3000, 3000, 3000, 3000),
+			"lag_tx": lag, "lag_s": rate(0, 0, 0, 0, 0)}), CatchUpS: 0.01, CaughtUp: true}
+	}
+	fast := slave("slave1", 9000, 6000, 3000, 1000, 0) // falls ~2300 tx/s
+	slow := slave("slave2", 1200, 900, 600, 300, 0)    // falls 300 tx/s
+	master := monitorCSV(nil, map[string][]float64{"gtid_tx_ps": rate(3000, 3000, 3000, 3000, 3000)})
+	w := loadWindow(0, 5)
+	for _, order := range [][]Replica{{fast, slow}, {slow, fast}} {
+		r := &Run{master: master, Replicas: order}
+		f := r.replicaFigures(w, 3000)
+		if f.Worst != "slave2" || f.LagEndTx != 0 {
+			t.Errorf("order %s, %s: worst %s at lag %v, want slave2 (its lag fell slowest)", order[0].Host, order[1].Host, f.Worst, f.LagEndTx)
+		}
+		near(t, "lag growth of the worst", f.LagGrowthTxPS, -300, 1e-9)
+	}
+	a, b := slave("slave1", 0, 0, 0, 0, 0), slave("slave2", 0, 0, 0, 0, 0)
+	for _, order := range [][]Replica{{a, b}, {b, a}} {
+		if f := (&Run{master: master, Replicas: order}).replicaFigures(w, 3000); f.Worst != "slave1" {
+			t.Errorf("a tie of both: worst %s, want slave1 (first by name)", f.Worst)
+		}
+	}
+}

@@ -130,7 +130,7 @@ var runColumns = []Column[runRow]{
 	{"master_tx_per_s", "master's commit rate and slowest slave's apply rate over the window (gtid_tx_ps integrated over the window's seconds)",
 		func(r runRow) string { return f4(r.r.Repl.MasterTxPS) }},
 	{"replica_apply_tx_per_s", "", func(r runRow) string { return f4(r.r.Repl.ApplyTxPS) }},
-	{"lag_end_tx", "lag at the window's end (transactions; seconds: Seconds_Behind_Master, whole seconds per run, 0 while under 1 s behind) and least-squares growth through the window of the slave furthest behind at the window's end (named in report.md)",
+	{"lag_end_tx", "lag at the window's end (transactions; seconds: Seconds_Behind_Master, whole seconds per run, 0 while under 1 s behind) and least-squares growth through the window of the slave furthest behind at the window's end (on a tie, the one whose lag grew fastest; named in report.md)",
 		func(r runRow) string { return f4(r.r.Repl.LagEndTx) }},
 	{"lag_end_s", "", func(r runRow) string { return f4(r.r.Repl.LagEndS) }},
 	{"lag_growth_tx_per_s", "", func(r runRow) string { return f4(r.r.Repl.LagGrowthTxPS) }},
