@@ -204,25 +204,3 @@ func (sec *ClusterSection) notes() []string {
 	}
 	return out
 }
-
-// mdBlocks writes the by-cluster section of a table ("" with one cluster).
-func mdBlocks(b *strings.Builder, t *Table) {
-	sec := t.Blocks
-	if sec == nil {
-		return
-	}
-	b.WriteString("\n### By cluster\n\n")
-	for _, n := range sec.Notes {
-		b.WriteString(md(n) + "\n")
-	}
-	b.WriteString("\n")
-	for _, w := range sec.Warnings {
-		b.WriteString("- **WARNING** " + md(w) + "\n")
-	}
-	if len(sec.Warnings) > 0 {
-		b.WriteString("\n")
-	}
-	if len(sec.Rows) > 0 {
-		mdRows(b, sec.Header, sec.Rows)
-	}
-}

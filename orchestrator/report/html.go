@@ -7,14 +7,6 @@ import (
 	"strings"
 )
 
-// htmlTable is a table as the template renders it.
-type htmlTable struct {
-	Header []string
-	Rows   [][]string
-	// Links, when set, make each row's first cell a link to this anchor.
-	Links []string
-}
-
 // htmlRun is one run's evidence, shown in a <details>.
 type htmlRun struct {
 	*Run
@@ -33,10 +25,7 @@ type htmlWorkload struct {
 	Head                  []string
 	Fairness              []string
 	FairnessOK            bool // linted, nothing found
-	Groups, Runs          htmlTable
-	Health                htmlTable
-	Replicas              *htmlTable
-	ReplicaNote           string
+	Sections              []shownSection
 	Images                []htmlImage
 	BaseRun               string
 	Evidence              []htmlRun
@@ -61,15 +50,8 @@ func (rep *Report) WriteHTML(w io.Writer) error {
 	for _, t := range rep.Tables {
 		hw := htmlWorkload{Table: t, AnswerFor: t.answerFor(), Setting: rep.setting(t), Verdicts: t.verdicts(), Head: rep.head(t), Fairness: t.fairnessLines(),
 			FairnessOK: len(t.Fairness) == 0 && len(t.Groups) > 1 && t.hasVariables(),
-			Runs:       htmlTable{Header: t.runHeader(), Rows: t.runRows()}}
+			Sections:   sectionsOf(t)}
 		hw.Answer, hw.More = t.answerParts()
-		h, rows := t.groupHeader(), t.groupRows()
-		hw.Groups = htmlTable{Header: h[:statCols], Rows: colsOf(rows, 0, statCols)}
-		hw.Health = htmlTable{Header: append(h[:1:1], h[statCols:]...), Rows: healthCols(rows)}
-		if t.hasReplicas() {
-			hw.Replicas = &htmlTable{Header: t.replicaHeader(), Rows: t.replicaRows()}
-			hw.ReplicaNote = replicaNote
-		}
 		for _, p := range t.Plots {
 			// The URI is built here from SVG this package rendered, so it
 			// is safe to mark as a URL.
@@ -86,11 +68,6 @@ func (rep *Report) WriteHTML(w io.Writer) error {
 			hw.BaseRun = base.ID
 		}
 		for _, r := range t.Runs {
-			link := ""
-			if r.Evidence != nil {
-				link = evidenceAnchor(t, r)
-			}
-			hw.Runs.Links = append(hw.Runs.Links, link)
 			if r.Evidence == nil {
 				continue
 			}
@@ -205,40 +182,15 @@ code { background: #f3f3f3; padding: 0 .2em; }
 <ul class="fairness">{{range .Fairness}}<li>{{.}}</li>{{end}}</ul>{{else if .FairnessOK}}<p>Fairness: no durability, caching or IO difference between the configurations beyond their axes.</p>{{end}}
 <ul class="head">{{range .Head}}<li>{{.}}</li>{{end}}</ul>
 {{.Why}}
-<h3>Configurations</h3>
-<div class="scroll"><table class="configurations">
-<thead><tr>{{range .Groups.Header}}<th>{{wbr .}}</th>{{end}}</tr></thead>
-<tbody>{{range $i, $row := .Groups.Rows}}<tr{{if eq (index $row 0) $t.Baseline.Label}} class="baseline"{{end}}>{{range $row}}<td>{{.}}</td>{{end}}</tr>
-{{end}}</tbody>
-</table></div>
-<h3>Latency, footprint and health</h3>
-<div class="scroll"><table class="health">
-<thead><tr>{{range .Health.Header}}<th>{{wbr .}}</th>{{end}}</tr></thead>
-<tbody>{{range .Health.Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
-{{end}}</tbody>
-</table></div>
-{{if .Replicas}}<h3>Replicas</h3>
-<p class="note">{{.ReplicaNote}}</p>
-<div class="scroll"><table class="replicas">
-<thead><tr>{{range .Replicas.Header}}<th>{{wbr .}}</th>{{end}}</tr></thead>
-<tbody>{{range .Replicas.Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{range $s := .Sections}}<h3>{{$s.Title}}</h3>
+{{range $s.Notes}}<p class="note">{{.}}</p>
+{{end}}{{if $s.Warnings}}<ul class="verdicts">{{range $s.Warnings}}<li><strong>WARNING</strong> {{.}}</li>{{end}}</ul>{{end}}
+{{if $s.Rows}}<div class="scroll"><table class="{{$s.ID}}">
+<thead><tr>{{range $s.Header}}<th>{{wbr .}}</th>{{end}}</tr></thead>
+<tbody>{{range $i, $row := $s.Rows}}<tr{{if eq $i $s.Baseline}} class="baseline"{{end}}>{{range $j, $c := $row}}<td>{{with and (eq $j 0) ($s.Link $i)}}<a href="#{{.}}">{{$c}}</a>{{else}}{{$c}}{{end}}</td>{{end}}</tr>
 {{end}}</tbody>
 </table></div>{{end}}
-{{with .Blocks}}<h3>By cluster</h3>
-{{range .Notes}}<p class="note">{{.}}</p>
-{{end}}{{if .Warnings}}<ul class="verdicts">{{range .Warnings}}<li><strong>WARNING</strong> {{.}}</li>{{end}}</ul>{{end}}
-{{if .Rows}}<div class="scroll"><table class="clusters">
-<thead><tr>{{range .Header}}<th>{{wbr .}}</th>{{end}}</tr></thead>
-<tbody>{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
-{{end}}</tbody>
-</table></div>{{end}}{{end}}
-<h3>Runs</h3>
-<div class="scroll"><table class="runs">
-<thead><tr>{{range .Runs.Header}}<th>{{wbr .}}</th>{{end}}</tr></thead>
-<tbody>{{range $i, $row := .Runs.Rows}}<tr>{{range $j, $c := $row}}<td>{{if and (eq $j 0) (index $t.Runs.Links $i)}}<a href="#{{index $t.Runs.Links $i}}">{{$c}}</a>{{else}}{{$c}}{{end}}</td>{{end}}</tr>
-{{end}}</tbody>
-</table></div>
-{{if .Images}}<h3>Plots</h3>
+{{end}}{{if .Images}}<h3>Plots</h3>
 <p class="note">{{$.Shading}}</p>
 {{range .Images}}<figure><img src="{{.Src}}" alt="{{.Title}}"><figcaption>{{.Title}}</figcaption></figure>
 {{end}}{{end}}

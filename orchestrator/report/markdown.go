@@ -103,19 +103,7 @@ func (rep *Report) mdTable(b *strings.Builder, t *Table) {
 	}
 	b.WriteString("\n")
 	rep.mdWhy(b, t)
-	b.WriteString("### Configurations\n\n")
-	h, rows := t.groupHeader(), t.groupRows()
-	mdRows(b, h[:statCols], colsOf(rows, 0, statCols))
-	b.WriteString("\n### Latency, footprint and health\n\n")
-	mdRows(b, append(h[:1:1], h[statCols:]...), healthCols(rows))
-	if t.hasReplicas() {
-		b.WriteString("\n### Replicas\n\n")
-		b.WriteString(replicaNote + "\n\n")
-		mdRows(b, t.replicaHeader(), t.replicaRows())
-	}
-	mdBlocks(b, t)
-	b.WriteString("\n### Runs\n\n")
-	mdRows(b, t.runHeader(), t.runRows())
+	mdSections(b, t)
 	if len(t.Plots) > 0 {
 		b.WriteString("\n### Plots\n\n")
 		b.WriteString(shadingNote + "\n\n")

@@ -52,6 +52,8 @@ func ColumnsMarkdown() string {
 	b.WriteString(mdTable(columnRows(tableColumns), columnRows(confColumns)))
 	fmt.Fprintf(&b, "\n#### %s: one row per run and host\n\n", FileHostsCSV)
 	b.WriteString(mdTable(columnRows(hostColumns)))
+	fmt.Fprintf(&b, "\n#### %s: one row per cell of the report's tables\n\n", FileTablesCSV)
+	b.WriteString(mdTable(columnRows(sectionColumns)))
 	return b.String()
 }
 

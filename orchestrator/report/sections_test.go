@@ -162,3 +162,105 @@ func TestMasterRateAgreesAcrossSections(t *testing.T) {
 		}
 	}
 }
+
+// TestSectionInEveryFormat: a section added to tableSections appears in
+// report.md, report.html and tables.csv with its title and cells, after
+// the sections before it, without touching any renderer.
+func TestSectionInEveryFormat(t *testing.T) {
+	saved := tableSections
+	defer func() { tableSections = saved }()
+	tableSections = append(slices.Clip(saved), section{"probe-section", "A section added in one place", func(tb *Table) *sectionTable {
+		return &sectionTable{Notes: []string{"a note above it"}, Header: []string{"configuration", "runs_n"},
+			Rows: [][]string{{tb.Groups[0].Label, strconv.Itoa(len(tb.Groups[0].Runs))}}, Baseline: -1}
+	}})
+	rep := build(t, Options{}, matrixDir)
+	var md, html, tab bytes.Buffer
+	for _, w := range []func() error{func() error { return rep.WriteMarkdown(&md) }, func() error { return rep.WriteHTML(&html) }, func() error { return rep.WriteTablesCSV(&tab) }} {
+		if err := w(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	label := rep.Tables[0].Groups[0].Label
+	runs := strconv.Itoa(len(rep.Tables[0].Groups[0].Runs))
+	// Markdown: after the Runs table, with its note and its row.
+	m := md.String()
+	at, runsAt := strings.Index(m, "### A section added in one place\n\na note above it\n\n| configuration | runs_n |"), strings.Index(m, "### Runs")
+	if at < 0 || runsAt < 0 || at < runsAt {
+		t.Errorf("report.md: the added section is missing or before Runs (at %d, Runs at %d)", at, runsAt)
+	}
+	if !strings.Contains(m, "| "+label+" | "+runs+" |") {
+		t.Errorf("report.md: no row %q | %s", label, runs)
+	}
+	// HTML: its heading, its table with the section's class, its cell.
+	h := html.String()
+	for _, want := range []string{"<h3>A section added in one place</h3>", `<p class="note">a note above it</p>`, `<table class="probe-section">`, "<td>" + runs + "</td>"} {
+		if !strings.Contains(h, want) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+	// tables.csv: one row per cell, under the section's id.
+	rows, err := csv.NewReader(&tab).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got [][]string
+	sections := map[string]bool{}
+	for _, r := range rows[1:] {
+		sections[r[1]] = true
+		if r[1] == "probe-section" {
+			got = append(got, r)
+		}
+	}
+	want := [][]string{
+		{rep.Tables[0].Workload, "probe-section", "1", label, "configuration", label},
+		{rep.Tables[0].Workload, "probe-section", "1", label, "runs_n", runs},
+	}
+	if !slices.EqualFunc(got, want, slices.Equal) {
+		t.Errorf("tables.csv rows of the section:\n got %q\nwant %q", got, want)
+	}
+	// Every section the fixture shows is in tables.csv too.
+	for _, s := range sectionsOf(rep.Tables[0]) {
+		if !sections[s.ID] || !strings.Contains(m, "### "+s.Title) || !strings.Contains(h, "<h3>"+s.Title+"</h3>") {
+			t.Errorf("section %s (%q) missing from a format: csv %v", s.ID, s.Title, sections[s.ID])
+		}
+	}
+}
+
+// TestTablesCSVIsWhatMarkdownShows: every cell tables.csv holds is the
+// cell of report.md's table of the same section, row and column.
+func TestTablesCSVIsWhatMarkdownShows(t *testing.T) {
+	rep := build(t, Options{}, demoDir)
+	var md, tab bytes.Buffer
+	if err := rep.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.WriteTablesCSV(&tab); err != nil {
+		t.Fatal(err)
+	}
+	mdt := mdTables(md.String())
+	rows, err := csv.NewReader(&tab).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	titles := map[string]string{}
+	for _, s := range tableSections {
+		titles[s.ID] = s.Title
+	}
+	if len(rows) < 20 {
+		t.Fatalf("tables.csv has %d rows", len(rows))
+	}
+	for _, r := range rows[1:] {
+		tb := mdt[titles[r[1]]]
+		n, _ := strconv.Atoi(r[2])
+		if n < 1 || n >= len(tb) {
+			t.Errorf("%v: no row %d in report.md's %q table", r, n, titles[r[1]])
+			continue
+		}
+		col := slices.Index(tb[0], r[4])
+		// csvCell: a cell that a spreadsheet would run as a formula
+		// ("-1.8 (slave2)") is written with a leading quote.
+		if col < 0 || csvCell(strings.ReplaceAll(tb[n][col], `\|`, "|")) != r[5] || csvCell(tb[n][0]) != r[3] {
+			t.Errorf("%v: report.md's %q row %d reads %q", r, titles[r[1]], n, tb[n])
+		}
+	}
+}

@@ -99,6 +99,9 @@ func (rep *Report) Write(dir string, formats []string) ([]string, error) {
 				err = put(FileHostsCSV, func(b *bytes.Buffer) error { return rep.WriteHostsCSV(b) })
 			}
 			if err == nil {
+				err = put(FileTablesCSV, func(b *bytes.Buffer) error { return rep.WriteTablesCSV(b) })
+			}
+			if err == nil {
 				err = put(FileWhy, func(b *bytes.Buffer) error { return rep.WriteWhyJSON(b) })
 			}
 			if err == nil && rep.hasFloors() {

@@ -4,7 +4,8 @@ usage: check.py MATRIX_DIR REPORT_DIR
 
 Expected counts come from the matrix directory itself (matrix.json's cells,
 each cell's timeseries/HOST-os.csv), not from orch: results.csv one row per
-run, hosts.csv one per run x host, configurations.csv one per configuration.
+run, hosts.csv one per run x host, configurations.csv one per configuration,
+tables.csv's Runs table one row per run.
 With pandas installed the same is checked through pandas; else through the
 csv module. Prints what it checked; exits 1 on a mismatch.
 """
@@ -55,6 +56,12 @@ for c in confs:
             same = [k for k in c if r.get(k) != c[k]]
             expect("%s: %s repeats its configuration's columns" % (c["label"], r["run"]), same, [])
 
+# tables.csv: the report's tables cell by cell; its Runs table has a row
+# per run and its Configurations table one per configuration.
+cells_csv = rows("tables.csv")
+expect("tables.csv runs rows", sorted({r["row_label"] for r in cells_csv if r["section"] == "runs"}), want_runs)
+expect("tables.csv configurations rows", sorted({r["row_label"] for r in cells_csv if r["section"] == "configurations"}), want_labels)
+
 try:
     import pandas as pd
 except ImportError:
@@ -66,4 +73,7 @@ else:
     expect("pandas: results.csv groupby(run).size() all 1", sorted(res.groupby("run").size().to_dict().items()), [(r, 1) for r in want_runs])
     expect("pandas: hosts.csv rows", [len(hst)], [len(want_hosts)])
     expect("pandas: configurations.csv rows", [len(cfg)], [len(want_labels)])
+    tab = pd.read_csv(os.path.join(report, "tables.csv"), dtype=str, keep_default_na=False)
+    runs = tab[tab.section == "runs"].pivot(index="row_label", columns="column", values="cell")
+    expect("pandas: tables.csv's Runs table pivots to one row per run", sorted(runs.index), want_runs)
 sys.exit(1 if failed else 0)
