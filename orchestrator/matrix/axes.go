@@ -3,6 +3,7 @@ package matrix
 import (
 	"errors"
 	"fmt"
+	"github.com/orch-bench/orch/orchestrator/schema"
 	"strings"
 
 	"github.com/orch-bench/orch/orchestrator/flavor"
@@ -19,17 +20,13 @@ const (
 // and ON is the server default of the booleans one usually sweeps.
 var boolValues = []string{"ON", "OFF"}
 
-// Axis is one knob of the matrix and the values it takes, in the order given.
-type Axis struct {
-	Name   string   `json:"name"`
-	Values []string `json:"values"`
-}
-
-// KV is one knob setting of a cell.
-type KV struct {
-	Name  string `json:"name"`
-	Value string `json:"value"`
-}
+// Axis is one knob of the matrix and the values it takes, in the order
+// given; KV one knob setting of a cell. Both are matrix.json's own types
+// (orchestrator/schema).
+type (
+	Axis = schema.Axis
+	KV   = schema.KV
+)
 
 // ParseKnobAxes reads the --knobs flag values (the flag may be repeated):
 // knobs joined by ';', each NAME (ON and OFF) or NAME=V1,V2,... Axes come in

@@ -3,6 +3,7 @@ package matrix
 import (
 	"errors"
 	"fmt"
+	"github.com/orch-bench/orch/orchestrator/schema"
 	"hash/fnv"
 	"math/rand/v2"
 	"slices"
@@ -26,49 +27,19 @@ import (
 // Start, Finish, Save and resume work unchanged. Cell ids start with the
 // cluster's name.
 
-// Design assigns a matrix's cells to clusters.
+// Design assigns a matrix's cells to clusters: matrix.json's design
+// (schema.Design, the fields) with the scheduling below.
 type Design struct {
-	// Seed reproduces every order: the same seed, clusters and plan give
-	// the same cells in the same order on every cluster.
-	Seed int64 `json:"seed"`
-	// GroupEngines keeps each round's cells of one engine together (engine
-	// groups and, inside them, knob values in random order): one profile
-	// change per engine per round instead of one per cell.
-	GroupEngines bool `json:"group_engines"`
-	// IDWidth is the width of the position in cell ids, kept for the cells
-	// of moved rounds.
-	IDWidth int     `json:"id_width"`
-	Blocks  []Block `json:"blocks"`
-	// Moved records rounds taken from a failed cluster to another one.
-	Moved []MovedRound `json:"moved,omitempty"`
+	schema.Design
 }
 
-// Block is one cluster's share: every configuration, Rounds times.
-type Block struct {
-	Cluster string `json:"cluster"`
-	// Cells are the ids of this cluster's cells, in run order.
-	Cells []string `json:"cells"`
-	// Failed says why the cluster was taken out of the schedule.
-	Failed string `json:"failed,omitempty"`
-	// Excluded are finished cells of a round the cluster did not complete:
-	// the round was run again, whole, elsewhere, and these cells are left
-	// out of the analysis so every configuration keeps the same number of
-	// repetitions within each cluster.
-	Excluded []string `json:"excluded,omitempty"`
-}
-
-// MovedRound is a round of a failed cluster run, whole and in a fresh
-// random order, on another cluster as that cluster's round ToRound.
-type MovedRound struct {
-	From    string `json:"from"`
-	Round   int    `json:"round"`
-	To      string `json:"to"`
-	ToRound int    `json:"to_round"`
-	// Dropped are the cells of the round that had not run on From; they
-	// are no longer part of the matrix.
-	Dropped []string `json:"dropped,omitempty"`
-	Reason  string   `json:"reason"`
-}
+// Block is one cluster's share: every configuration, Rounds times;
+// MovedRound a round of a failed cluster run on another. Both are
+// matrix.json's own types (orchestrator/schema).
+type (
+	Block      = schema.Block
+	MovedRound = schema.MovedRound
+)
 
 // NewBlocked plans workload over engines × axes on every cluster, each
 // configuration repeat times per cluster, in orders drawn from seed. One
@@ -112,7 +83,7 @@ func (m *Matrix) block(clusters []string, seed int64, groupEngines bool) (*Desig
 		return nil, fmt.Errorf("matrix: the plan has more than %d cells over %d clusters; fewer values or repetitions, please", MaxCells, len(clusters))
 	}
 	configs := m.configs()
-	d := &Design{Seed: seed, GroupEngines: groupEngines, IDWidth: max(2, len(strconv.Itoa(len(configs)*m.Repeat)))}
+	d := &Design{schema.Design{Seed: seed, GroupEngines: groupEngines, IDWidth: max(2, len(strconv.Itoa(len(configs)*m.Repeat)))}}
 	m.Cells = nil
 	for _, cl := range clusters {
 		d.Blocks = append(d.Blocks, Block{Cluster: cl, Cells: []string{}})

@@ -1,6 +1,7 @@
 package matrix
 
 import (
+	"github.com/orch-bench/orch/orchestrator/schema"
 	"testing"
 	"time"
 )
@@ -76,10 +77,10 @@ func TestEstimateLeftBlocked(t *testing.T) {
 	b := seqCells("b", []string{"innodb", "innodb", "innodb"}, nil, t0)
 	now := t0.Add(70 * time.Second)
 	b[0].State, b[0].Started = Running, now.Add(-10*time.Second)
-	m := &Matrix{Cells: append(append([]Cell{}, a...), b...), Design: &Design{Blocks: []Block{
+	m := &Matrix{Cells: append(append([]Cell{}, a...), b...), Design: &Design{schema.Design{Blocks: []Block{
 		{Cluster: "a", Cells: []string{"a1", "a2", "a3"}},
 		{Cluster: "b", Cells: []string{"b1", "b2", "b3"}},
-	}}}
+	}}}}
 	// Cluster a: plain 30 s (the first cell's 40 s is bring-up), one cell
 	// left: 30 s. Cluster b has measured
 	// nothing and borrows a's 30 s: its running cell has 20 s left, then

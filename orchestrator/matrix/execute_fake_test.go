@@ -20,7 +20,7 @@ func TestExecuteOnTheFakeCluster(t *testing.T) {
 	t.Setenv("ORCH_MATRIX_TEST_PW", "matrix-test-pw")
 	t.Setenv("ORCH_MATRIX_BENCH_PW", "bench-test-pw")
 	f := fakemaria.NewCluster(t, "testdata/fakelab.yaml", "mariadb-slap", "testdata/mariadb-slap-write-innodb.txt")
-	m, err := New("mysqlslap-write", []string{"innodb"}, []Axis{{"sync_binlog", []string{"0", "1"}}}, 1)
+	m, err := New("mysqlslap-write", []string{"innodb"}, []Axis{{Name: "sync_binlog", Values: []string{"0", "1"}}}, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/orch-bench/orch/orchestrator/schema"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -18,7 +19,7 @@ import (
 const FileMatrix = "matrix.json"
 
 // Version is the matrix.json format this package writes and reads.
-const Version = 1
+const Version = schema.MatrixVersion
 
 // MaxCells guards against a product that explodes by mistake (a typo in a
 // value list times a large repeat): such a plan would run for weeks.

@@ -52,8 +52,8 @@ func TestNew(t *testing.T) {
 	}{
 		{nil, nil, 1, "matrix: no engine"},
 		{[]string{"innodb"}, nil, 0, "matrix: --repeat 0: want 1 or more"},
-		{[]string{"innodb"}, []Axis{{"x", nil}}, 1, "matrix: knob x has no value"},
-		{[]string{"innodb"}, []Axis{{"a", make([]string, 100)}, {"b", make([]string, 100)}, {"c", make([]string, 1000)}}, 1000,
+		{[]string{"innodb"}, []Axis{{Name: "x", Values: nil}}, 1, "matrix: knob x has no value"},
+		{[]string{"innodb"}, []Axis{{Name: "a", Values: make([]string, 100)}, {Name: "b", Values: make([]string, 100)}, {Name: "c", Values: make([]string, 1000)}}, 1000,
 			"matrix: the plan has more than 10000 cells; fewer values or repetitions, please"},
 	} {
 		if _, err := New("w", tc.engines, tc.axes, tc.repeat); err == nil || err.Error() != tc.want {

@@ -12,7 +12,7 @@ import (
 	"github.com/orch-bench/orch/orchestrator/server"
 )
 
-var syncBinlog = Axis{"sync_binlog", []string{"0", "1"}}
+var syncBinlog = Axis{Name: "sync_binlog", Values: []string{"0", "1"}}
 
 func ids(cells []Cell) []string {
 	out := make([]string, len(cells))
@@ -42,14 +42,14 @@ func TestPlanOrder(t *testing.T) {
 	}
 	c := cells[2]
 	wantCell := Cell{ID: "03-rocksdb-sync_binlog=0-r1", Label: "rocksdb sync_binlog=0", Engine: "rocksdb",
-		Knobs: []KV{{"sync_binlog", "0"}}, Rep: 1, State: Pending, Dir: "cells/03-rocksdb-sync_binlog=0-r1"}
+		Knobs: []KV{{Name: "sync_binlog", Value: "0"}}, Rep: 1, State: Pending, Dir: "cells/03-rocksdb-sync_binlog=0-r1"}
 	if !reflect.DeepEqual(c, wantCell) {
 		t.Errorf("cell 3\n got %+v\nwant %+v", c, wantCell)
 	}
 }
 
 func TestPlanProductLastKnobFastest(t *testing.T) {
-	cells := Plan([]string{"innodb"}, []Axis{syncBinlog, {"binlog_order_commits", []string{"ON", "OFF"}}}, 1)
+	cells := Plan([]string{"innodb"}, []Axis{syncBinlog, {Name: "binlog_order_commits", Values: []string{"ON", "OFF"}}}, 1)
 	want := []string{
 		"innodb sync_binlog=0 binlog_order_commits=ON",
 		"innodb sync_binlog=0 binlog_order_commits=OFF",
@@ -78,7 +78,7 @@ func TestPlanProductLastKnobFastest(t *testing.T) {
 // has at least engines-1 switches inside it.
 func TestPlanInterleavesAndMinimisesSwitches(t *testing.T) {
 	engineSets := [][]string{{"innodb"}, {"innodb", "rocksdb"}, {"innodb", "rocksdb", "tokudb"}}
-	axisSets := [][]Axis{nil, {syncBinlog}, {syncBinlog, {"b", []string{"x", "y", "z"}}}}
+	axisSets := [][]Axis{nil, {syncBinlog}, {syncBinlog, {Name: "b", Values: []string{"x", "y", "z"}}}}
 	for _, engines := range engineSets {
 		for _, axes := range axisSets {
 			for repeat := 1; repeat <= 4; repeat++ {
@@ -176,9 +176,9 @@ func bruteForceMinSwitches(round []Cell, repeat int) int {
 func TestPlanIDsUniqueAndSafe(t *testing.T) {
 	long := strings.Repeat("x", 300)
 	axes := []Axis{
-		{"innodb_data_home_dir", []string{"/var/lib/my sql", "../../etc"}},
-		{"long_one", []string{long, long + "y"}},
-		{"c", []string{"a", "A"}},
+		{Name: "innodb_data_home_dir", Values: []string{"/var/lib/my sql", "../../etc"}},
+		{Name: "long_one", Values: []string{long, long + "y"}},
+		{Name: "c", Values: []string{"a", "A"}},
 	}
 	cells := Plan([]string{"innodb", "rocksdb"}, axes, 3)
 	seen := map[string]bool{}
@@ -200,7 +200,7 @@ func TestPlanIDsUniqueAndSafe(t *testing.T) {
 	if cells[9].ID[:3] != "10-" || cells[0].ID[:3] != "01-" {
 		t.Errorf("positions: %s, %s", cells[0].ID, cells[9].ID)
 	}
-	if big := Plan([]string{"innodb"}, []Axis{{"n", strings.Split("1,2,3,4,5,6,7,8,9,10", ",")}}, 12); big[0].ID != "001-innodb-n=1-r1" {
+	if big := Plan([]string{"innodb"}, []Axis{{Name: "n", Values: strings.Split("1,2,3,4,5,6,7,8,9,10", ",")}}, 12); big[0].ID != "001-innodb-n=1-r1" {
 		t.Errorf("120 cells: first id %s, want a three-digit position", big[0].ID)
 	}
 }
@@ -219,7 +219,7 @@ func TestPlanNoCells(t *testing.T) {
 }
 
 func TestDefaultBaseline(t *testing.T) {
-	axes := []Axis{syncBinlog, {"binlog_order_commits", []string{"ON", "OFF"}}}
+	axes := []Axis{syncBinlog, {Name: "binlog_order_commits", Values: []string{"ON", "OFF"}}}
 	if got, want := DefaultBaseline([]string{"rocksdb", "innodb"}, axes), "rocksdb sync_binlog=0 binlog_order_commits=ON"; got != want {
 		t.Errorf("DefaultBaseline = %q, want %q", got, want)
 	}

@@ -53,7 +53,7 @@ func WritePlan(w io.Writer, m *Matrix, costs Costs) error {
 		p.printf("Workload overrides: %s\n", overridesSummary(m.Overrides))
 	}
 	if u := m.Until; u != nil {
-		p.printf("%s\n", u.Describe())
+		p.printf("%s\n", describeUntil(u))
 	}
 	p.printf("\n")
 	resumed := m.Count(Pending) != len(m.Cells)

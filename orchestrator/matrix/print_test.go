@@ -12,7 +12,7 @@ import (
 
 func TestWritePlan(t *testing.T) {
 	m, err := New("pure-random-writes", []string{"innodb", "rocksdb"},
-		[]Axis{{"binlog_order_commits", []string{"ON", "OFF"}}}, 2)
+		[]Axis{{Name: "binlog_order_commits", Values: []string{"ON", "OFF"}}}, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +110,7 @@ func TestWritePlanReportsWriteErrors(t *testing.T) {
 }
 
 func TestNoEffect(t *testing.T) {
-	axes := []Axis{syncBinlog, {"binlog_order_commits", []string{"ON", "OFF"}}}
+	axes := []Axis{syncBinlog, {Name: "binlog_order_commits", Values: []string{"ON", "OFF"}}}
 	maria, err := flavor.New(flavor.MariaDB, flavor.V(10, 11, 19))
 	if err != nil {
 		t.Fatal(err)

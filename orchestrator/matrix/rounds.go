@@ -2,6 +2,7 @@ package matrix
 
 import (
 	"fmt"
+	"github.com/orch-bench/orch/orchestrator/schema"
 	"math"
 	"strconv"
 	"strings"
@@ -17,30 +18,15 @@ import (
 // ratio, or MaxRounds are done, the cells not yet run are skipped. The
 // rule is stats.Rule; where it stands is saved with the plan, so --resume
 // goes on with the same rule.
-type Until struct {
-	Precision   float64 `json:"precision"`
-	MinRounds   int     `json:"min_rounds"`
-	MaxRounds   int     `json:"max_rounds"`
-	Equivalence float64 `json:"equivalence,omitempty"`
-	// Goal is stats.GoalSignificant for a matrix that stops once every
-	// comparison is decided (Precision is then 0); empty: on precision.
-	Goal string `json:"goal,omitempty"`
-	// Judged is the last round judged; Lines the console line of each.
-	Judged int      `json:"rounds_judged"`
-	Lines  []string `json:"lines,omitempty"`
-	// Stopped is set once the rule ended the matrix, Why says why (the
-	// report's head repeats it).
-	Stopped bool   `json:"stopped"`
-	Why     string `json:"why,omitempty"`
-}
+type Until = schema.Until
 
 // MinRounds is the fewest rounds a stopping rule may run (--min-repeat's
 // default): fewer give no interval to judge (stats.MinRounds).
 const MinRounds = stats.MinRounds
 
-// Describe is the plan's line for the rule, and where it stands once
+// describeUntil is the plan's line for the rule, and where it stands once
 // rounds were judged.
-func (u *Until) Describe() string {
+func describeUntil(u *Until) string {
 	s := fmt.Sprintf("Stopping rule: rounds until every ratio's 95%% interval is within ±%s of the ratio, at least %d and at most %d rounds (--precision %s --min-repeat %d --max-repeat %d)",
 		pctWords(u.Precision), u.MinRounds, u.MaxRounds, pctWords(u.Precision), u.MinRounds, u.MaxRounds)
 	if u.Goal == stats.GoalSignificant {
@@ -62,11 +48,6 @@ func (u *Until) Describe() string {
 
 // pctWords is 0.05 as "5%".
 func pctWords(x float64) string { return strconv.FormatFloat(100*x, 'g', 4, 64) + "%" }
-
-// Rule is the stopping rule as stats evaluates it.
-func (u *Until) Rule() stats.Rule {
-	return stats.Rule{Precision: u.Precision, MinRounds: u.MinRounds, MaxRounds: u.MaxRounds, Equivalence: u.Equivalence, Alpha: stats.Alpha, Goal: u.Goal}
-}
 
 // Judge computes the comparisons of the matrix in dir after its first
 // rounds rounds, exactly as the report will (the seam to the report, which

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"github.com/orch-bench/orch/orchestrator/schema"
 	"math"
 	"slices"
 	"strconv"
@@ -54,7 +55,7 @@ func TestAnswerEquivalence(t *testing.T) {
 	g := &Group{Label: "rocksdb", Rate: Sample{N: 5, Mean: 1010}, Ratio: 1.01, Test: &TTest{P: 0.41},
 		Stats: Stats{RatioCI: &RatioCI{Low: 0.97, High: 1.04}}}
 	tb := answerTable(base, g)
-	tb.Until = &untilDoc{Precision: 0.05, MinRounds: 2, MaxRounds: 10, Equivalence: 0.1, Judged: 5, Stopped: true, Why: "stopped"}
+	tb.Until = &untilDoc{Until: schema.Until{Precision: 0.05, MinRounds: 2, MaxRounds: 10, Equivalence: 0.1, Judged: 5, Stopped: true, Why: "stopped"}}
 	if got, want := tb.comparisonLine(base, g), "rocksdb vs innodb: ~ no significant difference (p=0.41, n=5+5); equivalent within ±10% [-3%, +4%]"; got != want {
 		t.Errorf("equivalent:\n got %q\nwant %q", got, want)
 	}

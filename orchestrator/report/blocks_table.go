@@ -2,31 +2,11 @@ package report
 
 import (
 	"fmt"
+	"github.com/orch-bench/orch/orchestrator/schema"
 	"slices"
 	"strconv"
 	"strings"
 )
-
-// designDoc is the part of matrix.json's design (a matrix over several
-// clusters) the report reads; the planner owns the full type. The report
-// reads it rather than importing the planner, which would bring the SSH
-// and server packages into every reader of a report.
-type designDoc struct {
-	Seed   int64 `json:"seed"`
-	Blocks []struct {
-		Cluster  string   `json:"cluster"`
-		Cells    []string `json:"cells"`
-		Failed   string   `json:"failed"`
-		Excluded []string `json:"excluded"`
-	} `json:"blocks"`
-	Moved []struct {
-		From    string `json:"from"`
-		Round   int    `json:"round"`
-		To      string `json:"to"`
-		ToRound int    `json:"to_round"`
-		Reason  string `json:"reason"`
-	} `json:"moved"`
-}
 
 // ClusterDesign is what the report says about a matrix run over several
 // clusters: how to reproduce its order, and what happened to its clusters.
@@ -41,7 +21,7 @@ type ClusterDesign struct {
 // the runs of a round their cluster did not complete (the design ran that
 // round again elsewhere, so counting them would give that cluster an
 // extra repetition of some configurations).
-func applyDesign(d *designDoc, runs []*Run) *ClusterDesign {
+func applyDesign(d *schema.Design, runs []*Run) *ClusterDesign {
 	if d == nil || len(d.Blocks) == 0 {
 		return nil
 	}

@@ -12,7 +12,7 @@ func TestReportKnobOfOneEngine(t *testing.T) {
 		vars := map[string]string{"innodb_flush_log_at_trx_commit": "1", "rocksdb_flush_log_at_trx_commit": "2",
 			"sync_binlog": "0", "gtid_pos_auto_engines": "ROCKSDB"}
 		return &Run{ID: label, Label: label, Engine: engine, State: stateOK, Bench: &Bench{Complete: true},
-			Knobs: []Knob{{"innodb_flush_log_at_trx_commit", "1"}},
+			Knobs: []Knob{{Name: "innodb_flush_log_at_trx_commit", Value: "1"}},
 			Evidence: &Evidence{Hosts: []string{"master"}, Roles: map[string]string{"master": "master"},
 				Variables: map[string]map[string]string{"master": vars}}}
 	}

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/orch-bench/orch/orchestrator/schema"
 	"math"
 	"strconv"
 
@@ -10,21 +11,10 @@ import (
 
 // untilDoc is matrix.json's stopping rule, as the report reads it.
 type untilDoc struct {
-	Precision   float64 `json:"precision"`
-	MinRounds   int     `json:"min_rounds"`
-	MaxRounds   int     `json:"max_rounds"`
-	Equivalence float64 `json:"equivalence"`
-	Goal        string  `json:"goal"`
-	Judged      int     `json:"rounds_judged"`
-	Stopped     bool    `json:"stopped"`
-	Why         string  `json:"why"`
+	schema.Until
 	// round is the round being judged (JudgeMatrix), 0 for the report of
 	// the rounds judged so far.
 	round int
-}
-
-func (u *untilDoc) rule() stats.Rule {
-	return stats.Rule{Precision: u.Precision, MinRounds: u.MinRounds, MaxRounds: u.MaxRounds, Equivalence: u.Equivalence, Alpha: Alpha, Goal: u.Goal}
 }
 
 // familyAlpha is the level a table's comparisons are decided at together
@@ -40,7 +30,7 @@ func (t *Table) familyAlpha() float64 {
 	if k == 0 {
 		k = u.Judged
 	}
-	return u.rule().Level(max(k, u.MinRounds))
+	return u.Rule().Level(max(k, u.MinRounds))
 }
 
 // JudgeMatrix is how a matrix with a stopping rule judges itself after a
@@ -91,7 +81,7 @@ func (g *Group) status(b *Group, u *untilDoc) stats.Status {
 	}
 	rule := stats.Rule{Alpha: Alpha}
 	if u != nil {
-		rule = u.rule()
+		rule = u.Rule()
 	}
 	switch {
 	case g.RatioCI != nil:

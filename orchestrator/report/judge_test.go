@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/json"
+	"github.com/orch-bench/orch/orchestrator/schema"
 	"math"
 	"os"
 	"path/filepath"
@@ -139,11 +140,11 @@ func TestUnboundedButSignificant(t *testing.T) {
 	base := &Group{Label: "a"}
 	g := &Group{Label: "b", Ratio: 3.4, Test: &TTest{P: 0.0036, Level: 0.0216, M: 1}}
 	g.RatioCIErr = ErrUnbounded
-	sig := &untilDoc{Goal: stats.GoalSignificant, MinRounds: 3, MaxRounds: 5, Judged: 5}
+	sig := &untilDoc{Until: schema.Until{Goal: stats.GoalSignificant, MinRounds: 3, MaxRounds: 5, Judged: 5}}
 	if s := g.status(base, sig); s.Outcome != stats.Different || !s.Interval.Unbounded {
 		t.Errorf("significant, unbounded: %+v", s)
 	}
-	band := &untilDoc{Precision: 0.1, MinRounds: 3, MaxRounds: 5, Equivalence: 0.1}
+	band := &untilDoc{Until: schema.Until{Precision: 0.1, MinRounds: 3, MaxRounds: 5, Equivalence: 0.1}}
 	if s := g.status(base, band); s.Outcome != stats.Unresolved {
 		t.Errorf("with a ±10%% band: %s", s.Outcome)
 	}
@@ -156,16 +157,16 @@ func TestUnboundedButSignificant(t *testing.T) {
 // Under a significance rule a table decides at its round's share of the
 // 5%, the same level the rule judged that round at.
 func TestSignificanceRuleLevel(t *testing.T) {
-	u := &untilDoc{Goal: stats.GoalSignificant, MinRounds: 3, MaxRounds: 5, Judged: 4}
+	u := &untilDoc{Until: schema.Until{Goal: stats.GoalSignificant, MinRounds: 3, MaxRounds: 5, Judged: 4}}
 	tb := &Table{Until: u}
-	if got, want := tb.familyAlpha(), u.rule().Level(4); got != want || got >= Alpha {
+	if got, want := tb.familyAlpha(), u.Rule().Level(4); got != want || got >= Alpha {
 		t.Errorf("report level %v, rule's round-4 level %v", got, want)
 	}
 	u.round = 5
-	if got := tb.familyAlpha(); got != u.rule().Level(5) {
+	if got := tb.familyAlpha(); got != u.Rule().Level(5) {
 		t.Errorf("judging round 5 at %v", got)
 	}
-	if got := (&Table{Until: &untilDoc{Precision: 0.1, MinRounds: 3, MaxRounds: 5, Judged: 4}}).familyAlpha(); got != Alpha {
+	if got := (&Table{Until: &untilDoc{Until: schema.Until{Precision: 0.1, MinRounds: 3, MaxRounds: 5, Judged: 4}}}).familyAlpha(); got != Alpha {
 		t.Errorf("precision rule level %v", got)
 	}
 }

@@ -2,47 +2,18 @@ package report
 
 import (
 	"fmt"
+	"github.com/orch-bench/orch/orchestrator/schema"
 	"path/filepath"
 	"strings"
-	"time"
 )
-
-// matrixDoc is the part of matrix.json the report reads (the planner owns
-// the full type; reading only these fields keeps older files readable).
-type matrixDoc struct {
-	Workload string            `json:"workload"`
-	Baseline string            `json:"baseline"`
-	WarmupS  *float64          `json:"warmup_s"`
-	NoEffect map[string]string `json:"no_effect"`
-	// AA marks an A/A matrix; NoiseFloor names the A/A matrix whose floor
-	// this one's report states (noise.go).
-	AA         bool   `json:"aa"`
-	AllowMixed bool   `json:"allow_mixed"` // orch matrix --allow-mixed
-	NoiseFloor string `json:"noise_floor"`
-	Cells      []struct {
-		ID      string    `json:"id"`
-		Label   string    `json:"label"`
-		Engine  string    `json:"engine"`
-		Knobs   []Knob    `json:"knobs"`
-		Rep     int       `json:"rep"`
-		State   string    `json:"state"`
-		Error   string    `json:"error"`
-		Dir     string    `json:"dir"`
-		Started time.Time `json:"started"`
-	} `json:"cells"`
-	Design *designDoc `json:"design"`
-	// Until is the matrix's stopping rule (judge.go); nil for a fixed
-	// --repeat.
-	Until *untilDoc `json:"until"`
-}
 
 // loadMatrix reads a matrix directory: every cell, executed or not, in
 // execution order. A cell without a run directory yet (pending, or failed
 // before its run began) is listed with its state and no figures.
 func (in *Input) loadMatrix(dir string) ([]*Run, error) {
-	var m matrixDoc
 	path := filepath.Join(dir, FileMatrix)
-	if _, err := readJSON(path, &m); err != nil {
+	m, err := schema.ReadMatrix(path, false)
+	if err != nil {
 		return nil, err
 	}
 	if len(m.Cells) == 0 {
@@ -67,7 +38,7 @@ func (in *Input) loadMatrix(dir string) ([]*Run, error) {
 		}
 	}
 	if m.Until != nil {
-		in.Until = m.Until
+		in.Until = &untilDoc{Until: *m.Until}
 	}
 	var runs []*Run
 	for i, c := range m.Cells {

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"github.com/orch-bench/orch/orchestrator/schema"
 	"math"
 	"strings"
 	"time"
@@ -78,11 +79,8 @@ type Run struct {
 // Param is one effective workload parameter ("threads", "16").
 type Param struct{ Name, Value string }
 
-// Knob is a server variable a matrix cell set.
-type Knob struct {
-	Name  string `json:"name"`
-	Value string `json:"value"`
-}
+// Knob is a server variable a matrix cell set (matrix.json's own type).
+type Knob = schema.KV
 
 // Point is one sample of a time series: T seconds since the start.
 type Point struct{ T, V float64 }

@@ -43,7 +43,7 @@ func readRunDir(dir string) (*Run, error) {
 	}
 	r.State, r.Error, r.Engine, r.Workload = string(man.Status), man.Error, man.Engine, workloadName(man.Workload)
 	for _, k := range sortedKeys(man.Knobs) {
-		r.Knobs = append(r.Knobs, Knob{k, man.Knobs[k]})
+		r.Knobs = append(r.Knobs, Knob{Name: k, Value: man.Knobs[k]})
 	}
 	if haveRes {
 		if res.Workload != "" {

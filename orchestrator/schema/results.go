@@ -4,6 +4,8 @@
 // rundir.Manifest (rundir owns the directory and its manifest); results.json
 // is Results here, because it is made of the producers' own types
 // (orchestrator/bench, dataset, monitor), which rundir must not import.
+// matrix.json is Matrix here as its readers take it; the planner writes it
+// with its own type built from this package's parts (matrix.go).
 //
 // Every new file carries rundir.SchemaVersion as schema_version; a file
 // without it is version 0 (the format before the key existed) and reads
