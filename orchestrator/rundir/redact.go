@@ -94,7 +94,7 @@ func RedactArgs(args []string, secrets ...string) []string {
 			maskNext = i+1 < len(args) && !strings.HasPrefix(args[i+1], "-")
 		case strings.Contains(a, "=") && secretName(strings.SplitN(a, "=", 2)[0]):
 			a = strings.SplitN(a, "=", 2)[0] + "=" + Mask
-		case len(a) > 2 && strings.HasPrefix(a, "-p") && !strings.HasPrefix(a, "--"):
+		case len(a) > 2 && strings.HasPrefix(a, "-p") && !strings.HasPrefix(a, "--") && !notShortP[a]:
 			a = "-p" + Mask
 		default:
 			a = RedactLine(a)
@@ -129,6 +129,13 @@ var (
 	dsnRE = regexp.MustCompile(`(?i)([a-z][a-z0-9+.-]*://[^\s:/@]+:)([^\s@]+)(@)`)
 )
 
+// notShortP are words that start with -p and are no -pPASSWORD: find's
+// primaries, in the scripts orch sends (find DIR -perm /077 read as
+// "-p*** /077" in the command log). A password that happens to read as one
+// of them is still masked as a literal: orch passes every secret it knows
+// to Redact.
+var notShortP = map[string]bool{"-perm": true, "-path": true, "-print": true, "-print0": true, "-printf": true, "-prune": true}
+
 // RedactLine masks secret values in one line of text, such as a shell
 // command or a log line: the forms RedactArgs knows, in running text, plus
 // SQL's IDENTIFIED BY '...' and a password in a URL. Then every literal
@@ -141,6 +148,9 @@ func RedactLine(line string, secrets ...string) string {
 	line = replaceNamed(flagRE, line, 2)
 	line = shortPRE.ReplaceAllStringFunc(line, func(m string) string {
 		g := shortPRE.FindStringSubmatch(m)
+		if notShortP["-p"+g[2]] {
+			return m
+		}
 		return g[1] + maskValue(g[2])
 	})
 	line = sqlRE.ReplaceAllString(line, "${1}'"+Mask+"'")

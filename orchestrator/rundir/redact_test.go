@@ -30,6 +30,10 @@ func TestRedactArgs(t *testing.T) {
 			[]string{"mysql", "-uroot", "-p***", "-P3306", "-p"},
 		},
 		{
+			[]string{"find", "/d", "-perm", "/077", "-print"},
+			[]string{"find", "/d", "-perm", "/077", "-print"},
+		},
+		{
 			[]string{"orch", "run", "--password", "hunter2", "--threads", "8"},
 			[]string{"orch", "run", "--password", "***", "--threads", "8"},
 		},
@@ -75,6 +79,9 @@ func TestRedactLine(t *testing.T) {
 		"ssh -p 2222 host":                        "ssh -p 2222 host",
 		"--password-file /etc/orch/pw -P3306 ok":  "--password-file /etc/orch/pw -P3306 ok",
 		"postgres://u:pw@h/db and mysql://u@h/db": "postgres://u:***@h/db and mysql://u@h/db",
+		// find's primaries are no -pPASSWORD; sshpass's -p is.
+		"find /tmp/x -perm /077 -path '*/a' -prune -o -print0": "find /tmp/x -perm /077 -path '*/a' -prune -o -print0",
+		"sshpass -phunter2 ssh h; find . -printf '%p'":         "sshpass -p*** ssh h; find . -printf '%p'",
 	} {
 		if got := RedactLine(in); got != want {
 			t.Errorf("RedactLine(%q)\n got %q\nwant %q", in, got, want)
