@@ -238,6 +238,7 @@ const (
 // totals of the database's table files of each engine that keeps them
 // apart (InnoDB's .ibd, TokuDB's .tokudb) and of the binary and relay logs.
 func duScript(datadir, database string, logs logBasenames) string {
+	database = fileName(database)
 	dirs := []string{}
 	for _, e := range flavor.EngineSpecs() {
 		if e.DataDir != "" {
@@ -307,6 +308,26 @@ func (rep *SizeReport) applyFileTotals(sizes map[string]int64) {
 	if len(rep.EngineDiskBytes) == 0 {
 		rep.EngineDiskBytes = nil
 	}
+}
+
+// fileName is database as the server names its directory and files: every
+// character but an ASCII letter, digit or '_' as '@' and four hex digits
+// of its code (MySQL and MariaDB manuals, "Identifier Mapping to File
+// Names": a schema bench$1 is the directory bench@00241). Workloads allow
+// only ASCII letters, digits, '_' and '$' in a database name
+// (bench.Workload's check); the manual's shorter codes for some non-ASCII
+// letters are therefore never needed.
+func fileName(database string) string {
+	var b strings.Builder
+	for _, r := range database {
+		switch {
+		case r == '_', r >= '0' && r <= '9', r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z':
+			b.WriteRune(r)
+		default:
+			fmt.Fprintf(&b, "@%04x", r)
+		}
+	}
+	return b.String()
 }
 
 // parseDu reads du -sb lines: "bytes<TAB>path".

@@ -117,19 +117,23 @@ func TestDuSizes(t *testing.T) {
 		}
 	}
 	write("ibdata1", 1000)
-	write("sb test/sbtest1.ibd", 3000)
+	// The server's name for the schema sb$test (the manual's "Identifier
+	// Mapping to File Names": '$' is @0024); a directory with the raw name
+	// is some other thing, not measured.
+	write("sb@0024test/sbtest1.ibd", 3000)
+	write("sb$test/sbtest1.ibd", 99)
 	write("#rocksdb/000012.sst", 5000)
 	// TokuDB keeps _<database>_<table>_<index>.tokudb in the datadir.
-	write("_sb test_sbtest2_main_2_1d.tokudb", 700)
+	write("_sb@0024test_sbtest2_main_2_1d.tokudb", 700)
 	write("_other_sbtest1_main_2_1d.tokudb", 11)
-	rep := &SizeReport{Database: "sb test", Datadir: dir}
+	rep := &SizeReport{Database: "sb$test", Datadir: dir}
 	if err := duSizes(context.Background(), executor.NewLocal("master"), rep, logBasenames{}); err != nil {
 		t.Fatal(err)
 	}
 	if rep.DatadirSource != SourceDu || rep.DatadirBytes < 9000 {
 		t.Fatalf("datadir %d bytes from %s, want >= 9000 from du", rep.DatadirBytes, rep.DatadirSource)
 	}
-	db, rocks := rep.Paths["sb test"], rep.Paths["#rocksdb"]
+	db, rocks := rep.Paths["sb@0024test"], rep.Paths["#rocksdb"]
 	if db < 3000 || rocks < 5000 || db >= rep.DatadirBytes || rocks >= rep.DatadirBytes {
 		t.Fatalf("paths %v (datadir %d)", rep.Paths, rep.DatadirBytes)
 	}
