@@ -3,6 +3,7 @@ package orchestrator
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"sync"
@@ -35,6 +36,41 @@ func OnClusters(ctx context.Context, invs []*topology.Inventory, out, errOut io.
 		return nil
 	})
 	return Aggregate(errs)
+}
+
+// OnClustersJSON is OnClusters for a command whose output is one JSON
+// document per cluster (--json): with several clusters the documents make
+// one JSON object keyed by cluster name, rather than lines each prefixed
+// with its cluster's name, which no JSON reader takes. A cluster that
+// printed nothing (it failed first) is null; what the clusters print on
+// errOut is prefixed as with OnClusters.
+func OnClustersJSON(ctx context.Context, invs []*topology.Inventory, out, errOut io.Writer, fn ClusterFunc) error {
+	if len(invs) == 1 {
+		return fn(ctx, invs[0], out, errOut)
+	}
+	docs := make(map[string]*bytes.Buffer, len(invs))
+	for _, inv := range invs {
+		docs[inv.Name] = &bytes.Buffer{}
+	}
+	err := OnClusters(ctx, invs, io.Discard, errOut, func(ctx context.Context, inv *topology.Inventory, _, errOut io.Writer) error {
+		return fn(ctx, inv, docs[inv.Name], errOut)
+	})
+	all := make(map[string]json.RawMessage, len(docs))
+	for name, b := range docs {
+		all[name] = json.RawMessage("null")
+		if doc := bytes.TrimSpace(b.Bytes()); len(doc) > 0 {
+			if !json.Valid(doc) {
+				return Aggregate([]error{err, fmt.Errorf("cluster %s: printed no single JSON document", name)})
+			}
+			all[name] = doc
+		}
+	}
+	enc := json.NewEncoder(out)
+	enc.SetIndent("", "  ")
+	if werr := enc.Encode(all); werr != nil {
+		return Aggregate([]error{err, werr})
+	}
+	return err
 }
 
 // clusterError names the cluster a failure happened on.

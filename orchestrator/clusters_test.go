@@ -3,6 +3,7 @@ package orchestrator
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -58,6 +59,40 @@ func TestOnClusters(t *testing.T) {
 	}
 	if !IsBadInput(err) {
 		t.Errorf("bad input of one cluster lost in the aggregate: %v", err)
+	}
+}
+
+// TestOnClustersJSON: with --json over several clusters the output is one
+// JSON document, each cluster's under its name (null for one that failed
+// before printing), its failure still returned; one cluster prints its
+// own document as is.
+func TestOnClustersJSON(t *testing.T) {
+	invs := []*topology.Inventory{{Name: "east"}, {Name: "west"}, {Name: "north"}}
+	var out, errOut bytes.Buffer
+	err := OnClustersJSON(context.Background(), invs, &out, &errOut, func(_ context.Context, inv *topology.Inventory, o, e io.Writer) error {
+		fmt.Fprintf(e, "progress of %s\n", inv.Name)
+		if inv.Name == "north" {
+			return errors.New("ssh refused")
+		}
+		fmt.Fprintf(o, "{\n  \"hosts\": [\"%s-master\"]\n}\n", inv.Name)
+		return nil
+	})
+	var doc map[string]*struct{ Hosts []string }
+	if jerr := json.Unmarshal(out.Bytes(), &doc); jerr != nil {
+		t.Fatalf("not one JSON document: %v\n%s", jerr, out.String())
+	}
+	if len(doc) != 3 || doc["east"].Hosts[0] != "east-master" || doc["west"].Hosts[0] != "west-master" || doc["north"] != nil {
+		t.Errorf("documents by cluster: %s", out.String())
+	}
+	if err == nil || !strings.Contains(err.Error(), "cluster north: ssh refused") || !strings.Contains(errOut.String(), "west: progress of west\n") {
+		t.Errorf("error %v, stderr %q", err, errOut.String())
+	}
+	out.Reset()
+	if err := OnClustersJSON(context.Background(), invs[:1], &out, &errOut, func(_ context.Context, inv *topology.Inventory, o, e io.Writer) error {
+		_, err := fmt.Fprint(o, "{\"alone\": true}\n")
+		return err
+	}); err != nil || out.String() != "{\"alone\": true}\n" {
+		t.Errorf("one cluster: %q, %v", out.String(), err)
 	}
 }
 

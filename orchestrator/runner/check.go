@@ -16,7 +16,7 @@ import (
 // needs, per cluster, as a table or JSON; a blocking problem or a broken
 // path is an error.
 func Check(ctx context.Context, o ClusterOptions, asJSON bool) error {
-	return orchestrator.OnClusters(ctx, o.Clusters, o.Out, o.Err, func(ctx context.Context, inv *topology.Inventory, out, _ io.Writer) error {
+	return onClusters(asJSON)(ctx, o.Clusters, o.Out, o.Err, func(ctx context.Context, inv *topology.Inventory, out, _ io.Writer) error {
 		c := o.Connect(ctx, inv, inv.Hosts)
 		defer c.Close()
 		facts := preflight.Check(ctx, c)
@@ -46,6 +46,15 @@ func Check(ctx context.Context, o ClusterOptions, asJSON bool) error {
 		}
 		return nil
 	})
+}
+
+// onClusters is how a command runs on every cluster: with --json, the
+// clusters' documents are one JSON object.
+func onClusters(asJSON bool) func(context.Context, []*topology.Inventory, io.Writer, io.Writer, orchestrator.ClusterFunc) error {
+	if asJSON {
+		return orchestrator.OnClustersJSON
+	}
+	return orchestrator.OnClusters
 }
 
 // printFacts prints one column per host and one row per check, then the

@@ -128,7 +128,7 @@ func (u *Up) Run(ctx context.Context) error {
 		})
 	}
 	return o.withLog("up", func(log *rundir.CommandLog) error {
-		err := orchestrator.OnClusters(ctx, o.Clusters, o.Out, o.Err, func(ctx context.Context, inv *topology.Inventory, out, errOut io.Writer) error {
+		err := onClusters(o.JSON)(ctx, o.Clusters, o.Out, o.Err, func(ctx context.Context, inv *topology.Inventory, out, errOut io.Writer) error {
 			// The load box too: up proves it can log in before a restart.
 			c := o.Connect(ctx, inv, inv.Hosts)
 			// Closing sends too (the lock is released on the hosts).
@@ -215,7 +215,7 @@ func Down(ctx context.Context, o ClusterOptions, purge bool) error {
 // laid down on each host, as a table or JSON; replication or semi-sync not
 // as up left it is an error.
 func Status(ctx context.Context, o ClusterOptions, asJSON bool) error {
-	return orchestrator.OnClusters(ctx, o.Clusters, o.Out, o.Err, func(ctx context.Context, inv *topology.Inventory, out, _ io.Writer) error {
+	return onClusters(asJSON)(ctx, o.Clusters, o.Out, o.Err, func(ctx context.Context, inv *topology.Inventory, out, _ io.Writer) error {
 		c := o.Connect(ctx, inv, inv.DBHosts())
 		defer c.Close()
 		st, err := up.Status(ctx, c)
