@@ -49,4 +49,11 @@ func TestYAMLExistingServer(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `f.yaml:3:21: a server host is an existing server benchmarked alone; "s" cannot be a slave`) {
 		t.Errorf("a slave next to a server: %v", err)
 	}
+	// No account named: orch makes none on a server it does not set up,
+	// so the file is refused where the server is declared.
+	_, err = Load(writeFile(t, dir, "g.yaml", "hosts:\n  - {name: mydb, role: server, address: 10.1.1.1}\n"), LoadOptions{HomeDir: dir})
+	if err == nil || !strings.Contains(err.Error(), "g.yaml:2:5: existing server mydb: no mysql.user and mysql.password: orch makes no account on a server it benchmarks as it is") ||
+		strings.Contains(err.Error(), "\n") {
+		t.Errorf("an existing server without an account: %v", err)
+	}
 }

@@ -147,6 +147,12 @@ func finishCluster(c parsedCluster, o LoadOptions) (*Inventory, error) {
 		inv.KnownHostsFile = o.KnownHostsOverride
 	}
 	inv.Replication.PasswordManaged = !inv.Replication.Password.IsSet()
+	if m := inv.Master(); inv.Existing && m.MySQL.Managed {
+		// orch makes accounts only on servers it sets up (up); one it
+		// benchmarks as it is gets none, so without an account named
+		// every command would fail at its first login.
+		return nil, newError(m.Pos, "existing server "+m.Name+": no mysql.user and mysql.password: orch makes no account on a server it benchmarks as it is; name the account the benchmark logs in with")
+	}
 	defaultBenchmark(inv)
 	if inv.KnownHostsFile == "" {
 		inv.KnownHostsFile = o.KnownHostsFile

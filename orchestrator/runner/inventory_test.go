@@ -70,7 +70,7 @@ func TestValidateSetRefuses(t *testing.T) {
 			[]string{"unknown engine.yaml: profile.engine nosuch: unknown engine profile (profiles: "}},
 		{"missing profile dir", "profile: {dir: ./no-such-profiles}\nhosts:\n" + threeHosts("  ", "db", 1),
 			[]string{"missing profile dir.yaml: profile.dir: stat " + filepath.Join(dir, "no-such-profiles") + ": no such file or directory"}},
-		{"existing server, unknown engine", "profile: {engine: nosuch}\nhosts:\n  - {name: db1, role: server, address: 192.0.2.11}\n",
+		{"existing server, unknown engine", "profile: {engine: nosuch}\ndefaults:\n  mysql: {user: bench, password: {env: PW}}\nhosts:\n  - {name: db1, role: server, address: 192.0.2.11}\n",
 			[]string{"profile.engine nosuch: unknown engine profile"}},
 		{"two bad clusters", "name: fleet\nclusters:\n" +
 			"  - name: east\n    hosts:\n      - {name: e1, role: master, address: 192.0.2.21}\n" +
@@ -213,7 +213,7 @@ func TestWriteInventoryOtherShapes(t *testing.T) {
 		{"  - {name: db1, role: server, address: 192.0.2.11}\n  - {name: box, role: loadbox, address: 192.0.2.14}\n", "box"},
 	} {
 		b.Reset()
-		WriteInventory(&b, loadSetOf(t, writeFile(t, dir, "existing.yaml", "name: one\nhosts:\n"+c.hosts)).Clusters[0], "none", false)
+		WriteInventory(&b, loadSetOf(t, writeFile(t, dir, "existing.yaml", "name: one\ndefaults:\n  mysql: {user: bench, password: {env: PW}}\nhosts:\n"+c.hosts)).Clusters[0], "none", false)
 		if !hasLine(b.String(), "existing server: benchmarked as it is from "+c.from+" (dynamic knobs only); cluster setup is not allowed") {
 			t.Errorf("existing server driven from %s:\n%s", c.from, &b)
 		}

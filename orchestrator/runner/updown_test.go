@@ -37,6 +37,8 @@ hosts:
   - {name: db2, role: slave, address: 192.0.2.12}
 `
 	existingYAML = `name: one
+defaults:
+  mysql: {user: bench, password: {env: ORCH_SIM_MYSQL_PW}}
 hosts:
   - {name: db1, role: server, address: 192.0.2.11}
 `
