@@ -188,3 +188,34 @@ func TestGetStatusCancelledNamesEveryHost(t *testing.T) {
 		}
 	}
 }
+
+// TestGetStatusErrantWriteOnASlave: a transaction written on a slave
+// itself (an errant write, binlogged with the slave's server_id) moves the
+// slave's own binary log, not what it has applied from the master. A
+// slave's position is MariaDB's gtid_slave_pos ("the GTID of the last
+// transaction applied to the database by the server's replica threads",
+// MariaDB's GTID page); gtid_current_pos would take the slave's own write
+// for the latest and show 0-<slave's server_id>-N+1, unlike the master's.
+func TestGetStatusErrantWriteOnASlave(t *testing.T) {
+	f := newFixture(t, mariadb)
+	f.setup(t)
+	s := f.s[1]
+	f.c.mu.Lock()
+	f.m.seq += 5 // the master's transactions, which both slaves apply
+	f.m.ownSeq = f.m.seq
+	f.c.sync()
+	s.seq++
+	s.ownSeq, s.localWrites = s.seq, s.localWrites+1
+	f.c.mu.Unlock()
+	st, err := GetStatus(context.Background(), f.master, f.slaves)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, sl := st.Master.GTIDPosition, st.Slaves[1]
+	if m == "" || sl.GTIDPosition != m {
+		t.Errorf("slave2 after a write of its own: position %q, want what it applied from the master, %q", sl.GTIDPosition, m)
+	}
+	if sl.Lag == nil || sl.Lag.Transactions == nil || *sl.Lag.Transactions != 0 {
+		t.Errorf("slave2 lag %+v: it has applied everything the master wrote", sl.Lag)
+	}
+}
