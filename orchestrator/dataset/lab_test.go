@@ -230,6 +230,31 @@ func TestLab(t *testing.T) {
 		}
 	})
 
+	t.Run("ViewBeyondAndFileNames", func(t *testing.T) {
+		// A view named like a benchmark table beyond those wanted is the
+		// user's: the dataset still matches (DropBeyond leaves views, so
+		// counting it made every run prepare again).
+		labSQL(t, l.master.DB, "CREATE VIEW "+labInno+".sbtest9 AS SELECT 1 AS one")
+		defer labSQL(t, l.master.DB, "DROP VIEW "+labInno+".sbtest9")
+		if ok, why, err := Matches(ctx, l.master.DB, Spec{Database: labInno, Tables: 2, TableSize: labRows}); err != nil || !ok {
+			t.Errorf("a view sbtest9 beside sbtest1-2: Matches = %v %q %v", ok, why, err)
+		}
+		// A schema whose name the server encodes on disk: '$' is @0024.
+		const odd = "orch_ds$odd"
+		labSQL(t, l.master.DB, "CREATE DATABASE `"+odd+"`",
+			"CREATE TABLE `"+odd+"`.sbtest1 (id INT PRIMARY KEY, pad CHAR(200) NOT NULL) ENGINE=InnoDB",
+			"INSERT INTO `"+odd+"`.sbtest1 SELECT seq, REPEAT('x', 200) FROM "+labInno+".seq_1_to_2000")
+		defer labSQL(t, l.master.DB, "DROP DATABASE `"+odd+"`")
+		rep, err := Sizes(ctx, l.master.DB, odd, SizeOptions{Exec: l.exs[l.master.Host.Name], Refresh: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: paths %v, engines %v", odd, rep.Paths, rep.EngineDiskBytes)
+		if rep.DatadirSource != SourceDu || rep.Paths["orch_ds@0024odd"] < 64<<10 || rep.EngineDiskBytes["innodb"] < 64<<10 {
+			t.Errorf("%s measured on disk: paths %v, engines %v; want its directory orch_ds@0024odd and its .ibd", odd, rep.Paths, rep.EngineDiskBytes)
+		}
+	})
+
 	t.Run("WaitCaughtUpFailures", func(t *testing.T) {
 		if _, err := WaitCaughtUp(ctx, l.master, l.slaves, time.Minute); err != nil {
 			t.Fatal(err)

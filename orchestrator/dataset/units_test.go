@@ -46,6 +46,7 @@ func TestCompareTables(t *testing.T) {
 		{"missing", base("sbtest1", "sbtest4"), []string{"sbtest2, sbtest3 missing (2 of 4 tables present)"}},
 		{"extra", base("sbtest1", "sbtest2", "sbtest3", "sbtest4", "sbtest12", "sbtest5"), []string{"sbtest5, sbtest12 present beyond the 4 tables wanted"}},
 		{"empty", nil, []string{"sbtest1, sbtest2, sbtest3 and 1 more missing (0 of 4 tables present)"}},
+		{"a view beyond is not a leftover table", append(base("sbtest1", "sbtest2", "sbtest3", "sbtest4"), tableInfo{"sbtest9", "VIEW", ""}), nil},
 		{"engine and view", append(base("sbtest1", "sbtest2"),
 			tableInfo{"sbtest3", "BASE TABLE", "ROCKSDB"}, tableInfo{"sbtest4", "VIEW", ""}),
 			[]string{"sbtest3 is ROCKSDB, want innodb", "sbtest4 is a view, not a table"}},
