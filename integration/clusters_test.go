@@ -170,6 +170,13 @@ func TestMatrixOverTwoClusters(t *testing.T) {
 			t.Errorf("status has no %s master line:\n%s", c, st.stdout)
 		}
 	}
+	// With --json, one document: each cluster's status under its name.
+	js := l.orch(t, "status", "-i", inv, "--json")
+	var byCluster map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(js.stdout), &byCluster); err != nil || len(byCluster) != 2 ||
+		!strings.Contains(string(byCluster["lab1"]), `"master"`) || !strings.Contains(string(byCluster["lab2"]), `"master"`) {
+		t.Errorf("status --json over two clusters is not one document of both (%v):\n%s", err, js.stdout)
+	}
 }
 
 var cellOK = regexp.MustCompile(`(?m)^matrix: lab\d: cell \S+ ok$`)
