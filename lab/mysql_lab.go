@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/orch-bench/orch/orchestrator"
 )
 
 // The MySQL lab (`orch lab up --flavor mysql`) is the systemd lab with
@@ -56,6 +58,37 @@ func CheckFlavor(flavor string, clusters int) error {
 		return nil
 	}
 	return fmt.Errorf("--flavor %q: want mariadb or mysql", flavor)
+}
+
+// CheckUp refuses, as bad input, a lab up the flags cannot make: before
+// anything is built.
+func CheckUp(cfg Config, clusters int) error {
+	if err := CheckFlavor(cfg.Flavor, clusters); err != nil {
+		return orchestrator.BadInputf("lab up: %v", err)
+	}
+	if cfg.Systemd || cfg.Flavor == FlavorMySQL {
+		if err := CheckSystemdPaths(cfg); err != nil {
+			return orchestrator.BadInputf("lab up: %v", err)
+		}
+	}
+	if clusters < 1 || clusters > MaxClusters {
+		return orchestrator.BadInputf("lab up: --clusters %d: want 1 to %d", clusters, MaxClusters)
+	}
+	if cfg.LoadBoxes < 1 || cfg.LoadBoxes > MaxLoadBoxes {
+		return orchestrator.BadInputf("lab up: --loadboxes %d: want 1 to %d", cfg.LoadBoxes, MaxLoadBoxes)
+	}
+	return nil
+}
+
+// CheckTree is CheckUp for lab tree.
+func CheckTree(cfg Config) error {
+	if err := CheckFlavor(cfg.Flavor, 1); err != nil {
+		return orchestrator.BadInputf("lab tree: %v", err)
+	}
+	if err := CheckSystemdPaths(cfg); err != nil {
+		return orchestrator.BadInputf("lab tree: %v", err)
+	}
+	return nil
 }
 
 // treeFor is the tree a host of a lab of this flavour boots.

@@ -2,10 +2,13 @@ package lab
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -143,4 +146,28 @@ func okText(ok bool) string {
 		return "ok"
 	}
 	return "DOWN"
+}
+
+// WriteStatus prints the hosts' health, as a table or as JSON, and is an
+// error naming each unhealthy host (orch lab status exits 1 then).
+func WriteStatus(w io.Writer, hosts []HostStatus, asJSON bool) error {
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(hosts); err != nil {
+			return err
+		}
+	} else if err := WriteStatusTable(w, hosts); err != nil {
+		return err
+	}
+	var bad []string
+	for _, h := range hosts {
+		if !h.Healthy() {
+			bad = append(bad, h.Name+" ("+h.Problem+")")
+		}
+	}
+	if len(bad) > 0 {
+		return errors.New("lab: not healthy: " + strings.Join(bad, ", "))
+	}
+	return nil
 }

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"encoding/json"
-	"errors"
 	"slices"
 	"strings"
 
@@ -73,19 +71,8 @@ drives the cluster from all of them at once.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c := *cfg
 			c.Out = cmd.ErrOrStderr()
-			if err := lab.CheckFlavor(c.Flavor, clusters); err != nil {
-				return usagef("lab up: %v", err)
-			}
-			if c.Systemd || c.Flavor == lab.FlavorMySQL {
-				if err := lab.CheckSystemdPaths(c); err != nil {
-					return usagef("lab up: %v", err)
-				}
-			}
-			if clusters < 1 || clusters > lab.MaxClusters {
-				return usagef("lab up: --clusters %d: want 1 to %d", clusters, lab.MaxClusters)
-			}
-			if c.LoadBoxes < 1 || c.LoadBoxes > lab.MaxLoadBoxes {
-				return usagef("lab up: --loadboxes %d: want 1 to %d", c.LoadBoxes, lab.MaxLoadBoxes)
+			if err := lab.CheckUp(c, clusters); err != nil {
+				return useCaseErr(cmd.Context(), err)
 			}
 			return lab.UpClusters(cmd.Context(), c, clusters)
 		},
@@ -130,26 +117,7 @@ func newLabStatusCmd(cfg *lab.Config) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			out := cmd.OutOrStdout()
-			if asJSON {
-				enc := json.NewEncoder(out)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(hosts); err != nil {
-					return err
-				}
-			} else if err := lab.WriteStatusTable(out, hosts); err != nil {
-				return err
-			}
-			if !lab.AllHealthy(hosts) {
-				var bad []string
-				for _, h := range hosts {
-					if !h.Healthy() {
-						bad = append(bad, h.Name+" ("+h.Problem+")")
-					}
-				}
-				return errors.New("lab: not healthy: " + strings.Join(bad, ", "))
-			}
-			return nil
+			return lab.WriteStatus(cmd.OutOrStdout(), hosts, asJSON)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the status as JSON")
@@ -211,11 +179,8 @@ namespace or lab state: a test run builds them while other tests use the lab.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c := *cfg
 			c.Out = cmd.ErrOrStderr()
-			if err := lab.CheckFlavor(c.Flavor, 1); err != nil {
-				return usagef("lab tree: %v", err)
-			}
-			if err := lab.CheckSystemdPaths(c); err != nil {
-				return usagef("lab tree: %v", err)
+			if err := lab.CheckTree(c); err != nil {
+				return useCaseErr(cmd.Context(), err)
 			}
 			return lab.BuildTrees(cmd.Context(), c)
 		},
