@@ -2,14 +2,10 @@ package main
 
 import (
 	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/orch-bench/orch/orchestrator/report"
-	"github.com/orch-bench/orch/orchestrator/rundir"
 )
 
 func newReportCmd(_ *globalOptions) *cobra.Command {
@@ -65,52 +61,17 @@ into the input's directory when there is one input, else ./report (--out).`,
   orch parse legacy-0.5.log > legacy.json && orch report legacy.json runs/latest --out cmp`,
 		Args: usageArgs(cobra.ArbitraryArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			fs, err := report.ParseFormats(formats)
-			if err != nil {
-				return usagef("report: --format: %v", err)
-			}
-			switch headline {
-			case report.HeadlineBoth, report.HeadlineMaster, report.HeadlineSustained:
-			default:
-				return usagef("report: --headline %q: want both, master or sustained", headline)
-			}
-			opts := report.Options{Baseline: baseline, Headline: headline, AllowMixed: allowMixed, NoiseFloor: noiseFloor}
-			for _, l := range labels {
-				lg, err := report.ParseLabelGlob(l)
-				if err != nil {
-					return usagef("report: --label %v", err)
-				}
-				opts.Labels = append(opts.Labels, lg)
-			}
-			if len(args) == 0 && len(opts.Labels) == 0 {
-				latest := filepath.Join(root, rundir.LatestLink)
-				if _, err := os.Stat(latest); err != nil {
-					return usagef("report: no %s to report on: give a run or matrix directory, or orch parse output", latest)
-				}
-				args = []string{latest}
-			}
+			req := report.Request{Inputs: args, Labels: labels, Root: root, Out: out, Formats: formats,
+				Options: report.Options{Baseline: baseline, Headline: headline, AllowMixed: allowMixed, NoiseFloor: noiseFloor}}
 			if cmd.Flags().Changed("warmup") {
-				if warmup < 0 {
-					return usagef("report: --warmup %v: want 0 or more seconds", warmup)
-				}
-				opts.WarmupS = &warmup
+				req.WarmupS = &warmup
 			}
-			rep, paths, err := report.Generate(args, out, fs, opts)
+			err := report.Answer(req, cmd.OutOrStdout())
 			var inErr *report.InputError
 			if errors.As(err, &inErr) {
-				return &usageError{msg: "report: " + err.Error()}
+				return usagef("report: %v", err)
 			}
-			w := cmd.OutOrStdout()
-			if err != nil {
-				if len(paths) > 0 {
-					fmt.Fprintln(w, report.WrittenLine(paths))
-				}
-				return err
-			}
-			fmt.Fprint(w, rep.Summary())
-			fmt.Fprintln(w, report.WrittenLine(paths))
-			fmt.Fprint(w, rep.AnswerText())
-			return nil
+			return err
 		},
 	}
 	f := cmd.Flags()

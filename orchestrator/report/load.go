@@ -58,8 +58,9 @@ type InputError struct {
 }
 
 func (e *InputError) Error() string {
-	// A parse error names its file (and line) already.
-	if msg := e.Err.Error(); strings.HasPrefix(msg, e.Path+":") {
+	// A parse error names its file (and line) already; a flag's error
+	// names the flag (no Path).
+	if msg := e.Err.Error(); e.Path == "" || strings.HasPrefix(msg, e.Path+":") {
 		return msg
 	}
 	return e.Path + ": " + e.Err.Error()

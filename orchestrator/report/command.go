@@ -1,0 +1,71 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/orch-bench/orch/orchestrator/rundir"
+)
+
+// Request is `orch report`: the inputs and how to compare and write them.
+type Request struct {
+	Options
+	// Inputs are run or matrix directories, folders, client logs and
+	// orch parse output; none (and no Labels): the latest run under Root.
+	Inputs []string
+	// Labels are --label NAME=GLOB, parsed into Options.Labels.
+	Labels []string
+	Root   string
+	// Out is the output directory ("": the input's, else ./report).
+	Out string
+	// Formats are the outputs to write, comma-separated (md,html,csv).
+	Formats string
+}
+
+// Answer writes the report req asks for and prints its summary, where it
+// went and its answer to w. Bad input (flags, inputs) is an *InputError.
+func Answer(req Request, w io.Writer) error {
+	bad := func(format string, args ...any) error { return &InputError{Err: fmt.Errorf(format, args...)} }
+	fs, err := ParseFormats(req.Formats)
+	if err != nil {
+		return bad("--format: %v", err)
+	}
+	switch req.Headline {
+	case HeadlineBoth, HeadlineMaster, HeadlineSustained:
+	default:
+		return bad("--headline %q: want both, master or sustained", req.Headline)
+	}
+	if req.WarmupS != nil && !(*req.WarmupS >= 0) {
+		return bad("--warmup %v: want 0 or more seconds", *req.WarmupS)
+	}
+	for _, l := range req.Labels {
+		lg, err := ParseLabelGlob(l)
+		if err != nil {
+			return bad("--label %v", err)
+		}
+		req.Options.Labels = append(req.Options.Labels, lg)
+	}
+	inputs := req.Inputs
+	if len(inputs) == 0 && len(req.Options.Labels) == 0 {
+		latest := filepath.Join(req.Root, rundir.LatestLink)
+		if _, err := os.Stat(latest); err != nil {
+			return bad("no %s to report on: give a run or matrix directory, or orch parse output", latest)
+		}
+		inputs = []string{latest}
+	}
+	rep, paths, err := Generate(inputs, req.Out, fs, req.Options)
+	var inErr *InputError
+	if err != nil {
+		if len(paths) > 0 && !errors.As(err, &inErr) {
+			fmt.Fprintln(w, WrittenLine(paths))
+		}
+		return err
+	}
+	fmt.Fprint(w, rep.Summary())
+	fmt.Fprintln(w, WrittenLine(paths))
+	fmt.Fprint(w, rep.AnswerText())
+	return nil
+}
