@@ -22,7 +22,7 @@ the master. It exits non-zero when a blocking check fails.`,
   orch check -i ips.txt --ssh-user root --accept-new-host-keys`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			invs, err := g.clusters("")
+			invs, err := g.Clusters("")
 			if err != nil {
 				return err
 			}

@@ -1,15 +1,13 @@
 package main
 
 import (
-	"context"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/orch-bench/orch/orchestrator"
-	"github.com/orch-bench/orch/orchestrator/executor"
-	"github.com/orch-bench/orch/topology"
+	"github.com/orch-bench/orch/orchestrator/runner"
 )
 
 func newExecCmd(g *globalOptions) *cobra.Command {
@@ -27,45 +25,19 @@ command failed on any host or any host could not be reached.`,
   orch exec -i cluster.yaml --role db --sudo -- systemctl status mariadb`,
 		Args: usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			inv, err := g.loadInventory("")
+			inv, err := g.Load("")
 			if err != nil {
 				return err
 			}
-			hosts, err := inv.Select(role)
-			if err != nil {
-				return usagef("--role %s: %v", role, err)
+			err = runner.Exec(cmd.Context(), runner.ExecOptions{Inventory: inv, Role: role, Script: strings.Join(args, " "), Sudo: sudo,
+				Connect: g.Connect, Out: cmd.OutOrStdout()})
+			var failed *runner.ExecFailed
+			if errors.As(err, &failed) {
+				// Every host's failure, then only the status.
+				fmt.Fprintln(cmd.ErrOrStderr(), capLines(failed.Err.Error()))
+				return &silentError{&exitError{code: exitFailure, err: failed}}
 			}
-			if len(hosts) == 0 {
-				return usagef("no %s hosts in %s", role, inv.Source)
-			}
-			c := g.connect(cmd.Context(), inv, hosts)
-			defer c.Close()
-			script := strings.Join(args, " ")
-			out := &orchestrator.SyncWriter{W: cmd.OutOrStdout()}
-			width := 0
-			for _, h := range hosts {
-				width = max(width, len(h.Name))
-			}
-			errs := c.Each(cmd.Context(), hosts, func(ctx context.Context, h *topology.Host, ex executor.Executor) error {
-				prefix := fmt.Sprintf("%-*s | ", width, h.Name)
-				stdout := &orchestrator.PrefixWriter{Out: out, Prefix: prefix}
-				stderr := &orchestrator.PrefixWriter{Out: out, Prefix: prefix}
-				_, err := ex.Run(ctx, executor.Command{Script: script, Sudo: sudo, Stdout: stdout, Stderr: stderr})
-				stdout.Flush()
-				stderr.Flush()
-				return err
-			})
-			if err := orchestrator.Aggregate(errs); err != nil {
-				failed := 0
-				for _, e := range errs {
-					if e != nil {
-						failed++
-					}
-				}
-				fmt.Fprintln(cmd.ErrOrStderr(), capLines(err.Error()))
-				return &silentError{&exitError{code: exitFailure, err: fmt.Errorf("exec: failed on %d of %d hosts", failed, len(hosts))}}
-			}
-			return nil
+			return useCaseErr(cmd.Context(), err)
 		},
 	}
 	cmd.Flags().StringVar(&role, "role", "all", "hosts to run on: master, slave, loadbox, db, all, or a host name")

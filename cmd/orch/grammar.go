@@ -92,19 +92,19 @@ func (g *globalOptions) applyGrammar(root *cobra.Command) {
 var sshLoadFlags = []string{"known-hosts", "ssh-config", "ssh-user", "ssh-port", "identity"}
 
 func (g *globalOptions) bindInventoryFlags(f *pflag.FlagSet) {
-	f.StringArrayVarP(&g.inventories, "inventory", "i", []string{"cluster.yaml"}, "inventory: a YAML cluster file or a legacy ips.txt (repeatable: one cluster per file); also a positional FILE")
-	f.StringVar(&g.cluster, "cluster", "", "the cluster to act on, of an inventory with several (default: every one for up, down, status, check and matrix)")
-	f.StringVar(&g.knownHosts, "known-hosts", "", "known_hosts file (overrides the inventory's)")
-	f.StringVar(&g.sshConfig, "ssh-config", "", `OpenSSH client config to honour (default ~/.ssh/config; "none" to ignore)`)
-	f.StringVar(&g.sshUser, "ssh-user", os.Getenv("ORCH_SSH_USER"), "SSH user for ips.txt inventories (env ORCH_SSH_USER)")
-	f.IntVar(&g.sshPort, "ssh-port", 0, "SSH port for ips.txt inventories")
-	f.StringSliceVar(&g.identities, "identity", nil, "SSH private key for ips.txt inventories (repeatable)")
+	f.StringArrayVarP(&g.Inventories, "inventory", "i", []string{"cluster.yaml"}, "inventory: a YAML cluster file or a legacy ips.txt (repeatable: one cluster per file); also a positional FILE")
+	f.StringVar(&g.Cluster, "cluster", "", "the cluster to act on, of an inventory with several (default: every one for up, down, status, check and matrix)")
+	f.StringVar(&g.KnownHosts, "known-hosts", "", "known_hosts file (overrides the inventory's)")
+	f.StringVar(&g.SSHConfig, "ssh-config", "", `OpenSSH client config to honour (default ~/.ssh/config; "none" to ignore)`)
+	f.StringVar(&g.SSH.User, "ssh-user", os.Getenv("ORCH_SSH_USER"), "SSH user for ips.txt inventories (env ORCH_SSH_USER)")
+	f.IntVar(&g.SSH.Port, "ssh-port", 0, "SSH port for ips.txt inventories")
+	f.StringSliceVar(&g.SSH.IdentityFiles, "identity", nil, "SSH private key for ips.txt inventories (repeatable)")
 }
 
 func (g *globalOptions) bindConnectFlags(f *pflag.FlagSet) {
-	f.BoolVar(&g.acceptNewHostKeys, "accept-new-host-keys", false, "trust and record host keys not yet in known_hosts (a changed key is always refused)")
-	f.DurationVar(&g.connectTimeout, "connect-timeout", 0, "SSH connect timeout (default: inventory's, else 10s)")
-	f.IntVar(&g.parallel, "parallel", orchestrator.DefaultParallel, "hosts worked on at once")
+	f.BoolVar(&g.AcceptNewHostKeys, "accept-new-host-keys", false, "trust and record host keys not yet in known_hosts (a changed key is always refused)")
+	f.DurationVar(&g.ConnectTimeout, "connect-timeout", 0, "SSH connect timeout (default: inventory's, else 10s)")
+	f.IntVar(&g.Parallel, "parallel", orchestrator.DefaultParallel, "hosts worked on at once")
 	f.BoolVarP(&g.verbose, "verbose", "v", false, "print every step as it starts, the per-step timing table and every client command (they are always in the run directory's commands.txt)")
 }
 

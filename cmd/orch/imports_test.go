@@ -20,18 +20,15 @@ const module = "github.com/orch-bench/orch/"
 // import must be added here with its reason (and is better a use case).
 var cmdImports = map[string]string{
 	// Use-case entry points.
-	"orchestrator/matrix":   "orch matrix: matrix.Run",
-	"orchestrator/runner":   "orch run and collect: runner.Bench, runner.Collect; up, down, status, check and inventory: runner.NewUp, runner.Down, runner.Status, runner.Check, runner.ValidateSet",
-	"orchestrator/report":   "orch report: report.Generate; orch run prints its run as the report computes it (report.RunSummary)",
-	"orchestrator/executor": "orch exec, and the SSH dial settings of every command",
-	"lab":                   "orch lab",
+	"orchestrator/matrix": "orch matrix: matrix.Run",
+	"orchestrator/runner": "orch run, collect and exec: runner.Bench, runner.CollectDir, runner.Exec; up, down, status, check and inventory: runner.NewUp, runner.Down, runner.Status, runner.Check, runner.ValidateSet; how every command loads and reaches its clusters: runner.Access",
+	"orchestrator/report": "orch report: report.Answer",
+	"lab":                 "orch lab",
 	// Value types and plumbing every command shares.
 	"topology":             "the inventory the flag layer loads",
 	"orchestrator":         "InputError (exit 2) and ForEach over clusters",
-	"orchestrator/cluster": "the connections the flag layer's SSH settings open",
-	"orchestrator/account": "managed passwords filled into a loaded inventory",
 	"orchestrator/stacks":  "--stacks parsed into a stacks.Mode",
-	"orchestrator/bench":   "workload names for help, results for printing, orch parse",
+	"orchestrator/bench":   "workload names for help; orch parse: bench.ParseFiles",
 	"orchestrator/rundir":  "run directories named on the command line, and their status",
 	"orchestrator/stats":   "the stopping rule's words and bounds for --until and --min-repeat (stats.GoalSignificant, stats.MinRounds)",
 	"orchestrator/suggest": "did you mean: the one edit-distance helper for flags, commands and keys",
@@ -41,13 +38,17 @@ var cmdImports = map[string]string{
 // each imports its use case and nothing of the orchestrator besides the
 // value types.
 var useCaseFiles = map[string][]string{
-	"matrix.go":    {"orchestrator/matrix", "orchestrator/stacks", "orchestrator"},
-	"matrix_aa.go": {"orchestrator/matrix"},
-	"precision.go": {"orchestrator/matrix", "orchestrator/stats"},
-	"run.go":       {"orchestrator/runner", "orchestrator/stacks", "orchestrator/bench", "orchestrator/rundir", "orchestrator/report"},
-	"up.go":        {"orchestrator/runner", "topology"},
-	"check.go":     {"orchestrator/runner"},
-	"inventory.go": {"orchestrator/runner", "topology"},
+	"matrix.go":     {"orchestrator/matrix", "orchestrator"},
+	"benchflags.go": {"orchestrator/bench", "orchestrator/stacks"},
+	"matrix_aa.go":  {"orchestrator/matrix"},
+	"precision.go":  {"orchestrator/matrix", "orchestrator/stats"},
+	"run.go":        {"orchestrator/runner", "orchestrator/rundir"},
+	"exec.go":       {"orchestrator/runner"},
+	"parse.go":      {"orchestrator/bench"},
+	"report.go":     {"orchestrator/report"},
+	"up.go":         {"orchestrator/runner", "topology"},
+	"check.go":      {"orchestrator/runner"},
+	"inventory.go":  {"orchestrator/runner", "topology"},
 }
 
 func TestCmdImportsOnlyUseCases(t *testing.T) {

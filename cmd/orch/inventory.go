@@ -6,7 +6,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/orch-bench/orch/orchestrator/runner"
-	"github.com/orch-bench/orch/topology"
 )
 
 func newInventoryCmd(g *globalOptions) *cobra.Command {
@@ -36,9 +35,9 @@ shows what such a command would use.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			paths := args
 			if len(paths) == 0 {
-				paths = g.inventories
+				paths = g.Inventories
 			}
-			set, err := g.loadSet(paths)
+			set, err := g.LoadSet(paths)
 			if err != nil {
 				return err
 			}
@@ -49,38 +48,19 @@ shows what such a command would use.`,
 			}
 			out := cmd.OutOrStdout()
 			if len(paths) > 1 || len(set.Clusters) > 1 {
-				return runner.WriteSet(out, set, g.sshConfig, asJSON)
+				return runner.WriteSet(out, set, g.SSHConfig, asJSON)
 			}
 			// One cluster: exactly what every other command loads.
-			inv, err := g.parseInventory(paths[0])
+			inv, err := g.Parse(paths[0])
 			if err != nil {
 				return err
 			}
 			if err := inv.CheckSecrets(); err != nil {
 				fmt.Fprintf(cmd.ErrOrStderr(), "inventory: WARNING %v (needed once a command contacts a host)\n", err)
 			}
-			return runner.WriteInventory(out, inv, g.sshConfig, asJSON)
+			return runner.WriteInventory(out, inv, g.SSHConfig, asJSON)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the normalised inventory as JSON")
 	return cmd
-}
-
-// loadSet loads every cluster of the given inventories (repeated -i, or a
-// file with a clusters list) with the same options as loadInventory.
-func (g *globalOptions) loadSet(paths []string) (*topology.Set, error) {
-	set, err := topology.LoadSet(paths, g.loadOptions())
-	if err != nil {
-		return nil, &usageError{msg: err.Error()}
-	}
-	return set, nil
-}
-
-// loadOptions are the flags that inventories need (ips.txt SSH settings,
-// known_hosts, expanded by topology), for every way of loading one.
-func (g *globalOptions) loadOptions() topology.LoadOptions {
-	return topology.LoadOptions{
-		KnownHostsOverride: g.knownHosts,
-		SSH:                topology.SSHConfig{User: g.sshUser, Port: g.sshPort, IdentityFiles: g.identities},
-	}
 }

@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/orch-bench/orch/orchestrator"
 	"github.com/orch-bench/orch/topology"
 )
 
@@ -49,7 +50,7 @@ func exitCode(err error) int {
 	switch {
 	case errors.As(err, &code):
 		return code.code
-	case errors.As(err, &invErr), errors.As(err, &usage):
+	case errors.As(err, &invErr), errors.As(err, &usage), orchestrator.IsBadInput(err):
 		return exitUsage
 	}
 	return exitFailure

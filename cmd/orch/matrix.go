@@ -5,28 +5,24 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/orch-bench/orch/orchestrator"
 	"github.com/orch-bench/orch/orchestrator/matrix"
-	"github.com/orch-bench/orch/orchestrator/stacks"
 )
 
 func newMatrixCmd(g *globalOptions) *cobra.Command {
 	var (
-		engines, workload, root, baseline, resume string
-		knobs, sets                               []string
-		repeat, warmup                            int
-		dryRun, failFast, keepRemote, waitRunning bool
-		allowAsymmetry, allowMixed, aa            bool
-		noiseFloor                                string
-		stallLimit                                time.Duration
-		stacksFlag                                string
-		seed                                      int64
-		until                                     untilFlags
-		short                                     = map[string]*string{}
+		b                              benchFlags
+		engines, baseline, resume      string
+		knobs                          []string
+		repeat, warmup                 int
+		dryRun, failFast, waitRunning  bool
+		allowAsymmetry, allowMixed, aa bool
+		noiseFloor                     string
+		seed                           int64
+		until                          untilFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "matrix [INVENTORY] --engines=E1,E2 [--knobs=NAME[=V1,V2][;NAME...]]... [--repeat N]",
@@ -68,9 +64,9 @@ NOT COMPARABLE.`,
 					resume, args = args[0], nil
 				}
 			}
-			stackMode, err := stacks.ParseMode(stacksFlag)
+			stackMode, err := b.stackMode("matrix")
 			if err != nil {
-				return usagef("matrix: %v", err)
+				return err
 			}
 			if err := checkAAFlags(cmd, aa, noiseFloor); err != nil {
 				return err
@@ -87,23 +83,20 @@ NOT COMPARABLE.`,
 			if cmd.Flags().Changed("warmup") && warmup < 0 {
 				return usagef("matrix: --warmup %d: want 0 or more seconds", warmup)
 			}
-			invs, err := g.clusters(strings.Join(args, ""))
+			invs, err := g.Clusters(strings.Join(args, ""))
 			if err != nil {
 				return err
 			}
-			if engines == "" && !resuming {
-				engines = defaultEngines(invs)
-			}
-			over, err := overrides(short, sets)
+			over, err := b.overrides()
 			if err != nil {
 				return err
 			}
-			o := matrix.Options{Clusters: invs, Root: root, Resume: resuming, ResumeDir: resume,
-				Spec: matrix.Spec{Engines: engines, Knobs: knobs, Workload: workload, Repeat: repeat, WarmupS: given(cmd, "warmup", warmup),
+			o := matrix.Options{Clusters: invs, Root: b.root, Resume: resuming, ResumeDir: resume,
+				Spec: matrix.Spec{Engines: engines, Knobs: knobs, Workload: b.workload, Repeat: repeat, WarmupS: given(cmd, "warmup", warmup),
 					Baseline: baseline, Overrides: over, AA: aa, Until: rule, RepeatSet: cmd.Flags().Changed("repeat")},
-				NoiseFloor: noiseFloor, AllowAsymmetry: allowAsymmetry, AllowMixed: allowMixed, DryRun: dryRun, FailFast: failFast, KeepRemote: keepRemote,
-				WaitRunning: waitRunning, StallLimit: stallLimit, Stacks: stackMode, Version: buildVersion(), Command: os.Args,
-				Connect: g.connectInventory, Out: cmd.OutOrStdout(), Err: cmd.ErrOrStderr(), Terminal: isTerminal(cmd.ErrOrStderr()), Verbose: g.verbose}
+				NoiseFloor: noiseFloor, AllowAsymmetry: allowAsymmetry, AllowMixed: allowMixed, DryRun: dryRun, FailFast: failFast, KeepRemote: b.keepRemote,
+				WaitRunning: waitRunning, StallLimit: b.stallLimit, Stacks: stackMode, Version: buildVersion(), Command: os.Args,
+				Connect: g.ConnectAll, Out: cmd.OutOrStdout(), Err: cmd.ErrOrStderr(), Terminal: isTerminal(cmd.ErrOrStderr()), Verbose: g.verbose}
 			if cmd.Flags().Changed("seed") {
 				o.Seed = &seed
 			}
@@ -113,7 +106,7 @@ NOT COMPARABLE.`,
 	f := cmd.Flags()
 	f.StringVar(&engines, "engines", "", "engine profiles to compare, comma-separated (default: inventory profile.engine)")
 	f.StringArrayVar(&knobs, "knobs", nil, "knob axis: NAME (ON,OFF), NAME=V1,V2; several separated by ';' (repeatable)")
-	f.StringVar(&workload, "workload", "pure-random-writes", "workload: an embedded name or a YAML file")
+	b.register(f, "pure-random-writes", "a cell")
 	f.IntVar(&repeat, "repeat", 1, "runs of each configuration (interleaved)")
 	f.IntVar(&warmup, "warmup", 0, "seconds at the start of each run left out of every figure: when given, the warm-up of every run "+
 		"(recorded in matrix.json; the report says --warmup N s); when not, detected per run as a sustained level change from the start "+
@@ -125,29 +118,21 @@ NOT COMPARABLE.`,
 	f.BoolVar(&dryRun, "dry-run", false, "print the plan and stop")
 	f.BoolVar(&failFast, "fail-fast", false, "stop at the first failed cell (or unreachable cluster)")
 	f.Int64Var(&seed, "seed", 0, "several clusters: seed of the randomised order of each cluster's cells (default: random, printed and recorded)")
-	f.BoolVar(&keepRemote, "keep-remote", false, "keep each cell's working directory on the load box (removed once collected)")
 	f.BoolVar(&waitRunning, "wait-running", false, "--resume: let a benchmark the interrupted cell left running on the load box finish (default: stop it), then redo the cell")
 	f.BoolVar(&allowAsymmetry, "allow-asymmetry", false, "run although the configurations differ in durability beyond the matrix's axes, or a knob sets the durability, cache or IO of one engine only")
 	f.BoolVar(&allowMixed, "allow-mixed", false, "several clusters: run them although their servers differ in flavour or major.minor version, "+
 		"and report across them (labelled NOT COMPARABLE, as orch report --allow-mixed) instead of refusing")
 	f.BoolVar(&aa, "aa", false, "A/A: run the one configuration of --engines/--knobs twice, as arms (a) and (b), interleaved; the report states the cluster's noise floor")
 	f.StringVar(&noiseFloor, "noise-floor", matrix.NoiseFloorAuto, "A/A matrix whose noise floor the report holds verdicts against: DIR, auto (the newest finished A/A of the workload under --runs) or none")
-	f.StringVar(&root, "runs", "runs", "directory that holds run directories")
-	f.StringArrayVar(&sets, "set", nil, "workload option override KEY=VALUE (repeatable)")
-	f.DurationVar(&stallLimit, "stall-limit", 60*time.Second, "stop a cell when the master makes no progress this long")
-	f.StringVar(&stacksFlag, "stacks", "auto", stacksHelp)
 	until.register(f)
-	for _, k := range []string{"threads", "time", "tables", "table-size", "events", "concurrency", "iterations"} {
-		short[k] = f.String(k, "", "workload override: "+k)
-	}
 	return cmd
 }
 
 // planFlags shape the matrix's cells: --resume goes on with the plan the
 // matrix recorded, so a new value for one of them would be silently
 // ignored (a --time 60 resume of a --time 30 matrix running 30 s cells).
-var planFlags = []string{"engines", "knobs", "workload", "repeat", "warmup", "baseline", "set", "aa", "seed", "noise-floor",
-	"threads", "time", "tables", "table-size", "events", "concurrency", "iterations"}
+var planFlags = append([]string{"engines", "knobs", "workload", "repeat", "warmup", "baseline", "set", "aa", "seed", "noise-floor"},
+	shortOverrides...)
 
 // resumeKeepsThePlan refuses, in one line, a --resume given a plan flag.
 func resumeKeepsThePlan(cmd *cobra.Command) error {

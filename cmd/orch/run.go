@@ -5,16 +5,12 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/orch-bench/orch/orchestrator/bench"
-	"github.com/orch-bench/orch/orchestrator/report"
 	"github.com/orch-bench/orch/orchestrator/rundir"
 	"github.com/orch-bench/orch/orchestrator/runner"
-	"github.com/orch-bench/orch/orchestrator/stacks"
 )
 
 // exitInterrupted is the status of a run stopped with Ctrl-C (128+SIGINT).
@@ -22,12 +18,10 @@ const exitInterrupted = 130
 
 func newRunCmd(g *globalOptions) *cobra.Command {
 	var (
-		workload, engine, root  string
-		knobs, sets             []string
-		noUp, keepRemote        bool
-		stallLimit              time.Duration
-		stacksFlag, monitorFlag string
-		short                   = map[string]*string{}
+		b                   benchFlags
+		engine, monitorFlag string
+		knobs               []string
+		noUp                bool
 	)
 	cmd := &cobra.Command{
 		Use:   "run [INVENTORY] --workload NAME|FILE",
@@ -55,27 +49,27 @@ run interrupted.`,
   orch run cluster.yaml --workload mysqlslap-write --set concurrency=50 --set iterations=2`,
 		Args: usageArgs(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			inv, err := g.loadInventory(strings.Join(args, ""))
+			inv, err := g.Load(strings.Join(args, ""))
 			if err != nil {
 				return err
 			}
-			stackMode, err := stacks.ParseMode(stacksFlag)
+			stackMode, err := b.stackMode("run")
 			if err != nil {
-				return usagef("run: %v", err)
+				return err
 			}
 			noMonitors, err := parseMonitorFlag(monitorFlag)
 			if err != nil {
 				return err
 			}
-			over, err := overrides(short, sets)
+			over, err := b.overrides()
 			if err != nil {
 				return err
 			}
 			ctx := cmd.Context()
 			out, err := runner.Bench(ctx, runner.BenchOptions{
-				Inventory: inv, Workload: workload, Engine: engine, Knobs: knobs, Overrides: over, NoUp: noUp, Root: root,
-				StallLimit: stallLimit, KeepRemote: keepRemote, Stacks: stackMode, NoMonitors: noMonitors,
-				Connect: g.connectInventory, Version: buildVersion(), Command: os.Args,
+				Inventory: inv, Workload: b.workload, Engine: engine, Knobs: knobs, Overrides: over, NoUp: noUp, Root: b.root,
+				StallLimit: b.stallLimit, KeepRemote: b.keepRemote, Stacks: stackMode, NoMonitors: noMonitors,
+				Connect: g.ConnectAll, Version: buildVersion(), Command: os.Args,
 				Err: cmd.ErrOrStderr(), Terminal: isTerminal(cmd.ErrOrStderr()), Verbose: g.verbose,
 			})
 			if out == nil {
@@ -84,7 +78,7 @@ run interrupted.`,
 				}
 				return useCaseErr(ctx, err)
 			}
-			printOutcome(cmd, out)
+			out.Write(cmd.OutOrStdout())
 			switch {
 			case errors.Is(err, runner.ErrInterrupted) || out.Status == rundir.StatusInterrupted:
 				return &exitError{code: exitInterrupted, err: fmt.Errorf("run interrupted: stopped the benchmark and collected what there is in %s", out.Dir.Path())}
@@ -97,18 +91,10 @@ run interrupted.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&workload, "workload", "", "workload: an embedded name ("+strings.Join(bench.BuiltinWorkloads(), ", ")+") or a YAML file")
+	b.register(f, "", "the run")
 	f.StringVar(&engine, "engine", "", "engine profile for the cluster and the tables (default: inventory profile.engine)")
 	f.StringArrayVar(&knobs, "knob", nil, "server variable override NAME=VALUE (repeatable)")
-	f.StringArrayVar(&sets, "set", nil, "workload option override KEY=VALUE (repeatable), e.g. concurrency=4,8")
-	for _, k := range []string{"threads", "time", "tables", "table-size", "events", "concurrency", "iterations"} {
-		short[k] = f.String(k, "", "workload override: "+k)
-	}
 	f.BoolVar(&noUp, "no-up", false, "do not bring the cluster to the engine and knobs first")
-	f.BoolVar(&keepRemote, "keep-remote", false, "keep the benchmark's working directory on the load box (removed once collected)")
-	f.StringVar(&root, "runs", "runs", "directory that holds run directories")
-	f.DurationVar(&stallLimit, "stall-limit", 60*time.Second, "stop the run when the master makes no progress this long")
-	f.StringVar(&stacksFlag, "stacks", "auto", stacksHelp)
 	f.StringVar(&monitorFlag, "monitor", "on", "on, or off: no per-second time series, no stall watchdog and no monitor figures in the report; only for measuring what orch's watching costs (make bench)")
 	return cmd
 }
@@ -124,86 +110,9 @@ func parseMonitorFlag(s string) (bool, error) {
 	return false, usagef("run: --monitor %q: want on or off", s)
 }
 
-// fromManifest returns the inventory file the run directory recorded,
-// taking for an ips.txt the SSH settings it ran with where no flag is set.
-func (g *globalOptions) fromManifest(d *rundir.Dir) (string, error) {
-	m, err := d.LoadManifest()
-	if err != nil {
-		return "", err
-	}
-	r, err := m.RecordedInventory()
-	if err != nil {
-		return "", err
-	}
-	if r.Format == "ips" && len(r.Hosts) > 0 {
-		ssh := r.Hosts[0].SSH
-		if g.sshUser == "" {
-			g.sshUser = ssh.User
-		}
-		if g.sshPort == 0 {
-			g.sshPort = ssh.Port
-		}
-		if len(g.identities) == 0 {
-			g.identities = ssh.IdentityFiles
-		}
-	}
-	if g.knownHosts == "" {
-		g.knownHosts = r.KnownHostsFile
-	}
-	return r.Source, nil
-}
-
-// overrides merges the short flags and --set KEY=VALUE into one map.
-func overrides(short map[string]*string, sets []string) (map[string]string, error) {
-	over := map[string]string{}
-	for k, v := range short {
-		if *v != "" {
-			over[k] = *v
-		}
-	}
-	for _, s := range sets {
-		k, v, ok := strings.Cut(s, "=")
-		if !ok || k == "" {
-			return nil, usagef("--set %q: want KEY=VALUE", s)
-		}
-		over[k] = v
-	}
-	return over, nil
-}
-
 func isTerminal(w any) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
-}
-
-// printOutcome prints where the run is and its figures, as its report
-// computes them over the run's one window (report.RunSummary).
-func printOutcome(cmd *cobra.Command, out *runner.Outcome) {
-	w := cmd.OutOrStdout()
-	fmt.Fprintf(w, "run %s: %s\n", out.Status, out.Dir.Path())
-	res := out.Results
-	if res == nil {
-		return
-	}
-	if res.Benchmark.Result != nil {
-		sum, err := report.RunSummary(out.Dir.Path())
-		if err != nil {
-			sum = fmt.Sprintf("no figures: %v (orch report %s says more)\n", err, out.Dir.Path())
-		}
-		for _, l := range strings.Split(strings.TrimSuffix(sum, "\n"), "\n") {
-			fmt.Fprintln(w, "  "+l)
-		}
-	}
-	if res.Consistency != nil {
-		verdict := "ok: CHECKSUM TABLE and row counts match on master and slaves"
-		if !res.Consistency.OK {
-			verdict = "MISMATCH: " + res.Consistency.Summary()
-		}
-		fmt.Fprintf(w, "  consistency: %s\n", verdict)
-	}
-	for _, c := range res.Checks {
-		fmt.Fprintf(w, "  FAILED CHECK: %s\n", c)
-	}
 }
 
 func newCollectCmd(g *globalOptions) *cobra.Command {
@@ -222,69 +131,11 @@ latest run.`,
   orch collect -i cluster.yaml runs/20261129T221102Z-pure-random-writes-innodb`,
 		Args: usageArgs(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var d *rundir.Dir
-			var err error
-			if len(args) == 1 {
-				d, err = rundir.Open(args[0])
-			} else {
-				d, err = rundir.OpenLatest(root)
-			}
-			if err != nil {
-				return &usageError{msg: err.Error()}
-			}
-			path := ""
-			if !cmd.Flags().Changed("inventory") {
-				// The run directory knows its inventory (and the SSH
-				// flags an ips.txt ran with).
-				if path, err = g.fromManifest(d); err != nil {
-					return &usageError{msg: fmt.Sprintf("%s: %v (give -i)", d.Path(), err)}
-				}
-			}
-			inv, err := g.loadInventory(path)
-			if err != nil {
-				return err
-			}
-			if err := runner.CheckSources(d, inv); err != nil {
-				return &usageError{msg: err.Error()}
-			}
-			c := g.connect(cmd.Context(), inv, inv.Hosts)
-			defer c.Close()
-			res, err := runner.Collect(cmd.Context(), d, c, keepRemote)
-			w := cmd.OutOrStdout()
-			if res != nil && res.Report != nil {
-				fetched := 0
-				for _, f := range res.Report.Files {
-					if f.Outcome == rundir.Fetched {
-						fetched++
-						fmt.Fprintf(w, "fetched %s:%s -> %s (%d bytes, %d on the wire", f.Host, f.Remote, f.Local, f.Written, f.WireBytes)
-						if f.ResumedAt > 0 {
-							fmt.Fprintf(w, ", resumed at %d", f.ResumedAt)
-						}
-						fmt.Fprintln(w, ")")
-					} else if f.Outcome != rundir.Present {
-						fmt.Fprintf(w, "%s %s:%s -> %s %s\n", f.Outcome, f.Host, f.Remote, f.Local, f.Error)
-					}
-				}
-				fmt.Fprintf(w, "collect: %s: %d file(s) fetched, %d already present\n", d.Path(), fetched, len(res.Report.Files)-fetched)
-				if res.StillRunning {
-					fmt.Fprintln(w, "collect: the benchmark is still running; run orch collect again when it ends")
-				}
-				if res.Parsed {
-					fmt.Fprintln(w, "collect: results.json updated from the benchmark output")
-				}
-				if res.RemovedRemote {
-					fmt.Fprintln(w, "collect: removed the benchmark's working directory from its host (--keep-remote keeps it)")
-				}
-			}
-			return err
+			return useCaseErr(cmd.Context(), runner.CollectDir(cmd.Context(), runner.CollectOptions{Dir: strings.Join(args, ""), Root: root,
+				Access: &g.Access, InventoryGiven: cmd.Flags().Changed("inventory"), KeepRemote: keepRemote, Out: cmd.OutOrStdout()}))
 		},
 	}
 	cmd.Flags().StringVar(&root, "runs", "runs", "directory that holds run directories")
 	cmd.Flags().BoolVar(&keepRemote, "keep-remote", false, "keep the benchmark's working directory on its host after a complete collect")
 	return cmd
 }
-
-// stacksHelp documents --stacks for run and matrix.
-const stacksHelp = "thread stacks of the master and a slave, taken in a profiling tail after the run's load and checks " +
-	"(a few seconds more of the same workload that no figure reads), never inside the measured load: off, perf, " +
-	"gdb (stops the server for each snapshot; the stop is measured), or auto (perf where perf record works, else off)"

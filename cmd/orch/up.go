@@ -44,7 +44,7 @@ canary row read on both slaves. Run it again and nothing restarts.`,
   orch up cluster.yaml --engine tokudb --dry-run --flavor percona:5.7.44`,
 		Args: usageArgs(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			invs, err := g.clusters(strings.Join(args, ""))
+			invs, err := g.Clusters(strings.Join(args, ""))
 			if err != nil {
 				return err
 			}
@@ -90,7 +90,7 @@ names are never dropped.`,
   orch down -i inventories/lab.yaml --purge`,
 		Args: usageArgs(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			invs, err := g.clusters(strings.Join(args, ""))
+			invs, err := g.Clusters(strings.Join(args, ""))
 			if err != nil {
 				return err
 			}
@@ -111,7 +111,7 @@ func newStatusCmd(g *globalOptions) *cobra.Command {
   orch status -i inventories/lab.yaml --json`,
 		Args: usageArgs(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			invs, err := g.clusters(strings.Join(args, ""))
+			invs, err := g.Clusters(strings.Join(args, ""))
 			if err != nil {
 				return err
 			}

@@ -204,6 +204,9 @@ func (u *useCase) build(names []string) (*Matrix, error) {
 		m, err := LoadResume(u.Root, u.ResumeDir, names)
 		return m, orchestrator.BadInput(err)
 	}
+	if u.Spec.Engines == "" {
+		u.Spec.Engines = defaultEngines(u.Clusters)
+	}
 	if names == nil {
 		m, err := Build(u.Spec)
 		return m, orchestrator.BadInput(err)
@@ -219,6 +222,20 @@ func (u *useCase) build(names []string) (*Matrix, error) {
 	}
 	m, err := BuildBlocked(u.Spec, names, seed)
 	return m, orchestrator.BadInput(err)
+}
+
+// defaultEngines are the engines of a matrix given none: the clusters'
+// profile.engine, when they agree ("" when not: Build then asks for
+// --engines).
+func defaultEngines(invs []*topology.Inventory) string {
+	engine := ""
+	for i, inv := range invs {
+		if i > 0 && inv.Profile.Engine != engine {
+			return ""
+		}
+		engine = inv.Profile.Engine
+	}
+	return engine
 }
 
 // connect opens and locks every cluster. One cluster that cannot be
