@@ -41,13 +41,13 @@ type Result struct {
 // every intended value. Any failure, or a Ctrl-C, undoes what was done,
 // newest first, on a context of its own, so nothing is left half-configured
 // and no server is left stopped.
-func (n *Node) Apply(ctx context.Context, cfg *Config, p *Plan, progress func(step string)) (*Result, error) {
+func (n *Node) Apply(ctx context.Context, cfg *Config, p *Plan, events step.HostEvents) (*Result, error) {
 	res := &Result{Host: cfg.Host, Pending: p.Pending, Warnings: p.Warnings}
 	if !p.Changed() {
 		res.Unchanged = true
 		return res, nil
 	}
-	q := n.sequence(progress)
+	q := n.sequence(events)
 	defer func() { res.Steps = q.Records }()
 	if p.FixTHP {
 		if err := q.Do(ctx, step.Step{Name: "turn transparent huge pages off", Do: func(ctx context.Context) error {

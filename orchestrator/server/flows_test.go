@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/orch-bench/orch/orchestrator/flavor"
+	"github.com/orch-bench/orch/orchestrator/step"
 )
 
 // mysqlVars are the variables a MySQL-family server shows that the base
@@ -70,7 +71,7 @@ func TestTokuDBOnPercona57(t *testing.T) {
 		}
 	}
 	sqlFrom, cmdFrom := len(h.sql), len(h.cmds)
-	res, err := n.Apply(ctx, cfg, p, nil)
+	res, err := n.Apply(ctx, cfg, p, step.HostEvents{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +224,7 @@ func TestDynamicApplyAndRevert(t *testing.T) {
 	}
 	h.readOnly["binlog_format"] = false
 	from := len(h.sql)
-	res, err := n.Apply(ctx, cfg, p, nil)
+	res, err := n.Apply(ctx, cfg, p, step.HostEvents{})
 	if err != nil || res.Restarted {
 		t.Fatalf("%+v %v", res, err)
 	}
@@ -249,7 +250,7 @@ func TestDynamicApplyAndRevert(t *testing.T) {
 	}
 	h.readOnly["sync_binlog"] = true // as if SET GLOBAL failed now, after the buffer pool was resized
 	from = len(h.sql)
-	_, err = n.Apply(ctx, cfg, p, nil)
+	_, err = n.Apply(ctx, cfg, p, step.HostEvents{})
 	if err == nil || !strings.HasPrefix(err.Error(), "master 10.0.0.1: SET GLOBAL sync_binlog = 0: Error 1238") ||
 		!strings.HasSuffix(err.Error(), "(restored the previous config)") {
 		t.Errorf("error %v", err)
@@ -290,7 +291,7 @@ func TestFailedStartRollsBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	from := len(h.cmds)
-	_, err = n.Apply(ctx, cfg, p, nil)
+	_, err = n.Apply(ctx, cfg, p, step.HostEvents{})
 	want := "master 10.0.0.1: server did not start with the new config: [ERROR] mariadbd: innodb_log_file_size=7 is too small (restored the previous config)"
 	if err == nil || err.Error() != want {
 		t.Fatalf("\n got %v\nwant %s", err, want)
@@ -321,7 +322,7 @@ func TestOverriddenOptionIsCaughtBeforeRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = n.Apply(ctx, cfg, p, nil)
+	_, err = n.Apply(ctx, cfg, p, step.HostEvents{})
 	want := "master 10.0.0.1: the server would not use orch's settings: bind_address = 127.0.0.1 wins over orch's 0.0.0.0 " +
 		"(an option file read after /etc/mysql/conf.d/99-orch.cnf sets it); check with `my_print_defaults --mysqld` (restored the previous config)"
 	if err == nil || err.Error() != want {
@@ -342,13 +343,13 @@ func TestRestorePutsOriginalBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := n.Apply(ctx, cfg, p, nil); err != nil {
+	if _, err := n.Apply(ctx, cfg, p, step.HostEvents{}); err != nil {
 		t.Fatal(err)
 	}
 	if h.files[fakeDir+"/99-orch.cnf.orig"] != admin || h.vars["bind_address"] != "0.0.0.0" {
 		t.Fatalf("apply: files %v", sortedKeys(h.files))
 	}
-	res, err := n.Restore(ctx, nil)
+	res, err := n.Restore(ctx, step.HostEvents{})
 	if err != nil || !res.Restarted {
 		t.Fatalf("%+v %v", res, err)
 	}
@@ -358,7 +359,7 @@ func TestRestorePutsOriginalBack(t *testing.T) {
 	if h.vars["bind_address"] != "127.0.0.1" {
 		t.Errorf("bind_address %s", h.vars["bind_address"])
 	}
-	if res, err := n.Restore(ctx, nil); err != nil || !res.Unchanged || len(res.Warnings) != 1 {
+	if res, err := n.Restore(ctx, step.HostEvents{}); err != nil || !res.Unchanged || len(res.Warnings) != 1 {
 		t.Errorf("second restore: %+v %v", res, err)
 	}
 }
@@ -389,7 +390,7 @@ func TestFailedEngineInstallIsUndone(t *testing.T) {
 		t.Fatal(err)
 	}
 	from := len(h.sql)
-	_, err = n.Apply(context.Background(), cfg, p, nil)
+	_, err = n.Apply(context.Background(), cfg, p, step.HostEvents{})
 	if err == nil || !strings.HasPrefix(err.Error(), "master 10.0.0.1: enable tokudb: ") ||
 		!strings.HasSuffix(err.Error(), "(TokuDB needs jemalloc: malloc-lib in [mysqld_safe], as ps-admin --enable-tokudb sets up) (restored the previous config)") {
 		t.Errorf("error: %v", err)

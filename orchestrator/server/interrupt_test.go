@@ -7,6 +7,7 @@ import (
 
 	"github.com/orch-bench/orch/orchestrator/executor"
 	"github.com/orch-bench/orch/orchestrator/flavor"
+	"github.com/orch-bench/orch/orchestrator/step"
 )
 
 // interruptAt runs commands on the fake host until one equal to at has run,
@@ -50,7 +51,7 @@ func TestInterruptedRestartRollsBack(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	n.Exec = interruptAt{fakeHost: h, at: fakeStop, cancel: cancel}
-	res, err := n.Apply(ctx, cfg, p, nil)
+	res, err := n.Apply(ctx, cfg, p, step.HostEvents{})
 	if err == nil || !strings.Contains(err.Error(), "interrupted while restarting with the new config (restored the previous config)") {
 		t.Fatalf("error %v", err)
 	}

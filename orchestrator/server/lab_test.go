@@ -12,6 +12,7 @@ import (
 	"github.com/orch-bench/orch/orchestrator/labenv"
 
 	"github.com/orch-bench/orch/orchestrator/executor"
+	"github.com/orch-bench/orch/orchestrator/step"
 	"github.com/orch-bench/orch/topology"
 )
 
@@ -72,12 +73,9 @@ func (l *labMaster) apply(t *testing.T, d Desired) (*Plan, *Result, error) {
 	if err != nil {
 		t.Fatalf("check: %v", err)
 	}
-	res, err := l.n.Apply(context.Background(), cfg, p, func(s string) { t.Logf("  step: %s", s) })
-	if res != nil {
-		for _, s := range res.Steps {
-			t.Logf("  %-40s %s", s.Name, s.Took.Round(time.Millisecond))
-		}
-	}
+	events := &step.Stream{}
+	events.Subscribe(func(e step.Event) { t.Logf("  %-10s %-40s %s", e.Kind, e.Step, e.Took.Round(time.Millisecond)) })
+	res, err := l.n.Apply(context.Background(), cfg, p, step.HostEvents{Stream: events, Host: "master"})
 	return p, res, err
 }
 
@@ -290,7 +288,7 @@ func TestLabApplyRestore(t *testing.T) {
 	})
 
 	t.Run("restore", func(t *testing.T) {
-		res, err := n.Restore(ctx, nil)
+		res, err := n.Restore(ctx, step.HostEvents{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -304,7 +302,7 @@ func TestLabApplyRestore(t *testing.T) {
 		l.want(t, "log_bin", "OFF")
 		l.want(t, "max_connections", "123")
 		l.want(t, "default_storage_engine", "InnoDB")
-		res, err = n.Restore(ctx, nil)
+		res, err = n.Restore(ctx, step.HostEvents{})
 		if err != nil || !res.Unchanged {
 			t.Errorf("second restore: %+v, %v", res, err)
 		}

@@ -16,9 +16,9 @@ import (
 // show what the remaining option files say. When the server does not start
 // without orch's file, orch's file is put back and the server started on
 // it. A host without an orch file is left alone (Result.Unchanged).
-func (n *Node) Restore(ctx context.Context, progress func(step string)) (*Result, error) {
+func (n *Node) Restore(ctx context.Context, events step.HostEvents) (*Result, error) {
 	res := &Result{Host: n.Host.String()}
-	q := n.sequence(progress)
+	q := n.sequence(events)
 	defer func() { res.Steps = q.Records }()
 	cur, err := n.readState(ctx)
 	if err != nil {

@@ -12,8 +12,8 @@ import (
 
 // sequence is a step sequence for this host whose undo has room for a
 // stop, a start that may recover a crash, and the file work.
-func (n *Node) sequence(progress func(string)) *step.Sequence {
-	return &step.Sequence{Host: n.Host.String(), Progress: progress, UndoTimeout: 2*n.startTimeout() + time.Minute}
+func (n *Node) sequence(events step.HostEvents) *step.Sequence {
+	return &step.Sequence{Host: n.Host.String(), Events: events, UndoTimeout: 2*n.startTimeout() + time.Minute}
 }
 
 // undoContext is the context cleanup outside a sequence runs on: detached

@@ -65,8 +65,9 @@ const DefaultUndoTimeout = 5 * time.Minute
 // them. Not safe for concurrent use: one host's steps run one at a time.
 type Sequence struct {
 	Host string
-	// Progress hears each step's name as it starts (undos as "undo NAME").
-	Progress func(name string)
+	// Events hears each step begin and end (undos as "undo NAME") as it
+	// happens.
+	Events HostEvents
 	// UndoTimeout bounds Undo (default DefaultUndoTimeout).
 	UndoTimeout time.Duration
 
@@ -84,12 +85,11 @@ func (q *Sequence) Do(ctx context.Context, s Step) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("%s: %w", s.Name, err)
 	}
-	if q.Progress != nil {
-		q.Progress(s.Name)
-	}
+	q.Events.Begin(s.Name)
 	start := time.Now()
 	err := s.Do(ctx)
 	rec := Record{Host: s.Host, Name: s.Name, Action: Applied, Took: time.Since(start)}
+	q.Events.End(s.Name, rec.Took)
 	if err != nil {
 		rec.Action, rec.Error = Failed, err.Error()
 	}
@@ -115,12 +115,11 @@ func (q *Sequence) Undo(ctx context.Context) error {
 	for i := len(q.done) - 1; i >= 0; i-- {
 		s := q.done[i]
 		name := "undo " + s.Name
-		if q.Progress != nil {
-			q.Progress(name)
-		}
+		q.Events.Begin(name)
 		start := time.Now()
 		err := s.Undo(uctx)
 		rec := Record{Host: s.Host, Name: name, Action: Undone, Took: time.Since(start)}
+		q.Events.End(name, rec.Took)
 		if err != nil {
 			rec.Action, rec.Error = Failed, err.Error()
 			errs = append(errs, fmt.Errorf("undo %s: %w", s.Name, err))

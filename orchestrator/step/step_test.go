@@ -35,7 +35,14 @@ func (j *journal) step(name string, fail, undoFails bool) Step {
 func TestUndoRunsNewestFirstOnADetachedContext(t *testing.T) {
 	j := &journal{}
 	var heard []string
-	q := &Sequence{Host: "db1 192.0.2.1", Progress: func(n string) { heard = append(heard, n) }}
+	events := &Stream{}
+	events.Subscribe(func(e Event) {
+		if e.Host != "db1" {
+			t.Errorf("event %+v not on db1", e)
+		}
+		heard = append(heard, string(e.Kind)+" "+e.Step)
+	})
+	q := &Sequence{Host: "db1 192.0.2.1", Events: HostEvents{Stream: events, Host: "db1"}}
 	ctx, cancel := context.WithCancel(context.Background())
 	if err := q.Do(ctx, j.step("write", false, false)); err != nil {
 		t.Fatal(err)
@@ -58,8 +65,11 @@ func TestUndoRunsNewestFirstOnADetachedContext(t *testing.T) {
 	if got := strings.Join(j.log, ", "); got != "do write, do check, do restart, undo restart, undo write" {
 		t.Errorf("log %q", got)
 	}
-	if got := strings.Join(heard, ", "); got != "write, check, restart, undo restart, undo write" {
-		t.Errorf("progress %q", got)
+	// Each step is said as it begins and as it ends, not after the
+	// sequence; the one never begun (cancelled) not at all.
+	if got := strings.Join(heard, ", "); got != "step_begin write, step_end write, step_begin check, step_end check, step_begin restart, step_end restart, "+
+		"step_begin undo restart, step_end undo restart, step_begin undo write, step_end undo write" {
+		t.Errorf("events %q", got)
 	}
 	if q.Pending() {
 		t.Error("still pending after Undo")

@@ -12,6 +12,7 @@ import (
 	"github.com/orch-bench/orch/orchestrator/cluster"
 	"github.com/orch-bench/orch/orchestrator/replication"
 	"github.com/orch-bench/orch/orchestrator/server"
+	"github.com/orch-bench/orch/orchestrator/step"
 	"github.com/orch-bench/orch/topology"
 )
 
@@ -27,8 +28,9 @@ type DownReport struct {
 // Down undoes Up: replication is stopped and reset and semi-sync turned off
 // on the running servers, then orch's config file is removed (the backup
 // put back) and each server restarted, so the hosts are as before `up`.
-func Down(ctx context.Context, c *cluster.Cluster, progress func(host, step string, took time.Duration)) (*DownReport, error) {
-	rec := &recorder{progress: progress}
+func Down(ctx context.Context, c *cluster.Cluster, events *step.Stream) (*DownReport, error) {
+	rec := newRecorder(events)
+	defer rec.stop()
 	params, err := replicationParams(c.Inventory)
 	if err != nil {
 		return nil, err
@@ -58,12 +60,12 @@ func Down(ctx context.Context, c *cluster.Cluster, progress func(host, step stri
 	rep.Hosts = make([]*server.Result, len(nodes))
 	errs := orchestrator.ForEach(ctx, 0, nodes, func(ctx context.Context, i int, n *server.Node) error {
 		t0 := time.Now()
-		res, err := n.Restore(ctx, func(step string) { rec.say(n.Host.Name, step) })
+		res, err := n.Restore(ctx, step.HostEvents{Stream: rec.events, Host: n.Host.Name})
 		rep.Hosts[i] = res
 		rec.done(n.Host.Name, "restore config", t0)
 		return err
 	})
-	rep.Timings = rec.timings
+	rep.Timings = rec.close()
 	return rep, orchestrator.Aggregate(errs)
 }
 
@@ -77,7 +79,7 @@ type StatusReport struct {
 // Status reads replication, semi-sync and config state without changing
 // anything.
 func Status(ctx context.Context, c *cluster.Cluster) (*StatusReport, error) {
-	sessions, err := openNodes(ctx, c, &recorder{})
+	sessions, err := openNodes(ctx, c, newRecorder(nil))
 	if err != nil {
 		return nil, err
 	}

@@ -37,7 +37,8 @@ func openExisting(ctx context.Context, c *cluster.Cluster) (*server.Node, error)
 // benchmark's path to the server, and sets them.
 func upExisting(ctx context.Context, c *cluster.Cluster, opts Options) (*Report, error) {
 	start := time.Now()
-	rec := &recorder{progress: opts.Progress, tracker: opts.Tracker}
+	rec := newRecorder(opts.Events)
+	defer rec.stop()
 	if err := checkPaths(ctx, c, opts); err != nil {
 		return nil, err
 	}
@@ -57,7 +58,7 @@ func upExisting(ctx context.Context, c *cluster.Cluster, opts Options) (*Report,
 		rec.note(n.Host.Name, fmt.Sprintf("SET GLOBAL %s = %s (was %s)", ch.Name, ch.To, ch.From))
 	}
 	rec.done(n.Host.Name, "set dynamic knobs", t0)
-	return &Report{Dynamic: changes, Timings: rec.timings, Total: time.Since(start)}, nil
+	return &Report{Dynamic: changes, Timings: rec.close(), Total: time.Since(start)}, nil
 }
 
 // PutBack sets an existing server's variables that Up changed back to

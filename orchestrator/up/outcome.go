@@ -4,56 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/orch-bench/orch/orchestrator/executor"
 	"github.com/orch-bench/orch/orchestrator/server"
 )
-
-// Tracker follows which step each host is in while a command works, so
-// that a second Ctrl-C, which exits at once, can say what it left
-// unfinished. Safe for concurrent use; the zero value is ready.
-type Tracker struct {
-	mu    sync.Mutex
-	doing map[string]string // host -> step, while its work goes on
-}
-
-func (t *Tracker) step(host, step string) {
-	if t == nil {
-		return
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.doing == nil {
-		t.doing = map[string]string{}
-	}
-	t.doing[host] = step
-}
-
-func (t *Tracker) finish(host string) {
-	if t == nil {
-		return
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	delete(t.doing, host)
-}
-
-// Unfinished lists "host: step" for every host whose work had begun and
-// not ended, by host.
-func (t *Tracker) Unfinished() []string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	var out []string
-	for h, s := range t.doing {
-		out = append(out, h+": "+s)
-	}
-	sort.Strings(out)
-	return out
-}
 
 // outcome says in a few words where one host was left by Apply.
 func outcome(res *server.Result, err error) string {

@@ -106,21 +106,3 @@ func TestOutcomeWording(t *testing.T) {
 		}
 	}
 }
-
-// TestTrackerFollowsSteps: the tracker lists the hosts still mid-step, the
-// way a second Ctrl-C reports them; a nil tracker is a no-op.
-func TestTrackerFollowsSteps(t *testing.T) {
-	tr := &Tracker{}
-	rec := &recorder{tracker: tr}
-	rec.say("db2", "restart")
-	rec.say("db1", "write /etc/mysql/conf.d/99-orch.cnf")
-	rec.say("db1", "roll back")
-	rec.say("db3", "verify")
-	tr.finish("db3")
-	if got := strings.Join(tr.Unfinished(), "; "); got != "db1: roll back; db2: restart" {
-		t.Errorf("unfinished %q", got)
-	}
-	var none *Tracker
-	none.step("db1", "x")
-	none.finish("db1")
-}

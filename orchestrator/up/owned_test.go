@@ -4,9 +4,9 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/orch-bench/orch/orchestrator/internal/fakemaria"
+	"github.com/orch-bench/orch/orchestrator/step"
 )
 
 func master(lab *fakemaria.Lab) *fakemaria.DB { return lab.Hosts[0].Server() }
@@ -29,7 +29,8 @@ func TestUpRefusesAReplicationAccountOrchDidNotMake(t *testing.T) {
 	opts := upOpts()
 	opts.AdoptAccounts = true
 	var said []string
-	opts.Progress = func(host, step string, _ time.Duration) { said = append(said, host+" "+step) }
+	opts.Events = &step.Stream{}
+	opts.Events.Subscribe(func(e step.Event) { said = append(said, e.Host+" "+e.Step) })
 	if _, err := Up(context.Background(), c, opts); err != nil {
 		t.Fatalf("up --adopt-accounts: %v", err)
 	}

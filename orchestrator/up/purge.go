@@ -15,6 +15,7 @@ import (
 	"github.com/orch-bench/orch/orchestrator/replication"
 	"github.com/orch-bench/orch/orchestrator/server"
 	"github.com/orch-bench/orch/orchestrator/shell"
+	"github.com/orch-bench/orch/orchestrator/step"
 	"github.com/orch-bench/orch/topology"
 )
 
@@ -51,8 +52,12 @@ type binlogFiles struct{ base, index string }
 
 // Purge is Down, then the removal of what Left lists, on every database
 // host: nothing orch made stays behind, and the password files go too.
-func Purge(ctx context.Context, c *cluster.Cluster, progress func(host, step string, took time.Duration)) (*DownReport, error) {
-	rec := &recorder{progress: progress}
+func Purge(ctx context.Context, c *cluster.Cluster, events *step.Stream) (*DownReport, error) {
+	if events == nil {
+		events = &step.Stream{} // Down and the purge on one stream
+	}
+	rec := newRecorder(events)
+	defer rec.stop()
 	sessions, err := openNodes(ctx, c, rec)
 	if err != nil {
 		return nil, err
@@ -74,7 +79,7 @@ func Purge(ctx context.Context, c *cluster.Cluster, progress func(host, step str
 		}
 	}
 
-	rep, err := Down(ctx, c, progress)
+	rep, err := Down(ctx, c, events)
 	if err != nil {
 		return rep, err
 	}
@@ -100,7 +105,8 @@ func Purge(ctx context.Context, c *cluster.Cluster, progress func(host, step str
 	if err := orchestrator.Aggregate(errs); err != nil {
 		return rep, err
 	}
-	rep.Timings = append(rep.Timings, rec.timings...)
+	// The whole purge: its connects, Down's steps and its own.
+	rep.Timings = rec.close()
 	return rep, account.Forget(c.Inventory)
 }
 

@@ -7,12 +7,12 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/orch-bench/orch/orchestrator/cluster"
 	"github.com/orch-bench/orch/orchestrator/executor"
 	"github.com/orch-bench/orch/orchestrator/internal/fakemaria"
 	"github.com/orch-bench/orch/orchestrator/server"
+	"github.com/orch-bench/orch/orchestrator/step"
 	"github.com/orch-bench/orch/topology"
 )
 
@@ -90,11 +90,12 @@ func TestABrokenSessionIsOpenedAgain(t *testing.T) {
 	var mu sync.Mutex
 	var heard []string
 	opts := upOpts()
-	opts.Progress = func(host, step string, _ time.Duration) {
+	opts.Events = &step.Stream{}
+	opts.Events.Subscribe(func(e step.Event) {
 		mu.Lock()
-		heard = append(heard, host+": "+step)
+		heard = append(heard, e.Host+": "+e.Step)
 		mu.Unlock()
-	}
+	})
 	rep, err := Up(ctx, c, opts)
 	if err != nil {
 		t.Fatalf("second up: %v", err)

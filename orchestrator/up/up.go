@@ -18,6 +18,7 @@ import (
 	"github.com/orch-bench/orch/orchestrator/flavor"
 	"github.com/orch-bench/orch/orchestrator/replication"
 	"github.com/orch-bench/orch/orchestrator/server"
+	"github.com/orch-bench/orch/orchestrator/step"
 	"github.com/orch-bench/orch/topology"
 )
 
@@ -28,14 +29,13 @@ const DefaultVerifyTimeout = 60 * time.Second
 type Options struct {
 	Desired       server.Desired
 	VerifyTimeout time.Duration
-	// Progress hears one line per host per step as it happens.
-	Progress func(host, step string, took time.Duration)
+	// Events hears every step as it begins and ends, and every message
+	// (nil: nobody listens).
+	Events *step.Stream
 	// CheckPaths proves the network paths a run uses (slaves and the load
 	// box to the master's port, package preflight) before anything
 	// restarts; it needs the load box connected too.
 	CheckPaths bool
-	// Tracker, when set, follows the step each host is in.
-	Tracker *Tracker
 	// AdoptAccounts (--adopt-accounts) lets up take over existing accounts
 	// with orch's names that orch did not make, saying what it changes.
 	AdoptAccounts bool
@@ -62,47 +62,49 @@ type Timing struct {
 	Took time.Duration `json:"took_ns"`
 }
 
-// recorder keeps timings from steps running on many hosts at once.
+// recorder is how up's work speaks: every step, its time and every
+// message go to the command's event stream (opts.Events), and the
+// report's timings are the step ends the stream carried.
 type recorder struct {
-	mu       sync.Mutex
-	timings  []Timing
-	progress func(host, step string, took time.Duration)
-	tracker  *Tracker
+	events *step.Stream
+	mu     sync.Mutex
+	// timings are the stream's step ends while the recorder listens.
+	timings []Timing
+	stop    func()
 }
 
-// Note is the took a Progress gets for a message that is no step (what
-// up did or found, "accounts orch@localhost ..."): it has no end to wait
-// for.
-const Note time.Duration = -1
+// newRecorder listens to events (a stream of its own when nil) until
+// close.
+func newRecorder(events *step.Stream) *recorder {
+	if events == nil {
+		events = &step.Stream{}
+	}
+	r := &recorder{events: events}
+	r.stop = events.Subscribe(func(e step.Event) {
+		if e.Kind == step.Ended {
+			r.mu.Lock()
+			r.timings = append(r.timings, Timing{Host: e.Host, Step: e.Step, Took: e.Took})
+			r.mu.Unlock()
+		}
+	})
+	return r
+}
+
+// close stops listening and returns the timings heard.
+func (r *recorder) close() []Timing {
+	r.stop()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.timings
+}
 
 // note reports a message on host.
-func (r *recorder) note(host, msg string) {
-	if r.progress != nil {
-		r.progress(host, msg, Note)
-	}
-}
+func (r *recorder) note(host, msg string) { r.events.Note(host, msg) }
 
-// say reports a step as it starts (no timing yet).
-func (r *recorder) say(host, step string) {
-	r.tracker.step(host, step)
-	if r.progress != nil {
-		r.progress(host, step, 0)
-	}
-}
-
-func (r *recorder) done(host, step string, start time.Time) {
-	r.add(host, step, time.Since(start))
-}
+func (r *recorder) done(host, step string, start time.Time) { r.add(host, step, time.Since(start)) }
 
 // add records a step that took took.
-func (r *recorder) add(host, step string, took time.Duration) {
-	r.mu.Lock()
-	r.timings = append(r.timings, Timing{Host: host, Step: step, Took: took})
-	r.mu.Unlock()
-	if r.progress != nil {
-		r.progress(host, step, took)
-	}
-}
+func (r *recorder) add(host, step string, took time.Duration) { r.events.End(host, step, took) }
 
 // Up configures every database host and wires replication. Nothing restarts
 // until every host's profile and knobs have been validated against its
@@ -110,11 +112,12 @@ func (r *recorder) add(host, step string, took time.Duration) {
 // the server package.
 func Up(ctx context.Context, c *cluster.Cluster, opts Options) (*Report, error) {
 	start := time.Now()
-	rec := &recorder{progress: opts.Progress, tracker: opts.Tracker}
 	inv := c.Inventory
 	if inv.Existing {
 		return upExisting(ctx, c, opts)
 	}
+	rec := newRecorder(opts.Events)
+	defer rec.stop()
 	if err := inv.ValidateCluster(); err != nil {
 		return nil, err
 	}
@@ -157,14 +160,8 @@ func Up(ctx context.Context, c *cluster.Cluster, opts Options) (*Report, error) 
 	// Apply on all hosts at once: restarts overlap, which is the point.
 	rep.Hosts = make([]*server.Result, len(nodes))
 	errs := orchestrator.ForEach(ctx, 0, nodes, func(ctx context.Context, i int, n *server.Node) error {
-		res, err := n.Apply(ctx, configs[i], plans[i], func(step string) { rec.say(n.Host.Name, step) })
-		rec.tracker.finish(n.Host.Name)
+		res, err := n.Apply(ctx, configs[i], plans[i], step.HostEvents{Stream: rec.events, Host: n.Host.Name})
 		rep.Hosts[i] = res
-		if res != nil {
-			for _, s := range res.Steps {
-				rec.add(n.Host.Name, s.Name, s.Took)
-			}
-		}
 		return err
 	})
 	for _, res := range rep.Hosts {
@@ -190,7 +187,7 @@ func Up(ctx context.Context, c *cluster.Cluster, opts Options) (*Report, error) 
 	}
 	rep.Status, err = replication.Verify(ctx, master, slaves, timeout)
 	rec.done("cluster", "verify", t0)
-	rep.Timings, rep.Total = rec.timings, time.Since(start)
+	rep.Timings, rep.Total = rec.close(), time.Since(start)
 	if err != nil {
 		return rep, replicationInterrupted(ctx, "verifying replication", err)
 	}
@@ -299,7 +296,6 @@ func openNodes(ctx context.Context, c *cluster.Cluster, rec *recorder) (*cluster
 			}
 			if started {
 				rec.note(h.Name, "started the server, which was down")
-				rec.tracker.finish(h.Name) // a message, not a step left open
 			}
 			return started, nil
 		},

@@ -11,6 +11,7 @@ import (
 	"github.com/orch-bench/orch/orchestrator/cluster"
 	"github.com/orch-bench/orch/orchestrator/internal/fakemaria"
 	"github.com/orch-bench/orch/orchestrator/server"
+	"github.com/orch-bench/orch/orchestrator/step"
 	"github.com/orch-bench/orch/topology"
 )
 
@@ -198,11 +199,12 @@ func TestUpStartsAStoppedServer(t *testing.T) {
 	var mu sync.Mutex
 	var heard []string
 	opts := upOpts()
-	opts.Progress = func(host, step string, _ time.Duration) {
+	opts.Events = &step.Stream{}
+	opts.Events.Subscribe(func(e step.Event) {
 		mu.Lock()
-		heard = append(heard, host+": "+step)
+		heard = append(heard, e.Host+": "+e.Step)
 		mu.Unlock()
-	}
+	})
 	lab.Hosts[1].Crash()
 	if _, err := Up(context.Background(), c, opts); err != nil {
 		t.Fatalf("up: %v", err)
