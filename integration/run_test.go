@@ -3,6 +3,7 @@ package integration
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -127,7 +128,42 @@ func TestRunEngines(t *testing.T) {
 			}
 			l.assertNoPasswords(t, dir)
 			assertHostFactsInHead(t, l, dir)
+			assertStepEvents(t, dir, res)
 		})
+	}
+}
+
+// assertStepEvents: the command's one stream is in events.jsonl: up's
+// steps on the database hosts, and the run's phases (host ""), each
+// phase's took_s the very phases_s of results.json.
+func assertStepEvents(t *testing.T, dir string, res map[string]any) {
+	t.Helper()
+	ends, hosts := map[string]float64{}, map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(string(mustRead(t, filepath.Join(dir, "events.jsonl")))), "\n") {
+		var e struct {
+			Host, Kind, Detail string
+			TookS              float64 `json:"took_s"`
+		}
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("events.jsonl: %q: %v", line, err)
+		}
+		if e.Kind != "step_end" {
+			continue
+		}
+		if e.Host == "" {
+			ends[e.Detail] += e.TookS
+		} else {
+			hosts[e.Host] = true
+		}
+	}
+	phases, _ := res["phases_s"].(map[string]any)
+	if phases["up"] == nil || len(phases) != len(ends) || !hosts["master"] || !hosts["slave2"] {
+		t.Errorf("events.jsonl: phase ends %v, up's steps on %v; phases_s %v", ends, hosts, phases)
+	}
+	for name, v := range phases {
+		if f, _ := v.(float64); math.Abs(f-ends[name]) > 1e-9 {
+			t.Errorf("phase %s: phases_s %v s, events.jsonl %v s", name, v, ends[name])
+		}
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/orch-bench/orch/orchestrator/runner"
 	"github.com/orch-bench/orch/orchestrator/server"
 	"github.com/orch-bench/orch/orchestrator/stacks"
+	"github.com/orch-bench/orch/orchestrator/step"
 	"github.com/orch-bench/orch/orchestrator/up"
 )
 
@@ -90,7 +91,10 @@ func runCell(ctx context.Context, m *Matrix, c *Cell, cfg ExecConfig) (State, er
 	}
 	desired := server.Desired{Engine: c.Engine, Knobs: c.ServerKnobs()}
 	// Restarts take a while: say which host is at which step meanwhile.
-	tracker := &up.Tracker{}
+	// The cell's one stream: up's steps (followed for the heartbeat) and
+	// the run's phases, all in the cell's events.jsonl.
+	events, tracker := &step.Stream{}, &step.Tracker{}
+	unfollow := events.Subscribe(tracker.Consume)
 	stop := runner.Heartbeat(ctx, runner.WaitEvery, func(el time.Duration) {
 		if cfg.Logf != nil {
 			cfg.Logf("matrix: bringing the cluster to %s: %s (%s)", c.Label, el, strings.Join(tracker.Unfinished(), "; "))
@@ -108,9 +112,11 @@ func runCell(ctx context.Context, m *Matrix, c *Cell, cfg ExecConfig) (State, er
 	upLog := d.CommandLog(cfg.Secrets...)
 	restore := cfg.Cluster.LogCommands(upLog)
 	upStart := time.Now()
-	rep, err := up.Up(ctx, cfg.Cluster, up.Options{Desired: desired, Tracker: tracker})
-	upTook := time.Since(upStart)
+	events.Begin("", "up")
+	rep, err := up.Up(ctx, cfg.Cluster, up.Options{Desired: desired, Events: events})
+	events.End("", "up", time.Since(upStart))
 	stop()
+	unfollow()
 	restore()
 	if cerr := upLog.Close(); cerr != nil && cfg.Logf != nil {
 		cfg.Logf("matrix: %s: command log: %v", c.ID, cerr)
@@ -125,7 +131,7 @@ func runCell(ctx context.Context, m *Matrix, c *Cell, cfg ExecConfig) (State, er
 		return Failed, err
 	}
 	out, err := runner.Run(ctx, runner.Config{
-		Cluster: cfg.Cluster, Workload: w, Engine: c.Engine, Knobs: desired.Knobs, Dir: d, UpTook: upTook,
+		Cluster: cfg.Cluster, Workload: w, Engine: c.Engine, Knobs: desired.Knobs, Dir: d, Events: events,
 		Command: cfg.Command, Version: cfg.Version, StallLimit: cfg.StallLimit, KeepRemote: cfg.KeepRemote, Stacks: cfg.Stacks,
 		Progress: cfg.Progress, Logf: cfg.Logf, Verbose: cfg.Verbose,
 	})

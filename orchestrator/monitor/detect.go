@@ -37,7 +37,7 @@ type masterView struct {
 // sample must not delay it) judges how long progress has been missing.
 type detector struct {
 	mu         sync.Mutex
-	events     *eventLog
+	events     *EventLog
 	master     string // master host name; "" disables stall detection
 	stallAfter time.Duration
 	stallLimit time.Duration

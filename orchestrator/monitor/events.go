@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 )
@@ -47,30 +48,37 @@ const (
 	KindLoadEnd   = "load_end"
 )
 
-// Event is one line of events.jsonl.
+// Event is one line of events.jsonl: the monitors' events, the run's
+// markers (load_start ...) and the command's steps (step_begin, step_end
+// with took_s, note: package step's stream, written by the runner). The
+// one type that writes and reads the file (schema.Event).
 type Event struct {
 	T      time.Time
 	Host   string
 	Kind   string
 	Detail string
+	// TookS is a step_end's wall seconds.
+	TookS float64 `json:"took_s,omitempty"`
 }
 
 // timeLayout is RFC 3339 in UTC with milliseconds, in the CSVs and events.
 const timeLayout = "2006-01-02T15:04:05.000Z07:00"
 
-// MarshalJSON writes {"t", "host", "kind", "detail"}, t as timeLayout.
+// MarshalJSON writes {"t", "host", "kind", "detail"[, "took_s"]}, t as
+// timeLayout.
 func (e Event) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
-		T      string `json:"t"`
-		Host   string `json:"host"`
-		Kind   string `json:"kind"`
-		Detail string `json:"detail"`
-	}{e.T.UTC().Format(timeLayout), e.Host, e.Kind, e.Detail})
+		T      string  `json:"t"`
+		Host   string  `json:"host"`
+		Kind   string  `json:"kind"`
+		Detail string  `json:"detail"`
+		TookS  float64 `json:"took_s,omitempty"`
+	}{e.T.UTC().Format(timeLayout), e.Host, e.Kind, e.Detail, e.TookS})
 }
 
-// eventLog appends events to events.jsonl, one write call per event and
+// EventLog appends events to events.jsonl, one write call per event and
 // no buffering, so that a crash loses none. Safe for concurrent use.
-type eventLog struct {
+type EventLog struct {
 	mu     sync.Mutex
 	f      *os.File
 	closed bool
@@ -78,16 +86,30 @@ type eventLog struct {
 	err    error
 }
 
-func openEventLog(path string) (*eventLog, error) {
+// OpenEventLog opens dir's events.jsonl for appending.
+func OpenEventLog(dir string) (*EventLog, error) {
+	return openEventLog(filepath.Join(dir, "events.jsonl"))
+}
+
+// Write appends e.
+func (l *EventLog) Write(e Event) { l.write(e) }
+
+// Close closes the file, returning the first error seen.
+func (l *EventLog) Close() error {
+	_, err := l.close()
+	return err
+}
+
+func openEventLog(path string) (*EventLog, error) {
 	// Append: the runner may have written events before the monitors start.
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("monitor: %w", err)
 	}
-	return &eventLog{f: f}, nil
+	return &EventLog{f: f}, nil
 }
 
-func (l *eventLog) write(e Event) {
+func (l *EventLog) write(e Event) {
 	b, err := json.Marshal(e)
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -107,7 +129,7 @@ func (l *eventLog) write(e Event) {
 }
 
 // close closes the file, returning the first error seen.
-func (l *eventLog) close() (count int, err error) {
+func (l *EventLog) close() (count int, err error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.closed {

@@ -76,7 +76,7 @@ func (c Config) withDefaults() (Config, error) {
 type Monitor struct {
 	cfg       Config
 	start     time.Time
-	events    *eventLog
+	events    *EventLog
 	det       *detector
 	masterPos atomic.Pointer[masterPosition]
 	hosts     []*hostMon

@@ -85,7 +85,7 @@ type Profiler struct {
 	dir    string
 	cfg    StackConfig
 	hosts  []*stackHost
-	events *eventLog
+	events *EventLog
 	now    func() time.Time
 }
 

@@ -179,12 +179,7 @@ type HostFacts struct {
 }
 
 // Event is one line of events.jsonl.
-type Event struct {
-	T      time.Time `json:"t"`
-	Host   string    `json:"host"`
-	Kind   string    `json:"kind"`
-	Detail string    `json:"detail"`
-}
+type Event = schema.Event
 
 // Runs that end in these states enter the statistics; a matrix's skipped
 // cells never ran (its stopping rule did not need them).

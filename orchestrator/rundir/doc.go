@@ -24,7 +24,7 @@
 //	hosts/<name>/commands.jsonl    every command, transfer and statement sent to the host, redacted (CommandLog)
 //	timeseries/<host>-mysql.csv    per-second SHOW GLOBAL STATUS deltas, semi-sync, lag
 //	timeseries/<host>-os.csv       per-second CPU, iowait, disk from /proc
-//	events.jsonl                   one monitor.Event per line, written by the monitors
+//	events.jsonl                   one schema.Event per line: the monitors', the command's steps
 //
 // manifest.json and results.json carry schema_version (SchemaVersion); a
 // file without it is version 0 and still reads. Manifest (here) and

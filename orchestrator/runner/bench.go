@@ -14,6 +14,7 @@ import (
 	"github.com/orch-bench/orch/orchestrator/preflight"
 	"github.com/orch-bench/orch/orchestrator/server"
 	"github.com/orch-bench/orch/orchestrator/stacks"
+	"github.com/orch-bench/orch/orchestrator/step"
 	"github.com/orch-bench/orch/orchestrator/up"
 	"github.com/orch-bench/orch/topology"
 )
@@ -67,15 +68,18 @@ func Bench(ctx context.Context, o BenchOptions) (*Outcome, error) {
 	if err := c.Lock(ctx, "orch run"); err != nil {
 		return nil, err
 	}
-	var upTook time.Duration
+	// The command's one stream: up's steps and the run's phases, on the
+	// console and in the run directory.
+	events := &step.Stream{}
 	if o.NoUp {
 		if err := preflight.PathsErr(preflight.Paths(ctx, c)); err != nil {
 			return nil, err
 		}
 	} else {
 		start := time.Now()
-		rep, err := o.up(ctx, c, desired)
-		upTook = time.Since(start)
+		events.Begin("", "up")
+		rep, err := o.up(ctx, c, desired, events)
+		events.End("", "up", time.Since(start))
 		defer o.putBack(ctx, c, rep)
 		if err != nil {
 			return nil, err
@@ -86,7 +90,7 @@ func Bench(ctx context.Context, o BenchOptions) (*Outcome, error) {
 		progress.Total = time.Duration(*w.Options.TimeS) * time.Second
 	}
 	return Run(ctx, Config{
-		Cluster: c, Workload: w, Engine: desired.Engine, Knobs: desired.Knobs, Root: o.Root, UpTook: upTook,
+		Cluster: c, Workload: w, Engine: desired.Engine, Knobs: desired.Knobs, Root: o.Root, Events: events,
 		Command: o.Command, Version: o.Version, StallLimit: o.StallLimit, KeepRemote: o.KeepRemote, Stacks: o.Stacks,
 		NoMonitors: o.NoMonitors, Progress: progress, Logf: func(f string, a ...any) { fmt.Fprintf(o.Err, f+"\n", a...) },
 		Verbose: o.Verbose,
@@ -146,13 +150,10 @@ func (o BenchOptions) plan() (server.Desired, *bench.Workload, error) {
 
 // up brings the cluster to desired, printing each step and, while a step
 // takes long, which host is at which.
-func (o BenchOptions) up(ctx context.Context, c *cluster.Cluster, desired server.Desired) (*up.Report, error) {
-	tracker := &up.Tracker{}
-	stop := UpStillAt(ctx, o.Err, "up", tracker)
-	steps := NewSteps(o.Err, "up", o.Verbose)
-	rep, err := up.Up(ctx, c, up.Options{Desired: desired, CheckPaths: true, Progress: steps.Event, Tracker: tracker})
+func (o BenchOptions) up(ctx context.Context, c *cluster.Cluster, desired server.Desired, events *step.Stream) (*up.Report, error) {
+	stop := Watch(ctx, events, &step.Tracker{}, o.Err, "up", o.Verbose)
+	rep, err := up.Up(ctx, c, up.Options{Desired: desired, CheckPaths: true, Events: events})
 	stop()
-	steps.Flush()
 	if rep != nil {
 		for _, warn := range rep.Warnings {
 			fmt.Fprintf(o.Err, "up: WARNING %s\n", warn)
@@ -181,13 +182,26 @@ func (o BenchOptions) putBack(ctx context.Context, c *cluster.Cluster, rep *up.R
 	}
 }
 
-// UpStillAt prints, every WaitEvery while up works, which host is at
-// which step: a restart that takes a minute (a large buffer pool, a crash
-// recovery) would otherwise be a silent minute after its first line.
-func UpStillAt(ctx context.Context, w io.Writer, prefix string, t *up.Tracker) (stop func()) {
-	return Heartbeat(ctx, WaitEvery, func(el time.Duration) {
-		if doing := t.Unfinished(); len(doing) > 0 {
+// Watch shows a command's stream on w while its steps run: each step as
+// it ends (Steps), and every WaitEvery which host is at which step
+// (tracker, which a second Ctrl-C reads too): a restart that takes a
+// minute (a large buffer pool, a crash recovery) would otherwise be a
+// silent minute after its first line. stop ends both and prints what is
+// still held back.
+func Watch(ctx context.Context, events *step.Stream, tracker *step.Tracker, w io.Writer, prefix string, verbose bool) (stop func()) {
+	steps := NewSteps(w, prefix, verbose)
+	unsubscribe := events.Subscribe(func(e step.Event) {
+		tracker.Consume(e)
+		steps.Consume(e)
+	})
+	beat := Heartbeat(ctx, WaitEvery, func(el time.Duration) {
+		if doing := tracker.Unfinished(); len(doing) > 0 {
 			fmt.Fprintf(w, "%s: still at it, %s (%s)\n", prefix, el, strings.Join(doing, "; "))
 		}
 	})
+	return func() {
+		beat()
+		unsubscribe()
+		steps.Flush()
+	}
 }

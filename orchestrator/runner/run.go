@@ -17,6 +17,7 @@ import (
 	"github.com/orch-bench/orch/orchestrator/schema"
 	"github.com/orch-bench/orch/orchestrator/server"
 	"github.com/orch-bench/orch/orchestrator/stacks"
+	"github.com/orch-bench/orch/orchestrator/step"
 	"github.com/orch-bench/orch/topology"
 )
 
@@ -32,10 +33,13 @@ type Config struct {
 	// Dir, when set, is the run directory to use (a matrix cell's) instead
 	// of a new one under Root.
 	Dir *rundir.Dir
-	// UpTook is how long bringing the cluster to the configuration took
-	// just before the run (orch up's wall time, restarts included), kept
-	// with the run's own phases; 0 when the run did no up.
-	UpTook  time.Duration
+	// Events is the command's stream (package step): the steps of the up
+	// just before the run, if any, with its whole time as the step "up"
+	// on host "", are in it already. The run adds its own phases (host
+	// "": connect, snapshot, prepare, run, checks, profile); the run
+	// directory's events.jsonl gets all of it, and results.json's
+	// phases_s are its phase ends. nil: a stream of the run's own.
+	Events  *step.Stream
 	Command []string // orch's argv, redacted before it is saved
 	Version string   // orch's version
 	// StallLimit stops a run whose master makes no progress this long.
@@ -108,6 +112,7 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 		return nil, err
 	}
 	out := &Outcome{Dir: r.dir}
+	phases, stopEvents := r.followEvents()
 	// Everything sent to the hosts while this run goes is in its
 	// hosts/<name>/commands.jsonl (the cluster's connections outlive it).
 	cmds := r.dir.CommandLog(r.secrets...)
@@ -134,12 +139,16 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 	if res.Benchmark.Result == nil {
 		r.parse(res) // the output is complete only now (interrupted runs)
 	}
+	res.Phases = phases()
 	out.Results = res
 	if err := r.writeResults(res); err != nil && runErr == nil {
 		runErr = err
 	}
 	restore()
 	if err := cmds.Close(); err != nil {
+		r.logf("run: %v", err)
+	}
+	if err := stopEvents(); err != nil {
 		r.logf("run: %v", err)
 	}
 	found, err := rundir.ScanForSecrets(r.dir.Path(), r.secrets)
@@ -164,6 +173,9 @@ func start(cfg Config) (*run, error) {
 	}
 	if cfg.Reattach == 0 {
 		cfg.Reattach = 5 * time.Minute
+	}
+	if cfg.Events == nil {
+		cfg.Events = &step.Stream{}
 	}
 	logf := cfg.Logf
 	if logf == nil {
@@ -247,17 +259,16 @@ func Secrets(inv *topology.Inventory) []string {
 // checks. Its error decides the run's status.
 func (r *run) execute(ctx context.Context) (*schema.Results, error) {
 	res := schema.NewResults()
-	res.Phases = map[string]float64{}
-	if r.cfg.UpTook > 0 {
-		res.Phases["up"] = r.cfg.UpTook.Seconds()
-	}
-	// Each phase's wall time: where orch's own time per run goes, beside
-	// the benchmark's (make bench reads them).
+	// Each phase is a step of the run (host ""): where orch's own time per
+	// run goes, beside the benchmark's (make bench reads phases_s).
 	cur, since := "", time.Time{}
 	next := func(name string) {
 		now := time.Now()
 		if cur != "" {
-			res.Phases[cur] += now.Sub(since).Seconds()
+			r.cfg.Events.End("", cur, now.Sub(since))
+		}
+		if name != "" {
+			r.cfg.Events.Begin("", name)
 		}
 		cur, since = name, now
 	}

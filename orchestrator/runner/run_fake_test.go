@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"github.com/orch-bench/orch/orchestrator/bench"
 	"github.com/orch-bench/orch/orchestrator/cluster"
 	"github.com/orch-bench/orch/orchestrator/rundir"
+	"github.com/orch-bench/orch/orchestrator/step"
 )
 
 // TestRunOnTheFakeLab: a whole run of mariadb-slap on a semi-sync cluster:
@@ -27,8 +29,14 @@ func TestRunOnTheFakeLab(t *testing.T) {
 		t.Fatal(err)
 	}
 	var logs []string
+	// The command's stream, as orch run hands it over: up's steps and its
+	// whole time, before the run directory exists.
+	events := &step.Stream{}
+	events.Begin("", "up")
+	events.End("db2", "restart", 900*time.Millisecond)
+	events.End("", "up", 1500*time.Millisecond)
 	out, err := Run(context.Background(), Config{Cluster: f.C, Workload: w, Engine: "innodb", Root: t.TempDir(), Version: "test",
-		UpTook: 1500 * time.Millisecond, Logf: func(format string, args ...any) { logs = append(logs, format) }})
+		Events: events, Logf: func(format string, args ...any) { logs = append(logs, format) }})
 	if err != nil {
 		t.Fatalf("run: %v\n%s", err, strings.Join(logs, "\n"))
 	}
@@ -68,6 +76,37 @@ func TestRunOnTheFakeLab(t *testing.T) {
 	for _, name := range []string{"connect", "snapshot", "prepare", "run", "checks"} {
 		if v, ok := ph[name]; !ok || v < 0 {
 			t.Errorf("phases_s lacks %s: %v", name, ph)
+		}
+	}
+	// One stream: events.jsonl holds up's steps and every phase, and each
+	// phase's took_s there is its phases_s here, the same number.
+	lines, err := os.ReadFile(filepath.Join(dir, "events.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ends := map[string]float64{}
+	restart := false
+	for _, l := range strings.Split(strings.TrimSpace(string(lines)), "\n") {
+		var e struct {
+			Host, Kind, Detail string
+			TookS              float64 `json:"took_s"`
+		}
+		if err := json.Unmarshal([]byte(l), &e); err != nil {
+			t.Fatalf("events.jsonl: %q: %v", l, err)
+		}
+		switch {
+		case e.Kind == "step_end" && e.Host == "":
+			ends[e.Detail] += e.TookS
+		case e.Kind == "step_end" && e.Host == "db2" && e.Detail == "restart" && e.TookS == 0.9:
+			restart = true
+		}
+	}
+	if !restart || len(ends) != len(ph) {
+		t.Errorf("events.jsonl: up's restart %v, phase ends %v, phases_s %v", restart, ends, ph)
+	}
+	for name, v := range ph {
+		if ends[name] != v {
+			t.Errorf("phase %s: events.jsonl says %v s, phases_s %v s", name, ends[name], v)
 		}
 	}
 	m, err := out.Dir.LoadManifest()

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/orch-bench/orch/orchestrator/step"
 )
 
 // slowStep is how long a step may run before its start is printed: a
@@ -14,8 +16,7 @@ import (
 // that takes longer says it began (and UpStillAt says it goes on).
 const slowStep = 2 * time.Second
 
-// Steps prints the step events of up and down (Event: took 0 when a step
-// starts or a message happens, its time when it ends) one line per step:
+// Steps prints the step events of up and down one line per step:
 // "up 1.8s: master   restart (1.61s)", the time since the command began
 // first. A start is held back until the step has run slowStep (or, for a
 // message that never ends, until then or Flush); verbose prints starts at
@@ -43,26 +44,28 @@ func NewSteps(w io.Writer, prefix string, verbose bool) *Steps {
 	return &Steps{w: w, prefix: prefix, verbose: verbose, slow: slowStep, begun: time.Now(), pending: map[[2]string]*held{}}
 }
 
-// Event is up's and down's Progress: took is 0 when a step starts, its
-// time when it ends, and negative (up.Note) for a message, printed at once.
-func (s *Steps) Event(host, step string, took time.Duration) {
+// Consume prints one event of up's or down's stream: a message at once,
+// a step's end with its time, a step's start only once it has run
+// slowStep (at once with verbose).
+func (s *Steps) Consume(e step.Event) {
+	host, name := e.Host, e.Step
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if took < 0 {
-		s.line(host, step)
+	if e.Kind == step.Noted {
+		s.line(host, name)
 		return
 	}
-	key := [2]string{host, step}
-	if took > 0 {
+	key := [2]string{host, name}
+	if e.Kind == step.Ended {
 		if h, ok := s.pending[key]; ok {
 			h.t.Stop()
 			delete(s.pending, key)
 		}
-		s.line(host, fmt.Sprintf("%s (%s)", step, round(took)))
+		s.line(host, fmt.Sprintf("%s (%s)", name, round(e.Took)))
 		return
 	}
 	if s.verbose {
-		s.line(host, step)
+		s.line(host, name)
 		return
 	}
 	if h, ok := s.pending[key]; ok {

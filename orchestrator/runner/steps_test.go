@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/orch-bench/orch/orchestrator/step"
 )
 
 // lockedBuffer is an io.Writer the Steps' timers may write to.
@@ -27,19 +29,19 @@ func (l *lockedBuffer) lines() []string {
 }
 
 // A quick step is one line, when it ends; a slow one says it began; a
-// message (took < 0) is printed at once; a start that never ends is printed
+// message is printed at once; a start that never ends is printed
 // by Flush; -v prints starts.
 func TestStepsOneLinePerStep(t *testing.T) {
 	var out lockedBuffer
 	s := NewSteps(&out, "up", false)
 	s.slow = 50 * time.Millisecond
-	s.Event("master", "accounts orch@localhost", -1)
-	s.Event("master", "check config", 0)
-	s.Event("master", "check config", 27*time.Millisecond)
-	s.Event("slave1", "restart", 0)
+	s.Consume(step.Event{Host: "master", Step: "accounts orch@localhost", Kind: step.Noted})
+	s.Consume(step.Event{Host: "master", Step: "check config", Kind: step.Began})
+	s.Consume(step.Event{Host: "master", Step: "check config", Kind: step.Ended, Took: 27 * time.Millisecond})
+	s.Consume(step.Event{Host: "slave1", Step: "restart", Kind: step.Began})
 	time.Sleep(120 * time.Millisecond) // past slow: the start is printed
-	s.Event("slave1", "restart", 1612*time.Millisecond)
-	s.Event("slave2", "write /etc/mysql/conf.d/99-orch.cnf", 0) // cut short: no end
+	s.Consume(step.Event{Host: "slave1", Step: "restart", Kind: step.Ended, Took: 1612 * time.Millisecond})
+	s.Consume(step.Event{Host: "slave2", Step: "write /etc/mysql/conf.d/99-orch.cnf", Kind: step.Began}) // cut short: no end
 	s.Flush()
 	got := out.lines()
 	want := []string{`^up \S+: master   accounts orch@localhost$`, `^up \S+: master   check config \(27ms\)$`, `^up \S+: slave1   restart$`,
@@ -54,8 +56,8 @@ func TestStepsOneLinePerStep(t *testing.T) {
 	}
 	var v lockedBuffer
 	sv := NewSteps(&v, "down", true)
-	sv.Event("master", "restore config", 0)
-	sv.Event("master", "restore config", time.Second)
+	sv.Consume(step.Event{Host: "master", Step: "restore config", Kind: step.Began})
+	sv.Consume(step.Event{Host: "master", Step: "restore config", Kind: step.Ended, Took: time.Second})
 	sv.Flush()
 	if got := v.lines(); len(got) != 2 || !strings.HasSuffix(got[0], "master   restore config") {
 		t.Errorf("verbose: %q", got)

@@ -17,6 +17,7 @@ import (
 	"github.com/orch-bench/orch/orchestrator/replication"
 	"github.com/orch-bench/orch/orchestrator/rundir"
 	"github.com/orch-bench/orch/orchestrator/server"
+	"github.com/orch-bench/orch/orchestrator/step"
 	"github.com/orch-bench/orch/orchestrator/up"
 	"github.com/orch-bench/orch/topology"
 )
@@ -63,7 +64,7 @@ type UpOptions struct {
 type Up struct {
 	o        UpOptions
 	desired  server.Desired
-	trackers map[string]*up.Tracker
+	trackers map[string]*step.Tracker
 }
 
 // NewUp checks the request before any host is contacted: every fault is
@@ -88,7 +89,7 @@ func NewUp(o UpOptions) (*Up, error) {
 			return nil, orchestrator.BadInput(fmt.Errorf("--flavor %s: %w", o.FlavorHint, err))
 		}
 	}
-	u := &Up{o: o, trackers: map[string]*up.Tracker{},
+	u := &Up{o: o, trackers: map[string]*step.Tracker{},
 		desired: server.Desired{Engine: o.Engine, Knobs: kv, ProfileDir: profileDir, FixTHP: o.FixTHP}}
 	for _, inv := range o.Clusters {
 		if err := server.CheckDesiredAs(inv, u.desired, "--engine", o.FlavorHint); err != nil {
@@ -103,7 +104,7 @@ func NewUp(o UpOptions) (*Up, error) {
 				}
 			}
 		}
-		u.trackers[inv.Name] = &up.Tracker{}
+		u.trackers[inv.Name] = &step.Tracker{}
 	}
 	return u, nil
 }
@@ -137,13 +138,11 @@ func (u *Up) Run(ctx context.Context) error {
 			if err := c.Lock(ctx, "orch up"); err != nil {
 				return err
 			}
-			tracker := u.trackers[inv.Name]
-			stop := UpStillAt(ctx, errOut, "up", tracker)
-			steps := NewSteps(errOut, "up", o.Verbose)
+			events := &step.Stream{}
+			stop := Watch(ctx, events, u.trackers[inv.Name], errOut, "up", o.Verbose)
 			rep, err := up.Up(ctx, c, up.Options{Desired: u.desired, VerifyTimeout: o.VerifyTimeout, CheckPaths: true,
-				Progress: steps.Event, Tracker: tracker, AdoptAccounts: o.AdoptAccounts})
+				Events: events, AdoptAccounts: o.AdoptAccounts})
 			stop()
-			steps.Flush()
 			if rep == nil {
 				return err
 			}
@@ -192,9 +191,10 @@ func Down(ctx context.Context, o ClusterOptions, purge bool) error {
 			if purge {
 				down = up.Purge
 			}
-			steps := NewSteps(errOut, "down", o.Verbose)
-			rep, err := down(ctx, c, steps.Event)
-			steps.Flush()
+			events := &step.Stream{}
+			stop := Watch(ctx, events, &step.Tracker{}, errOut, "down", o.Verbose)
+			rep, err := down(ctx, c, events)
+			stop()
 			if rep != nil {
 				for _, l := range rep.Purged {
 					fmt.Fprintln(errOut, "down: "+l)
