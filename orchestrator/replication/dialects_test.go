@@ -89,7 +89,7 @@ func TestVerifyAndTeardownMySQL8(t *testing.T) {
 			t.Errorf("%s: replica %+v, semi-sync %+v, lag %+v", s.Name, s.Replica, s.SemiSync, s.Lag)
 		}
 	}
-	if _, err := Teardown(context.Background(), f.master, f.slaves, flavor.Params{}); err != nil {
+	if _, err := Teardown(context.Background(), f.master, f.slaves, flavor.Params{}, nil); err != nil {
 		t.Fatalf("Teardown: %v", err)
 	}
 	if f.m.vars["rpl_semi_sync_source_enabled"] != "OFF" {

@@ -47,7 +47,7 @@ func TestLabReplication(t *testing.T) {
 	defer cancel()
 	p := l.params(t)
 
-	res, err := Setup(ctx, l.master, l.slaves, p)
+	res, err := Setup(ctx, l.master, l.slaves, p, nil)
 	logResult(t, "setup", res)
 	if err != nil {
 		t.Fatalf("Setup: %v", err)
@@ -66,7 +66,7 @@ func TestLabReplication(t *testing.T) {
 
 	// Again, nothing changed: no replication statement, no reconnect.
 	before := l.connectionFacts(t)
-	res, err = Setup(ctx, l.master, l.slaves, p)
+	res, err = Setup(ctx, l.master, l.slaves, p, nil)
 	logResult(t, "setup again", res)
 	if err != nil {
 		t.Fatalf("second Setup: %v", err)
@@ -98,7 +98,7 @@ func TestLabReplication(t *testing.T) {
 	t.Run("partition", func(t *testing.T) { labPartition(t, l) })
 	t.Run("link down", func(t *testing.T) { labLinkDown(t, l) })
 
-	res, err = Teardown(ctx, l.master, l.slaves, p)
+	res, err = Teardown(ctx, l.master, l.slaves, p, nil)
 	logResult(t, "teardown", res)
 	if err != nil {
 		t.Fatalf("Teardown: %v", err)
@@ -115,7 +115,7 @@ func TestLabReplication(t *testing.T) {
 	if n := labValue(t, l.master.DB, "SELECT COUNT(*) FROM mysql.user WHERE User = "+flavor.QuoteString(p.ReplUser)); n != "0" {
 		t.Errorf("%s replication accounts left", n)
 	}
-	if res, err = Teardown(ctx, l.master, l.slaves, p); err != nil || res.Changed() {
+	if res, err = Teardown(ctx, l.master, l.slaves, p, nil); err != nil || res.Changed() {
 		t.Errorf("second Teardown: %v, changed %v", err, res.Changed())
 	}
 }
@@ -124,7 +124,7 @@ func TestLabReplication(t *testing.T) {
 // a restart without the setting) gets it back without a reset.
 func labSemiSyncRepair(t *testing.T, l *labCluster, p flavor.Params) {
 	labExec(t, l.slaves[0].DB, "SET GLOBAL rpl_semi_sync_slave_enabled = OFF", "STOP SLAVE IO_THREAD", "START SLAVE IO_THREAD")
-	res, err := Setup(context.Background(), l.master, l.slaves, p)
+	res, err := Setup(context.Background(), l.master, l.slaves, p, nil)
 	logResult(t, "setup repairing slave1", res)
 	if err != nil {
 		t.Fatal(err)

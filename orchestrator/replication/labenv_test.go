@@ -103,7 +103,7 @@ func needLab(t *testing.T) *labCluster {
 			l.slaves = append(l.slaves, n)
 		}
 	}
-	if _, err := Teardown(ctx, l.master, l.slaves, labParams()); err != nil {
+	if _, err := Teardown(ctx, l.master, l.slaves, labParams(), nil); err != nil {
 		t.Fatalf("clean slate: %v", err)
 	}
 	for _, n := range l.nodes() {

@@ -282,7 +282,7 @@ func TestSetupOnMySQL84(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if _, err := Setup(ctx, nodes[0], nodes[1:], flavor.Params{ReplPassword: "pw-84", Fresh: true}); err != nil {
+	if _, err := Setup(ctx, nodes[0], nodes[1:], flavor.Params{ReplPassword: "pw-84", Fresh: true}, nil); err != nil {
 		t.Fatalf("setup on 8.4: %v", err)
 	}
 	st, err := Verify(ctx, nodes[0], nodes[1:], 5*time.Second)

@@ -27,7 +27,7 @@ import (
 // is holds the master's data, and would re-apply it from the start.
 //
 // The Result lists every step, also when the error is not nil.
-func Setup(ctx context.Context, master *server.Node, slaves []*server.Node, p flavor.Params) (*Result, error) {
+func Setup(ctx context.Context, master *server.Node, slaves []*server.Node, p flavor.Params, events *step.Stream) (*Result, error) {
 	start := time.Now()
 	if err := checkNodes(master, slaves); err != nil {
 		return nil, fmt.Errorf("replication setup: %w", err)
@@ -37,7 +37,7 @@ func Setup(ctx context.Context, master *server.Node, slaves []*server.Node, p fl
 		return nil, err
 	}
 	res := &Result{}
-	steps, err := setupMaster(ctx, master, p)
+	steps, err := setupMaster(ctx, master, p, events)
 	res.Steps = append(res.Steps, steps...)
 	if err != nil {
 		res.Duration = time.Since(start)
@@ -46,7 +46,7 @@ func Setup(ctx context.Context, master *server.Node, slaves []*server.Node, p fl
 	per := make([][]step.Record, len(slaves))
 	errs := orchestrator.ForEach(ctx, len(slaves), slaves, func(ctx context.Context, i int, n *server.Node) error {
 		var err error
-		if per[i], err = setupSlave(ctx, n, p); err != nil {
+		if per[i], err = setupSlave(ctx, n, p, events); err != nil {
 			return fmt.Errorf("%s: %w", n, err)
 		}
 		return nil
@@ -73,8 +73,8 @@ func masterParams(master *server.Node, p flavor.Params) (flavor.Params, error) {
 	return p, nil
 }
 
-func setupMaster(ctx context.Context, n *server.Node, p flavor.Params) ([]step.Record, error) {
-	sp := &stepper{host: n.String()}
+func setupMaster(ctx context.Context, n *server.Node, p flavor.Params, events *step.Stream) ([]step.Record, error) {
+	sp := newStepper(n, events)
 	err := withConn(ctx, n.DB, func(c *sql.Conn) error {
 		if err := sp.do(StepAccount, func() (step.Action, string, []string, error) {
 			return ensureAccount(ctx, c, n.Server, p)
@@ -156,8 +156,8 @@ func settingsText(ss []flavor.Setting) string {
 	return strings.Join(parts, ", ")
 }
 
-func setupSlave(ctx context.Context, n *server.Node, p flavor.Params) ([]step.Record, error) {
-	sp := &stepper{host: n.String()}
+func setupSlave(ctx context.Context, n *server.Node, p flavor.Params, events *step.Stream) ([]step.Record, error) {
+	sp := newStepper(n, events)
 	err := withConn(ctx, n.DB, func(c *sql.Conn) error {
 		srv := n.Server
 		names := srv.SemiSync()

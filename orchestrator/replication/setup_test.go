@@ -10,10 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/orch-bench/orch/orchestrator/step"
-
 	"github.com/orch-bench/orch/orchestrator/flavor"
 	"github.com/orch-bench/orch/orchestrator/server"
+	"github.com/orch-bench/orch/orchestrator/step"
 	"github.com/orch-bench/orch/topology"
 )
 
@@ -68,9 +67,34 @@ func (f *fixture) setup(t *testing.T) *Result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	res, err := Setup(ctx, f.master, f.slaves, params())
+	events := &step.Stream{}
+	var said []step.Event
+	events.Subscribe(func(e step.Event) { said = append(said, e) })
+	res, err := Setup(ctx, f.master, f.slaves, params(), events)
 	if err != nil {
 		t.Fatalf("Setup: %v", err)
+	}
+	// Every step is said on the stream, under its host's name, as it
+	// begins and as it ends, with the time its record keeps.
+	begun := map[string]bool{}
+	ended := map[string]bool{}
+	for _, e := range said {
+		key := e.Host + "/" + e.Step
+		switch e.Kind {
+		case step.Began:
+			begun[key] = true
+		case step.Ended:
+			ended[key+"/"+e.Took.String()] = true
+		}
+	}
+	for _, r := range res.Steps {
+		name, _, _ := strings.Cut(r.Host, " ")
+		if !begun[name+"/"+r.Name] || !ended[name+"/"+r.Name+"/"+r.Took.String()] {
+			t.Errorf("step %s on %s was not said as it began and ended (%d events)", r.Name, name, len(said))
+		}
+	}
+	if len(said) != 2*len(res.Steps) {
+		t.Errorf("%d events for %d steps", len(said), len(res.Steps))
 	}
 	return res
 }
@@ -242,7 +266,7 @@ func TestSetupAggregatesSlaveErrors(t *testing.T) {
 	f := newFixture(t, mariadb)
 	f.s[0].failOn["START SLAVE"] = errors.New("Error 1200 (HY000): boom one")
 	f.s[1].failOn["CHANGE MASTER"] = errors.New("Error 1064 (42000): boom two near 'Test-pw''42' at line 1")
-	res, err := Setup(context.Background(), f.master, f.slaves, params())
+	res, err := Setup(context.Background(), f.master, f.slaves, params(), nil)
 	if err == nil {
 		t.Fatal("Setup succeeded")
 	}
@@ -269,7 +293,7 @@ func TestSetupAggregatesSlaveErrors(t *testing.T) {
 func TestSetupMasterFailureLeavesSlavesAlone(t *testing.T) {
 	f := newFixture(t, mariadb)
 	f.m.failOn["GRANT"] = errors.New("Error 1045: denied")
-	_, err := Setup(context.Background(), f.master, f.slaves, params())
+	_, err := Setup(context.Background(), f.master, f.slaves, params(), nil)
 	if err == nil || !strings.HasPrefix(err.Error(), "master 10.0.0.1: replication account: GRANT REPLICATION SLAVE") {
 		t.Fatalf("error: %v", err)
 	}
@@ -298,7 +322,7 @@ func TestSetupUnreachableMasterDoesNotHang(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	done := make(chan error, 1)
-	go func() { _, err := Setup(ctx, f.master, f.slaves, params()); done <- err }()
+	go func() { _, err := Setup(ctx, f.master, f.slaves, params(), nil); done <- err }()
 	select {
 	case err := <-done:
 		if err == nil || !strings.HasPrefix(err.Error(), "master 10.0.0.1: connect: no answer within") {
@@ -313,7 +337,7 @@ func TestSetupMySQL8(t *testing.T) {
 	f := newFixture(t, mysql80)
 	p := params()
 	p.WaitForReplicaCount = 2
-	if _, err := Setup(context.Background(), f.master, f.slaves, p); err != nil {
+	if _, err := Setup(context.Background(), f.master, f.slaves, p, nil); err != nil {
 		t.Fatal(err)
 	}
 	if !f.m.plugins["rpl_semi_sync_source"] || f.m.vars["rpl_semi_sync_source_wait_for_replica_count"] != "2" {
@@ -325,7 +349,7 @@ func TestSetupMySQL8(t *testing.T) {
 		}
 	}
 	f.clearLogs()
-	res, err := Setup(context.Background(), f.master, f.slaves, p)
+	res, err := Setup(context.Background(), f.master, f.slaves, p, nil)
 	if err != nil || res.Changed() {
 		t.Fatalf("re-run: %v, changed %v:\n%s", err, res.Changed(), strings.Join(res.Executed(), "\n"))
 	}
@@ -353,7 +377,7 @@ func TestSetupRejectsBadInput(t *testing.T) {
 		"not detected":  {&server.Node{Host: f.master.Host, DB: f.master.DB}, f.slaves, params(), "server flavour not detected"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			_, err := Setup(context.Background(), tc.master, tc.slaves, tc.p)
+			_, err := Setup(context.Background(), tc.master, tc.slaves, tc.p, nil)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %v, want it to contain %q", err, tc.want)
 			}
@@ -364,7 +388,7 @@ func TestSetupRejectsBadInput(t *testing.T) {
 func TestSetupReportsUnreadableSlave(t *testing.T) {
 	f := newFixture(t, mariadb)
 	f.s[1].failOn["SHOW SLAVE STATUS"] = errors.New("Error 1227 (42000): Access denied; you need the REPLICA MONITOR privilege")
-	res, err := Setup(context.Background(), f.master, f.slaves, params())
+	res, err := Setup(context.Background(), f.master, f.slaves, params(), nil)
 	want := "slave2 10.0.0.3: replica: replica status: Error 1227 (42000): Access denied; you need the REPLICA MONITOR privilege"
 	if err == nil || err.Error() != want {
 		t.Fatalf("error\n%v\nwant\n%s", err, want)

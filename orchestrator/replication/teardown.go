@@ -22,7 +22,7 @@ import (
 //
 // Only what is still set up is undone, so a second run sends nothing.
 // Teardown goes on past a failing host and reports every failure.
-func Teardown(ctx context.Context, master *server.Node, slaves []*server.Node, p flavor.Params) (*Result, error) {
+func Teardown(ctx context.Context, master *server.Node, slaves []*server.Node, p flavor.Params, events *step.Stream) (*Result, error) {
 	start := time.Now()
 	if err := checkNodes(master, slaves); err != nil {
 		return nil, fmt.Errorf("replication teardown: %w", err)
@@ -42,7 +42,7 @@ func Teardown(ctx context.Context, master *server.Node, slaves []*server.Node, p
 		}
 	}
 
-	sp := &stepper{host: master.String()}
+	sp := newStepper(master, events)
 	err := withConn(ctx, master.DB, func(c *sql.Conn) error {
 		return sp.do(StepDisableSemiSync, func() (step.Action, string, []string, error) {
 			return disableSemiSync(ctx, c, master.Server.SemiSync().MasterEnabled, master.Server.MasterTeardown())
@@ -53,14 +53,14 @@ func Teardown(ctx context.Context, master *server.Node, slaves []*server.Node, p
 	per := make([][]step.Record, len(slaves))
 	serrs := orchestrator.ForEach(ctx, len(slaves), slaves, func(ctx context.Context, i int, n *server.Node) error {
 		var err error
-		per[i], err = teardownSlave(ctx, n)
+		per[i], err = teardownSlave(ctx, n, events)
 		return err
 	})
 	for i, n := range slaves {
 		add(per[i], serrs[i], n)
 	}
 
-	sp = &stepper{host: master.String()}
+	sp = newStepper(master, events)
 	err = withConn(ctx, master.DB, func(c *sql.Conn) error {
 		return sp.do(StepDropAccount, func() (step.Action, string, []string, error) {
 			if p.ReplAccountKept != "" {
@@ -75,8 +75,8 @@ func Teardown(ctx context.Context, master *server.Node, slaves []*server.Node, p
 	return res, orchestrator.Aggregate(errs)
 }
 
-func teardownSlave(ctx context.Context, n *server.Node) ([]step.Record, error) {
-	sp := &stepper{host: n.String()}
+func teardownSlave(ctx context.Context, n *server.Node, events *step.Stream) ([]step.Record, error) {
+	sp := newStepper(n, events)
 	err := withConn(ctx, n.DB, func(c *sql.Conn) error {
 		stop, semi := n.Server.StopReplication(), n.Server.SlaveSemiSyncOff()
 		if err := sp.do(StepStopReplica, func() (step.Action, string, []string, error) {

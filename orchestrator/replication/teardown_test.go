@@ -19,7 +19,7 @@ func TestTeardown(t *testing.T) {
 	}
 	writes := f.m.localWrites
 	f.clearLogs()
-	res, err := Teardown(context.Background(), f.master, f.slaves, flavor.Params{})
+	res, err := Teardown(context.Background(), f.master, f.slaves, flavor.Params{}, nil)
 	if err != nil {
 		t.Fatalf("Teardown: %v", err)
 	}
@@ -64,7 +64,7 @@ func TestTeardown(t *testing.T) {
 
 	// Twice: nothing left to undo, nothing sent.
 	f.clearLogs()
-	res, err = Teardown(context.Background(), f.master, f.slaves, flavor.Params{})
+	res, err = Teardown(context.Background(), f.master, f.slaves, flavor.Params{}, nil)
 	if err != nil || res.Changed() {
 		t.Fatalf("second Teardown: %v, changed %v", err, res.Changed())
 	}
@@ -79,7 +79,7 @@ func TestTeardownGoesOnPastFailures(t *testing.T) {
 	f := newFixture(t, mariadb)
 	f.setup(t)
 	f.s[0].failOn["STOP SLAVE"] = errors.New("Error 1227: denied")
-	res, err := Teardown(context.Background(), f.master, f.slaves, flavor.Params{})
+	res, err := Teardown(context.Background(), f.master, f.slaves, flavor.Params{}, nil)
 	if err == nil || err.Error() != "slave1 10.0.0.2: stop replica: STOP SLAVE: Error 1227: denied" {
 		t.Fatalf("error: %v", err)
 	}

@@ -47,7 +47,7 @@ func Down(ctx context.Context, c *cluster.Cluster, events *step.Stream) (*DownRe
 	}
 	params.ReplAccountKept = kept
 	t0 := time.Now()
-	rep.Replication, err = replication.Teardown(ctx, master, slaves, params)
+	rep.Replication, err = replication.Teardown(ctx, master, slaves, params, rec.events)
 	rec.done("cluster", "replication teardown", t0)
 	if err != nil {
 		return rep, err

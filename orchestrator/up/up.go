@@ -175,7 +175,7 @@ func Up(ctx context.Context, c *cluster.Cluster, opts Options) (*Report, error) 
 
 	master, slaves := sessions.Master, sessions.Slaves
 	t0 := time.Now()
-	rep.Replication, err = replication.Setup(ctx, master, slaves, params)
+	rep.Replication, err = replication.Setup(ctx, master, slaves, params, rec.events)
 	rec.done("cluster", "replication setup", t0)
 	if err != nil {
 		return rep, replicationInterrupted(ctx, "setting up replication", err)
