@@ -116,6 +116,20 @@ func TestRunOnTheFakeLab(t *testing.T) {
 	if m.Status != rundir.StatusOK || m.End.IsZero() || m.Servers["db2"] == "" {
 		t.Errorf("manifest: status %s, end %v, servers %v", m.Status, m.End, m.Servers)
 	}
+	// The console's summary is the run directory's.
+	var console strings.Builder
+	out.Write(&console)
+	for _, want := range []string{"run ok: " + dir + "\n", "  mysqlslap-write (mysqlslap): 4.89 s to run all queries"} {
+		if !strings.Contains(console.String(), want) {
+			t.Errorf("console lacks %q:\n%s", want, console.String())
+		}
+	}
+	// orch collect finds the inventory the run recorded, and the
+	// known_hosts it ran with when none is given.
+	acc := &Access{}
+	if src, err := acc.FromManifest(out.Dir); err != nil || !strings.HasSuffix(src, "testdata/fakelab.yaml") || acc.KnownHosts != "/dev/null" {
+		t.Errorf("the recorded inventory: %q, %v (known_hosts %q)", src, err, acc.KnownHosts)
+	}
 	// up and the run share one session per server.
 	for _, h := range []string{"db1", "db2", "db3"} {
 		if n := f.Opens(h); n != 1 {
