@@ -87,10 +87,10 @@ type Setting struct {
 
 func (s Setting) String() string { return s.Name + "=" + s.Value }
 
-// setGlobal renders SET GLOBAL for a setting. Numbers and ON/OFF go bare;
+// SetGlobal renders SET GLOBAL for a setting. Numbers and ON/OFF go bare;
 // anything else is a string literal (enum values such as AFTER_SYNC are
 // accepted either way).
-func setGlobal(st Setting) Statement {
+func SetGlobal(st Setting) Statement {
 	b := new(stmtBuilder).raw("SET GLOBAL ", st.Name, " = ")
 	if isBareValue(st.Value) {
 		b.raw(st.Value)

@@ -235,7 +235,7 @@ func (s Server) MasterSemiSync(p Params) ([]Statement, error) {
 	n := s.SemiSync()
 	out := s.installPlugin(n.MasterPlugin, n.MasterLibrary)
 	for _, st := range settings {
-		out = append(out, setGlobal(st))
+		out = append(out, SetGlobal(st))
 	}
 	return out, nil
 }
@@ -311,7 +311,7 @@ func (s Server) SlaveSemiSync() []Statement {
 	n := s.SemiSync()
 	out := s.installPlugin(n.SlavePlugin, n.SlaveLibrary)
 	for _, st := range s.SlaveSemiSyncSettings() {
-		out = append(out, setGlobal(st))
+		out = append(out, SetGlobal(st))
 	}
 	return out
 }
@@ -337,7 +337,7 @@ func (s Server) ResetBinlogs() Statement { return plain(s.value(ResetBinlogsStmt
 // disableSemiSync turns a semi-sync role off, only if its plugin is loaded
 // where it is a plugin (otherwise the variable does not exist).
 func disableSemiSync(variable, plugin string) Statement {
-	st := setGlobal(Setting{variable, "OFF"})
+	st := SetGlobal(Setting{variable, "OFF"})
 	if plugin != "" {
 		st.OnlyIf = pluginActive(plugin)
 	}

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/orch-bench/orch/orchestrator/server"
 	"github.com/orch-bench/orch/orchestrator/step"
 )
 
@@ -26,6 +25,8 @@ const (
 type Result struct {
 	Steps    []step.Record `json:"steps"`
 	Duration time.Duration `json:"duration_ns"`
+	// Undone: Setup failed and took back what it had changed.
+	Undone bool `json:"undone,omitempty"`
 }
 
 // Changed reports whether any server's state was (or may have been) changed.
@@ -64,33 +65,4 @@ func (r *Result) WriteTo(w io.Writer) (int64, error) {
 	}
 	n, err := io.WriteString(w, b.String())
 	return int64(n), err
-}
-
-// stepper times one step and files it in a list, also when it fails,
-// and says it on the command's stream as it begins and ends.
-type stepper struct {
-	host   string
-	events step.HostEvents
-	steps  []step.Record
-}
-
-// newStepper files n's steps, said on events (nil: nowhere).
-func newStepper(n *server.Node, events *step.Stream) *stepper {
-	return &stepper{host: n.String(), events: step.HostEvents{Stream: events, Host: n.Host.Name}}
-}
-
-// do runs fn as step name; fn returns the step's action, reason and the
-// statements that ran.
-func (sp *stepper) do(name string, fn func() (step.Action, string, []string, error)) error {
-	sp.events.Begin(name)
-	start := time.Now()
-	action, reason, ran, err := fn()
-	st := step.Record{Host: sp.host, Name: name, Action: action, Reason: reason, Statements: ran, Took: time.Since(start)}
-	sp.events.End(name, st.Took)
-	if err != nil {
-		st.Action, st.Error = step.Failed, err.Error()
-		err = fmt.Errorf("%s: %w", name, err)
-	}
-	sp.steps = append(sp.steps, st)
-	return err
 }

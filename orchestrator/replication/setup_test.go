@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -389,14 +390,97 @@ func TestSetupReportsUnreadableSlave(t *testing.T) {
 	f := newFixture(t, mariadb)
 	f.s[1].failOn["SHOW SLAVE STATUS"] = errors.New("Error 1227 (42000): Access denied; you need the REPLICA MONITOR privilege")
 	res, err := Setup(context.Background(), f.master, f.slaves, params(), nil)
-	want := "slave2 10.0.0.3: replica: replica status: Error 1227 (42000): Access denied; you need the REPLICA MONITOR privilege"
+	want := "slave2 10.0.0.3: replica: replica status: Error 1227 (42000): Access denied; you need the REPLICA MONITOR privilege (what replication setup had changed was undone)"
 	if err == nil || err.Error() != want {
 		t.Fatalf("error\n%v\nwant\n%s", err, want)
 	}
 	if st := stepsOf(res, "slave2")[StepReplica]; st.Action != step.Failed || len(st.Statements) > 0 {
 		t.Errorf("slave2 step %+v", st)
 	}
-	if st := stepsOf(res, "slave1")[StepReplica]; st.Action != step.Applied {
-		t.Errorf("slave1 step %+v: the other slave must still be set up", st)
+	// The other slave was set up, then taken back with the master's part.
+	s1 := stepsOf(res, "slave1")
+	if s1[StepReplica].Action != step.Applied || s1["undo "+StepReplica].Action != step.Undone {
+		t.Errorf("slave1 steps %+v: set up, then undone", s1)
+	}
+	if !res.Undone {
+		t.Error("result not marked undone")
+	}
+}
+
+// A Setup that fails on one slave leaves the cluster as it found it: the
+// account it created dropped, the master's semi-sync settings at their
+// old values, the slave it wired no replica again, with semi-sync off.
+func TestSetupFailureTakesBackWhatItChanged(t *testing.T) {
+	f := newFixture(t, mariadb)
+	before := maps.Clone(f.m.vars)
+	f.s[1].failOn["START SLAVE"] = errors.New("Error 1200 (HY000): cannot start")
+	res, err := Setup(context.Background(), f.master, f.slaves, params(), nil)
+	if err == nil || !strings.HasSuffix(err.Error(), "(what replication setup had changed was undone)") {
+		t.Fatalf("error %v", err)
+	}
+	if _, ok := f.m.users["'repl'@'%'"]; ok || len(f.m.users) != 0 {
+		t.Errorf("master accounts after the undo: %v", f.m.users)
+	}
+	for _, k := range []string{"rpl_semi_sync_master_enabled", "rpl_semi_sync_master_wait_point", "rpl_semi_sync_master_timeout"} {
+		if f.m.vars[k] != before[k] {
+			t.Errorf("master %s = %q after the undo, was %q", k, f.m.vars[k], before[k])
+		}
+	}
+	if f.m.localWrites != 0 {
+		t.Errorf("the undo binlogged %d writes on the master", f.m.localWrites)
+	}
+	for _, s := range f.s {
+		if s.replica != nil {
+			t.Errorf("%s still replicates from %s after the undo", s.name, s.replica.host)
+		}
+		if v := s.vars["rpl_semi_sync_slave_enabled"]; v != "OFF" {
+			t.Errorf("%s semi-sync %q after the undo", s.name, v)
+		}
+	}
+	// In the order they happened: the master's steps, the slaves' and
+	// their undos, the master's undos last (the account after the slaves
+	// stopped using it).
+	var order []string
+	for _, r := range res.Steps {
+		order = append(order, strings.Fields(r.Host)[0]+" "+r.Name)
+	}
+	n := len(order)
+	if n < 4 || order[0] != "master "+StepAccount || order[1] != "master "+StepMasterSemiSync ||
+		order[n-2] != "master undo "+StepMasterSemiSync || order[n-1] != "master undo "+StepAccount {
+		t.Errorf("steps in order %q", order)
+	}
+}
+
+// What was already in place before a failing Setup stays: an account
+// that existed, settings that held, a slave that replicated already.
+func TestSetupFailureKeepsWhatWasThere(t *testing.T) {
+	f := newFixture(t, mariadb)
+	f.setup(t)
+	f.s[1].replica = nil // slave2 lost its replication
+	f.s[1].failOn["CHANGE MASTER"] = errors.New("Error 1198 (HY000): busy")
+	f.clearLogs()
+	res, err := Setup(context.Background(), f.master, f.slaves, params(), nil)
+	if err == nil || !strings.Contains(err.Error(), "slave2 10.0.0.3: replica: CHANGE MASTER") {
+		t.Fatalf("error %v", err)
+	}
+	if _, ok := f.m.users["'repl'@'%'"]; !ok {
+		t.Error("the account that existed before was dropped")
+	}
+	if f.m.vars["rpl_semi_sync_master_enabled"] != "ON" {
+		t.Error("master semi-sync turned off though it was on before")
+	}
+	if io, _, _ := f.s[0].ioState(); io != "Yes" {
+		t.Errorf("slave1, which replicated before, was touched: %q", changes(f.logOf(f.s[0])))
+	}
+	if got := changes(f.logOf(f.m)); slices.ContainsFunc(got, func(q string) bool { return strings.HasPrefix(q, "DROP") }) {
+		t.Errorf("master received %q", got)
+	}
+	// slave2 half-ran its plan (STOP and RESET before the failed CHANGE):
+	// its undo leaves it no replica, semi-sync off.
+	if f.s[1].replica != nil {
+		t.Errorf("slave2 replicates after the undo")
+	}
+	if st := stepsOf(res, "slave2")["undo "+StepReplica]; st.Action != step.Undone {
+		t.Errorf("slave2 undo %+v", st)
 	}
 }

@@ -42,13 +42,13 @@ func Teardown(ctx context.Context, master *server.Node, slaves []*server.Node, p
 		}
 	}
 
-	sp := newStepper(master, events)
+	mq := sequence(master, events)
 	err := withConn(ctx, master.DB, func(c *sql.Conn) error {
-		return sp.do(StepDisableSemiSync, func() (step.Action, string, []string, error) {
+		return do(ctx, mq, StepDisableSemiSync, func(ctx context.Context) (step.Outcome, error) {
 			return disableSemiSync(ctx, c, master.Server.SemiSync().MasterEnabled, master.Server.MasterTeardown())
 		})
 	})
-	add(sp.steps, err, master)
+	add(mq.Records, err, master)
 
 	per := make([][]step.Record, len(slaves))
 	serrs := orchestrator.ForEach(ctx, len(slaves), slaves, func(ctx context.Context, i int, n *server.Node) error {
@@ -60,73 +60,79 @@ func Teardown(ctx context.Context, master *server.Node, slaves []*server.Node, p
 		add(per[i], serrs[i], n)
 	}
 
-	sp = newStepper(master, events)
+	mq = sequence(master, events)
 	err = withConn(ctx, master.DB, func(c *sql.Conn) error {
-		return sp.do(StepDropAccount, func() (step.Action, string, []string, error) {
+		return do(ctx, mq, StepDropAccount, func(ctx context.Context) (step.Outcome, error) {
 			if p.ReplAccountKept != "" {
-				return step.Skipped, "account kept: " + p.ReplAccountKept, nil, nil
+				return step.Outcome{Action: step.Skipped, Reason: "account kept: " + p.ReplAccountKept}, nil
 			}
 			return dropAccount(ctx, c, p.ReplUser, p.ReplHost)
 		})
 	})
-	add(sp.steps, err, master)
+	add(mq.Records, err, master)
 
 	res.Duration = time.Since(start)
 	return res, orchestrator.Aggregate(errs)
 }
 
+// teardownSlave's steps have no undo: down is itself the undo of up.
 func teardownSlave(ctx context.Context, n *server.Node, events *step.Stream) ([]step.Record, error) {
-	sp := newStepper(n, events)
+	q := sequence(n, events)
 	err := withConn(ctx, n.DB, func(c *sql.Conn) error {
 		stop, semi := n.Server.StopReplication(), n.Server.SlaveSemiSyncOff()
-		if err := sp.do(StepStopReplica, func() (step.Action, string, []string, error) {
+		if err := do(ctx, q, StepStopReplica, func(ctx context.Context) (step.Outcome, error) {
 			rs, isReplica, err := readReplica(ctx, c, n.Server)
 			if err != nil {
-				return step.Failed, "", nil, err
+				return step.Outcome{}, err
 			}
 			if !isReplica {
-				return step.Skipped, "not a replica", nil, nil
+				return step.Outcome{Action: step.Skipped, Reason: "not a replica"}, nil
 			}
 			ran, err := run(ctx, c, stop)
-			return step.Applied, fmt.Sprintf("replicated from %s:%d", rs.MasterHost, rs.MasterPort), ran, err
+			return step.Outcome{Action: step.Applied, Reason: fmt.Sprintf("replicated from %s:%d", rs.MasterHost, rs.MasterPort), Statements: ran}, err
 		}); err != nil {
 			return err
 		}
-		return sp.do(StepDisableSemiSync, func() (step.Action, string, []string, error) {
+		return do(ctx, q, StepDisableSemiSync, func(ctx context.Context) (step.Outcome, error) {
 			return disableSemiSync(ctx, c, n.Server.SemiSync().SlaveEnabled, semi)
 		})
 	})
-	return sp.steps, err
+	return q.Records, err
 }
 
 // disableSemiSync runs plan unless the enabled variable is already OFF or
 // does not exist (MySQL without the plugin).
-func disableSemiSync(ctx context.Context, c *sql.Conn, enabledVar string, plan []flavor.Statement) (step.Action, string, []string, error) {
+func disableSemiSync(ctx context.Context, c *sql.Conn, enabledVar string, plan []flavor.Statement) (step.Outcome, error) {
 	vars, err := queryTimeout(ctx, c, StatementTimeout, flavor.VariablesQuery([]flavor.Setting{{Name: enabledVar}}))
 	if err != nil {
-		return step.Failed, "", nil, fmt.Errorf("read settings: %w", err)
+		return step.Outcome{}, fmt.Errorf("read settings: %w", err)
 	}
 	if !isOn(vars.nameValues(), enabledVar) {
-		return step.Skipped, enabledVar + " is already OFF", nil, nil
+		return step.Outcome{Action: step.Skipped, Reason: enabledVar + " is already OFF"}, nil
 	}
 	ran, err := run(ctx, c, plan)
-	return step.Applied, enabledVar + " was ON", ran, err
+	return step.Outcome{Action: step.Applied, Reason: enabledVar + " was ON", Statements: ran}, err
 }
 
 // dropAccount drops the replication account, unlogged like its creation.
-func dropAccount(ctx context.Context, c *sql.Conn, user, host string) (step.Action, string, []string, error) {
+func dropAccount(ctx context.Context, c *sql.Conn, user, host string) (step.Outcome, error) {
 	exists, err := readAccount(ctx, c, user, host)
 	if err != nil {
-		return step.Failed, "", nil, err
+		return step.Outcome{}, err
 	}
 	acct := flavor.QuoteString(user) + "@" + flavor.QuoteString(host)
 	if !exists {
-		return step.Skipped, "no account " + acct, nil, nil
+		return step.Outcome{Action: step.Skipped, Reason: "no account " + acct}, nil
 	}
-	ran, err := run(ctx, c, []flavor.Statement{
+	ran, err := run(ctx, c, dropAccountPlan(user, host))
+	return step.Outcome{Action: step.Applied, Reason: "account " + acct + " existed", Statements: ran}, err
+}
+
+// dropAccountPlan drops an account with binary logging off, as it was made.
+func dropAccountPlan(user, host string) []flavor.Statement {
+	return []flavor.Statement{
 		plain("SET SESSION sql_log_bin = 0"),
-		plain("DROP USER IF EXISTS " + acct),
+		plain("DROP USER IF EXISTS " + flavor.QuoteString(user) + "@" + flavor.QuoteString(host)),
 		plain("SET SESSION sql_log_bin = 1"),
-	})
-	return step.Applied, "account " + acct + " existed", ran, err
+	}
 }

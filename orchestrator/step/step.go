@@ -2,8 +2,9 @@
 // value (name, host, what to do, how to undo it), and a Sequence runs steps
 // in order, records each as a Record, and on a failure or a Ctrl-C undoes
 // the ones that succeeded, newest first, on a context the interrupt did not
-// cancel. server (config, restarts) and replication (wiring) report their
-// work as Records; up aggregates them per host.
+// cancel. server (config, restarts), replication (wiring) and account
+// (orch's accounts) run their work as steps and report it as Records; up
+// aggregates them per host.
 package step
 
 import (
@@ -35,6 +36,11 @@ type Step struct {
 	Name string
 	Host string // "slave1 10.0.0.2"
 	Do   func(ctx context.Context) error
+	// Decide, instead of Do, runs a step that looks before it acts: it
+	// may find the host already as wanted, and what to take back depends
+	// on what it found (an account it created, not one that existed).
+	// Its Outcome fills the Record; its Outcome.Undo replaces Undo.
+	Decide func(ctx context.Context) (Outcome, error)
 	// Undo takes Do's effect back, on a context detached from the one Do
 	// ran on; nil when there is nothing to take back (a check, a read).
 	Undo func(ctx context.Context) error
@@ -42,6 +48,20 @@ type Step struct {
 	// made but the upload cut, some plugins installed), so a failed Do is
 	// undone too. Its Undo must then cope with any part of Do done.
 	UndoOnFailure bool
+}
+
+// Outcome is what a Decide step found and did.
+type Outcome struct {
+	// Action is Skipped, Ensured or Applied ("" means Applied).
+	Action Action
+	// Reason says why: what the step found.
+	Reason string
+	// Statements are the SQL statements that ran, secrets redacted.
+	Statements []string
+	// Undo takes back what this run of the step changed; nil when it
+	// changed nothing orch may take back. Returned with an error too when
+	// part of the step may have happened: it is then undone as well.
+	Undo func(ctx context.Context) error
 }
 
 // Record is what one step did, and the one record of a step that orch
@@ -87,8 +107,18 @@ func (q *Sequence) Do(ctx context.Context, s Step) error {
 	}
 	q.Events.Begin(s.Name)
 	start := time.Now()
-	err := s.Do(ctx)
-	rec := Record{Host: s.Host, Name: s.Name, Action: Applied, Took: time.Since(start)}
+	var out Outcome
+	var err error
+	if s.Decide != nil {
+		out, err = s.Decide(ctx)
+		s.Undo, s.UndoOnFailure = out.Undo, true
+	} else {
+		err = s.Do(ctx)
+	}
+	rec := Record{Host: s.Host, Name: s.Name, Action: out.Action, Reason: out.Reason, Statements: out.Statements, Took: time.Since(start)}
+	if rec.Action == "" {
+		rec.Action = Applied
+	}
 	q.Events.End(s.Name, rec.Took)
 	if err != nil {
 		rec.Action, rec.Error = Failed, err.Error()
@@ -131,4 +161,4 @@ func (q *Sequence) Undo(ctx context.Context) error {
 }
 
 // Pending reports whether any succeeded step could still be undone.
-func (q *Sequence) Pending() bool { return len(q.done) > 0 }
+func (q *Sequence) Pending() bool { return q != nil && len(q.done) > 0 }

@@ -131,3 +131,53 @@ func TestHalfDoneStepIsUndone(t *testing.T) {
 		t.Errorf("log %q", got)
 	}
 }
+
+// A step that looks before it acts is taken back only for what it did
+// this time: a row it found in place has no undo, one it made has, and a
+// half-done one (its error and an undo together) is taken back too.
+func TestDecideUndoesOnlyWhatItChanged(t *testing.T) {
+	var log []string
+	row := func(name string, existed bool, fail error) Step {
+		return Step{Name: name, Decide: func(context.Context) (Outcome, error) {
+			if existed {
+				return Outcome{Action: Skipped, Reason: name + " was there"}, nil
+			}
+			log = append(log, "insert "+name)
+			return Outcome{Reason: name + " was missing", Statements: []string{"INSERT " + name},
+				Undo: func(context.Context) error { log = append(log, "delete "+name); return nil }}, fail
+		}}
+	}
+	q := &Sequence{Host: "db1"}
+	ctx := context.Background()
+	for _, s := range []Step{row("a", true, nil), row("b", false, nil)} {
+		if err := q.Do(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := q.Do(ctx, row("c", false, errors.New("disk full"))); err == nil || err.Error() != "disk full" {
+		t.Fatalf("err %v", err)
+	}
+	if err := q.Undo(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(log, ", "); got != "insert b, insert c, delete c, delete b" {
+		t.Errorf("log %q", got)
+	}
+	want := []Record{
+		{Host: "db1", Name: "a", Action: Skipped, Reason: "a was there"},
+		{Host: "db1", Name: "b", Action: Applied, Reason: "b was missing", Statements: []string{"INSERT b"}},
+		{Host: "db1", Name: "c", Action: Failed, Reason: "c was missing", Statements: []string{"INSERT c"}, Error: "disk full"},
+		{Host: "db1", Name: "undo c", Action: Undone},
+		{Host: "db1", Name: "undo b", Action: Undone},
+	}
+	if len(q.Records) != len(want) {
+		t.Fatalf("records %+v", q.Records)
+	}
+	for i, r := range q.Records {
+		r.Took = 0
+		if r.Host != want[i].Host || r.Name != want[i].Name || r.Action != want[i].Action || r.Reason != want[i].Reason ||
+			strings.Join(r.Statements, ";") != strings.Join(want[i].Statements, ";") || r.Error != want[i].Error {
+			t.Errorf("record %d: %+v, want %+v", i, r, want[i])
+		}
+	}
+}

@@ -178,7 +178,11 @@ func Up(ctx context.Context, c *cluster.Cluster, opts Options) (*Report, error) 
 	rep.Replication, err = replication.Setup(ctx, master, slaves, params, rec.events)
 	rec.done("cluster", "replication setup", t0)
 	if err != nil {
-		return rep, replicationInterrupted(ctx, "setting up replication", err)
+		doing := "setting up replication"
+		if rep.Replication != nil && rep.Replication.Undone {
+			doing += " (what it had changed was undone)"
+		}
+		return rep, replicationInterrupted(ctx, doing, err)
 	}
 	t0 = time.Now()
 	timeout := opts.VerifyTimeout
