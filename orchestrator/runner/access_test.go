@@ -3,14 +3,21 @@ package runner
 import (
 	"bytes"
 	"context"
+	"crypto/ed25519"
+	"encoding/pem"
 	"errors"
+	"fmt"
+	"net"
+	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/orch-bench/orch/orchestrator"
 	"github.com/orch-bench/orch/orchestrator/cluster"
 	"github.com/orch-bench/orch/orchestrator/internal/fakemaria"
 	"github.com/orch-bench/orch/topology"
+	"golang.org/x/crypto/ssh"
 )
 
 // TestAccessLoadsWhatTheCommandLineNames: one file is its cluster; of
@@ -107,5 +114,52 @@ func TestExecPrefixesAndCounts(t *testing.T) {
 	o.Role = "wizard"
 	if err := Exec(context.Background(), o); !orchestrator.IsBadInput(err) {
 		t.Errorf("unknown role: %v", err)
+	}
+}
+
+// TestAccessConnectNamesTheHostItCannotReach: the command's SSH dial (its
+// settings: port, known_hosts, timeout) reaches the host's address; a
+// host whose SSH port refuses is a failure naming it, kept by the cluster
+// for the commands that need every host.
+func TestAccessConnectNamesTheHostItCannotReach(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("ORCH_SIM_MYSQL_PW", "pw-one")
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close() // nothing listens there now: the dial is refused at once
+	_, priv, err := ed25519.GenerateKey(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	block, err := ssh.MarshalPrivateKey(priv, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	key := writeFile(t, dir, "id_ed25519", string(pem.EncodeToMemory(block)))
+	if err := os.Chmod(key, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	inv := writeFile(t, dir, "gone.yaml", fmt.Sprintf(`name: gone
+known_hosts: /dev/null
+defaults:
+  ssh: {user: bench, port: %d, identity_files: [%s]}
+  mysql: {user: bench, password: {env: ORCH_SIM_MYSQL_PW}}
+hosts:
+  - {name: db1, role: server, address: 127.0.0.1}
+`, port, key))
+	a := &Access{Inventories: []string{inv}, SSHConfig: "none", ConnectTimeout: 2 * time.Second}
+	loaded, err := a.Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := a.ConnectAll(context.Background(), loaded)
+	defer c.Close()
+	err = c.ConnectErr()
+	if err == nil || !strings.Contains(err.Error(), "db1 127.0.0.1") || !strings.Contains(err.Error(), "refused") {
+		t.Fatalf("connect error %v, want one naming db1 and the refusal", err)
 	}
 }

@@ -6,7 +6,9 @@ import (
 	"io"
 
 	"github.com/orch-bench/orch/orchestrator"
+	"github.com/orch-bench/orch/orchestrator/cluster"
 	"github.com/orch-bench/orch/orchestrator/rundir"
+	"github.com/orch-bench/orch/topology"
 )
 
 // CollectOptions is `orch collect`: complete one run directory.
@@ -19,6 +21,8 @@ type CollectOptions struct {
 	Access         *Access
 	InventoryGiven bool
 	KeepRemote     bool
+	// Connect opens the run's hosts (nil: Access.Connect, over SSH).
+	Connect func(ctx context.Context, inv *topology.Inventory) *cluster.Cluster
 	// Out gets one line per file fetched or failed, and a summary.
 	Out io.Writer
 }
@@ -49,7 +53,11 @@ func CollectDir(ctx context.Context, o CollectOptions) error {
 	if err := CheckSources(d, inv); err != nil {
 		return orchestrator.BadInput(err)
 	}
-	c := o.Access.Connect(ctx, inv, inv.Hosts)
+	connect := o.Connect
+	if connect == nil {
+		connect = o.Access.ConnectAll
+	}
+	c := connect(ctx, inv)
 	defer c.Close()
 	res, err := Collect(ctx, d, c, o.KeepRemote)
 	if res != nil && res.Report != nil {

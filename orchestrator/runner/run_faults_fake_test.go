@@ -3,9 +3,11 @@ package runner
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -140,5 +142,43 @@ func TestCollectFetchesAgainWhatWasLost(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(out.Dir.Path(), rundir.FileResults)); err != nil {
 		t.Errorf("results not rewritten: %v", err)
+	}
+}
+
+// TestStalledRunIsStopped: a run whose master commits nothing for the
+// stall limit (a client hung on a lock, here one that never sends) is
+// stopped by the watchdog instead of waiting for the client's own end,
+// and the run directory says why it stopped.
+func TestStalledRunIsStopped(t *testing.T) {
+	f := newFakeLab(t)
+	f.ClientMode(t, "hang")
+	var logs []string
+	var mu sync.Mutex
+	logf := func(format string, args ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		logs = append(logs, fmt.Sprintf(format, args...))
+	}
+	start := time.Now()
+	out, err := Run(context.Background(), Config{Cluster: f.C, Workload: slapWorkload(t), Engine: "innodb", Root: t.TempDir(), Version: "test",
+		StallLimit: 2 * time.Second, Logf: logf})
+	if took := time.Since(start); took > 45*time.Second {
+		t.Errorf("the run waited for the client (%s)", took)
+	}
+	if out == nil {
+		t.Fatalf("no outcome: %v", err)
+	}
+	mu.Lock()
+	said := strings.Join(logs, "\n")
+	mu.Unlock()
+	if !strings.Contains(said, "run: stopping the benchmark: ") {
+		t.Errorf("the run did not say it stopped the benchmark:\n%s", said)
+	}
+	m, merr := out.Dir.LoadManifest()
+	if merr != nil {
+		t.Fatal(merr)
+	}
+	if m.Status == rundir.StatusOK || !strings.Contains(m.Error, "stall") {
+		t.Errorf("manifest: status %s, error %q (err %v)", m.Status, m.Error, err)
 	}
 }

@@ -1,7 +1,9 @@
 package fakemaria
 
 import (
+	"hash/crc32"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -26,6 +28,8 @@ var (
 	reDelete    = regexp.MustCompile("^DELETE FROM `([^`]+)`\\.`([^`]+)` WHERE (.*)$")
 	reDropDB    = regexp.MustCompile("^DROP DATABASE IF EXISTS `([^`]+)`$")
 	reDropTable = regexp.MustCompile("^DROP TABLE IF EXISTS `([^`]+)`\\.`([^`]+)`$")
+	reChecksum  = regexp.MustCompile("^CHECKSUM TABLE `([^`]+)`\\.`([^`]+)`$")
+	reCount     = regexp.MustCompile("^SELECT COUNT\\(\\*\\) FROM `([^`]+)`\\.`([^`]+)`$")
 )
 
 // catalogStatement runs q if it is one of the catalog's; ok is false if not.
@@ -90,6 +94,23 @@ func (d *DB) catalogStatement(q string, binlog bool) (t table, ok bool) {
 				c.tables[name] = append(c.tables[name], r)
 			}
 		}
+	case reChecksum.MatchString(q):
+		// As MariaDB answers: the table's name and a checksum of its rows
+		// (0 when empty), NULL for a table that does not exist.
+		m := reChecksum.FindStringSubmatch(q)
+		rows, ok := c.tables[m[1]+"."+m[2]]
+		t := table{Cols: []string{"Table", "Checksum"}, Rows: [][]any{{m[1] + "." + m[2], nil}}}
+		if ok {
+			t.Rows[0][1] = strconv.FormatUint(uint64(checksum(rows)), 10)
+		}
+		return t, true
+	case reCount.MatchString(q):
+		m := reCount.FindStringSubmatch(q)
+		rows, ok := c.tables[m[1]+"."+m[2]]
+		if !ok {
+			return table{}, false // the caller reports the statement, as a missing table fails
+		}
+		return table{Cols: []string{"COUNT(*)"}, Rows: [][]any{{strconv.Itoa(len(rows))}}}, true
 	case reSelect2.MatchString(q):
 		m := reSelect2.FindStringSubmatch(q)
 		t := table{Cols: []string{"a", "b"}}
@@ -130,6 +151,16 @@ func (d *DB) catalogStatement(q string, binlog bool) (t table, ok bool) {
 	}
 	d.write(binlog)
 	return table{}, true
+}
+
+// checksum is a checksum of rows that does not depend on their order, as
+// a table's live checksum does not.
+func checksum(rows [][2]string) uint32 {
+	var sum uint32
+	for _, r := range rows {
+		sum += crc32.ChecksumIEEE([]byte(r[0] + "\x00" + r[1]))
+	}
+	return sum
 }
 
 func hasRow(rows [][2]string, r [2]string) bool {

@@ -88,7 +88,9 @@ func (f *Cluster) installClient(t testing.TB, bin, program, output string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	script := "#!/bin/sh\nprintf '%s\\n' \"$@\" > " + f.Argv + "\nprintf '%s' \"$MYSQL_PWD\" > " + f.Password + `
+	// --version answers as the lab's mariadb-slap 10.11 does, whatever
+	// the mode: the load box's facts ask it before any run.
+	script := "#!/bin/sh\n[ \"$1\" = --version ] && { echo 'mariadb-slap  Ver 1.0 Distrib 10.11.19-MariaDB, for debian-linux-gnu (x86_64)'; exit 0; }\nprintf '%s\\n' \"$@\" > " + f.Argv + "\nprintf '%s' \"$MYSQL_PWD\" > " + f.Password + `
 case "$(cat ` + f.mode + ` 2>/dev/null)" in
 hang) echo "Benchmark"; sleep 60; exit 0 ;;
 fail) echo "mariadb-slap: Error when connecting to server: 2013 Lost connection" >&2; exit 1 ;;
