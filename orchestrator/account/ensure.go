@@ -3,6 +3,7 @@ package account
 import (
 	"context"
 	dbsql "database/sql"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -11,6 +12,7 @@ import (
 	"github.com/orch-bench/orch/orchestrator/cluster"
 	"github.com/orch-bench/orch/orchestrator/executor"
 	"github.com/orch-bench/orch/orchestrator/mysqlconn"
+	"github.com/orch-bench/orch/orchestrator/step"
 	"github.com/orch-bench/orch/topology"
 )
 
@@ -19,9 +21,17 @@ type EnsureOptions struct {
 	// Adopt (--adopt-accounts) lets up take over an existing account with
 	// one of orch's names that orch did not make: it says what it changes.
 	Adopt bool
-	// Progress hears one line per host per step.
-	Progress func(host, step string)
+	// Events hears each host's steps as they begin and end, and the
+	// notes (an account adopted); nil: nowhere.
+	Events *step.Stream
 }
+
+// Step names.
+const (
+	StepRecord = "record orch's accounts"
+	// StepAccounts is followed by the accounts' names.
+	StepAccounts = "accounts"
+)
 
 // What --adopt-accounts changes, and the inventory keys that name an
 // account of one's own instead.
@@ -103,33 +113,113 @@ func Ensure(ctx context.Context, c *cluster.Cluster, opts EnsureOptions) error {
 	if err := orchestrator.Aggregate(errs); err != nil {
 		return err
 	}
+	seqs := map[string]*step.Sequence{}
 	errs = c.Each(ctx, hosts, func(ctx context.Context, h *topology.Host, ex executor.Executor) error {
 		p := plans[h.Name]
 		for _, n := range p.notes {
-			say(opts.Progress, h.Name, n)
+			opts.Events.Note(h.Name, n)
 		}
-		if err := Claim(ctx, p.q, p.found, p.claim); err != nil {
-			return fmt.Errorf("%s: %w", h, err)
-		}
-		if err := Remember(inv, h.Name, p.claim); err != nil {
+		q := &step.Sequence{Host: h.String(), Events: step.HostEvents{Stream: opts.Events, Host: h.Name}}
+		mu.Lock()
+		seqs[h.Name] = q
+		mu.Unlock()
+		if err := q.Do(ctx, step.Step{Name: StepRecord, Decide: func(ctx context.Context) (step.Outcome, error) {
+			return p.record(ctx, inv, h)
+		}}); err != nil {
 			return fmt.Errorf("%s: %w", h, err)
 		}
 		if len(p.make) == 0 {
 			return nil
 		}
-		if err := EnsureBySocket(ctx, ex, p.make...); err != nil {
-			return err
-		}
-		say(opts.Progress, h.Name, "accounts "+names(p.make))
-		return nil
+		return q.Do(ctx, step.Step{Name: StepAccounts + " " + names(p.make), Decide: func(ctx context.Context) (step.Outcome, error) {
+			return p.makeAccounts(ctx, ex)
+		}})
 	})
-	return orchestrator.Aggregate(errs)
+	if err := orchestrator.Aggregate(errs); err != nil || ctx.Err() != nil {
+		if err == nil {
+			err = fmt.Errorf("accounts: %w", ctx.Err())
+		}
+		return undoAll(ctx, seqs, err)
+	}
+	return nil
 }
 
-func say(progress func(host, step string), host, step string) {
-	if progress != nil {
-		progress(host, step)
+// undoAll takes back what every host's account steps did (the hosts are
+// independent: in parallel) and words err with the outcome.
+func undoAll(ctx context.Context, seqs map[string]*step.Sequence, err error) error {
+	var pending []*step.Sequence
+	for _, q := range seqs {
+		if q.Pending() {
+			pending = append(pending, q)
+		}
 	}
+	if len(pending) == 0 {
+		return err
+	}
+	uerrs := orchestrator.ForEach(ctx, 0, pending, func(ctx context.Context, _ int, q *step.Sequence) error {
+		if uerr := q.Undo(ctx); uerr != nil {
+			return fmt.Errorf("%s: %w", q.Host, uerr)
+		}
+		return nil
+	})
+	if uerr := orchestrator.Aggregate(uerrs); uerr != nil {
+		return errors.Join(err, fmt.Errorf("undoing the accounts also failed: %w", uerr))
+	}
+	return fmt.Errorf("%w (up took back what it had done to the accounts)", err)
+}
+
+// record adds the plan's names to orch's record on the server (and the
+// state directory's copy). Its undo takes out of the record the names this
+// step added; the copy keeps them, harmlessly: what orch may drop is what
+// the server's record lists.
+func (p *hostPlan) record(ctx context.Context, inv *topology.Inventory, h *topology.Host) (step.Outcome, error) {
+	var added []Item
+	for _, it := range p.claim {
+		if !p.found.Mine(it) {
+			added = append(added, it)
+		}
+	}
+	if len(added) == 0 {
+		return step.Outcome{Action: step.Skipped, Reason: "orch's record lists them already"}, nil
+	}
+	if err := Claim(ctx, p.q, p.found, p.claim); err != nil {
+		return step.Outcome{}, err
+	}
+	out := step.Outcome{Reason: "recorded " + itemNames(added),
+		Undo: func(ctx context.Context) error { return Unclaim(ctx, p.q, p.found, added) }}
+	return out, Remember(inv, h.Name, p.claim)
+}
+
+// makeAccounts makes or brings up to date the plan's accounts through
+// root's socket. Its undo drops those that did not exist before, with
+// binary logging off as they were made; one that existed keeps the
+// password and grants up gave it (the account was orch's, or adopted).
+func (p *hostPlan) makeAccounts(ctx context.Context, ex executor.Executor) (step.Outcome, error) {
+	var created []Account
+	for _, a := range p.make {
+		if !p.found.Exists(AccountItem(a.User, a.Host)) {
+			created = append(created, a)
+		}
+	}
+	err := EnsureBySocket(ctx, ex, p.make...)
+	if len(created) == 0 {
+		return step.Outcome{Action: step.Ensured, Reason: "they exist: passwords and grants re-asserted"}, err
+	}
+	drop := make([]string, len(created))
+	for i, a := range created {
+		drop[i] = "DROP USER IF EXISTS " + a.quoted()
+	}
+	return step.Outcome{Reason: "created " + names(created),
+		Undo: func(ctx context.Context) error { return Socket{Ex: ex}.Exec(ctx, drop) }}, err
+}
+
+// itemNames lists items for a step's reason.
+func itemNames(items []Item) string {
+	out := make([]string, len(items))
+	for i, it := range items {
+		out[i] = it.String()
+	}
+	return strings.Join(out, ", ")
 }
 
 // planHost reads the host's accounts and orch's record and decides.

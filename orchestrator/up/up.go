@@ -123,7 +123,7 @@ func Up(ctx context.Context, c *cluster.Cluster, opts Options) (*Report, error) 
 	}
 	hadRepl := inv.Replication.PasswordManaged && !account.Pending(inv.Replication.Password)
 	// Stock hosts first: orch's own accounts, made through root's unix socket.
-	if err := account.Ensure(ctx, c, account.EnsureOptions{Adopt: opts.AdoptAccounts, Progress: rec.note}); err != nil {
+	if err := account.Ensure(ctx, c, account.EnsureOptions{Adopt: opts.AdoptAccounts, Events: rec.events}); err != nil {
 		return nil, err
 	}
 	if err := checkPaths(ctx, c, opts); err != nil {
