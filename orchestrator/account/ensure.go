@@ -156,7 +156,9 @@ func undoAll(ctx context.Context, seqs map[string]*step.Sequence, err error) err
 	if len(pending) == 0 {
 		return err
 	}
-	uerrs := orchestrator.ForEach(ctx, 0, pending, func(ctx context.Context, _ int, q *step.Sequence) error {
+	// The Ctrl-C that stopped the work must not stop its undoing (each
+	// sequence bounds its own undo).
+	uerrs := orchestrator.ForEach(context.WithoutCancel(ctx), 0, pending, func(ctx context.Context, _ int, q *step.Sequence) error {
 		if uerr := q.Undo(ctx); uerr != nil {
 			return fmt.Errorf("%s: %w", q.Host, uerr)
 		}

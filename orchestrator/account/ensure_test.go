@@ -33,8 +33,9 @@ func (s shellOf) Run(ctx context.Context, c executor.Command) (executor.Result, 
 // standInClient installs a `mariadb` on PATH that appends what each host's
 // root session was fed to a log ("host: statement" lines), answers every
 // query with no row (a stock server: no account, no schema of orch's) and
-// fails, as a server does, when refuse (host:text) matches its input.
-func standInClient(t *testing.T, refuse string) (log func() []string) {
+// fails, as a server does, when refuse (host:text) matches its input, or
+// hangs (as a server whose disk is stuck) when hang does.
+func standInClient(t *testing.T, refuse string, hang ...string) (log func() []string) {
 	t.Helper()
 	bin := t.TempDir()
 	logFile := filepath.Join(bin, "fed")
@@ -42,6 +43,7 @@ func standInClient(t *testing.T, refuse string) (log func() []string) {
 in=$(cat)
 printf '%s\n' "$in" | sed "s/^/$SERVER_NAME: /" >> ` + logFile + `
 case "$SERVER_NAME:$in" in
+` + strings.Join(append(hang, "no-such-host:"), "|") + `*) exec sleep 30 ;;
 ` + refuse + `*) echo "ERROR 1396 (HY000) at line 3: Operation CREATE USER failed for 'orch'@'localhost'" >&2; exit 1 ;;
 esac
 exit 0
@@ -57,17 +59,21 @@ exit 0
 }
 
 func ensureOn(t *testing.T, inv *topology.Inventory, events *step.Stream) error {
+	return ensureCtx(context.Background(), t, inv, events)
+}
+
+func ensureCtx(ctx context.Context, t *testing.T, inv *topology.Inventory, events *step.Stream) error {
 	t.Helper()
 	dir, err := StateDir(inv)
 	if err != nil {
 		t.Fatal(err)
 	}
 	Resolve(inv, dir) // as the command's inventory loading does
-	c := cluster.Connect(context.Background(), inv, inv.Hosts, cluster.Options{Dialer: func(_ context.Context, h *topology.Host, _ executor.DialConfig) (executor.Executor, error) {
+	c := cluster.Connect(ctx, inv, inv.Hosts, cluster.Options{Dialer: func(_ context.Context, h *topology.Host, _ executor.DialConfig) (executor.Executor, error) {
 		return shellOf{executor.NewLocal(h.Name), h.Name}, nil
 	}})
 	defer c.Close()
-	return Ensure(context.Background(), c, EnsureOptions{Events: events})
+	return Ensure(ctx, c, EnsureOptions{Events: events})
 }
 
 // fedTo is what host's root session received, in order.
@@ -140,6 +146,34 @@ func TestEnsureMakesAndKeeps(t *testing.T) {
 	for _, h := range []string{"master", "slave1", "slave2"} {
 		if fed := strings.Join(fedTo(log(), h), "\n"); !strings.Contains(fed, "CREATE USER IF NOT EXISTS 'orch'@'localhost'") {
 			t.Errorf("%s: no account made:\n%s", h, fed)
+		}
+	}
+}
+
+// TestEnsureInterruptedIsTakenBack: a Ctrl-C while one host hangs stops
+// up, and the accounts it had made elsewhere are still dropped: the
+// interrupt must not stop the undoing.
+func TestEnsureInterruptedIsTakenBack(t *testing.T) {
+	t.Setenv(EnvStateDir, t.TempDir())
+	log := standInClient(t, "no-such-host:", `slave2:*"CREATE USER"`)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	events := &step.Stream{}
+	made := 0
+	events.Subscribe(func(e step.Event) {
+		if e.Kind == step.Ended && strings.HasPrefix(e.Step, StepAccounts+" ") {
+			if made++; made == 2 { // master and slave1 are done; slave2 hangs
+				cancel()
+			}
+		}
+	})
+	err := ensureCtx(ctx, t, loadInv(t, stockHosts), events)
+	if err == nil || !strings.Contains(err.Error(), "(up took back what it had done to the accounts)") {
+		t.Fatalf("error: %v", err)
+	}
+	for _, h := range []string{"master", "slave1"} {
+		if fed := strings.Join(fedTo(log(), h), "\n"); !strings.Contains(fed, "DROP USER IF EXISTS 'orch'@'localhost'") {
+			t.Errorf("%s: the accounts made before the interrupt were not dropped:\n%s", h, fed)
 		}
 	}
 }

@@ -76,7 +76,9 @@ func Setup(ctx context.Context, master *server.Node, slaves []*server.Node, p fl
 func (r *Result) rollBack(ctx context.Context, master *step.Sequence, slaves []*step.Sequence, err error) (*Result, error) {
 	done := len(master.Records)
 	r.Steps = append(r.Steps, master.Records...)
-	uerrs := orchestrator.ForEach(ctx, 0, slaves, func(ctx context.Context, _ int, q *step.Sequence) error {
+	// The Ctrl-C that stopped the setup must not stop its undoing (each
+	// sequence bounds its own undo).
+	uerrs := orchestrator.ForEach(context.WithoutCancel(ctx), 0, slaves, func(ctx context.Context, _ int, q *step.Sequence) error {
 		if q == nil {
 			return nil
 		}

@@ -484,3 +484,35 @@ func TestSetupFailureKeepsWhatWasThere(t *testing.T) {
 		t.Errorf("slave2 undo %+v", st)
 	}
 }
+
+// TestSetupInterruptedIsTakenBack: a Ctrl-C while one slave does not
+// answer stops the setup, and what it had done is still taken back: the
+// interrupt must not stop the undoing (each time: the parallel undo once
+// raced the cancelled context).
+func TestSetupInterruptedIsTakenBack(t *testing.T) {
+	for i := 0; i < 4; i++ {
+		f := newFixture(t, mariadb)
+		f.s[1].unreachable = true
+		ctx, cancel := context.WithCancel(context.Background())
+		go func() {
+			for {
+				if io, _, _ := f.s[0].ioState(); io == "Yes" {
+					cancel() // slave1 is wired; slave2 still hangs
+					return
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+		}()
+		res, err := Setup(ctx, f.master, f.slaves, params(), nil)
+		cancel()
+		if err == nil || !errors.Is(err, context.Canceled) {
+			t.Fatalf("error %v", err)
+		}
+		if f.s[0].replica != nil {
+			t.Fatalf("round %d: slave1 still replicates after the interrupted setup: %+v", i, stepsOf(res, "slave1"))
+		}
+		if _, ok := f.m.users["'repl'@'%'"]; ok {
+			t.Fatalf("round %d: the account made by the interrupted setup is still there", i)
+		}
+	}
+}
