@@ -71,7 +71,9 @@ type hostPlan struct {
 // master. First every host is read: an existing account with one of
 // orch's names that orch's record does not list stops up before any host
 // changes (unless opts.Adopt). Then each host's accounts are recorded and
-// made. Hosts run in parallel; every failure is reported.
+// made, as steps. Hosts run in parallel; every failure is reported, and
+// when a host fails (or on Ctrl-C) every host's steps are undone: the
+// accounts this call created are dropped and its record of them removed.
 func Ensure(ctx context.Context, c *cluster.Cluster, opts EnsureOptions) error {
 	inv := c.Inventory
 	// A password file orch already had means an earlier up made the
