@@ -2,6 +2,7 @@ package report
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -31,13 +32,38 @@ func TestCatchUpInconsistentWithTheFinalLagIsFlagged(t *testing.T) {
 }
 
 func TestMissingIntervalsAreCounted(t *testing.T) {
-	r := &Run{Bench: &Bench{DurationS: 20.0055, rates: map[string]rate{metricWrites: {Series: perSecond(make([]float64, 19)...)}}}}
-	if miss, of := r.missingIntervals(metricWrites); miss != 1 || of != 20 {
-		t.Errorf("missing %d of %d, want 1 of 20", miss, of)
+	series := func(ts ...float64) []Point {
+		out := make([]Point, len(ts))
+		for i, x := range ts {
+			out[i] = Point{x, 100}
+		}
+		return out
 	}
-	r.Bench.rates[metricWrites] = rate{Series: perSecond(make([]float64, 20)...)}
-	if miss, _ := r.missingIntervals(metricWrites); miss != 0 {
-		t.Errorf("20 of 20 intervals: %d missing", miss)
+	upTo := func(n int, skip ...int) []float64 {
+		var out []float64
+		for i := 1; i <= n; i++ {
+			if !slices.Contains(skip, i) {
+				out = append(out, float64(i))
+			}
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name     string
+		ts       []float64
+		miss, of int
+	}{
+		{"all 20", upTo(20), 0, 20},
+		// sysbench's report at the very end races the run's end.
+		{"the last one left out", upTo(19), 0, 19},
+		{"a gap inside", upTo(20, 7), 1, 20},
+		{"a gap inside and the last left out", upTo(19, 7), 1, 19},
+		{"the last two", upTo(18), 2, 20},
+	} {
+		r := &Run{Bench: &Bench{DurationS: 20.0055, rates: map[string]rate{metricWrites: {Series: series(c.ts...)}}}}
+		if miss, of := r.missingIntervals(metricWrites); miss != c.miss || of != c.of {
+			t.Errorf("%s: missing %d of %d, want %d of %d", c.name, miss, of, c.miss, c.of)
+		}
 	}
 }
 
@@ -114,5 +140,16 @@ func TestDroppedIntervalsAreFlagged(t *testing.T) {
 	(&Table{Metric: metricWrites}).checkInvariants(r)
 	if len(r.Flags) != 1 || r.Flags[0] != "long: 5 interval lines after the first 100000 not kept; its figures end there" {
 		t.Errorf("flags %q", r.Flags)
+	}
+}
+
+// A steady figure computed over a series with a gap says so beside it.
+func TestSteadyCellSaysIntervalsAreMissing(t *testing.T) {
+	r := &Run{Flags: []string{"client 2164 tps vs master 3147 tx/s in the window (31.2% apart)", "incomplete: 1 of 20 intervals missing"}}
+	if got := steadyCell(3116.28, r); got != "3116.28 (incomplete: 1 of 20 intervals missing)" {
+		t.Errorf("steady cell %q", got)
+	}
+	if got := steadyCell(3116.28, &Run{}); got != "3116.28" {
+		t.Errorf("steady cell of an unflagged run %q", got)
 	}
 }

@@ -159,7 +159,7 @@ func TestMixedParseOutputAndRunDir(t *testing.T) {
 	}
 	near(t, "legacy ratio", legacy.Ratio, lsum/float64(len(ls))/tb.Baseline.Rate.Mean, 1e-12)
 	// The lab run printed 9 of its 10 intervals: flagged, and the verdict says so.
-	want := "legacy-0.5: 2.44x 20261129T221023Z-pure-random-writes-innodb writes/s (n/a (one run)); 1 run flagged for a broken invariant (Runs table); caveat: n=1, too few runs to judge the noise"
+	want := "legacy-0.5: 2.44x 20261129T221023Z-pure-random-writes-innodb writes/s (n/a (one run)); caveat: n=1, too few runs to judge the noise"
 	if legacy.Verdict != want {
 		t.Errorf("verdict = %q, want %q", legacy.Verdict, want)
 	}
@@ -279,13 +279,15 @@ func TestMarkdownTables(t *testing.T) {
 		"- " + rocks.Verdict,
 		"| configuration | n | writes/s mean | sd | 95% CI | median | CV | vs baseline | ratio 95% CI | p |",
 		"| configuration | avg ms in the window (mean of runs) | p95 ms in the window (mean of runs) | errors |",
-		"| innodb | 2 (1 flagged) | " + num(inno.Rate.Mean, 2) + " | " + num(inno.Rate.SD, 2) + " | " + ci(inno.Rate, 2) + " | " + num(inno.Median, 2) + " | 19.8% (noisy) | baseline |",
+		"| innodb | 2 | " + num(inno.Rate.Mean, 2) + " | " + num(inno.Rate.SD, 2) + " | " + ci(inno.Rate, 2) + " | " + num(inno.Median, 2) + " | 19.8% (noisy) | baseline |",
 		"| rocksdb | 2 (2 flagged) | " + num(rocks.Rate.Mean, 2) + " | " + num(rocks.Rate.SD, 2) + " | " + ci(rocks.Rate, 2) + " | " + num(rocks.Median, 2) + " | 3.3% | " +
 			Ratio(rocks.Ratio) + " | [95% CI unbounded] | " + PValue(rocks.Test.P) + " |",
 		"| 05-innodb-r3 | innodb | 3 | failed: benchmark stopped: master stalled for 60s | — |",
 		"| 04-rocksdb-r2 | rocksdb | 2 | ok | FLAGGED: client 2066 tps vs master 3194 tx/s in the window (35.3% apart) | " + num(rocks.Steady[1], 2) +
 			" | mean of intervals in 2-30 s (matrix.json) | 0.610 |",
-		"| 03-innodb-r2 | innodb | 2 | ok | FLAGGED: incomplete: 1 of 10 intervals missing | " + num(inno.Steady[1], 2) + " (incomplete: 1 of 10 intervals missing) |",
+		// sysbench left out its report at the very end (t=1..9 of 10 s):
+		// not a gap, not flagged.
+		"| 03-innodb-r2 | innodb | 2 | ok | ok | " + num(inno.Steady[1], 2) + " | mean of intervals in 2-9 s (matrix.json) |",
 		"| rocksdb | 3170 | 3049 | 0.850x | 1044 / <1 (slave1) | 129.9 (slave1) |",
 		"![pure-random-writes: writes/s per second](plots/pure-random-writes-throughput.svg)",
 		"Warm-up: --warmup 2 s (given to orch matrix, matrix.json), the warm-up of every run; none detected.",
