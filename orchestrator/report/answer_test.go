@@ -155,7 +155,13 @@ func TestAnswerReusesTheVerdictsFigures(t *testing.T) {
 	tb := rep.Tables[0]
 	g := tb.group("rocksdb")
 	line := tb.answer()[0]
-	for _, want := range []string{pctChange(g.Ratio) + " writes/s", pctInterval(g.RatioCI, g.RatioCIErr), PValue(g.Test.P) + ", n=2+2"} {
+	// The demo's two runs each sit at the edge (p=0.0501): whichever side
+	// its figures fall on, the answer says it with the verdict's numbers.
+	wants := []string{"rocksdb vs innodb: ~ no significant difference (" + PValue(g.Test.P) + ", n=2+2)"}
+	if g.Test.Significant() {
+		wants = []string{pctChange(g.Ratio) + " writes/s", pctInterval(g.RatioCI, g.RatioCIErr), PValue(g.Test.P) + ", n=2+2"}
+	}
+	for _, want := range wants {
 		if !strings.Contains(line, want) {
 			t.Errorf("answer %q lacks %q", line, want)
 		}

@@ -1,14 +1,18 @@
 package report
 
-import "math"
+import (
+	"math"
+	"sort"
+)
 
 // The client's clock is not the monitors': sysbench counts its intervals
 // from its own start, some time after load_start (an SSH round trip and
-// its connections; older runs count from the monitors' start, before
-// that). Misaligned by a few tenths of a second, a window's edges and an
-// excluded pause read different seconds on the two sides, and the
-// client's and the master's rates of one window disagree by more than a
-// percent. alignOffset measures the shift instead of assuming it.
+// its connections: 0.2-0.5 s on the lab; older runs count from the
+// monitors' start, before that). Misaligned by a few tenths of a second,
+// a window's edges and an excluded pause read different seconds on the two
+// sides, and on a rate that falls or rises the client's and the master's
+// rates of one window disagree by percents. alignOffset measures the
+// shift instead of assuming it.
 
 // Offsets alignOffset tries, in seconds, and its step.
 const (
@@ -17,6 +21,9 @@ const (
 	clientOffsetStepS = 0.01
 	// minAlignPoints: with fewer intervals the fit is not worth trusting.
 	minAlignPoints = 5
+	// startAgreeS: the interquartile range within which the start's
+	// readings of the shift must lie (0.01-0.04 s on the lab).
+	startAgreeS = 0.1
 )
 
 // commitSeries is the client's per-interval transaction rate (nil when it
@@ -29,10 +36,12 @@ func (r *Run) commitSeries() []Point {
 	return rt.Series
 }
 
-// alignOffset is the shift d (load seconds) for which the master's
-// commits in each client interval (T-step+d, T+d], interpolated from its
-// counter, best match what the client counted in it (least squares;
-// ties go to the smaller shift); 0 without a master series, enough
+// alignOffset is the shift d by which the client's interval ending at T
+// is the master's (T-step+d, T+d]. It is read from the load's start when
+// the master's commits allow (startOffset); else it is the shift for which
+// the master's commits in each client interval, interpolated from its
+// counter, best match what the client counted in it (least squares; ties
+// go to the smaller shift). 0 without a master series or enough
 // intervals, or when the master did not commit about one transaction per
 // client transaction (a read-only load: nothing to align on).
 func alignOffset(client []Point, master *series) float64 {
@@ -58,6 +67,9 @@ func alignOffset(client []Point, master *series) float64 {
 	if _, c, m, n := fit(0); n < minAlignPoints || m < 0.5*c || m > 2*c {
 		return 0
 	}
+	if d, ok := startOffset(client, cum, step); ok {
+		return d
+	}
 	best, bestErr := 0.0, math.Inf(1)
 	steps := int(math.Round(math.Max(-minClientOffsetS, maxClientOffsetS) / clientOffsetStepS))
 	for k := 0; k <= steps; k++ {
@@ -72,4 +84,60 @@ func alignOffset(client []Point, master *series) float64 {
 		}
 	}
 	return math.Round(best*100) / 100
+}
+
+// startOffset reads the shift from the load's start. The monitors sample
+// the master before the client begins, so the client's transactions are
+// the master's commits since the series' first sample, in order: the
+// client's running count at the end of its interval T is reached on the
+// master at T+d. Every interval end (from the first, up to a gap) is one
+// reading of d, the master's count interpolated between its samples; a
+// per-interval fit cannot do as well, because the master's first sample
+// of the load spreads the commits of a client that began inside it over
+// the whole sample, and shifts that leave that sample out win. ok when at
+// least minAlignPoints readings agree (their middle half within
+// startAgreeS), which they do not when the master commits more or fewer
+// transactions than the client counts: the readings drift.
+func startOffset(client []Point, cum []cumPoint, step float64) (float64, bool) {
+	var ds []float64
+	count := 0.0
+	for i, p := range client {
+		if math.IsNaN(p.V) || math.Abs(p.T-float64(i+1)*step) > step/100 {
+			break
+		}
+		count += p.V * step
+		t, ok := cumTime(cum, cum[0].c+count)
+		if !ok {
+			break
+		}
+		ds = append(ds, t-p.T)
+	}
+	if len(ds) < minAlignPoints {
+		return 0, false
+	}
+	sort.Float64s(ds)
+	n := len(ds)
+	med, q1, q3 := ds[n/2], ds[n/4], ds[(3*n)/4]
+	if n%2 == 0 {
+		med = (ds[n/2-1] + ds[n/2]) / 2
+	}
+	if q3-q1 > startAgreeS || med < cum[0].t || med < minClientOffsetS || med > maxClientOffsetS {
+		return 0, false
+	}
+	return math.Round(med*100) / 100, true
+}
+
+// cumTime is the load time at which the cumulative count first reaches c,
+// interpolated between samples; false when the series never does.
+func cumTime(pts []cumPoint, c float64) (float64, bool) {
+	for i := 1; i < len(pts); i++ {
+		a, b := pts[i-1], pts[i]
+		if b.c >= c && b.c > a.c {
+			if c <= a.c {
+				return a.t, true
+			}
+			return a.t + (c-a.c)/(b.c-a.c)*(b.t-a.t), true
+		}
+	}
+	return 0, false
 }
