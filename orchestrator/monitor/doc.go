@@ -16,7 +16,9 @@
 // instant each second would put a burst of SSH round trips and shell work
 // on the servers' commit path at once, which an observer must not do.
 // Each row carries its own time, so nothing downstream assumes a common
-// instant.
+// instant. Stop takes one more sample of every side (unless its latest is
+// under 100 ms old), so the series end with the load rather than up to an
+// interval before it: that last row's interval_s is shorter.
 // Rows are written unbuffered one by one, so memory stays flat over any
 // run length and a crash loses at most one row.
 //
@@ -44,7 +46,8 @@
 //	t           sample time, RFC 3339 UTC with milliseconds
 //	elapsed_s   seconds since the monitor started (3 decimals)
 //	interval_s  seconds since the host's previous row: rates are per
-//	            second over this interval (about 1, more after skips)
+//	            second over this interval (about 1, more after skips,
+//	            less for the last row, Stop's)
 //
 // mysql.csv, then (rates per second; _bps are bytes per second):
 //

@@ -81,7 +81,11 @@ type Monitor struct {
 	masterPos atomic.Pointer[masterPosition]
 	hosts     []*hostMon
 
-	cancel   context.CancelFunc
+	cancel context.CancelFunc
+	// last is closed by Stop: each stream takes one last sample and ends,
+	// so the series reach the load's end (streams counts them).
+	last     chan struct{}
+	streams  sync.WaitGroup
 	wg       sync.WaitGroup
 	stopOnce sync.Once
 	summary  *Summary
@@ -187,10 +191,10 @@ func start(ctx context.Context, cfg Config, specs []spec) (*Monitor, error) {
 	m.spreadPhases()
 	for _, h := range m.hosts {
 		if h.mysql != nil {
-			m.goRun(func() { h.mysql.run(ctx) })
+			m.goStream(func() { h.mysql.run(ctx) })
 		}
 		if h.os != nil {
-			m.goRun(func() { h.os.run(ctx) })
+			m.goStream(func() { h.os.run(ctx) })
 		}
 	}
 	m.goRun(func() { m.watch(ctx) })
@@ -208,7 +212,7 @@ func newMonitor(cfg Config, master string) (*Monitor, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Monitor{cfg: cfg, start: cfg.Now(), events: events,
+	return &Monitor{cfg: cfg, start: cfg.Now(), events: events, last: make(chan struct{}),
 		det: &detector{events: events, master: master, stallAfter: cfg.StallAfter, stallLimit: cfg.StallLimit, onStall: cfg.OnStall}}, nil
 }
 
@@ -226,6 +230,16 @@ func (m *Monitor) spreadPhases() {
 	for i, p := range os {
 		*p = m.cfg.Interval * time.Duration(i+1) / time.Duration(len(os)+1)
 	}
+}
+
+// goStream runs a stream, which Stop waits for (a little) to take its
+// last sample.
+func (m *Monitor) goStream(f func()) {
+	m.streams.Add(1)
+	m.goRun(func() {
+		defer m.streams.Done()
+		f()
+	})
 }
 
 func (m *Monitor) goRun(f func()) {

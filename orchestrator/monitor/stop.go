@@ -13,11 +13,32 @@ import (
 // A variable for tests.
 var stopGrace = 10 * time.Second
 
+// lastSampleWait bounds how long Stop waits for the streams' last samples
+// (a sample takes milliseconds on a healthy host).
+const lastSampleWait = 2 * time.Second
+
 // Stop ends sampling, closes the files and returns the run's summary. The
 // error reports files that could not be written; hosts that failed are in
 // the summary and events. Calling Stop again returns the same results.
 func (m *Monitor) Stop() (*Summary, error) {
 	m.stopOnce.Do(func() {
+		// Every stream samples once more, so that the series end with
+		// the load (a client that began 0.5 s into its first second ends
+		// 0.5 s into the monitors' last one: without this sample, the
+		// master's commits of the load's last half second were never
+		// read, and a window ending there was the master's over fewer
+		// seconds than the client's). A host that does not answer within
+		// lastSampleWait is cancelled with the rest.
+		close(m.last)
+		sampled := make(chan struct{})
+		go func() {
+			m.streams.Wait()
+			close(sampled)
+		}()
+		select {
+		case <-sampled:
+		case <-time.After(min(m.cfg.SampleTimeout, lastSampleWait)):
+		}
 		m.cancel()
 		waited := make(chan struct{})
 		go func() {

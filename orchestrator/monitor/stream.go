@@ -33,6 +33,8 @@ type stream[R any] struct {
 	failing   bool
 	failSince time.Time
 	lastErr   string
+	// lastAt is when the latest sample's answer arrived.
+	lastAt time.Time
 	// ticks_skipped reporting, see skip.
 	lastSkipReport time.Time
 	unreported     int
@@ -51,6 +53,9 @@ func (s *stream[R]) run(ctx context.Context) {
 	select {
 	case <-ctx.Done():
 		return
+	case <-s.m.last:
+		s.lastSample(ctx)
+		return
 	case <-time.After(s.phase):
 	}
 	begin := time.Now()
@@ -58,8 +63,9 @@ func (s *stream[R]) run(ctx context.Context) {
 	defer tick.Stop()
 	var done int64 // ticks up to this index are sampled or skipped
 	for {
-		k, ok := nextTick(ctx, tick.C, begin, iv, done)
+		k, ok := nextTick(ctx, s.m.last, tick.C, begin, iv, done)
 		if !ok {
+			s.lastSample(ctx)
 			return
 		}
 		done = k
@@ -75,12 +81,30 @@ func (s *stream[R]) run(ctx context.Context) {
 	}
 }
 
+// lastSample is the stream's sample at Stop (unless the monitor was
+// cancelled, or its latest sample is fresher than minLastSampleGap: a row
+// over a few milliseconds adds no seconds, only a noisy rate).
+func (s *stream[R]) lastSample(ctx context.Context) {
+	s.mu.Lock()
+	fresh := !s.lastAt.IsZero() && s.m.now().Sub(s.lastAt) < minLastSampleGap
+	s.mu.Unlock()
+	if ctx.Err() == nil && !fresh {
+		s.once(ctx)
+	}
+}
+
+// minLastSampleGap: see lastSample.
+const minLastSampleGap = 100 * time.Millisecond
+
 // nextTick waits for a tick after index done; a tick delivered late (it
 // came due during the last sample, already counted as skipped) is dropped.
-func nextTick(ctx context.Context, c <-chan time.Time, begin time.Time, iv time.Duration, done int64) (int64, bool) {
+// It returns false when ctx is done or last is closed.
+func nextTick(ctx context.Context, last <-chan struct{}, c <-chan time.Time, begin time.Time, iv time.Duration, done int64) (int64, bool) {
 	for {
 		select {
 		case <-ctx.Done():
+			return 0, false
+		case <-last:
 			return 0, false
 		case t := <-c:
 			if k := int64((t.Sub(begin) + iv/2) / iv); k > done {
@@ -118,6 +142,7 @@ func (s *stream[R]) once(ctx context.Context) {
 		return
 	}
 	s.samples++
+	s.lastAt = at
 	if s.failing {
 		s.failing = false
 		s.m.events.write(Event{T: at, Host: s.host, Kind: KindHostRecovered,

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -317,4 +318,54 @@ func TestStartRefusesExistingSeries(t *testing.T) {
 	if b, _ := os.ReadFile(path); string(b) != "precious\n" {
 		t.Errorf("series now %q", b)
 	}
+}
+
+// Stop samples every stream once more, so a series ends where the load
+// did, not up to an interval before: with a 1 s interval and Stop 0.6 s
+// after a tick, the master's last row is Stop's own sample, whose
+// commits (the fake commits 100 per sample) are counted over the 0.6 s
+// since that tick.
+func TestStopTakesALastSample(t *testing.T) {
+	src := &fakeSource{f: newFakeServer(t, topology.RoleMaster)}
+	dir := t.TempDir()
+	m, err := start(context.Background(), Config{Dir: dir, Interval: time.Second},
+		[]spec{{name: "master", role: topology.RoleMaster, srv: src.f.srv, mysql: src.mysql}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitCalls(t, src, 2) // the sample at the start and the first tick's
+	time.Sleep(600 * time.Millisecond)
+	stopAt := time.Since(m.start).Seconds()
+	if _, err := m.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if calls, _ := src.count(); calls < 3 {
+		t.Fatalf("%d samples: Stop took no last one", calls)
+	}
+	rows := csvRows(t, filepath.Join(dir, "timeseries", "master-mysql.csv"), MySQLColumns)
+	last := rows[len(rows)-1]
+	at, iv := atof(t, last["elapsed_s"]), atof(t, last["interval_s"])
+	if at < stopAt-0.01 || at > stopAt+lastSampleWait.Seconds() { // elapsed_s has 3 decimals
+		t.Errorf("the last row is at %.3f s, Stop began at %.3f s", at, stopAt)
+	}
+	if iv < 0.4 || iv > 0.9 {
+		t.Errorf("the last row covers %.3f s since the tick before, want about 0.6", iv)
+	}
+	// Stopped again right away: nothing more is sampled.
+	calls, _ := src.count()
+	if _, err := m.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := src.count(); again != calls {
+		t.Errorf("a second Stop sampled %d more times", again-calls)
+	}
+}
+
+func atof(t *testing.T, s string) float64 {
+	t.Helper()
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		t.Fatalf("%q: %v", s, err)
+	}
+	return v
 }

@@ -119,12 +119,12 @@ func TestAlignOffsetFindsTheClientsShift(t *testing.T) {
 		b, _ := cumAt(cum, T+0.3)
 		client = append(client, Point{T, b - a})
 	}
-	if d := alignOffset(client, master); math.Abs(d-0.3) > 0.011 {
-		t.Errorf("shift %v, want 0.3", d)
+	if d, fromStart := alignOffset(client, master); math.Abs(d-0.3) > 0.011 || fromStart {
+		t.Errorf("shift %v (from the start: %v), want 0.3 fitted", d, fromStart)
 	}
 	// A read-only load commits nothing on the master: no shift.
 	idle := monitorCSV(nil, map[string][]float64{"gtid_tx_ps": make([]float64, 12)})
-	if d := alignOffset(client, idle); d != 0 {
+	if d, _ := alignOffset(client, idle); d != 0 {
 		t.Errorf("shift against an idle master %v, want 0", d)
 	}
 }
@@ -172,9 +172,20 @@ func TestAlignOffsetReadsTheLoadsStart(t *testing.T) {
 	}
 	for _, start := range []float64{0.05, 0.2, 0.53, 1.4} {
 		client, master := loadOnMaster(start, rates, samples)
-		d := alignOffset(client, master)
-		if math.Abs(d-start) > 0.03 {
-			t.Errorf("client started at %v s: shift %v", start, d)
+		d, fromStart := alignOffset(client, master)
+		if math.Abs(d-start) > 0.03 || !fromStart {
+			t.Errorf("client started at %v s: shift %v (from the start: %v)", start, d, fromStart)
+		}
+		// A window from the load's start: the master's commits before the
+		// client began are none, not a share of its first sample's.
+		master.mysql = true
+		all, _, _ := master.total("gtid_tx_ps", Window{ClientOffsetS: d, LoadQuiet: true, Segs: [][2]float64{{d, 19 + d}}})
+		var sum float64
+		for _, p := range client[:19] {
+			sum += p.V
+		}
+		if math.Abs(all/sum-1) > 0.005 {
+			t.Errorf("client started at %v s, shift %v: seconds 1-19 counted %.0f by the client, %.0f on the master", start, d, sum, all)
 		}
 		cum := master.cumulative(master.reader("gtid_tx_ps"))
 		a, _ := cumAt(cum, 10+d)

@@ -207,7 +207,7 @@ func hostCost(name, role string, my, osr *series, w Window, latUs float64) *Cost
 			// waited (acknowledged ones).
 			wait, _, ok := my.integral(w, func(r []string) float64 {
 				return my.value(r, "semisync_avg_wait_us") * my.value(r, "semisync_yes_tx_ps")
-			})
+			}, true)
 			if ok && !math.IsNaN(c.Tx) {
 				c.SemisyncShare = wait / c.Tx / latUs
 			}

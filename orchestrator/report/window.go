@@ -26,7 +26,11 @@ type Window struct {
 	// ClientOffsetS: the client's interval ending at its second T ended at
 	// T + ClientOffsetS on the load's clock (alignOffset).
 	ClientOffsetS float64
-	Segs          [][2]float64
+	// LoadQuiet: ClientOffsetS was read from the load's start (the
+	// client's second 0, at load time ClientOffsetS, is when the servers'
+	// transaction counters began to move), not fitted.
+	LoadQuiet bool
+	Segs      [][2]float64
 }
 
 // keeps reports whether the client's interval of step seconds that ended
@@ -172,7 +176,7 @@ func (t *Table) setWindows(fixed bool, fallback float64, from string) {
 		var client []Point
 		if ok && !rt.plotOnly {
 			client = rt.Series
-			w.ClientOffsetS = alignOffset(r.commitSeries(), r.master)
+			w.ClientOffsetS, w.LoadQuiet = alignOffset(r.commitSeries(), r.master)
 		}
 		if len(client) > 0 && !fixed {
 			if d, ok := DetectWarmup(w.clean(client)); ok {

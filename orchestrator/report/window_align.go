@@ -43,11 +43,12 @@ func (r *Run) commitSeries() []Point {
 // counter, best match what the client counted in it (least squares; ties
 // go to the smaller shift). 0 without a master series or enough
 // intervals, or when the master did not commit about one transaction per
-// client transaction (a read-only load: nothing to align on).
-func alignOffset(client []Point, master *series) float64 {
+// client transaction (a read-only load: nothing to align on). fromStart
+// says it was read from the load's start.
+func alignOffset(client []Point, master *series) (d float64, fromStart bool) {
 	cum := master.cumulative(master.reader("gtid_tx_ps"))
 	if len(cum) < 2 || len(client) < minAlignPoints {
-		return 0
+		return 0, false
 	}
 	step := stepOf(client)
 	lo, hi := cum[0].t, cum[len(cum)-1].t
@@ -65,10 +66,10 @@ func alignOffset(client []Point, master *series) float64 {
 		return sse, clientTx, masterTx, n
 	}
 	if _, c, m, n := fit(0); n < minAlignPoints || m < 0.5*c || m > 2*c {
-		return 0
+		return 0, false
 	}
 	if d, ok := startOffset(client, cum, step); ok {
-		return d
+		return d, true
 	}
 	best, bestErr := 0.0, math.Inf(1)
 	steps := int(math.Round(math.Max(-minClientOffsetS, maxClientOffsetS) / clientOffsetStepS))
@@ -83,7 +84,7 @@ func alignOffset(client []Point, master *series) float64 {
 			}
 		}
 	}
-	return math.Round(best*100) / 100
+	return math.Round(best*100) / 100, false
 }
 
 // startOffset reads the shift from the load's start. The monitors sample
