@@ -2,6 +2,7 @@ package monitor
 
 import (
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/orch-bench/orch/orchestrator"
@@ -30,30 +31,27 @@ func (m *Monitor) Stop() (*Summary, error) {
 		// seconds than the client's). A host that does not answer within
 		// lastSampleWait is cancelled with the rest.
 		close(m.last)
-		sampled := make(chan struct{})
-		go func() {
-			m.streams.Wait()
-			close(sampled)
-		}()
-		select {
-		case <-sampled:
-		case <-time.After(min(m.cfg.SampleTimeout, lastSampleWait)):
-		}
+		waitAtMost(&m.streams, min(m.cfg.SampleTimeout, lastSampleWait))
 		m.cancel()
-		waited := make(chan struct{})
-		go func() {
-			m.wg.Wait()
-			close(waited)
-		}()
-		select {
-		case <-waited:
-		case <-time.After(m.cfg.SampleTimeout + stopGrace):
-			// A sample that ignores cancellation is left behind: its
-			// stream finds its file closed if it ever returns.
-		}
+		// A sample that ignores cancellation is left behind: its stream
+		// finds its file closed if it ever returns.
+		waitAtMost(&m.wg, m.cfg.SampleTimeout+stopGrace)
 		m.summary, m.stopErr = m.finish(m.now())
 	})
 	return m.summary, m.stopErr
+}
+
+// waitAtMost waits for wg, or d.
+func waitAtMost(wg *sync.WaitGroup, d time.Duration) {
+	done := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(d):
+	}
 }
 
 func (m *Monitor) finish(end time.Time) (*Summary, error) {
