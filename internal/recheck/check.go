@@ -68,7 +68,8 @@ func Matrix(dir, out string) (*Result, error) {
 		} else if warm, err = strconv.ParseFloat(row["warmup_s"], 64); err != nil {
 			return nil, fmt.Errorf("%s: warmup_s %q", c.ID, row["warmup_s"])
 		}
-		r, err := loadRun(join(dir, c.Dir), c.ID, c.Label, warm, row["metric"] == "writes/s", why.clientShift(c.ID))
+		shift, fromStart := why.clientShift(c.ID)
+		r, err := loadRun(join(dir, c.Dir), c.ID, c.Label, warm, row["metric"] == "writes/s", shift, fromStart)
 		if err != nil {
 			return nil, err
 		}
@@ -165,7 +166,8 @@ func (res *Result) checkGroup(label string, rs, base []*run, isBase bool, row ma
 		res.near(l+"ratio ci95 high", row["ratio_ci95_high"], hi, 0)
 	}
 	// The verdict's own figures, as printed (three significant digits).
-	if m := verdictRatios.FindStringSubmatch(row["verdict"]); m != nil {
+	// The verdict opens with the label, which may hold spaces (a knob's).
+	if m := regexp.MustCompile(`^` + regexp.QuoteMeta(row["label"]) + `: ([0-9.]+)x `).FindStringSubmatch(row["verdict"]); m != nil {
 		res.near(l+"verdict ratio", m[1], ratio, 0.005)
 	} else {
 		res.Problems = append(res.Problems, fmt.Sprintf("%sverdict %q: no ratio", l, row["verdict"]))
@@ -179,7 +181,6 @@ func (res *Result) checkGroup(label string, rs, base []*run, isBase bool, row ma
 }
 
 var (
-	verdictRatios    = regexp.MustCompile(`^\S+: ([0-9.]+)x `)
 	verdictApplied   = regexp.MustCompile(`replicas applied ([0-9.]+)x`)
 	verdictSustained = regexp.MustCompile(`, ([0-9.]+)x sustained`)
 )
@@ -331,24 +332,28 @@ func (w whyFile) runHosts(id string) map[string]map[string]any {
 }
 
 // clientShift is the client clock shift the report states for run id
-// (why.json's window client_offset_s); NaN when it states none.
-func (w whyFile) clientShift(id string) float64 {
+// (why.json's window client_offset_s; NaN when it states none), and
+// whether the report read it from the load's start (client_offset_how
+// "load start"): then the servers' transaction counters are the load's
+// alone, from the client's start to its end.
+func (w whyFile) clientShift(id string) (float64, bool) {
 	for _, t := range w.Tables {
 		for _, r := range t.Runs {
 			if r.Run != id {
 				continue
 			}
+			fromStart := r.Window["client_offset_how"] == "load start"
 			if s, ok := r.Window["client_offset_s"].(string); ok {
 				if v, err := strconv.ParseFloat(s, 64); err == nil {
-					return v
+					return v, fromStart
 				}
 			}
 			if v, ok := r.Window["client_offset_s"].(float64); ok {
-				return v
+				return v, fromStart
 			}
 		}
 	}
-	return math.NaN()
+	return math.NaN(), false
 }
 
 func (w whyFile) groupHosts(label string) map[string]map[string]any {

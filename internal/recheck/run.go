@@ -22,6 +22,10 @@ type run struct {
 	catchUp   float64 // slowest slave, seconds (NaN: not waited for)
 
 	delta float64 // the client's clock shift onto load seconds
+	// loadOnly: the servers' transaction counters moved only from the
+	// client's start (delta) to its end (delta + total), as the report
+	// states when it read the shift from the load's start.
+	loadOnly bool
 	// ownDelta is the shift this package's own search found (the report's
 	// stated one is used when given).
 	ownDelta float64
@@ -37,7 +41,7 @@ type run struct {
 }
 
 // loadRun reads a cell's raw files; warm is the warm-up (client seconds).
-func loadRun(dir, id, label string, warm float64, writes bool, shift float64) (*run, error) {
+func loadRun(dir, id, label string, warm float64, writes bool, shift float64, fromStart bool) (*run, error) {
 	r := &run{id: id, label: label, roles: map[string]string{}, mysql: map[string]*table{}, os: map[string]*table{}, catchUp: math.NaN()}
 	var man manifestFile
 	if err := readJSONFile(join(dir, "manifest.json"), &man); err != nil {
@@ -111,7 +115,7 @@ func loadRun(dir, id, label string, warm float64, writes bool, shift float64) (*
 	if len(r.client) == 0 {
 		return nil, fmt.Errorf("%s: no interval lines in benchmark/run.txt", id)
 	}
-	r.compute(warm, writes, shift)
+	r.compute(warm, writes, shift, fromStart)
 	return r, nil
 }
 
@@ -128,6 +132,27 @@ func (r *run) counter(host string) [][2]float64 {
 		if ok1 && ok2 {
 			out = append(out, [2]float64{t - r.offset, seq})
 		}
+	}
+	return out
+}
+
+// inLoad is counter c of a server whose transactions were the load's
+// alone, from load second from to to: the sample that straddles either
+// counted them all inside, so it gets a point there at its own value
+// (its value at its start for from, at its end for to).
+func inLoad(c [][2]float64, from, to float64) [][2]float64 {
+	var out [][2]float64
+	for i, p := range c {
+		if i > 0 {
+			prev := c[i-1]
+			if prev[0] < from && from < p[0] {
+				out = append(out, [2]float64{from, prev[1]})
+			}
+			if prev[0] < to && to < p[0] {
+				out = append(out, [2]float64{to, p[1]})
+			}
+		}
+		out = append(out, p)
 	}
 	return out
 }
@@ -163,7 +188,7 @@ func (r *run) masterHost() string {
 // have two near minima a few tenths of a second apart, and which one is
 // taken moves a short window's monitor rates by a percent or two); the
 // search below, by this file's own brute force, is used otherwise.
-func (r *run) compute(warm float64, writes bool, stated float64) {
+func (r *run) compute(warm float64, writes bool, stated float64, fromStart bool) {
 	step := 1.0 // --report-interval=1
 	master := r.counter(r.masterHost())
 	// The shift: brute force over -1..3 s by 0.01 s, least squares of the
@@ -188,6 +213,7 @@ func (r *run) compute(warm float64, writes bool, stated float64) {
 	r.ownDelta = r.delta
 	if !math.IsNaN(stated) {
 		r.delta = stated
+		r.loadOnly = fromStart && r.total > 0
 	}
 	last := r.client[len(r.client)-1].t
 	var sum, lat, threads, tps float64
@@ -278,8 +304,10 @@ func (r *run) inKept(t float64) bool {
 }
 
 // overlap integrates a per-second column of tb over the window's seconds:
-// each row's value holds over (t - interval_s, t].
-func (r *run) overlap(tb *table, value func(row []string) (float64, bool)) float64 {
+// each row's value holds over (t - interval_s, t], or, for a server's
+// transaction counters (load) when r.loadOnly, over its part inside the
+// load.
+func (r *run) overlap(tb *table, value func(row []string) (float64, bool), load bool) float64 {
 	if tb == nil {
 		return math.NaN()
 	}
@@ -292,8 +320,18 @@ func (r *run) overlap(tb *table, value func(row []string) (float64, bool)) float
 			continue
 		}
 		t -= r.offset
+		from := t - dt
+		if load && r.loadOnly {
+			// The row's count happened inside the load: spread over its
+			// part of the row's seconds.
+			lo, hi := math.Max(from, r.delta), math.Min(t, r.delta+r.total)
+			if hi <= lo {
+				continue
+			}
+			v, from, t = v*dt/(hi-lo), lo, hi
+		}
 		for _, k := range r.kept {
-			if o := math.Min(t, k[1]) - math.Max(t-dt, k[0]); o > 0 {
+			if o := math.Min(t, k[1]) - math.Max(from, k[0]); o > 0 {
 				sum += v * o
 				any = true
 			}
@@ -327,6 +365,9 @@ func col(tb *table, names ...string) func(row []string) (float64, bool) {
 // and understate the rate by that fraction.
 func (r *run) hostCosts(h string) map[string]float64 {
 	c := r.counter(h)
+	if r.loadOnly {
+		c = inLoad(c, r.delta, r.delta+r.total)
+	}
 	tx, secs := 0.0, 0.0
 	if n := len(c); n > 0 {
 		for _, k := range r.kept {
@@ -343,7 +384,7 @@ func (r *run) hostCosts(h string) map[string]float64 {
 		if tb == nil {
 			return math.NaN()
 		}
-		return r.overlap(tb, col(tb, names...)) * scale / tx
+		return r.overlap(tb, col(tb, names...), tb == my) * scale / tx
 	}
 	out["fsync_per_tx"] = per(my, 1, "innodb_data_fsyncs_ps", "rocksdb_wal_synced_ps", "tokudb_fsyncs_ps")
 	out["binlog_bytes_per_tx"] = per(my, 1, "binlog_bytes_written_bps")

@@ -166,11 +166,14 @@ func TestAlignOffsetReadsTheLoadsStart(t *testing.T) {
 	for k := range rates {
 		rates[k] = 5800 - 120*float64(k) + []float64{150, -200, 80, -60, 210, -140}[k%6]
 	}
-	samples := []float64{0.015}
-	for i := 1; i <= 21; i++ {
-		samples = append(samples, float64(i)+0.03+0.02*float64(i%3))
-	}
 	for _, start := range []float64{0.05, 0.2, 0.53, 1.4} {
+		// A sample each second, and the last when orch sees the client
+		// end, 0.25 s after it.
+		samples := []float64{0.015}
+		for i := 1; float64(i) < start+20; i++ {
+			samples = append(samples, float64(i)+0.03+0.02*float64(i%3))
+		}
+		samples = append(samples, start+20.25)
 		client, master := loadOnMaster(start, rates, samples)
 		d, fromStart := alignOffset(client, master)
 		if math.Abs(d-start) > 0.03 || !fromStart {
@@ -178,14 +181,19 @@ func TestAlignOffsetReadsTheLoadsStart(t *testing.T) {
 		}
 		// A window from the load's start: the master's commits before the
 		// client began are none, not a share of its first sample's.
+		// And one to its end: none after the client ended either, not a
+		// share of the last sample's (the client printed 20 s).
 		master.mysql = true
-		all, _, _ := master.total("gtid_tx_ps", Window{ClientOffsetS: d, LoadQuiet: true, Segs: [][2]float64{{d, 19 + d}}})
-		var sum float64
-		for _, p := range client[:19] {
-			sum += p.V
-		}
-		if math.Abs(all/sum-1) > 0.005 {
-			t.Errorf("client started at %v s, shift %v: seconds 1-19 counted %.0f by the client, %.0f on the master", start, d, sum, all)
+		for _, seg := range [][2]float64{{0, 19}, {5, 20}, {0, 20}} {
+			w := Window{ClientOffsetS: d, LoadQuiet: true, ClientEndS: d + 20, Segs: [][2]float64{{seg[0] + d, seg[1] + d}}}
+			all, _, _ := master.total("gtid_tx_ps", w)
+			var sum float64
+			for _, p := range client[int(seg[0]):int(seg[1])] {
+				sum += p.V
+			}
+			if math.Abs(all/sum-1) > 0.005 {
+				t.Errorf("client started at %v s, shift %v: seconds %v-%v counted %.0f by the client, %.0f on the master", start, d, seg[0], seg[1], sum, all)
+			}
 		}
 		cum := master.cumulative(master.reader("gtid_tx_ps"))
 		a, _ := cumAt(cum, 10+d)
@@ -200,6 +208,10 @@ func TestAlignOffsetReadsTheLoadsStart(t *testing.T) {
 	}
 	// The master commits 1.3 times what the client counts: the start's
 	// readings drift apart, and the shift is not read from them.
+	samples := []float64{0.015}
+	for i := 1; i <= 21; i++ {
+		samples = append(samples, float64(i)+0.03)
+	}
 	client, master := loadOnMaster(0.4, rates, samples)
 	for i := range client {
 		client[i].V /= 1.3

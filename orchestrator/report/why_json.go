@@ -157,7 +157,8 @@ func (rep *Report) WriteWhyJSON(w io.Writer) error {
 				continue
 			}
 			rj := run{Run: r.ID, Label: r.Label, Flags: r.Flags, Window: map[string]any{"from_s": jsonNum(r.Win.FromS), "to_s": jsonNum(r.Win.ToS),
-				"how": r.Win.How, "excluded_s": jsonNum(r.Win.excludedS()), "client_offset_s": jsonNum(r.Win.ClientOffsetS)}}
+				"how": r.Win.How, "excluded_s": jsonNum(r.Win.excludedS()), "client_offset_s": jsonNum(r.Win.ClientOffsetS),
+				"client_offset_how": map[bool]string{true: "load start", false: "fit"}[r.Win.LoadQuiet]}}
 			for _, c := range rw.Hosts {
 				rj.Hosts = append(rj.Hosts, costJSON(c))
 			}

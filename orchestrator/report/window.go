@@ -30,7 +30,11 @@ type Window struct {
 	// client's second 0, at load time ClientOffsetS, is when the servers'
 	// transaction counters began to move), not fitted.
 	LoadQuiet bool
-	Segs      [][2]float64
+	// ClientEndS, when above 0: the client's end on the load clock
+	// (ClientOffsetS plus the run's duration it printed); with LoadQuiet,
+	// the servers' transaction counters moved no more after it.
+	ClientEndS float64
+	Segs       [][2]float64
 }
 
 // keeps reports whether the client's interval of step seconds that ended
@@ -177,6 +181,9 @@ func (t *Table) setWindows(fixed bool, fallback float64, from string) {
 		if ok && !rt.plotOnly {
 			client = rt.Series
 			w.ClientOffsetS, w.LoadQuiet = alignOffset(r.commitSeries(), r.master)
+			if w.LoadQuiet && r.Bench.DurationS > 0 {
+				w.ClientEndS = w.ClientOffsetS + r.Bench.DurationS
+			}
 		}
 		if len(client) > 0 && !fixed {
 			if d, ok := DetectWarmup(w.clean(client)); ok {
