@@ -206,6 +206,11 @@ func TestAlignOffsetReadsTheLoadsStart(t *testing.T) {
 			t.Errorf("client started at %v s, shift %v: seconds 11-19 counted %.0f by the client, %.0f on the master", start, d, counted, b-a)
 		}
 	}
+	// A 3 s run (three intervals, too few for a fit): read from the start.
+	short, shortMaster := loadOnMaster(0.35, rates[:3], []float64{0.015, 1.03, 2.05, 3.04, 3.6})
+	if d, fromStart := alignOffset(short, shortMaster); math.Abs(d-0.35) > 0.03 || !fromStart {
+		t.Errorf("3 s run started at 0.35 s: shift %v (from the start: %v)", d, fromStart)
+	}
 	// The master commits 1.3 times what the client counts: the start's
 	// readings drift apart, and the shift is not read from them.
 	samples := []float64{0.015}

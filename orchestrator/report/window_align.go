@@ -21,6 +21,9 @@ const (
 	clientOffsetStepS = 0.01
 	// minAlignPoints: with fewer intervals the fit is not worth trusting.
 	minAlignPoints = 5
+	// minStartReadings: the start's readings must be at least two, and
+	// agree (startAgreeS).
+	minStartReadings = 2
 	// startAgreeS: the interquartile range within which the start's
 	// readings of the shift must lie (0.01-0.04 s on the lab).
 	startAgreeS = 0.1
@@ -47,10 +50,18 @@ func (r *Run) commitSeries() []Point {
 // says it was read from the load's start.
 func alignOffset(client []Point, master *series) (d float64, fromStart bool) {
 	cum := master.cumulative(master.reader("gtid_tx_ps"))
-	if len(cum) < 2 || len(client) < minAlignPoints {
+	if len(cum) < 2 || len(client) == 0 {
 		return 0, false
 	}
 	step := stepOf(client)
+	// Read from the start first: it needs no more than two intervals (a
+	// 3 s run has three), where a fit needs five.
+	if d, ok := startOffset(client, cum, step); ok {
+		return d, true
+	}
+	if len(client) < minAlignPoints {
+		return 0, false
+	}
 	lo, hi := cum[0].t, cum[len(cum)-1].t
 	fit := func(d float64) (sse, clientTx, masterTx float64, n int) {
 		for _, p := range client {
@@ -67,9 +78,6 @@ func alignOffset(client []Point, master *series) (d float64, fromStart bool) {
 	}
 	if _, c, m, n := fit(0); n < minAlignPoints || m < 0.5*c || m > 2*c {
 		return 0, false
-	}
-	if d, ok := startOffset(client, cum, step); ok {
-		return d, true
 	}
 	best, bestErr := 0.0, math.Inf(1)
 	steps := int(math.Round(math.Max(-minClientOffsetS, maxClientOffsetS) / clientOffsetStepS))
@@ -91,12 +99,13 @@ func alignOffset(client []Point, master *series) (d float64, fromStart bool) {
 // the master before the client begins, so the client's transactions are
 // the master's commits since the series' first sample, in order: the
 // client's running count at the end of its interval T is reached on the
-// master at T+d. Every interval end (from the first, up to a gap) is one
-// reading of d, the master's count interpolated between its samples; a
-// per-interval fit cannot do as well, because the master's first sample
-// of the load spreads the commits of a client that began inside it over
-// the whole sample, and shifts that leave that sample out win. ok when at
-// least minAlignPoints readings agree (their middle half within
+// master at T+d. Every interval end (from the first, up to a gap or the
+// master's last sample) is one reading of d, the master's count
+// interpolated between its samples; a per-interval fit cannot do as well,
+// because the master's first sample of the load spreads the commits of a
+// client that began inside it over the whole sample, and shifts that
+// leave that sample out win. ok when at
+// least minStartReadings readings agree (their middle half within
 // startAgreeS), which they do not when the master commits more or fewer
 // transactions than the client counts: the readings drift.
 func startOffset(client []Point, cum []cumPoint, step float64) (float64, bool) {
@@ -107,13 +116,16 @@ func startOffset(client []Point, cum []cumPoint, step float64) (float64, bool) {
 			break
 		}
 		count += p.V * step
+		// Not in the master's last sample: the monitors' sample at Stop
+		// holds the load's end and idle time after it, so a count reached
+		// there reads late.
 		t, ok := cumTime(cum, cum[0].c+count)
-		if !ok {
+		if !ok || t > cum[len(cum)-2].t {
 			break
 		}
 		ds = append(ds, t-p.T)
 	}
-	if len(ds) < minAlignPoints {
+	if len(ds) < minStartReadings {
 		return 0, false
 	}
 	sort.Float64s(ds)
