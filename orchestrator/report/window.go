@@ -302,7 +302,8 @@ func (rep *Report) windowSummary() string {
 		"is computed over one window: from the end of its warm-up to the client's last interval, in seconds since the load started " +
 		"(events load_start; the monitors' start in older runs), the client's clock shifted onto it by the offset at which the master's commits since " +
 		"the load began reach the client's running count at its interval ends (the median of those readings; when they disagree, the offset that best " +
-		"matches its per-second transactions to the master's commits); the monitors are integrated over exactly the client's kept seconds (counter deltas over elapsed time)."
+		"matches its per-second transactions to the master's commits); the monitors are integrated over exactly the client's kept seconds (counter deltas over elapsed time), " +
+		"and when the offset was read from the load's start, the servers' transaction counters count nothing before the client's start or after its end."
 	if excl > 0 {
 		s += fmt.Sprintf(" Excluded from every figure and from warm-up detection: %s s over %s, the client's intervals that touch %s "+
 			"inside the measured load (each run's share is in the Runs table).", num(exclS, 1), plural(excl, "run"), strings.Join(sortedKeys(what), ", "))
