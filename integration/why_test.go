@@ -80,8 +80,12 @@ func leadNumber(t *testing.T, cell string) float64 {
 // lab's noise: 3 on a quiet machine, 5 or 6 in CI. Longer runs do not
 // narrow it: =2 waits on the slaves' semi-sync acknowledgement, whose
 // time moves between 110 and 220 us within and between runs on four hosts
-// sharing two cores (20 s runs: half-width 13.5% after 4 rounds, 9.9%
-// after 5, at twice the time).
+// sharing two cores, and =1's commits/s move by a third within a run
+// (20 s runs: half-width 15.9% after 6 rounds on a noisy day).
+//
+// Every cell must run the config it names: MariaDB derives the redo
+// log's file-system cache (innodb_log_file_buffering) from this setting
+// at startup, so each cell's servers start with it (checkDerived).
 func TestWhyFlushLogFsyncs(t *testing.T) {
 	l := needLab(t)
 	defer l.orch(t, "down", "-i", l.inventory)
@@ -91,6 +95,7 @@ func TestWhyFlushLogFsyncs(t *testing.T) {
 		"--workload", "pure-random-writes", "--tables", "2", "--threads", "1", "--time", "10", "--table-size", "10000", "--warmup", "2")
 	dir, _ := filepath.EvalSymlinks(filepath.Join(runs, "latest"))
 	checkPrecision(t, dir, r, "innodb innodb_flush_log_at_trx_commit=1", "innodb innodb_flush_log_at_trx_commit=2")
+	checkDerived(t, dir)
 	why := whySection(t, string(mustRead(t, filepath.Join(dir, "report.md"))))
 	t.Logf("Where the time went:\n%s", why)
 	one, two := "innodb innodb_flush_log_at_trx_commit=1", "innodb innodb_flush_log_at_trx_commit=2"
@@ -266,5 +271,32 @@ func TestWhyClientBound(t *testing.T) {
 	}
 	if !found {
 		t.Error("hosts.csv has no loadbox row")
+	}
+}
+
+// checkDerived holds every cell of a flush=1,2 matrix to the config it
+// names, on every server: innodb_log_file_buffering OFF where the cell's
+// servers run innodb_flush_log_at_trx_commit=1, ON where 2, as MariaDB
+// sets it when it starts with each (MDEV-28766).
+func checkDerived(t *testing.T, dir string) {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(dir, "cells", "*", "hosts", "*", "variables.before.tsv"))
+	want := map[string]string{"1": "OFF", "2": "ON"}
+	seen := map[string]int{}
+	for _, f := range files {
+		vars := map[string]string{}
+		for _, line := range strings.Split(string(mustRead(t, f)), "\n") {
+			if k, v, ok := strings.Cut(line, "\t"); ok {
+				vars[k] = v
+			}
+		}
+		flush, buffering := vars["innodb_flush_log_at_trx_commit"], vars["innodb_log_file_buffering"]
+		if w, ok := want[flush]; !ok || buffering != w {
+			t.Errorf("%s: innodb_flush_log_at_trx_commit=%s with innodb_log_file_buffering=%s; a server started with it has %q", f, flush, buffering, want[flush])
+		}
+		seen[flush]++
+	}
+	if seen["1"] < 3 || seen["2"] < 3 {
+		t.Errorf("servers per setting: %v; want every cell's three servers", seen)
 	}
 }

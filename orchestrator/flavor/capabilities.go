@@ -74,6 +74,18 @@ func (s Server) RestartOnly(name string) (reason string, ok bool) {
 	return s.Lookup(RestartOnly(VariableName(name)))
 }
 
+// StartupDerived returns the variable s derives from name's value at
+// startup, and how, if there is one (innodb_log_file_buffering from
+// innodb_flush_log_at_trx_commit on MariaDB 10.8.4 and later).
+func (s Server) StartupDerived(name string) (derived, how string, ok bool) {
+	v, ok := s.Lookup(StartupDerived(VariableName(name)))
+	if !ok {
+		return "", "", false
+	}
+	derived, how, _ = strings.Cut(v, ": ")
+	return derived, how, true
+}
+
 // IgnoredVariables lists, sorted, the variables s accepts but ignores.
 func (s Server) IgnoredVariables() []string {
 	var out []string

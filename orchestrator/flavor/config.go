@@ -104,6 +104,17 @@ func (s Server) ReadOnlyQuery(name string) (string, bool) {
 	return q + QuoteString(strings.ToUpper(VariableName(name))), true
 }
 
+// ValueOriginQuery returns the query whose single value says where
+// variable name's global value comes from (SQL: a SET GLOBAL since the
+// start), and false where s does not say.
+func (s Server) ValueOriginQuery(name string) (string, bool) {
+	q, ok := s.Lookup(ValueOriginQuery)
+	if !ok {
+		return "", false
+	}
+	return q + QuoteString(strings.ToUpper(VariableName(name))), true
+}
+
 // assumedVersions stand in for the version of a flavour given without
 // one when no server can be asked (dry runs, offline fairness checks).
 var assumedVersions = map[Flavor]Version{

@@ -281,3 +281,41 @@ func TestStartupOnlyOptions(t *testing.T) {
 		t.Error("sync_binlog is set at run time")
 	}
 }
+
+// TestStartupDerived pins MDEV-28766 (MariaDB 10.8.4, "System Variables
+// Added in MariaDB 10.8"): innodb_log_file_buffering defaults to OFF, and
+// "if the server is started up with innodb_flush_log_at_trx_commit=2, the
+// value will be changed to innodb_log_file_buffering=ON". MySQL has no such
+// variable.
+func TestStartupDerived(t *testing.T) {
+	for _, c := range []struct {
+		s    Server
+		want bool
+	}{
+		{Server{MariaDB, V(10, 11, 19)}, true}, {Server{MariaDB, V(10, 8, 4)}, true}, {Server{MariaDB, V(11, 4, 2)}, true},
+		{Server{MariaDB, V(10, 8, 3)}, false}, {Server{MariaDB, V(10, 6, 16)}, false},
+		{Server{MySQL, V(8, 0, 36)}, false}, {Server{Percona, V(5, 7, 44)}, false}, {Server{MySQL, V(9, 7, 0)}, false},
+	} {
+		derived, how, ok := c.s.StartupDerived("innodb-flush-log-at-trx-commit")
+		if ok != c.want {
+			t.Errorf("%s: derived %t, want %t", c.s, ok, c.want)
+			continue
+		}
+		if ok && (derived != "innodb_log_file_buffering" || !strings.Contains(how, "ON when the server starts with innodb_flush_log_at_trx_commit=2")) {
+			t.Errorf("%s: derives %q (%s)", c.s, derived, how)
+		}
+		if _, _, ok := c.s.StartupDerived("sync_binlog"); ok {
+			t.Errorf("%s: sync_binlog derives nothing", c.s)
+		}
+	}
+	// Where a global value comes from: MariaDB's SYSTEM_VARIABLES says
+	// (GLOBAL_VALUE_ORIGIN, 10.1 and later); orch asks only where a
+	// variable is derived at startup, which is on MariaDB.
+	if q, ok := (Server{MariaDB, V(10, 11, 19)}).ValueOriginQuery("innodb_flush_log_at_trx_commit"); !ok ||
+		q != "SELECT GLOBAL_VALUE_ORIGIN FROM information_schema.SYSTEM_VARIABLES WHERE VARIABLE_NAME = 'INNODB_FLUSH_LOG_AT_TRX_COMMIT'" {
+		t.Errorf("MariaDB origin query %q, %t", q, ok)
+	}
+	if _, ok := (Server{MySQL, V(8, 0, 36)}).ValueOriginQuery("sync_binlog"); ok {
+		t.Error("MySQL: no origin query")
+	}
+}

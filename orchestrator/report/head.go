@@ -13,7 +13,7 @@ import (
 // configuration (master), so a reader sees at once whether two
 // configurations were equally durable.
 var durabilityVars = []string{
-	"innodb_flush_log_at_trx_commit", "sync_binlog", "innodb_doublewrite", "innodb_flush_method",
+	"innodb_flush_log_at_trx_commit", "innodb_log_file_buffering", "sync_binlog", "innodb_doublewrite", "innodb_flush_method",
 	"innodb_buffer_pool_size", "rocksdb_flush_log_at_trx_commit", "rocksdb_block_cache_size",
 	"rocksdb_use_direct_io_for_flush_and_compaction", "rocksdb_use_direct_reads",
 	"tokudb_commit_sync", "tokudb_cache_size", "tokudb_directio", "gtid_pos_auto_engines",

@@ -90,6 +90,7 @@ func (n *Node) Check(ctx context.Context, cfg *Config) (*Plan, error) {
 	if len(p.Unknown) > 0 {
 		return p, errors.Join(p.Unknown...)
 	}
+	n.derivedRestarts(ctx, cfg, p)
 	p.FileChanged = !p.old.exists || p.old.text != cfg.Text
 	if p.old.exists {
 		old, err := parseCnf(n.configFile(), p.old.text)
@@ -192,11 +193,11 @@ func (n *Node) staticReason(ctx context.Context, name string) string {
 		return r
 	}
 	if q, ok := n.Server.ReadOnlyQuery(name); ok {
-		rows, err := n.db.query(ctx, q)
+		dynamic, err := n.catalogueIs(ctx, q, "NO")
 		switch {
 		case err != nil:
 			return "dynamic or not: " + err.Error()
-		case len(rows) == 1 && strings.EqualFold(rows[0][0], "NO"):
+		case dynamic:
 			return ""
 		}
 		return "not dynamic"

@@ -44,7 +44,11 @@ func (n *Node) CheckDynamic(ctx context.Context, knobs []KV) ([]Change, error) {
 		if sameValue(k.Value, cur) {
 			continue
 		}
-		if why := n.staticReason(ctx, name); why != "" {
+		why := n.staticReason(ctx, name)
+		if why == "" {
+			why = n.derivedAtRunTime(name, knobs, current)
+		}
+		if why != "" {
 			errs = append(errs, n.errorf("%s: %s: an existing server is changed only at run time (orch restarts nothing and writes no file there)", name, why))
 			continue
 		}

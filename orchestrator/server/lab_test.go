@@ -207,6 +207,71 @@ func TestLabApplyRestore(t *testing.T) {
 		l.want(t, "sync_binlog", "1")
 	})
 
+	// MariaDB 10.8.4 and later bypass the file-system cache for the redo
+	// log unless the server starts with innodb_flush_log_at_trx_commit=2,
+	// which turns innodb_log_file_buffering ON (MDEV-28766); the profile's
+	// =2 started this server.
+	t.Run("flush setting changed by restart: the log's buffering follows", func(t *testing.T) {
+		l.want(t, "innodb_flush_log_at_trx_commit", "2")
+		l.want(t, "innodb_log_file_buffering", "ON")
+		p, res, err := l.apply(t, knobs(KV{"innodb_flush_log_at_trx_commit", "1"}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Static) != 1 || p.Static[0].Name != "innodb_flush_log_at_trx_commit" || len(p.Dynamic) != 0 ||
+			!strings.Contains(p.Static[0].Reason, "innodb_log_file_buffering") || !res.Restarted {
+			t.Fatalf("want a restart for innodb_flush_log_at_trx_commit: plan %+v", p)
+		}
+		l.want(t, "innodb_flush_log_at_trx_commit", "1")
+		l.want(t, "innodb_log_file_buffering", "OFF")
+
+		// Set behind orch's back: the value is the config's, the start
+		// that chose the log's buffering is not.
+		if err := n.db.exec(ctx, "SET GLOBAL innodb_flush_log_at_trx_commit = 2"); err != nil {
+			t.Fatal(err)
+		}
+		p, res, err = l.apply(t, knobs())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Static) != 1 || !strings.Contains(p.Static[0].Reason, "GLOBAL_VALUE_ORIGIN SQL") || !res.Restarted {
+			t.Fatalf("want a restart for a value set at run time: plan %+v", p)
+		}
+		l.want(t, "innodb_log_file_buffering", "ON")
+
+		// With its derived variable in the config, both are set at run
+		// time.
+		before := l.uptime(t)
+		p, res, err = l.apply(t, knobs(KV{"innodb_flush_log_at_trx_commit", "1"}, KV{"innodb_log_file_buffering", "ON"}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.NeedsRestart || res.Restarted || len(res.SetGlobal) != 1 || res.SetGlobal[0] != "innodb_flush_log_at_trx_commit" {
+			t.Fatalf("want only SET GLOBAL innodb_flush_log_at_trx_commit: plan %+v, result %+v", p, res)
+		}
+		l.want(t, "innodb_flush_log_at_trx_commit", "1")
+		l.want(t, "innodb_log_file_buffering", "ON")
+		if after := l.uptime(t); after < before {
+			t.Errorf("uptime %s -> %s: the server restarted", before, after)
+		}
+
+		// An existing server (run time only) must be told which buffering
+		// the run measures.
+		_, err = n.CheckDynamic(ctx, []KV{{"innodb_flush_log_at_trx_commit", "2"}})
+		if err == nil || !strings.Contains(err.Error(), "add --knob innodb_log_file_buffering=ON or OFF") {
+			t.Errorf("existing server, flush setting alone: %v", err)
+		}
+		ch, err := n.CheckDynamic(ctx, []KV{{"innodb_flush_log_at_trx_commit", "2"}, {"innodb_log_file_buffering", "OFF"}})
+		if err != nil || len(ch) != 2 {
+			t.Errorf("existing server, with the buffering: changes %+v, %v", ch, err)
+		}
+		// Back to the profile's config for the steps after this one.
+		if _, res, err := l.apply(t, knobs()); err != nil || !res.Restarted {
+			t.Fatalf("back to the profile: restarted %t, %v", res != nil && res.Restarted, err)
+		}
+		l.want(t, "innodb_log_file_buffering", "ON")
+	})
+
 	t.Run("unknown variable rejected before writing", func(t *testing.T) {
 		before := l.file(t).text
 		_, _, err := l.plan(t, knobs(KV{"binlog_sync", "0"}))
