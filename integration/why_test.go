@@ -77,11 +77,14 @@ func leadNumber(t *testing.T, cell string) float64 {
 // threads group commit shares the fsyncs, and the difference depends on
 // the day's fsync time: 1.10x [0.949, 1.29], not significant after 6
 // rounds, on a day of 0.3 ms fsyncs). How many rounds ±10% takes is the
-// lab's noise: 3 on a quiet machine, 5 or 6 in CI. Longer runs do not
-// narrow it: =2 waits on the slaves' semi-sync acknowledgement, whose
-// time moves between 110 and 220 us within and between runs on four hosts
-// sharing two cores, and =1's commits/s move by a third within a run
-// (20 s runs: half-width 15.9% after 6 rounds on a noisy day).
+// disk's noise: both settings are fsync-bound (=2 still syncs the binary
+// log), and the machine's disk alone, with nothing else running, syncs
+// at a rate that varies by CV 8% between 10 s windows and 12.5% between
+// 32 s windows, so neither longer runs nor pinning the hosts to cores
+// narrow it (20 s runs: =1 at CV 13.9%; A/A of =1 with 10 s runs: CV
+// 9.5-14.5%, pinned or not, a round's pair correlated -0.4). At a CV
+// of 10% the docs' simulation table has the rule run to round 6 in 86%
+// of campaigns; in CI it stopped at round 5 once in five.
 //
 // Every cell must run the config it names: MariaDB derives the redo
 // log's file-system cache (innodb_log_file_buffering) from this setting
