@@ -42,7 +42,9 @@ const (
 	KindMonitorStart = "monitor_start"
 	KindMonitorStop  = "monitor_stop"
 	// KindLoadStart and KindLoadEnd (no host) bracket the measured load,
-	// as the runner reports it (SetLoadActive): every figure of the run
+	// as the runner reports it (SetLoadActive; LoadStartsAt for clients
+	// of several load boxes, released together at an instant fixed
+	// seconds ahead, which their load_start is): every figure of the run
 	// comes from inside it.
 	KindLoadStart = "load_start"
 	KindLoadEnd   = "load_end"

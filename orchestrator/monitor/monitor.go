@@ -80,6 +80,10 @@ type Monitor struct {
 	det       *detector
 	masterPos atomic.Pointer[masterPosition]
 	hosts     []*hostMon
+	// loadStart is the last load_start's time: a load that ends before
+	// the instant its clients were to be released (interrupted while they
+	// waited) ends there, so the load is empty, never negative.
+	loadStart time.Time
 
 	cancel context.CancelFunc
 	// last is closed by Stop: each stream takes one last sample and ends,
@@ -301,12 +305,26 @@ func (m *Monitor) now() time.Time { return m.cfg.Now() }
 // load_start or load_end event and returns its time: the measured load is
 // [load_start, load_end] in the monitor's clock.
 func (m *Monitor) SetLoadActive(active bool) time.Time {
-	now := m.now()
-	m.det.setLoad(active, now)
+	return m.setLoad(active, m.now())
+}
+
+// LoadStartsAt marks the load's start at an instant the runner fixed
+// ahead, for clients released together by their clocks seconds after
+// they are launched: marked at the launch, those seconds of no commits
+// would open the measured window and count toward a stall.
+func (m *Monitor) LoadStartsAt(at time.Time) { m.setLoad(true, at) }
+
+func (m *Monitor) setLoad(active bool, at time.Time) time.Time {
+	if active {
+		m.loadStart = at
+	} else if at.Before(m.loadStart) {
+		at = m.loadStart
+	}
+	m.det.setLoad(active, at)
 	kind := KindLoadEnd
 	if active {
 		kind = KindLoadStart
 	}
-	m.events.write(Event{T: now, Kind: kind})
-	return now
+	m.events.write(Event{T: at, Kind: kind})
+	return at
 }

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/orch-bench/orch/orchestrator/bench"
 	"github.com/orch-bench/orch/orchestrator/rundir"
@@ -41,8 +43,30 @@ func TestRunFromTwoLoadBoxes(t *testing.T) {
 		t.Fatalf("run: %v, %+v\n%s", err, out, strings.Join(logs, "\n"))
 	}
 	dir := out.Dir.Path()
-	if said := strings.Join(logs, "\n"); !regexp.MustCompile(`run: 2 load boxes start together at [0-9:.]+: lb1 2 threads \(clock [-+][0-9.]+ ms\), lb2 2 threads`).MatchString(said) {
-		t.Errorf("the launch line is missing:\n%s", said)
+	launch := regexp.MustCompile(`run: 2 load boxes start together at ([0-9:.]+): lb1 2 threads \(clock [-+][0-9.]+ ms\), lb2 2 threads`).FindStringSubmatch(strings.Join(logs, "\n"))
+	if launch == nil {
+		t.Errorf("the launch line is missing:\n%s", strings.Join(logs, "\n"))
+	}
+	// The measured load starts when the clients are released, not when
+	// they were launched seconds before: marked at the launch, the
+	// window opened on seconds without a commit (a 6 s run's master rate
+	// read as a quarter of the clients', and a stall event).
+	events, err := os.ReadFile(filepath.Join(dir, "events.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var starts []string
+	for _, line := range strings.Split(string(events), "\n") {
+		var e struct {
+			T    time.Time `json:"t"`
+			Kind string    `json:"kind"`
+		}
+		if json.Unmarshal([]byte(line), &e) == nil && e.Kind == "load_start" {
+			starts = append(starts, e.T.UTC().Format("15:04:05.000"))
+		}
+	}
+	if launch != nil && (len(starts) != 1 || starts[0] != launch[1]) {
+		t.Errorf("load_start %q, want one at the release instant %s", starts, launch[1])
 	}
 	cmds, err := os.ReadFile(filepath.Join(dir, "benchmark", "commands.txt"))
 	if err != nil {

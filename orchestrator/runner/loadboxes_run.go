@@ -56,6 +56,9 @@ func (r *run) benchmarkClients(ctx context.Context) (int, error) {
 	}
 	at := time.Now().Add(launchMargin(len(r.clients)))
 	r.logf("run: %d load boxes start together at %s: %s", len(r.clients), at.UTC().Format("15:04:05.000"), strings.Join(shares, ", "))
+	if r.loadStartsAt != nil {
+		r.loadStartsAt(at)
+	}
 	errs = orchestrator.ForEach(ctx, 0, r.clients, func(ctx context.Context, i int, c *client) error {
 		rem, err := launch(ctx, c.exec, c.remote, marked(steps[i], r.marker, tname), barrier(at.Add(c.offset), c.remote))
 		c.rem = rem

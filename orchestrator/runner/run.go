@@ -102,6 +102,9 @@ type run struct {
 	// journals are where the journal stood at the start, per host whose
 	// server logs there (log_error unset under systemd).
 	journals map[string]server.LogMark
+	// loadStartsAt marks the measured load's start when several clients
+	// are released together (the monitor's LoadStartsAt).
+	loadStartsAt func(time.Time)
 }
 
 // Run performs the whole run; the returned Outcome's Dir holds everything
@@ -302,7 +305,13 @@ func (r *run) execute(ctx context.Context) (*schema.Results, error) {
 	if err != nil {
 		return nil, err
 	}
-	mon.SetLoadActive(true)
+	// One client starts as it is launched; several start together at an
+	// instant benchmarkClients fixes, seconds later, and mark it then.
+	if r.multi() {
+		r.loadStartsAt = mon.LoadStartsAt
+	} else {
+		mon.SetLoadActive(true)
+	}
 	code, runErr := r.runPhase(ctx)
 	loadEnd := mon.SetLoadActive(false)
 	// The slaves' catch-up is timed from the load's end: the wait starts
