@@ -3,6 +3,7 @@ package topology
 import (
 	"fmt"
 	"regexp"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 
@@ -134,8 +135,13 @@ func (d *yamlDecoder) mysql(n *yaml.Node, path string) ([]mysqlPatch, error) {
 			if err != nil {
 				return err
 			}
-			if s != "" && !flavor.IsFlavor(s) {
-				return d.errAt(v, "%s: unknown flavor %q (want %s)", p, clip(s), flavor.FlavorList())
+			// A flavour, optionally with its version ("mariadb:10.5.23"),
+			// as --flavor takes it.
+			if _, _, err := flavor.ParseHint(s); s != "" && err != nil {
+				if name, _, _ := strings.Cut(s, ":"); !flavor.IsFlavor(strings.ToLower(name)) {
+					return d.errAt(v, "%s: unknown flavor %q (want %s, optionally :VERSION)", p, clip(s), flavor.FlavorList())
+				}
+				return d.errAt(v, "%s: %v", p, err)
 			}
 			patch = func(c *MySQLConfig) { c.Flavor = s }
 		case "service":
