@@ -171,8 +171,12 @@ func refresh(ctx context.Context, db *sql.DB, database string) error {
 		if err != nil {
 			return err
 		}
+		engine := strings.ToLower(str(r[1]))
+		used[engine] = true
+		if e, ok := flavor.LookupEngine(engine); ok && e.NoAnalyze != "" {
+			continue // its sizes come from its files (EngineDiskBytes)
+		}
 		names = append(names, n)
-		used[strings.ToLower(str(r[1]))] = true
 	}
 	for _, e := range flavor.EngineSpecs() {
 		if e.FlushStmt == "" || !used[e.Name] {

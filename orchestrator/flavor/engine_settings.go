@@ -127,18 +127,13 @@ func quotedList(s string) string {
 // what an asymmetric profile leaves behind. The rule VarDefaults names
 // the set a server has.
 var varDefaults = map[string]map[string]string{
-	"mariadb": merged(rocksdbDefaults, map[string]string{
-		"innodb_flush_log_at_trx_commit": "1", "innodb_doublewrite": "ON", "innodb_flush_method": "O_DIRECT",
-		"innodb_buffer_pool_size": "134217728", "sync_binlog": "0", "sync_relay_log": "10000",
-		"sync_relay_log_info": "10000", "sync_master_info": "10000", "binlog_format": "MIXED",
-		"gtid_pos_auto_engines": "", "rpl_semi_sync_master_enabled": "OFF",
-		"rpl_semi_sync_master_wait_point": "AFTER_COMMIT", "rpl_semi_sync_slave_enabled": "OFF",
-	}),
-	"mysql-8": merged(mysqlDefaults, rocksdbDefaults, map[string]string{"relay_log_info_repository": "TABLE"}),
-	"mysql-5.7": merged(mysqlDefaults, map[string]string{
-		"relay_log_info_repository": "FILE",
-		"tokudb_commit_sync":        "ON", "tokudb_fsync_log_period": "0", "tokudb_cache_size": "0", "tokudb_directio": "OFF",
-	}),
+	"mariadb": merged(rocksdbDefaults, mariadbDefaults),
+	// MariaDB 10.5 (mariadbd --verbose --help of the lab's 10.5.23 build,
+	// and its running server for TokuDB's): fsync was innodb_flush_method's
+	// default until 10.6 made it O_DIRECT; TokuDB's as on Percona 5.7.
+	"mariadb-10.5": merged(rocksdbDefaults, mariadbDefaults, tokudbDefaults, map[string]string{"innodb_flush_method": "fsync"}),
+	"mysql-8":      merged(mysqlDefaults, rocksdbDefaults, map[string]string{"relay_log_info_repository": "TABLE"}),
+	"mysql-5.7":    merged(mysqlDefaults, tokudbDefaults, map[string]string{"relay_log_info_repository": "FILE"}),
 }
 
 // mysqlDefaults are the same in MySQL (and Percona Server) 5.7 and 8.0;
@@ -148,6 +143,16 @@ var (
 		"innodb_flush_log_at_trx_commit": "1", "innodb_doublewrite": "ON", "innodb_flush_method": "fsync",
 		"innodb_buffer_pool_size": "134217728", "sync_binlog": "1", "sync_relay_log": "10000",
 		"sync_relay_log_info": "10000", "sync_master_info": "10000", "binlog_format": "ROW",
+	}
+	mariadbDefaults = map[string]string{
+		"innodb_flush_log_at_trx_commit": "1", "innodb_doublewrite": "ON", "innodb_flush_method": "O_DIRECT",
+		"innodb_buffer_pool_size": "134217728", "sync_binlog": "0", "sync_relay_log": "10000",
+		"sync_relay_log_info": "10000", "sync_master_info": "10000", "binlog_format": "MIXED",
+		"gtid_pos_auto_engines": "", "rpl_semi_sync_master_enabled": "OFF",
+		"rpl_semi_sync_master_wait_point": "AFTER_COMMIT", "rpl_semi_sync_slave_enabled": "OFF",
+	}
+	tokudbDefaults = map[string]string{
+		"tokudb_commit_sync": "ON", "tokudb_fsync_log_period": "0", "tokudb_cache_size": "0", "tokudb_directio": "OFF",
 	}
 	rocksdbDefaults = map[string]string{
 		"rocksdb_flush_log_at_trx_commit": "1", "rocksdb_block_cache_size": "536870912",

@@ -40,6 +40,9 @@ type EngineSpec struct {
 	// FlushStmt makes information_schema's sizes current: MyRocks reports
 	// 0 bytes for rows still in its memtables.
 	FlushStmt string
+	// NoAnalyze says why orch never runs ANALYZE TABLE on the engine's
+	// tables ("" when it does): its sizes come from its files instead.
+	NoAnalyze string
 
 	// What the fairness check compares (orchestrator/fairness), from the
 	// engines' manuals: see engine_settings.go.
@@ -55,6 +58,24 @@ type EngineSpec struct {
 	// StartHint is added to an error enabling the engine: what it needs
 	// that orch does not check.
 	StartHint string
+	// LoadFailures name the causes of a server that started without the
+	// engine, from its error log's words.
+	LoadFailures []LoadFailure
+}
+
+// LoadFailure is one cause of an engine plugin that did not load: Cause,
+// when the error log since the start contains Match.
+type LoadFailure struct{ Match, Cause string }
+
+// LoadFailure is why e did not load, read in an error log slice: the
+// first matching cause with the log's own words, "" when none matches.
+func (e EngineSpec) LoadFailure(log string) string {
+	for _, f := range e.LoadFailures {
+		if i := strings.Index(log, f.Match); i >= 0 {
+			return f.Cause + ": " + f.Match
+		}
+	}
+	return ""
 }
 
 // FileGlob is a path pattern around a database name, which the caller
@@ -82,6 +103,8 @@ var engineSpecs = []EngineSpec{
 		// TokuDB names its files _<database>_<table>_<index>_<id>.tokudb,
 		// all in the datadir itself.
 		TableFiles: FileGlob{Before: "./_", After: "_*.tokudb"},
+		NoAnalyze: "ANALYZE TABLE on TokuDB killed MariaDB 10.5.23 with signal 11 (tokudb::analyze::standard_t::analyze_key, " +
+			"on the TokuDB lab after a sysbench write run); TokuDB keeps its row and size estimates itself",
 		// tokudb_commit_sync=OFF fsyncs the log every
 		// tokudb_fsync_log_period ms; tokudb_cache_size=0 is half the RAM.
 		Settings: EngineSettings{FlushVar: "tokudb_commit_sync", FlushPeriodVar: "tokudb_fsync_log_period",
@@ -89,7 +112,14 @@ var engineSpecs = []EngineSpec{
 			DirectIO: []IOSwitch{{Name: "tokudb_directio"}}},
 		Counters:    tokudbCounters,
 		NeedsTHPOff: true,
-		StartHint:   "TokuDB needs jemalloc: malloc-lib in [mysqld_safe], as ps-admin --enable-tokudb sets up"},
+		StartHint:   "TokuDB needs jemalloc preloaded into the server: malloc-lib in [mysqld_safe] (as ps-admin --enable-tokudb sets up), or LD_PRELOAD in the service's environment",
+		// The dlopen error without the preload, and TokuDB's own start
+		// checks (hatoku_hton.cc: jemalloc, transparent huge pages).
+		LoadFailures: []LoadFailure{
+			{Match: "cannot allocate memory in static TLS block", Cause: "jemalloc not preloaded"},
+			{Match: "jemalloc is not loaded", Cause: "jemalloc not preloaded"},
+			{Match: "Transparent huge pages are enabled", Cause: "transparent huge pages are on"},
+		}},
 	{Name: "rocksdb", Display: "ROCKSDB", Plugin: "ROCKSDB", Library: "ha_rocksdb.so", VarPrefix: "rocksdb_",
 		Plugins: []string{"ROCKSDB"}, DataDir: "#rocksdb",
 		FlushStmt: "SET GLOBAL rocksdb_force_flush_memtable_now = 1",
@@ -233,6 +263,25 @@ func (s Server) PluginFor(name string) string {
 // loaded is true (returns a row) while plugin is loaded, in any state.
 func loaded(plugin string) string {
 	return "SELECT 1 FROM information_schema.PLUGINS WHERE PLUGIN_NAME = " + QuoteString(plugin)
+}
+
+// EngineLoadFailure names, from a server's error log or start output, why
+// an engine's plugin did not load ("TokuDB: jemalloc not preloaded: ...");
+// "" when no engine's known cause is there.
+func EngineLoadFailure(log string) string {
+	for _, e := range engineSpecs {
+		if c := e.LoadFailure(log); c != "" {
+			return e.Display + ": " + c
+		}
+	}
+	return ""
+}
+
+// LoadsAtStart reports whether orch loads e on s from its option file
+// (plugin-load-add, then a restart) instead of INSTALL at run time.
+func (s Server) LoadsAtStart(e EngineSpec) bool {
+	_, ok := s.Lookup(EngineLoadAtStart(e.Name))
+	return ok && e.Library != ""
 }
 
 // InstallEngine enables engine e whose library is present but not loaded;

@@ -122,6 +122,11 @@ func IgnoredVar(name string) Feature { return Feature(ignoredVarPrefix + name) }
 // value is "yes".
 func OptionOnly(name string) Feature { return Feature("option-only:" + name) }
 
+// EngineLoadAtStart(engine) is "yes" where orch loads the engine's plugin
+// with plugin-load-add in its option file (and a restart) rather than
+// INSTALL at run time.
+func EngineLoadAtStart(engine string) Feature { return Feature("engine-load-at-start:" + engine) }
+
 // RestartOnly(name) is a dynamic variable orch still changes by restarting
 // the server; its value is why.
 func RestartOnly(name string) Feature { return Feature("restart-only:" + name) }
@@ -271,19 +276,27 @@ var rules = []rule{
 	// Percona 8 ships ps-admin (its MyRocks switch is UNCONFIRMED in the notes).
 	{EngineInnoDB, mysqlFamily | onMariaDB, none, none, "built in"},
 	{EngineTokuDB, onPercona, V(5, 7, 0), V(5, 8, 0), "ps-admin --enable-tokudb (or INSTALL PLUGIN tokudb SONAME 'ha_tokudb.so'); needs transparent huge pages off and jemalloc"},
+	// MariaDB 10.5 still has storage/tokudb in its sources, DISABLED in
+	// its cmake (a build with -DPLUGIN_TOKUDB=DYNAMIC has it); its plugin
+	// loads only into a mariadbd with jemalloc preloaded, and without it
+	// the server starts anyway, without TokuDB (shared/reference/tokudb.md).
+	// orch loads it from its option file, where down takes it back.
+	{EngineTokuDB, onMariaDB, V(10, 5, 0), V(10, 6, 0), "plugin-load-add=ha_tokudb.so (a 10.5 build with -DPLUGIN_TOKUDB=DYNAMIC), with jemalloc preloaded into mariadbd: malloc-lib=libjemalloc.so.2 in [mysqld_safe], or LD_PRELOAD in the service's environment"},
+	{EngineLoadAtStart("tokudb"), onMariaDB, V(10, 5, 0), V(10, 6, 0), "yes"},
 	{EngineRocksDB, onMariaDB, none, none, "plugin-load-add=ha_rocksdb.so (package mariadb-plugin-rocksdb)"},
 	{EngineRocksDB, onPercona, V(8, 0, 0), none, "ps-admin --enable-rocksdb"},
 	// Why the others lack them: the history a user needs to believe it.
 	{EngineAbsent("tokudb"), onMySQL, none, none, "TokuDB is a Percona Server 5.7 engine"},
 	{EngineAbsent("tokudb"), onPercona, V(5, 8, 0), V(8, 0, 28), "TokuDB is for Percona Server 5.7 (deprecated in 8.0.13, disabled by default in 8.0.26)"},
 	{EngineAbsent("tokudb"), onPercona, V(8, 0, 28), none, "TokuDB is for Percona Server 5.7 (removed from the packages in 8.0.28)"},
-	{EngineAbsent("tokudb"), onMariaDB, none, V(10, 5, 0), "orch runs TokuDB on Percona Server 5.7 only"},
-	{EngineAbsent("tokudb"), onMariaDB, V(10, 5, 0), V(10, 6, 0), "disabled since 10.5"},
+	{EngineAbsent("tokudb"), onMariaDB, none, V(10, 5, 0), "orch runs TokuDB on Percona Server 5.7 and MariaDB 10.5"},
 	{EngineAbsent("tokudb"), onMariaDB, V(10, 6, 0), none, "removed in 10.6"},
 	{EngineAbsent("rocksdb"), onMySQL, none, none, "MyRocks ships with MariaDB and Percona Server 8.0"},
 	{EngineAbsent("rocksdb"), onPercona, none, V(8, 0, 0), "orch runs MyRocks on MariaDB and Percona Server 8.0"},
 	{PositionEnginesVar, onMariaDB, none, none, positionEnginesVar},
-	{VarDefaults, onMariaDB, none, none, "mariadb"},
+	{VarDefaults, onMariaDB, none, V(10, 5, 0), "mariadb"},
+	{VarDefaults, onMariaDB, V(10, 5, 0), V(10, 6, 0), "mariadb-10.5"},
+	{VarDefaults, onMariaDB, V(10, 6, 0), none, "mariadb"},
 	{VarDefaults, mysqlFamily, none, V(8, 0, 0), "mysql-5.7"},
 	{VarDefaults, mysqlFamily, V(8, 0, 0), none, "mysql-8"},
 	{PluginInstallStmt, mysqlFamily, none, none, perPlugin},

@@ -126,7 +126,12 @@ func (n *Node) Apply(ctx context.Context, cfg *Config, p *Plan, events step.Host
 			res.SetGlobal = append(res.SetGlobal, c.Name)
 		}
 	}
-	if err := q.Do(ctx, step.Step{Name: "verify", Do: func(ctx context.Context) error { return n.verify(ctx, cfg, res) }}); err != nil {
+	if err := q.Do(ctx, step.Step{Name: "verify", Do: func(ctx context.Context) error {
+		if err := n.verifyEngine(ctx, p.engine, st); err != nil {
+			return err
+		}
+		return n.verify(ctx, cfg, res)
+	}}); err != nil {
 		return n.rollBack(ctx, q, res, err)
 	}
 	return res, nil
@@ -158,6 +163,38 @@ func (n *Node) unset(ctx context.Context, changed []Change, before map[string]st
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// verifyEngine makes sure the server runs the profile's engine: a plugin
+// engine that did not load (TokuDB without jemalloc preloaded: the server
+// starts anyway, without it) is an error with its cause from the error
+// log since the restart, never a run on another engine.
+func (n *Node) verifyEngine(ctx context.Context, e flavor.EngineSpec, st *serverState) error {
+	if e.Plugin == "" {
+		return nil
+	}
+	engines, err := n.engines(ctx)
+	if err != nil {
+		return err
+	}
+	for _, s := range engines {
+		if s.name == e.Name {
+			return nil
+		}
+	}
+	cause := ""
+	if st.marked {
+		if slice, err := n.LogSince(ctx, st.mark); err == nil {
+			cause = e.LoadFailure(slice)
+			if cause == "" {
+				cause = strings.Join(relevantErrors(slice, 3), "; ")
+			}
+		}
+	}
+	if cause == "" {
+		cause = "its plugin did not load (see " + n.Facts.ErrorLog + ")"
+	}
+	return n.errorf("%s runs without %s (information_schema.ENGINES): %s%s", n.Server, e.Display, cause, engineHint(e))
 }
 
 // verify compares every intended value the server can show with what it

@@ -45,6 +45,10 @@ type Plan struct {
 	// FixTHP turns transparent huge pages off first (TokuDB).
 	FixTHP bool
 
+	// loadAtStart: the engine is not loaded and the option file's
+	// plugin_load_add loads it at the restart.
+	loadAtStart bool
+
 	old     fileState
 	current map[string]string // SHOW GLOBAL VARIABLES when checked
 	engine  flavor.EngineSpec
@@ -105,7 +109,7 @@ func (n *Node) Check(ctx context.Context, cfg *Config) (*Plan, error) {
 			}
 		}
 	}
-	p.NeedsRestart = len(p.Static) > 0 || len(p.Removed) > 0
+	p.NeedsRestart = len(p.Static) > 0 || len(p.Removed) > 0 || p.loadAtStart
 	if len(p.EnableEngine) > 0 && slices.ContainsFunc(p.Pending, func(name string) bool { return n.Server.PluginFor(name) == p.engine.Plugin }) {
 		// The plugin's options are read when it loads at startup.
 		p.NeedsRestart = true
@@ -253,20 +257,20 @@ func (n *Node) checkEngine(ctx context.Context, cfg *Config, p *Plan, active map
 	case !loaded && !slices.Contains(n.Facts.PluginFiles, e.Library):
 		return fmt.Errorf("%s: %s is not installed on %s: %s is not in %s (to enable it: %s); engines: %s",
 			n.Host, e.Name, n.Server, e.Library, n.Facts.PluginDir, how.Enable, strings.Join(have, ", "))
+	case !loaded && n.Server.LoadsAtStart(e):
+		// The option file's plugin_load_add loads it: a restart does.
+		p.loadAtStart = true
 	case !loaded:
 		p.EnableEngine = n.Server.InstallEngine(e)
 	}
-	if !e.NeedsTHPOff {
-		return nil
-	}
-	for _, mode := range []string{n.Facts.THPEnabled, n.Facts.THPDefrag} {
-		if mode != "" && mode != "never" {
-			if !cfg.FixTHP {
-				return n.errorf("transparent huge pages are on (enabled [%s], defrag [%s]) and %s refuses to start with them: %s",
-					n.Facts.THPEnabled, n.Facts.THPDefrag, e.Display, thpFix)
-			}
-			p.FixTHP = true
+	// TokuDB's start check refuses only "enabled" at [always]: madvise
+	// and never pass (hatoku_hton.cc; shared/reference/tokudb.md).
+	if e.NeedsTHPOff && n.Facts.THPEnabled == "always" {
+		if !cfg.FixTHP {
+			return n.errorf("transparent huge pages are on (enabled [%s], defrag [%s]) and %s refuses to start with them: %s",
+				n.Facts.THPEnabled, n.Facts.THPDefrag, e.Display, thpFix)
 		}
+		p.FixTHP = true
 	}
 	return nil
 }

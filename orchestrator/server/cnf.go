@@ -181,6 +181,23 @@ func (f *cnfFile) set(name, value, origin string) {
 		f.insert(i, cnfLine{kind: lineComment, text: note})
 		return
 	}
+	f.add(name, value, origin)
+}
+
+// loads reports whether the file's server sections load library with
+// plugin_load_add already.
+func (f *cnfFile) loads(library string) bool {
+	for _, l := range f.lines {
+		if l.kind == lineOption && isServerSection(l.section) && l.name == "plugin_load_add" && l.value == library {
+			return true
+		}
+	}
+	return false
+}
+
+// add appends an accumulating option (plugin_load_add) to the [mysqld]
+// section, after any it already has.
+func (f *cnfFile) add(name, value, origin string) {
 	at := f.endOf(sectionMysqld)
 	if at < 0 {
 		f.lines = append(f.lines, cnfLine{kind: lineBlank}, cnfLine{kind: lineSection, text: sectionMysqld})

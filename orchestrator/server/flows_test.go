@@ -49,11 +49,18 @@ func TestTokuDBOnPercona57(t *testing.T) {
 	ctx := context.Background()
 	h := newFakeHost(mysqlVars())
 	staticMySQL(h)
+	// PerconaFT's start check (portability/huge_page_detection.cc, the
+	// same in Percona's and MariaDB's trees) refuses only "enabled" at
+	// [always]; madvise passed on the TokuDB lab (shared/reference/tokudb.md).
 	h.thp = "madvise"
 	n := fakeNode(h, nil, mustServer(t, flavor.Percona, flavor.V(5, 7, 44)), "ha_tokudb.so")
-
+	if _, p, err := checked(t, n, Desired{Engine: "tokudb"}); err != nil || p.FixTHP {
+		t.Fatalf("THP madvise: %v (fix %v), want no refusal", err, p != nil && p.FixTHP)
+	}
+	h.thp = "always"
+	n = fakeNode(h, nil, mustServer(t, flavor.Percona, flavor.V(5, 7, 44)), "ha_tokudb.so")
 	_, _, err := checked(t, n, Desired{Engine: "tokudb"})
-	want := "master 10.0.0.1: transparent huge pages are on (enabled [madvise], defrag [madvise]) and TokuDB refuses to start with them: " + thpFix
+	want := "master 10.0.0.1: transparent huge pages are on (enabled [always], defrag [always]) and TokuDB refuses to start with them: " + thpFix
 	if err == nil || err.Error() != want {
 		t.Fatalf("THP on:\n got %v\nwant %s", err, want)
 	}
@@ -392,7 +399,7 @@ func TestFailedEngineInstallIsUndone(t *testing.T) {
 	from := len(h.sql)
 	_, err = n.Apply(context.Background(), cfg, p, step.HostEvents{})
 	if err == nil || !strings.HasPrefix(err.Error(), "master 10.0.0.1: enable tokudb: ") ||
-		!strings.HasSuffix(err.Error(), "(TokuDB needs jemalloc: malloc-lib in [mysqld_safe], as ps-admin --enable-tokudb sets up) (restored the previous config)") {
+		!strings.HasSuffix(err.Error(), "(TokuDB needs jemalloc preloaded into the server: malloc-lib in [mysqld_safe] (as ps-admin --enable-tokudb sets up), or LD_PRELOAD in the service's environment) (restored the previous config)") {
 		t.Errorf("error: %v", err)
 	}
 	var uninstalls []string

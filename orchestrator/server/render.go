@@ -182,6 +182,9 @@ func Render(t Target, d Desired) (*Config, error) {
 		f.set(name, k.Value, "--knob")
 		overrides = append(overrides, "--knob "+name+"="+k.Value)
 	}
+	if t.Server.LoadsAtStart(info) && !f.loads(info.Library) {
+		f.add("plugin_load_add", info.Library, "orch: "+info.Display+"'s plugin, loaded at the server's start on "+t.Server.String())
+	}
 	if err := finishLines(cfg, f, t.Server); err != nil {
 		return nil, err
 	}

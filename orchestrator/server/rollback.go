@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/orch-bench/orch/orchestrator/flavor"
 	"strings"
 	"time"
 
@@ -40,7 +41,13 @@ func (n *Node) rollBack(ctx context.Context, q *step.Sequence, res *Result, err 
 // the file step before it: the server goes back on the previous file only
 // if it was restarted on the new one, and is started (not restarted) if the
 // failed restart left it stopped.
-type serverState struct{ restarted, stopped bool }
+type serverState struct {
+	restarted, stopped bool
+	// mark is the error log's end before the restart (marked: it was
+	// read), where the start's own lines begin.
+	mark   LogMark
+	marked bool
+}
 
 // fileUndo puts the previous file back, then the server on it.
 func (n *Node) fileUndo(old fileState, st *serverState) func(context.Context) error {
@@ -67,6 +74,7 @@ func (n *Node) restartStep(with string, st *serverState) step.Step {
 	return step.Step{Name: "restart", Do: func(ctx context.Context) error {
 		st.restarted = true
 		mark, markErr := n.MarkLog(ctx)
+		st.mark, st.marked = mark, markErr == nil
 		err := n.Restart(ctx)
 		if err == nil {
 			return nil
@@ -105,12 +113,23 @@ func (n *Node) startErrors(ctx context.Context, mark LogMark) []string {
 			return nil
 		}
 		if !n.Journal() || errorTag.MatchString(slice) || time.Now().After(deadline) {
-			return relevantErrors(slice, 5)
+			return explainedErrors(slice)
 		}
 		select {
 		case <-ctx.Done():
-			return relevantErrors(slice, 5)
+			return explainedErrors(slice)
 		case <-time.After(250 * time.Millisecond):
 		}
 	}
+}
+
+// explainedErrors are a failed start's [ERROR] lines, after the cause of
+// an engine that did not load when the log names a known one (TokuDB
+// without jemalloc: the server then aborts on default_storage_engine).
+func explainedErrors(slice string) []string {
+	lines := relevantErrors(slice, 5)
+	if cause := flavor.EngineLoadFailure(slice); cause != "" {
+		lines = append([]string{cause}, lines...)
+	}
+	return lines
 }

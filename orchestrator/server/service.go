@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
+	"strings"
 	"time"
 
 	"github.com/orch-bench/orch/orchestrator/executor"
+	"github.com/orch-bench/orch/orchestrator/flavor"
 	"github.com/orch-bench/orch/orchestrator/mysqlconn"
 	"github.com/orch-bench/orch/topology"
 )
@@ -24,11 +27,42 @@ func (n *Node) startTimeout() time.Duration {
 
 // serviceCmd runs one of the service's commands as root.
 func (n *Node) serviceCmd(ctx context.Context, what, script string) error {
+	return n.serviceCmdExplained(ctx, what, script, nil)
+}
+
+// serviceCmdExplained is serviceCmd whose failure is explained first by
+// why (when it returns anything) or by the command's own output: a start
+// script that shows the error log's end may show why an engine the config
+// needs did not load.
+func (n *Node) serviceCmdExplained(ctx context.Context, what, script string, why func() string) error {
 	_, err := n.Exec.Run(ctx, executor.Command{Script: script, Sudo: true, Timeout: n.startTimeout() + 10*time.Second})
-	if err != nil {
-		return n.errorf("%s server (%s): %w", what, n.Facts.Service.Desc, stripHost(err))
+	if err == nil {
+		return nil
 	}
-	return nil
+	cause := flavor.EngineLoadFailure(err.Error())
+	if cause == "" && why != nil {
+		cause = why()
+	}
+	if cause != "" {
+		return n.errorf("%s server (%s): %s: %w", what, n.Facts.Service.Desc, cause, stripHost(err))
+	}
+	return n.errorf("%s server (%s): %w", what, n.Facts.Service.Desc, stripHost(err))
+}
+
+// startLine begins a server's start in its error log: mysqld_safe's
+// "Starting mariadbd daemon" or the server's own "starting as process".
+var startLine = regexp.MustCompile(`(?i)starting (mariadbd|mysqld) daemon|starting as process`)
+
+// lastStart is the part of an error log's tail from its last start on, so
+// that an older start's failure is not taken for this one's.
+func lastStart(log string) string {
+	lines := strings.Split(log, "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if startLine.MatchString(lines[i]) {
+			return strings.Join(lines[i:], "\n")
+		}
+	}
+	return log
 }
 
 // stripHost drops an ExitError's own host prefix: the caller's message
@@ -114,7 +148,19 @@ func StartIfStopped(ctx context.Context, h *topology.Host, ex executor.Executor,
 	if err := n.stoppedOrWhyNot(ctx, openErr); err != nil {
 		return false, err
 	}
-	if err := n.serviceCmd(ctx, "start", n.Facts.Service.Start); err != nil {
+	// Its error log's last start may say why an engine the config needs
+	// did not load (the server then aborts on its default_storage_engine).
+	why := func() string {
+		if h.MySQL.ErrorLog == "" {
+			return ""
+		}
+		slice, err := logSince(ctx, ex, h.MySQL.ErrorLog, 0)
+		if err != nil {
+			return ""
+		}
+		return flavor.EngineLoadFailure(lastStart(slice))
+	}
+	if err := n.serviceCmdExplained(ctx, "start", n.Facts.Service.Start, why); err != nil {
 		return false, err
 	}
 	deadline := time.Now().Add(n.startTimeout())
