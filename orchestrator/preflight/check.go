@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"fmt"
 	"io"
+	"path"
 	"sort"
 	"strconv"
 	"strings"
@@ -301,11 +302,14 @@ func checkServer(ctx context.Context, h *topology.Host, ex executor.Executor, f 
 // serverFacts reads the server's version and engines from a logged-in pool.
 func serverFacts(ctx context.Context, h *topology.Host, db *sql.DB, f *Facts, pluginFiles []string) {
 	f.MySQL = "up"
-	var version, comment string
+	var version, comment, pluginDir string
 	if err := db.QueryRowContext(ctx, "SELECT VERSION(), @@version_comment").Scan(&version, &comment); err == nil {
 		if srv, err := flavor.Detect(version, comment); err == nil {
 			f.Server = srv.String()
 		}
+	}
+	if err := db.QueryRowContext(ctx, "SELECT @@plugin_dir").Scan(&pluginDir); err == nil {
+		pluginFiles = inDir(pluginFiles, pluginDir)
 	}
 	engines, err := loadedEngines(ctx, db)
 	if err != nil {
@@ -342,6 +346,19 @@ func loadedEngines(ctx context.Context, db *sql.DB) ([]string, error) {
 	return out, nil
 }
 
+// inDir keeps the plugin files in the server's plugin dir: another
+// server's packages on the same host (a tarball's server beside Debian's)
+// offer nothing to this one. Files named without a dir are kept.
+func inDir(files []string, dir string) []string {
+	var out []string
+	for _, f := range files {
+		if !strings.Contains(f, "/") || path.Clean(path.Dir(f)) == path.Clean(dir) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 // loadable appends engines whose plugin file exists but is not loaded.
 func loadable(loaded, pluginFiles []string) []string {
 	have := map[string]bool{}
@@ -350,6 +367,7 @@ func loadable(loaded, pluginFiles []string) []string {
 	}
 	out := append([]string(nil), loaded...)
 	for _, f := range pluginFiles {
+		f = path.Base(f)
 		e := strings.TrimSuffix(strings.TrimPrefix(f, "ha_"), ".so")
 		if spec, ok := flavor.EngineByLibrary(f); ok {
 			e = spec.Name

@@ -45,8 +45,13 @@ for m in ` + shell.Join(flavor.ServerBinaries()...) + `; do
   p=$(command -v "$m") && { echo "mysqld_path=$p"; echo "mysqld_version=$("$p" --version | head -n 1)"; break; }
 done
 for t in gdb perf; do command -v "$t" >/dev/null && echo "stack_tool=$t"; done
-for dir in ` + shell.Join(flavor.PluginDirs()...) + `; do
-  for f in ` + shell.Join(flavor.PluginLibraries()...) + `; do [ -e "$dir/$f" ] && echo "plugin_file=$f"; done
+# The packages' plugin dirs, and the one beside the server's binary (a
+# relocatable tree: bin/mariadbd, lib/plugin); the server's own
+# @@plugin_dir says later which of them is its.
+dirs=` + shell.Quote(strings.Join(flavor.PluginDirs(), " ")) + `
+[ -n "$p" ] && dirs="$dirs $(dirname "$(dirname "$(readlink -f "$p")")")/lib/plugin"
+for dir in $dirs; do
+  for f in ` + shell.Join(flavor.PluginLibraries()...) + `; do [ -e "$dir/$f" ] && echo "plugin_file=$dir/$f"; done
 done
 `)
 	if loadbox {
