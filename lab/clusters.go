@@ -186,7 +186,7 @@ type invCluster struct {
 func renderClusterInventory(parts []clusterPart, v inventoryVariant) ([]byte, error) {
 	set := invSetFile{Name: "lab"}
 	for _, part := range parts {
-		body, err := renderInventory(part.hosts, partPaths(part.cfg), v)
+		body, err := renderInventory(part.hosts, partPaths(part.cfg), v, flavorOf(part.cfg.Flavor))
 		if err != nil {
 			return nil, err
 		}

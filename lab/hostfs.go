@@ -23,7 +23,9 @@ var (
 		"/etc/mysql", "/etc/ssh", "/etc/sudoers.d", "/var/lib/mysql",
 		"/var/log", "/root", "/home", "/tmp",
 	}
-	overlayFiles = []string{
+	// optionalOverlayDirs are overlaid on the hosts whose tree has them.
+	optionalOverlayDirs = []string{usrLocalSbin}
+	overlayFiles        = []string{
 		"/etc/passwd", "/etc/shadow", "/etc/group", "/etc/gshadow",
 		"/etc/hosts", "/etc/hostname",
 	}
@@ -38,6 +40,10 @@ type hostEnv struct {
 	mysqlUID  int
 	mysqlGID  int
 	admGID    int
+	// serverTree is the server tree the database hosts run (a flavour
+	// built from source; "" for Debian's packages), jemalloc the library
+	// its mysqld_safe preloads.
+	serverTree, jemalloc string
 }
 
 // buildHostFS creates the host's private tree under hostDir/fs and returns
@@ -57,7 +63,17 @@ func buildHostFS(ctx context.Context, hostDir string, spec hostSpec, ip netip.Ad
 		return nil, fmt.Errorf("copy /etc/mysql: %w", err)
 	}
 	if spec.role != "loadbox" {
-		if err := writeMariaDBFiles(p("/etc/mysql")); err != nil {
+		extra := ""
+		if env.serverTree != "" {
+			if err := fitConfToTree(p("/etc/mysql"), env.serverTree); err != nil {
+				return nil, fmt.Errorf("fit /etc/mysql to %s: %w", env.serverTree, err)
+			}
+			if err := linkTreePrograms(p(usrLocalSbin), env.serverTree); err != nil {
+				return nil, fmt.Errorf("link the server's programs: %w", err)
+			}
+			extra = treeLabCnf(env.serverTree, env.jemalloc)
+		}
+		if err := writeMariaDBFiles(p("/etc/mysql"), extra); err != nil {
 			return nil, err
 		}
 	}

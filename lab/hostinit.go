@@ -70,7 +70,14 @@ func setupHost(name, fsRoot string) error {
 			unix.Close(b.fd)
 		}
 	}()
-	for _, target := range append(append([]string(nil), overlayDirs...), overlayFiles...) {
+	targets := append(append([]string(nil), overlayDirs...), overlayFiles...)
+	for _, target := range optionalOverlayDirs {
+		// Only the hosts whose tree has them (a server tree's programs).
+		if _, err := os.Lstat(filepath.Join(fsRoot, target)); err == nil {
+			targets = append(targets, target)
+		}
+	}
+	for _, target := range targets {
 		src := filepath.Join(fsRoot, target)
 		fd, err := unix.Open(src, unix.O_PATH|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
 		if err != nil {

@@ -63,12 +63,20 @@ type Config struct {
 	// Systemd says) whose database hosts boot MySQL 9.7 from a Debian sid
 	// tree (mysql_lab.go). Empty or FlavorMariaDB: the MariaDB labs.
 	Flavor string
+	// ServerArchive names a server tree archive for a flavour built from
+	// source (the TokuDB lab); ServerSHA256 is its checksum, else the
+	// SHA256SUMS file beside it is read. Empty: ArchiveEnv, then the
+	// cache, then a build.
+	ServerArchive, ServerSHA256 string
 	// CacheDir keeps the systemd lab's base tree between runs (default
 	// DefaultCacheDir); Down never removes it.
 	CacheDir string
 	// LoadBoxes is how many load boxes the lab has (0 means 1): loadbox,
 	// then loadbox2 ... at the next addresses, all in the one cluster.
 	LoadBoxes int
+	// serverTree and jemalloc are the server tree Up found or made for a
+	// flavour built from source, and the library its mysqld_safe preloads.
+	serverTree, jemalloc string
 	// Out receives one progress line per step.
 	Out io.Writer
 }
@@ -86,7 +94,7 @@ func (c Config) withDefaults() Config {
 	if c.Out == nil {
 		c.Out = io.Discard
 	}
-	if c.Flavor == FlavorMySQL {
+	if flavorOf(c.Flavor).systemd {
 		c.Systemd = true
 	}
 	if abs, err := filepath.Abs(c.StateDir); err == nil {

@@ -105,10 +105,10 @@ echo "mariadb is not running"
 exit 3
 `
 
-// writeMariaDBFiles adds the lab's config fragment and service scripts to
-// a host's copy of /etc/mysql.
-func writeMariaDBFiles(etcMysql string) error {
-	if err := writeFileOwned(filepath.Join(etcMysql, "mariadb.conf.d", labCnfName), []byte(labCnf), 0o644, 0, 0); err != nil {
+// writeMariaDBFiles adds the lab's config fragment (with extra at its
+// end) and service scripts to a host's copy of /etc/mysql.
+func writeMariaDBFiles(etcMysql, extra string) error {
+	if err := writeFileOwned(filepath.Join(etcMysql, "mariadb.conf.d", labCnfName), []byte(labCnf+extra), 0o644, 0, 0); err != nil {
 		return fmt.Errorf("write %s: %w", labCnfName, err)
 	}
 	dir := filepath.Join(etcMysql, "lab")
@@ -130,12 +130,17 @@ const (
 	sqlTimeout     = 30 * time.Second
 )
 
-// setupMariaDB initialises the host's datadir, starts the server and
+// setupMariaDB initialises the host's datadir (with the server tree's
+// own script when serverTree is set), starts the server and
 // creates orch's admin account. Replication stays unconfigured.
-func setupMariaDB(ctx context.Context, pid1 int, host, password string, step func(msg string, since time.Time)) error {
+func setupMariaDB(ctx context.Context, pid1 int, host, password, serverTree string, step func(msg string, since time.Time)) error {
 	t := time.Now()
-	if _, err := nsenterTimeout(ctx, installTimeout, pid1, nil, "mariadb-install-db", "--user=mysql",
-		"--datadir=/var/lib/mysql", "--skip-test-db"); err != nil {
+	install := []string{"mariadb-install-db", "--user=mysql", "--datadir=/var/lib/mysql", "--skip-test-db"}
+	if serverTree != "" {
+		// The tree's own script, told where its server is.
+		install = append([]string{filepath.Join(serverTree, "scripts", "mariadb-install-db"), "--basedir=" + serverTree}, install[1:]...)
+	}
+	if _, err := nsenterTimeout(ctx, installTimeout, pid1, nil, install...); err != nil {
 		return fmt.Errorf("initialise datadir: %w", err)
 	}
 	step("datadir initialised", t)

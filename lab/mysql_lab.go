@@ -20,12 +20,6 @@ import (
 // to 9.7 with caching_sha2_password). It is always a systemd lab: the
 // servers are the package's own, root on the unix socket, mysql.service.
 
-// Lab flavours (Config.Flavor, State.Flavor).
-const (
-	FlavorMariaDB = "mariadb"
-	FlavorMySQL   = "mysql"
-)
-
 // mysqlSuite is the Debian suite with MySQL 9.7.
 const mysqlSuite = "sid"
 
@@ -43,21 +37,17 @@ var mysqlTree = treeSpec{
 	dbUnit:        "mysql.service",
 }
 
-// CheckFlavor refuses a lab flavour Up cannot build, and a lab of several
-// clusters of MySQL: the clusters inventory is the namespace lab's (an
-// orch-made admin account and its password file on every cluster), while
-// the MySQL lab's hosts are stock servers with no such account.
+// CheckFlavor refuses a lab flavour Up cannot build, and several clusters
+// of a flavour whose row says why not.
 func CheckFlavor(flavor string, clusters int) error {
-	switch flavor {
-	case "", FlavorMariaDB:
-		return nil
-	case FlavorMySQL:
-		if clusters > 1 {
-			return fmt.Errorf("--clusters %d --flavor mysql: not supported: a clusters inventory names an orch-made admin account per cluster, and the MySQL lab's stock servers have none (build one cluster)", clusters)
-		}
-		return nil
+	f, ok := flavorNamed(flavor)
+	if !ok {
+		return fmt.Errorf("--flavor %q: want %s", flavor, strings.Join(FlavorNames(), ", "))
 	}
-	return fmt.Errorf("--flavor %q: want mariadb or mysql", flavor)
+	if clusters > 1 && f.clusters != "" {
+		return fmt.Errorf("--clusters %d --flavor %s: not supported: %s", clusters, f.name, f.clusters)
+	}
+	return nil
 }
 
 // CheckUp refuses, as bad input, a lab up the flags cannot make: before
@@ -66,7 +56,10 @@ func CheckUp(cfg Config, clusters int) error {
 	if err := CheckFlavor(cfg.Flavor, clusters); err != nil {
 		return orchestrator.BadInputf("lab up: %v", err)
 	}
-	if cfg.Systemd || cfg.Flavor == FlavorMySQL {
+	if f := flavorOf(cfg.Flavor); cfg.Systemd && f.build != nil {
+		return orchestrator.BadInputf("lab up: --systemd --flavor %s: not supported: its server is a relocatable tree that mysqld_safe starts in the namespace lab (no package, no unit)", f.name)
+	}
+	if cfg.Systemd || flavorOf(cfg.Flavor).systemd {
 		if err := CheckSystemdPaths(cfg); err != nil {
 			return orchestrator.BadInputf("lab up: %v", err)
 		}
@@ -85,42 +78,12 @@ func CheckTree(cfg Config) error {
 	if err := CheckFlavor(cfg.Flavor, 1); err != nil {
 		return orchestrator.BadInputf("lab tree: %v", err)
 	}
-	if err := CheckSystemdPaths(cfg); err != nil {
-		return orchestrator.BadInputf("lab tree: %v", err)
+	if cfg.Systemd || flavorOf(cfg.Flavor).systemd {
+		if err := CheckSystemdPaths(cfg); err != nil {
+			return orchestrator.BadInputf("lab tree: %v", err)
+		}
 	}
 	return nil
-}
-
-// treeFor is the tree a host of a lab of this flavour boots.
-func treeFor(flavor, role string) treeSpec {
-	if flavor == FlavorMySQL && role != "loadbox" {
-		return mysqlTree
-	}
-	return bookwormTree
-}
-
-// dbUnit is the database service a lab's database hosts run.
-func (s *State) dbUnit() string {
-	if s.Flavor == FlavorMySQL {
-		return mysqlTree.dbUnit
-	}
-	return bookwormTree.dbUnit
-}
-
-// dbProcess is the server's process name (comm) on the database hosts.
-func (s *State) dbProcess() string {
-	if s.Flavor == FlavorMySQL {
-		return "mysqld"
-	}
-	return "mariadbd"
-}
-
-// serverName names the lab's server in messages.
-func (s *State) serverName() string {
-	if s.Flavor == FlavorMySQL {
-		return "mysql"
-	}
-	return "mariadb"
 }
 
 // cgroup2Magic is CGROUP2_SUPER_MAGIC, statfs's f_type of a cgroup2 mount.
@@ -189,28 +152,19 @@ func removeHostCgroup(dir string) error {
 	return nil
 }
 
-// flavorState is what State.Flavor records: empty for MariaDB, as every
-// lab before the MySQL lab wrote it.
-func flavorState(flavor string) string {
-	if flavor == FlavorMySQL {
-		return FlavorMySQL
-	}
-	return ""
-}
-
-// labName names a lab kind and flavour in messages.
-func labName(kind, flavor string) string {
-	if flavor == FlavorMySQL {
-		return "MySQL (systemd)"
-	}
-	return kindName(kind)
-}
-
 // BuildTrees builds (or finds) in the cache every tree a lab of cfg's
 // flavour boots, and touches no network, namespace or lab state: a test
 // run can build them while other work holds the lab.
 func BuildTrees(ctx context.Context, cfg Config) error {
 	cfg = cfg.withDefaults()
+	f := flavorOf(cfg.Flavor)
+	if f.build != nil {
+		if err := requireRoot(); err != nil {
+			return err
+		}
+		_, err := serverTree(ctx, cfg, *f.build, newProgress(cfg.Out))
+		return err
+	}
 	if !cfg.Systemd {
 		return nil // the namespace lab runs the machine's own MariaDB
 	}
@@ -225,8 +179,8 @@ func BuildTrees(ctx context.Context, cfg Config) error {
 	}
 	p := newProgress(cfg.Out)
 	specs := []treeSpec{bookwormTree}
-	if cfg.Flavor == FlavorMySQL {
-		specs = append(specs, mysqlTree)
+	if f.dbTree != nil {
+		specs = append(specs, *f.dbTree)
 	}
 	for _, t := range specs {
 		if _, err := tree(ctx, cfg.CacheDir, t, p); err != nil {

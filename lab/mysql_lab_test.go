@@ -13,7 +13,7 @@ import (
 // (Debian's mysql-server ships mysql.service), and no account.
 func TestRenderMySQLInventory(t *testing.T) {
 	dir, hosts, paths := stockInventoryInputs(t, "10.91.0.0/24")
-	body, err := renderStockInventory(hosts, paths, FlavorMySQL)
+	body, err := renderStockInventory(hosts, paths, flavorOf(FlavorMySQL))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +45,7 @@ func TestMySQLLabTrees(t *testing.T) {
 		{FlavorMySQL, "loadbox", "bookworm", "mariadb.service"}, // masked there: sysbench 1.0.20 and the clients
 		{"", "master", "bookworm", "mariadb.service"},
 	} {
-		tr := treeFor(c.flavor, c.role)
+		tr := flavorOf(c.flavor).treeFor(c.role)
 		// Every tree boots in the unified cgroup hierarchy (sid's systemd
 		// needs it; bookworm's cleans a unit's cgroup reliably only there).
 		if tr.suite != c.suite || tr.dbUnit != c.unit || !tr.unifiedCgroup {
@@ -67,7 +67,9 @@ func TestCheckFlavor(t *testing.T) {
 	}{
 		{"", 2, ""}, {"mariadb", 1, ""}, {"mysql", 1, ""},
 		{"mysql", 2, "--clusters 2 --flavor mysql: not supported"},
-		{"percona", 1, `--flavor "percona": want mariadb or mysql`},
+		{"percona", 1, `--flavor "percona": want mariadb, mysql, tokudb`},
+		{"tokudb", 1, ""}, {"mariadb-10.5", 1, ""}, {"TokuDB", 1, ""},
+		{"tokudb", 2, "--clusters 2 --flavor tokudb: not supported"},
 	} {
 		err := CheckFlavor(c.flavor, c.clusters)
 		if (err == nil) != (c.err == "") || err != nil && !strings.Contains(err.Error(), c.err) {

@@ -142,7 +142,7 @@ func TestInventoriesLoad(t *testing.T) {
 	}
 	load := func(v inventoryVariant, name string) *topology.Inventory {
 		t.Helper()
-		body, err := renderInventory(hosts, paths, v)
+		body, err := renderInventory(hosts, paths, v, flavorOf(""))
 		if err != nil {
 			t.Fatal(err)
 		}

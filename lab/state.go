@@ -26,10 +26,14 @@ type State struct {
 	// BaseTree is the systemd lab's shared read-only lower layer (in the
 	// cache, which Down keeps).
 	BaseTree string `json:"base_tree,omitempty"`
-	// Flavor is FlavorMySQL for the MySQL lab (a systemd lab whose database
-	// hosts boot DBTree), empty for MariaDB.
+	// Flavor is the lab flavour's state name (flavors.go): "" for MariaDB
+	// 10.11, FlavorMySQL (a systemd lab whose database hosts boot DBTree),
+	// FlavorTokuDB (database hosts run ServerTree).
 	Flavor string `json:"flavor,omitempty"`
 	DBTree string `json:"db_tree,omitempty"`
+	// ServerTree is the server tree a flavour built from source runs (in
+	// the cache, which Down keeps).
+	ServerTree string `json:"server_tree,omitempty"`
 	// Bridge is the bridge's name in the root namespace; BridgeAddr its
 	// address with prefix length ("10.99.0.1/24").
 	Bridge     string      `json:"bridge,omitempty"`

@@ -248,6 +248,14 @@ func runWithProgress(ctx context.Context, p *progress, what string, more func() 
 	cmd := exec.CommandContext(ctx, path, args...)
 	cmd.Args[0] = name
 	cmd.Env = cleanEnv()
+	return runCmdWithProgress(ctx, p, what, more, cmd, nil)
+}
+
+// runCmdWithProgress is runWithProgress for a prepared command (its dir
+// and environment set), also copying every output line to log when it is
+// not nil.
+func runCmdWithProgress(ctx context.Context, p *progress, what string, more func() string, cmd *exec.Cmd, log io.Writer) error {
+	name := cmd.Args[0]
 	// SIGTERM first: debootstrap's exit trap unmounts what it mounted in
 	// the tree; SIGKILL would leave the mounts behind.
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
@@ -262,7 +270,14 @@ func runWithProgress(ctx context.Context, p *progress, what string, more func() 
 	go func() {
 		defer close(done)
 		sc := bufio.NewScanner(pr)
+		sc.Buffer(make([]byte, 64*1024), 1<<20)
+		// A line longer than the buffer ends the scan: the rest is drained
+		// so that the command never blocks on a full pipe.
+		defer io.Copy(io.Discard, pr)
 		for sc.Scan() {
+			if log != nil {
+				fmt.Fprintln(log, sc.Text())
+			}
 			mu.Lock()
 			tail = append(tail, sc.Text())
 			if len(tail) > 20 {

@@ -14,7 +14,7 @@ import (
 // inventory for stock servers, loaded by the real parser.
 func TestRenderStockInventory(t *testing.T) {
 	dir, hosts, paths := stockInventoryInputs(t, "10.98.0.0/24")
-	body, err := renderStockInventory(hosts, paths, "")
+	body, err := renderStockInventory(hosts, paths, flavorOf(""))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,11 +26,11 @@ func buildSystemd(ctx context.Context, cfg Config, plan addrPlan, names labNames
 	}
 	trees := map[string]string{bookwormTree.suite: base}
 	dbTree := ""
-	if cfg.Flavor == FlavorMySQL {
-		if dbTree, err = tree(ctx, cfg.CacheDir, mysqlTree, p); err != nil {
+	if f := flavorOf(cfg.Flavor); f.dbTree != nil {
+		if dbTree, err = tree(ctx, cfg.CacheDir, *f.dbTree, p); err != nil {
 			return err
 		}
-		trees[mysqlTree.suite] = dbTree
+		trees[f.dbTree.suite] = dbTree
 	}
 	if err := os.MkdirAll(cfg.StateDir, 0o700); err != nil {
 		return fmt.Errorf("state dir: %w", err)
@@ -56,7 +56,7 @@ func buildSystemd(ctx context.Context, cfg Config, plan addrPlan, names labNames
 		if err := store.updateHost(h.name, func(r *HostState) { r.Mount = mount }); err != nil {
 			return err
 		}
-		root, err := mountHostRoot(trees[treeFor(cfg.Flavor, h.role).suite], hostDir)
+		root, err := mountHostRoot(trees[flavorOf(cfg.Flavor).treeFor(h.role).suite], hostDir)
 		if err != nil {
 			return fmt.Errorf("%s %s: %w", h.name, plan.hosts[i], err)
 		}
@@ -91,7 +91,7 @@ func buildSystemd(ctx context.Context, cfg Config, plan addrPlan, names labNames
 	if err := writeInventories(cfg, store, p); err != nil {
 		return err
 	}
-	p.printf("lab: systemd lab%s up in %.1fs", map[string]string{FlavorMySQL: " (MySQL)"}[cfg.Flavor], time.Since(start).Seconds())
+	p.printf("lab: %s lab up in %.1fs", labName(KindSystemd, cfg.Flavor), time.Since(start).Seconds())
 	return nil
 }
 
@@ -110,7 +110,7 @@ func bootHost(ctx context.Context, cfg Config, store *stateStore, names labNames
 	}
 	t := time.Now()
 	hostDir := cfg.hostDir(h.Name)
-	tree := treeFor(cfg.Flavor, h.Role)
+	tree := flavorOf(cfg.Flavor).treeFor(h.Role)
 	var cgroup *os.File
 	if tree.unifiedCgroup {
 		root, err := cgroup2Root()

@@ -89,6 +89,16 @@ func Up(ctx context.Context, cfg Config) error {
 	if err := checkSubnetFree(ctx, plan.subnet); err != nil {
 		return fmt.Errorf("lab up: %w", err)
 	}
+	if f := flavorOf(cfg.Flavor); f.build != nil {
+		// Before anything of the lab exists: a build that fails leaves
+		// nothing to clean up but its log.
+		if cfg.jemalloc, err = findJemalloc(); err != nil {
+			return fmt.Errorf("lab up: %w", err)
+		}
+		if cfg.serverTree, err = serverTree(ctx, cfg, *f.build, p); err != nil {
+			return fmt.Errorf("lab up: %w", err)
+		}
+	}
 	if cfg.Systemd {
 		if err := buildSystemd(ctx, cfg, plan, names, p); err != nil {
 			return fmt.Errorf("lab up: %w (run `orch lab down` to clean up)", err)
@@ -107,7 +117,8 @@ func build(ctx context.Context, cfg Config, plan addrPlan, names labNames, p *pr
 	if err := os.MkdirAll(cfg.StateDir, 0o700); err != nil {
 		return fmt.Errorf("state dir: %w", err)
 	}
-	store := &stateStore{dir: cfg.StateDir, s: State{Version: stateVersion, Subnet: plan.subnet.String()}}
+	store := &stateStore{dir: cfg.StateDir, s: State{Version: stateVersion, Subnet: plan.subnet.String(),
+		Flavor: flavorState(cfg.Flavor), ServerTree: cfg.serverTree}}
 	for i, h := range plan.specs {
 		store.s.Hosts = append(store.s.Hosts, HostState{Name: h.name, Role: h.role, IP: plan.hosts[i].String()})
 	}
@@ -122,6 +133,7 @@ func build(ctx context.Context, cfg Config, plan addrPlan, names labNames, p *pr
 	if err != nil {
 		return err
 	}
+	env.serverTree, env.jemalloc = cfg.serverTree, cfg.jemalloc
 	p.printf("lab: keys and passwords ready in %s (%.1fs)", cfg.StateDir, time.Since(start).Seconds())
 
 	t := time.Now()
@@ -208,7 +220,8 @@ func bringUpHost(ctx context.Context, cfg Config, store *stateStore, names labNa
 	if err != nil {
 		return err
 	}
-	return setupMariaDB(ctx, pid1, h.Name, mysqlPassword, func(msg string, since time.Time) { p.step(h, msg, since) })
+	return setupMariaDB(ctx, pid1, h.Name, mysqlPassword, store.snapshot().ServerTree,
+		func(msg string, since time.Time) { p.step(h, msg, since) })
 }
 
 // startRecorded starts a host's process and records its PID and start
@@ -291,7 +304,7 @@ func writeInventories(cfg Config, store *stateStore, p *progress) error {
 	}
 	hosts := store.snapshot().Hosts
 	if systemd {
-		body, err := renderStockInventory(hosts, ip, store.snapshot().Flavor)
+		body, err := renderStockInventory(hosts, ip, store.snapshot().flavor())
 		if err != nil {
 			return err
 		}
@@ -302,7 +315,7 @@ func writeInventories(cfg Config, store *stateStore, p *progress) error {
 		return nil
 	}
 	for i, v := range []inventoryVariant{asRoot, asBench} {
-		body, err := renderInventory(hosts, ip, v)
+		body, err := renderInventory(hosts, ip, v, store.snapshot().flavor())
 		if err != nil {
 			return err
 		}

@@ -64,6 +64,17 @@ mysql.service), built once like the Debian 12 tree (about 4 min, 0.9 GB); the
 load box boots the Debian 12 tree (sysbench 1.0.20, mariadb-client). The
 inventory names flavor mysql. --clusters N > 1 is refused with it.
 
+With --flavor tokudb, master and slaves run MariaDB 10.5.23 built with TokuDB
+5.6.49-89.0 (InnoDB and TokuDB; jemalloc preloaded by mysqld_safe's malloc-lib,
+as TokuDB needs), in the namespace lab; the load box is as above. The server
+tree comes from --server-archive FILE (or $` + lab.ArchiveEnv + `; checked against
+--server-sha256 or the SHA256SUMS beside it), else from the cache, else it is
+built from Debian bullseye's mariadb-10.5 source package (about 15-30 min; the
+log and the tree stay in --cache-dir). --clusters N > 1 and --systemd are refused
+with it.
+
+Flavours:
+` + lab.FlavorHelp() + `
 With --loadboxes N, the cluster has N load boxes: loadbox, then loadbox2 ...
 at the next addresses (.15, ...), all in the one inventory; orch run then
 drives the cluster from all of them at once.`,
@@ -84,9 +95,8 @@ drives the cluster from all of them at once.`,
 	cmd.Flags().BoolVar(&cfg.Systemd, "systemd", false,
 		"boot stock Debian 12 hosts with systemd as PID 1 (needs debootstrap and systemd-container)")
 	cmd.Flags().StringVar(&cfg.CacheDir, "cache-dir", lab.DefaultCacheDir,
-		"where --systemd and --flavor mysql keep the Debian base trees between runs (down keeps them)")
-	cmd.Flags().StringVar(&cfg.Flavor, "flavor", lab.FlavorMariaDB,
-		"database server: mariadb, or mysql (Oracle MySQL 9.7 from a Debian sid tree; always a systemd lab)")
+		"where --systemd, --flavor mysql and --flavor tokudb keep their Debian trees and server builds between runs (down keeps them)")
+	labFlavorFlags(cmd, cfg)
 	return cmd
 }
 
@@ -171,10 +181,12 @@ func newLabHostInitCmd() *cobra.Command {
 func newLabTreeCmd(cfg *lab.Config) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "tree",
-		Short: "Build the cached Debian trees a systemd or MySQL lab boots, without a lab",
+		Short: "Build the cached Debian trees or server a systemd, MySQL or TokuDB lab runs, without a lab",
 		Long: `tree builds (or finds) in --cache-dir the Debian trees that ` + "`lab up --systemd`" + `
-(Debian 12) or ` + "`lab up --flavor mysql`" + ` (Debian 12 and sid) boot, and makes no network,
-namespace or lab state: a test run builds them while other tests use the lab.`,
+(Debian 12) or ` + "`lab up --flavor mysql`" + ` (Debian 12 and sid) boot, or the server tree
+of ` + "`lab up --flavor tokudb`" + ` (from --server-archive, the cache or a build from source),
+and makes no network, namespace or lab state: a test run makes them while other
+tests use the lab.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c := *cfg
@@ -187,6 +199,16 @@ namespace or lab state: a test run builds them while other tests use the lab.`,
 	}
 	cmd.Flags().BoolVar(&cfg.Systemd, "systemd", false, "build the systemd lab's Debian 12 tree")
 	cmd.Flags().StringVar(&cfg.CacheDir, "cache-dir", lab.DefaultCacheDir, "where the trees are kept")
-	cmd.Flags().StringVar(&cfg.Flavor, "flavor", lab.FlavorMariaDB, "mysql: also the MySQL lab's Debian sid tree")
+	labFlavorFlags(cmd, cfg)
 	return cmd
+}
+
+// labFlavorFlags are the flags that choose the lab's server.
+func labFlavorFlags(cmd *cobra.Command, cfg *lab.Config) {
+	cmd.Flags().StringVar(&cfg.Flavor, "flavor", lab.FlavorMariaDB,
+		"database server: "+strings.Join(lab.FlavorNames(), ", ")+" (see Flavours)")
+	cmd.Flags().StringVar(&cfg.ServerArchive, "server-archive", "",
+		"--flavor tokudb: a server tree archive to use instead of building one (default $"+lab.ArchiveEnv+")")
+	cmd.Flags().StringVar(&cfg.ServerSHA256, "server-sha256", "",
+		"--server-archive's SHA-256 (default: the SHA256SUMS file beside it)")
 }
