@@ -131,7 +131,28 @@ func serverTree(ctx context.Context, cfg Config, b serverBuild, p *progress) (st
 	if ok, err := readyTree(tree, b, p); ok || err != nil {
 		return tree, err
 	}
+	// An archive unpacked by an earlier lab up is the same server: a
+	// second lab up need not name it again, nor build.
+	if unpacked := newestArchiveTree(dir, b); unpacked != "" {
+		if ok, err := readyTree(unpacked, b, p); ok || err != nil {
+			return unpacked, err
+		}
+	}
 	return tree, buildServer(ctx, cfg, tree, b, p)
+}
+
+// newestArchiveTree is the most recently made tree of b unpacked from an
+// archive into dir ("" when none is finished).
+func newestArchiveTree(dir string, b serverBuild) string {
+	stamps, _ := filepath.Glob(filepath.Join(dir, b.name+"-a*.stamp"))
+	best, bestAt := "", time.Time{}
+	for _, s := range stamps {
+		info, err := os.Stat(s)
+		if err == nil && info.ModTime().After(bestAt) {
+			best, bestAt = strings.TrimSuffix(s, ".stamp"), info.ModTime()
+		}
+	}
+	return best
 }
 
 // readyTree reports whether tree is a finished tree of b (its stamp and
