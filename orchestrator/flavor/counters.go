@@ -44,9 +44,19 @@ var (
 		{Column: "binlog_bytes_written_bps", Status: BinlogBytesStatus, Prec: 0},
 		{Column: "binlog_group_commits_ps", Status: "Binlog_group_commits", Prec: 1},
 	}
-	// Percona's TokuDB exports its engine status as status variables.
+	// TokuDB exports its engine status (SHOW ENGINE TOKUDB STATUS) as
+	// status variables, in upper case on Percona Server 5.7
+	// (Tokudb_FILESYSTEM_FSYNC_NUM) and lower case on MariaDB 10.5 (read
+	// from the TokuDB lab's server): the monitor matches either. Fsync
+	// time is in microseconds.
 	tokudbCounters = []StatusCounter{
 		{Column: "tokudb_fsyncs_ps", Status: "Tokudb_FILESYSTEM_FSYNC_NUM", Prec: 1, Engine: "tokudb", Fsyncs: true, FsyncLabel: "TokuDB"},
+		{Column: "tokudb_fsync_us_ps", Status: "Tokudb_FILESYSTEM_FSYNC_TIME", Prec: 0, Engine: "tokudb"},
+		{Column: "tokudb_log_written_bps", Status: "Tokudb_LOGGER_WRITES_BYTES", Prec: 0, Engine: "tokudb"},
+		{Column: "tokudb_checkpoints_ps", Status: "Tokudb_CHECKPOINT_TAKEN", Prec: 2, Engine: "tokudb"},
+		{Column: "tokudb_cache_misses_ps", Status: "Tokudb_CACHETABLE_MISS", Prec: 1, Engine: "tokudb"},
+		{Column: "tokudb_leaf_flushed_bps", Status: "Tokudb_LEAF_NODES_FLUSHED_CHECKPOINT_BYTES", Prec: 0, Engine: "tokudb"},
+		{Column: "tokudb_leaf_evicted_bps", Status: "Tokudb_LEAF_NODES_FLUSHED_NOT_CHECKPOINT_BYTES", Prec: 0, Engine: "tokudb"},
 	}
 )
 

@@ -63,7 +63,11 @@
 //	                   Rocksdb_wal_bytes, Rocksdb_wal_synced
 //	binlog_*           Binlog_commits, Binlog_bytes_written,
 //	                   Binlog_group_commits (MariaDB)
-//	tokudb_fsyncs_ps   Tokudb_FILESYSTEM_FSYNC_NUM (Percona's TokuDB)
+//	tokudb_*           TokuDB's engine status (any case: Percona 5.7
+//	                   upper, MariaDB 10.5 lower): FILESYSTEM_FSYNC_NUM,
+//	                   FILESYSTEM_FSYNC_TIME (us), LOGGER_WRITES_BYTES,
+//	                   CHECKPOINT_TAKEN, CACHETABLE_MISS, and the leaf
+//	                   node bytes flushed at and between checkpoints
 //	semisync_yes_tx_ps, semisync_no_tx_ps   master: commits acknowledged
 //	                   by a slave / committed without one (async)
 //	semisync_avg_wait_us   master: average ack wait of the interval's

@@ -18,6 +18,8 @@ func TestHeadersAreStable(t *testing.T) {
 		"innodb_rows_inserted_ps", "innodb_data_written_bps", "innodb_log_written_bps", "innodb_data_fsyncs_ps", "innodb_pages_flushed_ps",
 		"rocksdb_rows_inserted_ps", "rocksdb_bytes_written_bps", "rocksdb_wal_bytes_bps", "rocksdb_wal_synced_ps",
 		"binlog_commits_ps", "binlog_bytes_written_bps", "binlog_group_commits_ps", "tokudb_fsyncs_ps",
+		"tokudb_fsync_us_ps", "tokudb_log_written_bps", "tokudb_checkpoints_ps", "tokudb_cache_misses_ps",
+		"tokudb_leaf_flushed_bps", "tokudb_leaf_evicted_bps",
 		"semisync_yes_tx_ps", "semisync_no_tx_ps", "semisync_avg_wait_us", "gtid_tx_ps",
 		"threads_running", "threads_connected", "semisync_status", "semisync_clients",
 		"io_running", "sql_running", "lag_s", "lag_tx", "gtid_pos"}
@@ -38,7 +40,7 @@ func TestHeadersAreStable(t *testing.T) {
 	}
 	for _, c := range append(slices.Clone(wantMySQL), wantOS...) {
 		documented := strings.Contains(string(doc), c)
-		for _, group := range []string{"innodb_", "rocksdb_", "binlog_", "com_"} {
+		for _, group := range []string{"innodb_", "rocksdb_", "binlog_", "com_", "tokudb_"} {
 			documented = documented || strings.HasPrefix(c, group) && strings.Contains(string(doc), group+"*")
 		}
 		if !documented {

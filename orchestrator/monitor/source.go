@@ -65,6 +65,7 @@ func (s *sqlSource) fetch(ctx context.Context) (mysqlRaw, error) {
 	if raw.Status, err = queryPairs(ctx, s.db, s.statusQ); err != nil {
 		return raw, err
 	}
+	asRequested(raw.Status, s.names.statusNames())
 	if s.binlogQ != "" {
 		s.selects++ // counted before sending, as the GTID query below
 		var bytes sql.NullString
@@ -107,6 +108,24 @@ func (s *sqlSource) fetch(ctx context.Context) (mysqlRaw, error) {
 }
 
 // queryPairs reads (Variable_name, Value) rows.
+// asRequested files each value under the name orch asked for: servers
+// spell some status variables in another case (Percona's TokuDB
+// Tokudb_FILESYSTEM_FSYNC_NUM is MariaDB 10.5's Tokudb_filesystem_fsync_num),
+// and Variable_name IN (...) matches either.
+func asRequested(m map[string]string, names []string) {
+	lower := make(map[string]string, len(m))
+	for k, v := range m {
+		lower[strings.ToLower(k)] = v
+	}
+	for _, n := range names {
+		if _, ok := m[n]; !ok {
+			if v, ok := lower[strings.ToLower(n)]; ok {
+				m[n] = v
+			}
+		}
+	}
+}
+
 func queryPairs(ctx context.Context, db *sql.DB, q string) (map[string]string, error) {
 	t, err := sqlrows.Query(ctx, db, q)
 	if err != nil {
