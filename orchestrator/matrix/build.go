@@ -52,7 +52,7 @@ func (s *Spec) planUntil() error {
 		}
 		u.Equivalence = u.Precision
 	}
-	if err := u.Rule().Validate(); err != nil {
+	if err := stats.RuleOf(&u).Validate(); err != nil {
 		return fmt.Errorf("matrix: %w", err)
 	}
 	s.Repeat = u.MaxRounds

@@ -8,6 +8,7 @@ import (
 
 	"github.com/orch-bench/orch/orchestrator/report"
 	"github.com/orch-bench/orch/orchestrator/schema"
+	"github.com/orch-bench/orch/orchestrator/stats"
 )
 
 // fullMatrix is a matrix over two clusters with every field of matrix.json
@@ -95,7 +96,7 @@ func TestMatrixFileIsTheSchema(t *testing.T) {
 	if in.Design == nil || in.Design.Seed != 42 || !reflect.DeepEqual(in.Design.Clusters, []string{"east", "west"}) || len(in.Design.Notes) != 3 {
 		t.Errorf("the report read the design as %+v", in.Design)
 	}
-	if in.Until == nil || in.Until.Why != m.Until.Why || in.Until.Rule() != m.Until.Rule() {
+	if in.Until == nil || in.Until.Why != m.Until.Why || stats.RuleOf(&in.Until.Until) != stats.RuleOf(m.Until) {
 		t.Errorf("the report read the rule as %+v", in.Until)
 	}
 }

@@ -30,7 +30,7 @@ func (t *Table) familyAlpha() float64 {
 	if k == 0 {
 		k = u.Judged
 	}
-	return u.Rule().Level(max(k, u.MinRounds))
+	return stats.RuleOf(&u.Until).Level(max(k, u.MinRounds))
 }
 
 // JudgeMatrix is how a matrix with a stopping rule judges itself after a
@@ -81,7 +81,7 @@ func (g *Group) status(b *Group, u *untilDoc) stats.Status {
 	}
 	rule := stats.Rule{Alpha: Alpha}
 	if u != nil {
-		rule = u.Rule()
+		rule = stats.RuleOf(&u.Until)
 	}
 	switch {
 	case g.RatioCI != nil:

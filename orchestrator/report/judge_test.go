@@ -159,11 +159,11 @@ func TestUnboundedButSignificant(t *testing.T) {
 func TestSignificanceRuleLevel(t *testing.T) {
 	u := &untilDoc{Until: schema.Until{Goal: stats.GoalSignificant, MinRounds: 3, MaxRounds: 5, Judged: 4}}
 	tb := &Table{Until: u}
-	if got, want := tb.familyAlpha(), u.Rule().Level(4); got != want || got >= Alpha {
+	if got, want := tb.familyAlpha(), stats.RuleOf(&u.Until).Level(4); got != want || got >= Alpha {
 		t.Errorf("report level %v, rule's round-4 level %v", got, want)
 	}
 	u.round = 5
-	if got := tb.familyAlpha(); got != u.Rule().Level(5) {
+	if got := tb.familyAlpha(); got != stats.RuleOf(&u.Until).Level(5) {
 		t.Errorf("judging round 5 at %v", got)
 	}
 	if got := (&Table{Until: &untilDoc{Until: schema.Until{Precision: 0.1, MinRounds: 3, MaxRounds: 5, Judged: 4}}}).familyAlpha(); got != Alpha {

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"os"
 	"time"
-
-	"github.com/orch-bench/orch/orchestrator/stats"
 )
 
 // matrix.json is the plan and state of a matrix. orchestrator/matrix owns
@@ -140,12 +138,6 @@ type Until struct {
 	// report's head repeats it).
 	Stopped bool   `json:"stopped"`
 	Why     string `json:"why,omitempty"`
-}
-
-// Rule is the stopping rule as stats evaluates it: the one both the
-// matrix (to stop) and the report (to decide) apply.
-func (u *Until) Rule() stats.Rule {
-	return stats.Rule{Precision: u.Precision, MinRounds: u.MinRounds, MaxRounds: u.MaxRounds, Equivalence: u.Equivalence, Alpha: stats.Alpha, Goal: u.Goal}
 }
 
 // ReadMatrix reads a matrix.json. strict refuses keys Matrix does not

@@ -3,6 +3,8 @@ package stats
 import (
 	"fmt"
 	"math"
+
+	"github.com/orch-bench/orch/orchestrator/schema"
 )
 
 // Rule is a matrix's stopping rule: run rounds (one run of every
@@ -26,6 +28,13 @@ type Rule struct {
 	Alpha float64
 	// Goal is GoalPrecision (also when empty) or GoalSignificant.
 	Goal string
+}
+
+// RuleOf is the stopping rule a matrix.json's until holds, as stats
+// evaluates it: the one both the matrix (to stop) and the report (to
+// decide) apply.
+func RuleOf(u *schema.Until) Rule {
+	return Rule{Precision: u.Precision, MinRounds: u.MinRounds, MaxRounds: u.MaxRounds, Equivalence: u.Equivalence, Alpha: Alpha, Goal: u.Goal}
 }
 
 // MinRounds is the fewest rounds a rule may stop after: with two runs a
