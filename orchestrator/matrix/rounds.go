@@ -63,7 +63,7 @@ func (m *Matrix) CompletedRounds() int {
 			continue
 		}
 		last = max(last, c.Rep)
-		if !c.State.finished() {
+		if !c.State.Finished() {
 			firstOpen = min(firstOpen, c.Rep)
 		}
 	}

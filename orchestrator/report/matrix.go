@@ -74,7 +74,7 @@ func (in *Input) loadMatrix(dir string) ([]*Run, error) {
 			r.Engine = c.Engine
 		}
 		if c.State != "" {
-			r.State = c.State
+			r.State = string(c.State)
 		}
 		if c.Error != "" {
 			r.Error = c.Error
