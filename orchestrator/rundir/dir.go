@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -28,9 +27,6 @@ const (
 	runDirPerm = 0o700
 	copyPerm   = 0o600
 )
-
-// maxNameLen keeps directory names readable and far below NAME_MAX.
-const maxNameLen = 64
 
 // Dir is one run directory. Its methods are safe for concurrent use.
 type Dir struct {
@@ -182,37 +178,4 @@ func (d *Dir) Create(rel string) (*os.File, error) {
 		return nil, fmt.Errorf("run directory: create %s: %w", rel, err)
 	}
 	return f, nil
-}
-
-// Sanitize makes name safe as one path element and readable in a listing:
-// letters, digits, '.', '_' and '-' are kept, runs of anything else become
-// one '-', leading dots and dashes go (no hidden files, no "..", no flags),
-// and it is cut to 64 bytes. An empty result is "run".
-func Sanitize(name string) string {
-	var b strings.Builder
-	dash := false
-	for _, r := range name {
-		ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-'
-		if !ok {
-			r = '-'
-		}
-		if r == '-' {
-			if dash {
-				continue
-			}
-			dash = true
-		} else {
-			dash = false
-		}
-		b.WriteRune(r)
-	}
-	s := strings.TrimLeft(b.String(), ".-")
-	if len(s) > maxNameLen {
-		s = s[:maxNameLen]
-	}
-	s = strings.TrimRight(s, "-")
-	if s == "" {
-		return "run"
-	}
-	return s
 }

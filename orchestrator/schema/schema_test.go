@@ -3,8 +3,6 @@ package schema
 import (
 	"bytes"
 	"encoding/json"
-	"go/parser"
-	"go/token"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -12,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/orch-bench/orch/orchestrator/internal/imports"
 )
 
 // seeds are the JSON a type that decodes itself is filled from: its
@@ -133,19 +133,13 @@ func TestResultsBenchmarkAndVersion0(t *testing.T) {
 // schema is a leaf: a reader of a run directory takes nothing with it
 // that reaches a host.
 func TestSchemaImportsNoOrchPackage(t *testing.T) {
-	files, _ := filepath.Glob("*.go")
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
-		}
-		ast, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.ImportsOnly)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, im := range ast.Imports {
-			if p, _ := strconv.Unquote(im.Path.Value); strings.HasPrefix(p, "github.com/orch-bench/orch") {
-				t.Errorf("%s imports %s: schema is plain data and imports no orch package", f, p)
-			}
+	files, err := imports.Of(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for f, deps := range files {
+		for _, p := range deps {
+			t.Errorf("%s imports %s: schema is plain data and imports no orch package", f, p)
 		}
 	}
 }
