@@ -12,11 +12,12 @@ import (
 	"time"
 
 	"github.com/orch-bench/orch/orchestrator/rundir"
+	"github.com/orch-bench/orch/orchestrator/runs"
 	"github.com/orch-bench/orch/orchestrator/schema"
 )
 
 // FileMatrix is the plan and state file in a matrix directory.
-const FileMatrix = "matrix.json"
+const FileMatrix = schema.FileMatrix
 
 // Version is the matrix.json format this package writes and reads.
 const Version = schema.MatrixVersion
@@ -193,30 +194,17 @@ func (m *Matrix) validate() error {
 // matrix.json. A plain `orch run` after the matrix moves latest on, hence
 // the scan.
 func FindLatest(root string) (string, error) {
-	if d, err := rundir.OpenLatest(root); err == nil && isMatrix(d.Path()) {
+	if d, err := rundir.OpenLatest(root); err == nil && runs.IsMatrix(d.Path()) {
 		return d.Path(), nil
 	}
-	entries, err := os.ReadDir(root)
-	if err != nil {
+	dir, err := runs.Newest(root, runs.IsMatrix)
+	switch {
+	case err != nil:
 		return "", fmt.Errorf("matrix: find the latest: %w", err)
+	case dir == "":
+		return "", fmt.Errorf("matrix: no matrix under %s (no directory holds %s)", root, FileMatrix)
 	}
-	// ReadDir sorts by name; walk from the newest.
-	for i := len(entries) - 1; i >= 0; i-- {
-		e := entries[i]
-		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
-			continue
-		}
-		p := filepath.Join(root, e.Name())
-		if isMatrix(p) {
-			return filepath.Abs(p)
-		}
-	}
-	return "", fmt.Errorf("matrix: no matrix under %s (no directory holds %s)", root, FileMatrix)
-}
-
-func isMatrix(dir string) bool {
-	st, err := os.Stat(filepath.Join(dir, FileMatrix))
-	return err == nil && st.Mode().IsRegular()
+	return dir, nil
 }
 
 // CellDir makes the run directory of cell id and returns its absolute path.

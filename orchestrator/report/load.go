@@ -18,7 +18,7 @@ import (
 )
 
 // FileMatrix is the plan and state file of a matrix directory.
-const FileMatrix = "matrix.json"
+const FileMatrix = schema.FileMatrix
 
 // Input is what the report is built from: runs in input order, and what
 // the matrices among the inputs say about them.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/orch-bench/orch/orchestrator/atomicfile"
+	"github.com/orch-bench/orch/orchestrator/runs"
 )
 
 // Permissions of what a run directory holds. Nothing in it is secret (see
@@ -116,11 +117,11 @@ func Open(path string) (*Dir, error) {
 
 // OpenLatest opens the run root/latest points at.
 func OpenLatest(root string) (*Dir, error) {
-	d, err := Open(filepath.Join(root, LatestLink))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("no runs in %s yet (%s is missing)", root, LatestLink)
+	latest, err := runs.Latest(root)
+	if err != nil {
+		return nil, err
 	}
-	return d, err
+	return Open(latest)
 }
 
 // Path is the run directory's absolute path.

@@ -9,9 +9,11 @@ import (
 
 // Paths inside a run directory.
 const (
-	FileManifest     = "manifest.json"
-	FileResults      = "results.json"
-	FileEvents       = "events.jsonl"
+	FileManifest = "manifest.json"
+	FileResults  = "results.json"
+	FileEvents   = "events.jsonl"
+	// FileMatrix is the plan and state of a matrix directory.
+	FileMatrix       = "matrix.json"
 	BenchmarkPrepare = "benchmark/prepare.txt"
 	BenchmarkRun     = "benchmark/run.txt"
 	BenchmarkCleanup = "benchmark/cleanup.txt"
