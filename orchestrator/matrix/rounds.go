@@ -91,7 +91,7 @@ func (m *Matrix) EndRound(judge Judge) (line string, stopped bool, err error) {
 		return "", false, fmt.Errorf("matrix: judge round %d: %w", k, err)
 	}
 	stop, why := stats.RuleOf(u).Stop(k, sts)
-	line = fmt.Sprintf("round %d: %s: %s", k, statusWords(sts, u.Precision), why)
+	line = fmt.Sprintf("round %d: %s: %s", k, statusWords(sts), why)
 	u.Judged, u.Lines = k, append(u.Lines, line)
 	if stop {
 		u.Stopped, u.Why = true, why
@@ -125,7 +125,7 @@ func (m *Matrix) judgeRound(judge Judge, logf func(string, ...any)) {
 
 // statusWords is "rocksdb/innodb 0.74x [0.70, 0.78] half-width 5.4%" per
 // comparison.
-func statusWords(sts []stats.Status, target float64) string {
+func statusWords(sts []stats.Status) string {
 	if len(sts) == 0 {
 		return "no comparison yet"
 	}

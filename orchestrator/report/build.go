@@ -162,10 +162,10 @@ func Build(in *Input, opts Options) (*Report, error) {
 		t.Until, t.Skipped = in.Until, in.Skipped
 		t.setWindows(opts.WarmupS != nil || in.WarmupS != nil, rep.WarmupS, rep.WarmupFrom)
 		t.Headline = opts.Headline
-		t.compare(baseline, rep.WarmupS, in.NoEffect)
+		t.compare(baseline, in.NoEffect)
 		t.lintFairness()
 		t.Why = t.buildWhy()
-		t.compareBlocked(rep.WarmupS, in.Design, in.NoEffect)
+		t.compareBlocked(in.Design, in.NoEffect)
 		plots, err := t.plots(t.warmupLine())
 		if err != nil {
 			return nil, fmt.Errorf("%s: plots: %w", t.Workload, err)
@@ -293,9 +293,9 @@ func (rep *Report) labels() []string {
 
 // compare computes each group's figures and compares them with the
 // baseline group's.
-func (t *Table) compare(baseline string, warmupS float64, noEffect map[string]string) {
+func (t *Table) compare(baseline string, noEffect map[string]string) {
 	for _, g := range t.Groups {
-		t.describe(g, warmupS)
+		t.describe(g)
 	}
 	t.Baseline = t.group(baseline)
 	if t.Baseline == nil {
@@ -341,7 +341,7 @@ func (t *Table) compare(baseline string, warmupS float64, noEffect map[string]st
 }
 
 // describe computes a group's statistics over its runs that ended ok.
-func (t *Table) describe(g *Group, warmupS float64) {
+func (t *Table) describe(g *Group) {
 	var lavg, lpct, lmax, lwin, lwinAvg, tbl, ddir []float64
 	g.Errors, g.FallbackS, g.NoTx, g.MaxLagS, g.MaxLagTx = nan(), nan(), nan(), nan(), nan()
 	for _, r := range g.Runs {
