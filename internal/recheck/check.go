@@ -2,8 +2,10 @@ package recheck
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -147,7 +149,7 @@ func (res *Result) checkGroup(label string, rs, base []*run, isBase bool, row ma
 				}
 			}
 		}
-		for _, k := range sortedKeys(per) {
+		for _, k := range slices.Sorted(maps.Keys(per)) {
 			res.near(l+h+" "+k+" (Per transaction, mean of runs)", jsonNum(got[k]), stat.Mean(per[k], nil), 0)
 		}
 	}
@@ -274,15 +276,6 @@ func byLabel(rows []map[string]string, label string) map[string]string {
 		}
 	}
 	return map[string]string{}
-}
-
-func sortedKeys(m map[string][]float64) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 func sortedNames(m map[string]float64) []string {

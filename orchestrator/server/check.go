@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -173,7 +174,7 @@ func (n *Node) willLoad(plugin string) bool {
 
 // knownNames are the names a misspelt variable is compared with.
 func (n *Node) knownNames(current map[string]string) []string {
-	names := sortedKeys(current)
+	names := slices.Sorted(maps.Keys(current))
 	ss := n.Server.SemiSync()
 	for _, s := range []string{ss.MasterEnabled, ss.MasterTimeout, ss.MasterWaitPoint, ss.MasterWaitCount, ss.SlaveEnabled} {
 		if s != "" && !slices.Contains(names, s) {
