@@ -11,6 +11,8 @@ import (
 
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/orch-bench/orch/orchestrator/schema"
 )
 
 // Tolerance is how far a recomputed figure may be from the report's.
@@ -287,21 +289,9 @@ func sortedNames(m map[string]float64) []string {
 	return out
 }
 
-// whyFile is the part of why.json compared: each run's and each
+// whyFile is why.json (schema.Why), read for each run's and each
 // configuration's hosts.
-type whyFile struct {
-	Tables []struct {
-		Configurations []struct {
-			Label string           `json:"label"`
-			Hosts []map[string]any `json:"hosts"`
-		} `json:"configurations"`
-		Runs []struct {
-			Run    string           `json:"run"`
-			Hosts  []map[string]any `json:"hosts"`
-			Window map[string]any   `json:"window"`
-		} `json:"runs"`
-	} `json:"tables"`
-}
+type whyFile schema.Why
 
 func hostsByName(hs []map[string]any) map[string]map[string]any {
 	out := map[string]map[string]any{}
@@ -351,7 +341,7 @@ func (w whyFile) clientShift(id string) (float64, bool) {
 
 func (w whyFile) groupHosts(label string) map[string]map[string]any {
 	for _, t := range w.Tables {
-		for _, g := range t.Configurations {
+		for _, g := range t.Groups {
 			if g.Label == label {
 				return hostsByName(g.Hosts)
 			}
