@@ -2,13 +2,17 @@ package recheck
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/orch-bench/orch/orchestrator/schema"
 )
 
 // Tolerance is how far a recomputed figure may be from the report's.
@@ -147,7 +151,7 @@ func (res *Result) checkGroup(label string, rs, base []*run, isBase bool, row ma
 				}
 			}
 		}
-		for _, k := range sortedKeys(per) {
+		for _, k := range slices.Sorted(maps.Keys(per)) {
 			res.near(l+h+" "+k+" (Per transaction, mean of runs)", jsonNum(got[k]), stat.Mean(per[k], nil), 0)
 		}
 	}
@@ -276,15 +280,6 @@ func byLabel(rows []map[string]string, label string) map[string]string {
 	return map[string]string{}
 }
 
-func sortedKeys(m map[string][]float64) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
 func sortedNames(m map[string]float64) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
@@ -294,21 +289,9 @@ func sortedNames(m map[string]float64) []string {
 	return out
 }
 
-// whyFile is the part of why.json compared: each run's and each
+// whyFile is why.json (schema.Why), read for each run's and each
 // configuration's hosts.
-type whyFile struct {
-	Tables []struct {
-		Configurations []struct {
-			Label string           `json:"label"`
-			Hosts []map[string]any `json:"hosts"`
-		} `json:"configurations"`
-		Runs []struct {
-			Run    string           `json:"run"`
-			Hosts  []map[string]any `json:"hosts"`
-			Window map[string]any   `json:"window"`
-		} `json:"runs"`
-	} `json:"tables"`
-}
+type whyFile schema.Why
 
 func hostsByName(hs []map[string]any) map[string]map[string]any {
 	out := map[string]map[string]any{}
@@ -358,7 +341,7 @@ func (w whyFile) clientShift(id string) (float64, bool) {
 
 func (w whyFile) groupHosts(label string) map[string]map[string]any {
 	for _, t := range w.Tables {
-		for _, g := range t.Configurations {
+		for _, g := range t.Groups {
 			if g.Label == label {
 				return hostsByName(g.Hosts)
 			}

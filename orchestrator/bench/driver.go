@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/orch-bench/orch/orchestrator/executor"
 	"github.com/orch-bench/orch/orchestrator/shell"
 )
 
@@ -120,7 +119,7 @@ type Step struct {
 // package shell. The program is started with exec, so it replaces the shell:
 // a launcher's PID (setsid sh -c SCRIPT) is the benchmark's own, and its
 // signals reach the benchmark directly. Env and SecretEnv are not in the
-// text; Command adds them.
+// text: the caller gives them to its executor (SecretEnv on stdin).
 func (s Step) Script() string {
 	if len(s.Argv) == 0 {
 		return "echo 'orch: empty benchmark command' >&2; exit 127\n"
@@ -146,11 +145,6 @@ func (s Step) Script() string {
 	fmt.Fprintf(&b, "orch_prog=$(%s) || { echo %s >&2; exit 127; }\n", strings.Join(lookups, " || "), shell.Quote(msg))
 	b.WriteString(`exec "$orch_prog"` + args + "\n")
 	return b.String()
-}
-
-// Command is the step ready for an executor, run in the foreground.
-func (s Step) Command() executor.Command {
-	return executor.Command{Script: s.Script(), Env: s.Env, SecretEnv: s.SecretEnv}
 }
 
 // String is the step's command line for logs (never holds the password).

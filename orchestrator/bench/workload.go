@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"slices"
 	"strconv"
 	"strings"
 
@@ -171,13 +170,4 @@ func (w *Workload) applyDefaults() {
 			w.Database = "mysqlslap"
 		}
 	}
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

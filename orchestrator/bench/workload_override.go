@@ -35,7 +35,7 @@ var overrideFields = []string{"binary", "workdir", "database"}
 func (w *Workload) Override(set map[string]string) error {
 	c := *w
 	c.pos = maps.Clone(w.pos)
-	for _, raw := range sortedKeys(set) {
+	for _, raw := range slices.Sorted(maps.Keys(set)) {
 		key := strings.ReplaceAll(strings.ToLower(strings.TrimSpace(raw)), "-", "_")
 		if a, ok := overrideAliases[key]; ok {
 			key = a

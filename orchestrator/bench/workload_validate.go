@@ -2,6 +2,7 @@ package bench
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
 	"regexp"
 	"slices"
@@ -70,7 +71,7 @@ func (w *Workload) validateFields() error {
 			return w.fail(f.key, "%q cannot start with '-' or hold control characters", clip(f.v))
 		}
 	}
-	for _, k := range sortedKeys(w.Env) {
+	for _, k := range slices.Sorted(maps.Keys(w.Env)) {
 		switch key := "env." + k; {
 		case !envNameRE.MatchString(k):
 			return w.fail(key, "not a variable name")

@@ -23,37 +23,6 @@ const waitSlice = 2 * time.Second
 // catches up: the resolution of catch_up_ns (plus one round trip).
 const pollEvery = 25 * time.Millisecond
 
-// CatchUp is what WaitCaughtUp saw.
-type CatchUp struct {
-	// MasterGTID is the master's position the slaves were waited for.
-	MasterGTID string `json:"master_gtid"`
-	// LoadEnd is when the benchmark ended: each slave's CatchUpNs counts
-	// from there, not from when the wait began.
-	LoadEnd *time.Time     `json:"load_end,omitempty"`
-	Slaves  []SlaveCatchUp `json:"slaves"`
-}
-
-// SlaveCatchUp is one slave's wait.
-type SlaveCatchUp struct {
-	Host string `json:"host"`
-	// Waited is how long the wait itself lasted (from its start, which is
-	// after the load's end).
-	Waited time.Duration `json:"waited_ns"`
-	// CatchUpNs is the time from the load's end until the slave's executed
-	// position was read equal to the master's final one (polled every
-	// pollEvery); BehindAtWaitTx is how many transactions it lacked at
-	// the first read. Both are unset when the slave did not catch up.
-	CatchUpNs      *time.Duration `json:"catch_up_ns,omitempty"`
-	BehindAtWaitTx *int64         `json:"behind_at_wait_tx,omitempty"`
-	// CaughtUp is set when the slave applied MasterGTID.
-	CaughtUp bool `json:"caught_up"`
-	// Applied is the slave's own position when it did not catch up, and
-	// Behind how many transactions the master has that it lacks.
-	Applied string `json:"applied,omitempty"`
-	Behind  *int64 `json:"behind_transactions,omitempty"`
-	Error   string `json:"error,omitempty"`
-}
-
 // WaitCaughtUp is WaitCaughtUpSince timed from now: for waits that do not
 // follow a load.
 func WaitCaughtUp(ctx context.Context, master *server.Node, slaves []*server.Node, timeout time.Duration) (*CatchUp, error) {

@@ -3,67 +3,11 @@ package dataset
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/orch-bench/orch/orchestrator/server"
 
 	"github.com/orch-bench/orch/orchestrator"
 )
-
-// ConsistencyReport compares the benchmark tables across the servers.
-type ConsistencyReport struct {
-	// OK is set when every table has the same checksum and row count on
-	// every server.
-	OK       bool   `json:"ok"`
-	Database string `json:"database"`
-	// Hosts are the servers compared, master first ("master 10.0.0.1").
-	Hosts  []string     `json:"hosts"`
-	Tables []TableCheck `json:"tables"`
-}
-
-// TableCheck is one table on every server.
-type TableCheck struct {
-	Table string `json:"table"`
-	OK    bool   `json:"ok"`
-	// Values are per host, in the report's Hosts order.
-	Values []TableValues `json:"values"`
-	// Mismatches say, per differing server, how it differs from the
-	// master ("slave2 10.0.0.3: 999 rows, checksum 17 (master: 1000 rows,
-	// checksum 42)").
-	Mismatches []string `json:"mismatches,omitempty"`
-}
-
-// TableValues is what one server says about one table.
-type TableValues struct {
-	Host string `json:"host"`
-	// Exists is false when the server has no such table.
-	Exists   bool   `json:"exists"`
-	Rows     int64  `json:"rows"`
-	Checksum string `json:"checksum,omitempty"`
-	// Error is set when the server could not be asked.
-	Error string `json:"error,omitempty"`
-}
-
-func (v TableValues) String() string {
-	switch {
-	case v.Error != "":
-		return "error: " + v.Error
-	case !v.Exists:
-		return "no such table"
-	}
-	return fmt.Sprintf("%d rows, checksum %s", v.Rows, v.Checksum)
-}
-
-// Mismatched returns the checks that failed.
-func (r *ConsistencyReport) Mismatched() []TableCheck {
-	var out []TableCheck
-	for _, t := range r.Tables {
-		if !t.OK {
-			out = append(out, t)
-		}
-	}
-	return out
-}
 
 // Consistency runs CHECKSUM TABLE and COUNT(*) on each table of database on
 // the master and every slave (servers in parallel, tables one after another
@@ -183,15 +127,4 @@ func baseTables(ctx context.Context, n *server.Node, database string) ([]string,
 		out = append(out, str(r[0]))
 	}
 	return out, nil
-}
-
-// Summary is one line per failed check, or "" when the report is OK.
-func (r *ConsistencyReport) Summary() string {
-	var b strings.Builder
-	for _, t := range r.Mismatched() {
-		for _, m := range t.Mismatches {
-			b.WriteString(r.Database + "." + t.Table + ": " + m + "\n")
-		}
-	}
-	return b.String()
 }

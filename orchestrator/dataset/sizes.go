@@ -18,12 +18,6 @@ import (
 	"github.com/orch-bench/orch/orchestrator/shell"
 )
 
-// Where SizeReport.DatadirBytes came from.
-const (
-	SourceDu      = "du"
-	SourceCatalog = "information_schema"
-)
-
 // SizeOptions say how Sizes measures.
 type SizeOptions struct {
 	// Exec runs du -sb on the server's host (with sudo: the datadir
@@ -35,55 +29,6 @@ type SizeOptions struct {
 	// table is analysed, without binary logging (ANALYZE NO_WRITE_TO_BINLOG),
 	// so InnoDB's lengths are current after a write-heavy run.
 	Refresh bool
-}
-
-// SizeReport is what a database takes on one server.
-type SizeReport struct {
-	Database string       `json:"database"`
-	Tables   []TableSize  `json:"tables"`
-	Engines  []EngineSize `json:"engines"`
-	// DataBytes and IndexBytes are the database's totals.
-	DataBytes  int64 `json:"data_bytes"`
-	IndexBytes int64 `json:"index_bytes"`
-
-	Datadir       string `json:"datadir"`
-	DatadirBytes  int64  `json:"datadir_bytes"`
-	DatadirSource string `json:"datadir_source"`
-	// Paths are du -sb sizes of the directories inside the datadir that
-	// exist: the database's own (InnoDB's .ibd files) and each engine's
-	// (flavor.EngineSpec.DataDir: #rocksdb).
-	Paths map[string]int64 `json:"paths,omitempty"`
-	// EngineDiskBytes are the database's tables on disk per engine, from
-	// the files themselves: innodb the database directory's .ibd files,
-	// rocksdb the #rocksdb directory (all of MyRocks' data on the server),
-	// tokudb the database's .tokudb files in the datadir.
-	EngineDiskBytes map[string]int64 `json:"engine_disk_bytes,omitempty"`
-	// BinlogBytes and RelayLogBytes are the binary and relay logs on disk,
-	// kept apart from the tables: they grow with every run a server has
-	// seen, not with the dataset.
-	BinlogBytes   int64 `json:"binlog_bytes"`
-	RelayLogBytes int64 `json:"relay_log_bytes"`
-	// Note says why du was not used, or why the catalogue is not current.
-	Note string `json:"note,omitempty"`
-}
-
-// TableSize is one table's footprint as the catalogue reports it.
-type TableSize struct {
-	Table  string `json:"table"`
-	Engine string `json:"engine"`
-	// Rows is TABLE_ROWS: an estimate on InnoDB and RocksDB.
-	Rows       int64 `json:"rows"`
-	DataBytes  int64 `json:"data_bytes"`
-	IndexBytes int64 `json:"index_bytes"`
-	FreeBytes  int64 `json:"free_bytes"`
-}
-
-// EngineSize totals the tables of one engine.
-type EngineSize struct {
-	Engine     string `json:"engine"`
-	Tables     int    `json:"tables"`
-	DataBytes  int64  `json:"data_bytes"`
-	IndexBytes int64  `json:"index_bytes"`
 }
 
 // erOptionPreventsStatement is MySQL's ER_OPTION_PREVENTS_STATEMENT (1290):
@@ -291,7 +236,7 @@ func duSizes(ctx context.Context, ex executor.Executor, rep *SizeReport, logs lo
 	}
 	delete(sizes, ".")
 	rep.DatadirBytes, rep.DatadirSource = total, SourceDu
-	rep.applyFileTotals(sizes)
+	applyFileTotals(rep, sizes)
 	if len(sizes) > 0 {
 		rep.Paths = sizes
 	}
@@ -300,7 +245,7 @@ func duSizes(ctx context.Context, ex executor.Executor, rep *SizeReport, logs lo
 
 // applyFileTotals moves duScript's file totals out of the path sizes into
 // the engine and log figures.
-func (rep *SizeReport) applyFileTotals(sizes map[string]int64) {
+func applyFileTotals(rep *SizeReport, sizes map[string]int64) {
 	rep.EngineDiskBytes = map[string]int64{}
 	take := func(key string) (int64, bool) {
 		v, ok := sizes[key]

@@ -2,7 +2,6 @@ package dataset
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"strings"
@@ -23,10 +22,9 @@ const (
 	ScanTimeout = time.Hour
 )
 
-// querier is what *sql.DB and *sql.Conn share.
-type querier interface {
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-}
+// querier is what a pool and a pinned connection share (sqlrows.Querier,
+// the one declaration).
+type querier = sqlrows.Querier
 
 // quoteIdent returns name as one backquoted SQL identifier.
 func quoteIdent(name string) (string, error) {

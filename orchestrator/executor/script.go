@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,7 +27,7 @@ type prepared struct {
 // for the script.
 func prepare(cmd Command) (prepared, error) {
 	var b strings.Builder
-	for _, k := range sortedKeys(cmd.Env) {
+	for _, k := range slices.Sorted(maps.Keys(cmd.Env)) {
 		v := cmd.Env[k]
 		if err := checkEnv(k, v); err != nil {
 			return prepared{}, err
@@ -34,7 +35,7 @@ func prepare(cmd Command) (prepared, error) {
 		fmt.Fprintf(&b, "export %s=%s\n", k, shell.Quote(v))
 	}
 	var prefix bytes.Buffer
-	for _, k := range sortedKeys(cmd.SecretEnv) {
+	for _, k := range slices.Sorted(maps.Keys(cmd.SecretEnv)) {
 		v := cmd.SecretEnv[k]
 		if err := checkEnv(k, v); err != nil {
 			return prepared{}, fmt.Errorf("secret %w", err)
@@ -87,17 +88,6 @@ func validName(s string) bool {
 		}
 	}
 	return true
-}
-
-// sortedKeys makes the generated text deterministic (and stdin lines match
-// the order of the reads).
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // stderrTailLines is how many trailing stderr lines an ExitError carries.

@@ -3,9 +3,9 @@ package matrix
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
+
+	"github.com/orch-bench/orch/orchestrator/runs"
 )
 
 // An A/A matrix runs one configuration as two arms, "(a)" and "(b)",
@@ -135,67 +135,42 @@ func CheckNoiseFloor(dir string) (*Matrix, error) {
 }
 
 // FindNoiseFloor returns the newest A/A matrix under root for workload
-// with every cell finished (ReadDir's name order is start time order), or
+// with every cell finished, or
 // "" when there is none. The report checks that its parameters and
 // topology match the compared runs; here only the workload is known.
 func FindNoiseFloor(root, workload string) string {
-	entries, err := os.ReadDir(root)
-	if err != nil {
-		return ""
-	}
-	for i := len(entries) - 1; i >= 0; i-- {
-		e := entries[i]
-		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") || !isMatrix(filepath.Join(root, e.Name())) {
-			continue
-		}
-		m, err := Load(filepath.Join(root, e.Name()))
-		if err == nil && m.AA && m.Workload == workload && m.Done() && m.Count(OK) > 0 {
-			return m.Dir()
-		}
-	}
-	return ""
+	return newest(root, func(m *Matrix) bool { return m.AA && m.Workload == workload && m.Done() && m.Count(OK) > 0 })
 }
 
 // FindEarlier is the newest finished matrix of workload under root with at
 // least two runs of a configuration ("" when none): its runs' spread
 // predicts how many rounds a precision rule will take.
 func FindEarlier(root, workload string) string {
-	entries, err := os.ReadDir(root)
-	if err != nil {
-		return ""
-	}
-	for i := len(entries) - 1; i >= 0; i-- {
-		e := entries[i]
-		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") || !isMatrix(filepath.Join(root, e.Name())) {
-			continue
+	return newest(root, func(m *Matrix) bool {
+		return m.Workload == workload && m.Done() && m.Count(OK) >= 2*len(m.Labels())
+	})
+}
+
+// newest is the newest matrix under root that keep accepts ("" when none).
+func newest(root string, keep func(m *Matrix) bool) string {
+	dir, _ := runs.Newest(root, func(dir string) bool {
+		if !runs.IsMatrix(dir) {
+			return false
 		}
-		m, err := Load(filepath.Join(root, e.Name()))
-		if err == nil && m.Workload == workload && m.Done() && m.Count(OK) >= 2*len(m.Labels()) {
-			return m.Dir()
-		}
-	}
-	return ""
+		m, err := Load(dir)
+		return err == nil && keep(m)
+	})
+	return dir
 }
 
 // SetNoiseFloor records the A/A matrix in dir as this matrix's noise floor:
 // by its name when it sits under root (where this matrix will be), so that
 // the runs directory can move as a whole, else by its absolute path.
 func (m *Matrix) SetNoiseFloor(dir, root string) error {
-	abs, err := filepath.Abs(dir)
+	name, err := runs.Name(dir, root)
 	if err != nil {
 		return err
 	}
-	if real, err := filepath.EvalSymlinks(abs); err == nil {
-		abs = real
-	}
-	m.NoiseFloor = abs
-	if r, err := filepath.Abs(root); err == nil {
-		if real, err := filepath.EvalSymlinks(r); err == nil {
-			r = real
-		}
-		if filepath.Dir(abs) == r {
-			m.NoiseFloor = filepath.Base(abs)
-		}
-	}
+	m.NoiseFloor = name
 	return nil
 }

@@ -186,7 +186,7 @@ func (d *Design) Next(m *Matrix, cluster string) (*Cell, bool) {
 		return nil, false
 	}
 	for _, id := range b.Cells {
-		if c := m.cell(id); c != nil && !c.State.finished() {
+		if c := m.cell(id); c != nil && !c.State.Finished() {
 			return c, true
 		}
 	}
@@ -198,7 +198,7 @@ func (d *Design) Remaining(m *Matrix, cluster string) []Cell {
 	var out []Cell
 	if b := d.block(cluster); b != nil && b.Failed == "" {
 		for _, id := range b.Cells {
-			if c := m.cell(id); c != nil && !c.State.finished() {
+			if c := m.cell(id); c != nil && !c.State.Finished() {
 				out = append(out, *c)
 			}
 		}

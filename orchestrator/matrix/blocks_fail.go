@@ -57,7 +57,7 @@ func (d *Design) Fail(m *Matrix, cluster, reason string) error {
 	for _, r := range rounds {
 		var done, todo []string
 		for _, id := range byRound[r] {
-			if m.cell(id).State.finished() {
+			if m.cell(id).State.Finished() {
 				done = append(done, id)
 			} else {
 				todo = append(todo, id)

@@ -52,7 +52,7 @@ func (s *Spec) planUntil() error {
 		}
 		u.Equivalence = u.Precision
 	}
-	if err := u.Rule().Validate(); err != nil {
+	if err := stats.RuleOf(&u).Validate(); err != nil {
 		return fmt.Errorf("matrix: %w", err)
 	}
 	s.Repeat = u.MaxRounds
@@ -95,7 +95,7 @@ func Build(s Spec) (*Matrix, error) {
 	if err != nil {
 		return nil, err
 	}
-	m.Overrides, m.WarmupS = s.Overrides, s.WarmupS
+	m.Overrides, m.WarmupS = s.Overrides, warmupS(s.WarmupS)
 	m.Until = s.Until
 	if s.Baseline != "" {
 		if err := m.SetBaseline(s.Baseline); err != nil {
@@ -211,7 +211,7 @@ func CostsOf(w *bench.Workload) Costs {
 func (m *Matrix) Configurations() []server.Desired {
 	var out []server.Desired
 	for _, c := range m.configCells() {
-		out = append(out, server.Desired{Engine: c.Engine, Knobs: c.ServerKnobs()})
+		out = append(out, server.Desired{Engine: c.Engine, Knobs: serverKnobs(c)})
 	}
 	return out
 }
@@ -227,4 +227,13 @@ func (m *Matrix) configCells() []*Cell {
 		}
 	}
 	return out
+}
+
+// warmupS is --warmup (whole seconds) as matrix.json holds it.
+func warmupS(s *int) *float64 {
+	if s == nil {
+		return nil
+	}
+	f := float64(*s)
+	return &f
 }

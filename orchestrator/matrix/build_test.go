@@ -13,7 +13,7 @@ func TestBuild(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(m.Cells) != 8 || *m.WarmupS != 7 || m.Overrides["threads"] != "4" || m.Baseline != "rocksdb sync_binlog=1" {
-		t.Errorf("Build: %d cells, warmup %d, overrides %v, baseline %q", len(m.Cells), *m.WarmupS, m.Overrides, m.Baseline)
+		t.Errorf("Build: %d cells, warmup %v, overrides %v, baseline %q", len(m.Cells), *m.WarmupS, m.Overrides, m.Baseline)
 	}
 	if m.Design != nil {
 		t.Error("a one-cluster matrix has a design")
@@ -54,7 +54,7 @@ func TestBuildBlocked(t *testing.T) {
 		t.Fatal(err)
 	}
 	if a.Design == nil || a.Design.Seed != 42 || len(a.Cells) != 8 || a.Baseline != "rocksdb" || *a.WarmupS != 3 || a.Overrides["time"] != "5" {
-		t.Fatalf("BuildBlocked: design %v, %d cells, baseline %q, warmup %d, overrides %v", a.Design, len(a.Cells), a.Baseline, *a.WarmupS, a.Overrides)
+		t.Fatalf("BuildBlocked: design %v, %d cells, baseline %q, warmup %v, overrides %v", a.Design, len(a.Cells), a.Baseline, *a.WarmupS, a.Overrides)
 	}
 	for i := range a.Cells {
 		if a.Cells[i].ID != b.Cells[i].ID {

@@ -156,7 +156,7 @@ func sequenceLeft(seq []Cell, perCell, switchCost time.Duration, now time.Time) 
 	var left time.Duration
 	switches := 0
 	for i, c := range seq {
-		if c.State.finished() {
+		if c.State.Finished() {
 			continue
 		}
 		need := perCell

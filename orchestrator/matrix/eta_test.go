@@ -30,7 +30,7 @@ func TestEstimateLeftFromMeasuredCells(t *testing.T) {
 
 	// Nothing run: the static estimate. 6 cells x 40 s + 2 switches x 5 s
 	// (the first cell's bring-up is not counted, as in Estimate).
-	m := &Matrix{Cells: seqCells("c", engines, nil, t0)}
+	m := &Matrix{Matrix: schema.Matrix{Cells: seqCells("c", engines, nil, t0)}}
 	e := EstimateLeft(m, static, t0)
 	if e.Left != 250*time.Second || e.SwitchesLeft != 2 || e.Measured != 0 || e.Done != 0 || e.Total != 6 {
 		t.Errorf("static: %+v", e)
@@ -43,7 +43,7 @@ func TestEstimateLeftFromMeasuredCells(t *testing.T) {
 	// measured), 30 s (plain), 45 s (switch to rocksdb): a plain cell is
 	// 30 s, a switch 45-30 = 15 s. Left: cell 4
 	// plain 30 + cell 5 switch 45 + cell 6 plain 30 = 105 s, one switch.
-	m = &Matrix{Cells: seqCells("c", engines, []int{50, 30, 45}, t0)}
+	m = &Matrix{Matrix: schema.Matrix{Cells: seqCells("c", engines, []int{50, 30, 45}, t0)}}
 	now := t0.Add(125 * time.Second)
 	e = EstimateLeft(m, static, now)
 	if e.Left != 105*time.Second || e.PerCell != 30*time.Second || e.Switch != 15*time.Second || !e.SwitchMeasured || e.SwitchesLeft != 1 || e.Done != 3 {
@@ -61,7 +61,7 @@ func TestEstimateLeftFromMeasuredCells(t *testing.T) {
 	}
 
 	// Failed cells do not count: a 2 s failure is no cell time.
-	m = &Matrix{Cells: seqCells("c", engines, []int{50, 30, 45}, t0)}
+	m = &Matrix{Matrix: schema.Matrix{Cells: seqCells("c", engines, []int{50, 30, 45}, t0)}}
 	m.Cells[1].State = Failed
 	e = EstimateLeft(m, static, now)
 	// Only a switch cell measured (45 s; the first is not used): a cell
@@ -77,7 +77,7 @@ func TestEstimateLeftBlocked(t *testing.T) {
 	b := seqCells("b", []string{"innodb", "innodb", "innodb"}, nil, t0)
 	now := t0.Add(70 * time.Second)
 	b[0].State, b[0].Started = Running, now.Add(-10*time.Second)
-	m := &Matrix{Cells: append(append([]Cell{}, a...), b...), Design: &Design{schema.Design{Blocks: []Block{
+	m := &Matrix{Matrix: schema.Matrix{Cells: append(append([]Cell{}, a...), b...)}, Design: &Design{schema.Design{Blocks: []Block{
 		{Cluster: "a", Cells: []string{"a1", "a2", "a3"}},
 		{Cluster: "b", Cells: []string{"b1", "b2", "b3"}},
 	}}}}

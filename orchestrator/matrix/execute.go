@@ -89,7 +89,7 @@ func runCell(ctx context.Context, m *Matrix, c *Cell, cfg ExecConfig) (State, er
 	if err := settleAttempt(ctx, m, c, cfg); err != nil {
 		return interrupted(err)
 	}
-	desired := server.Desired{Engine: c.Engine, Knobs: c.ServerKnobs()}
+	desired := server.Desired{Engine: c.Engine, Knobs: serverKnobs(c)}
 	// Restarts take a while: say which host is at which step meanwhile.
 	// The cell's one stream: up's steps (followed for the heartbeat) and
 	// the run's phases, all in the cell's events.jsonl.

@@ -16,7 +16,7 @@ import (
 // TestJudgeMatchesEvaluate is why the stopping-rule simulation
 // (stats.TestStoppingRuleErrorRates, through stats.Rule.Evaluate and
 // stats.Rule.Stop) measures the code a matrix runs: a matrix decides with
-// the same Rule.Stop (Until.Rule() is the stats.Rule of its flags),
+// the same Rule.Stop (stats.RuleOf(Until) is the stats.Rule of its flags),
 // given the statuses report.JudgeMatrix reads from its cells' results. On
 // simulated campaigns at the lab's CV, for each rule the simulation runs,
 // every round's report statuses (ratio, interval, half-width, outcome)
@@ -55,10 +55,10 @@ func judgeCampaign(t *testing.T, name string, u *Until, cv, ratio float64, rng *
 	if _, err := Create(t.TempDir(), m, time.Unix(1_800_000_000, 0)); err != nil {
 		t.Fatal(err)
 	}
-	rule := u.Rule()
+	rule := stats.RuleOf(u)
 	want := stats.Rule{Precision: u.Precision, MinRounds: u.MinRounds, MaxRounds: u.MaxRounds, Goal: u.Goal, Alpha: stats.Alpha}
 	if rule != want {
-		t.Fatalf("%s: Until.Rule() %+v, want %+v", name, rule, want)
+		t.Fatalf("%s: stats.RuleOf %+v, want %+v", name, rule, want)
 	}
 	runs := map[string][]float64{}
 	judged := 0

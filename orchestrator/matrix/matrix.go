@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/orch-bench/orch/orchestrator/schema"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,10 +12,12 @@ import (
 	"time"
 
 	"github.com/orch-bench/orch/orchestrator/rundir"
+	"github.com/orch-bench/orch/orchestrator/runs"
+	"github.com/orch-bench/orch/orchestrator/schema"
 )
 
 // FileMatrix is the plan and state file in a matrix directory.
-const FileMatrix = "matrix.json"
+const FileMatrix = schema.FileMatrix
 
 // Version is the matrix.json format this package writes and reads.
 const Version = schema.MatrixVersion
@@ -25,42 +26,13 @@ const Version = schema.MatrixVersion
 // value list times a large repeat): such a plan would run for weeks.
 const MaxCells = 10000
 
-// Matrix is matrix.json: the plan and the state of every cell. Its methods
-// are not safe for concurrent use; the execution loop owns it.
+// Matrix is matrix.json (schema.Matrix) with the planner's methods. Its
+// methods are not safe for concurrent use; the execution loop owns it.
 type Matrix struct {
-	Version  int    `json:"version"`
-	Workload string `json:"workload"`
-	// Overrides are the workload options given on the command line.
-	Overrides map[string]string `json:"overrides,omitempty"`
-	Engines   []string          `json:"engines"`
-	Knobs     []Axis            `json:"knobs"`
-	Repeat    int               `json:"repeat"`
-	// Baseline is the label the report compares against.
-	Baseline string `json:"baseline"`
-	// AA marks an A/A matrix: one configuration as two arms (aa.go).
-	AA bool `json:"aa,omitempty"`
-	// NoiseFloor is the A/A matrix whose noise floor the report states
-	// (a directory next to this one under the runs root, or a path), so
-	// that the report says the same whenever it is made.
-	NoiseFloor string `json:"noise_floor,omitempty"`
-	// WarmupS is the start of each run, in seconds, excluded from
-	// steady-state figures, when the user gave one (orch matrix --warmup):
-	// then it is every run's warm-up; nil: the report detects it per run.
-	WarmupS *int `json:"warmup_s,omitempty"`
-	// AllowMixed records --allow-mixed: the matrix compares servers that
-	// differ in flavour or major.minor version by the user's choice, so a
-	// report made later from this file compares them too (labelled).
-	AllowMixed bool `json:"allow_mixed,omitempty"`
-	// NoEffect maps a knob the server accepts but ignores to why
-	// (see NoEffect): the report says so instead of reporting no change.
-	NoEffect map[string]string `json:"no_effect,omitempty"`
-	Cells    []Cell            `json:"cells"`
-	// Design assigns the cells to clusters when the matrix runs over
-	// several (NewBlocked); nil for one cluster.
+	schema.Matrix
+	// Design is schema.Matrix's design (the same key, the same fields)
+	// with the scheduling methods (blocks.go); the embedded one stays nil.
 	Design *Design `json:"design,omitempty"`
-	// Until is the stopping rule of a matrix that runs rounds until its
-	// answer is precise enough (--precision); nil: every cell runs.
-	Until *Until `json:"until,omitempty"`
 
 	dir *rundir.Dir // set by Create and Load
 }
@@ -91,7 +63,7 @@ func New(workload string, engines []string, axes []Axis, repeat int) (*Matrix, e
 	if axes == nil {
 		axes = []Axis{} // "knobs": [] rather than null
 	}
-	m := &Matrix{
+	m := &Matrix{Matrix: schema.Matrix{
 		Version:  Version,
 		Workload: workload,
 		Engines:  slices.Clone(engines),
@@ -99,7 +71,7 @@ func New(workload string, engines []string, axes []Axis, repeat int) (*Matrix, e
 		Repeat:   repeat,
 		Baseline: DefaultBaseline(engines, axes),
 		Cells:    Plan(engines, axes, repeat),
-	}
+	}}
 	return m, nil
 }
 
@@ -202,7 +174,7 @@ func (m *Matrix) validate() error {
 			return fmt.Errorf("matrix: cell %d: id %q is not a safe directory name", i+1, c.ID)
 		case ids[c.ID]:
 			return fmt.Errorf("matrix: cell id %s is used twice", c.ID)
-		case !c.State.valid():
+		case !c.State.Valid():
 			return fmt.Errorf("matrix: cell %s: state %q: want pending, running, ok, failed, interrupted or skipped", c.ID, c.State)
 		case !filepath.IsLocal(c.Dir):
 			return fmt.Errorf("matrix: cell %s: dir %q is not inside the matrix directory", c.ID, c.Dir)
@@ -222,30 +194,17 @@ func (m *Matrix) validate() error {
 // matrix.json. A plain `orch run` after the matrix moves latest on, hence
 // the scan.
 func FindLatest(root string) (string, error) {
-	if d, err := rundir.OpenLatest(root); err == nil && isMatrix(d.Path()) {
+	if d, err := rundir.OpenLatest(root); err == nil && runs.IsMatrix(d.Path()) {
 		return d.Path(), nil
 	}
-	entries, err := os.ReadDir(root)
-	if err != nil {
+	dir, err := runs.Newest(root, runs.IsMatrix)
+	switch {
+	case err != nil:
 		return "", fmt.Errorf("matrix: find the latest: %w", err)
+	case dir == "":
+		return "", fmt.Errorf("matrix: no matrix under %s (no directory holds %s)", root, FileMatrix)
 	}
-	// ReadDir sorts by name; walk from the newest.
-	for i := len(entries) - 1; i >= 0; i-- {
-		e := entries[i]
-		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
-			continue
-		}
-		p := filepath.Join(root, e.Name())
-		if isMatrix(p) {
-			return filepath.Abs(p)
-		}
-	}
-	return "", fmt.Errorf("matrix: no matrix under %s (no directory holds %s)", root, FileMatrix)
-}
-
-func isMatrix(dir string) bool {
-	st, err := os.Stat(filepath.Join(dir, FileMatrix))
-	return err == nil && st.Mode().IsRegular()
+	return dir, nil
 }
 
 // CellDir makes the run directory of cell id and returns its absolute path.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/orch-bench/orch/orchestrator/rundir"
+	"github.com/orch-bench/orch/orchestrator/schema"
 )
 
 var t0 = time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC)
@@ -23,7 +24,7 @@ func newMatrix(t *testing.T) *Matrix {
 		t.Fatal(err)
 	}
 	m.Overrides = map[string]string{"threads": "16"}
-	warm := 10
+	warm := 10.0
 	m.WarmupS = &warm
 	m.NoEffect = map[string]string{"binlog_order_commits": "MariaDB 10.11.19: accepted but ignored"}
 	return m
@@ -89,7 +90,7 @@ func TestCreateLayout(t *testing.T) {
 	if st, err := os.Stat(filepath.Join(dir, CellsDir)); err != nil || !st.IsDir() {
 		t.Errorf("cells/: %v", err)
 	}
-	if _, err := Create(root, &Matrix{Version: 1}, t0); err == nil {
+	if _, err := Create(root, &Matrix{Matrix: schema.Matrix{Version: 1}}, t0); err == nil {
 		t.Error("Create of a matrix without cells succeeded")
 	}
 }

@@ -9,55 +9,31 @@ import (
 	"time"
 
 	"github.com/orch-bench/orch/orchestrator/fairness"
+	"github.com/orch-bench/orch/orchestrator/schema"
 	"github.com/orch-bench/orch/orchestrator/server"
 	"github.com/orch-bench/orch/topology"
 )
 
-// State is where a cell stands (see the package doc).
-type State string
-
-const (
-	Pending     State = "pending"
-	Running     State = "running"
-	OK          State = "ok"
-	Failed      State = "failed"
-	Interrupted State = "interrupted"
-	// Skipped: the matrix's stopping rule ended it before this cell's
-	// round (rounds.go); the cell never ran.
-	Skipped State = "skipped"
+// State is where a cell stands (see the package doc); Cell is one label
+// in one repetition. Both are matrix.json's own (orchestrator/schema).
+type (
+	State = schema.CellState
+	Cell  = schema.MatrixCell
 )
 
-func (s State) valid() bool {
-	switch s {
-	case Pending, Running, OK, Failed, Interrupted, Skipped:
-		return true
-	}
-	return false
-}
+const (
+	Pending     = schema.CellPending
+	Running     = schema.CellRunning
+	OK          = schema.CellOK
+	Failed      = schema.CellFailed
+	Interrupted = schema.CellInterrupted
+	// Skipped: the matrix's stopping rule ended it before this cell's
+	// round (rounds.go); the cell never ran.
+	Skipped = schema.CellSkipped
+)
 
-// finished reports whether a cell in state s is behind us: resuming skips it.
-func (s State) finished() bool { return s == OK || s == Failed || s == Skipped }
-
-// Cell is one label in one repetition.
-type Cell struct {
-	ID     string `json:"id"`
-	Label  string `json:"label"`
-	Engine string `json:"engine"`
-	Knobs  []KV   `json:"knobs"`
-	Rep    int    `json:"rep"`
-	// Arm is "a" or "b" in an A/A matrix (the same configuration twice).
-	Arm   string `json:"arm,omitempty"`
-	State State  `json:"state"`
-	Error string `json:"error,omitempty"`
-	// Dir is the cell's run directory relative to the matrix directory
-	// (cells/<id>); it exists once the cell has started.
-	Dir     string    `json:"dir"`
-	Started time.Time `json:"started,omitzero"`
-	Ended   time.Time `json:"ended,omitzero"`
-}
-
-// ServerKnobs is the cell's knobs as the server package takes them.
-func (c *Cell) ServerKnobs() []server.KV {
+// serverKnobs is the cell's knobs as the server package takes them.
+func serverKnobs(c *Cell) []server.KV {
 	out := make([]server.KV, len(c.Knobs))
 	for i, k := range c.Knobs {
 		out[i] = server.KV{Name: k.Name, Value: k.Value}
@@ -228,7 +204,7 @@ func Fairness(inv *topology.Inventory, m *Matrix, hint string) ([]fairness.Warni
 			if err != nil {
 				return nil, err
 			}
-			cfg, err := server.Render(t, server.Desired{Engine: c.Engine, Knobs: c.ServerKnobs()})
+			cfg, err := server.Render(t, server.Desired{Engine: c.Engine, Knobs: serverKnobs(c)})
 			if err != nil {
 				return nil, err
 			}

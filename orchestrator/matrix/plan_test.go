@@ -62,7 +62,7 @@ func TestPlanProductLastKnobFastest(t *testing.T) {
 	if got := cells[0].ID; got != "01-innodb-sync_binlog=0-binlog_order_commits=ON-r1" {
 		t.Errorf("first id = %s", got)
 	}
-	if got, want := cells[1].ServerKnobs(), []server.KV{{Name: "sync_binlog", Value: "0"}, {Name: "binlog_order_commits", Value: "OFF"}}; !reflect.DeepEqual(got, want) {
+	if got, want := serverKnobs(&cells[1]), []server.KV{{Name: "sync_binlog", Value: "0"}, {Name: "binlog_order_commits", Value: "OFF"}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("ServerKnobs = %+v, want %+v", got, want)
 	}
 	// Knob slices must not share storage: changing one cell leaves the others.

@@ -2,6 +2,7 @@ package matrix
 
 import (
 	"github.com/orch-bench/orch/orchestrator/fairness"
+	"maps"
 
 	"fmt"
 	"io"
@@ -92,7 +93,7 @@ func WritePlan(w io.Writer, m *Matrix, costs Costs) error {
 	} else {
 		p.printf("%s: unknown\n", est)
 	}
-	for _, name := range sortedKeys(m.NoEffect) {
+	for _, name := range slices.Sorted(maps.Keys(m.NoEffect)) {
 		p.printf("* %s: no effect on this server: %s\n", name, m.NoEffect[name])
 	}
 	return p.err
@@ -143,19 +144,10 @@ func knobsColumn(knobs []KV, noEffect map[string]string) string {
 
 func overridesSummary(o map[string]string) string {
 	var parts []string
-	for _, k := range sortedKeys(o) {
+	for _, k := range slices.Sorted(maps.Keys(o)) {
 		parts = append(parts, k+"="+o[k])
 	}
 	return strings.Join(parts, " ")
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 func orDash(s string) string {

@@ -30,7 +30,7 @@ func describeUntil(u *Until) string {
 	s := fmt.Sprintf("Stopping rule: rounds until every ratio's 95%% interval is within ±%s of the ratio, at least %d and at most %d rounds (--precision %s --min-repeat %d --max-repeat %d)",
 		pctWords(u.Precision), u.MinRounds, u.MaxRounds, pctWords(u.Precision), u.MinRounds, u.MaxRounds)
 	if u.Goal == stats.GoalSignificant {
-		r := u.Rule()
+		r := stats.RuleOf(u)
 		s = fmt.Sprintf("Stopping rule: rounds until every comparison is decided, at least %d and at most %d rounds (--until significant --min-repeat %d --max-repeat %d); the 5%% false-positive rate is spent over the rounds, round %d deciding at α=%.3g and round %d at α=%.3g",
 			u.MinRounds, u.MaxRounds, u.MinRounds, u.MaxRounds, u.MinRounds, r.Level(u.MinRounds), u.MaxRounds, r.Level(u.MaxRounds))
 	}
@@ -63,7 +63,7 @@ func (m *Matrix) CompletedRounds() int {
 			continue
 		}
 		last = max(last, c.Rep)
-		if !c.State.finished() {
+		if !c.State.Finished() {
 			firstOpen = min(firstOpen, c.Rep)
 		}
 	}
@@ -90,8 +90,8 @@ func (m *Matrix) EndRound(judge Judge) (line string, stopped bool, err error) {
 	if err != nil {
 		return "", false, fmt.Errorf("matrix: judge round %d: %w", k, err)
 	}
-	stop, why := u.Rule().Stop(k, sts)
-	line = fmt.Sprintf("round %d: %s: %s", k, statusWords(sts, u.Precision), why)
+	stop, why := stats.RuleOf(u).Stop(k, sts)
+	line = fmt.Sprintf("round %d: %s: %s", k, statusWords(sts), why)
 	u.Judged, u.Lines = k, append(u.Lines, line)
 	if stop {
 		u.Stopped, u.Why = true, why
@@ -125,7 +125,7 @@ func (m *Matrix) judgeRound(judge Judge, logf func(string, ...any)) {
 
 // statusWords is "rocksdb/innodb 0.74x [0.70, 0.78] half-width 5.4%" per
 // comparison.
-func statusWords(sts []stats.Status, target float64) string {
+func statusWords(sts []stats.Status) string {
 	if len(sts) == 0 {
 		return "no comparison yet"
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orch-bench/orch/orchestrator/schema"
 	"github.com/orch-bench/orch/orchestrator/stacks"
 	"github.com/orch-bench/orch/orchestrator/stats"
 )
@@ -111,9 +112,9 @@ func TestUntilStopsAtMax(t *testing.T) {
 }
 
 func TestCompletedRounds(t *testing.T) {
-	m := &Matrix{Cells: []Cell{
+	m := &Matrix{Matrix: schema.Matrix{Cells: []Cell{
 		{Rep: 1, State: OK}, {Rep: 1, State: Failed}, {Rep: 2, State: OK}, {Rep: 2, State: Running}, {Rep: 3, State: Pending},
-	}}
+	}}}
 	if k := m.CompletedRounds(); k != 1 {
 		t.Errorf("got %d, want 1", k)
 	}
@@ -129,12 +130,12 @@ func TestCompletedRounds(t *testing.T) {
 // cell leaves the next one to take them; in a block design each cluster
 // samples its own.
 func TestCellStacksOncePerConfiguration(t *testing.T) {
-	m := &Matrix{Cells: []Cell{
+	m := &Matrix{Matrix: schema.Matrix{Cells: []Cell{
 		{ID: "01-innodb-r1", Label: "innodb", State: OK},
 		{ID: "02-rocksdb-r1", Label: "rocksdb", State: Failed},
 		{ID: "03-innodb-r2", Label: "innodb", State: Pending},
 		{ID: "04-rocksdb-r2", Label: "rocksdb", State: Pending},
-	}}
+	}}}
 	if got := cellStacks(m, &m.Cells[2], stacks.Perf); got != stacks.Off {
 		t.Errorf("innodb's second cell: %s, want off", got)
 	}

@@ -29,7 +29,7 @@ func (m *Matrix) Cell(id string) (*Cell, bool) {
 // control machine died mid-cell, so the cell runs again).
 func (m *Matrix) Next() (*Cell, bool) {
 	for i := range m.Cells {
-		if !m.Cells[i].State.finished() {
+		if !m.Cells[i].State.Finished() {
 			return &m.Cells[i], true
 		}
 	}
@@ -57,7 +57,7 @@ func (m *Matrix) Count(s State) int {
 func (m *Matrix) Remaining() []Cell {
 	var out []Cell
 	for _, c := range m.Cells {
-		if !c.State.finished() {
+		if !c.State.Finished() {
 			out = append(out, c)
 		}
 	}
@@ -71,7 +71,7 @@ func (m *Matrix) Start(id string, now time.Time) error {
 	if c == nil {
 		return fmt.Errorf("matrix: start: no cell %s", id)
 	}
-	if c.State.finished() {
+	if c.State.Finished() {
 		return fmt.Errorf("matrix: start %s: already finished (%s)", id, c.State)
 	}
 	c.State = Running

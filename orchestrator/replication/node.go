@@ -69,10 +69,9 @@ func checkNodes(master *server.Node, slaves []*server.Node) error {
 	return errors.Join(errs...)
 }
 
-// querier is what both a pool and a pinned connection offer.
-type querier interface {
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-}
+// querier is what a pool and a pinned connection share (sqlrows.Querier,
+// the one declaration).
+type querier = sqlrows.Querier
 
 // resultTable is a query result as text; NULL reads as "" with Null set.
 type resultTable struct {

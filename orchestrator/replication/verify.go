@@ -92,7 +92,7 @@ func Verify(ctx context.Context, master *server.Node, slaves []*server.Node, tim
 	st.Canary = &Canary{Token: token, MasterGTID: pos, Slaves: make([]CanaryArrival, len(slaves))}
 	errs := orchestrator.ForEach(cctx, len(slaves), slaves, func(ctx context.Context, i int, n *server.Node) error {
 		start := time.Now()
-		err := awaitCanary(ctx, n, token, pos, master.Server.UsesMariaDBGTID(), deadline)
+		err := awaitCanary(ctx, n, token, pos, deadline)
 		a := CanaryArrival{Host: n.String(), Seen: err == nil, Waited: time.Since(start)}
 		if err != nil {
 			a.Error = err.Error()
@@ -186,7 +186,7 @@ func writeCanary(ctx context.Context, master *server.Node, token string) (string
 
 // awaitCanary waits until the slave has applied pos, then checks that the
 // canary row is there.
-func awaitCanary(ctx context.Context, n *server.Node, token, pos string, mariadb bool, deadline time.Time) error {
+func awaitCanary(ctx context.Context, n *server.Node, token, pos string, deadline time.Time) error {
 	// Whole seconds, rounded down: the server rounds a wait up.
 	wait := max(time.Until(deadline).Truncate(time.Second), time.Second)
 	q, err := n.Server.WaitForGTIDQuery(pos, wait)
@@ -200,7 +200,7 @@ func awaitCanary(ctx context.Context, n *server.Node, token, pos string, mariadb
 		return fmt.Errorf("wait for GTID %s: %w", pos, err)
 	}
 	if !flavor.GTIDWaitReached(t.value()) {
-		return fmt.Errorf("canary not applied within %s: %s", wait, behindText(ctx, n, pos, mariadb))
+		return fmt.Errorf("canary not applied within %s: %s", wait, behindText(ctx, n, pos))
 	}
 	t, err = queryTimeout(ctx, n.DB, ProbeTimeout, "SELECT COUNT(*) FROM "+CanarySchema+"."+CanaryTable+
 		" WHERE token = "+flavor.QuoteString(token))
@@ -214,7 +214,7 @@ func awaitCanary(ctx context.Context, n *server.Node, token, pos string, mariadb
 }
 
 // behindText describes how far a slave is from pos, for a failed wait.
-func behindText(ctx context.Context, n *server.Node, pos string, mariadb bool) string {
+func behindText(ctx context.Context, n *server.Node, pos string) string {
 	t, err := queryTimeout(ctx, n.DB, 2*time.Second, n.Server.SlaveGTIDQuery())
 	if err != nil {
 		return "master at " + pos + "; slave position unreadable: " + err.Error()

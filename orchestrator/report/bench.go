@@ -5,7 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"strconv"
+
+	"github.com/orch-bench/orch/orchestrator/bench"
 )
 
 // Throughput metrics, in the words engineers use.
@@ -19,59 +20,6 @@ const (
 	metricSeconds = "s to run all queries"
 )
 
-// The JSON shapes of `orch parse` (orchestrator/bench), decoded here
-// field by field so that results of older orch versions still read.
-type sysbenchDoc struct {
-	Tool         string              `json:"tool"`
-	Version      string              `json:"version"`
-	Complete     bool                `json:"complete"`
-	DurationS    *float64            `json:"duration_s"`
-	Transactions int64               `json:"transactions"`
-	TPS          *float64            `json:"tps"`
-	QPS          *float64            `json:"qps"`
-	Reads        int64               `json:"reads"`
-	Writes       int64               `json:"writes"`
-	Others       int64               `json:"others"`
-	Errors       *float64            `json:"errors"`
-	LatencyMS    map[string]*float64 `json:"latency_ms"`
-	Percentile   int                 `json:"percentile"`
-	// IntervalsDropped: lines after bench.MaxIntervals, not kept.
-	IntervalsDropped int64 `json:"intervals_dropped"`
-	RateLimited      bool  `json:"rate_limited"`
-	Intervals        []struct {
-		T       float64  `json:"t"`
-		Threads *float64 `json:"threads"`
-		TPS     *float64 `json:"tps"`
-		QPS     *float64 `json:"qps"`
-		Reads   *float64 `json:"reads"`
-		Writes  *float64 `json:"writes"`
-		Others  *float64 `json:"others"`
-		LatMS   *float64 `json:"lat_ms"`
-		// Complete: false on a merged slot that not every load box's
-		// client reported for (absent from one client's output).
-		Complete *bool `json:"complete"`
-	} `json:"intervals"`
-}
-
-type slapBlock struct {
-	Tool             string   `json:"tool"`
-	AvgS             *float64 `json:"avg_s"`
-	Clients          int64    `json:"clients"`
-	QueriesPerClient int64    `json:"queries_per_client"`
-}
-
-type dbInsertDoc struct {
-	Tool      string   `json:"tool"`
-	Complete  bool     `json:"complete"`
-	BatchSize int64    `json:"batch_size"`
-	Rate      *float64 `json:"rate"`
-	Batches   []struct {
-		SerialS     *float64 `json:"serial_s"`
-		RandomS     *float64 `json:"random_s"`
-		CumulativeS *float64 `json:"cumulative_s"`
-	} `json:"batches"`
-}
-
 // decodeBench reads one benchmark document: a sysbench or db-insert
 // object, or a mysqlslap array of blocks. tool names the tool when the
 // document does not (results.json says it beside the benchmark).
@@ -81,7 +29,7 @@ func decodeBench(raw json.RawMessage, tool string) (*Bench, error) {
 		return nil, nil
 	}
 	if raw[0] == '[' {
-		var blocks []slapBlock
+		var blocks bench.Mysqlslap
 		if err := json.Unmarshal(raw, &blocks); err != nil {
 			return nil, fmt.Errorf("mysqlslap result: %w", err)
 		}
@@ -98,13 +46,16 @@ func decodeBench(raw json.RawMessage, tool string) (*Bench, error) {
 	}
 	switch head.Tool {
 	case "sysbench":
-		var d sysbenchDoc
+		// One client's result (bench.Sysbench) or several clients' merged
+		// (bench.Merged, which names its clients): read as the merged one,
+		// whose intervals say whether every client reported for them.
+		var d bench.Merged
 		if err := json.Unmarshal(raw, &d); err != nil {
 			return nil, fmt.Errorf("sysbench result: %w", err)
 		}
-		return sysbenchBench(&d), nil
+		return sysbenchBench(&d, d.Clients != nil), nil
 	case "db-insert":
-		var d dbInsertDoc
+		var d bench.DBInsert
 		if err := json.Unmarshal(raw, &d); err != nil {
 			return nil, fmt.Errorf("db-insert result: %w", err)
 		}
@@ -115,18 +66,18 @@ func decodeBench(raw json.RawMessage, tool string) (*Bench, error) {
 	return nil, fmt.Errorf("benchmark result: unknown tool %q", head.Tool)
 }
 
-func sysbenchBench(d *sysbenchDoc) *Bench {
+// sysbenchBench reads a sysbench result; merged: several clients' (their
+// intervals say whether every client reported for them).
+func sysbenchBench(d *bench.Merged, merged bool) *Bench {
 	b := &Bench{Tool: "sysbench", Version: d.Version, Complete: d.Complete, rates: map[string]rate{},
-		Errors: fl(d.Errors), Pctl: d.Percentile, LatAvg: nan(), LatPct: nan(), LatMax: nan(), DurationS: fl(d.DurationS),
+		Errors: float64(d.Errors), Pctl: d.Percentile, LatAvg: nan(), LatPct: nan(), LatMax: nan(), DurationS: printed(d.DurationS),
 		IntervalsDropped: d.IntervalsDropped, openLoop: d.RateLimited}
 	if !d.Complete {
 		b.Errors = nan() // an incomplete report's zero counts are not measurements
 	}
-	if d.LatencyMS != nil {
-		b.LatAvg, b.LatMax = fl(d.LatencyMS["avg"]), fl(d.LatencyMS["max"])
-		if d.Percentile > 0 {
-			b.LatPct = fl(d.LatencyMS["p"+strconv.Itoa(d.Percentile)])
-		}
+	b.LatAvg, b.LatMax = printed(d.LatencyMS.Avg), printed(d.LatencyMS.Max)
+	if d.Percentile > 0 && d.LatencyMS.Percentile == d.Percentile {
+		b.LatPct = printed(d.LatencyMS.Pct)
 	}
 	final := func(v float64) float64 {
 		if !d.Complete {
@@ -136,7 +87,7 @@ func sysbenchBench(d *sysbenchDoc) *Bench {
 	}
 	var tps, qps, writes []Point
 	for _, iv := range d.Intervals {
-		if iv.Complete != nil && !*iv.Complete {
+		if merged && !iv.Complete {
 			// A sum over fewer clients than ran understates the rate: the
 			// clients' last slot, when one of them did not print its last
 			// interval, read 1,848 tps beside 3,600 from both on the lab.
@@ -144,45 +95,46 @@ func sysbenchBench(d *sysbenchDoc) *Bench {
 			// window with it.
 			continue
 		}
-		tps = append(tps, Point{iv.T, fl(iv.TPS)})
-		q := fl(iv.QPS)
-		if iv.QPS == nil { // legacy lines print r/w/o only
+		t := float64(iv.T)
+		tps = append(tps, Point{t, printed(iv.TPS)})
+		q := printed(iv.QPS)
+		if !iv.QPS.IsSet() { // legacy lines print r/w/o only
 			q = sum(iv.Reads, iv.Writes, iv.Others)
 		}
-		qps = append(qps, Point{iv.T, q})
-		writes = append(writes, Point{iv.T, fl(iv.Writes)})
-		b.LatSeries = append(b.LatSeries, Point{iv.T, fl(iv.LatMS)})
-		b.threads = append(b.threads, Point{iv.T, fl(iv.Threads)})
+		qps = append(qps, Point{t, q})
+		writes = append(writes, Point{t, printed(iv.Writes)})
+		b.LatSeries = append(b.LatSeries, Point{t, printed(iv.LatMS)})
+		b.threads = append(b.threads, Point{t, float64(iv.Threads)})
 	}
 	if d.Transactions > 0 || (!d.Complete && anyPositive(tps)) {
-		b.rates[metricTPS] = rate{Final: final(fl(d.TPS)), Series: tps}
+		b.rates[metricTPS] = rate{Final: final(printed(d.TPS)), Series: tps}
 	}
-	b.rates[metricQueries] = rate{Final: final(fl(d.QPS)), Series: qps}
+	b.rates[metricQueries] = rate{Final: final(printed(d.QPS)), Series: qps}
 	writeOnly := d.Reads == 0 && (d.Writes > 0 || (!d.Complete && anyPositive(writes)))
 	if writeOnly {
 		// With no "other" statements every query is a write, so the
 		// printed qps is the printed writes/s.
-		w := fl(d.QPS)
+		w := printed(d.QPS)
 		if d.Others > 0 {
-			w = float64(d.Writes) / fl(d.DurationS)
+			w = float64(d.Writes) / printed(d.DurationS)
 		}
 		b.rates[metricWrites] = rate{Final: final(w), Series: writes}
 	}
 	return b
 }
 
-func slapBench(blocks []slapBlock) *Bench {
+func slapBench(blocks bench.Mysqlslap) *Bench {
 	b := &Bench{Tool: "mysqlslap", Complete: len(blocks) > 0, rates: map[string]rate{},
 		LatAvg: nan(), LatPct: nan(), LatMax: nan(), Errors: nan(), DurationS: nan()}
 	// Every block is one concurrency level run `iterations` times; its
 	// average time covers clients x queries_per_client queries.
 	queries, secs := 0.0, 0.0
 	for _, blk := range blocks {
-		if blk.AvgS == nil || *blk.AvgS <= 0 {
+		if !blk.AvgS.IsSet() || blk.AvgS.Float64() <= 0 {
 			return b
 		}
 		queries += float64(blk.Clients * blk.QueriesPerClient)
-		secs += *blk.AvgS
+		secs += blk.AvgS.Float64()
 	}
 	if secs > 0 {
 		b.rates[metricSeconds] = rate{Final: secs}
@@ -196,24 +148,24 @@ func slapBench(blocks []slapBlock) *Bench {
 	return b
 }
 
-func dbInsertBench(d *dbInsertDoc) *Bench {
+func dbInsertBench(d *bench.DBInsert) *Bench {
 	b := &Bench{Tool: "db-insert", Complete: d.Complete, rates: map[string]rate{},
 		LatAvg: nan(), LatPct: nan(), LatMax: nan(), Errors: nan(), DurationS: nan()}
 	var series []Point
 	for _, bt := range d.Batches {
 		// A batch inserts batch_size rows in each half it ran.
 		rows, secs := 0.0, 0.0
-		for _, half := range []*float64{bt.SerialS, bt.RandomS} {
-			if half != nil {
+		for _, half := range []bench.Number{bt.SerialS, bt.RandomS} {
+			if half.IsSet() {
 				rows += float64(d.BatchSize)
-				secs += *half
+				secs += half.Float64()
 			}
 		}
-		if secs > 0 && bt.CumulativeS != nil {
-			series = append(series, Point{*bt.CumulativeS, rows / secs})
+		if secs > 0 && bt.CumulativeS.IsSet() {
+			series = append(series, Point{bt.CumulativeS.Float64(), rows / secs})
 		}
 	}
-	f := fl(d.Rate)
+	f := printed(d.Rate)
 	if !d.Complete {
 		f = nan()
 	}
@@ -244,12 +196,20 @@ func chooseMetric(runs []*Run) string {
 	return metricQueries
 }
 
-// sum adds the non-null values; NaN when all are null.
-func sum(vs ...*float64) float64 {
+// printed is a printed figure, NaN when it was not printed.
+func printed(n bench.Number) float64 {
+	if !n.IsSet() {
+		return math.NaN()
+	}
+	return n.Float64()
+}
+
+// sum adds the printed values; NaN when none was printed.
+func sum(vs ...bench.Number) float64 {
 	s, n := 0.0, 0
 	for _, v := range vs {
-		if v != nil {
-			s += *v
+		if v.IsSet() {
+			s += v.Float64()
 			n++
 		}
 	}

@@ -93,7 +93,7 @@ func (t *Table) clusters() []string {
 // (ratio within each cluster, combined across them): ratio, test and
 // verdict then say what the design supports. With one cluster the table
 // is left exactly as compare made it.
-func (t *Table) compareBlocked(warmupS float64, design *ClusterDesign, noEffect map[string]string) {
+func (t *Table) compareBlocked(design *ClusterDesign, noEffect map[string]string) {
 	clusters := t.clusters()
 	if t.Baseline == nil {
 		return

@@ -162,10 +162,10 @@ func Build(in *Input, opts Options) (*Report, error) {
 		t.Until, t.Skipped = in.Until, in.Skipped
 		t.setWindows(opts.WarmupS != nil || in.WarmupS != nil, rep.WarmupS, rep.WarmupFrom)
 		t.Headline = opts.Headline
-		t.compare(baseline, rep.WarmupS, in.NoEffect)
+		t.compare(baseline, in.NoEffect)
 		t.lintFairness()
 		t.Why = t.buildWhy()
-		t.compareBlocked(rep.WarmupS, in.Design, in.NoEffect)
+		t.compareBlocked(in.Design, in.NoEffect)
 		plots, err := t.plots(t.warmupLine())
 		if err != nil {
 			return nil, fmt.Errorf("%s: plots: %w", t.Workload, err)
@@ -293,9 +293,9 @@ func (rep *Report) labels() []string {
 
 // compare computes each group's figures and compares them with the
 // baseline group's.
-func (t *Table) compare(baseline string, warmupS float64, noEffect map[string]string) {
+func (t *Table) compare(baseline string, noEffect map[string]string) {
 	for _, g := range t.Groups {
-		t.describe(g, warmupS)
+		t.describe(g)
 	}
 	t.Baseline = t.group(baseline)
 	if t.Baseline == nil {
@@ -305,7 +305,8 @@ func (t *Table) compare(baseline string, warmupS float64, noEffect map[string]st
 		}
 	}
 	b := t.Baseline
-	var tested []*Group
+	var judged []*Group
+	var cs []stats.Comparison
 	for _, g := range t.Groups {
 		if g == b {
 			continue
@@ -317,16 +318,19 @@ func (t *Table) compare(baseline string, warmupS float64, noEffect map[string]st
 		case b.Rate.Mean == 0:
 			g.Ratio, g.TestErr = math.NaN(), stats.ErrZeroBaseline
 		default:
-			if tt, err := Welch(g.Steady, b.Steady); err != nil {
-				g.TestErr = err
-			} else {
-				g.Test = &tt
-				tested = append(tested, g)
-			}
+			judged = append(judged, g)
+			cs = append(cs, stats.Comparison{Label: g.Label + "/" + b.Label, Other: g.Steady, Base: b.Steady})
 		}
 		g.NoEffect = ignoredKnobs(b, g, noEffect)
 	}
-	holm(tested, t.familyAlpha())
+	// The one judge (stats.Rule.Evaluate): Welch's test, Holm's step-down
+	// over the table's comparisons against its baseline (so that several
+	// configurations compared with one baseline keep a 5% chance in all
+	// of one false "significant"; seven at 5% each had about 30%), and
+	// Fieller's interval at each one's Holm level.
+	for i, s := range t.rule().Evaluate(t.round(), cs) {
+		judged[i].take(s)
+	}
 	for _, g := range t.Groups {
 		if g == b {
 			continue
@@ -336,23 +340,8 @@ func (t *Table) compare(baseline string, warmupS float64, noEffect map[string]st
 	}
 }
 
-// holm decides the tested comparisons of one table against its baseline
-// together: Holm's step-down (stats.Holm) sets the level each is decided
-// and its interval printed at, so that several configurations compared
-// with one baseline keep a 5% chance in all of one false "significant"
-// (seven at 5% each had about 30%).
-func holm(gs []*Group, alpha float64) {
-	ps := make([]float64, len(gs))
-	for i, g := range gs {
-		ps[i] = g.Test.P
-	}
-	for i, d := range stats.Holm(ps, alpha) {
-		gs[i].Test.Level, gs[i].Test.M = d.Alpha, d.M
-	}
-}
-
 // describe computes a group's statistics over its runs that ended ok.
-func (t *Table) describe(g *Group, warmupS float64) {
+func (t *Table) describe(g *Group) {
 	var lavg, lpct, lmax, lwin, lwinAvg, tbl, ddir []float64
 	g.Errors, g.FallbackS, g.NoTx, g.MaxLagS, g.MaxLagTx = nan(), nan(), nan(), nan(), nan()
 	for _, r := range g.Runs {

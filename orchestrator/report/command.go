@@ -4,10 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
-	"github.com/orch-bench/orch/orchestrator/rundir"
+	"github.com/orch-bench/orch/orchestrator/runs"
+	"github.com/orch-bench/orch/orchestrator/schema"
 )
 
 // Request is `orch report`: the inputs and how to compare and write them.
@@ -50,9 +50,9 @@ func Answer(req Request, w io.Writer) error {
 	}
 	inputs := req.Inputs
 	if len(inputs) == 0 && len(req.Options.Labels) == 0 {
-		latest := filepath.Join(req.Root, rundir.LatestLink)
-		if _, err := os.Stat(latest); err != nil {
-			return bad("no %s to report on: give a run or matrix directory, or orch parse output", latest)
+		latest, err := runs.Latest(req.Root)
+		if err != nil {
+			return bad("no %s to report on: give a run or matrix directory, or orch parse output", filepath.Join(req.Root, schema.LatestLink))
 		}
 		inputs = []string{latest}
 	}

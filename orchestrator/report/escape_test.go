@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/orch-bench/orch/orchestrator/rundir"
+	"github.com/orch-bench/orch/orchestrator/schema"
 )
 
 // hostileLabel would run as a formula in a spreadsheet and as script or
@@ -115,7 +115,7 @@ func TestHostileNamesAreInert(t *testing.T) {
 
 // hostilize gives the matrix copied to dir hostile names: slave1 becomes
 // hostileHost in every file's text and, as the run directory writes it
-// (rundir.Sanitize), in every path; the inventory's name becomes
+// (schema.Sanitize), in every path; the inventory's name becomes
 // hostileCluster and every server version hostileVersion. A line that
 // would end a markdown code fence, then a tag, is added to the host's
 // config in the runs after the first (the baseline), whose diff report.md
@@ -154,7 +154,7 @@ func hostilize(t *testing.T, dir string) {
 	}
 	for _, p := range paths {
 		rel, _ := filepath.Rel(dir, p)
-		if to := strings.ReplaceAll(rel, "slave1", rundir.Sanitize(hostileHost)); to != rel {
+		if to := strings.ReplaceAll(rel, "slave1", schema.Sanitize(hostileHost)); to != rel {
 			if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, to)), 0o755); err != nil {
 				t.Fatal(err)
 			}

@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/orch-bench/orch/orchestrator/rundir"
+	"github.com/orch-bench/orch/orchestrator/schema"
 )
 
 // factOrder lists the host facts shown first, in this order; the others
@@ -34,7 +34,7 @@ func readEvidence(dir string, man *manifestDoc, roles map[string]string) (*Evide
 	for _, host := range sortedKeys(man.HostFacts) {
 		hf, err := facts(host, man.HostFacts[host])
 		if err != nil {
-			return nil, fmt.Errorf("%s: %s: host_facts: %w", dir, rundir.FileManifest, err)
+			return nil, fmt.Errorf("%s: %s: host_facts: %w", dir, schema.FileManifest, err)
 		}
 		ev.Facts = append(ev.Facts, hf)
 	}
@@ -47,11 +47,11 @@ func readEvidence(dir string, man *manifestDoc, roles map[string]string) (*Evide
 			continue
 		}
 		host := e.Name()
-		cnf, err := readLines(filepath.Join(dir, rundir.HostFile(host, rundir.HostConfig)))
+		cnf, err := readLines(filepath.Join(dir, schema.HostFile(host, schema.HostConfig)))
 		if err != nil {
 			return nil, err
 		}
-		vars, err := readLines(filepath.Join(dir, rundir.HostFile(host, rundir.HostVariablesBefore)))
+		vars, err := readLines(filepath.Join(dir, schema.HostFile(host, schema.HostVariablesBefore)))
 		if err != nil {
 			return nil, err
 		}

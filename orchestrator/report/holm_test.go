@@ -3,9 +3,12 @@ package report
 import (
 	"strings"
 	"testing"
+
+	"github.com/orch-bench/orch/orchestrator/stats"
 )
 
-// Two configurations against one baseline: Holm decides them together.
+// Two configurations against one baseline: the judge (Holm) decides them
+// together.
 // Alone, "edge" would be significant (p = 0.033 < 0.05); as the larger
 // p of two it is held to 0.05/1 only if the smaller one was rejected at
 // 0.05/2, which it is, so edge's level is 0.05 and stays significant;
@@ -20,17 +23,19 @@ func TestHolmAcrossConfigurations(t *testing.T) {
 	decide := func(others ...[]float64) []*Group {
 		b := armGroup("base", base...)
 		var gs []*Group
+		var cs []stats.Comparison
 		for i, xs := range others {
 			g := armGroup([]string{"strong", "edge", "weak"}[i], xs...)
-			tt, err := Welch(g.Steady, b.Steady)
-			if err != nil {
-				t.Fatal(err)
-			}
-			g.Test = &tt
 			g.Ratio = g.Rate.Mean / b.Rate.Mean
 			gs = append(gs, g)
+			cs = append(cs, stats.Comparison{Label: g.Label, Other: g.Steady, Base: b.Steady})
 		}
-		holm(gs, Alpha)
+		for i, s := range (stats.Rule{Alpha: Alpha}).Evaluate(0, cs) {
+			gs[i].take(s)
+			if gs[i].Test == nil {
+				t.Fatal(s.Err)
+			}
+		}
 		for _, g := range gs {
 			g.compareWith(b)
 			if g.RatioCI == nil {

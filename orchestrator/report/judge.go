@@ -17,20 +17,52 @@ type untilDoc struct {
 	round int
 }
 
-// familyAlpha is the level a table's comparisons are decided at together
-// (Holm over them): Alpha, or under a significance rule the share of Alpha
-// its round spends (stats.Rule.Level), the first round's share for a
-// matrix stopped before its first judged round.
-func (t *Table) familyAlpha() float64 {
+// rule is the table's stopping rule as stats applies it: the matrix's,
+// or significance at Alpha for a table without one.
+func (t *Table) rule() stats.Rule {
+	if t.Until == nil {
+		return stats.Rule{Alpha: Alpha}
+	}
+	return stats.RuleOf(&t.Until.Until)
+}
+
+// round is the round the table's comparisons are judged at (it sets a
+// significance rule's level, stats.Rule.Level): the round being judged,
+// or the last judged, and at least the rule's first judged round (a
+// matrix stopped before its first judged round).
+func (t *Table) round() int {
 	u := t.Until
-	if u == nil || u.Goal != stats.GoalSignificant {
-		return Alpha
+	if u == nil {
+		return 0
 	}
 	k := u.round
 	if k == 0 {
 		k = u.Judged
 	}
-	return u.Rule().Level(max(k, u.MinRounds))
+	return max(k, u.MinRounds)
+}
+
+// familyAlpha is the level a table's comparisons are decided at together
+// (Holm over them): Alpha, or under a significance rule the share of Alpha
+// its round spends (stats.Rule.Level).
+func (t *Table) familyAlpha() float64 { return t.rule().Level(t.round()) }
+
+// take sets g's test, interval and status from the judge's status s.
+func (g *Group) take(s stats.Status) {
+	g.judged = &s
+	if s.Welch == nil {
+		g.TestErr = s.Err
+		return
+	}
+	g.Test = &TTest{T: s.Welch.T, DF: s.Welch.DF, P: s.Welch.P, Level: s.Decision.Alpha, M: s.Decision.M}
+	switch {
+	case s.Err != nil:
+		g.RatioCIErr = s.Err
+	case s.Interval.Unbounded:
+		g.RatioCIErr = ErrUnbounded
+	default:
+		g.RatioCI = &RatioCI{Low: s.Interval.Low, High: s.Interval.High, Level: s.Interval.Alpha}
+	}
 }
 
 // JudgeMatrix is how a matrix with a stopping rule judges itself after a
@@ -70,33 +102,24 @@ func (t *Table) statuses(u *untilDoc) []stats.Status {
 	return out
 }
 
-// status is the group's comparison with the baseline b: its ratio, its
-// interval at its Holm level, and what that says under the rule u (nil:
-// significance only).
+// status is the group's comparison with the baseline b as the judge
+// decided it (take); a comparison the judge could not test (no runs, one
+// run, no variation) is not comparable, or what its interval at Alpha says
+// when it has one (no variation: the ratio itself).
 func (g *Group) status(b *Group, u *untilDoc) stats.Status {
+	if g.judged != nil {
+		return *g.judged
+	}
 	s := stats.Status{Label: g.Label + "/" + b.Label, N: g.Rate.N, NBase: b.Rate.N, Ratio: g.Ratio,
 		HalfWidth: math.Inf(1), Outcome: stats.NotComparable, Err: g.TestErr}
-	if g.Test != nil {
-		s.Decision = stats.Decision{P: g.Test.P, Alpha: g.Test.level(), Significant: g.Test.Significant(), M: g.Test.M}
-	}
 	rule := stats.Rule{Alpha: Alpha}
 	if u != nil {
-		rule = u.Rule()
+		rule = stats.RuleOf(&u.Until)
 	}
-	switch {
-	case g.RatioCI != nil:
+	if g.RatioCI != nil {
 		s.Interval = stats.Interval{Low: g.RatioCI.Low, High: g.RatioCI.High, Alpha: g.RatioCI.Level}
 		s.HalfWidth = s.Interval.HalfWidth(g.Ratio)
-		s.Outcome = rule.Outcome(s.Interval, g.Test != nil && g.Test.Significant())
-	case g.RatioCIErr != nil && s.Err == nil:
-		s.Err = g.RatioCIErr
-		if g.RatioCIErr == ErrUnbounded {
-			// The size of the ratio is not pinned, its side of 1 may be:
-			// significant is different (as the verdict says), and no band
-			// holds an unbounded interval.
-			s.Interval = stats.Interval{Low: math.Inf(-1), High: math.Inf(1), Unbounded: true}
-			s.Outcome = rule.Outcome(s.Interval, g.Test != nil && g.Test.Significant())
-		}
+		s.Outcome = rule.Outcome(s.Interval, false)
 	}
 	return s
 }

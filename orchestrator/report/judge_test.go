@@ -133,37 +133,16 @@ func TestNoiseCV(t *testing.T) {
 	}
 }
 
-// An unbounded interval pins the ratio's side of 1, not its size: a
-// significant comparison is "different" for the rule as for the verdict,
-// and no equivalence band can hold it.
-func TestUnboundedButSignificant(t *testing.T) {
-	base := &Group{Label: "a"}
-	g := &Group{Label: "b", Ratio: 3.4, Test: &TTest{P: 0.0036, Level: 0.0216, M: 1}}
-	g.RatioCIErr = ErrUnbounded
-	sig := &untilDoc{Until: schema.Until{Goal: stats.GoalSignificant, MinRounds: 3, MaxRounds: 5, Judged: 5}}
-	if s := g.status(base, sig); s.Outcome != stats.Different || !s.Interval.Unbounded {
-		t.Errorf("significant, unbounded: %+v", s)
-	}
-	band := &untilDoc{Until: schema.Until{Precision: 0.1, MinRounds: 3, MaxRounds: 5, Equivalence: 0.1}}
-	if s := g.status(base, band); s.Outcome != stats.Unresolved {
-		t.Errorf("with a ±10%% band: %s", s.Outcome)
-	}
-	g.Test.P = 0.04
-	if s := g.status(base, sig); s.Outcome != stats.NoDifference {
-		t.Errorf("p above the level: %s", s.Outcome)
-	}
-}
-
 // Under a significance rule a table decides at its round's share of the
 // 5%, the same level the rule judged that round at.
 func TestSignificanceRuleLevel(t *testing.T) {
 	u := &untilDoc{Until: schema.Until{Goal: stats.GoalSignificant, MinRounds: 3, MaxRounds: 5, Judged: 4}}
 	tb := &Table{Until: u}
-	if got, want := tb.familyAlpha(), u.Rule().Level(4); got != want || got >= Alpha {
+	if got, want := tb.familyAlpha(), stats.RuleOf(&u.Until).Level(4); got != want || got >= Alpha {
 		t.Errorf("report level %v, rule's round-4 level %v", got, want)
 	}
 	u.round = 5
-	if got := tb.familyAlpha(); got != u.Rule().Level(5) {
+	if got := tb.familyAlpha(); got != stats.RuleOf(&u.Until).Level(5) {
 		t.Errorf("judging round 5 at %v", got)
 	}
 	if got := (&Table{Until: &untilDoc{Until: schema.Until{Precision: 0.1, MinRounds: 3, MaxRounds: 5, Judged: 4}}}).familyAlpha(); got != Alpha {

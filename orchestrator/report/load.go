@@ -14,11 +14,11 @@ import (
 	"time"
 
 	"github.com/orch-bench/orch/orchestrator/bench"
-	"github.com/orch-bench/orch/orchestrator/rundir"
+	"github.com/orch-bench/orch/orchestrator/schema"
 )
 
 // FileMatrix is the plan and state file of a matrix directory.
-const FileMatrix = "matrix.json"
+const FileMatrix = schema.FileMatrix
 
 // Input is what the report is built from: runs in input order, and what
 // the matrices among the inputs say about them.
@@ -150,7 +150,7 @@ func (in *Input) load(p string) ([]*Run, string, error) {
 			runs, err := in.loadMatrix(real)
 			return runs, real, err
 		}
-		if exists(filepath.Join(real, rundir.FileResults)) || exists(filepath.Join(real, rundir.FileManifest)) {
+		if exists(filepath.Join(real, schema.FileResults)) || exists(filepath.Join(real, schema.FileManifest)) {
 			r, err := readRunDir(real)
 			if err != nil {
 				return nil, "", err
@@ -167,7 +167,7 @@ func (in *Input) load(p string) ([]*Run, string, error) {
 		dir := filepath.Dir(real)
 		runs, err := in.loadMatrix(dir)
 		return runs, dir, err
-	case rundir.FileResults, rundir.FileManifest:
+	case schema.FileResults, schema.FileManifest:
 		dir := filepath.Dir(real)
 		r, err := readRunDir(dir)
 		if err != nil {

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/orch-bench/orch/orchestrator/rundir"
+	"github.com/orch-bench/orch/orchestrator/schema"
 )
 
 // LabelGlob is `--label NAME=GLOB`: every input the glob matches is one
@@ -66,7 +66,7 @@ func loadFolder(dir string) ([]*Run, error) {
 		switch {
 		case st.IsDir() && exists(filepath.Join(p, FileMatrix)):
 			return nil, &InputError{Path: p, Err: errors.New("a matrix inside a folder of repetitions: give the matrix on its own")}
-		case st.IsDir() && (exists(filepath.Join(p, rundir.FileResults)) || exists(filepath.Join(p, rundir.FileManifest))):
+		case st.IsDir() && (exists(filepath.Join(p, schema.FileResults)) || exists(filepath.Join(p, schema.FileManifest))):
 			r, err := readRunDir(p)
 			if err != nil {
 				return nil, &InputError{Path: p, Err: err}
@@ -74,7 +74,7 @@ func loadFolder(dir string) ([]*Run, error) {
 			got = []*Run{r}
 		case st.IsDir():
 			return nil, &InputError{Path: p, Err: fmt.Errorf("a folder inside the folder of repetitions %s, neither a run directory (%s, %s) nor a log",
-				dir, rundir.FileResults, rundir.FileManifest)}
+				dir, schema.FileResults, schema.FileManifest)}
 		case setupLog(name):
 			continue
 		default:
@@ -89,7 +89,7 @@ func loadFolder(dir string) ([]*Run, error) {
 	}
 	if len(runs) == 0 {
 		return nil, fmt.Errorf("no benchmark logs or run directories in it (a folder is one configuration, its files the repetitions; a matrix needs %s, a run directory %s)",
-			FileMatrix, rundir.FileResults)
+			FileMatrix, schema.FileResults)
 	}
 	return runs, nil
 }

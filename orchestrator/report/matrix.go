@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/orch-bench/orch/orchestrator/runs"
 	"github.com/orch-bench/orch/orchestrator/schema"
 	"path/filepath"
 	"strings"
@@ -32,10 +33,7 @@ func (in *Input) loadMatrix(dir string) ([]*Run, error) {
 	in.AllowMixed = in.AllowMixed || m.AllowMixed
 	if m.NoiseFloor != "" && in.NoiseFloor == "" {
 		// A name without a directory is a sibling under the runs root.
-		in.NoiseFloor = m.NoiseFloor
-		if !filepath.IsAbs(m.NoiseFloor) {
-			in.NoiseFloor = filepath.Join(filepath.Dir(dir), m.NoiseFloor)
-		}
+		in.NoiseFloor = runs.Resolve(m.NoiseFloor, dir)
 	}
 	if m.Until != nil {
 		in.Until = &untilDoc{Until: *m.Until}
@@ -74,7 +72,7 @@ func (in *Input) loadMatrix(dir string) ([]*Run, error) {
 			r.Engine = c.Engine
 		}
 		if c.State != "" {
-			r.State = c.State
+			r.State = string(c.State)
 		}
 		if c.Error != "" {
 			r.Error = c.Error

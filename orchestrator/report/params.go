@@ -8,7 +8,7 @@ import (
 	"unicode"
 
 	"github.com/orch-bench/orch/orchestrator/bench"
-	"github.com/orch-bench/orch/orchestrator/rundir"
+	"github.com/orch-bench/orch/orchestrator/schema"
 )
 
 // workloadParams reads the effective workload parameters from the
@@ -42,7 +42,7 @@ func workloadParams(raw json.RawMessage) []Param {
 		if v == nil || v == "" || strings.EqualFold(k, "engine") {
 			continue
 		}
-		out = append(out, Param{snake(k), rundir.OptionText(v)})
+		out = append(out, Param{snake(k), schema.OptionText(v)})
 	}
 	if len(w.ExtraArgs) > 0 {
 		out = append(out, Param{"extra_args", strings.Join(w.ExtraArgs, " ")})
@@ -75,7 +75,7 @@ func snake(s string) string {
 
 // topologyText describes the cluster a run ran on: "master + 2 slaves,
 // semi-sync on". Without an inventory it is "".
-func topologyText(hosts []rundir.InventoryHost, monitored, semiSync bool) string {
+func topologyText(hosts []schema.InventoryHost, monitored, semiSync bool) string {
 	masters, slaves := 0, 0
 	for _, h := range hosts {
 		switch h.Role {

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/orch-bench/orch/orchestrator/rundir"
+	"github.com/orch-bench/orch/orchestrator/schema"
 )
 
 // Replica is what one slave did during a run, from its monitor time series
@@ -94,7 +94,7 @@ func (f ReplicaFigures) KeptUp() bool {
 // readReplicas reads each slave's series and the master's, on the load's
 // clock (offset: the load's start on the monitors' clock).
 func readReplicas(dir string, roles map[string]string, catchUp map[string]catchUpDoc, offset float64) ([]Replica, *series, error) {
-	files, err := filepath.Glob(filepath.Join(dir, filepath.Dir(rundir.TimeseriesMySQL("x")), "*-mysql.csv"))
+	files, err := filepath.Glob(filepath.Join(dir, filepath.Dir(schema.TimeseriesMySQL("x")), "*-mysql.csv"))
 	if err != nil {
 		return nil, nil, err
 	}

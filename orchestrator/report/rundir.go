@@ -12,14 +12,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/orch-bench/orch/orchestrator/dataset"
-	"github.com/orch-bench/orch/orchestrator/rundir"
 	"github.com/orch-bench/orch/orchestrator/schema"
 )
 
 // manifestDoc is manifest.json as the runner writes it: the shared type
 // (why.go reads it under this name).
-type manifestDoc = rundir.Manifest
+type manifestDoc = schema.Manifest
 
 // readRunDir reads one run directory. A run without results.json (still
 // running, or failed before the benchmark) is returned without figures.
@@ -27,11 +25,11 @@ func readRunDir(dir string) (*Run, error) {
 	r := &Run{ID: filepath.Base(dir), Source: dir, Dir: dir, Health: emptyHealth()}
 	r.Label = r.ID
 	var man manifestDoc
-	haveMan, err := readJSON(filepath.Join(dir, rundir.FileManifest), &man)
+	haveMan, err := readJSON(filepath.Join(dir, schema.FileManifest), &man)
 	if err != nil {
 		return nil, err
 	}
-	res, haveRes, err := schema.ReadResults(filepath.Join(dir, rundir.FileResults))
+	res, haveRes, err := schema.ReadResults(filepath.Join(dir, schema.FileResults))
 	if err != nil {
 		return nil, err
 	}
@@ -39,7 +37,7 @@ func readRunDir(dir string) (*Run, error) {
 		res = &schema.Results{}
 	}
 	if !haveMan && !haveRes {
-		return nil, fmt.Errorf("%s: neither %s nor %s: not a run directory", dir, rundir.FileManifest, rundir.FileResults)
+		return nil, fmt.Errorf("%s: neither %s nor %s: not a run directory", dir, schema.FileManifest, schema.FileResults)
 	}
 	r.State, r.Error, r.Engine, r.Workload = string(man.Status), man.Error, man.Engine, workloadName(man.Workload)
 	for _, k := range sortedKeys(man.Knobs) {
@@ -56,7 +54,7 @@ func readRunDir(dir string) (*Run, error) {
 		// A benchmark this report cannot read leaves the run without
 		// figures rather than failing the whole report.
 		if r.Bench, err = decodeBench(res.Benchmark.JSON(), res.Tool); err != nil {
-			r.Bench, r.Error = nil, rundir.FileResults+": "+err.Error()
+			r.Bench, r.Error = nil, schema.FileResults+": "+err.Error()
 		}
 		if r.Bench != nil && r.Tool == "" {
 			r.Tool = r.Bench.Tool
@@ -70,13 +68,13 @@ func readRunDir(dir string) (*Run, error) {
 			r.Instruments = instrumentsText(in.Monitors, in.Stacks, in.StacksIn)
 		}
 	} else if r.State == stateOK {
-		r.State = "ok, but no " + rundir.FileResults
+		r.State = "ok, but no " + schema.FileResults
 	}
 	start := man.Start
 	if res.Monitor != nil && !res.Monitor.Start.IsZero() {
 		start = res.Monitor.Start
 	}
-	events, err := readEvents(filepath.Join(dir, rundir.FileEvents))
+	events, err := readEvents(filepath.Join(dir, schema.FileEvents))
 	if err != nil {
 		return nil, err
 	}
@@ -146,7 +144,7 @@ func emptyHealth() Health {
 }
 
 // catchUpFrom is the report's view of one slave's catch-up wait.
-func catchUpFrom(s dataset.SlaveCatchUp) catchUpDoc {
+func catchUpFrom(s schema.SlaveCatchUp) catchUpDoc {
 	cu := catchUpDoc{Host: s.Host, WaitedNS: int64(s.Waited), CaughtUp: s.CaughtUp, BehindTx: s.BehindAtWaitTx}
 	if s.CatchUpNs != nil {
 		ns := int64(*s.CatchUpNs)
@@ -157,7 +155,7 @@ func catchUpFrom(s dataset.SlaveCatchUp) catchUpDoc {
 
 // masterName is the inventory's master ("master" when the manifest names
 // none): results.json's sizes are by host name.
-func masterName(hosts []rundir.InventoryHost) string {
+func masterName(hosts []schema.InventoryHost) string {
 	for _, h := range hosts {
 		if h.Role == "master" {
 			return h.Name

@@ -43,11 +43,12 @@ func (t TTest) level() float64 {
 	return Alpha
 }
 
-// Errors of Welch for samples it cannot test.
+// Errors of Welch for samples it cannot test (stats', which the judge
+// returns).
 var (
-	ErrNoRuns     = errors.New("n/a (no run ended ok)")
-	ErrTooFew     = errors.New("n/a (one run)")
-	ErrNoVariance = errors.New("n/a (no variation in either sample)")
+	ErrNoRuns     = stats.ErrNoRuns
+	ErrTooFew     = stats.ErrTooFew
+	ErrNoVariance = stats.ErrNoVariance
 )
 
 // Welch runs Welch's two-sided t-test of mean(a) = mean(b) (stats.Welch),

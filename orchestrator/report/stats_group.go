@@ -19,6 +19,9 @@ type Stats struct {
 	// RatioCI is Fieller's 95% interval of Ratio (nil: RatioCIErr says why).
 	RatioCI    *RatioCI
 	RatioCIErr error
+	// judged is the judge's status of the comparison (stats.Rule.Evaluate,
+	// Table.compare); nil for the baseline and a comparison without runs.
+	judged *stats.Status
 	// UTest is the Mann-Whitney test against the baseline, with at least
 	// MinMannWhitney runs on both sides.
 	UTest *UTest
@@ -172,12 +175,17 @@ func (g *Group) compareWith(b *Group) {
 	if g.Test != nil {
 		level = g.Test.level()
 	}
-	if g.TestErr != nil && errors.Is(g.TestErr, stats.ErrZeroBaseline) {
+	switch {
+	case g.judged != nil && g.Test != nil:
+		// The judge's interval (take).
+	case g.TestErr != nil && errors.Is(g.TestErr, stats.ErrZeroBaseline):
 		g.RatioCIErr = g.TestErr
-	} else if ci, err := FiellerAt(g.Steady, b.Steady, level); err == nil {
-		g.RatioCI = &ci
-	} else {
-		g.RatioCIErr = err
+	default:
+		if ci, err := FiellerAt(g.Steady, b.Steady, level); err == nil {
+			g.RatioCI = &ci
+		} else {
+			g.RatioCIErr = err
+		}
 	}
 	if len(finite(g.Steady)) >= MinMannWhitney && len(finite(b.Steady)) >= MinMannWhitney {
 		if u, err := MannWhitney(g.Steady, b.Steady); err == nil {

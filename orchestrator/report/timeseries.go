@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/orch-bench/orch/orchestrator/rundir"
+	"github.com/orch-bench/orch/orchestrator/schema"
 )
 
 // readLag reads the slaves' timeseries/<host>-mysql.csv files and returns
@@ -15,7 +15,7 @@ import (
 // on a slave whose link is down. roles may be empty (older manifests): then
 // every file with lag_tx values counts, which only slaves fill.
 func readLag(dir string, roles map[string]string) ([]Point, error) {
-	files, err := filepath.Glob(filepath.Join(dir, filepath.Dir(rundir.TimeseriesMySQL("x")), "*-mysql.csv"))
+	files, err := filepath.Glob(filepath.Join(dir, filepath.Dir(schema.TimeseriesMySQL("x")), "*-mysql.csv"))
 	if err != nil {
 		return nil, err
 	}

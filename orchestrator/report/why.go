@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/orch-bench/orch/orchestrator/flavor"
-	"github.com/orch-bench/orch/orchestrator/rundir"
+	"github.com/orch-bench/orch/orchestrator/schema"
 	"github.com/orch-bench/orch/orchestrator/stacks"
 )
 
@@ -126,16 +126,16 @@ func readRunWhy(dir string, w Window, offset, latUs float64) (*runWhy, error) {
 		return nil, nil
 	}
 	var man manifestDoc
-	if _, err := readJSON(filepath.Join(dir, rundir.FileManifest), &man); err != nil {
+	if _, err := readJSON(filepath.Join(dir, schema.FileManifest), &man); err != nil {
 		return nil, err
 	}
 	out := &runWhy{}
 	for _, h := range man.Inventory.Hosts {
-		my, err := readSeries(filepath.Join(dir, rundir.TimeseriesMySQL(h.Name)))
+		my, err := readSeries(filepath.Join(dir, schema.TimeseriesMySQL(h.Name)))
 		if err != nil {
 			return nil, err
 		}
-		osr, err := readSeries(filepath.Join(dir, rundir.TimeseriesOS(h.Name)))
+		osr, err := readSeries(filepath.Join(dir, schema.TimeseriesOS(h.Name)))
 		if err != nil {
 			return nil, err
 		}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 
+	"github.com/orch-bench/orch/orchestrator/schema"
 	"github.com/orch-bench/orch/orchestrator/stacks"
 )
 
@@ -16,13 +17,13 @@ const FileWhy = "why.json"
 // raised when a key is renamed or changes meaning. why.json 2: the host
 // figures' keys carry their units (host_tx_per_s, *_frac).
 const (
-	WhySchemaVersion        = 2
+	WhySchemaVersion        = schema.WhyVersion
 	NoiseFloorSchemaVersion = 1
 )
 
 // whyCostJSON is a Cost in JSON: the hosts.csv names, null when not
 // measured.
-type whyCostJSON map[string]any
+type whyCostJSON = schema.WhyHost
 
 // jsonNum is a figure for JSON: null when not measured or unbounded.
 func jsonNum(f float64) any {
@@ -58,17 +59,7 @@ func costJSON(c *Cost) whyCostJSON {
 	return out
 }
 
-type whyStacksJSON struct {
-	Host       string   `json:"host"`
-	Mode       string   `json:"mode"`
-	Snapshots  int      `json:"snapshots"`
-	Samples    int      `json:"samples"`
-	MaxPauseMs *float64 `json:"max_pause_ms"`
-	Top        []struct {
-		Share  float64  `json:"share"`
-		Frames []string `json:"frames"`
-	} `json:"top"`
-}
+type whyStacksJSON = schema.WhyStacks
 
 func stacksJSON(p *stacks.Profile) whyStacksJSON {
 	out := whyStacksJSON{Host: p.Host, Mode: string(p.Mode), Snapshots: p.Snapshots, Samples: p.Samples, MaxPauseMs: p.MaxPauseMs}
@@ -77,10 +68,7 @@ func stacksJSON(p *stacks.Profile) whyStacksJSON {
 		for _, f := range s.Frames {
 			names = append(names, f.Func)
 		}
-		out.Top = append(out.Top, struct {
-			Share  float64  `json:"share"`
-			Frames []string `json:"frames"`
-		}{float64(s.Count) / float64(p.Samples), names})
+		out.Top = append(out.Top, schema.WhyStack{Share: float64(s.Count) / float64(p.Samples), Frames: names})
 	}
 	return out
 }
@@ -88,45 +76,12 @@ func stacksJSON(p *stacks.Profile) whyStacksJSON {
 // WriteWhyJSON writes why.json: per table, each configuration's means,
 // sentence, USE figures and top stacks, and each run's own host figures.
 func (rep *Report) WriteWhyJSON(w io.Writer) error {
-	type group struct {
-		Label       string                   `json:"label"`
-		Ratio       any                      `json:"ratio_vs_baseline"`
-		Sentence    string                   `json:"sentence"`
-		ClientBound bool                     `json:"client_bound"`
-		Hosts       []whyCostJSON            `json:"hosts"`
-		LoadBox     whyCostJSON              `json:"loadbox,omitempty"`   // the first load box
-		LoadBoxes   []whyCostJSON            `json:"loadboxes,omitempty"` // every one, each with its client_bound
-		Stacks      map[string]whyStacksJSON `json:"stacks,omitempty"`
-	}
-	type run struct {
-		Run   string        `json:"run"`
-		Label string        `json:"label"`
-		Hosts []whyCostJSON `json:"hosts"`
-		// Window is the run's one window: the client's seconds, how its
-		// start was decided, the seconds left out for instruments and the
-		// clock shift of the client onto the load's.
-		Window map[string]any `json:"window"`
-		Flags  []string       `json:"flags,omitempty"`
-	}
-	type table struct {
-		Workload string  `json:"workload"`
-		Baseline string  `json:"baseline"`
-		Groups   []group `json:"configurations"`
-		Runs     []run   `json:"runs"`
-		// NoiseFloor is the A/A floor this table measured or was held
-		// against (noise-floor.json has the details).
-		NoiseFloor map[string]any `json:"noise_floor,omitempty"`
-	}
-	out := struct {
-		Schema  int     `json:"schema_version"`
-		WarmupS float64 `json:"warmup_s"`
-		Tables  []table `json:"tables"`
-	}{Schema: WhySchemaVersion, WarmupS: rep.WarmupS, Tables: []table{}}
+	out := schema.Why{SchemaVersion: WhySchemaVersion, WarmupS: rep.WarmupS, Tables: []schema.WhyTable{}}
 	for _, t := range rep.Tables {
 		if t.Why == nil {
 			continue
 		}
-		tb := table{Workload: t.Workload, Baseline: t.Why.Base.Label}
+		tb := schema.WhyTable{Workload: t.Workload, Baseline: t.Why.Base.Label}
 		for _, f := range rep.Floors {
 			if f.Workload == t.Workload {
 				tb.NoiseFloor = floorJSON(f)
@@ -136,7 +91,7 @@ func (rep *Report) WriteWhyJSON(w io.Writer) error {
 			tb.NoiseFloor = floorJSON(t.Floor.Floor)
 		}
 		for _, g := range t.Why.Groups {
-			gj := group{Label: g.Label, Sentence: g.Sentence, ClientBound: g.ClientBound, LoadBox: costJSON(g.LoadBox), Stacks: map[string]whyStacksJSON{}}
+			gj := schema.WhyGroup{Label: g.Label, Sentence: g.Sentence, ClientBound: g.ClientBound, LoadBox: costJSON(g.LoadBox), Stacks: map[string]whyStacksJSON{}}
 			if !math.IsNaN(g.Ratio) {
 				gj.Ratio = g.Ratio
 			}
@@ -156,7 +111,7 @@ func (rep *Report) WriteWhyJSON(w io.Writer) error {
 			if rw == nil {
 				continue
 			}
-			rj := run{Run: r.ID, Label: r.Label, Flags: r.Flags, Window: map[string]any{"from_s": jsonNum(r.Win.FromS), "to_s": jsonNum(r.Win.ToS),
+			rj := schema.WhyRun{Run: r.ID, Label: r.Label, Flags: r.Flags, Window: map[string]any{"from_s": jsonNum(r.Win.FromS), "to_s": jsonNum(r.Win.ToS),
 				"how": r.Win.How, "excluded_s": jsonNum(r.Win.excludedS()), "client_offset_s": jsonNum(r.Win.ClientOffsetS),
 				"client_offset_how": map[bool]string{true: "load start", false: "fit"}[r.Win.LoadQuiet]}}
 			for _, c := range rw.Hosts {

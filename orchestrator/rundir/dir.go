@@ -9,11 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/orch-bench/orch/orchestrator/atomicfile"
+	"github.com/orch-bench/orch/orchestrator/runs"
 )
 
 // Permissions of what a run directory holds. Nothing in it is secret (see
@@ -28,9 +28,6 @@ const (
 	runDirPerm = 0o700
 	copyPerm   = 0o600
 )
-
-// maxNameLen keeps directory names readable and far below NAME_MAX.
-const maxNameLen = 64
 
 // Dir is one run directory. Its methods are safe for concurrent use.
 type Dir struct {
@@ -120,11 +117,11 @@ func Open(path string) (*Dir, error) {
 
 // OpenLatest opens the run root/latest points at.
 func OpenLatest(root string) (*Dir, error) {
-	d, err := Open(filepath.Join(root, LatestLink))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("no runs in %s yet (%s is missing)", root, LatestLink)
+	latest, err := runs.Latest(root)
+	if err != nil {
+		return nil, err
 	}
-	return d, err
+	return Open(latest)
 }
 
 // Path is the run directory's absolute path.
@@ -182,37 +179,4 @@ func (d *Dir) Create(rel string) (*os.File, error) {
 		return nil, fmt.Errorf("run directory: create %s: %w", rel, err)
 	}
 	return f, nil
-}
-
-// Sanitize makes name safe as one path element and readable in a listing:
-// letters, digits, '.', '_' and '-' are kept, runs of anything else become
-// one '-', leading dots and dashes go (no hidden files, no "..", no flags),
-// and it is cut to 64 bytes. An empty result is "run".
-func Sanitize(name string) string {
-	var b strings.Builder
-	dash := false
-	for _, r := range name {
-		ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-'
-		if !ok {
-			r = '-'
-		}
-		if r == '-' {
-			if dash {
-				continue
-			}
-			dash = true
-		} else {
-			dash = false
-		}
-		b.WriteRune(r)
-	}
-	s := strings.TrimLeft(b.String(), ".-")
-	if len(s) > maxNameLen {
-		s = s[:maxNameLen]
-	}
-	s = strings.TrimRight(s, "-")
-	if s == "" {
-		return "run"
-	}
-	return s
 }

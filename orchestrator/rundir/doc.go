@@ -45,57 +45,41 @@
 // is the last check over the whole directory.
 package rundir
 
-import "path"
+import "github.com/orch-bench/orch/orchestrator/schema"
 
-// Paths inside a run directory.
+// Paths inside a run directory: the layout is plain data
+// (orchestrator/schema), named here for the writers.
 const (
-	FileManifest     = "manifest.json"
-	FileResults      = "results.json"
-	FileEvents       = "events.jsonl"
-	BenchmarkPrepare = "benchmark/prepare.txt"
-	BenchmarkRun     = "benchmark/run.txt"
-	BenchmarkCleanup = "benchmark/cleanup.txt"
-
-	// BenchmarkRunMerged is where a run from several load boxes keeps its
-	// merged result (results.json's benchmark holds the same); each load
-	// box's raw output is ClientRun(host).
-	BenchmarkRunMerged = "benchmark/run.merged.json"
-
-	// LatestLink is the symlink in the root naming the newest run.
-	LatestLink = "latest"
-	// TimeLayout is how a run directory's name starts: its UTC start.
-	TimeLayout = "20060102T150405Z"
+	FileManifest          = schema.FileManifest
+	FileResults           = schema.FileResults
+	FileEvents            = schema.FileEvents
+	BenchmarkPrepare      = schema.BenchmarkPrepare
+	BenchmarkRun          = schema.BenchmarkRun
+	BenchmarkCleanup      = schema.BenchmarkCleanup
+	BenchmarkRunMerged    = schema.BenchmarkRunMerged
+	LatestLink            = schema.LatestLink
+	TimeLayout            = schema.RunTimeLayout
+	HostConfig            = schema.HostConfig
+	HostVariablesBefore   = schema.HostVariablesBefore
+	HostStatusBefore      = schema.HostStatusBefore
+	HostStatusAfter       = schema.HostStatusAfter
+	HostReplicationBefore = schema.HostReplicationBefore
+	HostReplicationAfter  = schema.HostReplicationAfter
+	HostErrorLog          = schema.HostErrorLog
+	HostSlowLog           = schema.HostSlowLog
 )
 
-// ClientRun is one load box's raw benchmark output in a run driven from
-// several load boxes at once (benchmark/run.<host>.txt); BenchmarkRun is
-// not written then, since no single client's output is the run's result.
-func ClientRun(host string) string { return "benchmark/run." + host + ".txt" }
+// ClientRun is one load box's raw output (schema.ClientRun).
+func ClientRun(host string) string { return schema.ClientRun(host) }
 
-// Files under hosts/<name>/.
-const (
-	HostConfig            = "config.cnf"
-	HostVariablesBefore   = "variables.before.tsv"
-	HostStatusBefore      = "status.before.tsv"
-	HostStatusAfter       = "status.after.tsv"
-	HostReplicationBefore = "replication.before.json"
-	HostReplicationAfter  = "replication.after.json"
-	HostErrorLog          = "error.log"
-	HostSlowLog           = "slow.log"
-)
+// HostFile is the relative path of file in host's directory (schema.HostFile).
+func HostFile(host, file string) string { return schema.HostFile(host, file) }
 
-// HostFile is the relative path of file in host's directory:
-// HostFile("slave1", HostErrorLog) is "hosts/slave1/error.log".
-func HostFile(host, file string) string {
-	return path.Join("hosts", Sanitize(host), file)
-}
+// TimeseriesMySQL is host's server time series (schema.TimeseriesMySQL).
+func TimeseriesMySQL(host string) string { return schema.TimeseriesMySQL(host) }
 
-// TimeseriesMySQL is the relative path of host's server time series.
-func TimeseriesMySQL(host string) string {
-	return "timeseries/" + Sanitize(host) + "-mysql.csv"
-}
+// TimeseriesOS is host's operating system time series (schema.TimeseriesOS).
+func TimeseriesOS(host string) string { return schema.TimeseriesOS(host) }
 
-// TimeseriesOS is the relative path of host's operating system time series.
-func TimeseriesOS(host string) string {
-	return "timeseries/" + Sanitize(host) + "-os.csv"
-}
+// Sanitize makes name safe as one path element (schema.Sanitize).
+func Sanitize(name string) string { return schema.Sanitize(name) }

@@ -83,7 +83,7 @@ type LogSource struct {
 
 // Check validates the manifest's remote directory and every expected file.
 func (s Sources) Check(m *Manifest) error {
-	for _, rem := range m.remotes() {
+	for _, rem := range m.Remotes() {
 		if !s.Bench[rem.Host] {
 			return fmt.Errorf("manifest: benchmark host %q is not one of the inventory's", rem.Host)
 		}
@@ -111,7 +111,7 @@ var benchmarkFiles = map[string]string{
 }
 
 func (s Sources) checkFile(m *Manifest, f ExpectedFile) error {
-	if err := f.validate(); err != nil {
+	if err := f.Validate(); err != nil {
 		return err
 	}
 	if f.Kind == KindFile {
@@ -125,7 +125,7 @@ func (s Sources) checkFile(m *Manifest, f ExpectedFile) error {
 		case m.Remote == nil:
 			return errors.New("no recorded working directory")
 		}
-		rem := m.remoteOf(f.Host)
+		rem := m.RemoteOf(f.Host)
 		if rem == nil {
 			rem = m.Remote
 		}
@@ -159,22 +159,4 @@ func (s Sources) checkFile(m *Manifest, f ExpectedFile) error {
 // under reports whether p is inside dir.
 func under(p, dir string) bool {
 	return dir != "" && strings.HasPrefix(p, strings.TrimSuffix(dir, "/")+"/")
-}
-
-// remotes are every load box's working directory: Remote, then ClientRemotes.
-func (m *Manifest) remotes() []*Remote {
-	if m.Remote == nil {
-		return nil
-	}
-	return append([]*Remote{m.Remote}, m.ClientRemotes...)
-}
-
-// remoteOf is the working directory the benchmark had on host, or nil.
-func (m *Manifest) remoteOf(host string) *Remote {
-	for _, rem := range m.remotes() {
-		if rem != nil && rem.Host == host {
-			return rem
-		}
-	}
-	return nil
 }

@@ -157,5 +157,5 @@ func (r *run) writeResults(res *schema.Results) error {
 	if res == nil {
 		return nil
 	}
-	return schema.WriteResults(r.dir, res)
+	return r.dir.WriteResults(res)
 }

@@ -223,7 +223,7 @@ func reparse(d *rundir.Dir, m *rundir.Manifest) (bool, error) {
 	if perr != nil {
 		res.ParseError = perr.Error()
 	}
-	return true, schema.WriteResults(d, res)
+	return true, d.WriteResults(res)
 }
 
 // readResults reads d's results.json, or starts a new one when there is

@@ -134,7 +134,7 @@ func reparseClients(d *rundir.Dir, m *rundir.Manifest) (bool, error) {
 	res.Workload, res.Tool = w.Name, w.Tool
 	res.Benchmark = schema.Benchmark{Result: merged}
 	res.ParseError = problem
-	return true, schema.WriteResults(d, res)
+	return true, d.WriteResults(res)
 }
 
 // cleanClientWorkdirs removes the other load boxes' working directories

@@ -155,7 +155,7 @@ func TestRunDirRoundTrip(t *testing.T) {
 	if err != nil || !ok {
 		t.Fatal(err)
 	}
-	if err := schema.WriteResults(out.Dir, again); err != nil {
+	if err := out.Dir.WriteResults(again); err != nil {
 		t.Fatal(err)
 	}
 	after, _ := os.ReadFile(filepath.Join(dir, rundir.FileResults))

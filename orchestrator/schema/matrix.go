@@ -6,64 +6,98 @@ import (
 	"fmt"
 	"os"
 	"time"
-
-	"github.com/orch-bench/orch/orchestrator/stats"
 )
 
-// matrix.json is the plan and state of a matrix. orchestrator/matrix owns
-// the planner's type (matrix.Matrix, whose cells and design carry the
-// scheduling methods) and writes the file; everything else reads it
-// through Matrix here. The parts with no behaviour of the planner's own
-// are declared only here and used by both: the stopping rule (Until), the
-// clusters' design, blocks and moved rounds, the knob axes and settings.
-// The plan and its cells are declared twice, Matrix and MatrixCell here
-// for readers, matrix.Matrix and matrix.Cell for the planner (whose cell
-// state has behaviour of its own).
-// matrix.TestMatrixFileIsTheSchema writes a matrix with every field set
-// and reads it back through Matrix with unknown keys refused, so the two
-// cannot drift apart.
+// matrix.json is the plan and state of a matrix, declared once here:
+// orchestrator/matrix embeds Matrix in its planner (which adds the
+// scheduling methods, and the design's) and writes the file; the report
+// reads it through Matrix.
 
 // MatrixVersion is the matrix.json format ("version").
 const MatrixVersion = 1
 
-// Matrix is matrix.json as a reader takes it.
+// Matrix is matrix.json: the plan and the state of every cell.
 type Matrix struct {
-	Version   int               `json:"version"`
-	Workload  string            `json:"workload"`
+	Version  int    `json:"version"`
+	Workload string `json:"workload"`
+	// Overrides are the workload options given on the command line.
 	Overrides map[string]string `json:"overrides,omitempty"`
 	Engines   []string          `json:"engines"`
 	Knobs     []Axis            `json:"knobs"`
 	Repeat    int               `json:"repeat"`
-	Baseline  string            `json:"baseline"`
-	AA        bool              `json:"aa,omitempty"`
-	// NoiseFloor names the A/A matrix whose floor the report states: a
-	// sibling directory under the runs root, or a path.
+	// Baseline is the label the report compares against.
+	Baseline string `json:"baseline"`
+	// AA marks an A/A matrix: one configuration as two arms.
+	AA bool `json:"aa,omitempty"`
+	// NoiseFloor is the A/A matrix whose noise floor the report states
+	// (a directory next to this one under the runs root, or a path), so
+	// that the report says the same whenever it is made.
 	NoiseFloor string `json:"noise_floor,omitempty"`
-	// WarmupS is --warmup, every run's warm-up; nil: detected per run.
-	WarmupS    *float64          `json:"warmup_s,omitempty"`
-	AllowMixed bool              `json:"allow_mixed,omitempty"`
-	NoEffect   map[string]string `json:"no_effect,omitempty"`
-	Cells      []MatrixCell      `json:"cells"`
-	Design     *Design           `json:"design,omitempty"`
-	Until      *Until            `json:"until,omitempty"`
+	// WarmupS is the start of each run, in seconds, excluded from
+	// steady-state figures, when the user gave one (orch matrix --warmup):
+	// then it is every run's warm-up; nil: the report detects it per run.
+	WarmupS *float64 `json:"warmup_s,omitempty"`
+	// AllowMixed records --allow-mixed: the matrix compares servers that
+	// differ in flavour or major.minor version by the user's choice, so a
+	// report made later from this file compares them too (labelled).
+	AllowMixed bool `json:"allow_mixed,omitempty"`
+	// NoEffect maps a knob the server accepts but ignores to why: the
+	// report says so instead of reporting no change.
+	NoEffect map[string]string `json:"no_effect,omitempty"`
+	Cells    []MatrixCell      `json:"cells"`
+	// Until is the stopping rule of a matrix that runs rounds until its
+	// answer is precise enough (--precision); nil: every cell runs.
+	Until *Until `json:"until,omitempty"`
+	// Design assigns the cells to clusters when the matrix runs over
+	// several; nil for one cluster. (matrix.Matrix puts its own Design,
+	// this one with the scheduling methods, in its place;
+	// it is last, where the planner's own comes in the file.)
+	Design *Design `json:"design,omitempty"`
 }
 
-// MatrixCell is one cell as a reader takes it (matrix.Cell writes it).
+// MatrixCell is one label in one repetition.
 type MatrixCell struct {
 	ID     string `json:"id"`
 	Label  string `json:"label"`
 	Engine string `json:"engine"`
 	Knobs  []KV   `json:"knobs"`
 	Rep    int    `json:"rep"`
-	Arm    string `json:"arm,omitempty"`
-	// State: pending, running, ok, failed, interrupted or skipped.
-	State string `json:"state"`
-	Error string `json:"error,omitempty"`
-	// Dir is the cell's run directory relative to the matrix directory.
+	// Arm is "a" or "b" in an A/A matrix (the same configuration twice).
+	Arm   string    `json:"arm,omitempty"`
+	State CellState `json:"state"`
+	Error string    `json:"error,omitempty"`
+	// Dir is the cell's run directory relative to the matrix directory
+	// (cells/<id>); it exists once the cell has started.
 	Dir     string    `json:"dir"`
 	Started time.Time `json:"started,omitzero"`
 	Ended   time.Time `json:"ended,omitzero"`
 }
+
+// CellState is where a cell stands.
+type CellState string
+
+const (
+	CellPending     CellState = "pending"
+	CellRunning     CellState = "running"
+	CellOK          CellState = "ok"
+	CellFailed      CellState = "failed"
+	CellInterrupted CellState = "interrupted"
+	// CellSkipped: the matrix's stopping rule ended it before this cell's
+	// round; the cell never ran.
+	CellSkipped CellState = "skipped"
+)
+
+// Valid reports whether s is one of the states.
+func (s CellState) Valid() bool {
+	switch s {
+	case CellPending, CellRunning, CellOK, CellFailed, CellInterrupted, CellSkipped:
+		return true
+	}
+	return false
+}
+
+// Finished reports whether a cell in state s is behind us: resuming skips it.
+func (s CellState) Finished() bool { return s == CellOK || s == CellFailed || s == CellSkipped }
 
 // Axis is one knob of the matrix and the values it takes, in order.
 type Axis struct {
@@ -140,12 +174,6 @@ type Until struct {
 	// report's head repeats it).
 	Stopped bool   `json:"stopped"`
 	Why     string `json:"why,omitempty"`
-}
-
-// Rule is the stopping rule as stats evaluates it: the one both the
-// matrix (to stop) and the report (to decide) apply.
-func (u *Until) Rule() stats.Rule {
-	return stats.Rule{Precision: u.Precision, MinRounds: u.MinRounds, MaxRounds: u.MaxRounds, Equivalence: u.Equivalence, Alpha: stats.Alpha, Goal: u.Goal}
 }
 
 // ReadMatrix reads a matrix.json. strict refuses keys Matrix does not

@@ -1,13 +1,12 @@
-// Package schema is the run directory's result documents as the runner
-// writes them and the report reads them: one Go type per file, so that a
-// key is added, renamed or dropped in one place. manifest.json is
-// rundir.Manifest (rundir owns the directory and its manifest); results.json
-// is Results here, because it is made of the producers' own types
-// (orchestrator/bench, dataset, monitor), which rundir must not import.
-// matrix.json is Matrix here as its readers take it; the planner writes it
-// with its own type built from this package's parts (matrix.go).
+// Package schema is the run directory as plain data: the on-disk types of
+// manifest.json, results.json, matrix.json, events.jsonl and why.json, one
+// Go type per file, so that a key is added, renamed or dropped in one
+// place. The writers (runner, monitor, matrix, dataset, rundir) and the
+// readers (report, recheck) use these types; schema imports no orch
+// package (schema_test.go holds that), so a reader of a run directory
+// needs nothing that reaches a host.
 //
-// Every new file carries rundir.SchemaVersion as schema_version; a file
+// Every new file carries SchemaVersion as schema_version; a file
 // without it is version 0 (the format before the key existed) and reads
 // through the same types. A file rewritten by a later orch (orch collect)
 // keeps the version it was read with: its keys are those of its version.
@@ -20,29 +19,24 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-
-	"github.com/orch-bench/orch/orchestrator/bench"
-	"github.com/orch-bench/orch/orchestrator/dataset"
-	"github.com/orch-bench/orch/orchestrator/monitor"
-	"github.com/orch-bench/orch/orchestrator/rundir"
 )
 
 // Results is results.json: the parsed benchmark plus everything the run
 // proved about the cluster around it.
 type Results struct {
-	// SchemaVersion is rundir.SchemaVersion in a file this orch made
+	// SchemaVersion is SchemaVersion in a file this orch made
 	// (NewResults), 0 in one made before the key existed.
 	SchemaVersion int    `json:"schema_version,omitempty"`
 	Workload      string `json:"workload"`
 	Tool          string `json:"tool"`
 	Engine        string `json:"engine,omitempty"`
 	// Benchmark is the client's parsed output (orch parse's JSON).
-	Benchmark   Benchmark                      `json:"benchmark"`
-	ParseError  string                         `json:"parse_error,omitempty"`
-	CatchUp     *dataset.CatchUp               `json:"catch_up,omitempty"`
-	Consistency *dataset.ConsistencyReport     `json:"consistency,omitempty"`
-	Sizes       map[string]*dataset.SizeReport `json:"sizes,omitempty"`
-	Monitor     *monitor.Summary               `json:"monitor,omitempty"`
+	Benchmark   Benchmark              `json:"benchmark"`
+	ParseError  string                 `json:"parse_error,omitempty"`
+	CatchUp     *CatchUp               `json:"catch_up,omitempty"`
+	Consistency *ConsistencyReport     `json:"consistency,omitempty"`
+	Sizes       map[string]*SizeReport `json:"sizes,omitempty"`
+	Monitor     *Summary               `json:"monitor,omitempty"`
 	// Instruments says what watched the run (runner/profile.go).
 	Instruments *Instruments `json:"instruments,omitempty"`
 	// Checks lists every failed check (consistency, catch-up): a run whose
@@ -57,7 +51,7 @@ type Results struct {
 
 // NewResults is an empty results.json of this orch's schema version.
 func NewResults() *Results {
-	return &Results{SchemaVersion: rundir.SchemaVersion}
+	return &Results{SchemaVersion: SchemaVersion}
 }
 
 // Instruments says what watched a run (results.json "instruments"), so
@@ -79,7 +73,7 @@ type Instruments struct {
 // the reader decodes by tool, so that a benchmark it cannot read leaves a
 // run without figures instead of failing the whole file.
 type Benchmark struct {
-	Result bench.Result
+	Result any
 	raw    json.RawMessage
 }
 
@@ -138,9 +132,4 @@ func ReadResults(path string) (*Results, bool, error) {
 		return nil, false, fmt.Errorf("%s: %w", path, err)
 	}
 	return &r, true, nil
-}
-
-// WriteResults saves r as d's results.json, atomically.
-func WriteResults(d *rundir.Dir, r *Results) error {
-	return d.WriteJSON(rundir.FileResults, r)
 }

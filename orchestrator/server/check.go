@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -80,7 +81,7 @@ func (n *Node) Check(ctx context.Context, cfg *Config) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := n.checkEngine(ctx, cfg, p, active); err != nil {
+	if err := n.checkEngine(ctx, cfg, p); err != nil {
 		return p, err
 	}
 	if p.old, err = n.readState(ctx); err != nil {
@@ -151,7 +152,7 @@ func (n *Node) classify(ctx context.Context, v Var, p *Plan, active map[string]b
 		switch {
 		case active[strings.ToLower(plugin)]:
 			// Loaded, yet the name is not among its variables: a typo.
-		case n.willLoad(plugin, p):
+		case n.willLoad(plugin):
 			p.Pending = append(p.Pending, v.Name)
 			return nil
 		default:
@@ -164,7 +165,7 @@ func (n *Node) classify(ctx context.Context, v Var, p *Plan, active map[string]b
 // willLoad reports whether plugin will be loaded by this apply or by the
 // replication step: semi-sync plugins always are (when semi-sync is on),
 // engine plugins when their library is on the host.
-func (n *Node) willLoad(plugin string, p *Plan) bool {
+func (n *Node) willLoad(plugin string) bool {
 	ss := n.Server.SemiSync()
 	if plugin == ss.MasterPlugin || plugin == ss.SlavePlugin {
 		return true
@@ -177,7 +178,7 @@ func (n *Node) willLoad(plugin string, p *Plan) bool {
 
 // knownNames are the names a misspelt variable is compared with.
 func (n *Node) knownNames(current map[string]string) []string {
-	names := sortedKeys(current)
+	names := slices.Sorted(maps.Keys(current))
 	ss := n.Server.SemiSync()
 	for _, s := range []string{ss.MasterEnabled, ss.MasterTimeout, ss.MasterWaitPoint, ss.MasterWaitCount, ss.SlaveEnabled} {
 		if s != "" && !slices.Contains(names, s) {
@@ -233,7 +234,7 @@ func (n *Node) activePlugins(ctx context.Context) (map[string]bool, error) {
 // checkEngine makes sure the profile's engine runs or can be enabled here:
 // loaded, or its plugin library present (then Apply installs it); for
 // TokuDB, transparent huge pages must be off.
-func (n *Node) checkEngine(ctx context.Context, cfg *Config, p *Plan, active map[string]bool) error {
+func (n *Node) checkEngine(ctx context.Context, cfg *Config, p *Plan) error {
 	e, ok := flavor.LookupEngine(cfg.Engine)
 	if !ok {
 		return n.errorf("unknown engine %q", cfg.Engine)

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -231,7 +233,7 @@ func (h *fakeHost) query(_ context.Context, q string) ([][]string, error) {
 		return [][]string{{"1"}}, nil
 	case q == "SHOW GLOBAL VARIABLES":
 		var rows [][]string
-		for _, k := range sortedKeys(h.vars) {
+		for _, k := range slices.Sorted(maps.Keys(h.vars)) {
 			rows = append(rows, []string{k, h.vars[k]})
 		}
 		return rows, nil
@@ -242,7 +244,7 @@ func (h *fakeHost) query(_ context.Context, q string) ([][]string, error) {
 		return h.engines, nil
 	case strings.HasPrefix(q, "SELECT PLUGIN_NAME FROM information_schema.PLUGINS"):
 		var rows [][]string
-		for _, p := range sortedKeys(h.plugins) {
+		for _, p := range slices.Sorted(maps.Keys(h.plugins)) {
 			rows = append(rows, []string{p})
 		}
 		return rows, nil

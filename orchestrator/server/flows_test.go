@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -354,14 +355,14 @@ func TestRestorePutsOriginalBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	if h.files[fakeDir+"/99-orch.cnf.orig"] != admin || h.vars["bind_address"] != "0.0.0.0" {
-		t.Fatalf("apply: files %v", sortedKeys(h.files))
+		t.Fatalf("apply: files %v", slices.Sorted(maps.Keys(h.files)))
 	}
 	res, err := n.Restore(ctx, step.HostEvents{})
 	if err != nil || !res.Restarted {
 		t.Fatalf("%+v %v", res, err)
 	}
 	if h.files[fakeDir+"/99-orch.cnf"] != admin || h.has(fakeDir+"/99-orch.cnf.orig") == 1 || h.has(fakeDir+"/99-orch.cnf.bak") == 1 {
-		t.Errorf("files after restore: %v", sortedKeys(h.files))
+		t.Errorf("files after restore: %v", slices.Sorted(maps.Keys(h.files)))
 	}
 	if h.vars["bind_address"] != "127.0.0.1" {
 		t.Errorf("bind_address %s", h.vars["bind_address"])

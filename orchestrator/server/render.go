@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"text/template"
@@ -159,7 +159,7 @@ func Render(t Target, d Desired) (*Config, error) {
 		}
 	}
 	var overrides []string
-	for _, k := range sortedKeys(inv.Profile.Vars) {
+	for _, k := range slices.Sorted(maps.Keys(inv.Profile.Vars)) {
 		name, _ := canonName(k)
 		v := strings.TrimSpace(inv.Profile.Vars[k])
 		if !validName(name) {
@@ -329,7 +329,7 @@ func header(t Target, d ProfileData, from map[string]string, profile string, ove
 	b.WriteString("# orch replaces this file (keeping the previous one as " + t.fileName() + ".bak).\n")
 	fmt.Fprintf(&b, "# profile: %s (%s)", profile, from[profile])
 	var custom []string
-	for _, n := range sortedKeys(from) {
+	for _, n := range slices.Sorted(maps.Keys(from)) {
 		if from[n] != "embedded" && n != profile {
 			custom = append(custom, n)
 		}
@@ -356,15 +356,6 @@ func firstSet(vs ...string) string {
 		}
 	}
 	return ""
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // fileName is the base name of the file cfg goes to (FileName when the

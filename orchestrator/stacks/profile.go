@@ -5,27 +5,6 @@ import (
 	"time"
 )
 
-// Profile is one host's stack samples over one window, aggregated.
-type Profile struct {
-	Host  string    `json:"host"`
-	Role  string    `json:"role"`
-	Mode  Mode      `json:"mode"`
-	Start time.Time `json:"start"`
-	End   time.Time `json:"end"`
-	// Snapshots is how many times the stacks were taken; Samples the
-	// stacks seen in all (threads x snapshots for gdb).
-	Snapshots int `json:"snapshots"`
-	Samples   int `json:"samples"`
-	// Stacks are the distinct stacks, most frequent first.
-	Stacks []Stack `json:"stacks"`
-	// PausesMs: each gdb snapshot's duration, the most the server was
-	// stopped by it; MaxPauseMs the longest (nil for perf, which does
-	// not stop the server).
-	PausesMs   []float64 `json:"pauses_ms,omitempty"`
-	MaxPauseMs *float64  `json:"max_pause_ms,omitempty"`
-	Errors     []string  `json:"errors,omitempty"`
-}
-
 // MaxDepth cuts stacks to their innermost frames before aggregating, as
 // pt-pmp's -l does: deeper frames are the same thread entry points.
 const MaxDepth = 24
@@ -44,19 +23,6 @@ func NewProfile(host, role string, mode Mode, start, end time.Time, r Raw) *Prof
 		}
 	}
 	return p
-}
-
-// Share is the stack's share of the profile's samples.
-func (p *Profile) Share(s Stack) float64 {
-	if p.Samples == 0 {
-		return 0
-	}
-	return float64(s.Count) / float64(p.Samples)
-}
-
-// Top is the n most frequent stacks.
-func (p *Profile) Top(n int) []Stack {
-	return p.Stacks[:min(n, len(p.Stacks))]
 }
 
 // FuncShare is a server function and the share of samples whose stack

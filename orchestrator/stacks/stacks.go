@@ -17,10 +17,9 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-)
 
-// Mode says how (and whether) stacks are sampled.
-type Mode string
+	"github.com/orch-bench/orch/orchestrator/schema"
+)
 
 // Modes. Auto is perf when it works on the host, else off: an instrument
 // must not stop the server it measures, and gdb does (it sees waiting
@@ -47,33 +46,6 @@ func ParseMode(s string) (Mode, error) {
 		return Perf, nil
 	}
 	return "", fmt.Errorf("--stacks %q: want off, gdb, perf or auto", s)
-}
-
-// Frame is one stack frame: the function's name without its parameters,
-// and whether it lies in a library (libc, the kernel) rather than the
-// server itself.
-type Frame struct {
-	Func string `json:"func"`
-	Lib  bool   `json:"lib,omitempty"`
-}
-
-// Stack is one distinct stack, innermost frame first, and how many
-// sampled threads (gdb) or samples (perf) had it.
-type Stack struct {
-	Frames []Frame `json:"frames"`
-	Count  int     `json:"count"`
-}
-
-// Key is the stack as pt-pmp prints it: function names, innermost first,
-// comma-separated.
-func (s Stack) Key() string { return key(s.Frames) }
-
-func key(fr []Frame) string {
-	names := make([]string, len(fr))
-	for i, f := range fr {
-		names[i] = f.Func
-	}
-	return strings.Join(names, ",")
 }
 
 // Aggregate counts identical stacks, most frequent first (ties by key, so
@@ -152,3 +124,14 @@ func stripParams(name string) string {
 	}
 	return name
 }
+
+// A profile is run-directory data (results.json monitor.stacks), declared
+// in orchestrator/schema; this package takes and parses the samples.
+type (
+	Mode    = schema.StacksMode
+	Frame   = schema.StackFrame
+	Stack   = schema.Stack
+	Profile = schema.StackProfile
+)
+
+func key(fr []Frame) string { return Stack{Frames: fr}.Key() }

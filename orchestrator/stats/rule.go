@@ -3,6 +3,8 @@ package stats
 import (
 	"fmt"
 	"math"
+
+	"github.com/orch-bench/orch/orchestrator/schema"
 )
 
 // Rule is a matrix's stopping rule: run rounds (one run of every
@@ -26,6 +28,13 @@ type Rule struct {
 	Alpha float64
 	// Goal is GoalPrecision (also when empty) or GoalSignificant.
 	Goal string
+}
+
+// RuleOf is the stopping rule a matrix.json's until holds, as stats
+// evaluates it: the one both the matrix (to stop) and the report (to
+// decide) apply.
+func RuleOf(u *schema.Until) Rule {
+	return Rule{Precision: u.Precision, MinRounds: u.MinRounds, MaxRounds: u.MaxRounds, Equivalence: u.Equivalence, Alpha: Alpha, Goal: u.Goal}
 }
 
 // MinRounds is the fewest rounds a rule may stop after: with two runs a
@@ -75,19 +84,25 @@ const (
 
 // Status is one comparison after a round.
 type Status struct {
-	Label     string
-	N, NBase  int
-	Ratio     float64
-	Interval  Interval
+	Label    string
+	N, NBase int
+	Ratio    float64
+	Interval Interval
+	// Welch is the comparison's test; nil when it could not be run (Err
+	// says why).
+	Welch     *TTest
 	Decision  Decision
 	HalfWidth float64 // relative; +Inf when unbounded or not computable
 	Outcome   Outcome
 	Err       error
 }
 
-// Evaluate computes each comparison's ratio, interval (at its Holm level)
-// and outcome after rounds complete rounds (the round sets a significance
-// rule's level; see Level).
+// Evaluate computes each comparison's ratio, Welch test, interval (at its
+// Holm level) and outcome after rounds complete rounds (the round sets a
+// significance rule's level; see Level). It is the one judge: the report
+// decides its comparisons with it (report.Table.compare), a matrix stops
+// on what the report decides (report.JudgeMatrix), and the simulation that
+// justifies the rule (Campaigns) runs it.
 func (r Rule) Evaluate(rounds int, cs []Comparison) []Status {
 	alpha := r.Level(rounds)
 	out := make([]Status, len(cs))
@@ -109,6 +124,7 @@ func (r Rule) Evaluate(rounds int, cs []Comparison) []Status {
 			out[i].Err = err
 			continue
 		}
+		out[i].Welch = &w
 		ps[i] = w.P
 	}
 	for i, d := range Holm(ps, alpha) {
@@ -121,6 +137,12 @@ func (r Rule) Evaluate(rounds int, cs []Comparison) []Status {
 		if err != nil {
 			s.Err = err
 			continue
+		}
+		if iv.Unbounded {
+			// The size of the ratio is not pinned, its side of 1 may be:
+			// significant is different, and no band holds an unbounded
+			// interval (whichever of its ends is finite).
+			iv.Low, iv.High = math.Inf(-1), math.Inf(1)
 		}
 		s.Interval, s.HalfWidth = iv, iv.HalfWidth(s.Ratio)
 		s.Outcome = r.Outcome(iv, d.Significant)

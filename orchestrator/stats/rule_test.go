@@ -74,3 +74,23 @@ func TestExpectedRounds(t *testing.T) {
 		t.Errorf("got %d %v, want 6 false", n, ok)
 	}
 }
+
+// An unbounded interval pins the ratio's side of 1, not its size: a
+// significant comparison is "different" for the rule as for the report's
+// verdict, and no equivalence band can hold it, whichever of its ends
+// Fieller found finite.
+func TestEvaluateUnboundedButSignificant(t *testing.T) {
+	// The baseline's mean is not significantly above 0 (t about 1.2), so
+	// the ratio's interval is unbounded; the other is far above it.
+	c := []Comparison{{Label: "b/a", Other: []float64{100, 101, 99, 100}, Base: []float64{1, -0.5, 2, 0.2}}}
+	sig := Rule{Goal: GoalSignificant, MinRounds: 3, MaxRounds: 5, Alpha: Alpha}
+	s := sig.Evaluate(5, c)[0]
+	if s.Welch == nil || !s.Decision.Significant || !s.Interval.Unbounded || s.Outcome != Different ||
+		!math.IsInf(s.Interval.Low, -1) || !math.IsInf(s.Interval.High, 1) || !math.IsInf(s.HalfWidth, 1) {
+		t.Errorf("significant, unbounded: %+v", s)
+	}
+	band := Rule{Precision: 0.1, MinRounds: 3, MaxRounds: 5, Equivalence: 0.1, Alpha: Alpha}
+	if s := band.Evaluate(5, c)[0]; s.Outcome != Unresolved || !s.Interval.Unbounded {
+		t.Errorf("with a ±10%% band: %+v", s)
+	}
+}
