@@ -11,6 +11,7 @@ pkgs=(
   debootstrap systemd-container          # the systemd lab: its Debian tree, systemd-nspawn
   gdb linux-perf                         # stack samples of the servers (--stacks)
   time python3                           # make soak: orch's peak RSS, the run's figures
+  libjemalloc2 zstd                      # the TokuDB lab: jemalloc preloaded into mariadbd, its server archive
 )
 # With --test, also what the test suite needs beyond the lab: Debian's
 # chromium renders the HTML report headless in a browser test, and pandas

@@ -29,6 +29,9 @@ type EngineSpec struct {
 	// VarPrefix begins the names of the plugin's system variables, which
 	// exist only once the plugin is loaded.
 	VarPrefix string
+	// VersionVar is the variable holding the engine's own version, which
+	// a report names beside the server's ("" when it has none apart).
+	VersionVar string
 
 	// Where the engine keeps a database's tables, for footprints.
 	// DataDir is a directory inside the datadir holding all of the
@@ -97,7 +100,7 @@ var engineSpecs = []EngineSpec{
 			Durability: []EngineVar{{Name: "innodb_doublewrite", What: "InnoDB doublewrite"}},
 			DirectIO:   []IOSwitch{{Name: "innodb_flush_method", DirectIf: "O_DIRECT"}}},
 		Counters: innodbCounters},
-	{Name: "tokudb", Display: "TokuDB", Plugin: "TokuDB", Library: "ha_tokudb.so", VarPrefix: "tokudb_",
+	{Name: "tokudb", Display: "TokuDB", Plugin: "TokuDB", Library: "ha_tokudb.so", VarPrefix: "tokudb_", VersionVar: "tokudb_version",
 		Plugins: []string{"tokudb", "tokudb_file_map", "tokudb_fractal_tree_info", "tokudb_fractal_tree_block_map",
 			"tokudb_trx", "tokudb_locks", "tokudb_lock_waits", "tokudb_background_job_status"},
 		// TokuDB names its files _<database>_<table>_<index>_<id>.tokudb,

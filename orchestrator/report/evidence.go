@@ -29,7 +29,7 @@ var volatileVars = map[string]bool{
 // host's rendered config and SHOW VARIABLES snapshot.
 func readEvidence(dir string, man *manifestDoc, roles map[string]string) (*Evidence, error) {
 	ev := &Evidence{OrchVersion: man.OrchVersion, Command: strings.Join(man.Command, " "),
-		Servers: man.Servers, Clients: man.Clients, Start: man.Start, Cluster: man.Inventory.Name,
+		Servers: man.Servers, EngineVersions: man.EngineVersions, Clients: man.Clients, Start: man.Start, Cluster: man.Inventory.Name,
 		Config: map[string][]string{}, Variables: map[string]map[string]string{}, Roles: roles}
 	for _, host := range sortedKeys(man.HostFacts) {
 		hf, err := facts(host, man.HostFacts[host])

@@ -162,8 +162,11 @@ type Evidence struct {
 	Start   time.Time
 	Cluster string
 	Servers map[string]string // host -> server version
-	Clients map[string]string // client -> version
-	Facts   []HostFacts
+	// EngineVersions is host -> the run's engine's own version ("TokuDB
+	// 5.6.49-89.0"), for an engine that has one.
+	EngineVersions map[string]string
+	Clients        map[string]string // client -> version
+	Facts          []HostFacts
 	// Hosts with configuration files, master first.
 	Hosts     []string
 	Config    map[string][]string          // host -> config.cnf lines

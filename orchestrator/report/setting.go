@@ -36,7 +36,7 @@ func (rep *Report) setting(t *Table) []string {
 // topology, else (parsed logs) the line starts with "Ran" or "Client".
 func (t *Table) serversLine() string {
 	var starts []time.Time
-	clusters, semi, topo, clients := map[string]bool{}, map[string]bool{}, map[string]bool{}, map[string]bool{}
+	clusters, semi, topo, clients, engines := map[string]bool{}, map[string]bool{}, map[string]bool{}, map[string]bool{}, map[string]bool{}
 	byServer := map[string][]serverHolder{}
 	for _, r := range t.Runs {
 		if r.Bench != nil && r.Bench.Version != "" {
@@ -64,6 +64,9 @@ func (t *Table) serversLine() string {
 		if !r.Evidence.Start.IsZero() {
 			starts = append(starts, r.Evidence.Start.UTC())
 		}
+		for _, v := range r.Evidence.EngineVersions {
+			engines[v] = true
+		}
 		for host, v := range r.Evidence.Servers {
 			h := serverHolder{cluster: cluster, host: host, role: r.Evidence.Roles[host]}
 			if !slices.Contains(byServer[v], h) {
@@ -79,6 +82,10 @@ func (t *Table) serversLine() string {
 			vs[i] = v + " (" + holdersText(byServer[v], len(clusters) > 1) + ")"
 		}
 		s := "Servers: " + strings.Join(vs, ", ")
+		if len(engines) > 0 {
+			// An engine's own version (TokuDB's is not the server's).
+			s += " with " + strings.Join(sortedKeys(engines), ", ")
+		}
 		if len(semi) > 0 {
 			s += ", " + strings.Join(sortedKeys(semi), ", ")
 		}

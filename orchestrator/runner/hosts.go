@@ -16,6 +16,7 @@ import (
 	"github.com/orch-bench/orch/orchestrator/cluster"
 	"github.com/orch-bench/orch/orchestrator/dataset"
 	"github.com/orch-bench/orch/orchestrator/executor"
+	"github.com/orch-bench/orch/orchestrator/flavor"
 	"github.com/orch-bench/orch/orchestrator/preflight"
 	"github.com/orch-bench/orch/orchestrator/replication"
 	"github.com/orch-bench/orch/orchestrator/rundir"
@@ -77,6 +78,7 @@ func (r *run) connect(ctx context.Context) error {
 		for _, n := range sessions.DB() {
 			m.Servers[n.Host.Name] = n.Server.String()
 		}
+		m.EngineVersions = engineVersions(ctx, r.cfg.Engine, sessions.DB())
 		for _, f := range facts {
 			b, err := json.Marshal(f)
 			if err != nil {
@@ -248,4 +250,25 @@ func (r *run) phase(ctx context.Context, p bench.Phase) (int, error) {
 		err = fmt.Errorf("%s: %s exited %d (see benchmark/%s.txt)", r.bhost, p, code, p)
 	}
 	return code, err
+}
+
+// engineVersions reads the run's engine's own version on every database
+// host, for an engine that has one (flavor.EngineSpec.VersionVar): the
+// report names it beside the server's. A host that cannot tell is left out.
+func engineVersions(ctx context.Context, engine string, nodes []*server.Node) map[string]string {
+	e, ok := flavor.LookupEngine(engine)
+	if !ok || e.VersionVar == "" {
+		return nil
+	}
+	out := map[string]string{}
+	for _, n := range nodes {
+		if n.DB == nil {
+			continue
+		}
+		var v sql.NullString
+		if err := n.DB.QueryRowContext(ctx, "SELECT @@"+e.VersionVar).Scan(&v); err == nil && v.Valid && v.String != "" {
+			out[n.Host.Name] = e.Display + " " + v.String
+		}
+	}
+	return out
 }

@@ -65,7 +65,11 @@ type Manifest struct {
 	// Servers maps a host name to its server ("MariaDB 10.11.19"); Clients
 	// a client tool to its version line ("sysbench 1.0.20").
 	Servers map[string]string `json:"servers,omitempty"`
-	Clients map[string]string `json:"clients,omitempty"`
+	// EngineVersions maps a host name to the run's engine's own version,
+	// for an engine that has one apart from the server's ("TokuDB
+	// 5.6.49-89.0").
+	EngineVersions map[string]string `json:"engine_versions,omitempty"`
+	Clients        map[string]string `json:"clients,omitempty"`
 	// HostFacts maps a host name to what was learnt about it (CPU, memory,
 	// kernel, disks), as JSON.
 	HostFacts map[string]json.RawMessage `json:"host_facts,omitempty"`
