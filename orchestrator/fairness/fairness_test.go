@@ -216,3 +216,43 @@ func fixed(over map[string]string) map[string]string {
 	}
 	return v
 }
+
+// The seed's TokuDB question on MariaDB 10.5 (the TokuDB lab): its own
+// profiles flush InnoDB's log at each commit but fsync once a second
+// (=2) against TokuDB's fsync at each commit (commit_sync ON) — unfair;
+// asked with both logs written and synced once a second (InnoDB =0,
+// TokuDB commit_sync OFF every 1000 ms), the engines are equally durable,
+// and so are the replicas' positions, which stay in InnoDB at =0 on the
+// TokuDB side (MariaDB keeps gtid_slave_pos in InnoDB unless
+// gtid_pos_auto_engines names TokuDB).
+func TestLintTokuDBDurability(t *testing.T) {
+	toku := map[string]string{"tokudb_commit_sync": "ON", "tokudb_fsync_log_period": "1000", "tokudb_cache_size": "134217728",
+		"tokudb_directio": "ON", "innodb_flush_log_at_trx_commit": "1"}
+	seed := Lint([]Config{cluster("innodb", "innodb", nil), cluster("tokudb", "tokudb", toku)}, nil)
+	if !HasDurability(seed) {
+		t.Errorf("the seed's profiles (InnoDB =2, TokuDB commit_sync ON) are not flagged: %v", seed)
+	}
+	aligned := map[string]string{"innodb_flush_log_at_trx_commit": "0", "tokudb_commit_sync": "OFF"}
+	for k, v := range toku {
+		if _, set := aligned[k]; !set {
+			aligned[k] = v
+		}
+	}
+	fair := Lint([]Config{cluster("innodb", "innodb", map[string]string{"innodb_flush_log_at_trx_commit": "0"}),
+		cluster("tokudb", "tokudb", aligned)}, nil)
+	if HasDurability(fair) {
+		t.Errorf("InnoDB =0 against TokuDB commit_sync OFF every 1000 ms flagged as unequally durable: %v", fair)
+	}
+	// With InnoDB left at =1 on the TokuDB side, each applied transaction
+	// also fsyncs InnoDB's log for the position: a different replica.
+	aligned["innodb_flush_log_at_trx_commit"] = "1"
+	side := Lint([]Config{cluster("innodb", "innodb", map[string]string{"innodb_flush_log_at_trx_commit": "0"}),
+		cluster("tokudb", "tokudb", aligned)}, nil)
+	found := false
+	for _, w := range side {
+		found = found || w.What == "replica side tables (applied position)"
+	}
+	if !found {
+		t.Errorf("the TokuDB replicas' position fsynced by InnoDB at each commit is not flagged: %v", side)
+	}
+}

@@ -87,13 +87,25 @@ var firstAspects = []aspect{
 		if !ok {
 			return "", "", nil, false
 		}
-		if side == c.Engine || side == "file" {
+		if side == "file" {
+			return "file", shown, names, true
+		}
+		if side == c.Engine {
 			return "engine under test", shown, names, true
 		}
 		// A side table in another engine costs that engine's commit on
-		// every applied transaction, at its own flush policy.
+		// every applied transaction, at its own flush policy. One as
+		// durable as the engine under test (InnoDB at =0 holding a TokuDB
+		// replica's position while TokuDB syncs its log once a second)
+		// keeps the position with the data, as a side table in the engine
+		// itself does; one that syncs where the engine does not (or the
+		// reverse) is a different replica.
 		p, _ := engineFlush(side, h.Vars)
-		return side + ": " + p.class, shown + ", " + p.shown + " (" + p.class + ")", append(names, p.vars...), true
+		shown += ", " + p.shown + " (" + p.class + ")"
+		if own, ok := engineFlush(c.Engine, h.Vars); ok && own.class == p.class {
+			return "engine under test", shown, append(names, p.vars...), true
+		}
+		return side + ": " + p.class, shown, append(names, p.vars...), true
 	}},
 	plainVar(Durability, "sync_binlog"),
 	plainVar(Durability, "sync_relay_log"),
