@@ -39,7 +39,10 @@ type Options struct {
 	// AllowMixed runs clusters whose servers differ in flavour or
 	// major.minor version, and reports across them labelled NOT
 	// COMPARABLE, instead of refusing (mixed.go).
-	AllowMixed  bool
+	AllowMixed bool
+	// AllowUnsafe names settings orch refuses (server.CheckUnsafe) that
+	// the plan's knobs set anyway (--allow-unsafe-knob), with a warning.
+	AllowUnsafe []string
 	DryRun      bool // print the plan and stop
 	FailFast    bool
 	KeepRemote  bool
@@ -166,6 +169,9 @@ func (u *useCase) plan() (*Matrix, *bench.Workload, error) {
 	w, err := m.CellWorkload(m.Engines[0])
 	if err != nil {
 		return nil, nil, orchestrator.BadInput(err)
+	}
+	if err := u.checkUnsafe(m); err != nil {
+		return nil, nil, err
 	}
 	for _, inv := range u.Clusters {
 		for _, e := range m.Engines {

@@ -6,6 +6,7 @@ import (
 	"github.com/orch-bench/orch/orchestrator/cluster"
 	"github.com/orch-bench/orch/orchestrator/flavor"
 	"github.com/orch-bench/orch/orchestrator/preflight"
+	"github.com/orch-bench/orch/orchestrator/server"
 	"github.com/orch-bench/orch/orchestrator/up"
 )
 
@@ -25,4 +26,25 @@ func Validate(ctx context.Context, c *cluster.Cluster, m *Matrix) (flavor.Server
 	}
 	m.NoEffect = NoEffect(srv, m.Knobs)
 	return srv, nil
+}
+
+// checkUnsafe refuses, before any host, a plan whose knobs would open a
+// cluster (server.CheckUnsafe), and warns once for each one allowed.
+func (u *useCase) checkUnsafe(m *Matrix) error {
+	seen := map[string]bool{}
+	for _, inv := range u.Clusters {
+		for _, d := range m.Configurations() {
+			warnings, err := server.CheckUnsafe(inv, d.Knobs, u.AllowUnsafe)
+			if err != nil {
+				return u.named(inv, err)
+			}
+			for _, w := range warnings {
+				if !seen[w] {
+					seen[w] = true
+					u.logf("%s", w)
+				}
+			}
+		}
+	}
+	return nil
 }

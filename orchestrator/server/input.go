@@ -2,7 +2,6 @@ package server
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"strings"
 
@@ -79,8 +78,17 @@ func CheckDesiredAs(inv *topology.Inventory, d Desired, flag, hint string) error
 		if err != nil {
 			return err
 		}
-		if err := tmpl.ExecuteTemplate(io.Discard, name, data); err != nil {
+		var out strings.Builder
+		if err := tmpl.ExecuteTemplate(&out, name, data); err != nil {
 			return fmt.Errorf("%s: profile %s: %w", h, name, err)
+		}
+		// A profile that sets what would open the cluster is refused
+		// here, before any host, when the flavour is known; else Render
+		// refuses it, still before anything is written.
+		if f, err := parseCnf(name, out.String()); err == nil {
+			if err := checkProfileSafe(f, h.String(), name, len(inv.DBHosts()) > 1); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
