@@ -95,6 +95,12 @@ func WritePlan(w io.Writer, m *Matrix, costs Costs) error {
 	for _, name := range sortedKeys(m.NoEffect) {
 		p.printf("* %s: no effect on this server: %s\n", name, m.NoEffect[name])
 	}
+	if m.Repeat == 1 && m.Until == nil && !m.AA {
+		// One run per configuration has no spread: no interval, no test,
+		// every verdict would be a single pair of numbers.
+		p.printf("Note: one run per configuration: no statistics will be possible (no interval, no test); pass --repeat 3 or more, " +
+			"or --precision 5%% to run rounds until every ratio is known within 5%%\n")
+	}
 	return p.err
 }
 

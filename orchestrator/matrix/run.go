@@ -12,7 +12,6 @@ import (
 	"github.com/orch-bench/orch/orchestrator/flavor"
 	"github.com/orch-bench/orch/orchestrator/report"
 	"github.com/orch-bench/orch/orchestrator/runner"
-	"github.com/orch-bench/orch/orchestrator/server"
 	"github.com/orch-bench/orch/orchestrator/stacks"
 	"github.com/orch-bench/orch/topology"
 )
@@ -170,15 +169,10 @@ func (u *useCase) plan() (*Matrix, *bench.Workload, error) {
 	if err != nil {
 		return nil, nil, orchestrator.BadInput(err)
 	}
-	if err := u.checkUnsafe(m); err != nil {
+	if err := u.checkOffline(m); err != nil {
 		return nil, nil, err
 	}
 	for _, inv := range u.Clusters {
-		for _, e := range m.Engines {
-			if err := server.CheckDesired(inv, server.Desired{Engine: e}, "--engines"); err != nil {
-				return nil, nil, u.named(inv, err)
-			}
-		}
 		if err := runner.CheckClients(inv, w); err != nil {
 			return nil, nil, u.named(inv, err)
 		}

@@ -28,10 +28,21 @@ func Validate(ctx context.Context, c *cluster.Cluster, m *Matrix) (flavor.Server
 	return srv, nil
 }
 
-// checkUnsafe refuses, before any host, a plan whose knobs would open a
-// cluster (server.CheckUnsafe), and warns once for each one allowed.
-func (u *useCase) checkUnsafe(m *Matrix) error {
+// checkOffline checks every configuration of the plan against every
+// inventory before any host: a setting that would open a cluster
+// (server.CheckUnsafe, one warning for each one allowed), and, where the
+// inventory names the flavour, the engine and each knob's name against that
+// server's variables. It records in m the knobs the declared flavour
+// ignores (NoEffect), so that the plan names them; the servers' answer
+// replaces it in Validate.
+func (u *useCase) checkOffline(m *Matrix) error {
 	seen := map[string]bool{}
+	say := func(s string) {
+		if s != "" && !seen[s] {
+			seen[s] = true
+			u.logf("%s", s)
+		}
+	}
 	for _, inv := range u.Clusters {
 		for _, d := range m.Configurations() {
 			warnings, err := server.CheckUnsafe(inv, d.Knobs, u.AllowUnsafe)
@@ -39,11 +50,28 @@ func (u *useCase) checkUnsafe(m *Matrix) error {
 				return u.named(inv, err)
 			}
 			for _, w := range warnings {
-				if !seen[w] {
-					seen[w] = true
-					u.logf("%s", w)
-				}
+				say(w)
 			}
+			if err := server.CheckDesired(inv, d, "--engines"); err != nil {
+				return u.named(inv, err)
+			}
+		}
+		dbs := inv.DBHosts()
+		if len(dbs) == 0 || dbs[0].MySQL.Flavor == "" {
+			continue
+		}
+		t, err := server.OfflineTarget(dbs[0], inv, "")
+		if err != nil {
+			return u.named(inv, err)
+		}
+		if len(m.Knobs) > 0 {
+			say(server.OfflineNamesNote(t))
+		}
+		for name, why := range NoEffect(t.Server, m.Knobs) {
+			if m.NoEffect == nil {
+				m.NoEffect = map[string]string{}
+			}
+			m.NoEffect[name] = why
 		}
 	}
 	return nil

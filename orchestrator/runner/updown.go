@@ -104,9 +104,13 @@ func NewUp(o UpOptions) (*Up, error) {
 		if o.DryRun {
 			// A dry run renders for the named flavour: without one it is
 			// bad input, said before anything is printed.
-			for _, h := range inv.DBHosts() {
-				if _, err := server.OfflineTarget(h, inv, o.FlavorHint); err != nil {
+			for i, h := range inv.DBHosts() {
+				t, err := server.OfflineTarget(h, inv, o.FlavorHint)
+				if err != nil {
 					return nil, orchestrator.BadInput(err)
+				}
+				if note := server.OfflineNamesNote(t); i == 0 && note != "" && o.Err != nil && len(kv)+len(inv.Profile.Vars) > 0 {
+					fmt.Fprintln(o.Err, note)
 				}
 			}
 		}

@@ -89,6 +89,33 @@ func CheckDesiredAs(inv *topology.Inventory, d Desired, flag, hint string) error
 			if err := checkProfileSafe(f, h.String(), name, len(inv.DBHosts()) > 1); err != nil {
 				return err
 			}
+			if err := checkNamesOffline(t, f, name, d.Knobs); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// checkNamesOffline refuses, before any host, a variable name of the
+// profile, profile.vars or the knobs that t's declared server does not have
+// (see checkNameOffline).
+func checkNamesOffline(t Target, f *cnfFile, profile string, knobs []KV) error {
+	for _, l := range f.lines {
+		if l.kind == lineOption && isServerSection(l.section) {
+			if err := checkNameOffline(t, "profile "+profile, l.name); err != nil {
+				return err
+			}
+		}
+	}
+	for _, k := range sortedKeys(t.Inventory.Profile.Vars) {
+		if err := checkNameOffline(t, t.Inventory.Source+": profile.vars", k); err != nil {
+			return err
+		}
+	}
+	for _, k := range knobs {
+		if err := checkNameOffline(t, "--knob", k.Name); err != nil {
+			return err
 		}
 	}
 	return nil
