@@ -340,6 +340,12 @@ func (r *run) execute(ctx context.Context) (*schema.Results, error) {
 	if err := r.checks(ctx, res, catchUp); err != nil {
 		return res, err
 	}
+	// Figures the client printed that cannot be read (NaN, a negative
+	// count, an overflow) leave nothing a report could stand on: the run
+	// fails, saying so, instead of ending "ok" without figures.
+	if res.ParseError != "" {
+		return res, fmt.Errorf("cannot read the client's figures (%s)", res.ParseError)
+	}
 	r.measured = true
 	if err := r.snapshot(ctx, "after"); err != nil {
 		r.logf("run: %v", err)

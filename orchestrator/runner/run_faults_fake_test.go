@@ -182,3 +182,33 @@ func TestStalledRunIsStopped(t *testing.T) {
 		t.Errorf("manifest: status %s, error %q (err %v)", m.Status, m.Error, err)
 	}
 }
+
+// TestRunWithUnreadableFiguresEndsFailed: a client whose figures cannot be
+// read (NaN, a negative time, an overflow) fails the run, saying so, the
+// manifest failed (the review's ended "run ok", exit 0).
+func TestRunWithUnreadableFiguresEndsFailed(t *testing.T) {
+	good, err := os.ReadFile("testdata/mariadb-slap-write-innodb.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{"nan", "-4.890", "1e999"} {
+		sample := filepath.Join(t.TempDir(), "slap.txt")
+		text := strings.Replace(string(good), "all queries: 4.890 seconds", "all queries: "+bad+" seconds", 1)
+		if text == string(good) {
+			t.Fatal("the sample changed: no average line to corrupt")
+		}
+		if err := os.WriteFile(sample, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		f := fakeLabOf(t, "testdata/fakelab.yaml", "mariadb-slap", sample)
+		out, err := Run(context.Background(), Config{Cluster: f.C, Workload: slapWorkload(t), Engine: "innodb", Root: t.TempDir(), Version: "test"})
+		if err == nil || !strings.HasPrefix(err.Error(), "cannot read the client's figures (") {
+			t.Fatalf("%s: run: %v", bad, err)
+		}
+		m, lerr := out.Dir.LoadManifest()
+		if out.Status != rundir.StatusFailed || lerr != nil || m.Status != rundir.StatusFailed || !strings.Contains(m.Error, "cannot read the client's figures") {
+			t.Errorf("%s: status %s, manifest %+v %v", bad, out.Status, m, lerr)
+		}
+	}
+}
+
