@@ -134,7 +134,7 @@ func (r *Remote) follow(ctx context.Context, from int64, w io.Writer, onLine fun
 			if _, werr := w.Write(chunk); werr != nil {
 				pr.CloseWithError(werr)
 				<-done
-				return n, werr
+				return n, &localWriteError{werr}
 			}
 			n += int64(len(chunk))
 			keep := min(len(chunk), MaxLine-len(line))
@@ -163,6 +163,13 @@ func (r *Remote) follow(ctx context.Context, from int64, w io.Writer, onLine fun
 	}
 }
 
+// localWriteError is a failure to write the followed output on this side,
+// as opposed to a broken connection.
+type localWriteError struct{ err error }
+
+func (e *localWriteError) Error() string { return e.err.Error() }
+func (e *localWriteError) Unwrap() error { return e.err }
+
 // Follow streams the step's output to w until it ends, re-attaching after a
 // broken connection (the step goes on without us) until reattach runs out.
 // It returns the step's exit status.
@@ -182,6 +189,12 @@ func (r *Remote) Follow(ctx context.Context, w io.Writer, onLine func(string), r
 		}
 		if ctx.Err() != nil {
 			return -1, ctx.Err()
+		}
+		var lw *localWriteError
+		if errors.As(err, &lw) {
+			// Our side cannot keep the output (a full disk): re-attaching
+			// would fail the same way for the whole reattach time.
+			return -1, fmt.Errorf("%s: keeping the benchmark's output here: %w", r.Exec.Name(), lw.err)
 		}
 		if n > 0 || deadline.IsZero() {
 			deadline = time.Now().Add(reattach)

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -212,3 +213,41 @@ func TestRunWithUnreadableFiguresEndsFailed(t *testing.T) {
 	}
 }
 
+// TestRunOnAFullDiskEndsFailed: the local disk fills while the client's
+// output comes in; the run ends failed naming the cause, and the manifest
+// says so rather than stay "running" (the review's full disk). The run
+// directory is on a 1 MiB tmpfs, the client prints 4 MiB.
+func TestRunOnAFullDiskEndsFailed(t *testing.T) {
+	root := t.TempDir()
+	if err := syscall.Mount("tmpfs", root, "tmpfs", 0, "size=1m"); err != nil {
+		t.Fatalf("mount a small tmpfs (the test runs as root, as make test does): %v", err)
+	}
+	t.Cleanup(func() { syscall.Unmount(root, syscall.MNT_DETACH) })
+	good, err := os.ReadFile("testdata/mariadb-slap-write-innodb.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sample := filepath.Join(t.TempDir(), "slap.txt")
+	big := append(good, bytes.Repeat([]byte(strings.Repeat("x", 1023)+"\n"), 4096)...)
+	if err := os.WriteFile(sample, big, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f := fakeLabOf(t, "testdata/fakelab.yaml", "mariadb-slap", sample)
+	out, err := Run(context.Background(), Config{Cluster: f.C, Workload: slapWorkload(t), Engine: "innodb", Root: root, Version: "test"})
+	if err == nil || !strings.Contains(err.Error(), "no space left on device") {
+		t.Fatalf("run on a full disk: %v", err)
+	}
+	if out == nil {
+		t.Fatal("no run directory")
+	}
+	m, err := out.Dir.LoadManifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Status != rundir.StatusFailed || m.Status != rundir.StatusFailed || !strings.Contains(m.Error, "no space left on device") {
+		t.Errorf("status %s, manifest %s %q", out.Status, m.Status, m.Error)
+	}
+	if _, err := os.Stat(filepath.Join(out.Dir.Path(), ".orch-reserve")); err == nil {
+		t.Error("the reserve outlived the run")
+	}
+}
