@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -215,4 +216,30 @@ func Sanitize(name string) string {
 		return "run"
 	}
 	return s
+}
+
+// Confined is Abs for a path orch reads or writes as root on a run
+// directory it did not necessarily make (a copied or edited one): no
+// existing component of rel may be a symbolic link, so that a planted
+// link (hosts/master -> /etc) never sends a read or a write outside.
+func (d *Dir) Confined(rel string) (string, error) {
+	p, err := d.Abs(rel)
+	if err != nil {
+		return "", err
+	}
+	cur, shown := d.path, ""
+	for _, part := range strings.Split(filepath.Clean(rel), string(filepath.Separator)) {
+		cur, shown = filepath.Join(cur, part), path.Join(shown, part)
+		st, err := os.Lstat(cur)
+		if errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		if err != nil {
+			return "", fmt.Errorf("run directory: %w", err)
+		}
+		if st.Mode()&fs.ModeSymlink != 0 {
+			return "", fmt.Errorf("run directory: %s is a symbolic link: orch never follows one inside a run directory", shown)
+		}
+	}
+	return p, nil
 }
