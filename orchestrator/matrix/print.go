@@ -37,6 +37,9 @@ func NoEffect(srv flavor.Server, axes []Axis) map[string]string {
 type Costs struct {
 	PerCell time.Duration
 	Switch  time.Duration
+	// Source says what PerCell's overhead comes from (PlanCosts); ""
+	// prints nothing.
+	Source string
 }
 
 // WritePlan prints the plan: one row per cell in execution order, then the
@@ -89,6 +92,9 @@ func WritePlan(w io.Writer, m *Matrix, costs Costs) error {
 		p.printf("%s: %s (%d cell(s) x %s + %d switch(es) x %s)\n", est,
 			FormatDuration(Estimate(left, costs.PerCell, costs.Switch)),
 			len(left), FormatDuration(costs.PerCell), EngineSwitches(left), FormatDuration(costs.Switch))
+		if costs.Source != "" {
+			p.printf("  (%s)\n", costs.Source)
+		}
 	} else {
 		p.printf("%s: unknown\n", est)
 	}

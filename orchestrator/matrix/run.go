@@ -101,7 +101,7 @@ func Run(ctx context.Context, o Options) error {
 		secrets = append(secrets, runner.Secrets(inv)...)
 	}
 	err = execute(ctx, m, targets, ExecConfig{
-		Workload: m.CellWorkload, Version: o.Version, Command: o.Command, Costs: CostsOf(w),
+		Workload: m.CellWorkload, Version: o.Version, Command: o.Command, Costs: PlanCosts(o.Root, w),
 		FailFast: o.FailFast, StallLimit: o.StallLimit, KeepRemote: o.KeepRemote, WaitRunning: o.WaitRunning, Stacks: o.Stacks,
 		Progress: progress, Logf: u.logf, Secrets: secrets, Judge: report.JudgeMatrix, Verbose: o.Verbose,
 	})
@@ -178,9 +178,9 @@ func (u *useCase) plan() (*Matrix, *bench.Workload, error) {
 		}
 	}
 	if m.Design != nil {
-		err = WriteDesign(u.Out, m, m.Design, CostsOf(w))
+		err = WriteDesign(u.Out, m, m.Design, PlanCosts(u.Root, w))
 	} else {
-		err = WritePlan(u.Out, m, CostsOf(w))
+		err = WritePlan(u.Out, m, PlanCosts(u.Root, w))
 	}
 	if err != nil {
 		return nil, nil, err
