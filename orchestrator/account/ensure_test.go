@@ -177,3 +177,47 @@ func TestEnsureInterruptedIsTakenBack(t *testing.T) {
 		}
 	}
 }
+
+// TestRefusedUpWritesNothing: a DBA's own orch@localhost stops up before
+// anything is written, password files included; so the next identical up
+// finds no file of orch's and stops the same way (the review's second up
+// took the DBA's accounts over on the first one's password files).
+func TestRefusedUpWritesNothing(t *testing.T) {
+	state := t.TempDir()
+	t.Setenv(EnvStateDir, state)
+	bin := t.TempDir()
+	fed := filepath.Join(bin, "fed")
+	// A server where orch@localhost exists and orch's record does not.
+	script := `#!/bin/sh
+in=$(cat)
+printf '%s\n' "$in" >> ` + fed + `
+case "$in" in *"FROM mysql.user"*) echo "orch@localhost" ;; esac
+exit 0
+`
+	if err := os.WriteFile(filepath.Join(bin, "mariadb"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+":"+os.Getenv("PATH"))
+	for i := 1; i <= 2; i++ {
+		err := ensureOn(t, loadInv(t, stockHosts), nil)
+		if err == nil || !strings.Contains(err.Error(), "account 'orch'@'localhost' exists and orch did not make it") {
+			t.Fatalf("up %d: %v", i, err)
+		}
+		var files []string
+		filepath.WalkDir(state, func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				files = append(files, p)
+			}
+			return nil
+		})
+		if len(files) != 0 {
+			t.Fatalf("up %d was refused yet wrote %v", i, files)
+		}
+	}
+	b, _ := os.ReadFile(fed)
+	for _, w := range []string{"CREATE", "ALTER", "GRANT", "INSERT", "DROP"} {
+		if strings.Contains(string(b), w) {
+			t.Errorf("a refused up sent %s:\n%s", w, b)
+		}
+	}
+}

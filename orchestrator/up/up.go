@@ -121,7 +121,6 @@ func Up(ctx context.Context, c *cluster.Cluster, opts Options) (*Report, error) 
 	if err := inv.ValidateCluster(); err != nil {
 		return nil, err
 	}
-	hadRepl := inv.Replication.PasswordManaged && !account.Pending(inv.Replication.Password)
 	// Stock hosts first: orch's own accounts, made through root's unix socket.
 	if err := account.Ensure(ctx, c, account.EnsureOptions{Adopt: opts.AdoptAccounts, Events: rec.events}); err != nil {
 		return nil, err
@@ -143,7 +142,7 @@ func Up(ctx context.Context, c *cluster.Cluster, opts Options) (*Report, error) 
 			return nil, fmt.Errorf("%s: replication.password (%s): %w (nothing was restarted)", n.Host, inv.Replication.Password, err)
 		}
 	}
-	if err := claimNames(ctx, inv, nodes, &params, hadRepl, opts.AdoptAccounts, rec); err != nil {
+	if err := claimNames(ctx, inv, nodes, &params, opts.AdoptAccounts, rec); err != nil {
 		return nil, err
 	}
 
