@@ -99,3 +99,34 @@ func TestPurgeDropsOnlyWhatTheRecordLists(t *testing.T) {
 		}
 	}
 }
+
+// TestPurgeKeepsAForeignTableInOrchsSchema: a DBA's table put inside a
+// schema orch made (the review's mysqlslap.precious went with DROP
+// DATABASE) keeps the schema, saying why; orch's tables in it go, and a
+// schema holding only orch's and its benchmarks' tables goes whole.
+func TestPurgeKeepsAForeignTableInOrchsSchema(t *testing.T) {
+	c, lab := fakeCluster(t)
+	if _, err := Up(context.Background(), c, upOpts()); err != nil {
+		t.Fatal(err)
+	}
+	master(lab).AddTable("mysqlslap", "precious")
+	master(lab).AddTable("mysqlslap", "t1")
+	master(lab).AddTable("sbtest", "sbtest1")
+	rep, err := Purge(context.Background(), c, nil)
+	if err != nil {
+		t.Fatalf("purge: %v", err)
+	}
+	if !master(lab).HasTable("mysqlslap", "precious") {
+		t.Error("purge dropped the DBA's table in orch's schema")
+	}
+	if master(lab).HasTable("mysqlslap", "t1") || master(lab).HasTable("sbtest", "sbtest1") {
+		t.Error("purge kept a benchmark's table")
+	}
+	text := strings.Join(rep.Purged, "\n")
+	for _, want := range []string{"db1: kept schema `mysqlslap`: orch made it, but it holds tables orch did not make: precious (orch's tables in it were dropped)",
+		"db1: dropped table `mysqlslap`.`t1`", "db1: dropped schema `sbtest`"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("purge lines lack %q:\n%s", want, text)
+		}
+	}
+}
