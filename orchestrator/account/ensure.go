@@ -288,7 +288,7 @@ func planHost(ctx context.Context, c *cluster.Cluster, h *topology.Host, ex exec
 			items = appendNew(items, AccountItem(a.User, a.Host))
 		}
 	}
-	f, err := Look(ctx, p.q, items, nil)
+	f, err := Look(ctx, p.q, SealFor(inv, h), items, nil)
 	if err != nil {
 		return p, fmt.Errorf("%s: %w", h, err)
 	}

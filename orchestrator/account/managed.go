@@ -115,7 +115,13 @@ func Generate(inv *topology.Inventory) error {
 			return err
 		}
 	}
-	return nil
+	// The secret orch's record rows are signed with (seal.go).
+	dir, err := StateDir(inv)
+	if err != nil {
+		return err
+	}
+	_, err = PasswordFile(filepath.Join(dir, RecordKeyFile))
+	return err
 }
 
 // Pending reports whether a managed account's password has not been
@@ -133,7 +139,11 @@ func Pending(s topology.Secret) bool {
 func Forget(inv *topology.Inventory) error {
 	var errs []error
 	dirs := map[string]bool{}
-	for _, f := range managedFiles(inv) {
+	files := managedFiles(inv)
+	if dir, err := StateDir(inv); err == nil {
+		files = append(files, filepath.Join(dir, RecordKeyFile))
+	}
+	for _, f := range files {
 		if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			errs = append(errs, err)
 		}

@@ -61,7 +61,7 @@ func claimNames(ctx context.Context, inv *topology.Inventory, nodes []*server.No
 		if master {
 			accts = append(accts, repl)
 		}
-		f, err := account.Look(ctx, q, accts, purgedSchemas())
+		f, err := account.Look(ctx, q, account.SealFor(inv, n.Host), accts, purgedSchemas())
 		if err != nil {
 			return fmt.Errorf("%s: %w", n.Host, err)
 		}
@@ -119,7 +119,7 @@ func replKept(ctx context.Context, inv *topology.Inventory, master *server.Node,
 		return replNamed, nil, nil
 	}
 	repl := replItem(p)
-	f, err := account.Look(ctx, account.DB{DB: master.DB}, []account.Item{repl}, nil)
+	f, err := account.Look(ctx, account.DB{DB: master.DB}, account.SealFor(inv, master.Host), []account.Item{repl}, nil)
 	if err != nil {
 		return "", nil, fmt.Errorf("%s: %w", master.Host, err)
 	}

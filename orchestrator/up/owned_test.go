@@ -130,3 +130,29 @@ func TestPurgeKeepsAForeignTableInOrchsSchema(t *testing.T) {
 		}
 	}
 }
+
+// TestPurgeTrustsNoForgedRecord: a row an INSERT-only account adds to
+// orch's record (the review's made purge drop a DBA's dba@'%' on all three
+// servers) has no digest orch's key makes: purge drops nothing on that
+// server, says why and fails, keeping orch's state for a later purge.
+func TestPurgeTrustsNoForgedRecord(t *testing.T) {
+	c, lab := fakeCluster(t)
+	if _, err := Up(context.Background(), c, upOpts()); err != nil {
+		t.Fatal(err)
+	}
+	master(lab).AddUser("dba", "%")
+	master(lab).InsertRow("orch", "orch_owned", "account", "dba@%")
+	rep, err := Purge(context.Background(), c, nil)
+	if err == nil || !strings.Contains(err.Error(), "db1 192.0.2.11: purge: dropped nothing: orch's record holds 1 row(s) orch did not write (account 'dba'@'%')") {
+		t.Fatalf("purge: %v", err)
+	}
+	if !master(lab).HasUser("dba", "%") {
+		t.Fatal("purge dropped the account a forged row named")
+	}
+	if !master(lab).HasTable("orch", "canary") {
+		t.Error("purge dropped something on the server whose record was forged")
+	}
+	if text := strings.Join(rep.Purged, "\n"); !strings.Contains(text, "db1: dropped nothing") {
+		t.Errorf("purge lines:\n%s", text)
+	}
+}

@@ -103,6 +103,15 @@ func (d *DB) AddTable(schema, table string) {
 	d.catalogStatement("CREATE TABLE IF NOT EXISTS `"+schema+"`.`"+table+"` (", false)
 }
 
+// InsertRow adds a row to schema.table as any account with INSERT on it
+// could (the table must exist).
+func (d *DB) InsertRow(schema, table string, values ...string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	name := schema + "." + table
+	d.cat.tables[name] = append(d.cat.tables[name], values)
+}
+
 // HasTable reports whether schema.table exists.
 func (d *DB) HasTable(schema, table string) bool {
 	d.mu.Lock()
