@@ -221,3 +221,35 @@ exit 0
 		}
 	}
 }
+
+// TestNewHostTreatedAsAnyServer: orch's password files exist (the cluster
+// was up before) and a host added since has a DBA's orch@localhost that
+// its record does not list: up stops there, as on any server, instead of
+// taking the password files as proof (the review's new host was taken
+// over the same way as a refused up's).
+func TestNewHostTreatedAsAnyServer(t *testing.T) {
+	t.Setenv(EnvStateDir, t.TempDir())
+	inv := loadInv(t, stockHosts)
+	dir, err := StateDir(inv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	Resolve(inv, dir)
+	if err := Generate(inv); err != nil { // an earlier up's files
+		t.Fatal(err)
+	}
+	bin := t.TempDir()
+	script := `#!/bin/sh
+in=$(cat)
+case "$SERVER_NAME:$in" in slave2:*"FROM mysql.user"*) echo "orch@localhost" ;; esac
+exit 0
+`
+	if err := os.WriteFile(filepath.Join(bin, "mariadb"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+":"+os.Getenv("PATH"))
+	err = ensureOn(t, loadInv(t, stockHosts), nil)
+	if err == nil || !strings.HasPrefix(err.Error(), "slave2 ") || !strings.Contains(err.Error(), "account 'orch'@'localhost' exists and orch did not make it") {
+		t.Fatalf("up with a new host holding a DBA's account: %v", err)
+	}
+}
