@@ -8,6 +8,7 @@ package up
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -169,7 +170,11 @@ func Up(ctx context.Context, c *cluster.Cluster, opts Options) (*Report, error) 
 		}
 	}
 	if orchestrator.Aggregate(errs) != nil || ctx.Err() != nil {
-		return rep, applyFailed(ctx, nodes, rep.Hosts, errs)
+		// The hosts that took the new config go back to their previous
+		// one: a cluster half on it (a knob that locks people out, a
+		// version of the config the others lack) is left to nobody.
+		errs = append(errs, takeBack(ctx, nodes, rep.Hosts)...)
+		return rep, applyFailed(ctx, nodes, rep.Hosts, errs[:len(nodes)], errs[len(nodes):]...)
 	}
 
 	master, slaves := sessions.Master, sessions.Slaves
@@ -181,7 +186,7 @@ func Up(ctx context.Context, c *cluster.Cluster, opts Options) (*Report, error) 
 		if rep.Replication != nil && rep.Replication.Undone {
 			doing += " (what it had changed was undone)"
 		}
-		return rep, replicationInterrupted(ctx, doing, err)
+		return rep, backAfter(ctx, nodes, rep.Hosts, replicationInterrupted(ctx, doing, err))
 	}
 	t0 = time.Now()
 	timeout := opts.VerifyTimeout
@@ -192,9 +197,41 @@ func Up(ctx context.Context, c *cluster.Cluster, opts Options) (*Report, error) 
 	rec.done("cluster", "verify", t0)
 	rep.Timings, rep.Total = rec.close(), time.Since(start)
 	if err != nil {
-		return rep, replicationInterrupted(ctx, "verifying replication", err)
+		return rep, backAfter(ctx, nodes, rep.Hosts, replicationInterrupted(ctx, "verifying replication", err))
 	}
 	return rep, nil
+}
+
+// takeBack puts every host Apply changed back on its previous config and
+// proves orch logs in there (server.Node.TakeBack), in parallel; it
+// returns the failures.
+func takeBack(ctx context.Context, nodes []*server.Node, results []*server.Result) []error {
+	return orchestrator.ForEach(context.WithoutCancel(ctx), 0, nodes, func(ctx context.Context, i int, n *server.Node) error {
+		return n.TakeBack(ctx, results[i])
+	})
+}
+
+// backAfter is err of a replication step that failed once every host ran
+// the new config: the hosts are put back on their previous config, and the
+// error says where each was left.
+func backAfter(ctx context.Context, nodes []*server.Node, results []*server.Result, err error) error {
+	if _, interrupted := err.(*Interrupted); interrupted {
+		return err // Ctrl-C: the next up sets replication up again
+	}
+	back := takeBack(ctx, nodes, results)
+	var lines []string
+	for i, n := range nodes {
+		lines = append(lines, n.Host.String()+": "+outcome(results[i], back[i]))
+	}
+	return fmt.Errorf("%w\nthe previous config was put back on every host it had changed:\n  %s%s", err, strings.Join(lines, "\n  "), joinedErr(back))
+}
+
+// joinedErr is "\n" and the errors, "" when there are none.
+func joinedErr(errs []error) string {
+	if err := orchestrator.Aggregate(errs); err != nil {
+		return "\n" + err.Error()
+	}
+	return ""
 }
 
 // replicationInterrupted words an error of the replication phase when
