@@ -88,8 +88,14 @@ func Ensure(ctx context.Context, c *cluster.Cluster, opts EnsureOptions) error {
 			hosts = append(hosts, h)
 		}
 	}
+	// The replication account is decided later (up's claimNames, once
+	// the servers answer as orch): its password file is made then.
+	replFile := ""
+	if inv.Replication.PasswordManaged {
+		replFile = inv.Replication.Password.File
+	}
 	if len(hosts) == 0 {
-		return Generate(inv) // the replication password, when orch makes it
+		return generate(inv, replFile)
 	}
 	var mu sync.Mutex
 	plans := map[string]*hostPlan{}
@@ -113,7 +119,7 @@ func Ensure(ctx context.Context, c *cluster.Cluster, opts EnsureOptions) error {
 		return err
 	}
 	// Decided: now the passwords exist.
-	if err := Generate(inv); err != nil {
+	if err := generate(inv, replFile); err != nil {
 		return err
 	}
 	for _, h := range hosts {

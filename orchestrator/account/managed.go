@@ -109,8 +109,15 @@ func managedFiles(inv *topology.Inventory) []string {
 
 // Generate makes the password files of the managed accounts that have
 // none yet (after Resolve).
-func Generate(inv *topology.Inventory) error {
+func Generate(inv *topology.Inventory) error { return generate(inv, "") }
+
+// generate is Generate leaving out the file skip: the replication
+// password's, which up makes only once it has decided on that account.
+func generate(inv *topology.Inventory, skip string) error {
 	for _, f := range managedFiles(inv) {
+		if f == skip {
+			continue
+		}
 		if _, err := PasswordFile(f); err != nil {
 			return err
 		}

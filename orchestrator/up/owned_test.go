@@ -2,11 +2,15 @@ package up
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/orch-bench/orch/orchestrator/account"
 	"github.com/orch-bench/orch/orchestrator/internal/fakemaria"
 	"github.com/orch-bench/orch/orchestrator/step"
+	"github.com/orch-bench/orch/topology"
 )
 
 func master(lab *fakemaria.Lab) *fakemaria.DB { return lab.Hosts[0].Server() }
@@ -154,5 +158,35 @@ func TestPurgeTrustsNoForgedRecord(t *testing.T) {
 	}
 	if text := strings.Join(rep.Purged, "\n"); !strings.Contains(text, "db1: dropped nothing") {
 		t.Errorf("purge lines:\n%s", text)
+	}
+}
+
+// TestRefusedReplicationAccountLeavesNoPasswordFile: with the replication
+// password orch's to make, a DBA's repl@'%' stops up before the password
+// file exists, so the next identical up finds nothing of orch's to take as
+// proof and stops the same way (the review's second up took it over).
+func TestRefusedReplicationAccountLeavesNoPasswordFile(t *testing.T) {
+	c, lab := fakeCluster(t)
+	pwFile := filepath.Join(t.TempDir(), "state", account.ReplPasswordFile)
+	c.Inventory.Replication.PasswordManaged = true
+	c.Inventory.Replication.Password = topology.Secret{File: pwFile}
+	master(lab).AddUser("repl", "%")
+	for i := 1; i <= 2; i++ {
+		_, err := Up(context.Background(), c, upOpts())
+		if err == nil || !strings.Contains(err.Error(), "account 'repl'@'%' exists and orch did not make it") {
+			t.Fatalf("up %d: %v", i, err)
+		}
+		if _, err := os.Stat(pwFile); err == nil {
+			t.Fatalf("up %d was refused yet wrote the replication password file", i)
+		}
+	}
+	// Once orch may make it (the DBA's account gone), up makes the file
+	// and replicates with it.
+	master(lab).DropUser("repl", "%")
+	if _, err := Up(context.Background(), c, upOpts()); err != nil {
+		t.Fatalf("up: %v", err)
+	}
+	if _, err := os.Stat(pwFile); err != nil {
+		t.Errorf("no replication password file after a successful up: %v", err)
 	}
 }

@@ -139,12 +139,25 @@ func Up(ctx context.Context, c *cluster.Cluster, opts Options) (*Report, error) 
 	}
 	nodes := sessions.DB()
 	for _, n := range sessions.Slaves { // before any restart, as every check
+		if params.ReplPassword == "" {
+			break // orch generates it, after claimNames: it fits every server
+		}
 		if err := n.Server.CheckReplPassword(params.ReplPassword); err != nil {
 			return nil, fmt.Errorf("%s: replication.password (%s): %w (nothing was restarted)", n.Host, inv.Replication.Password, err)
 		}
 	}
 	if err := claimNames(ctx, inv, nodes, &params, opts.AdoptAccounts, rec); err != nil {
 		return nil, err
+	}
+	if params.ReplPassword == "" {
+		// Decided: orch may make the replication account; now its
+		// password exists (a refused up leaves no file behind).
+		if err := account.Generate(inv); err != nil {
+			return nil, err
+		}
+		if params.ReplPassword, err = inv.Replication.Password.Resolve(); err != nil {
+			return nil, fmt.Errorf("%s: replication password: %w", inv.Source, err)
+		}
 	}
 
 	// Validate everything first: a bad knob must not restart anything.
@@ -304,9 +317,12 @@ func replicationParams(inv *topology.Inventory) (flavor.Params, error) {
 	if !r.SemiSync.Enabled {
 		return flavor.Params{}, fmt.Errorf("%s: replication.semi_sync.enabled=false: asynchronous clusters are not supported yet; orch sets up semi-sync replication", inv.Source)
 	}
-	pw, err := r.Password.Resolve()
-	if err != nil {
-		return flavor.Params{}, fmt.Errorf("%s: replication password: %w", inv.Source, err)
+	pw := "" // orch makes it once up has decided on the account (Up)
+	if !r.PasswordManaged || !account.Pending(r.Password) {
+		var err error
+		if pw, err = r.Password.Resolve(); err != nil {
+			return flavor.Params{}, fmt.Errorf("%s: replication password: %w", inv.Source, err)
+		}
 	}
 	m := inv.Master()
 	port := m.MySQL.Port

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orch-bench/orch/orchestrator/account"
 	"github.com/orch-bench/orch/orchestrator/cluster"
 	"github.com/orch-bench/orch/orchestrator/internal/fakemaria"
 	"github.com/orch-bench/orch/orchestrator/server"
@@ -19,6 +20,7 @@ import (
 func fakeCluster(t *testing.T) (*cluster.Cluster, *fakemaria.Lab) {
 	t.Helper()
 	t.Setenv("ORCH_UP_TEST_PW", "up-test-pw")
+	t.Setenv(account.EnvStateDir, t.TempDir()) // orch's record key
 	inv, err := topology.Load("testdata/lab.yaml", topology.LoadOptions{HomeDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)

@@ -95,6 +95,13 @@ func (d *DB) AddUser(user, host string) {
 	d.users[user+"@"+host] = true
 }
 
+// DropUser drops an account as a DBA would, outside orch.
+func (d *DB) DropUser(user, host string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	delete(d.users, user+"@"+host)
+}
+
 // AddTable creates a schema and a table in it as a DBA would.
 func (d *DB) AddTable(schema, table string) {
 	d.mu.Lock()
