@@ -47,7 +47,9 @@ func (l *lab) ensureRecord(t *testing.T) {
 // inventory orch makes its own, orch@localhost and orch@127.0.0.1; on the
 // lab a DBA's orch@localhost (made by the lab, own password) exists. up
 // must stop before any change, naming it and the choices; before, it got
-// orch's password and ALL PRIVILEGES, and orch@127.0.0.1 appeared.
+// orch's password and ALL PRIVILEGES, and orch@127.0.0.1 appeared. The
+// same up run again stops again, and neither leaves a password file (the
+// third review: the first left them, the second took the accounts over).
 func TestUpRefusesAdminAccountOrchDidNotMake(t *testing.T) {
 	l := needLab(t)
 	doc := l.inventoryDoc(t, "lab.yaml")
@@ -56,7 +58,8 @@ func TestUpRefusesAdminAccountOrchDidNotMake(t *testing.T) {
 	delete(mysql, "password")
 	inv := filepath.Join(t.TempDir(), "managed.yaml")
 	writeYAML(t, inv, doc)
-	t.Setenv(account.EnvStateDir, t.TempDir())
+	state := t.TempDir()
+	t.Setenv(account.EnvStateDir, state)
 	t.Cleanup(func() { // on a regression, leave the shared lab as it was
 		l.sqlOn(t, "db", "DROP USER IF EXISTS 'orch'@'127.0.0.1'", false)
 	})
@@ -67,20 +70,32 @@ func TestUpRefusesAdminAccountOrchDidNotMake(t *testing.T) {
 	}
 	before := accounts()
 
-	r := l.orch(t, "up", inv)
-	if r.code == 0 {
-		t.Fatal("up took over the lab's own orch accounts")
-	}
-	for _, want := range []string{"account 'orch'@'localhost' exists and orch did not make it", "up changed nothing", "mysql.user and mysql.password", "--adopt-accounts, which sets its password"} {
-		if !strings.Contains(r.stderr, want) {
-			t.Errorf("stderr lacks %q", want)
+	for i := 1; i <= 2; i++ {
+		r := l.orch(t, "up", inv)
+		if r.code == 0 {
+			t.Fatalf("up %d took over the lab's own orch accounts", i)
 		}
-	}
-	if strings.Contains(r.stderr, "restart") {
-		t.Errorf("up went on to a restart:\n%s", r.stderr)
-	}
-	if after := accounts(); after != before {
-		t.Errorf("accounts changed:\nbefore %s\nafter %s", before, after)
+		for _, want := range []string{"account 'orch'@'localhost' exists and orch did not make it", "up changed nothing", "mysql.user and mysql.password", "--adopt-accounts, which sets its password"} {
+			if !strings.Contains(r.stderr, want) {
+				t.Errorf("up %d: stderr lacks %q", i, want)
+			}
+		}
+		if strings.Contains(r.stderr, "restart") {
+			t.Errorf("up %d went on to a restart:\n%s", i, r.stderr)
+		}
+		if after := accounts(); after != before {
+			t.Errorf("up %d: accounts changed:\nbefore %s\nafter %s", i, before, after)
+		}
+		var files []string
+		filepath.WalkDir(state, func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				files = append(files, p)
+			}
+			return nil
+		})
+		if len(files) > 0 {
+			t.Errorf("up %d was refused yet wrote %v", i, files)
+		}
 	}
 	l.stillLogsIn(t)
 }
@@ -118,14 +133,19 @@ func TestUpRefusesReplicationAccountOrchDidNotMake(t *testing.T) {
 	delete(doc["replication"].(map[string]any), "user")
 	inv := filepath.Join(t.TempDir(), "unnamed-repl.yaml")
 	writeYAML(t, inv, doc)
+	t.Setenv(account.EnvStateDir, t.TempDir())
 
-	r := l.orch(t, "up", inv)
-	if r.code == 0 {
-		t.Fatal("up took over a replication account orch did not make")
-	}
-	for _, want := range []string{"account 'repl'@'%' exists and orch did not make it", "replication.user and replication.password", "--adopt-accounts"} {
-		if !strings.Contains(r.stderr, want) {
-			t.Errorf("stderr lacks %q", want)
+	// Twice: the first up's replication password file is no proof for the
+	// second (the review's second up took the account over on it).
+	for i := 1; i <= 2; i++ {
+		r := l.orch(t, "up", inv)
+		if r.code == 0 {
+			t.Fatalf("up %d took over a replication account orch did not make", i)
+		}
+		for _, want := range []string{"account 'repl'@'%' exists and orch did not make it", "replication.user and replication.password", "--adopt-accounts"} {
+			if !strings.Contains(r.stderr, want) {
+				t.Errorf("up %d: stderr lacks %q", i, want)
+			}
 		}
 	}
 	l.stillLogsIn(t)
@@ -161,28 +181,61 @@ func TestDownKeepsTheInventorysReplicationAccount(t *testing.T) {
 // TestPurgeKeepsWhatOrchDidNotMake (N2): down --purge drops only what
 // orch's record lists. The mysqlslap and orch schemas and a DBA's table in
 // each, which the record does not list, stay, each with a line saying why;
-// before, both schemas went whole.
+// before, both schemas went whole. A DBA's table inside sbtest, which orch
+// made, keeps sbtest too (the third review's mysqlslap.precious went with
+// DROP DATABASE).
 func TestPurgeKeepsWhatOrchDidNotMake(t *testing.T) {
 	l := needLab(t)
 	l.ensureRecord(t)
-	l.sqlOn(t, "master", "CREATE DATABASE IF NOT EXISTS mysqlslap; CREATE TABLE IF NOT EXISTS mysqlslap.dba_keep (id INT PRIMARY KEY); CREATE TABLE IF NOT EXISTS orch.dba_keep (id INT PRIMARY KEY)", false)
+	l.mustOK(t, "up", l.inventory) // sbtest made by orch (and recorded) if the lab never was up
+	l.sqlOn(t, "master", "CREATE DATABASE IF NOT EXISTS mysqlslap; CREATE TABLE IF NOT EXISTS mysqlslap.dba_keep (id INT PRIMARY KEY); CREATE TABLE IF NOT EXISTS orch.dba_keep (id INT PRIMARY KEY); CREATE TABLE IF NOT EXISTS sbtest.dba_keep (id INT PRIMARY KEY)", false)
 	l.forget(t, "master", "schema mysqlslap", "schema orch")
 	t.Cleanup(func() {
 		l.cleanup(t, "up", l.inventory) // the shared lab as it was
-		l.sqlOn(t, "master", "DROP TABLE IF EXISTS mysqlslap.dba_keep, orch.dba_keep", false)
+		l.sqlOn(t, "master", "DROP TABLE IF EXISTS mysqlslap.dba_keep, orch.dba_keep, sbtest.dba_keep", false)
 	})
 
 	r := l.mustOK(t, "down", "--purge", l.inventory)
 	got := l.sqlOn(t, "master", "SELECT CONCAT(table_schema, '.', table_name) FROM information_schema.tables WHERE table_name = 'dba_keep' ORDER BY 1", false)
-	for _, want := range []string{"mysqlslap.dba_keep", "orch.dba_keep"} {
+	for _, want := range []string{"mysqlslap.dba_keep", "orch.dba_keep", "sbtest.dba_keep"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("purge dropped %s (left: %q)", want, got)
 		}
 	}
 	for _, want := range []string{"master: kept schema `orch`: it existed before orch, with its tables ", "dba_keep", "master: kept schema `mysqlslap`: it existed before orch, with its tables dba_keep (not in orch's record",
-		"master: kept account 'orch'@'localhost': the inventory names it (mysql.user)"} {
+		"master: kept account 'orch'@'localhost': the inventory names it (mysql.user)",
+		"master: kept schema `sbtest`: orch made it, but it holds tables orch did not make: dba_keep"} {
 		if !strings.Contains(r.stderr, want) {
 			t.Errorf("purge output lacks %q", want)
 		}
+	}
+}
+
+// TestPurgeTrustsNoForgedRecord (third review): an application account
+// with INSERT on orch's record only adds a row naming a DBA's dba@'%' on
+// the master, which replicates it to both slaves. orch's rows carry a keyed
+// digest the forged row lacks, so down --purge drops nothing on any of the
+// three servers, says why and fails; before, it dropped dba@'%' everywhere.
+func TestPurgeTrustsNoForgedRecord(t *testing.T) {
+	l := needLab(t)
+	l.mustOK(t, "up", l.inventory) // orch's record, signed
+	l.sqlOn(t, "master", "CREATE USER IF NOT EXISTS 'dba'@'%' IDENTIFIED BY 'dba-0xs3cret'; CREATE USER IF NOT EXISTS 'app'@'localhost' IDENTIFIED BY 'app-0xs3cret'; GRANT INSERT ON orch.* TO 'app'@'localhost'", true)
+	t.Cleanup(func() { // the shared lab as it was
+		l.sqlOn(t, "master", "DELETE FROM orch.orch_owned WHERE name = 'dba@%'; DROP USER IF EXISTS 'dba'@'%', 'app'@'localhost'", true)
+		l.cleanup(t, "up", l.inventory)
+	})
+	l.mustOK(t, "exec", "-i", l.inventory, "--role", "master", "--", "MYSQL_PWD=app-0xs3cret mariadb -uapp -e "+shellQuote("INSERT INTO orch.orch_owned (kind, name) VALUES ('account', 'dba@%')"))
+
+	r := l.orch(t, "down", "--purge", l.inventory)
+	if r.code == 0 {
+		t.Error("purge succeeded on a forged record")
+	}
+	for _, h := range []string{"master", "slave1", "slave2"} {
+		if want := h + ": dropped nothing: orch's record holds "; !strings.Contains(r.stderr, want) || !strings.Contains(r.stderr, "account 'dba'@'%'") {
+			t.Errorf("purge output lacks %q ... account 'dba'@'%%'", want)
+		}
+	}
+	if got := l.sqlOn(t, "db", "SELECT CONCAT('dba-accounts=', COUNT(*)) FROM mysql.user WHERE user = 'dba' AND host = '%'", false); strings.Count(got, "dba-accounts=1") != 3 {
+		t.Errorf("dba@'%%' is no longer on all three servers: %q", got)
 	}
 }

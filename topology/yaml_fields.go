@@ -135,13 +135,13 @@ func (d *yamlDecoder) mysql(n *yaml.Node, path string) ([]mysqlPatch, error) {
 			if err != nil {
 				return err
 			}
-			// A flavour, optionally with its version ("mariadb:10.5.23"),
-			// as --flavor takes it.
+			// A flavour, optionally with its version (mariadb:10.11.6):
+			// with one, a dry run checks knob names before any host.
+			if name, _, _ := strings.Cut(s, ":"); s != "" && !flavor.IsFlavor(name) {
+				return d.errAt(v, "%s: unknown flavor %q (want %s)", p, clip(s), flavor.FlavorList())
+			}
 			if _, _, err := flavor.ParseHint(s); s != "" && err != nil {
-				if name, _, _ := strings.Cut(s, ":"); !flavor.IsFlavor(strings.ToLower(name)) {
-					return d.errAt(v, "%s: unknown flavor %q (want %s, optionally :VERSION)", p, clip(s), flavor.FlavorList())
-				}
-				return d.errAt(v, "%s: %v", p, err)
+				return d.errAt(v, "%s: %v (want FLAVOR or FLAVOR:VERSION, e.g. mariadb:10.11.6)", p, err)
 			}
 			patch = func(c *MySQLConfig) { c.Flavor = s }
 		case "service":

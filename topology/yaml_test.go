@@ -82,8 +82,8 @@ func TestClusterExampleParses(t *testing.T) {
 	if lb := inv.LoadBox(); lb == nil || lb.Address != "10.0.0.4" {
 		t.Errorf("load box %v", lb)
 	}
-	if m.Pos.Line != 111 || m.Pos.Col != 5 || m.Pos.File != path {
-		t.Errorf("master declared at %+v, want %s:111:5", m.Pos, path)
+	if m.Pos.Line != 113 || m.Pos.Col != 5 || m.Pos.File != path {
+		t.Errorf("master declared at %+v, want %s:113:5", m.Pos, path)
 	}
 	if b := inv.Benchmark; b.User != "sbtest" || b.Password.Env != "ORCH_BENCH_PASSWORD" || b.Managed {
 		t.Errorf("benchmark %+v", b)
@@ -96,7 +96,7 @@ func TestClusterExampleParses(t *testing.T) {
 	if !reflect.DeepEqual(inv.Replication, wantRepl) {
 		t.Errorf("replication\n got %+v\nwant %+v", inv.Replication, wantRepl)
 	}
-	wantProfile := Profile{Engine: "innodb", Vars: map[string]string{"innodb_buffer_pool_size": "256M", "rocksdb_block_cache_size": "128M"}}
+	wantProfile := Profile{Engine: "innodb", Vars: map[string]string{"innodb_buffer_pool_size": "256M", "rocksdb_block_cache_size": "256M"}}
 	if !reflect.DeepEqual(inv.Profile, wantProfile) {
 		t.Errorf("profile\n got %+v\nwant %+v", inv.Profile, wantProfile)
 	}

@@ -41,6 +41,13 @@ func (b *benchFlags) register(f *pflag.FlagSet, defaultWorkload, what string) {
 		"gdb (stops the server for each snapshot; the stop is measured), or auto (perf where perf record works, else off)")
 }
 
+// allowUnsafeFlag defines --allow-unsafe-knob, which lets one setting orch
+// refuses (server.CheckUnsafe) through with a warning.
+func allowUnsafeFlag(f *pflag.FlagSet, p *[]string) {
+	f.StringArrayVar(p, "allow-unsafe-knob", nil, "set NAME although orch refuses it as opening the cluster to anyone or cutting "+
+		"its replicas off (skip_grant_tables, skip_networking, secure_file_priv emptied...; the refusal names it); repeatable; warns")
+}
+
 // overrides merges the short flags and --set KEY=VALUE into one map.
 func (b *benchFlags) overrides() (map[string]string, error) {
 	over := map[string]string{}

@@ -17,6 +17,7 @@ func newMatrixCmd(g *globalOptions) *cobra.Command {
 		b                              benchFlags
 		engines, baseline, resume      string
 		knobs                          []string
+		allowUnsafe                    []string
 		repeat, warmup                 int
 		dryRun, failFast, waitRunning  bool
 		allowAsymmetry, allowMixed, aa bool
@@ -94,7 +95,7 @@ NOT COMPARABLE.`,
 			o := matrix.Options{Clusters: invs, Root: b.root, Resume: resuming, ResumeDir: resume,
 				Spec: matrix.Spec{Engines: engines, Knobs: knobs, Workload: b.workload, Repeat: repeat, WarmupS: given(cmd, "warmup", warmup),
 					Baseline: baseline, Overrides: over, AA: aa, Until: rule, RepeatSet: cmd.Flags().Changed("repeat")},
-				NoiseFloor: noiseFloor, AllowAsymmetry: allowAsymmetry, AllowMixed: allowMixed, DryRun: dryRun, FailFast: failFast, KeepRemote: b.keepRemote,
+				NoiseFloor: noiseFloor, AllowAsymmetry: allowAsymmetry, AllowMixed: allowMixed, AllowUnsafe: allowUnsafe, DryRun: dryRun, FailFast: failFast, KeepRemote: b.keepRemote,
 				WaitRunning: waitRunning, StallLimit: b.stallLimit, Stacks: stackMode, Version: buildVersion(), Command: os.Args,
 				Connect: g.ConnectAll, Out: cmd.OutOrStdout(), Err: cmd.ErrOrStderr(), Terminal: isTerminal(cmd.ErrOrStderr()), Verbose: g.verbose}
 			if cmd.Flags().Changed("seed") {
@@ -106,6 +107,7 @@ NOT COMPARABLE.`,
 	f := cmd.Flags()
 	f.StringVar(&engines, "engines", "", "engine profiles to compare, comma-separated (default: inventory profile.engine)")
 	f.StringArrayVar(&knobs, "knobs", nil, "knob axis: NAME (ON,OFF), NAME=V1,V2; several separated by ';' (repeatable)")
+	allowUnsafeFlag(f, &allowUnsafe)
 	b.register(f, "pure-random-writes", "a cell")
 	f.IntVar(&repeat, "repeat", 1, "runs of each configuration (interleaved)")
 	f.IntVar(&warmup, "warmup", 0, "seconds at the start of each run left out of every figure: when given, the warm-up of every run "+

@@ -21,6 +21,7 @@ func newRunCmd(g *globalOptions) *cobra.Command {
 		b                   benchFlags
 		engine, monitorFlag string
 		knobs               []string
+		allowUnsafe         []string
 		noUp                bool
 	)
 	cmd := &cobra.Command{
@@ -67,7 +68,7 @@ run interrupted.`,
 			}
 			ctx := cmd.Context()
 			out, err := runner.Bench(ctx, runner.BenchOptions{
-				Inventory: inv, Workload: b.workload, Engine: engine, Knobs: knobs, Overrides: over, NoUp: noUp, Root: b.root,
+				Inventory: inv, Workload: b.workload, Engine: engine, Knobs: knobs, AllowUnsafe: allowUnsafe, Overrides: over, NoUp: noUp, Root: b.root,
 				StallLimit: b.stallLimit, KeepRemote: b.keepRemote, Stacks: stackMode, NoMonitors: noMonitors,
 				Connect: g.ConnectAll, Version: buildVersion(), Command: os.Args,
 				Err: cmd.ErrOrStderr(), Terminal: isTerminal(cmd.ErrOrStderr()), Verbose: g.verbose,
@@ -94,6 +95,7 @@ run interrupted.`,
 	b.register(f, "", "the run")
 	f.StringVar(&engine, "engine", "", "engine profile for the cluster and the tables (default: inventory profile.engine)")
 	f.StringArrayVar(&knobs, "knob", nil, "server variable override NAME=VALUE (repeatable)")
+	allowUnsafeFlag(f, &allowUnsafe)
 	f.BoolVar(&noUp, "no-up", false, "do not bring the cluster to the engine and knobs first")
 	f.StringVar(&monitorFlag, "monitor", "on", "on, or off: no per-second time series, no stall watchdog and no monitor figures in the report; only for measuring what orch's watching costs (make bench)")
 	return cmd

@@ -23,6 +23,7 @@ func newUpCmd(g *globalOptions) *cobra.Command {
 		dryRun, fixTHP, asJSON, adopt  bool
 		verifyTimeout                  time.Duration
 		logPath                        string
+		allowUnsafe                    []string
 	)
 	cmd := &cobra.Command{
 		Use:   "up [INVENTORY]",
@@ -50,7 +51,7 @@ canary row read on both slaves. Run it again and nothing restarts.`,
 			}
 			u, err := runner.NewUp(runner.UpOptions{ClusterOptions: g.clusterOptions(cmd, invs, logPath),
 				Engine: engine, Knobs: knobs, ProfileDir: profileDir, DryRun: dryRun, FlavorHint: flavorHint,
-				FixTHP: fixTHP, JSON: asJSON, AdoptAccounts: adopt, VerifyTimeout: verifyTimeout})
+				FixTHP: fixTHP, JSON: asJSON, AdoptAccounts: adopt, VerifyTimeout: verifyTimeout, AllowUnsafe: allowUnsafe})
 			if err != nil {
 				return useCaseErr(cmd.Context(), err)
 			}
@@ -61,6 +62,7 @@ canary row read on both slaves. Run it again and nothing restarts.`,
 	f := cmd.Flags()
 	f.StringVar(&engine, "engine", "", "engine profile: innodb, tokudb, rocksdb or one of --profile-dir (default: inventory profile.engine, else innodb)")
 	f.StringArrayVar(&knobs, "knob", nil, "server variable override NAME=VALUE (repeatable)")
+	allowUnsafeFlag(f, &allowUnsafe)
 	f.StringVar(&profileDir, "profile-dir", "", "directory of NAME.cnf profile templates that replace the embedded ones")
 	f.BoolVar(&dryRun, "dry-run", false, "print the config files and statements per host; connect to nothing, change nothing")
 	f.StringVar(&flavorHint, "flavor", "", "server for --dry-run: mariadb, mysql or percona, optionally :VERSION (default: inventory mysql.flavor)")

@@ -76,23 +76,26 @@ type hostPlan struct {
 // accounts this call created are dropped and its record of them removed.
 func Ensure(ctx context.Context, c *cluster.Cluster, opts EnsureOptions) error {
 	inv := c.Inventory
-	// A password file orch already had means an earlier up made the
-	// account of that name (before orch kept a record on the server).
-	had := map[string]bool{}
-	for _, f := range managedFiles(inv) {
-		had[f] = !Pending(topology.Secret{File: f})
-	}
-	if err := Generate(inv); err != nil {
-		return err
-	}
+	// Nothing is written before up has decided it may own every account:
+	// a refused up leaves no password file behind. And a password file is
+	// no proof of ownership (a refused up used to leave one, and the next
+	// up took the DBA's account over on its word): what orch owns is what
+	// the server's record lists, or an admin account that logs in with
+	// orch's password.
 	var hosts []*topology.Host
 	for _, h := range inv.DBHosts() {
 		if h.MySQL.Managed || (h.Role == topology.RoleMaster && inv.Benchmark.Managed) {
 			hosts = append(hosts, h)
 		}
 	}
+	// The replication account is decided later (up's claimNames, once
+	// the servers answer as orch): its password file is made then.
+	replFile := ""
+	if inv.Replication.PasswordManaged {
+		replFile = inv.Replication.Password.File
+	}
 	if len(hosts) == 0 {
-		return nil
+		return generate(inv, replFile)
 	}
 	var mu sync.Mutex
 	plans := map[string]*hostPlan{}
@@ -104,7 +107,7 @@ func Ensure(ctx context.Context, c *cluster.Cluster, opts EnsureOptions) error {
 		}
 	}()
 	errs := c.Each(ctx, hosts, func(ctx context.Context, h *topology.Host, ex executor.Executor) error {
-		p, err := planHost(ctx, c, h, ex, had, opts.Adopt)
+		p, err := planHost(ctx, c, h, ex, opts.Adopt)
 		if p != nil {
 			mu.Lock()
 			plans[h.Name] = p
@@ -114,6 +117,15 @@ func Ensure(ctx context.Context, c *cluster.Cluster, opts EnsureOptions) error {
 	})
 	if err := orchestrator.Aggregate(errs); err != nil {
 		return err
+	}
+	// Decided: now the passwords exist.
+	if err := generate(inv, replFile); err != nil {
+		return err
+	}
+	for _, h := range hosts {
+		if err := plans[h.Name].setPasswords(inv, h); err != nil {
+			return err
+		}
 	}
 	seqs := map[string]*step.Sequence{}
 	errs = c.Each(ctx, hosts, func(ctx context.Context, h *topology.Host, ex executor.Executor) error {
@@ -226,8 +238,26 @@ func itemNames(items []Item) string {
 	return strings.Join(out, ", ")
 }
 
-// planHost reads the host's accounts and orch's record and decides.
-func planHost(ctx context.Context, c *cluster.Cluster, h *topology.Host, ex executor.Executor, had map[string]bool, adopt bool) (*hostPlan, error) {
+// setPasswords gives the plan's accounts their passwords, once generated.
+func (p *hostPlan) setPasswords(inv *topology.Inventory, h *topology.Host) error {
+	for i := range p.make {
+		a := &p.make[i]
+		s, what := inv.Benchmark.Password, "benchmark"
+		if a.Admin {
+			s, what = h.MySQL.Password, "admin"
+		}
+		pw, err := s.Resolve()
+		if err != nil {
+			return fmt.Errorf("%s: %s password: %w", h, what, err)
+		}
+		a.Password = pw
+	}
+	return nil
+}
+
+// planHost reads the host's accounts and orch's record and decides; the
+// accounts' passwords are set once it has (setPasswords).
+func planHost(ctx context.Context, c *cluster.Cluster, h *topology.Host, ex executor.Executor, adopt bool) (*hostPlan, error) {
 	inv := c.Inventory
 	p := &hostPlan{}
 	type want struct {
@@ -237,29 +267,22 @@ func planHost(ctx context.Context, c *cluster.Cluster, h *topology.Host, ex exec
 		viaSocket    bool
 	}
 	var wants []want
+	// "-" stands for a password until setPasswords: only names decide.
 	if h.MySQL.Managed {
+		// An admin account that logs in with orch's password is orch's
+		// (only orch set it); it is then left alone.
 		p.db = adminSession(ctx, c, h, ex)
-		pw := "-" // the account logs in already: only its name is needed
-		if p.db == nil {
-			var err error
-			if pw, err = h.MySQL.Password.Resolve(); err != nil {
-				return p, fmt.Errorf("%s: admin password: %w", h, err)
-			}
-		}
-		wants = append(wants, want{AdminAccounts(h, pw), p.db != nil || had[h.MySQL.Password.File], adminKeys, adminChange, p.db == nil})
+		wants = append(wants, want{AdminAccounts(h, "-"), p.db != nil, adminKeys, adminChange, p.db == nil})
 	}
 	if h.Role == topology.RoleMaster && inv.Benchmark.Managed {
-		pw, err := inv.Benchmark.Password.Resolve()
-		if err != nil {
-			return p, fmt.Errorf("%s: benchmark password: %w", h, err)
-		}
 		here := ""
 		if len(inv.LoadBoxes()) == 0 {
+			var err error
 			if here, err = ClientAddress(ctx, ex); err != nil {
 				return p, fmt.Errorf("%s: benchmark account: %w", h, err)
 			}
 		}
-		wants = append(wants, want{BenchAccounts(inv, pw, here), had[inv.Benchmark.Password.File], benchKeys, benchChange, true})
+		wants = append(wants, want{BenchAccounts(inv, "-", here), false, benchKeys, benchChange, true})
 	}
 	p.q = Socket{Ex: ex}
 	if p.db != nil {
@@ -271,7 +294,7 @@ func planHost(ctx context.Context, c *cluster.Cluster, h *topology.Host, ex exec
 			items = appendNew(items, AccountItem(a.User, a.Host))
 		}
 	}
-	f, err := Look(ctx, p.q, items, nil)
+	f, err := Look(ctx, p.q, SealFor(inv, h), items, nil)
 	if err != nil {
 		return p, fmt.Errorf("%s: %w", h, err)
 	}

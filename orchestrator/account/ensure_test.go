@@ -155,7 +155,7 @@ func TestEnsureMakesAndKeeps(t *testing.T) {
 // interrupt must not stop the undoing.
 func TestEnsureInterruptedIsTakenBack(t *testing.T) {
 	t.Setenv(EnvStateDir, t.TempDir())
-	log := standInClient(t, "no-such-host:", `slave2:*"CREATE USER"`)
+	log := standInClient(t, "no-such-host:", `slave2:*"CREATE USER"*`)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	events := &step.Stream{}
@@ -175,5 +175,81 @@ func TestEnsureInterruptedIsTakenBack(t *testing.T) {
 		if fed := strings.Join(fedTo(log(), h), "\n"); !strings.Contains(fed, "DROP USER IF EXISTS 'orch'@'localhost'") {
 			t.Errorf("%s: the accounts made before the interrupt were not dropped:\n%s", h, fed)
 		}
+	}
+}
+
+// TestRefusedUpWritesNothing: a DBA's own orch@localhost stops up before
+// anything is written, password files included; so the next identical up
+// finds no file of orch's and stops the same way (the review's second up
+// took the DBA's accounts over on the first one's password files).
+func TestRefusedUpWritesNothing(t *testing.T) {
+	state := t.TempDir()
+	t.Setenv(EnvStateDir, state)
+	bin := t.TempDir()
+	fed := filepath.Join(bin, "fed")
+	// A server where orch@localhost exists and orch's record does not.
+	script := `#!/bin/sh
+in=$(cat)
+printf '%s\n' "$in" >> ` + fed + `
+case "$in" in *"FROM mysql.user"*) echo "orch@localhost" ;; esac
+exit 0
+`
+	if err := os.WriteFile(filepath.Join(bin, "mariadb"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+":"+os.Getenv("PATH"))
+	for i := 1; i <= 2; i++ {
+		err := ensureOn(t, loadInv(t, stockHosts), nil)
+		if err == nil || !strings.Contains(err.Error(), "account 'orch'@'localhost' exists and orch did not make it") {
+			t.Fatalf("up %d: %v", i, err)
+		}
+		var files []string
+		filepath.WalkDir(state, func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				files = append(files, p)
+			}
+			return nil
+		})
+		if len(files) != 0 {
+			t.Fatalf("up %d was refused yet wrote %v", i, files)
+		}
+	}
+	b, _ := os.ReadFile(fed)
+	for _, w := range []string{"CREATE", "ALTER", "GRANT", "INSERT", "DROP"} {
+		if strings.Contains(string(b), w) {
+			t.Errorf("a refused up sent %s:\n%s", w, b)
+		}
+	}
+}
+
+// TestNewHostTreatedAsAnyServer: orch's password files exist (the cluster
+// was up before) and a host added since has a DBA's orch@localhost that
+// its record does not list: up stops there, as on any server, instead of
+// taking the password files as proof (the review's new host was taken
+// over the same way as a refused up's).
+func TestNewHostTreatedAsAnyServer(t *testing.T) {
+	t.Setenv(EnvStateDir, t.TempDir())
+	inv := loadInv(t, stockHosts)
+	dir, err := StateDir(inv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	Resolve(inv, dir)
+	if err := Generate(inv); err != nil { // an earlier up's files
+		t.Fatal(err)
+	}
+	bin := t.TempDir()
+	script := `#!/bin/sh
+in=$(cat)
+case "$SERVER_NAME:$in" in slave2:*"FROM mysql.user"*) echo "orch@localhost" ;; esac
+exit 0
+`
+	if err := os.WriteFile(filepath.Join(bin, "mariadb"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+":"+os.Getenv("PATH"))
+	err = ensureOn(t, loadInv(t, stockHosts), nil)
+	if err == nil || !strings.HasPrefix(err.Error(), "slave2 ") || !strings.Contains(err.Error(), "account 'orch'@'localhost' exists and orch did not make it") {
+		t.Fatalf("up with a new host holding a DBA's account: %v", err)
 	}
 }

@@ -109,13 +109,26 @@ func managedFiles(inv *topology.Inventory) []string {
 
 // Generate makes the password files of the managed accounts that have
 // none yet (after Resolve).
-func Generate(inv *topology.Inventory) error {
+func Generate(inv *topology.Inventory) error { return generate(inv, "") }
+
+// generate is Generate leaving out the file skip: the replication
+// password's, which up makes only once it has decided on that account.
+func generate(inv *topology.Inventory, skip string) error {
 	for _, f := range managedFiles(inv) {
+		if f == skip {
+			continue
+		}
 		if _, err := PasswordFile(f); err != nil {
 			return err
 		}
 	}
-	return nil
+	// The secret orch's record rows are signed with (seal.go).
+	dir, err := StateDir(inv)
+	if err != nil {
+		return err
+	}
+	_, err = PasswordFile(filepath.Join(dir, RecordKeyFile))
+	return err
 }
 
 // Pending reports whether a managed account's password has not been
@@ -133,7 +146,11 @@ func Pending(s topology.Secret) bool {
 func Forget(inv *topology.Inventory) error {
 	var errs []error
 	dirs := map[string]bool{}
-	for _, f := range managedFiles(inv) {
+	files := managedFiles(inv)
+	if dir, err := StateDir(inv); err == nil {
+		files = append(files, filepath.Join(dir, RecordKeyFile))
+	}
+	for _, f := range files {
 		if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			errs = append(errs, err)
 		}

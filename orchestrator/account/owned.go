@@ -75,7 +75,14 @@ type Found struct {
 	Accounts map[string]bool // user@host
 	Schemas  map[string]bool
 	Tables   map[string]bool // schema.table, in the schemas looked at
-	Owned    map[Item]bool
+	// Owned are the record's rows whose digest checks (seal.go).
+	Owned map[Item]bool
+	// Forged are the record's rows whose digest does not: someone else
+	// wrote them (or orch's state directory is not the one that did).
+	Forged []Item
+
+	seal   Seal
+	hasMAC bool // the record table has its digest column
 }
 
 // Mine reports whether orch's record lists it.
@@ -105,9 +112,9 @@ func (f *Found) OwnedOf(k Kind) []Item {
 }
 
 // Look reads which of the accounts and schemas exist, the tables in those
-// schemas, and orch's record, changing nothing.
-func Look(ctx context.Context, q Querier, accounts []Item, schemas []string) (*Found, error) {
-	f := &Found{Accounts: map[string]bool{}, Schemas: map[string]bool{}, Tables: map[string]bool{}, Owned: map[Item]bool{}}
+// schemas, and orch's record (its rows checked with seal), changing nothing.
+func Look(ctx context.Context, q Querier, seal Seal, accounts []Item, schemas []string) (*Found, error) {
+	f := &Found{Accounts: map[string]bool{}, Schemas: map[string]bool{}, Tables: map[string]bool{}, Owned: map[Item]bool{}, seal: seal}
 	if !contains(schemas, RecordSchema) {
 		schemas = append(append([]string(nil), schemas...), RecordSchema)
 	}
@@ -135,13 +142,35 @@ func Look(ctx context.Context, q Querier, accounts []Item, schemas []string) (*F
 		return nil, err
 	}
 	if f.Tables[RecordItem.Name] {
-		rows, err := q.Query(ctx, "SELECT kind, name FROM "+recordTable)
+		cols, err := q.Query(ctx, "SELECT COLUMN_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = '"+RecordSchema+"' AND TABLE_NAME = '"+RecordTable+"' AND COLUMN_NAME = 'mac'")
 		if err != nil {
 			return nil, fmt.Errorf("read orch's record %s: %w", RecordItem, err)
 		}
+		f.hasMAC = len(cols) > 0
+		query := "SELECT kind, name, '' FROM " + recordTable
+		if f.hasMAC {
+			query = "SELECT kind, name, mac FROM " + recordTable
+		}
+		rows, err := q.Query(ctx, query)
+		if err != nil {
+			return nil, fmt.Errorf("read orch's record %s: %w", RecordItem, err)
+		}
+		key, err := seal.key()
+		if err != nil {
+			return nil, fmt.Errorf("orch's record key: %w", err)
+		}
 		for _, row := range rows {
-			if len(row) == 2 {
-				f.Owned[Item{Kind(row[0]), row[1]}] = true
+			if len(row) < 2 {
+				continue
+			}
+			it, mac := Item{Kind(row[0]), row[1]}, ""
+			if len(row) > 2 {
+				mac = row[2]
+			}
+			if seal.valid(key, it, mac) {
+				f.Owned[it] = true
+			} else {
+				f.Forged = append(f.Forged, it)
 			}
 		}
 	}
@@ -177,6 +206,13 @@ func Claim(ctx context.Context, q Querier, f *Found, items []Item) error {
 	if len(add) == 0 {
 		return nil
 	}
+	key, err := f.seal.key()
+	if err != nil {
+		return fmt.Errorf("orch's record key: %w", err)
+	}
+	if key == nil {
+		return fmt.Errorf("record what orch makes: no record key in orch's state (%s)", f.seal.keyFile)
+	}
 	var stmts []string
 	if !f.Schemas[RecordSchema] {
 		stmts = append(stmts, "CREATE DATABASE IF NOT EXISTS `"+RecordSchema+"`")
@@ -184,14 +220,26 @@ func Claim(ctx context.Context, q Querier, f *Found, items []Item) error {
 	}
 	if !f.Tables[RecordItem.Name] {
 		stmts = append(stmts, "CREATE TABLE IF NOT EXISTS "+recordTable+
-			" (kind VARCHAR(16) NOT NULL, name VARCHAR(300) NOT NULL, PRIMARY KEY (kind, name)) ENGINE=InnoDB")
+			" (kind VARCHAR(16) NOT NULL, name VARCHAR(300) NOT NULL, mac CHAR(64) NOT NULL DEFAULT '', PRIMARY KEY (kind, name)) ENGINE=InnoDB")
 		add = appendNew(add, RecordItem)
+	} else if !f.hasMAC {
+		// A record an earlier orch kept, without digests: its rows do not
+		// check, and orch's own rows are written again with theirs.
+		stmts = append(stmts, "ALTER TABLE "+recordTable+" ADD COLUMN mac CHAR(64) NOT NULL DEFAULT ''")
 	}
-	var values []string
+	var values, stale []string
 	for _, it := range add {
-		values = append(values, "("+flavor.QuoteString(string(it.Kind))+", "+flavor.QuoteString(it.Name)+")")
+		values = append(values, "("+flavor.QuoteString(string(it.Kind))+", "+flavor.QuoteString(it.Name)+", "+flavor.QuoteString(f.seal.mac(key, it))+")")
+		if containsItem(f.Forged, it) {
+			stale = append(stale, "(kind = "+flavor.QuoteString(string(it.Kind))+" AND name = "+flavor.QuoteString(it.Name)+")")
+		}
 	}
-	stmts = append(stmts, "INSERT IGNORE INTO "+recordTable+" (kind, name) VALUES "+strings.Join(values, ", "))
+	// A row someone else wrote under a name orch now makes gives way to
+	// orch's own (the decision that orch may own it was made first).
+	if len(stale) > 0 {
+		stmts = append(stmts, "DELETE FROM "+recordTable+" WHERE "+strings.Join(stale, " OR "))
+	}
+	stmts = append(stmts, "INSERT IGNORE INTO "+recordTable+" (kind, name, mac) VALUES "+strings.Join(values, ", "))
 	for _, it := range add {
 		if it.Kind == KindSchema && !f.Schemas[it.Name] && it.Name != RecordSchema {
 			stmts = append(stmts, "CREATE DATABASE IF NOT EXISTS "+flavor.QuoteIdent(it.Name))
@@ -207,6 +255,7 @@ func Claim(ctx context.Context, q Querier, f *Found, items []Item) error {
 		}
 	}
 	f.Tables[RecordItem.Name] = true
+	f.hasMAC = true
 	return nil
 }
 

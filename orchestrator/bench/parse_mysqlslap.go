@@ -160,7 +160,8 @@ func isEngineName(s string) bool {
 
 // slapSeconds parses "4.890 seconds" (printed as %ld.%03ld).
 func slapSeconds(fields []string) (Number, bool) {
-	if len(fields) != 2 || fields[1] != "seconds" {
+	// A duration is never negative: a minus sign is a corrupt figure.
+	if len(fields) != 2 || fields[1] != "seconds" || strings.HasPrefix(fields[0], "-") {
 		return Number{}, false
 	}
 	return parseWithUnit(fields[0], "")

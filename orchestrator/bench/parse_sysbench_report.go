@@ -201,7 +201,8 @@ func oneCount(fields []string) (int64, bool) {
 	if len(fields) != 1 {
 		return 0, false
 	}
-	return parseCount(fields[0])
+	n, ok := parseCount(fields[0])
+	return n, ok && n >= 0 // sysbench prints counts unsigned (%lu, %llu)
 }
 
 // oneWithUnit parses a value of exactly one field: a decimal with a unit.
@@ -220,5 +221,7 @@ func countRate(fields []string) (int64, Number, bool) {
 	count, ok := parseCount(fields[0])
 	rate, isRate := strings.CutPrefix(fields[1], "(")
 	n, err := ParseNumber(rate)
-	return count, n, ok && isRate && err == nil
+	// Counts are unsigned and rates their quotient by the time: a minus
+	// sign is a corrupt figure, not a value.
+	return count, n, ok && count >= 0 && isRate && err == nil && !strings.HasPrefix(rate, "-")
 }

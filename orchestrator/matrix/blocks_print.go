@@ -53,6 +53,9 @@ func WriteDesign(w io.Writer, m *Matrix, d *Design, costs Costs) error {
 			p.printf("%s %s", b.Cluster, FormatDuration(per[i]))
 		}
 		p.printf(")\n")
+		if costs.Source != "" {
+			p.printf("  (%s)\n", costs.Source)
+		}
 	} else {
 		p.printf("Estimated duration: unknown\n")
 	}

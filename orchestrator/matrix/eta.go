@@ -33,6 +33,10 @@ type ETA struct {
 	SwitchMeasured  bool
 	// SwitchesLeft counts the engine switches still to come.
 	SwitchesLeft int
+	// Overdue is how long the longest-running cell has run past its
+	// estimate (0: none has): its end is unknown, so Left is a lower
+	// bound and the line says so rather than read 0 while it runs.
+	Overdue time.Duration
 }
 
 // String is the console line: "matrix: 3/8 done, ETA 2m10s (measured
@@ -50,7 +54,12 @@ func (e ETA) String() string {
 		unit = "switch"
 	}
 	left := "unknown"
-	if e.PerCell > 0 || e.Measured > 0 {
+	switch {
+	case e.Overdue > 0 && e.Left < time.Second:
+		left = "unknown: a running cell is " + FormatDuration(e.Overdue) + " past its estimate"
+	case e.Overdue > 0:
+		left = "over " + FormatDuration(e.Left) + " (a running cell is " + FormatDuration(e.Overdue) + " past its estimate)"
+	case e.PerCell > 0 || e.Measured > 0:
 		left = FormatDuration(e.Left)
 	}
 	return fmt.Sprintf("matrix: %d/%d done, ETA %s (%s; %d engine %s left)", e.Done, e.Total, left, how, e.SwitchesLeft, unit)
@@ -86,8 +95,9 @@ func EstimateLeft(m *Matrix, costs Costs, now time.Time) ETA {
 			own = all
 		}
 		per, sw, measured, swOK := own.costs(costs)
-		left, switches := sequenceLeft(s, per, sw, now)
+		left, switches, overdue := sequenceLeft(s, per, sw, now)
 		e.Left = max(e.Left, left)
+		e.Overdue = max(e.Overdue, overdue)
 		e.SwitchesLeft += switches
 		if i == 0 {
 			e.PerCell, e.Switch, e.Measured, e.SwitchMeasured = per, sw, measured, swOK
@@ -150,11 +160,9 @@ func measure(seq []Cell) cellTimes {
 func isSwitch(seq []Cell, i int) bool { return i == 0 || seq[i].Engine != seq[i-1].Engine }
 
 // sequenceLeft is the time the unfinished cells of one cluster's sequence
-// take, a running cell counted for what it has still to do, and the
-// engine switches among them.
-func sequenceLeft(seq []Cell, perCell, switchCost time.Duration, now time.Time) (time.Duration, int) {
-	var left time.Duration
-	switches := 0
+// take, a running cell counted for what it has still to do, the engine
+// switches among them, and how far a running cell is past its estimate.
+func sequenceLeft(seq []Cell, perCell, switchCost time.Duration, now time.Time) (left time.Duration, switches int, overdue time.Duration) {
 	for i, c := range seq {
 		if c.State.Finished() {
 			continue
@@ -165,11 +173,15 @@ func sequenceLeft(seq []Cell, perCell, switchCost time.Duration, now time.Time) 
 			switches++
 		}
 		if c.State == Running && !c.Started.IsZero() {
-			need = max(0, need-now.Sub(c.Started))
+			ran := now.Sub(c.Started)
+			if ran >= need && perCell > 0 {
+				overdue = max(overdue, ran-need)
+			}
+			need = max(0, need-ran)
 		}
 		left += need
 	}
-	return left, switches
+	return left, switches, overdue
 }
 
 func mean(ds []time.Duration) time.Duration {

@@ -1,9 +1,11 @@
 package matrix
 
 import (
-	"github.com/orch-bench/orch/orchestrator/schema"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/orch-bench/orch/orchestrator/schema"
 )
 
 // seqCells makes cells on the given engines; durations[i] > 0 marks cell
@@ -58,6 +60,19 @@ func TestEstimateLeftFromMeasuredCells(t *testing.T) {
 	e = EstimateLeft(m, static, now.Add(10*time.Second))
 	if e.Left != 95*time.Second {
 		t.Errorf("running: left %v, want 95s", e.Left)
+	}
+
+	// Cell 4 running past its 30 s (the review saw "ETA 0s" while a cell
+	// still ran): the line says the end is unknown, never 0s.
+	m.Cells = m.Cells[:4]
+	e = EstimateLeft(m, static, now.Add(50*time.Second))
+	if e.Overdue != 20*time.Second || strings.Contains(e.String(), "ETA 0s") || !strings.Contains(e.String(), "ETA unknown: a running cell is 20s past its estimate") {
+		t.Errorf("overdue: %+v %q", e, e.String())
+	}
+	m = &Matrix{Matrix: schema.Matrix{Cells: seqCells("c", engines, []int{50, 30, 45}, t0)}}
+	m.Cells[3].State, m.Cells[3].Started = Running, now
+	if s := EstimateLeft(m, static, now.Add(40*time.Second)).String(); !strings.Contains(s, "ETA over 1m15s (a running cell is 10s past its estimate)") {
+		t.Errorf("overdue with cells after it: %q", s)
 	}
 
 	// Failed cells do not count: a 2 s failure is no cell time.

@@ -31,7 +31,11 @@ func inventoryFlavors(inv *topology.Inventory) string {
 		if h.MySQL.Flavor == "" {
 			continue
 		}
-		if n := flavor.Flavor(h.MySQL.Flavor).Name(); !slices.Contains(names, n) {
+		srv, _, err := flavor.ParseHint(h.MySQL.Flavor) // checked when the inventory was read
+		if err != nil {
+			continue
+		}
+		if n := srv.Flavor.Name(); !slices.Contains(names, n) {
 			names = append(names, n)
 		}
 	}

@@ -38,6 +38,9 @@ func NoEffect(srv flavor.Server, axes []Axis) map[string]string {
 type Costs struct {
 	PerCell time.Duration
 	Switch  time.Duration
+	// Source says what PerCell's overhead comes from (PlanCosts); ""
+	// prints nothing.
+	Source string
 }
 
 // WritePlan prints the plan: one row per cell in execution order, then the
@@ -90,11 +93,20 @@ func WritePlan(w io.Writer, m *Matrix, costs Costs) error {
 		p.printf("%s: %s (%d cell(s) x %s + %d switch(es) x %s)\n", est,
 			FormatDuration(Estimate(left, costs.PerCell, costs.Switch)),
 			len(left), FormatDuration(costs.PerCell), EngineSwitches(left), FormatDuration(costs.Switch))
+		if costs.Source != "" {
+			p.printf("  (%s)\n", costs.Source)
+		}
 	} else {
 		p.printf("%s: unknown\n", est)
 	}
 	for _, name := range slices.Sorted(maps.Keys(m.NoEffect)) {
 		p.printf("* %s: no effect on this server: %s\n", name, m.NoEffect[name])
+	}
+	if m.Repeat == 1 && m.Until == nil && !m.AA {
+		// One run per configuration has no spread: no interval, no test,
+		// every verdict would be a single pair of numbers.
+		p.printf("Note: one run per configuration: no statistics will be possible (no interval, no test); pass --repeat 3 or more, " +
+			"or --precision 5%% to run rounds until every ratio is known within 5%%\n")
 	}
 	return p.err
 }

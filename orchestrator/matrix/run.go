@@ -12,7 +12,6 @@ import (
 	"github.com/orch-bench/orch/orchestrator/flavor"
 	"github.com/orch-bench/orch/orchestrator/report"
 	"github.com/orch-bench/orch/orchestrator/runner"
-	"github.com/orch-bench/orch/orchestrator/server"
 	"github.com/orch-bench/orch/orchestrator/stacks"
 	"github.com/orch-bench/orch/topology"
 )
@@ -39,7 +38,10 @@ type Options struct {
 	// AllowMixed runs clusters whose servers differ in flavour or
 	// major.minor version, and reports across them labelled NOT
 	// COMPARABLE, instead of refusing (mixed.go).
-	AllowMixed  bool
+	AllowMixed bool
+	// AllowUnsafe names settings orch refuses (server.CheckUnsafe) that
+	// the plan's knobs set anyway (--allow-unsafe-knob), with a warning.
+	AllowUnsafe []string
 	DryRun      bool // print the plan and stop
 	FailFast    bool
 	KeepRemote  bool
@@ -99,7 +101,7 @@ func Run(ctx context.Context, o Options) error {
 		secrets = append(secrets, runner.Secrets(inv)...)
 	}
 	err = execute(ctx, m, targets, ExecConfig{
-		Workload: m.CellWorkload, Version: o.Version, Command: o.Command, Costs: CostsOf(w),
+		Workload: m.CellWorkload, Version: o.Version, Command: o.Command, Costs: PlanCosts(o.Root, w),
 		FailFast: o.FailFast, StallLimit: o.StallLimit, KeepRemote: o.KeepRemote, WaitRunning: o.WaitRunning, Stacks: o.Stacks,
 		Progress: progress, Logf: u.logf, Secrets: secrets, Judge: report.JudgeMatrix, Verbose: o.Verbose,
 	})
@@ -167,20 +169,18 @@ func (u *useCase) plan() (*Matrix, *bench.Workload, error) {
 	if err != nil {
 		return nil, nil, orchestrator.BadInput(err)
 	}
+	if err := u.checkOffline(m); err != nil {
+		return nil, nil, err
+	}
 	for _, inv := range u.Clusters {
-		for _, e := range m.Engines {
-			if err := server.CheckDesired(inv, server.Desired{Engine: e}, "--engines"); err != nil {
-				return nil, nil, u.named(inv, err)
-			}
-		}
 		if err := runner.CheckClients(inv, w); err != nil {
 			return nil, nil, u.named(inv, err)
 		}
 	}
 	if m.Design != nil {
-		err = WriteDesign(u.Out, m, m.Design, CostsOf(w))
+		err = WriteDesign(u.Out, m, m.Design, PlanCosts(u.Root, w))
 	} else {
-		err = WritePlan(u.Out, m, CostsOf(w))
+		err = WritePlan(u.Out, m, PlanCosts(u.Root, w))
 	}
 	if err != nil {
 		return nil, nil, err

@@ -6,6 +6,7 @@ import (
 	"github.com/orch-bench/orch/orchestrator/cluster"
 	"github.com/orch-bench/orch/orchestrator/flavor"
 	"github.com/orch-bench/orch/orchestrator/preflight"
+	"github.com/orch-bench/orch/orchestrator/server"
 	"github.com/orch-bench/orch/orchestrator/up"
 )
 
@@ -25,4 +26,53 @@ func Validate(ctx context.Context, c *cluster.Cluster, m *Matrix) (flavor.Server
 	}
 	m.NoEffect = NoEffect(srv, m.Knobs)
 	return srv, nil
+}
+
+// checkOffline checks every configuration of the plan against every
+// inventory before any host: a setting that would open a cluster
+// (server.CheckUnsafe, one warning for each one allowed), and, where the
+// inventory names the flavour, the engine and each knob's name against that
+// server's variables. It records in m the knobs the declared flavour
+// ignores (NoEffect), so that the plan names them; the servers' answer
+// replaces it in Validate.
+func (u *useCase) checkOffline(m *Matrix) error {
+	seen := map[string]bool{}
+	say := func(s string) {
+		if s != "" && !seen[s] {
+			seen[s] = true
+			u.logf("%s", s)
+		}
+	}
+	for _, inv := range u.Clusters {
+		for _, d := range m.Configurations() {
+			warnings, err := server.CheckUnsafe(inv, d.Knobs, u.AllowUnsafe)
+			if err != nil {
+				return u.named(inv, err)
+			}
+			for _, w := range warnings {
+				say(w)
+			}
+			if err := server.CheckDesired(inv, d, "--engines"); err != nil {
+				return u.named(inv, err)
+			}
+		}
+		dbs := inv.DBHosts()
+		if len(dbs) == 0 || dbs[0].MySQL.Flavor == "" {
+			continue
+		}
+		t, err := server.OfflineTarget(dbs[0], inv, "")
+		if err != nil {
+			return u.named(inv, err)
+		}
+		if len(m.Knobs) > 0 {
+			say(server.OfflineNamesNote(t))
+		}
+		for name, why := range NoEffect(t.Server, m.Knobs) {
+			if m.NoEffect == nil {
+				m.NoEffect = map[string]string{}
+			}
+			m.NoEffect[name] = why
+		}
+	}
+	return nil
 }

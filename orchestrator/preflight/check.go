@@ -170,6 +170,9 @@ func probeHost(ctx context.Context, h *topology.Host, ex executor.Executor, f *F
 	if !h.IsDB() {
 		return
 	}
+	if missing := first(kv, "datadir_missing"); missing != "" {
+		f.problem(false, "%s: datadir %s does not exist: the disk facts are of %s, its nearest existing parent; set mysql.datadir to the server's (SELECT @@datadir)", h, missing, f.DiskPath)
+	}
 	// A full disk reads 0 MB, as an unknown one does: only df's own
 	// figure tells them apart.
 	if kb, err := strconv.ParseInt(strings.TrimSpace(first(kv, "disk_free_kb")), 10, 64); err == nil && kb < minDiskFreeMB*1024 {

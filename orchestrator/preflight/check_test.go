@@ -181,3 +181,30 @@ func TestMeasureRTTUnreadable(t *testing.T) {
 		t.Errorf("the warning ends in a Go nil: %s", p.Msg)
 	}
 }
+
+// A datadir the inventory names and the host lacks is reported (the
+// review's check said nothing and showed the disk of "/"), and an existing
+// one is not.
+func TestCheckReportsMissingDatadir(t *testing.T) {
+	need(t, "awk", "df", "bash", "date")
+	for _, missing := range []bool{true, false} {
+		datadir := t.TempDir()
+		if missing {
+			datadir += "/mysql"
+		}
+		master := &topology.Host{Name: "master", Role: topology.RoleMaster, Address: "127.0.0.1",
+			MySQL: topology.MySQLConfig{Datadir: datadir, Port: closedPort(t), User: "admin", Password: topology.InlineSecret("pw")}}
+		inv := &topology.Inventory{Hosts: []*topology.Host{master}}
+		c := connect(t, inv, inv.Hosts, map[string]executor.Executor{"master": newToolHost("master", toolDir(t, nil))})
+		m := Check(context.Background(), c)[0]
+		found := false
+		for _, p := range m.Problems {
+			if strings.Contains(p.Msg, "datadir "+datadir+" does not exist") {
+				found = true
+			}
+		}
+		if found != missing {
+			t.Errorf("datadir %s (missing %v): problems %+v", datadir, missing, m.Problems)
+		}
+	}
+}

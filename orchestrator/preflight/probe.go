@@ -30,7 +30,10 @@ echo "cpu_model=$m"
 echo "thp=$(cat /sys/kernel/mm/transparent_hugepage/enabled)"
 `)
 	b.WriteString("d=" + shell.Quote(datadir) + "\n")
-	b.WriteString(`while [ ! -e "$d" ] && [ "$d" != / ]; do d=$(dirname "$d"); done
+	// A datadir that is not there is said, before the walk up to the
+	// nearest existing parent whose disk the facts then describe.
+	b.WriteString(`[ -n "$d" ] && [ ! -d "$d" ] && echo "datadir_missing=$d"
+while [ ! -e "$d" ] && [ "$d" != / ]; do d=$(dirname "$d"); done
 echo "disk_path=$d"
 echo "disk_free_kb=$(df -Pk "$d" | awk 'NR==2 {print $4}')"
 df -PTk "$d" | awk 'NR==2 {print "disk_device=" $1; print "disk_fs=" $2; print "disk_size_kb=" $3}'

@@ -61,7 +61,7 @@ func TestProbeScriptRunsAndQuotes(t *testing.T) {
 		t.Fatalf("probe script failed: %v", err)
 	}
 	kv := parseProbe(out)
-	if first(kv, "kernel") == "" || first(kv, "cpus") == "" || first(kv, "disk_path") != "/" {
+	if first(kv, "kernel") == "" || first(kv, "cpus") == "" || first(kv, "disk_path") != "/" || first(kv, "datadir_missing") != "/nonexistent/x'; touch /tmp/pwned-orch; echo '" {
 		t.Errorf("probe facts: %v", kv)
 	}
 	// What the report's head says the hosts were: CPU model, the datadir's

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"sync"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -60,13 +61,43 @@ func (d *Dir) CommandLog(secrets ...string) *CommandLog {
 
 // OpenCommandLog returns a command log writing every host's lines to path,
 // appended to what it holds. The file is opened (created 0600) here, so
-// that a path that cannot be written fails before anything is sent.
+// that a path that cannot be written fails before anything is sent. A
+// symlink is not followed (one planted at the path would send the log, run
+// as root, wherever it points), and an existing file another user owns or
+// anyone else may write is refused: what orch appends there could be
+// rewritten or forged by them.
 func OpenCommandLog(path string, secrets ...string) (*CommandLog, error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, copyPerm)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, copyPerm)
 	if err != nil {
+		if errors.Is(err, syscall.ELOOP) {
+			return nil, fmt.Errorf("%s is a symbolic link: give the file itself", path)
+		}
 		return nil, err
 	}
+	if err := privateFile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	return &CommandLog{file: func(string) string { return path }, files: map[string]*os.File{path: f}, secrets: secrets}, nil
+}
+
+// privateFile refuses an opened file that is not a regular file, belongs
+// to another user, or that group or others may write.
+func privateFile(f *os.File) error {
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if !st.Mode().IsRegular() {
+		return fmt.Errorf("not a regular file (%s)", st.Mode().Type())
+	}
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok && int(sys.Uid) != os.Geteuid() {
+		return fmt.Errorf("owned by uid %d, not by this user: others could rewrite the log", sys.Uid)
+	}
+	if st.Mode().Perm()&0o022 != 0 {
+		return fmt.Errorf("mode %#o lets others write it: chmod go-w it, or give a new file", st.Mode().Perm())
+	}
+	return nil
 }
 
 // Record writes r as one redacted line. A failure to write does not stop

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -166,6 +167,55 @@ func TestOpenCommandLog(t *testing.T) {
 	if _, err := OpenCommandLog(filepath.Join(p, "no", "dir")); err == nil {
 		t.Error("a log under a file opened")
 	}
+}
+
+// The review's --log: a planted symlink was followed, and a 0666 file kept
+// 0666. A symlink is refused (its target untouched), so is a file others
+// may write or a fifo; a private existing file is appended to.
+func TestOpenCommandLogRefusesPlanted(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "target")
+	if err := os.WriteFile(target, []byte("precious\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link.jsonl")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenCommandLog(link); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("symlink: %v", err)
+	}
+	if b, _ := os.ReadFile(target); string(b) != "precious\n" {
+		t.Errorf("the link's target was written: %q", b)
+	}
+	open := filepath.Join(dir, "open.jsonl")
+	if err := os.WriteFile(open, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(open, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenCommandLog(open); err == nil || !strings.Contains(err.Error(), "lets others write it") {
+		t.Errorf("0666 file: %v", err)
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// Refused without blocking on the open (no reader: ENXIO; with one,
+	// "not a regular file").
+	if _, err := OpenCommandLog(fifo); err == nil {
+		t.Error("fifo opened")
+	}
+	mine := filepath.Join(dir, "mine.jsonl")
+	if err := os.WriteFile(mine, []byte("{}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	l, err := OpenCommandLog(mine)
+	if err != nil {
+		t.Fatalf("own private file: %v", err)
+	}
+	l.Close()
 }
 
 func TestCommandLogClipsHugeText(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/orch-bench/orch/orchestrator"
@@ -153,8 +154,11 @@ func collectFile(ctx context.Context, d *Dir, ex executor.Executor, f ExpectedFi
 		fr.Error = err.Error()
 		return fr, err
 	}
-	final, err := d.Abs(f.Local)
+	final, err := d.Confined(f.Local)
 	if err != nil {
+		return fail(err)
+	}
+	if _, err := d.Confined(f.Local + PartSuffix); err != nil {
 		return fail(err)
 	}
 	// A file marked done but deleted here since is fetched again.
@@ -215,7 +219,7 @@ func fetch(ctx context.Context, ex executor.Executor, f ExpectedFile, start int6
 	if err := os.MkdirAll(filepath.Dir(part), dirPerm); err != nil {
 		return 0, 0, err
 	}
-	out, err := os.OpenFile(part, os.O_WRONLY|os.O_CREATE|os.O_APPEND, copyPerm)
+	out, err := os.OpenFile(part, os.O_WRONLY|os.O_CREATE|os.O_APPEND|syscall.O_NOFOLLOW, copyPerm)
 	if err != nil {
 		return 0, 0, err
 	}

@@ -305,3 +305,35 @@ func remoteDir(t *testing.T) string {
 	t.Setenv("HOME", filepath.Dir(dir))
 	return dir
 }
+
+// A symlinked folder (or file) planted inside a run directory is never
+// followed: collect fails on that file, naming the link, and writes nothing
+// where it points (the review's collect followed hosts/<name> -> elsewhere).
+func TestCollectRefusesSymlinksInside(t *testing.T) {
+	remote := remoteDir(t)
+	errLog := logText(50, 3)
+	os.WriteFile(filepath.Join(remote, "error.log"), errLog, 0o644)
+	d, _ := collectSetup(t,
+		ExpectedFile{Host: "master", Remote: filepath.Join(remote, "error.log"), Local: HostFile("master", HostErrorLog), Kind: KindLogSlice},
+		ExpectedFile{Host: "slave1", Remote: filepath.Join(remote, "error.log"), Local: HostFile("slave1", HostErrorLog), Kind: KindLogSlice},
+	)
+	outside := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(d.Path(), "hosts"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(d.Path(), "hosts", "master")); err != nil {
+		t.Fatal(err)
+	}
+	hosts := map[string]executor.Executor{"master": executor.NewLocal("master"), "slave1": executor.NewLocal("slave1")}
+	_, err := Collect(context.Background(), d, hosts)
+	if err == nil || !strings.Contains(err.Error(), "hosts/master is a symbolic link") {
+		t.Fatalf("collect through a planted link: %v", err)
+	}
+	if entries, _ := os.ReadDir(outside); len(entries) != 0 {
+		t.Errorf("collect wrote through the link: %v", entries)
+	}
+	// The other host's file is collected as usual.
+	if got := readRel(t, d, HostFile("slave1", HostErrorLog)); !bytes.Equal(got, errLog) {
+		t.Errorf("slave1: %d bytes", len(got))
+	}
+}

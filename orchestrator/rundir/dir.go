@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -179,4 +181,30 @@ func (d *Dir) Create(rel string) (*os.File, error) {
 		return nil, fmt.Errorf("run directory: create %s: %w", rel, err)
 	}
 	return f, nil
+}
+
+// Confined is Abs for a path orch reads or writes as root on a run
+// directory it did not necessarily make (a copied or edited one): no
+// existing component of rel may be a symbolic link, so that a planted
+// link (hosts/master -> /etc) never sends a read or a write outside.
+func (d *Dir) Confined(rel string) (string, error) {
+	p, err := d.Abs(rel)
+	if err != nil {
+		return "", err
+	}
+	cur, shown := d.path, ""
+	for _, part := range strings.Split(filepath.Clean(rel), string(filepath.Separator)) {
+		cur, shown = filepath.Join(cur, part), path.Join(shown, part)
+		st, err := os.Lstat(cur)
+		if errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		if err != nil {
+			return "", fmt.Errorf("run directory: %w", err)
+		}
+		if st.Mode()&fs.ModeSymlink != 0 {
+			return "", fmt.Errorf("run directory: %s is a symbolic link: orch never follows one inside a run directory", shown)
+		}
+	}
+	return p, nil
 }

@@ -26,9 +26,11 @@ type BenchOptions struct {
 	Workload  string              // an embedded name or a YAML file
 	// Engine is the engine profile for the cluster and the tables; ""
 	// is the inventory's profile.engine.
-	Engine    string
-	Knobs     []string          // server variable overrides NAME=VALUE
-	Overrides map[string]string // workload option overrides
+	Engine string
+	Knobs  []string // server variable overrides NAME=VALUE
+	// AllowUnsafe names refused settings set anyway (see UpOptions).
+	AllowUnsafe []string
+	Overrides   map[string]string // workload option overrides
 	// NoUp runs on the cluster as it is (its network paths checked)
 	// instead of bringing it to Engine and Knobs first.
 	NoUp       bool
@@ -122,6 +124,9 @@ func (o BenchOptions) plan() (server.Desired, *bench.Workload, error) {
 		return none, nil, orchestrator.BadInput(err)
 	}
 	desired := server.Desired{Engine: o.Engine, Knobs: kv}
+	if err := warnUnsafe(o.Err, inv, kv, o.AllowUnsafe); err != nil {
+		return none, nil, err
+	}
 	if !o.NoUp {
 		if err := server.CheckDesired(inv, desired, "--engine"); err != nil {
 			return none, nil, orchestrator.BadInput(err)

@@ -198,7 +198,7 @@ func withoutRemoteFiles(hosts map[string]executor.Executor, m *rundir.Manifest) 
 // has no complete benchmark result yet (an interrupted or detached run),
 // keeping everything else it has (and its schema version).
 func reparse(d *rundir.Dir, m *rundir.Manifest) (bool, error) {
-	runPath, err := d.Abs(rundir.BenchmarkRun)
+	runPath, err := d.Confined(rundir.BenchmarkRun)
 	if err != nil {
 		return false, err
 	}

@@ -57,8 +57,11 @@ func mergeClients(d *rundir.Dir, files []clientFile) (*bench.Merged, string) {
 
 func parseClientFile(d *rundir.Dir, c clientFile) (bench.Result, error) {
 	local := rundir.ClientRun(c.name)
-	p, err := d.Abs(local)
+	p, err := d.Confined(local)
 	if err != nil {
+		return nil, err
+	}
+	if _, err := d.Confined(local + rundir.PartSuffix); err != nil {
 		return nil, err
 	}
 	f, err := os.Open(p)

@@ -36,7 +36,16 @@ type Remote struct {
 	Dir  string
 	Name string
 	PID  int
+	// LongLines counts the output lines longer than MaxLine that Follow
+	// handed on cut to their first MaxLine bytes (the file keeps them).
+	LongLines int
 }
+
+// MaxLine bounds the memory one line of a client's output takes while it
+// is followed, as in orch parse (bench's maxLine): the review saw a 1 GB
+// line held whole (2.33 GB resident) where parse and report stay near
+// 20 MB. The output file is written as it comes, whole.
+const MaxLine = 64 << 10
 
 func (r *Remote) file(ext string) string { return path.Join(r.Dir, r.Name+ext) }
 
@@ -116,19 +125,33 @@ func (r *Remote) follow(ctx context.Context, from int64, w io.Writer, onLine fun
 		done <- err
 	}()
 	var n int64
-	br := bufio.NewReader(pr)
+	br := bufio.NewReaderSize(pr, MaxLine)
+	var line []byte // the current line, at most MaxLine bytes of it
+	long := false
 	for {
-		line, err := br.ReadString('\n')
-		if len(line) > 0 {
-			if _, werr := io.WriteString(w, line); werr != nil {
+		chunk, err := br.ReadSlice('\n')
+		if len(chunk) > 0 {
+			if _, werr := w.Write(chunk); werr != nil {
 				pr.CloseWithError(werr)
 				<-done
-				return n, werr
+				return n, &localWriteError{werr}
 			}
-			n += int64(len(line))
-			if strings.HasSuffix(line, "\n") && onLine != nil {
-				onLine(strings.TrimRight(line, "\r\n"))
+			n += int64(len(chunk))
+			keep := min(len(chunk), MaxLine-len(line))
+			long = long || keep < len(chunk)
+			line = append(line, chunk[:keep]...)
+			if chunk[len(chunk)-1] == '\n' {
+				if long {
+					r.LongLines++
+				}
+				if onLine != nil {
+					onLine(strings.TrimRight(string(line), "\r\n"))
+				}
+				line, long = line[:0], false
 			}
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
 		}
 		if err != nil {
 			runErr := <-done
@@ -140,6 +163,13 @@ func (r *Remote) follow(ctx context.Context, from int64, w io.Writer, onLine fun
 	}
 }
 
+// localWriteError is a failure to write the followed output on this side,
+// as opposed to a broken connection.
+type localWriteError struct{ err error }
+
+func (e *localWriteError) Error() string { return e.err.Error() }
+func (e *localWriteError) Unwrap() error { return e.err }
+
 // Follow streams the step's output to w until it ends, re-attaching after a
 // broken connection (the step goes on without us) until reattach runs out.
 // It returns the step's exit status.
@@ -148,13 +178,23 @@ func (r *Remote) Follow(ctx context.Context, w io.Writer, onLine func(string), r
 	var lastErr error
 	deadline := time.Time{}
 	for {
+		long := r.LongLines
 		n, err := r.follow(ctx, off, w, onLine)
 		off += n
+		if r.LongLines > long && logf != nil {
+			logf("%s: %d output line(s) longer than %d KiB were read cut to their first %d KiB (the output file keeps them whole)", r.Exec.Name(), r.LongLines-long, MaxLine>>10, MaxLine>>10)
+		}
 		if err == nil {
 			return r.exitStatus(ctx)
 		}
 		if ctx.Err() != nil {
 			return -1, ctx.Err()
+		}
+		var lw *localWriteError
+		if errors.As(err, &lw) {
+			// Our side cannot keep the output (a full disk): re-attaching
+			// would fail the same way for the whole reattach time.
+			return -1, fmt.Errorf("%s: keeping the benchmark's output here: %w", r.Exec.Name(), lw.err)
 		}
 		if n > 0 || deadline.IsZero() {
 			deadline = time.Now().Add(reattach)

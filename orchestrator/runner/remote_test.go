@@ -3,8 +3,10 @@ package runner
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -76,5 +78,37 @@ func TestFollowResumesAndStop(t *testing.T) {
 	}
 	if code == 0 {
 		t.Errorf("a stopped step exited 0")
+	}
+}
+
+// A client line far longer than MaxLine is handed on cut and counted, while
+// the output file gets it whole: following holds one bounded line, not the
+// whole line (the review's 1 GB line took 2.33 GB in orch run).
+func TestFollowBoundsLongLines(t *testing.T) {
+	ex := executor.NewLocal("loadbox")
+	dir := filepath.Join(t.TempDir(), "run")
+	const long = 5 * MaxLine
+	step := bench.Step{Phase: bench.PhaseRun, Name: "long line",
+		Argv: []string{"sh", "-c", `echo first; head -c ` + strconv.Itoa(long) + ` /dev/zero | tr '\0' x; echo; echo last`}}
+	r, err := Launch(context.Background(), ex, dir, step)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	var lines []string
+	var logged []string
+	code, err := r.Follow(context.Background(), &out, func(l string) { lines = append(lines, l) }, 5*time.Second,
+		func(f string, a ...any) { logged = append(logged, fmt.Sprintf(f, a...)) })
+	if err != nil || code != 0 {
+		t.Fatalf("Follow = %d, %v", code, err)
+	}
+	if out.Len() != len("first\n")+long+1+len("last\n") {
+		t.Errorf("output file %d bytes, want the whole line", out.Len())
+	}
+	if len(lines) != 3 || lines[0] != "first" || len(lines[1]) != MaxLine || lines[2] != "last" {
+		t.Fatalf("%d lines, the long one %d bytes", len(lines), len(lines[1]))
+	}
+	if r.LongLines != 1 || len(logged) != 1 || !strings.Contains(logged[0], "1 output line(s) longer than 64 KiB") {
+		t.Errorf("flag: %d long, logged %q", r.LongLines, logged)
 	}
 }

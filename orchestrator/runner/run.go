@@ -135,6 +135,9 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 	defer cancel()
 	if err := r.finish(fctx, out.Status, runErr); err != nil {
 		r.logf("run: %v", err)
+		if rundir.IsNoSpace(err) && runErr == nil {
+			runErr = err // what was collected is not all there
+		}
 	}
 	if res == nil {
 		res = schema.NewResults()
@@ -158,12 +161,21 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 	if err == nil && len(found) > 0 {
 		err = fmt.Errorf("run directory: a password was found in %v; remove these files before sharing the run", found)
 	}
+	manifestErr := runErr
 	if err != nil {
-		out.Status = rundir.StatusFailed
-		r.dir.UpdateManifest(func(m *rundir.Manifest) error { m.Finish(m.End, rundir.StatusFailed, err); return nil })
+		out.Status, manifestErr = rundir.StatusFailed, err
 		if runErr == nil {
 			runErr = err
 		}
+	}
+	// A run that could not keep what it found (results.json on a full
+	// disk) failed; the manifest's last update says so, also on a full
+	// disk (FinishManifest spends the space the run directory reserved).
+	if runErr != nil && out.Status == rundir.StatusOK {
+		out.Status = rundir.StatusFailed
+	}
+	if err := r.dir.FinishManifest(out.Status, manifestErr); err != nil {
+		r.logf("run: %v", err)
 	}
 	return out, runErr
 }
@@ -234,6 +246,7 @@ func start(cfg Config) (*run, error) {
 	if err := dir.SaveManifest(m); err != nil {
 		return nil, err
 	}
+	dir.Reserve() // spent by FinishManifest if the disk fills
 	logf("run: %s", dir.Path())
 	return r, nil
 }
@@ -340,6 +353,12 @@ func (r *run) execute(ctx context.Context) (*schema.Results, error) {
 	if err := r.checks(ctx, res, catchUp); err != nil {
 		return res, err
 	}
+	// Figures the client printed that cannot be read (NaN, a negative
+	// count, an overflow) leave nothing a report could stand on: the run
+	// fails, saying so, instead of ending "ok" without figures.
+	if res.ParseError != "" {
+		return res, fmt.Errorf("cannot read the client's figures (%s)", res.ParseError)
+	}
 	r.measured = true
 	if err := r.snapshot(ctx, "after"); err != nil {
 		r.logf("run: %v", err)
@@ -413,6 +432,16 @@ func (r *run) benchmark(ctx context.Context, phase bench.Phase) (int, error) {
 		defer r.cfg.Progress.Done()
 	}
 	code, err := rem.Follow(ctx, f, onLine, r.cfg.Reattach, r.logf)
+	if err != nil && rundir.IsNoSpace(err) {
+		// Nothing more can be kept here: stop the load rather than let it
+		// run on unrecorded.
+		sctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if serr := rem.Stop(sctx, 5*time.Second); serr != nil {
+			r.logf("%s: stop benchmark: %v", r.bhost, serr)
+		}
+		return -1, err
+	}
 	if ctx.Err() != nil {
 		// Ctrl-C: stop the benchmark (it keeps running otherwise) and let
 		// the caller collect what is there.

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -180,5 +181,73 @@ func TestStalledRunIsStopped(t *testing.T) {
 	}
 	if m.Status == rundir.StatusOK || !strings.Contains(m.Error, "stall") {
 		t.Errorf("manifest: status %s, error %q (err %v)", m.Status, m.Error, err)
+	}
+}
+
+// TestRunWithUnreadableFiguresEndsFailed: a client whose figures cannot be
+// read (NaN, a negative time, an overflow) fails the run, saying so, the
+// manifest failed (the review's ended "run ok", exit 0).
+func TestRunWithUnreadableFiguresEndsFailed(t *testing.T) {
+	good, err := os.ReadFile("testdata/mariadb-slap-write-innodb.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{"nan", "-4.890", "1e999"} {
+		sample := filepath.Join(t.TempDir(), "slap.txt")
+		text := strings.Replace(string(good), "all queries: 4.890 seconds", "all queries: "+bad+" seconds", 1)
+		if text == string(good) {
+			t.Fatal("the sample changed: no average line to corrupt")
+		}
+		if err := os.WriteFile(sample, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		f := fakeLabOf(t, "testdata/fakelab.yaml", "mariadb-slap", sample)
+		out, err := Run(context.Background(), Config{Cluster: f.C, Workload: slapWorkload(t), Engine: "innodb", Root: t.TempDir(), Version: "test"})
+		if err == nil || !strings.HasPrefix(err.Error(), "cannot read the client's figures (") {
+			t.Fatalf("%s: run: %v", bad, err)
+		}
+		m, lerr := out.Dir.LoadManifest()
+		if out.Status != rundir.StatusFailed || lerr != nil || m.Status != rundir.StatusFailed || !strings.Contains(m.Error, "cannot read the client's figures") {
+			t.Errorf("%s: status %s, manifest %+v %v", bad, out.Status, m, lerr)
+		}
+	}
+}
+
+// TestRunOnAFullDiskEndsFailed: the local disk fills while the client's
+// output comes in; the run ends failed naming the cause, and the manifest
+// says so rather than stay "running" (the review's full disk). The run
+// directory is on a 1 MiB tmpfs, the client prints 4 MiB.
+func TestRunOnAFullDiskEndsFailed(t *testing.T) {
+	root := t.TempDir()
+	if err := syscall.Mount("tmpfs", root, "tmpfs", 0, "size=1m"); err != nil {
+		t.Fatalf("mount a small tmpfs (the test runs as root, as make test does): %v", err)
+	}
+	t.Cleanup(func() { syscall.Unmount(root, syscall.MNT_DETACH) })
+	good, err := os.ReadFile("testdata/mariadb-slap-write-innodb.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sample := filepath.Join(t.TempDir(), "slap.txt")
+	big := append(good, bytes.Repeat([]byte(strings.Repeat("x", 1023)+"\n"), 4096)...)
+	if err := os.WriteFile(sample, big, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f := fakeLabOf(t, "testdata/fakelab.yaml", "mariadb-slap", sample)
+	out, err := Run(context.Background(), Config{Cluster: f.C, Workload: slapWorkload(t), Engine: "innodb", Root: root, Version: "test"})
+	if err == nil || !strings.Contains(err.Error(), "no space left on device") {
+		t.Fatalf("run on a full disk: %v", err)
+	}
+	if out == nil {
+		t.Fatal("no run directory")
+	}
+	m, err := out.Dir.LoadManifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Status != rundir.StatusFailed || m.Status != rundir.StatusFailed || !strings.Contains(m.Error, "no space left on device") {
+		t.Errorf("status %s, manifest %s %q", out.Status, m.Status, m.Error)
+	}
+	if _, err := os.Stat(filepath.Join(out.Dir.Path(), ".orch-reserve")); err == nil {
+		t.Error("the reserve outlived the run")
 	}
 }

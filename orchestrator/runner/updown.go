@@ -56,6 +56,9 @@ type UpOptions struct {
 	FixTHP, JSON  bool
 	AdoptAccounts bool
 	VerifyTimeout time.Duration
+	// AllowUnsafe names settings orch refuses (server.CheckUnsafe) that
+	// the user sets anyway (--allow-unsafe-knob), each with a warning.
+	AllowUnsafe []string
 }
 
 // Up is one `orch up`: NewUp checks its input, Run converges the clusters
@@ -95,12 +98,19 @@ func NewUp(o UpOptions) (*Up, error) {
 		if err := server.CheckDesiredAs(inv, u.desired, "--engine", o.FlavorHint); err != nil {
 			return nil, orchestrator.BadInput(err)
 		}
+		if err := warnUnsafe(o.Err, inv, kv, o.AllowUnsafe); err != nil {
+			return nil, err
+		}
 		if o.DryRun {
 			// A dry run renders for the named flavour: without one it is
 			// bad input, said before anything is printed.
-			for _, h := range inv.DBHosts() {
-				if _, err := server.OfflineTarget(h, inv, o.FlavorHint); err != nil {
+			for i, h := range inv.DBHosts() {
+				t, err := server.OfflineTarget(h, inv, o.FlavorHint)
+				if err != nil {
 					return nil, orchestrator.BadInput(err)
+				}
+				if note := server.OfflineNamesNote(t); i == 0 && note != "" && o.Err != nil && len(kv)+len(inv.Profile.Vars) > 0 {
+					fmt.Fprintln(o.Err, note)
 				}
 			}
 		}
@@ -302,4 +312,20 @@ func writeTimings(w io.Writer, timings []up.Timing, total time.Duration) {
 		fmt.Fprintf(tw, "total\t\t%s\n", total.Round(time.Millisecond))
 	}
 	tw.Flush()
+}
+
+// warnUnsafe refuses, as bad input, a knob or profile.vars setting that
+// would open inv's cluster (server.CheckUnsafe), and prints a warning for
+// each one allow lets through.
+func warnUnsafe(w io.Writer, inv *topology.Inventory, knobs []server.KV, allow []string) error {
+	warnings, err := server.CheckUnsafe(inv, knobs, allow)
+	if err != nil {
+		return orchestrator.BadInput(err)
+	}
+	for _, s := range warnings {
+		if w != nil {
+			fmt.Fprintln(w, s)
+		}
+	}
+	return nil
 }

@@ -31,6 +31,10 @@ type Result struct {
 	// then taken back and the server runs on its previous config;
 	// RollbackFailed: taking it back failed too (the error says how).
 	Written, RolledBack, RollbackFailed bool
+
+	// done is the applied steps' sequence, kept so that TakeBack can undo
+	// a change that succeeded here when up fails later or elsewhere.
+	done *step.Sequence
 }
 
 // Apply carries out a plan from Check as steps that each know their undo:
@@ -134,7 +138,34 @@ func (n *Node) Apply(ctx context.Context, cfg *Config, p *Plan, events step.Host
 	}}); err != nil {
 		return n.rollBack(ctx, q, res, err)
 	}
+	res.done = q
 	return res, nil
+}
+
+// TakeBack puts a host that Apply changed successfully back on its
+// previous config (file, running values, a restart if it restarted), for
+// an up that fails afterwards or on another host: a cluster is not left
+// half on a config that may lock people out (skip_grant_tables...). It then
+// proves orch's session logs in again. Nothing to do when Apply changed
+// nothing or already rolled back.
+func (n *Node) TakeBack(ctx context.Context, res *Result) error {
+	if res == nil || res.done == nil || !res.done.Pending() {
+		return nil
+	}
+	q := res.done
+	res.done = nil
+	if err := q.Undo(ctx); err != nil {
+		res.RollbackFailed = true
+		return n.errorf("putting the previous config back: %w", err)
+	}
+	res.RolledBack = true
+	lctx, cancel := n.undoContext(ctx)
+	defer cancel()
+	var one int
+	if err := n.DB.QueryRowContext(lctx, "SELECT 1").Scan(&one); err != nil {
+		return n.errorf("back on the previous config, but orch's account cannot log in: %w", err)
+	}
+	return nil
 }
 
 func engineHint(e flavor.EngineSpec) string {

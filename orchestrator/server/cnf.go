@@ -104,27 +104,27 @@ func parseCnf(src, text string) (*cnfFile, error) {
 		case raw[0] == '#' || raw[0] == ';':
 			f.lines = append(f.lines, cnfLine{kind: lineComment, text: "#" + raw[1:]})
 		case raw[0] == '!':
-			return nil, fmt.Errorf("%s:%d: %s: a profile renders to one self-contained file", src, n, raw)
+			return nil, fmt.Errorf("%s:%d: a ! directive (!include, !includedir): a profile renders to one self-contained file", src, n)
 		case raw[0] == '[':
 			name, ok := strings.CutSuffix(raw[1:], "]")
 			name = strings.ToLower(strings.TrimSpace(name))
 			if !ok || name == "" {
-				return nil, fmt.Errorf("%s:%d: malformed section header %q", src, n, raw)
+				return nil, fmt.Errorf("%s:%d: malformed section header", src, n)
 			}
 			if !isServerSection(name) && name != sectionMysqldSafe {
-				return nil, fmt.Errorf("%s:%d: section [%s]: profiles may use %s", src, n, name, profileSections())
+				return nil, fmt.Errorf("%s:%d: a section profiles do not use (they may use %s)", src, n, profileSections())
 			}
 			section = name
 			f.lines = append(f.lines, cnfLine{kind: lineSection, text: name})
 		default:
 			if section == "" {
-				return nil, fmt.Errorf("%s:%d: %q is outside any section", src, n, raw)
+				return nil, fmt.Errorf("%s:%d: a line outside any section (want [mysqld] first)", src, n)
 			}
 			k, v, hasValue := strings.Cut(raw, "=")
 			name, loose := canonName(k)
 			v = strings.TrimSpace(v)
 			if !validName(name) {
-				return nil, fmt.Errorf("%s:%d: %q is not an option name", src, n, strings.TrimSpace(k))
+				return nil, fmt.Errorf("%s:%d: not an option name (letters, digits, '_' and '-' only)", src, n)
 			}
 			if err := checkValue(name, v); err != nil {
 				return nil, fmt.Errorf("%s:%d: %w", src, n, err)

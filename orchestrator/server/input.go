@@ -2,9 +2,12 @@ package server
 
 import (
 	"fmt"
-	"io"
+	"maps"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
+	"text/template"
 
 	"github.com/orch-bench/orch/orchestrator/flavor"
 	"github.com/orch-bench/orch/topology"
@@ -13,7 +16,8 @@ import (
 // CheckDesired checks offline, before any host is contacted, everything
 // about d that needs no server: the engine is a known profile, the profile
 // directory exists and its templates parse, the engine's profile renders
-// for every database host whose flavour the inventory names, and the
+// for every database host (for the flavour the inventory names, else for
+// every flavour that has the engine) and reads as an option file, and the
 // knobs and profile.vars are values an option file keeps as written.
 // Whether the server has the engine, and whether it knows each variable,
 // only the server can say: Check does that after connecting, still before
@@ -45,7 +49,7 @@ func CheckDesiredAs(inv *topology.Inventory, d Desired, flag, hint string) error
 			return fmt.Errorf("%s: %w", dirFrom, err)
 		}
 	}
-	tmpl, _, err := loadProfiles(dir)
+	tmpl, profileFiles, err := loadProfiles(dir)
 	if err != nil {
 		return fmt.Errorf("%s %s: %w", dirFrom, dir, err)
 	}
@@ -61,26 +65,103 @@ func CheckDesiredAs(inv *topology.Inventory, d Desired, flag, hint string) error
 			return fmt.Errorf("--knob %w", err)
 		}
 	}
+	file := name
+	if from, ok := profileFiles[name]; ok && from != "embedded" {
+		file = filepath.Join(from, name)
+	}
 	for _, h := range inv.DBHosts() {
-		if firstSet(hint, h.MySQL.Flavor) == "" {
-			continue // the server decides the flavour; rendered after connecting
+		// Without a flavour the server decides it; the profile is still
+		// rendered and read now for every flavour that has the engine, and
+		// refused when it fails on all of them (a broken file is broken on
+		// any server), so that no host is contacted for a bad profile.
+		hints, anyFlavor := []string{firstSet(hint, h.MySQL.Flavor)}, false
+		if hints[0] == "" {
+			hints, anyFlavor = nil, true
+			for _, f := range flavor.Flavors() {
+				hints = append(hints, string(f))
+			}
 		}
-		t, err := OfflineTarget(h, inv, hint)
-		if err != nil {
+		var first error
+		rendered := 0
+		for _, fl := range hints {
+			t, err := OfflineTarget(h, inv, fl)
+			if err != nil {
+				return err
+			}
+			if err := engineOnFlavor(t, engine); err != nil {
+				if anyFlavor {
+					continue
+				}
+				return fmt.Errorf("%s: %w", from, err)
+			}
+			if !anyFlavor {
+				if err := replPasswordOnFlavor(inv, t); err != nil {
+					return err
+				}
+			}
+			err = checkProfileOffline(t, tmpl, name, file, info, d)
+			if err == nil {
+				rendered++
+			} else if first == nil {
+				first = err
+			}
+			if err != nil && !anyFlavor {
+				return err
+			}
+		}
+		if anyFlavor && rendered == 0 && first != nil {
+			return first
+		}
+	}
+	return nil
+}
+
+// checkProfileOffline renders profile name (read from file) for t and
+// reads it as orch will: option-file syntax, a server option set twice, a
+// setting that would open the cluster, a variable t's declared server does
+// not have.
+func checkProfileOffline(t Target, tmpl *template.Template, name, file string, info flavor.EngineSpec, d Desired) error {
+	h, inv := t.Host, t.Inventory
+	data, err := profileData(t, info)
+	if err != nil {
+		return err
+	}
+	var out strings.Builder
+	if err := tmpl.ExecuteTemplate(&out, name, data); err != nil {
+		return fmt.Errorf("%s: profile %s: %w", h, file, err)
+	}
+	f, err := parseCnf(file, out.String())
+	if err != nil {
+		return fmt.Errorf("%s: profile %w", h, err)
+	}
+	if err := f.checkDuplicates(file); err != nil {
+		return fmt.Errorf("%s: profile %w", h, err)
+	}
+	if err := checkProfileSafe(f, h.String(), name, len(inv.DBHosts()) > 1); err != nil {
+		return err
+	}
+	return checkNamesOffline(t, f, name, d.Knobs)
+}
+
+// checkNamesOffline refuses, before any host, a variable name of the
+// profile, profile.vars or the knobs that t's declared server does not have
+// (see checkNameOffline).
+func checkNamesOffline(t Target, f *cnfFile, profile string, knobs []KV) error {
+	for _, l := range f.lines {
+		if l.kind == lineOption && isServerSection(l.section) {
+			if err := checkNameOffline(t, "profile "+profile, l.name); err != nil {
+				return err
+			}
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(t.Inventory.Profile.Vars)) {
+		if err := checkNameOffline(t, t.Inventory.Source+": profile.vars", k); err != nil {
 			return err
 		}
-		if err := engineOnFlavor(t, engine); err != nil {
-			return fmt.Errorf("%s: %w", from, err)
-		}
-		if err := replPasswordOnFlavor(inv, t); err != nil {
+	}
+	for _, k := range knobs {
+		if err := checkNameOffline(t, "--knob", k.Name); err != nil {
 			return err
-		}
-		data, err := profileData(t, info)
-		if err != nil {
-			return err
-		}
-		if err := tmpl.ExecuteTemplate(io.Discard, name, data); err != nil {
-			return fmt.Errorf("%s: profile %s: %w", h, name, err)
 		}
 	}
 	return nil

@@ -149,6 +149,9 @@ func Render(t Target, d Desired) (*Config, error) {
 	if err := f.checkDuplicates(name); err != nil {
 		return nil, fmt.Errorf("%s: profile %w", h, err)
 	}
+	if err := checkProfileSafe(f, h.String(), name, len(inv.DBHosts()) > 1); err != nil {
+		return nil, err
+	}
 	cfg := &Config{Host: h.String(), Engine: engine, FixTHP: d.FixTHP, server: t.Server}
 	if t.ConfigDir != "" {
 		cfg.Path = path.Join(t.ConfigDir, t.fileName())

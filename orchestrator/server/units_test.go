@@ -161,14 +161,18 @@ func TestRelevantErrors(t *testing.T) {
 	}
 }
 
+// A profile's faults are named by file and line, never by echoing the
+// line: a --profile-dir may point at a file that is not a profile at all
+// (the review saw a file's first line printed back).
 func TestParseCnfRejects(t *testing.T) {
 	for text, want := range map[string]string{
-		"server_id = 1\n":                  `p.cnf:1: "server_id = 1" is outside any section`,
-		"!includedir /etc/x\n":             "p.cnf:1: !includedir /etc/x: a profile renders to one self-contained file",
-		"[client]\nuser=x\n":               "p.cnf:1: section [client]: profiles may use [mysqld], [mariadb] and [mysqld_safe]",
-		"[mysqld]\ninit_connect = a # b\n": `p.cnf:2: init_connect: value "a # b" holds # or a quote, which an option file would read differently`,
-		"[mysqld]\nweird$name = 1\n":       `p.cnf:2: "weird$name" is not an option name`,
-		"[mysqld\n":                        `p.cnf:1: malformed section header "[mysqld"`,
+		"server_id = 1\n":                     `p.cnf:1: a line outside any section (want [mysqld] first)`,
+		"!includedir /etc/x\n":                "p.cnf:1: a ! directive (!include, !includedir): a profile renders to one self-contained file",
+		"[client]\nuser=x\n":                  "p.cnf:1: a section profiles do not use (they may use [mysqld], [mariadb] and [mysqld_safe])",
+		"[mysqld]\ninit_connect = a # b\n":    `p.cnf:2: init_connect: value "a # b" holds # or a quote, which an option file would read differently`,
+		"[mysqld]\nweird$name = 1\n":          `p.cnf:2: not an option name (letters, digits, '_' and '-' only)`,
+		"[mysqld\n":                           `p.cnf:1: malformed section header`,
+		"root:$6$secret:19000:0:99999:7:::\n": `p.cnf:1: a line outside any section (want [mysqld] first)`,
 	} {
 		if _, err := parseCnf("p.cnf", text); err == nil || err.Error() != want {
 			t.Errorf("%q: %v, want %s", text, err, want)

@@ -18,7 +18,7 @@ func DryRun(w io.Writer, inv *topology.Inventory, d server.Desired, hint string)
 		return err
 	}
 	params, err := replicationParams(inv)
-	if err != nil {
+	if err != nil || params.ReplPassword == "" {
 		// The real password is not needed to show statements: they print
 		// it redacted anyway.
 		params, err = dryRunParams(inv)

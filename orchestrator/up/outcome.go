@@ -44,7 +44,7 @@ const reachTimeout = 5 * time.Second
 // interrupted: every host's own error, then where each host was left
 // (written, restarted, rolled back, unreachable), so that nobody has to
 // guess which servers run which config.
-func applyFailed(ctx context.Context, nodes []*server.Node, results []*server.Result, errs []error) error {
+func applyFailed(ctx context.Context, nodes []*server.Node, results []*server.Result, errs []error, backErrs ...error) error {
 	var lines []string
 	for i, n := range nodes {
 		line := n.Host.String() + ": " + outcome(results[i], errs[i])
@@ -57,7 +57,7 @@ func applyFailed(ctx context.Context, nodes []*server.Node, results []*server.Re
 	}
 	summary := "where the hosts were left:\n  " + strings.Join(lines, "\n  ")
 	var real []error
-	for _, err := range errs {
+	for _, err := range append(append([]error(nil), errs...), backErrs...) {
 		if err != nil && !errors.Is(err, context.Canceled) {
 			real = append(real, err)
 		}

@@ -45,11 +45,12 @@ type ownedPlan struct {
 	note  string
 }
 
-// claimNames checks and records orch's names on every server. hadRepl
-// says the replication password file existed before this up: an earlier
-// up made the account (before orch kept a record). It sets
-// p.ReplAccountKept for an inventory's account orch did not make.
-func claimNames(ctx context.Context, inv *topology.Inventory, nodes []*server.Node, p *flavor.Params, hadRepl, adopt bool, rec *recorder) error {
+// claimNames checks and records orch's names on every server. A password
+// file in orch's state is no proof that orch made an account of that name
+// (a refused up used to leave one, and the next up took the account over
+// on its word): only the server's record is. It sets p.ReplAccountKept for
+// an inventory's account orch did not make.
+func claimNames(ctx context.Context, inv *topology.Inventory, nodes []*server.Node, p *flavor.Params, adopt bool, rec *recorder) error {
 	plans := make([]ownedPlan, len(nodes))
 	repl := replItem(*p)
 	var kept string
@@ -60,7 +61,7 @@ func claimNames(ctx context.Context, inv *topology.Inventory, nodes []*server.No
 		if master {
 			accts = append(accts, repl)
 		}
-		f, err := account.Look(ctx, q, accts, purgedSchemas())
+		f, err := account.Look(ctx, q, account.SealFor(inv, n.Host), accts, purgedSchemas())
 		if err != nil {
 			return fmt.Errorf("%s: %w", n.Host, err)
 		}
@@ -80,8 +81,6 @@ func claimNames(ctx context.Context, inv *topology.Inventory, nodes []*server.No
 				pl.claim = append(pl.claim, repl)
 			case inv.Replication.UserNamed:
 				kept = replNamed + " and orch did not make it"
-			case hadRepl:
-				pl.claim = append(pl.claim, repl)
 			case adopt:
 				pl.note = account.Adopting(repl, replChange)
 				pl.claim = append(pl.claim, repl)
@@ -120,12 +119,11 @@ func replKept(ctx context.Context, inv *topology.Inventory, master *server.Node,
 		return replNamed, nil, nil
 	}
 	repl := replItem(p)
-	f, err := account.Look(ctx, account.DB{DB: master.DB}, []account.Item{repl}, nil)
+	f, err := account.Look(ctx, account.DB{DB: master.DB}, account.SealFor(inv, master.Host), []account.Item{repl}, nil)
 	if err != nil {
 		return "", nil, fmt.Errorf("%s: %w", master.Host, err)
 	}
-	legacy := inv.Replication.PasswordManaged && !account.Pending(inv.Replication.Password)
-	if f.Exists(repl) && !f.Mine(repl) && !legacy {
+	if f.Exists(repl) && !f.Mine(repl) {
 		return "orch's record does not list it: orch did not make it", f, nil
 	}
 	return "", f, nil

@@ -122,9 +122,21 @@ func purgeHost(ctx context.Context, inv *topology.Inventory, n *server.Node, log
 		return nil, fmt.Errorf("%s: purge: %w", n.Host, err)
 	}
 	defer conn.Close()
-	f, err := account.Look(ctx, account.DB{DB: n.DB}, purgeCandidates(inv, n.Host), purgedSchemas())
+	f, err := account.Look(ctx, account.DB{DB: n.DB}, account.SealFor(inv, n.Host), purgeCandidates(inv, n.Host), purgedSchemas())
 	if err != nil {
 		return nil, fmt.Errorf("%s: purge: %w", n.Host, err)
+	}
+	if len(f.Forged) > 0 {
+		// Rows orch did not write (their digest does not check): whoever
+		// can write the record could have named anything, so nothing it
+		// lists is dropped here, and orch's state is kept for a later purge.
+		var names []string
+		for _, it := range f.Forged {
+			names = append(names, it.String())
+		}
+		line := fmt.Sprintf("dropped nothing: orch's record holds %d row(s) orch did not write (%s); remove them from %s.%s, then purge again",
+			len(f.Forged), topology.CapJoin(names, maxListed, ", "), account.RecordSchema, account.RecordTable)
+		return []string{line}, fmt.Errorf("%s: purge: %s", n.Host, line)
 	}
 	pl := planPurge(inv, n.Host, f)
 	stmts := append([]string{"SET SESSION sql_log_bin = 0"}, pl.drops...)

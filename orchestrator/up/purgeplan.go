@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/orch-bench/orch/orchestrator/account"
+	"github.com/orch-bench/orch/orchestrator/dataset"
 	"github.com/orch-bench/orch/orchestrator/flavor"
 	"github.com/orch-bench/orch/topology"
 )
@@ -73,8 +74,34 @@ func planPurge(inv *topology.Inventory, h *topology.Host, f *account.Found) purg
 			continue
 		}
 		if f.Mine(schema) {
-			p.drops = append(p.drops, "DROP DATABASE IF EXISTS "+flavor.QuoteIdent(s))
-			drop(schema)
+			// A schema orch made goes whole only when nothing in it is
+			// someone else's: a DBA's table put there (the review's
+			// mysqlslap.precious went with DROP DATABASE) keeps the schema,
+			// and only orch's tables go.
+			var foreign, mine []account.Item
+			for _, t := range tablesIn(f, s) {
+				if t == account.RecordItem || f.Mine(t) || benchTable(t.Name) {
+					mine = append(mine, t)
+				} else {
+					foreign = append(foreign, t)
+				}
+			}
+			if len(foreign) == 0 {
+				p.drops = append(p.drops, "DROP DATABASE IF EXISTS "+flavor.QuoteIdent(s))
+				drop(schema)
+				continue
+			}
+			var names []string
+			for _, t := range foreign {
+				names = append(names, strings.TrimPrefix(t.Name, s+"."))
+			}
+			for _, t := range mine {
+				if t != account.RecordItem { // dropped last, below
+					p.drops = append(p.drops, "DROP TABLE IF EXISTS "+quoteTable(t.Name))
+					drop(t)
+				}
+			}
+			keep(schema, "orch made it, but it holds tables orch did not make: "+topology.CapList(names, maxListed)+" (orch's tables in it were dropped)")
 			continue
 		}
 		var others []string
@@ -126,6 +153,21 @@ func planPurge(inv *topology.Inventory, h *topology.Host, f *account.Found) purg
 		drop(it)
 	}
 	return p
+}
+
+// benchTable reports whether schema.table is one the benchmarks orch runs
+// create in orch's schemas: sysbench's sbtest1..N in sbtest (its default
+// prefix, dataset.DefaultTablePrefix) and mysqlslap's t1 in mysqlslap.
+func benchTable(name string) bool {
+	s, t, _ := strings.Cut(name, ".")
+	switch s {
+	case "sbtest":
+		n, ok := strings.CutPrefix(t, dataset.DefaultTablePrefix)
+		return ok && n != "" && strings.Trim(n, "0123456789") == ""
+	case "mysqlslap":
+		return t == "t1"
+	}
+	return false
 }
 
 func isUser(it account.Item, user string) bool { return strings.HasPrefix(it.Name, user+"@") }

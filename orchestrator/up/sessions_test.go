@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/orch-bench/orch/orchestrator/account"
 	"github.com/orch-bench/orch/orchestrator/cluster"
 	"github.com/orch-bench/orch/orchestrator/executor"
 	"github.com/orch-bench/orch/orchestrator/internal/fakemaria"
@@ -21,6 +22,7 @@ import (
 func countingCluster(t *testing.T, file string) (*cluster.Cluster, *fakemaria.Lab, func(host string) int) {
 	t.Helper()
 	t.Setenv("ORCH_UP_TEST_PW", "up-test-pw")
+	t.Setenv(account.EnvStateDir, t.TempDir()) // orch's record key
 	inv, err := topology.Load(file, topology.LoadOptions{HomeDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)

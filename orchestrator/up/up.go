@@ -8,6 +8,7 @@ package up
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -121,7 +122,6 @@ func Up(ctx context.Context, c *cluster.Cluster, opts Options) (*Report, error) 
 	if err := inv.ValidateCluster(); err != nil {
 		return nil, err
 	}
-	hadRepl := inv.Replication.PasswordManaged && !account.Pending(inv.Replication.Password)
 	// Stock hosts first: orch's own accounts, made through root's unix socket.
 	if err := account.Ensure(ctx, c, account.EnsureOptions{Adopt: opts.AdoptAccounts, Events: rec.events}); err != nil {
 		return nil, err
@@ -139,12 +139,25 @@ func Up(ctx context.Context, c *cluster.Cluster, opts Options) (*Report, error) 
 	}
 	nodes := sessions.DB()
 	for _, n := range sessions.Slaves { // before any restart, as every check
+		if params.ReplPassword == "" {
+			break // orch generates it, after claimNames: it fits every server
+		}
 		if err := n.Server.CheckReplPassword(params.ReplPassword); err != nil {
 			return nil, fmt.Errorf("%s: replication.password (%s): %w (nothing was restarted)", n.Host, inv.Replication.Password, err)
 		}
 	}
-	if err := claimNames(ctx, inv, nodes, &params, hadRepl, opts.AdoptAccounts, rec); err != nil {
+	if err := claimNames(ctx, inv, nodes, &params, opts.AdoptAccounts, rec); err != nil {
 		return nil, err
+	}
+	if params.ReplPassword == "" {
+		// Decided: orch may make the replication account; now its
+		// password exists (a refused up leaves no file behind).
+		if err := account.Generate(inv); err != nil {
+			return nil, err
+		}
+		if params.ReplPassword, err = inv.Replication.Password.Resolve(); err != nil {
+			return nil, fmt.Errorf("%s: replication password: %w", inv.Source, err)
+		}
 	}
 
 	// Validate everything first: a bad knob must not restart anything.
@@ -170,7 +183,11 @@ func Up(ctx context.Context, c *cluster.Cluster, opts Options) (*Report, error) 
 		}
 	}
 	if orchestrator.Aggregate(errs) != nil || ctx.Err() != nil {
-		return rep, applyFailed(ctx, nodes, rep.Hosts, errs)
+		// The hosts that took the new config go back to their previous
+		// one: a cluster half on it (a knob that locks people out, a
+		// version of the config the others lack) is left to nobody.
+		errs = append(errs, takeBack(ctx, nodes, rep.Hosts)...)
+		return rep, applyFailed(ctx, nodes, rep.Hosts, errs[:len(nodes)], errs[len(nodes):]...)
 	}
 
 	master, slaves := sessions.Master, sessions.Slaves
@@ -182,7 +199,7 @@ func Up(ctx context.Context, c *cluster.Cluster, opts Options) (*Report, error) 
 		if rep.Replication != nil && rep.Replication.Undone {
 			doing += " (what it had changed was undone)"
 		}
-		return rep, replicationInterrupted(ctx, doing, err)
+		return rep, backAfter(ctx, nodes, rep.Hosts, replicationInterrupted(ctx, doing, err))
 	}
 	t0 = time.Now()
 	timeout := opts.VerifyTimeout
@@ -193,9 +210,41 @@ func Up(ctx context.Context, c *cluster.Cluster, opts Options) (*Report, error) 
 	rec.done("cluster", "verify", t0)
 	rep.Timings, rep.Total = rec.close(), time.Since(start)
 	if err != nil {
-		return rep, replicationInterrupted(ctx, "verifying replication", err)
+		return rep, backAfter(ctx, nodes, rep.Hosts, replicationInterrupted(ctx, "verifying replication", err))
 	}
 	return rep, nil
+}
+
+// takeBack puts every host Apply changed back on its previous config and
+// proves orch logs in there (server.Node.TakeBack), in parallel; it
+// returns the failures.
+func takeBack(ctx context.Context, nodes []*server.Node, results []*server.Result) []error {
+	return orchestrator.ForEach(context.WithoutCancel(ctx), 0, nodes, func(ctx context.Context, i int, n *server.Node) error {
+		return n.TakeBack(ctx, results[i])
+	})
+}
+
+// backAfter is err of a replication step that failed once every host ran
+// the new config: the hosts are put back on their previous config, and the
+// error says where each was left.
+func backAfter(ctx context.Context, nodes []*server.Node, results []*server.Result, err error) error {
+	if _, interrupted := err.(*Interrupted); interrupted {
+		return err // Ctrl-C: the next up sets replication up again
+	}
+	back := takeBack(ctx, nodes, results)
+	var lines []string
+	for i, n := range nodes {
+		lines = append(lines, n.Host.String()+": "+outcome(results[i], back[i]))
+	}
+	return fmt.Errorf("%w\nthe previous config was put back on every host it had changed:\n  %s%s", err, strings.Join(lines, "\n  "), joinedErr(back))
+}
+
+// joinedErr is "\n" and the errors, "" when there are none.
+func joinedErr(errs []error) string {
+	if err := orchestrator.Aggregate(errs); err != nil {
+		return "\n" + err.Error()
+	}
+	return ""
 }
 
 // replicationInterrupted words an error of the replication phase when
@@ -268,9 +317,12 @@ func replicationParams(inv *topology.Inventory) (flavor.Params, error) {
 	if !r.SemiSync.Enabled {
 		return flavor.Params{}, fmt.Errorf("%s: replication.semi_sync.enabled=false: asynchronous clusters are not supported yet; orch sets up semi-sync replication", inv.Source)
 	}
-	pw, err := r.Password.Resolve()
-	if err != nil {
-		return flavor.Params{}, fmt.Errorf("%s: replication password: %w", inv.Source, err)
+	pw := "" // orch makes it once up has decided on the account (Up)
+	if !r.PasswordManaged || !account.Pending(r.Password) {
+		var err error
+		if pw, err = r.Password.Resolve(); err != nil {
+			return flavor.Params{}, fmt.Errorf("%s: replication password: %w", inv.Source, err)
+		}
 	}
 	m := inv.Master()
 	port := m.MySQL.Port

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orch-bench/orch/orchestrator/account"
 	"github.com/orch-bench/orch/orchestrator/cluster"
 	"github.com/orch-bench/orch/orchestrator/internal/fakemaria"
 	"github.com/orch-bench/orch/orchestrator/server"
@@ -19,6 +20,7 @@ import (
 func fakeCluster(t *testing.T) (*cluster.Cluster, *fakemaria.Lab) {
 	t.Helper()
 	t.Setenv("ORCH_UP_TEST_PW", "up-test-pw")
+	t.Setenv(account.EnvStateDir, t.TempDir()) // orch's record key
 	inv, err := topology.Load("testdata/lab.yaml", topology.LoadOptions{HomeDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
@@ -119,7 +121,9 @@ func TestUpOnAFreshCluster(t *testing.T) {
 
 // TestUpRollsBackAHostThatWillNotStart: a slave whose server refuses the new
 // config is rolled back (previous file, server running); the error names it
-// and says where every host was left; the other hosts run the new config.
+// and says where every host was left; the other hosts, which took the new
+// config, are put back on their previous one too (the review's up left
+// them on a config that had locked people out).
 func TestUpRollsBackAHostThatWillNotStart(t *testing.T) {
 	c, lab := fakeCluster(t)
 	bad := lab.Hosts[2]
@@ -131,15 +135,18 @@ func TestUpRollsBackAHostThatWillNotStart(t *testing.T) {
 	msg := err.Error()
 	for _, want := range []string{
 		"db3 192.0.2.13: server did not start with the new config: [ERROR] /usr/sbin/mariadbd: unknown variable 'report_host=192.0.2.13' (restored the previous config)",
-		"db1 192.0.2.11: written, restarted: runs the new config",
+		"db1 192.0.2.11: written, rolled back: runs its previous config",
+		"db2 192.0.2.12: written, rolled back: runs its previous config",
 		"db3 192.0.2.13: written, rolled back: runs its previous config",
 	} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("error lacks %q:\n%s", want, msg)
 		}
 	}
-	if _, ok := bad.File(fakemaria.ConfDir + "/99-orch.cnf"); ok || !bad.Running() {
-		t.Errorf("db3: orch's file left %v, running %v", ok, bad.Running())
+	for _, h := range lab.Hosts[:3] {
+		if _, ok := h.File(fakemaria.ConfDir + "/99-orch.cnf"); ok || !h.Running() {
+			t.Errorf("%s: orch's file left %v, running %v", h.Name(), ok, h.Running())
+		}
 	}
 	if hasPrefix(lab.Hosts[1].Server().Statements(0), "CHANGE MASTER") {
 		t.Error("replication was set up although a host failed")
@@ -169,6 +176,16 @@ func TestUpCanaryNotApplied(t *testing.T) {
 	}
 	if lab.Hosts[1].Server().Canaries() != 1 || lab.Hosts[2].Server().Canaries() != 0 {
 		t.Errorf("canary rows: db2 %d, db3 %d; want 1 and 0", lab.Hosts[1].Server().Canaries(), lab.Hosts[2].Server().Canaries())
+	}
+	// An up that fails after the restarts puts every server back on its
+	// previous config, and orch still logs in everywhere.
+	if !strings.Contains(msg, "the previous config was put back on every host it had changed:\n  db1 192.0.2.11: written, rolled back: runs its previous config") {
+		t.Errorf("error does not say the config was put back:\n%s", msg)
+	}
+	for _, h := range lab.Hosts[:3] {
+		if _, ok := h.File(fakemaria.ConfDir + "/99-orch.cnf"); ok || !h.Running() {
+			t.Errorf("%s: orch's file left %v, running %v", h.Name(), ok, h.Running())
+		}
 	}
 }
 

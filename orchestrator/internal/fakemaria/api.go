@@ -95,12 +95,28 @@ func (d *DB) AddUser(user, host string) {
 	d.users[user+"@"+host] = true
 }
 
+// DropUser drops an account as a DBA would, outside orch.
+func (d *DB) DropUser(user, host string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	delete(d.users, user+"@"+host)
+}
+
 // AddTable creates a schema and a table in it as a DBA would.
 func (d *DB) AddTable(schema, table string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.catalogStatement("CREATE DATABASE IF NOT EXISTS `"+schema+"`", false)
 	d.catalogStatement("CREATE TABLE IF NOT EXISTS `"+schema+"`.`"+table+"` (", false)
+}
+
+// InsertRow adds a row to schema.table as any account with INSERT on it
+// could (the table must exist).
+func (d *DB) InsertRow(schema, table string, values ...string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	name := schema + "." + table
+	d.cat.tables[name] = append(d.cat.tables[name], values)
 }
 
 // HasTable reports whether schema.table exists.

@@ -8,13 +8,16 @@ import (
 )
 
 // The server's catalog as a DBA sees it: which schemas and tables exist,
-// which accounts mysql.user holds, and two-column tables that take
-// INSERT IGNORE, SELECT and DELETE. Enough of MariaDB's dialect for a
+// which accounts mysql.user holds, and tables keyed by their first two
+// columns that take INSERT IGNORE, SELECT and DELETE (and one optional
+// CHAR column, added by CREATE TABLE or ALTER TABLE ... ADD COLUMN, which
+// information_schema.COLUMNS lists). Enough of MariaDB's dialect for a
 // client that looks before it writes.
 
 type catalog struct {
 	schemas map[string]bool
-	tables  map[string][][2]string // schema.table: its rows
+	tables  map[string][][]string // schema.table: its rows
+	extra   map[string]string     // schema.table: its third column's name
 }
 
 var (
@@ -23,8 +26,11 @@ var (
 	reUsersIn   = regexp.MustCompile(`^SELECT CONCAT\(User, '@', Host\) FROM mysql\.user WHERE CONCAT\(User, '@', Host\) IN \((.*)\)$`)
 	reNewSchema = regexp.MustCompile("^CREATE DATABASE IF NOT EXISTS `([^`]+)`$")
 	reNewTable  = regexp.MustCompile("^CREATE TABLE IF NOT EXISTS `([^`]+)`\\.`([^`]+)` \\(")
-	reInsert    = regexp.MustCompile("^INSERT IGNORE INTO `([^`]+)`\\.`([^`]+)` \\(\\w+, \\w+\\) VALUES (.*)$")
-	reSelect2   = regexp.MustCompile("^SELECT \\w+, \\w+ FROM `([^`]+)`\\.`([^`]+)`$")
+	reInsert    = regexp.MustCompile("^INSERT IGNORE INTO `([^`]+)`\\.`([^`]+)` \\(([\\w, ]+)\\) VALUES (.*)$")
+	reSelect2   = regexp.MustCompile("^SELECT ([\\w, ]+) FROM `([^`]+)`\\.`([^`]+)`$")
+	reColumn    = regexp.MustCompile(`^SELECT COLUMN_NAME FROM information_schema\.COLUMNS WHERE TABLE_SCHEMA = '([^']+)' AND TABLE_NAME = '([^']+)' AND COLUMN_NAME = '([^']+)'$`)
+	reAddColumn = regexp.MustCompile("^ALTER TABLE `([^`]+)`\\.`([^`]+)` ADD COLUMN (\\w+) ")
+	reExtraCol  = regexp.MustCompile(`, (\w+) CHAR\(\d+\)`)
 	reDelete    = regexp.MustCompile("^DELETE FROM `([^`]+)`\\.`([^`]+)` WHERE (.*)$")
 	reDropDB    = regexp.MustCompile("^DROP DATABASE IF EXISTS `([^`]+)`$")
 	reDropTable = regexp.MustCompile("^DROP TABLE IF EXISTS `([^`]+)`\\.`([^`]+)`$")
@@ -36,7 +42,7 @@ var (
 func (d *DB) catalogStatement(q string, binlog bool) (t table, ok bool) {
 	c := &d.cat
 	if c.schemas == nil {
-		c.schemas, c.tables = map[string]bool{}, map[string][][2]string{}
+		c.schemas, c.tables, c.extra = map[string]bool{}, map[string][][]string{}, map[string]string{}
 	}
 	if d.canary {
 		c.schemas["orch"] = true
@@ -84,12 +90,26 @@ func (d *DB) catalogStatement(q string, binlog bool) (t table, ok bool) {
 		m := reNewTable.FindStringSubmatch(q)
 		if _, ok := c.tables[m[1]+"."+m[2]]; !ok {
 			c.tables[m[1]+"."+m[2]] = nil
+			if x := reExtraCol.FindStringSubmatch(q); x != nil {
+				c.extra[m[1]+"."+m[2]] = x[1]
+			}
 		}
+	case reAddColumn.MatchString(q):
+		m := reAddColumn.FindStringSubmatch(q)
+		c.extra[m[1]+"."+m[2]] = m[3]
+	case reColumn.MatchString(q):
+		m := reColumn.FindStringSubmatch(q)
+		var out []string
+		if c.extra[m[1]+"."+m[2]] == m[3] {
+			out = append(out, m[3])
+		}
+		return one(out), true
 	case reInsert.MatchString(q):
 		m := reInsert.FindStringSubmatch(q)
-		name, vals := m[1]+"."+m[2], quotedList(m[3])
-		for i := 0; i+1 < len(vals); i += 2 {
-			r := [2]string{vals[i], vals[i+1]}
+		name, vals := m[1]+"."+m[2], quotedList(m[4])
+		n := len(strings.Split(m[3], ","))
+		for i := 0; i+n <= len(vals); i += n {
+			r := append([]string(nil), vals[i:i+n]...)
 			if !hasRow(c.tables[name], r) {
 				c.tables[name] = append(c.tables[name], r)
 			}
@@ -113,19 +133,27 @@ func (d *DB) catalogStatement(q string, binlog bool) (t table, ok bool) {
 		return table{Cols: []string{"COUNT(*)"}, Rows: [][]any{{strconv.Itoa(len(rows))}}}, true
 	case reSelect2.MatchString(q):
 		m := reSelect2.FindStringSubmatch(q)
-		t := table{Cols: []string{"a", "b"}}
-		for _, r := range c.tables[m[1]+"."+m[2]] {
-			t.Rows = append(t.Rows, []any{r[0], r[1]})
+		cols := strings.Split(m[1], ", ")
+		t := table{Cols: cols}
+		for _, r := range c.tables[m[2]+"."+m[3]] {
+			row := make([]any, len(cols))
+			for i := range cols {
+				row[i] = ""
+				if i < len(r) {
+					row[i] = r[i]
+				}
+			}
+			t.Rows = append(t.Rows, row)
 		}
 		return t, true
 	case reDelete.MatchString(q):
 		m := reDelete.FindStringSubmatch(q)
 		name, vals := m[1]+"."+m[2], quotedList(m[3])
-		var keep [][2]string
+		var keep [][]string
 		for _, r := range c.tables[name] {
 			gone := false
 			for i := 0; i+1 < len(vals); i += 2 {
-				gone = gone || r == [2]string{vals[i], vals[i+1]}
+				gone = gone || len(r) >= 2 && r[0] == vals[i] && r[1] == vals[i+1]
 			}
 			if !gone {
 				keep = append(keep, r)
@@ -155,17 +183,19 @@ func (d *DB) catalogStatement(q string, binlog bool) (t table, ok bool) {
 
 // checksum is a checksum of rows that does not depend on their order, as
 // a table's live checksum does not.
-func checksum(rows [][2]string) uint32 {
+func checksum(rows [][]string) uint32 {
 	var sum uint32
 	for _, r := range rows {
-		sum += crc32.ChecksumIEEE([]byte(r[0] + "\x00" + r[1]))
+		sum += crc32.ChecksumIEEE([]byte(strings.Join(r, "\x00")))
 	}
 	return sum
 }
 
-func hasRow(rows [][2]string, r [2]string) bool {
+// hasRow reports whether rows hold r's key (its first two columns): INSERT
+// IGNORE keeps the row already there.
+func hasRow(rows [][]string, r []string) bool {
 	for _, x := range rows {
-		if x == r {
+		if len(x) >= 2 && len(r) >= 2 && x[0] == r[0] && x[1] == r[1] {
 			return true
 		}
 	}
