@@ -16,6 +16,11 @@ type StatusCounter struct {
 	// the report's fsync_per_tx, split by FsyncLabel.
 	Fsyncs     bool
 	FsyncLabel string
+	// PerTx names the counter in the report's table of the engine's own
+	// counters per transaction ("" when it has no row there); PerTxScale
+	// turns the rate into PerTx's unit (bytes to KiB, us to ms).
+	PerTx      string
+	PerTxScale float64
 }
 
 // BinlogBytesStatus is MariaDB's status variable for the bytes written to
@@ -50,13 +55,20 @@ var (
 	// from the TokuDB lab's server): the monitor matches either. Fsync
 	// time is in microseconds.
 	tokudbCounters = []StatusCounter{
-		{Column: "tokudb_fsyncs_ps", Status: "Tokudb_FILESYSTEM_FSYNC_NUM", Prec: 1, Engine: "tokudb", Fsyncs: true, FsyncLabel: "TokuDB"},
-		{Column: "tokudb_fsync_us_ps", Status: "Tokudb_FILESYSTEM_FSYNC_TIME", Prec: 0, Engine: "tokudb"},
-		{Column: "tokudb_log_written_bps", Status: "Tokudb_LOGGER_WRITES_BYTES", Prec: 0, Engine: "tokudb"},
-		{Column: "tokudb_checkpoints_ps", Status: "Tokudb_CHECKPOINT_TAKEN", Prec: 2, Engine: "tokudb"},
-		{Column: "tokudb_cache_misses_ps", Status: "Tokudb_CACHETABLE_MISS", Prec: 1, Engine: "tokudb"},
-		{Column: "tokudb_leaf_flushed_bps", Status: "Tokudb_LEAF_NODES_FLUSHED_CHECKPOINT_BYTES", Prec: 0, Engine: "tokudb"},
-		{Column: "tokudb_leaf_evicted_bps", Status: "Tokudb_LEAF_NODES_FLUSHED_NOT_CHECKPOINT_BYTES", Prec: 0, Engine: "tokudb"},
+		{Column: "tokudb_fsyncs_ps", Status: "Tokudb_FILESYSTEM_FSYNC_NUM", Prec: 1, Engine: "tokudb", Fsyncs: true, FsyncLabel: "TokuDB",
+			PerTx: "tokudb_fsyncs", PerTxScale: 1},
+		{Column: "tokudb_fsync_us_ps", Status: "Tokudb_FILESYSTEM_FSYNC_TIME", Prec: 0, Engine: "tokudb",
+			PerTx: "tokudb_fsync_ms", PerTxScale: 1e-3},
+		{Column: "tokudb_log_written_bps", Status: "Tokudb_LOGGER_WRITES_BYTES", Prec: 0, Engine: "tokudb",
+			PerTx: "tokudb_log_kib", PerTxScale: 1.0 / 1024},
+		{Column: "tokudb_checkpoints_ps", Status: "Tokudb_CHECKPOINT_TAKEN", Prec: 2, Engine: "tokudb",
+			PerTx: "tokudb_checkpoints", PerTxScale: 1},
+		{Column: "tokudb_cache_misses_ps", Status: "Tokudb_CACHETABLE_MISS", Prec: 1, Engine: "tokudb",
+			PerTx: "tokudb_cache_misses", PerTxScale: 1},
+		{Column: "tokudb_leaf_flushed_bps", Status: "Tokudb_LEAF_NODES_FLUSHED_CHECKPOINT_BYTES", Prec: 0, Engine: "tokudb",
+			PerTx: "tokudb_checkpoint_leaf_kib", PerTxScale: 1.0 / 1024},
+		{Column: "tokudb_leaf_evicted_bps", Status: "Tokudb_LEAF_NODES_FLUSHED_NOT_CHECKPOINT_BYTES", Prec: 0, Engine: "tokudb",
+			PerTx: "tokudb_evicted_leaf_kib", PerTxScale: 1.0 / 1024},
 	}
 )
 

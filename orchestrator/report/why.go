@@ -44,6 +44,10 @@ type Cost struct {
 	BinlogGroups float64
 	// FsyncParts splits Fsync by counter (InnoDB, RocksDB WAL, TokuDB).
 	FsyncParts map[string]float64
+	// Engine is the engine's own counters per transaction (TokuDB's
+	// engine status: fsync time, log bytes, checkpoints, cache misses),
+	// by their report name (flavor.StatusCounter.PerTx).
+	Engine map[string]float64
 	// SemisyncShare is the master's ACK wait per transaction over the
 	// client's mean transaction latency, both in the window.
 	SemisyncShare float64
@@ -199,6 +203,7 @@ func hostCost(name, role string, my, osr *series, w Window, latUs float64) *Cost
 		if have {
 			c.Fsync = fs
 		}
+		c.Engine = engineCounters(func(col string, scale float64) float64 { return per(my, col, scale) })
 		c.BinlogBytes = per(my, "binlog_bytes_written_bps", 1)
 		c.BinlogGroups = per(my, "binlog_group_commits_ps", 1)
 		c.ThreadsRunning = my.mean("threads_running", w)
@@ -261,14 +266,22 @@ func meanCost(cs []*Cost) *Cost {
 		}
 		*dst[i] = meanOf(vals)
 	}
+	out.FsyncParts = meanParts(cs, func(c *Cost) map[string]float64 { return c.FsyncParts })
+	out.Engine = meanParts(cs, func(c *Cost) map[string]float64 { return c.Engine })
+	return out
+}
+
+// meanParts averages, key by key, a map of the runs' costs.
+func meanParts(cs []*Cost, of func(*Cost) map[string]float64) map[string]float64 {
 	parts := map[string][]float64{}
 	for _, c := range cs {
-		for k, v := range c.FsyncParts {
+		for k, v := range of(c) {
 			parts[k] = append(parts[k], v)
 		}
 	}
+	out := map[string]float64{}
 	for k, v := range parts {
-		out.FsyncParts[k] = meanOf(v)
+		out[k] = meanOf(v)
 	}
 	return out
 }

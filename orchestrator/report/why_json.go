@@ -51,6 +51,9 @@ func costJSON(c *Cost) whyCostJSON {
 	if len(c.FsyncParts) > 0 {
 		out["fsync_per_tx_by_counter"] = c.FsyncParts
 	}
+	if len(c.Engine) > 0 {
+		out["engine_counters_per_tx"] = c.Engine
+	}
 	if c.Role == "loadbox" {
 		bound, why := clientBound(c)
 		out["client_cpu_frac"], out["box_cpu_frac"], out["box_run_queue"] = v(c.ClientCPU), v(c.BoxCPU), v(c.BoxRunQueue)

@@ -44,6 +44,10 @@ func (rep *Report) mdWhy(b *strings.Builder, t *Table) {
 	}
 	b.WriteString("#### Per transaction\n\n")
 	mdRows(b, costTableHeader(), w.costRows(func(s string) string { return "**" + s + "**" }))
+	if h := w.engineHeader(); h != nil {
+		b.WriteString("\n#### The engine's own counters, per transaction\n\n" + engineNote + "\n\n")
+		mdRows(b, h, w.engineRows(h))
+	}
 	b.WriteString("\n#### Utilisation and saturation (USE)\n\n")
 	mdRows(b, useHeader(), w.useRows())
 	b.WriteString("\n#### Top stacks\n\n")
@@ -73,17 +77,23 @@ func (t *Table) whyHTML() (template.HTML, error) {
 	}
 	const mark = "\x00"
 	data := struct {
-		Heading     string
-		Sentences   []string
-		Notes       []string
-		CostHeader  []string
-		Costs       [][]htmlCell
-		UseHeader   []string
-		Use         [][]string
-		Stacks      []topStacks
-		ReadProblem []string
+		Heading      string
+		Sentences    []string
+		Notes        []string
+		CostHeader   []string
+		Costs        [][]htmlCell
+		EngineHeader []string
+		Engine       [][]string
+		EngineNote   string
+		UseHeader    []string
+		Use          [][]string
+		Stacks       []topStacks
+		ReadProblem  []string
 	}{Heading: WhyHeading, Notes: whyNotes, CostHeader: costTableHeader(), UseHeader: useHeader(), Use: w.useRows(),
 		Stacks: w.topStacks(), ReadProblem: w.Notes}
+	if h := w.engineHeader(); h != nil {
+		data.EngineHeader, data.Engine, data.EngineNote = h, w.engineRows(h), engineNote
+	}
 	for _, g := range w.Groups {
 		data.Sentences = append(data.Sentences, g.Sentence)
 	}
@@ -115,7 +125,13 @@ var whyTmpl = template.Must(template.New("why").Funcs(template.FuncMap{"wbr": wb
 <thead><tr>{{range .CostHeader}}<th>{{wbr .}}</th>{{end}}</tr></thead>
 <tbody>{{range .Costs}}<tr>{{range .}}<td{{if .Marked}} class="marked" style="font-weight:bold;background:#fff3cd"{{end}}>{{.Text}}</td>{{end}}</tr>
 {{end}}</tbody></table></div>
-<h4>Utilisation and saturation (USE)</h4>
+{{if .EngineHeader}}<h4>The engine's own counters, per transaction</h4>
+<p class="note">{{.EngineNote}}</p>
+<div class="scroll"><table class="why-engine">
+<thead><tr>{{range .EngineHeader}}<th>{{wbr .}}</th>{{end}}</tr></thead>
+<tbody>{{range .Engine}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</tbody></table></div>
+{{end}}<h4>Utilisation and saturation (USE)</h4>
 <div class="scroll"><table class="why-use">
 <thead><tr>{{range .UseHeader}}<th>{{wbr .}}</th>{{end}}</tr></thead>
 <tbody>{{range .Use}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>

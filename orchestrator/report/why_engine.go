@@ -1,0 +1,79 @@
+package report
+
+import (
+	"math"
+	"slices"
+
+	"github.com/orch-bench/orch/orchestrator/flavor"
+)
+
+// The engine's own counters per transaction: what an engine exports
+// beyond the fsyncs every engine's row has (flavor.StatusCounter.PerTx:
+// TokuDB's engine status), in a table of their own under the
+// per-transaction one, only when a run read any.
+
+// engineCounters reads, with per(column, scale), every counter that has a
+// per-transaction name; the ones the run's series lack are left out.
+func engineCounters(per func(col string, scale float64) float64) map[string]float64 {
+	out := map[string]float64{}
+	for _, c := range flavor.IOCounters() {
+		if c.PerTx == "" {
+			continue
+		}
+		if v := per(c.Column, c.PerTxScale); !math.IsNaN(v) {
+			out[c.PerTx] = v
+		}
+	}
+	return out
+}
+
+// engineNote says where the engine counters come from.
+const engineNote = "The engine's own counters (SHOW GLOBAL STATUS, its engine status): per transaction as above; " +
+	"tokudb_fsync_ms is Tokudb_filesystem_fsync_time, tokudb_log_kib Tokudb_logger_writes_bytes, tokudb_checkpoint_leaf_kib " +
+	"and tokudb_evicted_leaf_kib the leaf nodes written at checkpoints and evicted between them."
+
+// engineHeader lists the engine counters any host of the section has, in
+// the monitor's order; nil when none has any that is not zero everywhere.
+func (w *Why) engineHeader() []string {
+	seen := map[string]bool{}
+	for _, g := range w.Groups {
+		for _, c := range g.Hosts {
+			for k, v := range c.Engine {
+				seen[k] = seen[k] || v != 0
+			}
+		}
+	}
+	var cols []string
+	for _, c := range flavor.IOCounters() {
+		if c.PerTx != "" && seen[c.PerTx] && !slices.Contains(cols, c.PerTx) {
+			cols = append(cols, c.PerTx)
+		}
+	}
+	if len(cols) == 0 {
+		return nil
+	}
+	return append([]string{"configuration", "host", "role"}, cols...)
+}
+
+// engineRows are the engine table's rows: a configuration's hosts whose
+// engine read any of the columns.
+func (w *Why) engineRows(header []string) [][]string {
+	var rows [][]string
+	for _, g := range w.Groups {
+		for _, c := range g.Hosts {
+			if len(c.Engine) == 0 {
+				continue
+			}
+			row := []string{g.Label, c.Host, c.Role}
+			for _, col := range header[3:] {
+				v, ok := c.Engine[col]
+				if !ok {
+					v = math.NaN()
+				}
+				row = append(row, small(v, costDigits))
+			}
+			rows = append(rows, row)
+		}
+	}
+	return rows
+}
