@@ -5,7 +5,7 @@ GO      ?= go
 BIN     := bin/orch
 LAB_INV := inventories/lab.yaml
 
-.PHONY: all build demo test unit lint lab-deps lab-up lab-down fuzz bench soak readme
+.PHONY: all build demo seed test unit lint lab-deps lab-up lab-down fuzz bench soak readme
 
 all: build
 
@@ -22,6 +22,14 @@ demo: lab-deps build
 	./$(BIN) up -i $(LAB_INV) --engine innodb
 	./$(BIN) matrix -i $(LAB_INV) --engines=innodb,rocksdb --precision 10% --max-repeat 4 --workload pure-random-writes \
 	  --tables 4 --threads 16 --time 20 --table-size 10000 --warmup 5
+
+# The seed's experiments on real TokuDB (MariaDB 10.5.23 + TokuDB on the lab): sysbench
+# pure random writes with the seed's profiles and asked fairly, mysqlslap's write load,
+# and PerconaFT's db-insert (fractal tree vs Berkeley DB), each ending with its answer
+# (scripts/seed.sh says how; the server tree from ORCH_LAB_SERVER_ARCHIVE, ../shared's
+# archive, the cache, or a build from Debian's source package).
+seed: lab-deps build
+	./scripts/seed.sh
 
 # Everything CI runs: format, vet, unit tests, then integration tests on a fresh lab
 # that is torn down even when a test fails.

@@ -20,13 +20,7 @@ import (
 // dir. It needs root and ORCH_BIN.
 func newSystemdLab(t *testing.T, subnet string, more ...string) (*lab, string) {
 	t.Helper()
-	bin := os.Getenv("ORCH_BIN")
-	if bin == "" || os.Geteuid() != 0 {
-		if os.Getenv("ORCH_REQUIRE_LAB") != "" {
-			t.Fatal("ORCH_REQUIRE_LAB is set but ORCH_BIN is not, or not running as root")
-		}
-		t.Skip("needs root and ORCH_BIN (make test sets it)")
-	}
+	bin := needBin(t)
 	dir := t.TempDir()
 	l := &lab{bin: bin, inventory: filepath.Join(dir, "inv", "lab.yaml")}
 	state := filepath.Join(dir, "state")
