@@ -148,7 +148,7 @@ func (n *Node) Target(ctx context.Context, inv *topology.Inventory) (Target, err
 		have = append(have, e.name)
 	}
 	return Target{Host: n.Host, Inventory: inv, Server: n.Server, ConfigDir: n.Facts.ConfigDir,
-		ConfigFile: n.Facts.ConfigFile, Datadir: n.Facts.Datadir, Engines: orderEngines(have)}, nil
+		ConfigFile: n.Facts.ConfigFile, Datadir: n.Facts.Datadir, Engines: orderEngines(have), PluginFiles: n.Facts.PluginFiles}, nil
 }
 
 // Variables returns SHOW GLOBAL VARIABLES, names in lower case.

@@ -185,8 +185,20 @@ func Render(t Target, d Desired) (*Config, error) {
 		f.set(name, k.Value, "--knob")
 		overrides = append(overrides, "--knob "+name+"="+k.Value)
 	}
-	if t.Server.LoadsAtStart(info) && !f.loads(info.Library) {
-		f.add("plugin_load_add", info.Library, "orch: "+info.Display+"'s plugin, loaded at the server's start on "+t.Server.String())
+	for _, e := range flavor.EngineSpecs() {
+		if !t.Server.LoadsAtStart(e) || f.loads(e.Library) {
+			continue
+		}
+		switch {
+		case e.Name == info.Name:
+			f.add("plugin_load_add", e.Library, "orch: "+e.Display+"'s plugin, loaded at the server's start on "+t.Server.String())
+		case slices.Contains(t.PluginFiles, e.Library):
+			// As ps-admin leaves it installed: an engine whose tables
+			// another engine's configuration drops must be loaded to drop
+			// them, or its own catalogue keeps them (TokuDB then refuses
+			// to create them again: error 1050, seen on the TokuDB lab).
+			f.add("plugin_load_add", e.Library, "orch: "+e.Display+"'s plugin stays loaded while "+info.Display+" is under test, so that its tables are dropped by it")
+		}
 	}
 	if err := finishLines(cfg, f, t.Server); err != nil {
 		return nil, err

@@ -189,3 +189,35 @@ func TestRocksDBPositionTable(t *testing.T) {
 		}
 	}
 }
+
+// On MariaDB 10.5 TokuDB loads from orch's option file (plugin_load_add):
+// in its own profile, and in another engine's when the server has its
+// plugin (its tables must be dropped by it), never on a server without
+// the plugin file or where the engine does not load at start (10.11).
+func TestRenderLoadsTokuDBAtStart(t *testing.T) {
+	m105 := mustServer(t, flavor.MariaDB, flavor.V(10, 5, 23))
+	loads := func(cfg *Config) int { return strings.Count(cfg.Text, "\nplugin_load_add = ha_tokudb.so\n") }
+	for _, c := range []struct {
+		engine  string
+		plugins []string
+		want    int
+	}{
+		{"tokudb", nil, 1}, {"tokudb", []string{"ha_tokudb.so"}, 1},
+		{"innodb", []string{"ha_tokudb.so"}, 1}, {"innodb", nil, 0}, {"innodb", []string{"ha_rocksdb.so"}, 0},
+	} {
+		tg := target(t, testInventory(nil), 0, m105)
+		tg.PluginFiles = c.plugins
+		cfg, err := Render(tg, Desired{Engine: c.engine})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := loads(cfg); got != c.want {
+			t.Errorf("%s with plugins %v: plugin_load_add = ha_tokudb.so %d times, want %d:\n%s", c.engine, c.plugins, got, c.want, cfg.Text)
+		}
+	}
+	tg := target(t, testInventory(nil), 0, mustServer(t, flavor.MariaDB, flavor.V(10, 11, 6)))
+	tg.PluginFiles = []string{"ha_tokudb.so"}
+	if cfg, err := Render(tg, Desired{Engine: "innodb"}); err != nil || loads(cfg) != 0 {
+		t.Errorf("MariaDB 10.11 loads no TokuDB (%v)", err)
+	}
+}

@@ -70,6 +70,9 @@ type Target struct {
 	Datadir    string
 	// Engines the server has (SHOW ENGINES); nil means the flavour table's.
 	Engines []string
+	// PluginFiles are the engine plugin libraries in the server's plugin
+	// dir (nil offline).
+	PluginFiles []string
 }
 
 // OfflineTarget describes a host without connecting, for dry runs: the
