@@ -204,9 +204,15 @@ type Rusage struct {
 // Complete is false, and the parser's error matches ErrIncomplete, when the
 // output stops before the "Total time" line.
 type DBInsert struct {
-	Tool       Tool            `json:"tool"`
-	Complete   bool            `json:"complete"`
-	BatchSize  int64           `json:"batch_size"`
+	Tool      Tool  `json:"tool"`
+	Complete  bool  `json:"complete"`
+	BatchSize int64 `json:"batch_size"`
+	// CheckpointPeriodS is the "set checkpoint_period N" line, which only a
+	// build against the fractal-tree library prints; null otherwise.
+	CheckpointPeriodS *int64 `json:"checkpoint_period_s,omitempty"`
+	// Warnings are the program's "WARNING: ..." lines (a cache size the
+	// library refused), verbatim.
+	Warnings   []string        `json:"warnings,omitempty"`
 	Batches    []DBInsertBatch `json:"batches"`
 	ShutdownS  Number          `json:"shutdown_s"`
 	TotalS     Number          `json:"total_s"`
@@ -220,6 +226,10 @@ func (*DBInsert) Kind() Tool { return ToolDBInsert }
 // DBInsertBatch is one batch line. With --noserial or --norandom the skipped
 // half is null. Cumulative figures cover the run from its start.
 type DBInsertBatch struct {
+	// Iteration is the batch's number: printed first on each line by the
+	// real program, counted from 0 in line order for the seed's unnumbered
+	// text.
+	Iteration      int64  `json:"iteration"`
 	SerialS        Number `json:"serial_s"`
 	SerialRate     Number `json:"serial_rate"`
 	RandomS        Number `json:"random_s"`
