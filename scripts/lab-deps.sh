@@ -11,6 +11,8 @@ pkgs=(
   debootstrap systemd-container          # the systemd lab: its Debian tree, systemd-nspawn
   gdb linux-perf                         # stack samples of the servers (--stacks)
   time python3                           # make soak: orch's peak RSS, the run's figures
+  cmake build-essential zlib1g-dev       # orch dbinsert: PerconaFT's fractal-tree library and db-insert
+  libdb5.3-dev zstd                      # db-insert-bdb (Berkeley DB 5.3); the .tar.zst source archive
 )
 # With --test, also what the test suite needs beyond the lab: Debian's
 # chromium renders the HTML report headless in a browser test, and pandas
