@@ -60,6 +60,19 @@ func (p *dbInsertParser) line(n int, raw string) error {
 	if len(f) == 0 {
 		return nil
 	}
+	if rest, ok := strings.CutPrefix(t, DBInsertSizeLine); ok {
+		// orch's line after the program: "DIR BYTES".
+		f := strings.Fields(rest)
+		v, ok := int64(0), len(f) == 2
+		if ok {
+			v, ok = parseCount(f[1])
+		}
+		if !ok {
+			return p.errs.malformed(n, "bytes-on-disk line", t)
+		}
+		p.res.DBDir, p.res.DBBytes, p.any = f[0], &v, true
+		return nil
+	}
 	if strings.HasPrefix(t, "WARNING: ") {
 		p.res.Warnings = append(p.res.Warnings, t)
 		return nil

@@ -218,6 +218,11 @@ type DBInsert struct {
 	TotalS     Number          `json:"total_s"`
 	Insertions int64           `json:"insertions"`
 	Rate       Number          `json:"rate"` // insertions per second overall
+	// DBDir and DBBytes are the database directory and its bytes on disk
+	// at the end, from the line orch prints after the program (du -sB1);
+	// absent from the program's own output.
+	DBDir   string `json:"db_dir,omitempty"`
+	DBBytes *int64 `json:"db_bytes,omitempty"`
 }
 
 // Kind implements Result.

@@ -169,7 +169,16 @@ func (u *useCase) plan() (*Matrix, *bench.Workload, error) {
 	}
 	for _, inv := range u.Clusters {
 		for _, e := range m.Engines {
-			if err := server.CheckDesired(inv, server.Desired{Engine: e}, "--engines"); err != nil {
+			err := server.CheckDesired(inv, server.Desired{Engine: e}, "--engines")
+			if m.ServerFree() {
+				// A library the program is built against: the workload
+				// says which it knows (tokudb, bdb).
+				_, err = m.CellWorkload(e)
+				if err != nil {
+					err = fmt.Errorf("--engines %s: %w", e, err)
+				}
+			}
+			if err != nil {
 				return nil, nil, u.named(inv, err)
 			}
 		}
