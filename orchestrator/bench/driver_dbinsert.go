@@ -37,6 +37,10 @@ var dbInsertDirs = map[string]string{DBInsertFractalTree: "bench.tokudb", DBInse
 // program's.
 const DBInsertSizeLine = "orch: bytes on disk of "
 
+// DBInsertCPULine starts the line with the program's CPU time, user then
+// system, as the shell's times builtin prints them ("0m5.029000s").
+const DBInsertCPULine = "orch: db-insert cpu user, sys "
+
 // dbInsertDriver runs PerconaFT's db-insert (engine tokudb) or
 // db-insert-bdb (engine bdb). It has only a run phase: the program makes
 // its database directory itself, in the run's fresh working directory
@@ -135,7 +139,11 @@ func (d *dbInsertDriver) Step(p Phase, t Target) (Step, error) {
 	s.SecretEnv = nil
 	s.Missing = "build both programs with `orch dbinsert --source PERCONAFT`, or name them with the workload's binary (the Berkeley DB one is BINARY-bdb)"
 	dir := dbInsertDirs[d.engine()]
-	s.After = "if [ -d " + shell.Quote(dir) + " ]; then printf '%s%s %s\\n' " + shell.Quote(DBInsertSizeLine) + " " +
+	// times (a builtin, so redirected, never in a subshell) gives the
+	// shell's children's CPU: the program's alone, du not having run yet.
+	s.After = "times > .orch-times && { read -r _ _; read -r u y; } < .orch-times && printf '%s%s %s\\n' " +
+		shell.Quote(DBInsertCPULine) + ` "$u" "$y"` + "\n" +
+		"if [ -d " + shell.Quote(dir) + " ]; then printf '%s%s %s\\n' " + shell.Quote(DBInsertSizeLine) + " " +
 		shell.Quote(dir) + ` "$(du -sB1 -- ` + shell.Quote(dir) + " | cut -f1)\"; fi"
 	return s, nil
 }

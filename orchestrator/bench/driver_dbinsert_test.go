@@ -106,4 +106,10 @@ func TestDBInsertScript(t *testing.T) {
 	if res.DBDir != "bench.tokudb" || res.DBBytes == nil || *res.DBBytes < 8192 {
 		t.Errorf("size line %q read as %q %v", out, res.DBDir, res.DBBytes)
 	}
+	if res.CPUUserS == nil || res.CPUSysS == nil || *res.CPUUserS < 0 {
+		t.Errorf("cpu line %q read as %v %v", out, res.CPUUserS, res.CPUSysS)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".orch-times")); err != nil {
+		t.Errorf("times file: %v", err)
+	}
 }

@@ -3,6 +3,7 @@ package bench
 import (
 	"io"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -71,6 +72,22 @@ func (p *dbInsertParser) line(n int, raw string) error {
 			return p.errs.malformed(n, "bytes-on-disk line", t)
 		}
 		p.res.DBDir, p.res.DBBytes, p.any = f[0], &v, true
+		return nil
+	}
+	if rest, ok := strings.CutPrefix(t, DBInsertCPULine); ok {
+		f := strings.Fields(rest)
+		var u, y float64
+		ok := len(f) == 2
+		if ok {
+			u, ok = shellTimes(f[0])
+		}
+		if ok {
+			y, ok = shellTimes(f[1])
+		}
+		if !ok {
+			return p.errs.malformed(n, "cpu line", t)
+		}
+		p.res.CPUUserS, p.res.CPUSysS, p.any = &u, &y, true
 		return nil
 	}
 	if strings.HasPrefix(t, "WARNING: ") {
@@ -208,4 +225,18 @@ func (p *dbInsertParser) finish(cut bool) (*DBInsert, error) {
 	}
 	p.res.Complete = true
 	return &p.res, nil
+}
+
+// shellTimes reads the times builtin's "1m5.029000s" (minutes, seconds).
+func shellTimes(s string) (float64, bool) {
+	m, sec, ok := strings.Cut(strings.TrimSuffix(s, "s"), "m")
+	if !ok || !strings.HasSuffix(s, "s") {
+		return 0, false
+	}
+	mi, err1 := strconv.ParseFloat(m, 64)
+	se, err2 := strconv.ParseFloat(sec, 64)
+	if err1 != nil || err2 != nil || mi < 0 || se < 0 {
+		return 0, false
+	}
+	return mi*60 + se, true
 }

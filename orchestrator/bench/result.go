@@ -223,6 +223,10 @@ type DBInsert struct {
 	// absent from the program's own output.
 	DBDir   string `json:"db_dir,omitempty"`
 	DBBytes *int64 `json:"db_bytes,omitempty"`
+	// CPUUserS and CPUSysS are the program's CPU seconds (the shell's times
+	// builtin after it ended), from orch's line after it.
+	CPUUserS *float64 `json:"cpu_user_s,omitempty"`
+	CPUSysS  *float64 `json:"cpu_sys_s,omitempty"`
 }
 
 // Kind implements Result.
