@@ -75,6 +75,17 @@ func TestParseDBInsertCheckpointPeriod(t *testing.T) {
 	}
 }
 
+// orch's lines after the program: the shell's times ("1m5.029000s") and
+// du -sB1 of the database directory.
+func TestParseDBInsertOrchLines(t *testing.T) {
+	in := string(readFile(t, "testdata/db-insert-bdb-real.txt")) +
+		"orch: db-insert cpu user, sys 1m5.029000s 0m0.500000s\norch: bytes on disk of bench.bdb 180355072\n"
+	r, err := ParseDBInsert("x.txt", strings.NewReader(in))
+	if err != nil || r.CPUUserS == nil || *r.CPUUserS != 65.029 || *r.CPUSysS != 0.5 || r.DBDir != "bench.bdb" || *r.DBBytes != 180355072 {
+		t.Errorf("%v %+v", err, r)
+	}
+}
+
 func TestParseDBInsertVariants(t *testing.T) {
 	// --norandom and --noserial together leave only the cumulative part;
 	// some builds capitalise the header.
@@ -121,6 +132,8 @@ func TestParseDBInsertErrors(t *testing.T) {
 		{"negative batch number", real[0] + "-1 serial  0.478091s  2193256/s    cumulative  4.002217s   523998/s\n",
 			`ins.txt:2: db-insert: batch -1 where batch 0 was expected`, false, 0},
 		{"bad checkpoint period", real[0] + "set checkpoint_period sixty\n", `ins.txt:2: db-insert: malformed checkpoint_period line`, false, 0},
+		{"bad size line", real[0] + "orch: bytes on disk of bench.tokudb many\n", `ins.txt:2: db-insert: malformed bytes-on-disk line`, false, 0},
+		{"bad cpu line", real[0] + "orch: db-insert cpu user, sys 5.0s 0m1.0s\n", `ins.txt:2: db-insert: malformed cpu line`, false, 0},
 		{"interrupted real", strings.Join(real[:4], ""), "ins.txt: db-insert: no Total line (interrupted or truncated output?)", true, 2},
 		{"interrupted", strings.Join(lines[:3], ""), "ins.txt: db-insert: no Total line (interrupted or truncated output?)", true, 2},
 		{"cut mid-line", strings.Join(lines[:4], "") + "Total time 33.881605s for 4194304 insertions =   12",
