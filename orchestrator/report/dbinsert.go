@@ -42,11 +42,11 @@ type dbiRun struct {
 	Random     []float64
 	Bytes      float64 // database directory, bytes on disk; NaN unknown
 	CPUS       float64 // user+sys seconds of the program; NaN unknown
-	// DiskWriteMB is the host's disk writes (10^6 bytes) over the run's
-	// monitored seconds; NaN unknown.
-	DiskWriteMB float64
-	CacheSize   float64 // --cachesize, bytes; NaN: the library's default
-	RecordBytes float64 // key + value bytes
+	// DiskWriteMB is the host's disk writes (10^6 bytes) and Flushes its
+	// disk's flush requests over the run's monitored seconds; NaN unknown.
+	DiskWriteMB, Flushes float64
+	CacheSize            float64 // --cachesize, bytes; NaN: the library's default
+	RecordBytes          float64 // key + value bytes
 }
 
 func readDBInsertRun(r DBInsertRun) (*dbiRun, error) {
@@ -79,7 +79,7 @@ func readDBInsertRun(r DBInsertRun) (*dbiRun, error) {
 		return nil, fmt.Errorf("%s: no db-insert result", r.Dir)
 	}
 	out := &dbiRun{DBInsertRun: r, Complete: d.Complete, BatchSize: d.BatchSize, Insertions: d.Insertions,
-		Rate: numOr(d.Rate), TotalS: numOr(d.TotalS), Bytes: math.NaN(), CPUS: math.NaN(), DiskWriteMB: math.NaN(),
+		Rate: numOr(d.Rate), TotalS: numOr(d.TotalS), Bytes: math.NaN(), CPUS: math.NaN(),
 		CacheSize: math.NaN(), RecordBytes: 16}
 	for _, b := range d.Batches {
 		out.Serial = append(out.Serial, numOr(b.SerialRate))
@@ -92,7 +92,8 @@ func readDBInsertRun(r DBInsertRun) (*dbiRun, error) {
 		out.CPUS = *d.User + *d.Sys
 	}
 	out.readWorkload()
-	out.DiskWriteMB = hostDiskWrites(r.Dir)
+	out.DiskWriteMB = hostTotal(r.Dir, "disk_write_mbps")
+	out.Flushes = hostTotal(r.Dir, "disk_flushes_ps")
 	return out, nil
 }
 
@@ -132,10 +133,10 @@ func (d *dbiRun) readWorkload() {
 	d.RecordBytes = k + v
 }
 
-// hostDiskWrites sums disk_write_mbps × interval_s over the host's
-// os.csv rows: the megabytes the host's disk took while the monitor ran
-// (the whole host's, the program's included).
-func hostDiskWrites(dir string) float64 {
+// hostTotal sums a per-second column × interval_s over the os.csv rows of
+// the host the program ran on: what the host's disk took while the
+// monitor ran (the whole host's, the program's included).
+func hostTotal(dir, col string) float64 {
 	files, _ := filepath.Glob(filepath.Join(dir, "timeseries", "*-os.csv"))
 	var man struct {
 		Remote struct{ Host string } `json:"remote"`
@@ -153,7 +154,7 @@ func hostDiskWrites(dir string) float64 {
 		}
 		total, any := 0.0, false
 		for _, row := range s.rows {
-			mb, iv := s.value(row, "disk_write_mbps"), s.value(row, "interval_s")
+			mb, iv := s.value(row, col), s.value(row, "interval_s")
 			if !math.IsNaN(mb) && !math.IsNaN(iv) {
 				total += mb * iv
 				any = true
