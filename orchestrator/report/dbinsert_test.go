@@ -112,3 +112,28 @@ func TestDBInsertReportFailedRun(t *testing.T) {
 		t.Errorf("dbinsert.md:\n%s", md)
 	}
 }
+
+// The collapse rule: the first batch whose mean random rate is under a
+// tenth of batch 0's, named with the records inserted by the batch before
+// it against the cache.
+func TestDBInsertCollapse(t *testing.T) {
+	run := func(random ...float64) *dbiRun {
+		return &dbiRun{BatchSize: 1048576, RecordBytes: 16, CacheSize: 1 << 26, Serial: make([]float64, len(random)), Random: random}
+	}
+	// Rates in the shape of the seed's Berkeley DB: fast while the data
+	// fits, a few thousand per second after.
+	c := &dbiConfig{Label: "bdb", Runs: []*dbiRun{run(700000, 400000, 90000, 2100), run(680000, 380000, 60000, 900)}}
+	// Batch 2's mean, 75,000/s, is above a tenth of 690,000/s; batch 3's
+	// 1,500/s is not.
+	if i := collapse(c); i != 3 {
+		t.Fatalf("collapse at %d, want 3", i)
+	}
+	why := strings.Join(dbiWhy([]*dbiConfig{c}), "\n")
+	if !strings.Contains(why, "Berkeley DB (bdb): random insertions collapsed at batch 3, to 1,500/s from 690,000/s in batch 0, "+
+		"once 96.0 MiB of records had been inserted against the 64.0 MiB cache") {
+		t.Error(why)
+	}
+	if i := collapse(&dbiConfig{Runs: []*dbiRun{run(100, 99, 11)}}); i != -1 {
+		t.Errorf("no collapse expected, got %d", i)
+	}
+}
