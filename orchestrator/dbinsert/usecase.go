@@ -11,7 +11,7 @@ import (
 	"github.com/orch-bench/orch/topology"
 )
 
-// Options are `orch dbinsert build`.
+// Options are `orch dbinsert`.
 type Options struct {
 	Inventory *topology.Inventory
 	// Role selects the hosts (master by default: where the db-insert
@@ -28,7 +28,7 @@ type Options struct {
 // build costs one command per host) and prints where they are.
 func Run(ctx context.Context, o Options) ([]*Build, error) {
 	if o.Source == "" {
-		return nil, orchestrator.BadInputf("dbinsert build: --source is required: a PerconaFT source archive or directory")
+		return nil, orchestrator.BadInputf("dbinsert: --source is required: a PerconaFT source archive or directory")
 	}
 	src, err := OpenSource(o.Source)
 	if err != nil {
