@@ -94,8 +94,10 @@ func crashMidRun(t *testing.T, l *lab) {
 		t.Fatal(err)
 	}
 	defer cmd.Process.Kill()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
 	pid := 0
-	for deadline := time.Now().Add(2 * time.Minute); pid == 0 && time.Now().Before(deadline); time.Sleep(time.Second) {
+	for deadline := time.Now().Add(2 * time.Minute); pid == 0 && time.Now().Before(deadline) && len(done) == 0; time.Sleep(time.Second) {
 		var man struct {
 			Remote struct{ PID int } `json:"remote"`
 		}
@@ -112,7 +114,7 @@ func crashMidRun(t *testing.T, l *lab) {
 	if r := l.orch(t, "exec", "-i", l.inventory, "--role", "master", "--", "kill -ABRT $(pgrep -P "+strconv.Itoa(pid)+")"); r.code != 0 {
 		t.Fatalf("abort db-insert: exit %d", r.code)
 	}
-	err := cmd.Wait()
+	err := <-done
 	t.Logf("orch run:\n%s", out.String())
 	if err == nil {
 		t.Fatal("orch run of a crashed db-insert exited 0")
