@@ -5,7 +5,7 @@ GO      ?= go
 BIN     := bin/orch
 LAB_INV := inventories/lab.yaml
 
-.PHONY: all build demo seed test unit lint lab-deps lab-up lab-down fuzz bench soak readme
+.PHONY: all build demo seed dbinsert test unit lint lab-deps lab-up lab-down fuzz bench soak readme
 
 all: build
 
@@ -30,6 +30,20 @@ demo: lab-deps build
 # archive, the cache, or a build from Debian's source package).
 seed: lab-deps build
 	./scripts/seed.sh
+
+# The seed's third experiment on the local lab: build PerconaFT's db-insert against the
+# fractal tree and against Berkeley DB on the lab's master (from DBI_SOURCE; cached by its
+# checksum), then a tokudb vs bdb matrix sized to show the difference in a couple of
+# minutes (batches of 262,144 serial + 262,144 random 16-byte records under a stated
+# 64 MiB --cachesize, 4 batches, 3 repetitions); it ends with the db-insert answer.
+# Lab up and down included (docs/db-insert.md); make seed runs it on the TokuDB lab too.
+DBI_SOURCE ?= ../shared/prebuilt/perconaft-f85cba7e8-src.tar.zst
+DBI_ARGS   ?= --repeat 3 --iterations 4 --set batch_size=262144 --set cache_size=67108864
+dbinsert: lab-deps build
+	bash -c './$(BIN) lab up --inventory $(LAB_INV) && \
+	  trap "./$(BIN) down -i $(LAB_INV) >/dev/null; ./$(BIN) lab down --inventory $(LAB_INV)" EXIT && \
+	  ./$(BIN) dbinsert -i $(LAB_INV) --source $(DBI_SOURCE) && \
+	  ./$(BIN) matrix -i $(LAB_INV) --workload db-insert --engines=tokudb,bdb $(DBI_ARGS)'
 
 # Everything CI runs: format, vet, unit tests, then integration tests on a fresh lab
 # that is torn down even when a test fails.

@@ -52,7 +52,7 @@ func TestTokuDBLab(t *testing.T) {
 		"--state-dir", state, "-i", l.inventory)
 	t.Logf("TokuDB lab up in %.1fs", time.Since(start).Seconds())
 	t.Cleanup(func() { l.cleanup(t, "lab", "down", "--state-dir", state, "-i", l.inventory) })
-	if !strings.Contains(up.stderr, "archive "+archiveSum(t, archive)) {
+	if !strings.Contains(up.stderr, "archive "+fileSum(t, archive)) {
 		t.Errorf("lab up does not say the tree is the archive's (checksum checked):\n%s", up.stderr)
 	}
 	inv := l.inventory
@@ -222,8 +222,8 @@ func needBin(t *testing.T) string {
 	return bin
 }
 
-// archiveSum is a file's SHA-256, as lab up prints it.
-func archiveSum(t *testing.T, path string) string {
+// fileSum is a file's SHA-256, as lab up prints it.
+func fileSum(t *testing.T, path string) string {
 	t.Helper()
 	sum := sha256.Sum256(mustRead(t, path))
 	return hex.EncodeToString(sum[:])

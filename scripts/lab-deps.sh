@@ -12,6 +12,8 @@ pkgs=(
   gdb linux-perf                         # stack samples of the servers (--stacks)
   time python3                           # make soak: orch's peak RSS, the run's figures
   libjemalloc2 zstd                      # the TokuDB lab: jemalloc preloaded into mariadbd, its server archive
+  cmake build-essential zlib1g-dev       # orch dbinsert: PerconaFT's fractal-tree library and db-insert
+  libdb5.3-dev                           # db-insert-bdb (Berkeley DB 5.3)
 )
 # With --test, also what the test suite needs beyond the lab: Debian's
 # chromium renders the HTML report headless in a browser test, and pandas

@@ -59,6 +59,7 @@ var commandGrammar = map[string]struct {
 	"run":       {clusterFlags, everyArg},
 	"matrix":    {clusterFlags, fileArgs},
 	"collect":   {clusterFlags, fileArgs},
+	"dbinsert":  {clusterFlags, everyArg},
 }
 
 // applyGrammar gives each of root's commands its flags and positional

@@ -20,10 +20,11 @@ const module = "github.com/orch-bench/orch/"
 // import must be added here with its reason (and is better a use case).
 var cmdImports = map[string]string{
 	// Use-case entry points.
-	"orchestrator/matrix": "orch matrix: matrix.Run",
-	"orchestrator/runner": "orch run, collect and exec: runner.Bench, runner.CollectDir, runner.Exec; up, down, status, check and inventory: runner.NewUp, runner.Down, runner.Status, runner.Check, runner.ValidateSet; how every command loads and reaches its clusters: runner.Access",
-	"orchestrator/report": "orch report: report.Answer",
-	"lab":                 "orch lab",
+	"orchestrator/matrix":   "orch matrix: matrix.Run",
+	"orchestrator/runner":   "orch run, collect and exec: runner.Bench, runner.CollectDir, runner.Exec; up, down, status, check and inventory: runner.NewUp, runner.Down, runner.Status, runner.Check, runner.ValidateSet; how every command loads and reaches its clusters: runner.Access",
+	"orchestrator/report":   "orch report: report.Answer",
+	"orchestrator/dbinsert": "orch dbinsert: dbinsert.Run (and dbinsert.Deps for its help)",
+	"lab":                   "orch lab",
 	// Value types and plumbing every command shares.
 	"topology":             "the inventory the flag layer loads",
 	"orchestrator":         "InputError (exit 2) and ForEach over clusters",
@@ -48,6 +49,7 @@ var useCaseFiles = map[string][]string{
 	"report.go":     {"orchestrator/report"},
 	"up.go":         {"orchestrator/runner", "topology"},
 	"check.go":      {"orchestrator/runner"},
+	"dbinsert.go":   {"orchestrator/dbinsert"},
 	"inventory.go":  {"orchestrator/runner", "topology"},
 }
 

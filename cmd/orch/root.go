@@ -61,6 +61,7 @@ commands that contact no host (parse, report, inventory) have no SSH flags.`,
 		newCollectCmd(g),
 		newMatrixCmd(g),
 		newReportCmd(g),
+		newDBInsertCmd(g),
 	)
 	g.applyGrammar(root)
 	return root

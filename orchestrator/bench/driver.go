@@ -54,6 +54,8 @@ func NewDriver(w *Workload) (Driver, error) {
 		return &slapDriver{w: w}, nil
 	case DriverCustom:
 		return &customDriver{w: w}, nil
+	case DriverDBInsert:
+		return &dbInsertDriver{w: w}, nil
 	}
 	return nil, fmt.Errorf("workload %s: no driver for tool %q", w.Name, w.Tool)
 }
@@ -113,6 +115,14 @@ type Step struct {
 	// Output is the file name for the step's raw output, stdout and stderr
 	// together (the parsers accept both interleaved): "run.out".
 	Output string
+	// Missing, when set, makes the script check that Argv[0] is an
+	// executable file first and, when it is not, say so with this hint
+	// (exit 127): a program orch built or the workload names by path.
+	Missing string
+	// After is shell text run once the program has ended (the program is
+	// then a child of the shell, not exec'd; the runner stops the whole
+	// process group). The step's exit status stays the program's.
+	After string
 }
 
 // Script is the step as POSIX shell text, every value quoted through
@@ -133,7 +143,16 @@ func (s Step) Script() string {
 		args = " " + args
 	}
 	if len(s.Fallbacks) == 0 {
-		b.WriteString("exec " + shell.Quote(s.Argv[0]) + args + "\n")
+		prog := programWord(s.Argv[0])
+		if s.Missing != "" {
+			msg := "orch: " + s.Argv[0] + " is not an executable program on this host: " + s.Missing
+			fmt.Fprintf(&b, "[ -f %s ] && [ -x %s ] || { echo %s >&2; exit 127; }\n", prog, prog, shell.Quote(msg))
+		}
+		if s.After == "" {
+			b.WriteString("exec " + prog + args + "\n")
+			return b.String()
+		}
+		b.WriteString(prog + args + "\norch_status=$?\n" + s.After + "\nexit $orch_status\n")
 		return b.String()
 	}
 	progs := append([]string{s.Argv[0]}, s.Fallbacks...)
@@ -145,6 +164,15 @@ func (s Step) Script() string {
 	fmt.Fprintf(&b, "orch_prog=$(%s) || { echo %s >&2; exit 127; }\n", strings.Join(lookups, " || "), shell.Quote(msg))
 	b.WriteString(`exec "$orch_prog"` + args + "\n")
 	return b.String()
+}
+
+// programWord is the program as a shell word: quoted, except that a
+// leading "~/" is the user's home directory on the host that runs it.
+func programWord(p string) string {
+	if rest, ok := strings.CutPrefix(p, "~/"); ok && rest != "" {
+		return `"$HOME"/` + shell.Quote(rest)
+	}
+	return shell.Quote(p)
 }
 
 // String is the step's command line for logs (never holds the password).

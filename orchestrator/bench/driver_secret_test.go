@@ -70,6 +70,9 @@ func TestPasswordNeverInCommand(t *testing.T) {
 				t.Errorf("%s: password-like flag %q", s.Name, a)
 			}
 		}
+		if strings.HasPrefix(s.Name, "db-insert ") && cmd.SecretEnv == nil {
+			continue // PerconaFT's db-insert talks to no server: no password at all
+		}
 		if len(cmd.SecretEnv) != 1 || cmd.SecretEnv["MYSQL_PWD"] != distinctivePassword {
 			t.Errorf("%s: secret env %v, want MYSQL_PWD only", s.Name, cmd.SecretEnv)
 		}

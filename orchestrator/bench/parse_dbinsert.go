@@ -3,12 +3,16 @@ package bench
 import (
 	"io"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
-// ParseDBInsert parses the verbose output of TokuDB's db-insert example
-// (db-benchmark-test): a header, one line per batch, then the shutdown and
-// total lines. name is the file name errors report.
+// ParseDBInsert parses the verbose output of PerconaFT's db-insert example
+// (db-benchmark-test), built against the fractal-tree library or Berkeley
+// DB: a header, "set checkpoint_period N" (fractal tree only), one line per
+// batch, then the shutdown and total lines. The real program starts each
+// batch line with the iteration number ("0 serial ..."); the seed's text
+// does not, and both are read. name is the file name errors report.
 //
 // Input with nothing from db-insert or a malformed line yields a nil result
 // and a *ParseError. Output that stops before the "Total time" line yields
@@ -34,6 +38,10 @@ type dbInsertParser struct {
 	errs                         lineError
 	res                          DBInsert
 	header, shutdown, total, any bool
+	// cut is a batch line that ran into other output (a crash's message
+	// written on the same line as the half-printed batch): an error if
+	// db-insert output follows it, the end of an incomplete run if not.
+	cut *ParseError
 }
 
 func (p *dbInsertParser) line(n int, raw string) error {
@@ -53,9 +61,63 @@ func (p *dbInsertParser) line(n int, raw string) error {
 	if len(f) == 0 {
 		return nil
 	}
+	if rest, ok := strings.CutPrefix(t, DBInsertSizeLine); ok {
+		// orch's line after the program: "DIR BYTES".
+		f := strings.Fields(rest)
+		v, ok := int64(0), len(f) == 2
+		if ok {
+			v, ok = parseCount(f[1])
+		}
+		if !ok {
+			return p.errs.malformed(n, "bytes-on-disk line", t)
+		}
+		p.res.DBDir, p.res.DBBytes, p.any = f[0], &v, true
+		return nil
+	}
+	if rest, ok := strings.CutPrefix(t, DBInsertCPULine); ok {
+		f := strings.Fields(rest)
+		var u, y float64
+		ok := len(f) == 2
+		if ok {
+			u, ok = shellTimes(f[0])
+		}
+		if ok {
+			y, ok = shellTimes(f[1])
+		}
+		if !ok {
+			return p.errs.malformed(n, "cpu line", t)
+		}
+		p.res.CPUUserS, p.res.CPUSysS, p.any = &u, &y, true
+		return nil
+	}
+	if strings.HasPrefix(t, "WARNING: ") {
+		p.res.Warnings = append(p.res.Warnings, t)
+		return nil
+	}
+	iter, numbered := int64(-1), false
+	if len(f) > 1 && isBatchPart(f[1]) {
+		// The real program's "%d " before the parts; other text before a
+		// part's name is not db-insert's ("Initializing random ...").
+		if iter, numbered = parseCount(f[0]); numbered {
+			f = f[1:]
+		}
+	}
+	if p.cut != nil && (isBatchPart(f[0]) || f[0] == "Shutdown" || f[0] == "Total" || f[0] == "set") {
+		return p.cut
+	}
 	switch f[0] {
 	case "serial", "random", "cumulative":
-		return p.batchLine(n, t, f)
+		return p.batchLine(n, t, f, iter, numbered)
+	case "set":
+		// "set checkpoint_period %u"
+		if len(f) != 3 || f[1] != "checkpoint_period" {
+			return nil
+		}
+		v, ok := parseCount(f[2])
+		if !ok {
+			return p.errs.malformed(n, "checkpoint_period line", t)
+		}
+		p.res.CheckpointPeriodS, p.any = &v, true
 	case "Shutdown":
 		// "Shutdown %9.6fs"
 		v, ok := Number{}, len(f) == 2
@@ -72,14 +134,22 @@ func (p *dbInsertParser) line(n int, raw string) error {
 	return nil
 }
 
-// batchLine parses "serial %9.6fs %8.0f/s    random %9.6fs %8.0f/s
+func isBatchPart(s string) bool {
+	return s == "serial" || s == "random" || s == "cumulative"
+}
+
+// batchLine parses "[%d ]serial %9.6fs %8.0f/s    random %9.6fs %8.0f/s
 // cumulative %9.6fs %8.0f/s"; the serial or random part is missing under
-// --noserial or --norandom.
-func (p *dbInsertParser) batchLine(n int, t string, f []string) error {
+// --noserial or --norandom. A numbered line must carry the next number.
+func (p *dbInsertParser) batchLine(n int, t string, f []string, iter int64, numbered bool) error {
 	if p.total {
 		return p.errs.at(n, "batch line after the total: one run per file")
 	}
-	var b DBInsertBatch
+	next := int64(len(p.res.Batches))
+	if numbered && iter != next {
+		return p.errs.at(n, "batch %d where batch %d was expected: %q", iter, next, clip(t))
+	}
+	b := DBInsertBatch{Iteration: next}
 	parts := map[string][2]*Number{
 		"serial":     {&b.SerialS, &b.SerialRate},
 		"random":     {&b.RandomS, &b.RandomRate},
@@ -91,15 +161,25 @@ func (p *dbInsertParser) batchLine(n int, t string, f []string) error {
 		for len(order) > 0 && order[0] != f[0] {
 			order = order[1:]
 		}
-		if len(order) == 0 || len(f) < 3 {
+		var secs, rate Number
+		ok := len(order) > 0 && len(f) >= 3
+		if ok {
+			var ok1, ok2 bool
+			secs, ok1 = parseWithUnit(f[1], "s")
+			rate, ok2 = parseWithUnit(f[2], "/s")
+			ok = ok1 && ok2
+		}
+		if !ok {
+			if (b.SerialS.IsSet() || b.RandomS.IsSet()) && !isBatchPart(f[0]) {
+				// Whole parts, then something else: another stream wrote
+				// into the line the program was printing.
+				p.cut = p.errs.at(n, "batch %d cut short by other output: %q", next, clip(t))
+				p.any = true
+				return nil
+			}
 			return p.errs.malformed(n, "batch line", t)
 		}
 		dst := parts[f[0]]
-		secs, ok1 := parseWithUnit(f[1], "s")
-		rate, ok2 := parseWithUnit(f[2], "/s")
-		if !ok1 || !ok2 {
-			return p.errs.malformed(n, "batch line", t)
-		}
 		*dst[0], *dst[1] = secs, rate
 		order, f = order[1:], f[3:]
 	}
@@ -137,9 +217,26 @@ func (p *dbInsertParser) finish(cut bool) (*DBInsert, error) {
 	if !p.any {
 		return nil, &ParseError{File: p.errs.file, Tool: ToolDBInsert, Msg: "no db-insert output found"}
 	}
+	if p.cut != nil {
+		return &p.res, p.errs.incomplete("no Total line: %s", p.cut.Msg)
+	}
 	if !p.total {
 		return &p.res, p.errs.incomplete("no Total line (interrupted or truncated output?)%s", cutHint(cut))
 	}
 	p.res.Complete = true
 	return &p.res, nil
+}
+
+// shellTimes reads the times builtin's "1m5.029000s" (minutes, seconds).
+func shellTimes(s string) (float64, bool) {
+	m, sec, ok := strings.Cut(strings.TrimSuffix(s, "s"), "m")
+	if !ok || !strings.HasSuffix(s, "s") {
+		return 0, false
+	}
+	mi, err1 := strconv.ParseFloat(m, 64)
+	se, err2 := strconv.ParseFloat(sec, 64)
+	if err1 != nil || err2 != nil || mi < 0 || se < 0 {
+		return 0, false
+	}
+	return mi*60 + se, true
 }

@@ -204,14 +204,29 @@ type Rusage struct {
 // Complete is false, and the parser's error matches ErrIncomplete, when the
 // output stops before the "Total time" line.
 type DBInsert struct {
-	Tool       Tool            `json:"tool"`
-	Complete   bool            `json:"complete"`
-	BatchSize  int64           `json:"batch_size"`
+	Tool      Tool  `json:"tool"`
+	Complete  bool  `json:"complete"`
+	BatchSize int64 `json:"batch_size"`
+	// CheckpointPeriodS is the "set checkpoint_period N" line, which only a
+	// build against the fractal-tree library prints; null otherwise.
+	CheckpointPeriodS *int64 `json:"checkpoint_period_s,omitempty"`
+	// Warnings are the program's "WARNING: ..." lines (a cache size the
+	// library refused), verbatim.
+	Warnings   []string        `json:"warnings,omitempty"`
 	Batches    []DBInsertBatch `json:"batches"`
 	ShutdownS  Number          `json:"shutdown_s"`
 	TotalS     Number          `json:"total_s"`
 	Insertions int64           `json:"insertions"`
 	Rate       Number          `json:"rate"` // insertions per second overall
+	// DBDir and DBBytes are the database directory and its bytes on disk
+	// at the end, from the line orch prints after the program (du -sB1);
+	// absent from the program's own output.
+	DBDir   string `json:"db_dir,omitempty"`
+	DBBytes *int64 `json:"db_bytes,omitempty"`
+	// CPUUserS and CPUSysS are the program's CPU seconds (the shell's times
+	// builtin after it ended), from orch's line after it.
+	CPUUserS *float64 `json:"cpu_user_s,omitempty"`
+	CPUSysS  *float64 `json:"cpu_sys_s,omitempty"`
 }
 
 // Kind implements Result.
@@ -220,6 +235,10 @@ func (*DBInsert) Kind() Tool { return ToolDBInsert }
 // DBInsertBatch is one batch line. With --noserial or --norandom the skipped
 // half is null. Cumulative figures cover the run from its start.
 type DBInsertBatch struct {
+	// Iteration is the batch's number: printed first on each line by the
+	// real program, counted from 0 in line order for the seed's unnumbered
+	// text.
+	Iteration      int64  `json:"iteration"`
 	SerialS        Number `json:"serial_s"`
 	SerialRate     Number `json:"serial_rate"`
 	RandomS        Number `json:"random_s"`

@@ -20,9 +20,13 @@ const (
 	DriverMysqlslap DriverKind = "mysqlslap"
 	// DriverCustom is any program, its output read by a named parser.
 	DriverCustom DriverKind = "custom"
+	// DriverDBInsert is PerconaFT's db-insert example program, built
+	// against the fractal-tree library (engine tokudb) or Berkeley DB
+	// (engine bdb): it benchmarks the library itself, with no server.
+	DriverDBInsert DriverKind = "db-insert"
 )
 
-var driverKinds = []DriverKind{DriverSysbench, DriverSysbenchLegacy, DriverMysqlslap, DriverCustom}
+var driverKinds = []DriverKind{DriverSysbench, DriverSysbenchLegacy, DriverMysqlslap, DriverCustom, DriverDBInsert}
 
 // Workload is one benchmark definition: which driver, which binary, which
 // options. Load one with LoadWorkload or ParseWorkload; both validate it and
@@ -90,13 +94,16 @@ type Options struct {
 
 	// Engine is the storage engine: --mysql-storage-engine (sysbench 1.x),
 	// --mysql-table-engine (legacy), --engine (mysqlslap, which also takes a
-	// comma-separated list).
-	Engine string `yaml:"engine" tools:"sysbench,sysbench-legacy,mysqlslap"`
+	// comma-separated list); for db-insert the library the program is built
+	// against, tokudb (the fractal tree, the default) or bdb (Berkeley DB).
+	Engine string `yaml:"engine" tools:"sysbench,sysbench-legacy,mysqlslap,db-insert"`
 
 	// Concurrency is one or more client counts (mysqlslap runs each).
-	Concurrency     IntList `yaml:"concurrency" tools:"mysqlslap" min:"1"`
-	Iterations      *int    `yaml:"iterations" tools:"mysqlslap" min:"1"`
-	AutoGenerateSQL *bool   `yaml:"auto_generate_sql" tools:"mysqlslap"`
+	Concurrency IntList `yaml:"concurrency" tools:"mysqlslap" min:"1"`
+	// Iterations: mysqlslap's runs of the test; db-insert's batches (each
+	// batch_size serial then batch_size random insertions).
+	Iterations      *int  `yaml:"iterations" tools:"mysqlslap,db-insert" min:"1"`
+	AutoGenerateSQL *bool `yaml:"auto_generate_sql" tools:"mysqlslap"`
 	// LoadType is mixed, read, write, key or update.
 	LoadType         string `yaml:"auto_generate_sql_load_type" tools:"mysqlslap"`
 	AddAutoIncrement *bool  `yaml:"auto_generate_sql_add_autoincrement" tools:"mysqlslap"`
@@ -106,6 +113,22 @@ type Options struct {
 	// table, before the timed load (default 100).
 	WriteNumber *int  `yaml:"auto_generate_sql_write_number" tools:"mysqlslap" min:"1"`
 	DebugInfo   *bool `yaml:"debug_info" tools:"mysqlslap"`
+
+	// db-insert's own parameters (PerconaFT examples/db-insert.c): key and
+	// value bytes (--keysize, --valsize, default 8 each), the library's
+	// cache in bytes (--cachesize; the library's default when unset), its
+	// page size (--pagesize), insertions per batch half (--periter, default
+	// 1,048,576), transactions (-x) of transaction_size insertions
+	// (--xcount), and compressibility (--compressibility C: the values
+	// compress by about C; unset, very compressible).
+	KeySize         *int   `yaml:"key_size" tools:"db-insert" min:"1"`
+	ValueSize       *int   `yaml:"value_size" tools:"db-insert" min:"0"`
+	CacheSize       *int   `yaml:"cache_size" tools:"db-insert" min:"1"`
+	PageSize        *int   `yaml:"page_size" tools:"db-insert" min:"512"`
+	BatchSize       *int   `yaml:"batch_size" tools:"db-insert" min:"1"`
+	Transactions    *bool  `yaml:"transactions" tools:"db-insert"`
+	TransactionSize *int   `yaml:"transaction_size" tools:"db-insert" min:"1"`
+	Compressibility string `yaml:"compressibility" tools:"db-insert"`
 }
 
 // IntList is one integer or several; YAML accepts 4, [4, 8] or "4,8".
@@ -155,6 +178,9 @@ func (w *Workload) sysbench() bool {
 func (w *Workload) applyDefaults() {
 	if _, set := w.pos["prepare"]; !set {
 		w.Prepare = w.sysbench()
+	}
+	if w.Tool == DriverDBInsert {
+		w.dbInsertDefaults()
 	}
 	if w.RunOn == "" {
 		w.RunOn = topology.RoleLoadBox

@@ -113,6 +113,9 @@ func (w *Workload) validateOptions() error {
 	case o.LoadType != "" && !slices.Contains(loadTypes, o.LoadType):
 		return w.fail("options.auto_generate_sql_load_type", "%q is not one of %s", clip(o.LoadType), strings.Join(loadTypes, ", "))
 	}
+	if w.Tool == DriverDBInsert {
+		return w.validateDBInsert()
+	}
 	if o.Engine != "" {
 		engines := []string{o.Engine}
 		if w.Tool == DriverMysqlslap {

@@ -205,13 +205,30 @@ func CostsOf(w *bench.Workload) Costs {
 	return Costs{PerCell: time.Duration(*w.Options.TimeS)*time.Second + CellOverhead, Switch: SwitchCost}
 }
 
+// ServerFree reports a matrix whose workload benchmarks a storage library
+// directly (PerconaFT's db-insert): its engines are the libraries the
+// program is built against (tokudb, bdb), not server engine profiles, so
+// the servers keep the inventory's profile in every cell.
+func (m *Matrix) ServerFree() bool {
+	w, err := bench.LoadWorkload(m.Workload)
+	return err == nil && !w.UsesServer()
+}
+
+// Desired is what the servers are asked for in cell c.
+func (m *Matrix) Desired(c *Cell) server.Desired {
+	if m.ServerFree() {
+		return server.Desired{Knobs: serverKnobs(c)}
+	}
+	return server.Desired{Engine: c.Engine, Knobs: serverKnobs(c)}
+}
+
 // Configurations returns each configuration of the plan once, in plan
 // order, as the servers are asked for it: what the plan is validated
 // against before the first cell.
 func (m *Matrix) Configurations() []server.Desired {
 	var out []server.Desired
 	for _, c := range m.configCells() {
-		out = append(out, server.Desired{Engine: c.Engine, Knobs: serverKnobs(c)})
+		out = append(out, m.Desired(c))
 	}
 	return out
 }

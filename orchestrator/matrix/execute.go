@@ -11,7 +11,6 @@ import (
 	"github.com/orch-bench/orch/orchestrator/cluster"
 	"github.com/orch-bench/orch/orchestrator/rundir"
 	"github.com/orch-bench/orch/orchestrator/runner"
-	"github.com/orch-bench/orch/orchestrator/server"
 	"github.com/orch-bench/orch/orchestrator/stacks"
 	"github.com/orch-bench/orch/orchestrator/step"
 	"github.com/orch-bench/orch/orchestrator/up"
@@ -89,7 +88,7 @@ func runCell(ctx context.Context, m *Matrix, c *Cell, cfg ExecConfig) (State, er
 	if err := settleAttempt(ctx, m, c, cfg); err != nil {
 		return interrupted(err)
 	}
-	desired := server.Desired{Engine: c.Engine, Knobs: serverKnobs(c)}
+	desired := m.Desired(c)
 	// Restarts take a while: say which host is at which step meanwhile.
 	// The cell's one stream: up's steps (followed for the heartbeat) and
 	// the run's phases, all in the cell's events.jsonl.

@@ -196,6 +196,9 @@ func Estimate(cells []Cell, perCell, switchCost time.Duration) time.Duration {
 // server's flavour from hint or the inventory) over the server's defaults,
 // compared for asymmetries off the matrix's axes (orchestrator/fairness).
 func Fairness(inv *topology.Inventory, m *Matrix, hint string) ([]fairness.Warning, error) {
+	if m.ServerFree() {
+		return nil, nil // every cell runs the same servers, which the load does not use
+	}
 	var configs []fairness.Config
 	for _, c := range m.configCells() {
 		fc := fairness.Config{Label: c.Label, Engine: strings.ToLower(c.Engine)}

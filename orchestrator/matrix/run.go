@@ -109,6 +109,9 @@ func Run(ctx context.Context, o Options) error {
 	if rerr := u.writeReport(m.Dir()); rerr != nil && err == nil {
 		err = rerr
 	}
+	if rerr := u.writeDBInsert(m); rerr != nil && err == nil {
+		err = rerr
+	}
 	return err
 }
 

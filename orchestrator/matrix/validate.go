@@ -2,6 +2,7 @@ package matrix
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/orch-bench/orch/orchestrator/cluster"
 	"github.com/orch-bench/orch/orchestrator/flavor"
@@ -44,6 +45,15 @@ func (u *useCase) checkOffline(m *Matrix) error {
 		}
 	}
 	for _, inv := range u.Clusters {
+		if m.ServerFree() {
+			// A library the program is built against: the workload says
+			// which it knows (tokudb, bdb).
+			for _, e := range m.Engines {
+				if _, err := m.CellWorkload(e); err != nil {
+					return u.named(inv, fmt.Errorf("--engines %s: %w", e, err))
+				}
+			}
+		}
 		for _, d := range m.Configurations() {
 			warnings, err := server.CheckUnsafe(inv, d.Knobs, u.AllowUnsafe)
 			if err != nil {

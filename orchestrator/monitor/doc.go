@@ -102,6 +102,9 @@
 //	disk_reads_ps, disk_writes_ps     completed I/Os per second
 //	disk_util_pct      share of the interval the device was busy (averaged
 //	                   over the disks for "all")
+//	disk_flushes_ps    flush requests completed per second (diskstats'
+//	                   16th field, kernels 5.5+; empty before): what the
+//	                   host's fsyncs reach a disk with a volatile cache as
 //	ncpu               CPUs the host's /proc/stat lists
 //
 // The server's own counters, from /proc/PID of the pid in the server's
@@ -140,6 +143,8 @@
 //	                   SHOW statements of the mysql side are in the server's
 //	                   CPU, sshd's share of the session is not counted.
 //	                   Empty for the first row of a new session
+//	mem_available_mb   /proc/meminfo's MemAvailable (2^20 bytes; the
+//	                   whole kernel's on hosts sharing one)
 //
 // # Events and stalls
 //

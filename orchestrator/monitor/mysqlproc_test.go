@@ -30,7 +30,8 @@ func TestHeadersAreStable(t *testing.T) {
 		"load1", "load5", "load15", "procs_running", "disk", "disk_read_mbps", "disk_write_mbps", "disk_reads_ps", "disk_writes_ps", "disk_util_pct",
 		"ncpu", "server_pid", "server_cpu_us_ps", "server_cs_ps", "server_read_bps", "server_write_bps",
 		"server_syscr_ps", "server_syscw_ps", "server_threads", "server_threads_runnable",
-		"client_cpu_us_ps", "box_cpu_us_ps", "box_tasks_runnable", "sampler_cpu_us_ps"}
+		"client_cpu_us_ps", "box_cpu_us_ps", "box_tasks_runnable", "sampler_cpu_us_ps",
+		"disk_flushes_ps", "mem_available_mb"}
 	if !slices.Equal(OSColumns, wantOS) {
 		t.Errorf("OSColumns changed:\n got %v\nwant %v", OSColumns, wantOS)
 	}

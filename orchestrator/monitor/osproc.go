@@ -14,7 +14,8 @@ var OSColumns = []string{"t", "elapsed_s", "interval_s",
 	"ncpu", "server_pid", "server_cpu_us_ps", "server_cs_ps",
 	"server_read_bps", "server_write_bps", "server_syscr_ps", "server_syscw_ps",
 	"server_threads", "server_threads_runnable",
-	"client_cpu_us_ps", "box_cpu_us_ps", "box_tasks_runnable", "sampler_cpu_us_ps"}
+	"client_cpu_us_ps", "box_cpu_us_ps", "box_tasks_runnable", "sampler_cpu_us_ps",
+	"disk_flushes_ps", "mem_available_mb"}
 
 // osProc turns one host's /proc reads into CSV rows.
 type osProc struct {
@@ -97,6 +98,13 @@ func (p *osProc) handle(out string, at time.Time, c *csvFile) error {
 	}
 	c.float(util, 1)
 	p.writeProcs(&s, dt, c)
+	flushOK := diskOK && disk.flushN == disk.n && pd.flushN == pd.n && disk.flushes >= pd.flushes
+	c.float(rate(disk.flushes-pd.flushes, flushOK, dt), 1)
+	mem := math.NaN()
+	if s.hasMem {
+		mem = float64(s.memAvailKB) / 1024
+	}
+	c.float(mem, 1)
 	c.end()
 
 	if p.hasPrev && (cpuBack || diskBack && disk.n == pd.n) {

@@ -16,7 +16,10 @@ func procText(cpu [nCPU]uint64, sectorsWritten, writes, ioTicks uint64) string {
 	}
 	b.WriteString(" 0 0\n@load\n1.50 0.75 0.25 3/210 4242\n@disk\n")
 	fmt.Fprintf(&b, "   7       0 loop0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n")
-	fmt.Fprintf(&b, " 254       0 vda 500 0 9000 10 %d 0 %d 99 0 %d 0 0 0 0 0 0 0\n", writes, sectorsWritten, ioTicks)
+	// Kernel 5.5+ lines: the 16th field after the name counts flush
+	// requests (one per 4 writes here).
+	fmt.Fprintf(&b, " 254       0 vda 500 0 9000 10 %d 0 %d 99 0 %d 0 0 0 0 0 %d 0\n", writes, sectorsWritten, ioTicks, writes/4)
+	b.WriteString("@mem\n2048000\n")
 	return b.String()
 }
 
@@ -54,7 +57,7 @@ func TestOSRows(t *testing.T) {
 	want := map[string]string{"interval_s": "1.000", "cpu_user_pct": "10.0", "cpu_sys_pct": "5.0", "cpu_iowait_pct": "4.0",
 		"cpu_idle_pct": "80.0", "cpu_steal_pct": "1.0", "load5": "0.75", "load15": "0.25", "procs_running": "3",
 		"disk": "vda", "disk_read_mbps": "0.000", "disk_write_mbps": "1.024", "disk_reads_ps": "0.0", "disk_writes_ps": "100.0",
-		"disk_util_pct": "25.0"}
+		"disk_util_pct": "25.0", "disk_flushes_ps": "25.0", "mem_available_mb": "2000.0"}
 	for col, v := range want {
 		if rows[1][col] != v {
 			t.Errorf("%s = %q, want %q", col, rows[1][col], v)

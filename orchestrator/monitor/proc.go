@@ -22,6 +22,7 @@ func procDevScript(datadir string) string {
 const procSampleScript = `echo @stat; while read -r l; do case $l in cpu*) printf '%s\n' "$l";; *) break;; esac; done < /proc/stat
 echo @load; read -r l < /proc/loadavg; printf '%s\n' "$l"
 echo @disk; while read -r l; do printf '%s\n' "$l"; done < /proc/diskstats
+echo @mem; while read -r k v u; do case $k in MemAvailable:) printf '%s\n' "$v"; break;; esac; done < /proc/meminfo
 `
 
 // cpu fields of /proc/stat, in its order.
@@ -45,6 +46,11 @@ type diskStat struct {
 	reads, sectorsRead     uint64
 	writes, sectorsWritten uint64
 	ioTicks                uint64 // ms spent doing I/O
+	// flushes are the flush requests completed (the 16th field after the
+	// name, kernels 5.5 and later: what fsync and fdatasync reach a device
+	// with a volatile cache as); hasFlushes is false on older kernels.
+	flushes    uint64
+	hasFlushes bool
 }
 
 // procSnap is one read of /proc.
@@ -57,10 +63,13 @@ type procSnap struct {
 	dev    uint64
 	hasDev bool
 	ncpu   int64 // cpuN lines
-	hz     uint64
-	srv    serverSnap
-	box    boxSnap
-	self   selfSnap
+	// memAvailKB is /proc/meminfo's MemAvailable (kB); hasMem when read.
+	memAvailKB uint64
+	hasMem     bool
+	hz         uint64
+	srv        serverSnap
+	box        boxSnap
+	self       selfSnap
 }
 
 func parseProc(out string) (procSnap, error) {
@@ -129,6 +138,9 @@ func parseProc(out string) (procSnap, error) {
 			run, _, _ := strings.Cut(f[3], "/")
 			s.running, _ = strconv.ParseInt(run, 10, 64)
 			seen[2] = true
+		case "@mem":
+			v, err := strconv.ParseUint(f[0], 10, 64)
+			s.memAvailKB, s.hasMem = v, err == nil
 		case "@disk":
 			d, err := parseDiskLine(f)
 			if err != nil {
@@ -159,8 +171,14 @@ func parseDiskLine(f []string) (diskStat, error) {
 		}
 		n[i] = v
 	}
-	return diskStat{name: f[2], major: n[0], minor: n[1], reads: n[2], sectorsRead: n[3],
-		writes: n[4], sectorsWritten: n[5], ioTicks: n[6]}, nil
+	d := diskStat{name: f[2], major: n[0], minor: n[1], reads: n[2], sectorsRead: n[3],
+		writes: n[4], sectorsWritten: n[5], ioTicks: n[6]}
+	if len(f) >= 19 {
+		if v, err := strconv.ParseUint(f[18], 10, 64); err == nil {
+			d.flushes, d.hasFlushes = v, true
+		}
+	}
+	return d, nil
 }
 
 // devNumbers splits a Linux st_dev into major and minor (glibc's encoding).
@@ -221,6 +239,8 @@ func isWholeRealDisk(name string, all []diskStat) bool {
 type diskTotals struct {
 	reads, sectorsRead, writes, sectorsWritten, ioTicks uint64
 	n                                                   int
+	flushes                                             uint64
+	flushN                                              int // disks with a flush count
 }
 
 func sumDisks(s *procSnap, names []string) diskTotals {
@@ -234,6 +254,10 @@ func sumDisks(s *procSnap, names []string) diskTotals {
 				t.sectorsWritten += d.sectorsWritten
 				t.ioTicks += d.ioTicks
 				t.n++
+				if d.hasFlushes {
+					t.flushes += d.flushes
+					t.flushN++
+				}
 			}
 		}
 	}

@@ -46,7 +46,7 @@ func procServerScript(pidFile string) string {
 
 // ClientCommands are the benchmark clients whose CPU a load box's
 // client_cpu_us_ps sums (process names, /proc/PID/stat's comm).
-var ClientCommands = []string{"sysbench", "mysqlslap", "mariadb-slap", "db-insert"}
+var ClientCommands = []string{"sysbench", "mysqlslap", "mariadb-slap", "db-insert", "db-insert-bdb"}
 
 // procBoxSample sums every process the host shows (its own PID namespace
 // in the lab, the whole machine elsewhere), with the shell's builtins: CPU

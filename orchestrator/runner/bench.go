@@ -91,8 +91,12 @@ func Bench(ctx context.Context, o BenchOptions) (*Outcome, error) {
 	if w.Options.TimeS != nil {
 		progress.Total = time.Duration(*w.Options.TimeS) * time.Second
 	}
+	engine := desired.Engine
+	if !w.UsesServer() {
+		engine = w.Options.Engine // the library is what the run compares
+	}
 	return Run(ctx, Config{
-		Cluster: c, Workload: w, Engine: desired.Engine, Knobs: desired.Knobs, Root: o.Root, Events: events,
+		Cluster: c, Workload: w, Engine: engine, Knobs: desired.Knobs, Root: o.Root, Events: events,
 		Command: o.Command, Version: o.Version, StallLimit: o.StallLimit, KeepRemote: o.KeepRemote, Stacks: o.Stacks,
 		NoMonitors: o.NoMonitors, Progress: progress, Logf: func(f string, a ...any) { fmt.Fprintf(o.Err, f+"\n", a...) },
 		Verbose: o.Verbose,
@@ -127,6 +131,13 @@ func (o BenchOptions) plan() (server.Desired, *bench.Workload, error) {
 	if err := warnUnsafe(o.Err, inv, kv, o.AllowUnsafe); err != nil {
 		return none, nil, err
 	}
+	library := !w.UsesServer()
+	if library {
+		// --engine names the library db-insert is built against (tokudb,
+		// bdb); the servers keep the inventory's profile: the load does not
+		// go through them.
+		desired.Engine = ""
+	}
 	if !o.NoUp {
 		if err := server.CheckDesired(inv, desired, "--engine"); err != nil {
 			return none, nil, orchestrator.BadInput(err)
@@ -139,8 +150,11 @@ func (o BenchOptions) plan() (server.Desired, *bench.Workload, error) {
 	for k, v := range o.Overrides {
 		over[k] = v
 	}
-	if w.Tool != bench.DriverCustom {
-		if _, set := over["engine"]; !set {
+	if _, set := over["engine"]; !set {
+		switch {
+		case library && o.Engine != "":
+			over["engine"] = o.Engine
+		case !library && w.Tool != bench.DriverCustom:
 			over["engine"] = desired.Engine // tables are created with the cluster's engine
 		}
 	}

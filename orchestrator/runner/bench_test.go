@@ -69,3 +69,25 @@ func TestBenchEngineRule(t *testing.T) {
 		}
 	}
 }
+
+// For db-insert, --engine is the library the program is built against
+// (tokudb, bdb) and the servers keep the inventory's profile: the load does
+// not go through them (the lab's first `orch run --workload db-insert` took
+// the profile's innodb for the library and was refused).
+func TestBenchEngineRuleDBInsert(t *testing.T) {
+	f := newFakeLab(t)
+	inv := f.C.Inventory
+	for _, c := range []struct{ engine, wantLibrary string }{{"", "tokudb"}, {"bdb", "bdb"}, {"tokudb", "tokudb"}} {
+		desired, w, err := BenchOptions{Inventory: inv, Workload: "db-insert", Engine: c.engine}.plan()
+		if err != nil {
+			t.Fatalf("--engine %q: %v", c.engine, err)
+		}
+		if desired.Engine != inv.Profile.Engine || w.Options.Engine != c.wantLibrary {
+			t.Errorf("--engine %q: cluster %q, library %q; want %q, %q", c.engine, desired.Engine, w.Options.Engine, inv.Profile.Engine, c.wantLibrary)
+		}
+	}
+	if _, _, err := (BenchOptions{Inventory: inv, Workload: "db-insert", Engine: "innodb"}).plan(); err == nil ||
+		!strings.Contains(err.Error(), `"innodb" is not a library db-insert is built against`) {
+		t.Errorf("--engine innodb for db-insert: %v", err)
+	}
+}

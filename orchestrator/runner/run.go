@@ -491,8 +491,9 @@ func (r *run) startMonitors(ctx context.Context) (*monitor.Monitor, error) {
 		r.logf("run: --monitor=off: no time series and no stall watchdog")
 	}
 	return monitor.Start(ctx, monitor.Config{
-		Dir:        r.dir.Path(),
-		StallLimit: r.cfg.StallLimit,
+		Dir:          r.dir.Path(),
+		StallLimit:   r.cfg.StallLimit,
+		NoStallWatch: !r.cfg.Workload.UsesServer(),
 		OnStall: func(e monitor.Event) {
 			r.stopBenchmark(e.Detail)
 		},
