@@ -96,22 +96,37 @@ func crashMidRun(t *testing.T, l *lab) {
 	defer cmd.Process.Kill()
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	pid := 0
+	pid, remote := 0, ""
 	for deadline := time.Now().Add(2 * time.Minute); pid == 0 && time.Now().Before(deadline) && len(done) == 0; time.Sleep(time.Second) {
 		var man struct {
-			Remote struct{ PID int } `json:"remote"`
+			Remote struct {
+				PID int
+				Dir string
+			} `json:"remote"`
 		}
 		raw, err := os.ReadFile(filepath.Join(runs, "latest", "manifest.json"))
 		if err == nil && json.Unmarshal(raw, &man) == nil {
-			pid = man.Remote.PID
+			pid, remote = man.Remote.PID, man.Remote.Dir
 		}
 	}
-	if pid == 0 {
-		t.Fatalf("no benchmark pid in the run's manifest:\n%s", out.String())
+	if pid == 0 || remote == "" {
+		t.Fatalf("no benchmark pid or directory in the run's manifest:\n%s", out.String())
 	}
-	time.Sleep(3 * time.Second) // a batch or two in
-	// The launcher shell's child is the program.
-	if r := l.orch(t, "exec", "-i", l.inventory, "--role", "master", "--", "kill -ABRT $(pgrep -P "+strconv.Itoa(pid)+")"); r.code != 0 {
+	// A batch or two in: the program's own lines in its output on the
+	// host (a fixed sleep aborted it before its first batch on a fast
+	// machine, and the run then had nothing to keep).
+	out2 := ""
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline) && len(done) == 0; time.Sleep(500 * time.Millisecond) {
+		r := l.run(t, context.Background(), "exec", "-i", l.inventory, "--role", "master", "--", "grep -c ' serial ' "+shellQuote(remote+"/run.out")+" || true")
+		out2 = r.stdout
+		if n, err := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(out2), "master |"))); err == nil && n >= 2 {
+			break
+		}
+	}
+	// The program itself (the pid is its launcher shell's, whose child is
+	// a shell running run.sh): the only db-insert in the master's PID
+	// namespace.
+	if r := l.orch(t, "exec", "-i", l.inventory, "--role", "master", "--", "pkill -ABRT -x db-insert"); r.code != 0 {
 		t.Fatalf("abort db-insert: exit %d", r.code)
 	}
 	err := <-done

@@ -10,9 +10,11 @@ import (
 // replica (its admin account lacks the replication privileges, a DBA's
 // doing), up takes back what its replication setup changed on the others:
 // the replication account it created on the master is dropped, the slave
-// it had wired forgets its master. What was there before stays: the
-// slaves' semi-sync switch, set by orch's option file at the restart. Once
-// the privileges are back, up converges from there.
+// it had wired forgets its master; and since the failure came after the
+// restarts, every server is put back on the config it had before (issue
+// 35: a failed up never leaves a host on a half-applied config), here the
+// package's own, without orch's semi-sync switch. Once the privileges are
+// back, up converges from there.
 func TestUpTakesBackAFailedReplicationSetup(t *testing.T) {
 	l := needLab(t)
 	l.ensureRecord(t)
@@ -52,8 +54,8 @@ func TestUpTakesBackAFailedReplicationSetup(t *testing.T) {
 		if got := strings.TrimSpace(l.sqlOn(t, s, "SHOW SLAVE STATUS", false)); got != "" {
 			t.Errorf("%s still has a master after the undo: %q", s, got)
 		}
-		if got := strings.TrimSpace(l.sqlOn(t, s, "SELECT @@rpl_semi_sync_slave_enabled", false)); got != s+" | 1" {
-			t.Errorf("%s semi-sync switch (ON in orch's option file) changed by the undo: %q", s, got)
+		if got := strings.TrimSpace(l.sqlOn(t, s, "SELECT @@rpl_semi_sync_slave_enabled", false)); got != s+" | 0" {
+			t.Errorf("%s semi-sync switch after the undo: %q, want its previous config's 0 (orch's option file taken back)", s, got)
 		}
 	}
 

@@ -81,11 +81,13 @@ func TestUpLifecycle(t *testing.T) {
 	})
 
 	t.Run("unknown knob refused before any restart", func(t *testing.T) {
+		// The inventory names the flavour: refused before any host, from
+		// the server's variable list (exit 2).
 		r := l.orch(t, "up", "-i", l.inventory, "--knob", "binlog_sync=0")
-		if r.code == 0 {
-			t.Fatal("up accepted binlog_sync")
+		if r.code != 2 {
+			t.Fatalf("up of binlog_sync: exit %d, want 2", r.code)
 		}
-		want := "binlog_sync: no such server variable on MariaDB 10.11"
+		want := "--knob binlog_sync: no such variable on MariaDB 10.11"
 		if !strings.Contains(r.stderr, want) || !strings.Contains(r.stderr, "did you mean sync_binlog?") {
 			t.Errorf("stderr lacks %q + suggestion:\n%s", want, r.stderr)
 		}
