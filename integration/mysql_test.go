@@ -93,9 +93,6 @@ func TestMySQLLab(t *testing.T) {
 			t.Errorf("matrix cell %s (%s): %s", c.ID, c.Label, c.State)
 		}
 	}
-	if _, ignored := ms.NoEffect["binlog_order_commits"]; ignored {
-		t.Errorf("binlog_order_commits flagged as having no effect on MySQL: %v", ms.NoEffect)
-	}
 	report, err := os.ReadFile(filepath.Join(mdir, "report.md"))
 	if err != nil {
 		t.Fatal(err)

@@ -98,10 +98,10 @@ func TestUpLifecycle(t *testing.T) {
 		}
 	})
 
-	t.Run("ignored knob warned", func(t *testing.T) {
-		r := l.mustOK(t, "up", "-i", l.inventory, "--knob", "binlog_order_commits=OFF")
-		if !strings.Contains(r.stderr, "WARNING master") || !strings.Contains(r.stderr, "binlog_order_commits") {
-			t.Errorf("no warning naming the server for binlog_order_commits:\n%s", r.stderr)
+	t.Run("another flavour's knob refused", func(t *testing.T) {
+		r := l.orch(t, "up", "-i", l.inventory, "--knob", "binlog_order_commits=OFF")
+		if r.code != 2 || !strings.Contains(r.stderr, "binlog_order_commits: no such variable on MariaDB") {
+			t.Errorf("exit %d, want 2 naming MariaDB's missing binlog_order_commits:\n%s", r.code, r.stderr)
 		}
 	})
 

@@ -1,7 +1,6 @@
 package flavor
 
 import (
-	"sort"
 	"strings"
 )
 
@@ -55,10 +54,11 @@ func statusVar(prefix, suffix string) string {
 	return strings.ToUpper(prefix[:1]) + prefix[1:] + "_" + suffix
 }
 
-// IgnoredVariable reports whether s accepts variable name but ignores it,
-// with the reason (for example binlog_order_commits on MariaDB).
-func (s Server) IgnoredVariable(name string) (reason string, ignored bool) {
-	return s.Lookup(IgnoredVar(VariableName(name)))
+// AbsentVariable reports whether name is another flavour's variable that s
+// does not have, with why and where to ask it instead (binlog_order_commits
+// on MariaDB).
+func (s Server) AbsentVariable(name string) (why string, absent bool) {
+	return s.Lookup(AbsentVar(VariableName(name)))
 }
 
 // OptionOnly reports whether name is a startup option of s that SHOW
@@ -84,18 +84,6 @@ func (s Server) StartupDerived(name string) (derived, how string, ok bool) {
 	}
 	derived, how, _ = strings.Cut(v, ": ")
 	return derived, how, true
-}
-
-// IgnoredVariables lists, sorted, the variables s accepts but ignores.
-func (s Server) IgnoredVariables() []string {
-	var out []string
-	for _, r := range rules {
-		if name, ok := strings.CutPrefix(string(r.feature), ignoredVarPrefix); ok && r.matches(s) {
-			out = append(out, name)
-		}
-	}
-	sort.Strings(out)
-	return out
 }
 
 // GTIDSettings are the settings GTID replication needs on every node. They

@@ -58,6 +58,10 @@ type EngineSpec struct {
 	// NeedsTHPOff: the engine refuses to start while transparent huge
 	// pages are enabled (TokuDB).
 	NeedsTHPOff bool
+	// Preload is the library (its soname prefix) the engine needs
+	// preloaded into the server; orch preloads it on a systemd host
+	// (server/preload.go), mysqld_safe's malloc-lib does elsewhere.
+	Preload string
 	// StartHint is added to an error enabling the engine: what it needs
 	// that orch does not check.
 	StartHint string
@@ -115,7 +119,8 @@ var engineSpecs = []EngineSpec{
 			DirectIO: []IOSwitch{{Name: "tokudb_directio"}}},
 		Counters:    tokudbCounters,
 		NeedsTHPOff: true,
-		StartHint:   "TokuDB needs jemalloc preloaded into the server: malloc-lib in [mysqld_safe] (as ps-admin --enable-tokudb sets up), or LD_PRELOAD in the service's environment",
+		Preload:     "libjemalloc.so",
+		StartHint:   "TokuDB needs jemalloc preloaded into the server: malloc-lib in [mysqld_safe] (as ps-admin --enable-tokudb sets up), or LD_PRELOAD in the service's environment (orch's drop-in on a systemd unit)",
 		// The dlopen error without the preload, and TokuDB's own start
 		// checks (hatoku_hton.cc: jemalloc, transparent huge pages).
 		LoadFailures: []LoadFailure{
@@ -190,6 +195,18 @@ func PluginLibraries() []string {
 	for _, e := range engineSpecs {
 		if e.Library != "" {
 			out = append(out, e.Library)
+		}
+	}
+	return out
+}
+
+// PreloadLibraries lists the libraries engines need preloaded, for the
+// host probe to find.
+func PreloadLibraries() []string {
+	var out []string
+	for _, e := range engineSpecs {
+		if e.Preload != "" && !slices.Contains(out, e.Preload) {
+			out = append(out, e.Preload)
 		}
 	}
 	return out

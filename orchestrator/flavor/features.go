@@ -110,12 +110,11 @@ const (
 	perLibrary = "INSTALL SONAME"
 )
 
-// ignoredVarPrefix + a variable name is the feature for a server variable
-// that the server accepts but ignores; its value is the explanation.
-const ignoredVarPrefix = "ignored-var:"
-
-// IgnoredVar is the Feature for variable name being accepted but ignored.
-func IgnoredVar(name string) Feature { return Feature(ignoredVarPrefix + name) }
+// AbsentVar(name) is a variable users ask for that the server does not
+// have although another flavour does; its value says why and where the
+// question can be asked instead. A knob so named is refused before any host:
+// its cells would measure nothing but noise.
+func AbsentVar(name string) Feature { return Feature("absent-var:" + name) }
 
 // OptionOnly(name) is an option mysqld reads at startup that SHOW
 // VARIABLES never lists, so orch checks it in the option files only; its
@@ -313,10 +312,12 @@ var rules = []rule{
 	// COMPILE-TIME, CONFIG, COMMAND-LINE, AUTO or SQL), since 10.1.
 	{ValueOriginQuery, onMariaDB, V(10, 1, 0), none, "SELECT GLOBAL_VALUE_ORIGIN FROM information_schema.SYSTEM_VARIABLES WHERE VARIABLE_NAME = "},
 
-	// Variables a server accepts and ignores: setting them changes nothing,
-	// so a profile relying on them does not do what it says.
-	{IgnoredVar("binlog_order_commits"), onMariaDB, none, none,
-		"accepted but ignored (MariaDB has its own binlog group commit: binlog_commit_wait_count, binlog_commit_wait_usec)"},
+	// Variables of another flavour: MariaDB never had binlog_order_commits
+	// (no SHOW VARIABLES of 10.5 or 10.11 lists it; 10.5 refuses SET GLOBAL
+	// with "Unknown system variable", 10.11 tolerates it in an option file
+	// only, with "Not used or needed in MariaDB" in its error log).
+	{AbsentVar("binlog_order_commits"), onMariaDB, none, none,
+		"it is MySQL's and Percona Server's (MariaDB orders binlog commits always; its binlog group commit is tuned by binlog_commit_wait_count and binlog_commit_wait_usec): ask it on a MySQL server (the lab: orch lab up --flavor mysql)"},
 
 	// Startup options that are no system variables (the server manuals'
 	// option tables list them as command-line and option-file only):

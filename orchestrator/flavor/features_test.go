@@ -178,19 +178,24 @@ func TestEngines(t *testing.T) {
 	}
 }
 
-func TestIgnoredVariables(t *testing.T) {
-	maria := Server{MariaDB, V(10, 11, 19)}
-	for _, name := range []string{"binlog_order_commits", "binlog-order-commits", " BINLOG_ORDER_COMMITS"} {
-		if reason, ok := maria.IgnoredVariable(name); !ok || !strings.Contains(reason, "accepted but ignored") {
-			t.Errorf("MariaDB %q = %q, %t", name, reason, ok)
+// TestAbsentVariables: binlog_order_commits is in MySQL's manual
+// (Replication and Binary Logging Options and Variables, 5.6 on) and in no
+// MariaDB version's system variable list (MariaDB's knowledge base lists
+// binlog_commit_wait_count and binlog_commit_wait_usec for its group commit).
+func TestAbsentVariables(t *testing.T) {
+	for _, v := range []Version{V(10, 5, 23), V(10, 11, 19), V(11, 4, 0)} {
+		maria := Server{MariaDB, v}
+		for _, name := range []string{"binlog_order_commits", "binlog-order-commits", " BINLOG_ORDER_COMMITS"} {
+			why, ok := maria.AbsentVariable(name)
+			if !ok || !strings.Contains(why, "MySQL") || !strings.Contains(why, "binlog_commit_wait_count") || !strings.Contains(why, "--flavor mysql") {
+				t.Errorf("MariaDB %s %q = %q, %t", v, name, why, ok)
+			}
 		}
 	}
-	if got := maria.IgnoredVariables(); !reflect.DeepEqual(got, []string{"binlog_order_commits"}) {
-		t.Errorf("MariaDB ignored variables = %q", got)
-	}
-	mysql := Server{MySQL, V(8, 0, 36)}
-	if _, ok := mysql.IgnoredVariable("binlog_order_commits"); ok || len(mysql.IgnoredVariables()) != 0 {
-		t.Error("MySQL ignores binlog_order_commits")
+	for _, s := range []Server{{MySQL, V(5, 7, 44)}, {MySQL, V(8, 0, 36)}, {Percona, V(5, 7, 44)}} {
+		if why, ok := s.AbsentVariable("binlog_order_commits"); ok {
+			t.Errorf("%s lacks binlog_order_commits: %s", s, why)
+		}
 	}
 }
 

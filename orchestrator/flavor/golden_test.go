@@ -53,10 +53,6 @@ func renderGolden(t *testing.T, s Server) string {
 	for _, e := range s.Engines() {
 		fmt.Fprintf(&b, "-- engine %s: %s\n", e.Name, e.Enable)
 	}
-	for _, v := range s.IgnoredVariables() {
-		reason, _ := s.IgnoredVariable(v)
-		fmt.Fprintf(&b, "-- variable %s: %s\n", v, reason)
-	}
 	fmt.Fprintf(&b, "-- config on every node: %s\n\n", s.value(GTIDSettings))
 	b.WriteString(Render(plan))
 

@@ -33,7 +33,7 @@ func WriteDesign(w io.Writer, m *Matrix, d *Design, costs Costs) error {
 			if !d.Analysed(id) {
 				state += " (excluded: incomplete round)"
 			}
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%s\n", i+1, c.ID, c.Engine, knobsColumn(c.Knobs, m.NoEffect), c.Rep, state)
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%s\n", i+1, c.ID, c.Engine, knobsColumn(c.Knobs), c.Rep, state)
 		}
 		if err := tw.Flush(); err != nil && p.err == nil {
 			p.err = err

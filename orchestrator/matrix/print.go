@@ -11,26 +11,7 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
-
-	"github.com/orch-bench/orch/orchestrator/flavor"
 )
-
-// NoEffect returns, for matrix.json's no_effect, the knobs of axes that srv
-// accepts but ignores, each with the reason as the plan and report show it
-// ("MariaDB 10.11.19: accepted but ignored (...)"). Such a knob still runs
-// (the cells are cheap and prove the point) but is no finding.
-func NoEffect(srv flavor.Server, axes []Axis) map[string]string {
-	out := map[string]string{}
-	for _, ax := range axes {
-		if reason, ignored := srv.IgnoredVariable(ax.Name); ignored {
-			out[ax.Name] = srv.String() + ": " + reason
-		}
-	}
-	if len(out) == 0 {
-		return nil
-	}
-	return out
-}
 
 // Costs are what the plan's estimate assumes: the time of one cell (load
 // plus benchmark plus checks) and of one engine switch (profile change and
@@ -68,7 +49,7 @@ func WritePlan(w io.Writer, m *Matrix, costs Costs) error {
 	}
 	fmt.Fprintln(tw, header)
 	for i, c := range m.Cells {
-		row := fmt.Sprintf("%d\t%s\t%s\t%s\t%d", i+1, c.ID, c.Engine, knobsColumn(c.Knobs, m.NoEffect), c.Rep)
+		row := fmt.Sprintf("%d\t%s\t%s\t%s\t%d", i+1, c.ID, c.Engine, knobsColumn(c.Knobs), c.Rep)
 		if resumed {
 			row += "\t" + string(c.State)
 		}
@@ -98,9 +79,6 @@ func WritePlan(w io.Writer, m *Matrix, costs Costs) error {
 		}
 	} else {
 		p.printf("%s: unknown\n", est)
-	}
-	for _, name := range slices.Sorted(maps.Keys(m.NoEffect)) {
-		p.printf("* %s: no effect on this server: %s\n", name, m.NoEffect[name])
 	}
 	if m.Repeat == 1 && m.Until == nil && !m.AA {
 		// One run per configuration has no spread: no interval, no test,
@@ -138,18 +116,14 @@ func axesSummary(m *Matrix) string {
 	return strings.Join(parts, "; ")
 }
 
-// knobsColumn lists a cell's knobs, a knob with no effect marked '*' (the
-// footnote says why).
-func knobsColumn(knobs []KV, noEffect map[string]string) string {
+// knobsColumn lists a cell's knobs.
+func knobsColumn(knobs []KV) string {
 	if len(knobs) == 0 {
 		return "-"
 	}
 	parts := make([]string, len(knobs))
 	for i, k := range knobs {
 		parts[i] = k.Name + "=" + k.Value
-		if _, ok := noEffect[k.Name]; ok {
-			parts[i] += "*"
-		}
 	}
 	return strings.Join(parts, " ")
 }

@@ -2,12 +2,9 @@ package matrix
 
 import (
 	"errors"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/orch-bench/orch/orchestrator/flavor"
 )
 
 func TestWritePlan(t *testing.T) {
@@ -17,7 +14,6 @@ func TestWritePlan(t *testing.T) {
 		t.Fatal(err)
 	}
 	m.Overrides = map[string]string{"time": "60", "threads": "16"}
-	m.NoEffect = map[string]string{"binlog_order_commits": "MariaDB 10.11.19: accepted but ignored"}
 	var b strings.Builder
 	if err := WritePlan(&b, m, Costs{PerCell: 5 * time.Minute, Switch: 2 * time.Minute}); err != nil {
 		t.Fatal(err)
@@ -25,19 +21,18 @@ func TestWritePlan(t *testing.T) {
 	want := `Matrix pure-random-writes: engines innodb,rocksdb; binlog_order_commits=ON,OFF, 4 configuration(s) x 2 repetition(s); baseline: innodb binlog_order_commits=ON
 Workload overrides: threads=16 time=60
 
-#  ID                                      ENGINE   KNOBS                      REP
-1  01-innodb-binlog_order_commits=ON-r1    innodb   binlog_order_commits=ON*   1
-2  02-innodb-binlog_order_commits=OFF-r1   innodb   binlog_order_commits=OFF*  1
-3  03-rocksdb-binlog_order_commits=ON-r1   rocksdb  binlog_order_commits=ON*   1
-4  04-rocksdb-binlog_order_commits=OFF-r1  rocksdb  binlog_order_commits=OFF*  1
-5  05-rocksdb-binlog_order_commits=ON-r2   rocksdb  binlog_order_commits=ON*   2
-6  06-rocksdb-binlog_order_commits=OFF-r2  rocksdb  binlog_order_commits=OFF*  2
-7  07-innodb-binlog_order_commits=ON-r2    innodb   binlog_order_commits=ON*   2
-8  08-innodb-binlog_order_commits=OFF-r2   innodb   binlog_order_commits=OFF*  2
+#  ID                                      ENGINE   KNOBS                     REP
+1  01-innodb-binlog_order_commits=ON-r1    innodb   binlog_order_commits=ON   1
+2  02-innodb-binlog_order_commits=OFF-r1   innodb   binlog_order_commits=OFF  1
+3  03-rocksdb-binlog_order_commits=ON-r1   rocksdb  binlog_order_commits=ON   1
+4  04-rocksdb-binlog_order_commits=OFF-r1  rocksdb  binlog_order_commits=OFF  1
+5  05-rocksdb-binlog_order_commits=ON-r2   rocksdb  binlog_order_commits=ON   2
+6  06-rocksdb-binlog_order_commits=OFF-r2  rocksdb  binlog_order_commits=OFF  2
+7  07-innodb-binlog_order_commits=ON-r2    innodb   binlog_order_commits=ON   2
+8  08-innodb-binlog_order_commits=OFF-r2   innodb   binlog_order_commits=OFF  2
 
 Total: 8 cells, 2 engine switch(es)
 Estimated duration: 44m (8 cell(s) x 5m + 2 switch(es) x 2m)
-* binlog_order_commits: no effect on this server: MariaDB 10.11.19: accepted but ignored
 `
 	got := b.String()
 	if got != want {
@@ -50,7 +45,6 @@ Estimated duration: 44m (8 cell(s) x 5m + 2 switch(es) x 2m)
 
 func TestWritePlanResumed(t *testing.T) {
 	m := newMatrix(t)
-	m.NoEffect = nil
 	for i, st := range []State{OK, Failed, OK} {
 		id := m.Cells[i].ID
 		if err := m.Start(id, t0); err != nil {
@@ -106,26 +100,6 @@ func TestWritePlanReportsWriteErrors(t *testing.T) {
 		if err := WritePlan(&failingWriter{n: n}, newMatrix(t), Costs{}); err == nil || err.Error() != "disk full" {
 			t.Errorf("failing after %d writes: %v", n, err)
 		}
-	}
-}
-
-func TestNoEffect(t *testing.T) {
-	axes := []Axis{syncBinlog, {Name: "binlog_order_commits", Values: []string{"ON", "OFF"}}}
-	maria, err := flavor.New(flavor.MariaDB, flavor.V(10, 11, 19))
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := NoEffect(maria, axes)
-	reason, _ := maria.IgnoredVariable("binlog_order_commits")
-	if want := map[string]string{"binlog_order_commits": "MariaDB 10.11.19: " + reason}; !reflect.DeepEqual(got, want) {
-		t.Errorf("NoEffect(MariaDB) = %q, want %q", got, want)
-	}
-	mysql, err := flavor.New(flavor.MySQL, flavor.V(8, 0, 36))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := NoEffect(mysql, axes); got != nil {
-		t.Errorf("NoEffect(MySQL) = %q, want none", got)
 	}
 }
 

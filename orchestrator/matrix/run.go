@@ -301,9 +301,6 @@ func (u *useCase) validate(ctx context.Context, m *Matrix, targets []Target) err
 			}
 			return err
 		}
-		for name, why := range m.NoEffect {
-			fmt.Fprintf(u.Err, "matrix: WARNING %s has no effect on this server: %s\n", name, why)
-		}
 		if !u.linted[t.Name] {
 			if _, err := u.lint(u.Clusters[i], m, string(srv.Flavor)+":"+srv.Version.String()); err != nil {
 				return err

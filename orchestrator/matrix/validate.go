@@ -13,19 +13,16 @@ import (
 
 // Validate checks every configuration of the plan against the servers
 // before the first cell restarts anything (knob values only a server can
-// judge, the paths the runs need on every host), and records in m the
-// knobs the servers accept but ignore (NoEffect). It returns the server
+// judge, the paths the runs need on every host). It returns the server
 // the master runs.
 func Validate(ctx context.Context, c *cluster.Cluster, m *Matrix) (flavor.Server, error) {
-	// up's per-host warnings repeat NoEffect's, which the caller prints once.
-	_, srv, err := up.Validate(ctx, c, m.Configurations())
+	srv, err := up.Validate(ctx, c, m.Configurations())
 	if err != nil {
 		return srv, err
 	}
 	if err := preflight.PathsErr(preflight.Paths(ctx, c)); err != nil {
 		return srv, err
 	}
-	m.NoEffect = NoEffect(srv, m.Knobs)
 	return srv, nil
 }
 
@@ -76,12 +73,6 @@ func (u *useCase) checkOffline(m *Matrix) error {
 		}
 		if len(m.Knobs) > 0 {
 			say(server.OfflineNamesNote(t))
-		}
-		for name, why := range NoEffect(t.Server, m.Knobs) {
-			if m.NoEffect == nil {
-				m.NoEffect = map[string]string{}
-			}
-			m.NoEffect[name] = why
 		}
 	}
 	return nil

@@ -46,7 +46,7 @@ type Result struct {
 // newest first, on a context of its own, so nothing is left half-configured
 // and no server is left stopped.
 func (n *Node) Apply(ctx context.Context, cfg *Config, p *Plan, events step.HostEvents) (*Result, error) {
-	res := &Result{Host: cfg.Host, Pending: p.Pending, Warnings: p.Warnings}
+	res := &Result{Host: cfg.Host, Pending: p.Pending}
 	if !p.Changed() {
 		res.Unchanged = true
 		return res, nil
@@ -103,6 +103,11 @@ func (n *Node) Apply(ctx context.Context, cfg *Config, p *Plan, events step.Host
 		return checkWinners(n.Host.String(), n.configPath(), n.Facts.PrintDefaults, cfg.Vars, opts)
 	}}); err != nil {
 		return n.rollBack(ctx, q, res, err)
+	}
+	if p.DropIn != "" {
+		if err := q.Do(ctx, n.dropInStep(p.DropIn)); err != nil {
+			return n.rollBack(ctx, q, res, err)
+		}
 	}
 	if p.NeedsRestart {
 		if err := q.Do(ctx, n.restartStep("with the new config", st)); err != nil {

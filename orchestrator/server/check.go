@@ -27,8 +27,7 @@ type Plan struct {
 	Host string
 	// Unknown are the variables the server does not have, one error each
 	// (Check returns them joined).
-	Unknown  []error
-	Warnings []string
+	Unknown []error
 	// Dynamic changes are applied with SET GLOBAL when no restart is
 	// needed; Static ones need a restart.
 	Dynamic, Static []Change
@@ -45,6 +44,9 @@ type Plan struct {
 	EnableEngine []flavor.Statement
 	// FixTHP turns transparent huge pages off first (TokuDB).
 	FixTHP bool
+	// DropIn is orch's systemd drop-in to write before the restart, for
+	// an engine that needs a library preloaded (see preload.go).
+	DropIn string
 
 	// loadAtStart: the engine is not loaded and the option file's
 	// plugin_load_add loads it at the restart.
@@ -57,7 +59,7 @@ type Plan struct {
 
 // Changed reports whether Apply has anything to do.
 func (p *Plan) Changed() bool {
-	return p.FileChanged || p.NeedsRestart || len(p.Dynamic) > 0 || len(p.EnableEngine) > 0 || p.FixTHP
+	return p.FileChanged || p.NeedsRestart || len(p.Dynamic) > 0 || len(p.EnableEngine) > 0 || p.FixTHP || p.DropIn != ""
 }
 
 // Check validates cfg against the running server and diffs it with the
@@ -72,7 +74,7 @@ func (n *Node) Check(ctx context.Context, cfg *Config) (*Plan, error) {
 	if cfg.server != n.Server {
 		return nil, n.errorf("config was rendered for %s, but the server is %s", cfg.server, n.Server)
 	}
-	p := &Plan{Host: cfg.Host, Warnings: slices.Clone(cfg.Warnings)}
+	p := &Plan{Host: cfg.Host}
 	var err error
 	if p.current, err = n.Variables(ctx); err != nil {
 		return nil, err
@@ -114,6 +116,9 @@ func (n *Node) Check(ctx context.Context, cfg *Config) (*Plan, error) {
 	if len(p.EnableEngine) > 0 && slices.ContainsFunc(p.Pending, func(name string) bool { return n.Server.PluginFor(name) == p.engine.Plugin }) {
 		// The plugin's options are read when it loads at startup.
 		p.NeedsRestart = true
+	}
+	if err := n.planPreload(cfg, p); err != nil {
+		return p, err
 	}
 	return p, nil
 }

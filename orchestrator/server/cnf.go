@@ -229,13 +229,6 @@ func (f *cnfFile) insert(at int, ls ...cnfLine) {
 	f.lines = append(f.lines[:at], append(ls, f.lines[at:]...)...)
 }
 
-// comment turns the option at i into a comment explaining why it is not
-// active.
-func (f *cnfFile) comment(i int, why string) {
-	l := f.lines[i]
-	f.lines[i] = cnfLine{kind: lineComment, text: "# " + optionText(l) + "  # not set: " + why}
-}
-
 func displayValue(l cnfLine) string {
 	if l.bare {
 		return "(bare)"

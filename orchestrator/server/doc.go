@@ -38,10 +38,9 @@
 // which plugin owns a variable) are the flavour table's: flavor/config.go
 // and flavor/engines.go.
 //
-// Variables the server accepts but ignores (binlog_order_commits on
-// MariaDB, from the flavour table) are written as comments, not as active
-// values, and reported as warnings naming the host and server: an active
-// line would suggest a setting that does nothing and add a startup warning.
+// Another flavour's variable (binlog_order_commits on MariaDB, from the
+// flavour table) is refused wherever it is named, with where it can be
+// asked instead: a cell setting it would measure noise only.
 //
 // # Checks before anything restarts
 //

@@ -35,6 +35,10 @@ func (n *Node) CheckDynamic(ctx context.Context, knobs []KV) ([]Change, error) {
 			continue
 		}
 		cur, ok := current[name]
+		if why, absent := n.Server.AbsentVariable(name); !ok && absent {
+			errs = append(errs, n.errorf("%s: no such server variable on %s: %s", name, n.Server, why))
+			continue
+		}
 		if !ok {
 			errs = append(errs, n.errorf("%s: no such server variable on %s%s", name, n.Server, suggest.DidYouMean(suggest.Closest(name, n.knownNames(current)))))
 			continue

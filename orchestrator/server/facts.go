@@ -39,7 +39,7 @@ if [ "$pid1" = systemd ]; then
   for u in ` + units + `; do
     systemctl cat "$u.service" >/dev/null || continue
     echo "unit=$u"
-    for s in $(systemctl show -p TriggeredBy --value "$u.service"); do
+` + unitProbe + `    for s in $(systemctl show -p TriggeredBy --value "$u.service"); do
       systemctl is-active --quiet "$s" && echo "socket=$u $s"
     done
   done
@@ -52,6 +52,7 @@ d=` + shell.Quote(pluginDir) + `
 `)
 	b.WriteString("for f in " + shell.Join(flavor.PluginLibraries()...) + `; do [ -e "$d/$f" ] && echo "plugin_file=$f"; done
 `)
+	b.WriteString(preloadProbe())
 	for _, f := range flavor.MainOptionFiles() {
 		b.WriteString(includeLines(f))
 	}
@@ -88,6 +89,7 @@ func (n *Node) probe(ctx context.Context) error {
 	if n.Facts.Service, err = chooseService(n.Host.String(), n.Host.MySQL.Service, kv); err != nil {
 		return err
 	}
+	n.Facts.preloadFacts(kv)
 	n.Facts.ConfigDir = n.Host.MySQL.ConfigDir
 	if n.Facts.ConfigDir == "" {
 		if n.Facts.ConfigDir, err = n.findConfigDir(ctx, kv["inc"]); err != nil {

@@ -400,7 +400,7 @@ func TestFailedEngineInstallIsUndone(t *testing.T) {
 	from := len(h.sql)
 	_, err = n.Apply(context.Background(), cfg, p, step.HostEvents{})
 	if err == nil || !strings.HasPrefix(err.Error(), "master 10.0.0.1: enable tokudb: ") ||
-		!strings.HasSuffix(err.Error(), "(TokuDB needs jemalloc preloaded into the server: malloc-lib in [mysqld_safe] (as ps-admin --enable-tokudb sets up), or LD_PRELOAD in the service's environment) (restored the previous config)") {
+		!strings.HasSuffix(err.Error(), "(TokuDB needs jemalloc preloaded into the server: malloc-lib in [mysqld_safe] (as ps-admin --enable-tokudb sets up), or LD_PRELOAD in the service's environment (orch's drop-in on a systemd unit)) (restored the previous config)") {
 		t.Errorf("error: %v", err)
 	}
 	var uninstalls []string

@@ -284,21 +284,25 @@ func TestLabApplyRestore(t *testing.T) {
 		}
 	})
 
-	t.Run("ignored variable warned, not set", func(t *testing.T) {
-		before := l.uptime(t)
-		p, res, err := l.apply(t, knobs(KV{"binlog_order_commits", "OFF"}))
+	t.Run("another flavour's variable refused, nothing changed", func(t *testing.T) {
+		before, text := l.uptime(t), l.file(t).text
+		tg, err := l.n.Target(context.Background(), l.inv)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "master "+n.Host.Address+": binlog_order_commits: accepted but ignored") ||
-			!strings.Contains(res.Warnings[0], "MariaDB 10.11.19") {
-			t.Errorf("warnings %q", res.Warnings)
+		_, err = Render(tg, knobs(KV{"binlog_order_commits", "OFF"}))
+		if err == nil || !strings.Contains(err.Error(), "binlog_order_commits: no such variable on MariaDB 10.11") ||
+			!strings.Contains(err.Error(), "--flavor mysql") {
+			t.Errorf("binlog_order_commits on MariaDB: %v", err)
 		}
-		if p.NeedsRestart || res.Restarted || !p.FileChanged {
-			t.Errorf("only a comment changed: plan %+v", p)
+		// An existing server is asked at run time: the same why.
+		_, err = n.CheckDynamic(context.Background(), []KV{{"binlog_order_commits", "OFF"}})
+		if err == nil || !strings.Contains(err.Error(), "binlog_order_commits: no such server variable on MariaDB 10.11") ||
+			!strings.Contains(err.Error(), "--flavor mysql") {
+			t.Errorf("existing MariaDB server, binlog_order_commits: %v", err)
 		}
-		if !strings.Contains(l.file(t).text, "# binlog_order_commits = OFF  # not set: accepted but ignored") {
-			t.Errorf("file:\n%s", l.file(t).text)
+		if l.file(t).text != text {
+			t.Error("the file changed")
 		}
 		if l.uptime(t) < before {
 			t.Error("the server restarted")

@@ -59,6 +59,12 @@ type Facts struct {
 	THPEnabled, THPDefrag string
 	// PluginFiles are the engine plugin libraries present in PluginDir.
 	PluginFiles []string
+	// Preloads maps a library an engine needs preloaded (its soname
+	// prefix, libjemalloc.so) to its path on the host.
+	Preloads map[string]string
+	// UnitEnv is the systemd unit's Environment= ("" without systemd);
+	// DropIn is orch's drop-in for the unit ("" when there is none).
+	UnitEnv, DropIn string
 }
 
 // Opener opens a connection pool to h's server over ex. The nil Opener

@@ -72,9 +72,6 @@ type Config struct {
 	Engine string
 	// Vars are the active server options, in file order.
 	Vars []Var
-	// Warnings name settings the server accepts but ignores; they are kept
-	// in the file as comments, not as active values.
-	Warnings []string
 	// FixTHP is Desired.FixTHP.
 	FixTHP bool
 	// server is what the config was rendered for; Check refuses another.
@@ -207,9 +204,9 @@ func Render(t Target, d Desired) (*Config, error) {
 	return cfg, nil
 }
 
-// finishLines applies the per-flavour rules to the parsed file: ignored
-// variables become comments (with a warning), plugin variables get loose-,
-// and the active options are collected.
+// finishLines applies the per-flavour rules to the parsed file: another
+// flavour's variable is refused, plugin variables get loose-, and the
+// active options are collected.
 func finishLines(cfg *Config, f *cnfFile, s flavor.Server) error {
 	for i := range f.lines {
 		l := &f.lines[i]
@@ -219,11 +216,8 @@ func finishLines(cfg *Config, f *cnfFile, s flavor.Server) error {
 		if !s.ReadsGroup(l.section) {
 			return fmt.Errorf("%s: %s does not read section [%s]: it would ignore %s", cfg.Host, s, l.section, l.name)
 		}
-		if reason, ignored := s.IgnoredVariable(l.name); ignored {
-			cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("%s: %s: %s by %s; not set (kept as a comment in %s)",
-				cfg.Host, l.name, reason, s, cfg.fileName()))
-			f.comment(i, reason)
-			continue
+		if err := absentErr(cfg.Host, "", l.name, s); err != nil {
+			return err
 		}
 		if s.NeedsLoose(l.name) {
 			l.loose = true

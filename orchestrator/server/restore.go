@@ -58,6 +58,12 @@ func (n *Node) Restore(ctx context.Context, events step.HostEvents) (*Result, er
 	}); err != nil {
 		return res, err
 	}
+	if strings.HasPrefix(n.Facts.DropIn, ownerMarker) {
+		if err := q.Do(ctx, n.dropInStep("")); err != nil {
+			_, err = n.rollBack(ctx, q, res, err)
+			return res, err
+		}
+	}
 	if err := q.Do(ctx, n.restartStep("without orch's config", st)); err != nil {
 		_, err = n.rollBack(ctx, q, res, err)
 		return res, err

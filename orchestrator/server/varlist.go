@@ -99,20 +99,24 @@ func OfflineNamesNote(t Target) string {
 
 // checkNameOffline refuses a variable name t's declared server does not
 // have, with the nearest names; from says where it came from (--knob,
-// profile.vars, profile innodb.cnf). Names the flavour table knows better
-// than the list (ignored, option-only, skip_X of a known X, a plugin's
+// profile.vars, profile innodb.cnf). Another flavour's variable is refused
+// with the flavour table's why, list or none. Names the flavour table knows
+// better than the list (option-only, skip_X of a known X, a plugin's
 // variable when the list has none of that plugin's) pass.
 func checkNameOffline(t Target, from, name string) error {
+	name, _ = canonName(name)
+	s := t.Server
+	if err := absentErr(t.Host.String(), from, name, s); err != nil {
+		return err
+	}
 	known, ok := KnownVariables(t.Server, t.Assumed)
 	if !ok {
 		return nil
 	}
-	name, _ = canonName(name)
-	s := t.Server
 	if _, found := slices.BinarySearch(known, name); found {
 		return nil
 	}
-	if _, ignored := s.IgnoredVariable(name); ignored || s.OptionOnly(name) {
+	if s.OptionOnly(name) {
 		return nil
 	}
 	if off, isSkip := strings.CutPrefix(name, "skip_"); isSkip {
@@ -124,4 +128,17 @@ func checkNameOffline(t Target, from, name string) error {
 		return nil // the list was taken without that plugin: it cannot say
 	}
 	return fmt.Errorf("%s: %s %s: no such variable on %s%s", t.Host, from, name, s, suggest.DidYouMean(suggest.Closest(name, known)))
+}
+
+// absentErr refuses another flavour's variable on s, saying why and where
+// to ask it instead (nil when s may have it).
+func absentErr(host, from, name string, s flavor.Server) error {
+	why, absent := s.AbsentVariable(name)
+	if !absent {
+		return nil
+	}
+	if from != "" {
+		from += " "
+	}
+	return fmt.Errorf("%s: %s%s: no such variable on %s: %s", host, from, name, s, why)
 }

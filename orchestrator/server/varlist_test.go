@@ -64,7 +64,9 @@ func TestCheckDesiredKnobNames(t *testing.T) {
 		{"mariadb:10.5.23", "tokudb_cache_siz", "did you mean tokudb_cache_size?"},
 		{"mariadb", "innodb_flush_log_at_trx_comit", "did you mean innodb_flush_log_at_trx_commit?"},
 		{"mariadb:10.11.6", "innodb_flush_log_at_trx_commit", ""},
-		{"mariadb:10.11.6", "binlog_order_commits", ""}, // ignored: named as a no-op, not refused
+		{"mariadb:10.11.6", "binlog_order_commits", "no such variable on MariaDB 10.11.6: it is MySQL's"},
+		{"mariadb", "binlog_order_commits", "no such variable on MariaDB"}, // any version: none has it
+		{"mariadb:10.5.23", "binlog-order-commits", "ask it on a MySQL server (the lab: orch lab up --flavor mysql)"},
 		{"mariadb:10.11.6", "skip_slave_start", ""},
 		{"mariadb:10.5.23", "rocksdb_block_cache_size", ""}, // the 10.5 list was taken without MyRocks
 		{"mariadb", "tokudb_cache_size", ""},                // 10.5 has it: not refused on a guessed version

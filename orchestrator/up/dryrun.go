@@ -48,9 +48,6 @@ func DryRun(w io.Writer, inv *topology.Inventory, d server.Desired, hint string)
 			path = "<include dir detected at run time>"
 		}
 		fmt.Fprintf(w, "### %s: %s%s\n### would write %s\n%s", h, t.Server, assumed, path, cfg.Text)
-		for _, warn := range cfg.Warnings {
-			fmt.Fprintf(w, "### WARNING %s\n", warn)
-		}
 		fmt.Fprintln(w)
 		if h.Role == topology.RoleMaster {
 			masterServer = t.Server

@@ -75,15 +75,15 @@ func PutBack(ctx context.Context, c *cluster.Cluster, rep *Report) error {
 }
 
 // validateExisting checks each wanted state's knobs against the server.
-func validateExisting(ctx context.Context, c *cluster.Cluster, want []server.Desired) ([]string, flavor.Server, error) {
+func validateExisting(ctx context.Context, c *cluster.Cluster, want []server.Desired) (flavor.Server, error) {
 	n, err := openExisting(ctx, c)
 	if err != nil {
-		return nil, flavor.Server{}, err
+		return flavor.Server{}, err
 	}
 	for _, d := range want {
 		if _, err := n.CheckDynamic(ctx, d.Knobs); err != nil {
-			return nil, flavor.Server{}, err
+			return flavor.Server{}, err
 		}
 	}
-	return nil, n.Server, nil
+	return n.Server, nil
 }

@@ -166,9 +166,6 @@ func Up(ctx context.Context, c *cluster.Cluster, opts Options) (*Report, error) 
 		return nil, err
 	}
 	rep := &Report{}
-	for _, p := range plans {
-		rep.Warnings = append(rep.Warnings, p.Warnings...)
-	}
 
 	// Apply on all hosts at once: restarts overlap, which is the point.
 	rep.Hosts = make([]*server.Result, len(nodes))
@@ -281,34 +278,22 @@ func check(ctx context.Context, nodes []*server.Node, inv *topology.Inventory, d
 
 // Validate checks several wanted states against every server without
 // changing anything (a matrix validates all its cells before the first
-// runs). It returns the servers' warnings (ignored knobs, once each) and the
-// master's server, for flavour-dependent decisions.
-func Validate(ctx context.Context, c *cluster.Cluster, want []server.Desired) ([]string, flavor.Server, error) {
+// runs). It returns the master's server, for flavour-dependent decisions.
+func Validate(ctx context.Context, c *cluster.Cluster, want []server.Desired) (flavor.Server, error) {
 	if c.Inventory.Existing {
 		return validateExisting(ctx, c, want)
 	}
 	sessions, err := openNodes(ctx, c, &recorder{})
 	if err != nil {
-		return nil, flavor.Server{}, err
+		return flavor.Server{}, err
 	}
 	nodes := sessions.DB()
-	seen := map[string]bool{}
-	var warnings []string
 	for _, d := range want {
-		_, plans, err := check(ctx, nodes, c.Inventory, d, &recorder{})
-		if err != nil {
-			return nil, flavor.Server{}, err
-		}
-		for _, p := range plans {
-			for _, w := range p.Warnings {
-				if !seen[w] {
-					seen[w] = true
-					warnings = append(warnings, w)
-				}
-			}
+		if _, _, err := check(ctx, nodes, c.Inventory, d, &recorder{}); err != nil {
+			return flavor.Server{}, err
 		}
 	}
-	return warnings, sessions.Master.Server, nil
+	return sessions.Master.Server, nil
 }
 
 // replicationParams maps the inventory's settings onto the flavour plans'.

@@ -67,7 +67,7 @@ var mariaDefaults = map[string]string{
 	"innodb_flush_log_at_trx_commit": "1", "innodb_buffer_pool_size": "134217728", "sync_binlog": "0",
 	"read_only": "OFF", "version": "10.11.19-MariaDB-0+deb12u1-log", "datadir": "/var/lib/mysql/",
 	"plugin_dir": "/usr/lib/mysql/plugin/", "log_error": boxLog, "gtid_binlog_pos": "", "gtid_slave_pos": "",
-	"gtid_current_pos": "", "binlog_order_commits": "ON", "log_slave_updates": "OFF",
+	"gtid_current_pos": "", "log_slave_updates": "OFF", "binlog_commit_wait_count": "0",
 }
 
 // mariaReadOnly are the variables that only an option file changes.

@@ -3,7 +3,6 @@
 -- params: master 10.0.0.1:3306, account 'repl'@'%', password <redacted>, semi-sync timeout 1000000000000000000 ms, wait point AFTER_SYNC, wait for 2 replicas (where supported), fresh slaves
 -- engine innodb: built in
 -- engine rocksdb: plugin-load-add=ha_rocksdb.so (package mariadb-plugin-rocksdb)
--- variable binlog_order_commits: accepted but ignored (MariaDB has its own binlog group commit: binlog_commit_wait_count, binlog_commit_wait_usec)
 -- config on every node: gtid_strict_mode=ON
 
 -- phase: master-setup (master)
