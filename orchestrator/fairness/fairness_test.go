@@ -1,6 +1,7 @@
 package fairness
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -218,8 +219,10 @@ func fixed(over map[string]string) map[string]string {
 }
 
 // The seed's TokuDB question on MariaDB 10.5 (the TokuDB lab): its own
-// profiles flush InnoDB's log at each commit but fsync once a second
-// (=2) against TokuDB's fsync at each commit (commit_sync ON) — unfair;
+// profiles write InnoDB's log at each commit and fsync it once a second
+// (=2) against TokuDB's log kept in the server until its fsync every
+// 1000 ms (commit_sync ON does nothing while tokudb_fsync_log_period is
+// above 0: hatoku_hton.cc's tokudb_sync_on_commit) — unfair;
 // asked with both logs written and synced once a second (InnoDB =0,
 // TokuDB commit_sync OFF every 1000 ms), the engines are equally durable,
 // and so are the replicas' positions, which stay in InnoDB at =0 on the
@@ -230,7 +233,16 @@ func TestLintTokuDBDurability(t *testing.T) {
 		"tokudb_directio": "ON", "innodb_flush_log_at_trx_commit": "1"}
 	seed := Lint([]Config{cluster("innodb", "innodb", nil), cluster("tokudb", "tokudb", toku)}, nil)
 	if !HasDurability(seed) {
-		t.Errorf("the seed's profiles (InnoDB =2, TokuDB commit_sync ON) are not flagged: %v", seed)
+		t.Errorf("the seed's profiles (InnoDB =2, TokuDB commit_sync ON every 1000 ms) are not flagged: %v", seed)
+	}
+	if s := fmt.Sprint(seed); !strings.Contains(s, "tokudb_commit_sync=ON tokudb_fsync_log_period=1000 (written and fsynced about once a second)") {
+		t.Errorf("TokuDB's period not taken over commit_sync: %s", s)
+	}
+	// Only with the period at 0 does commit_sync=ON fsync at each commit.
+	perCommit := Lint([]Config{cluster("innodb", "innodb", map[string]string{"innodb_flush_log_at_trx_commit": "1"}),
+		cluster("tokudb", "tokudb", map[string]string{"tokudb_commit_sync": "ON", "tokudb_fsync_log_period": "0", "innodb_flush_log_at_trx_commit": "1"})}, nil)
+	if s := fmt.Sprint(perCommit); strings.Contains(s, "flush policy") {
+		t.Errorf("InnoDB =1 against TokuDB commit_sync ON, period 0 (both fsync at each commit) flagged: %s", s)
 	}
 	aligned := map[string]string{"innodb_flush_log_at_trx_commit": "0", "tokudb_commit_sync": "OFF"}
 	for k, v := range toku {

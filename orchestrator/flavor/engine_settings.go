@@ -14,8 +14,9 @@ type EngineSettings struct {
 	// as innodb_flush_log_at_trx_commit: 1 and 3 fsync at each commit, 2
 	// writes at each commit and fsyncs about once a second, 0 does both
 	// about once a second. With FlushPeriodVar it is an ON/OFF switch
-	// (tokudb_commit_sync): ON fsyncs at each commit, OFF every
-	// FlushPeriodVar milliseconds.
+	// (tokudb_commit_sync) that only counts while the period is 0: ON
+	// fsyncs at each commit, OFF leaves the log to checkpoints; a period
+	// above 0 fsyncs every period milliseconds and never at commit.
 	FlushVar, FlushPeriodVar string
 	// Durability are the engine's other durability settings, compared
 	// as they are between configurations that test this engine.
