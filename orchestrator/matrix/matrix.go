@@ -38,8 +38,8 @@ type Matrix struct {
 }
 
 // New plans a matrix of workload over engines × axes, each label repeat
-// times, with the default baseline. The caller sets Overrides, WarmupS and
-// NoEffect before Create.
+// times, with the default baseline. The caller sets Overrides and WarmupS
+// before Create.
 func New(workload string, engines []string, axes []Axis, repeat int) (*Matrix, error) {
 	if len(engines) == 0 {
 		return nil, errors.New("matrix: no engine")

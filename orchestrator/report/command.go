@@ -67,5 +67,12 @@ func Answer(req Request, w io.Writer) error {
 	fmt.Fprint(w, rep.Summary())
 	fmt.Fprintln(w, WrittenLine(paths))
 	fmt.Fprint(w, rep.AnswerText())
-	return nil
+	answer, dbiPaths, err := regenerateDBInsert(inputs)
+	for _, p := range dbiPaths {
+		fmt.Fprintln(w, "db-insert report: "+p)
+	}
+	if answer != "" {
+		fmt.Fprintln(w, "db-insert answer: "+answer)
+	}
+	return err
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/orch-bench/orch/orchestrator/bench"
+	"github.com/orch-bench/orch/orchestrator/schema"
 )
 
 // dbiCells makes one run directory per capture in testdata/dbinsert (real
@@ -135,5 +136,45 @@ func TestDBInsertCollapse(t *testing.T) {
 	}
 	if i := collapse(&dbiConfig{Runs: []*dbiRun{run(100, 99, 11)}}); i != -1 {
 		t.Errorf("no collapse expected, got %d", i)
+	}
+}
+
+// TestDBInsertFromMatrixDir: `orch report MATRIXDIR` on a db-insert matrix
+// writes dbinsert.md again from the matrix's cells, with the answer the
+// matrix printed at its end; a matrix over a server workload has none.
+func TestDBInsertFromMatrixDir(t *testing.T) {
+	root, runs := dbiCells(t)
+	want, _, err := WriteDBInsert(root, runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(root, FileDBInsert))
+	m := schema.Matrix{Workload: "db-insert", Engines: []string{"tokudb", "bdb"}}
+	for i, r := range runs {
+		m.Cells = append(m.Cells, schema.MatrixCell{ID: filepath.Base(r.Dir), Engine: r.Label, Rep: r.Rep,
+			State: schema.CellOK, Dir: filepath.Join("cells", filepath.Base(r.Dir))})
+		if i == 1 {
+			m.Cells = append(m.Cells, schema.MatrixCell{ID: "pending", Engine: "bdb", Rep: 3, State: schema.CellPending, Dir: "cells/pending"})
+		}
+	}
+	doc, _ := json.Marshal(m)
+	if err := os.WriteFile(filepath.Join(root, schema.FileMatrix), doc, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	answer, paths, err := regenerateDBInsert([]string{root})
+	if err != nil || answer != want || len(paths) != 2 {
+		t.Fatalf("answer %q (want %q), paths %v, %v", answer, want, paths, err)
+	}
+	if _, err := os.Stat(filepath.Join(root, FileDBInsert)); err != nil {
+		t.Error(err)
+	}
+	m.Workload = "pure-random-writes"
+	if got, err := DBInsertRuns(root, &m); got != nil || err != nil {
+		t.Errorf("a server workload's matrix: %v %v", got, err)
+	}
+	m.Workload = "db-insert"
+	m.Cells[0].Dir = "../elsewhere"
+	if _, err := DBInsertRuns(root, &m); err == nil {
+		t.Error("a cell outside the matrix was read")
 	}
 }
