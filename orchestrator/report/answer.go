@@ -62,6 +62,10 @@ func (t *Table) answerParts() (lead, more []string) {
 	for _, g := range t.Groups {
 		if g != base {
 			out = append(out, t.comparisonLine(base, g))
+			// A caveat that limits the answer goes right under it.
+			if l := t.steadyLine(base, g); l != "" {
+				out = append(out, l)
+			}
 		}
 	}
 	if len(t.Groups) == 1 {
@@ -72,6 +76,9 @@ func (t *Table) answerParts() (lead, more []string) {
 		out = append(out, t.Floor.note())
 	}
 	if l := t.ruleLine(); l != "" {
+		out = append(out, l)
+	}
+	if l := t.trendWarning(); l != "" {
 		out = append(out, l)
 	}
 	if l := t.replicaLine(); l != "" {

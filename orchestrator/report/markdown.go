@@ -59,6 +59,9 @@ func (rep *Report) preamble(code func(string) string) []string {
 	if w := rep.windowSummary(); w != "" {
 		out = append(out, w)
 	}
+	if w := rep.steadySummary(); w != "" {
+		out = append(out, w)
+	}
 	return append(out,
 		"Steady-state rate: the mean of the client's per-second interval rates in the window; the tool's final figure when it printed none. "+
 			"Latency in the window: avg is the client threads over its transaction rate there (Little's law: in a closed loop every thread always has one transaction in flight; "+
@@ -123,6 +126,10 @@ func (t *Table) verdicts() []string {
 	for _, g := range t.Groups {
 		if g.Verdict != "" {
 			out = append(out, g.Verdict)
+			// A caveat that limits the verdict goes right under it.
+			if l := t.steadyLine(t.Baseline, g); l != "" {
+				out = append(out, l)
+			}
 		}
 	}
 	if t.Floor != nil {
