@@ -226,17 +226,18 @@ func (rep *Report) warmupSummary() string {
 	}
 	switch rep.WarmupFrom {
 	case "--warmup":
-		return fmt.Sprintf("Warm-up: --warmup %s s (orch report), the warm-up of every run; none detected.", num(rep.WarmupS, 0))
+		return fmt.Sprintf("Warm-up: given: %s s (orch report --warmup), the warm-up of every run; not detected (a given warm-up is used as given).", num(rep.WarmupS, 0))
 	case FileMatrix:
-		return fmt.Sprintf("Warm-up: --warmup %s s (given to orch matrix, %s), the warm-up of every run; none detected.", num(rep.WarmupS, 0), FileMatrix)
+		return fmt.Sprintf("Warm-up: given: %s s (orch matrix --warmup, %s), the warm-up of every run; not detected (a given warm-up is used as given).", num(rep.WarmupS, 0), FileMatrix)
 	}
-	s := "Warm-up: none given (--warmup), so detected per run as a sustained level change from the start of its per-second rate " +
-		"(a dip that recovers within the first half is not a warm-up)"
+	s := "Warm-up: none given (--warmup)"
 	if len(detected) > 0 {
 		slices.Sort(detected)
-		s += fmt.Sprintf("; detected %s-%s s (median %s s) over %d runs", num(detected[0], 0), num(detected[len(detected)-1], 0),
-			num(Median(detected), 0), len(detected))
+		s = fmt.Sprintf("Warm-up: detected: %s-%s s (median %s s) over %s; none given (--warmup)", num(detected[0], 0), num(detected[len(detected)-1], 0),
+			num(Median(detected), 0), plural(len(detected), "run"))
 	}
+	s += ", so detected per run as a sustained level change from the start of its per-second rate " +
+		"(a dip that recovers within the first half is not a warm-up)"
 	if len(fixed) > 0 {
 		s += fmt.Sprintf("; %s s (%s) for %s with too few intervals to detect one", num(rep.WarmupS, 0), rep.WarmupFrom, plural(len(fixed), "run"))
 	}

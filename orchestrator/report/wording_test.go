@@ -61,7 +61,7 @@ func TestSummary(t *testing.T) {
 	s := rep.Summary()
 	inno := rep.Tables[0].Baseline
 	for _, want := range []string{
-		"Warm-up: --warmup 2 s (given to orch matrix, matrix.json), the warm-up of every run; none detected.",
+		"Warm-up: given: 2 s (orch matrix --warmup, matrix.json), the warm-up of every run; not detected (a given warm-up is used as given).",
 		"; replicas applied 3.6k tx/s (master 3.6k tx/s; lag at end 78 tx, catch-up 0.2 s)\n",
 		"pure-random-writes (sysbench, writes/s): baseline innodb: " + num(inno.Rate.Mean, 2) + " writes/s ± " + num(inno.Rate.SD, 2) + " (n=2)",
 		"  " + rep.Tables[0].group("rocksdb").Verdict,
