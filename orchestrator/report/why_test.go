@@ -316,9 +316,10 @@ func TestWhyHTML(t *testing.T) {
 	}
 	verdicts := strings.Index(page, `<ul class="verdicts">`)
 	why := strings.Index(page, "<h3>"+WhyHeading+"</h3>")
-	configs := strings.Index(page, "<h3>Configurations</h3>")
-	if why < 0 || !(verdicts < why && why < configs) {
-		t.Errorf("the section is missing or not under the verdicts (verdicts %d, why %d, configurations %d)", verdicts, why, configs)
+	configs := strings.Index(page, `-configurations">Configurations</h3>`)
+	// The configurations' table comes first, the diagnostics after it.
+	if why < 0 || !(verdicts < configs && configs < why) {
+		t.Errorf("the section is missing or not under the verdicts and the Configurations table (verdicts %d, configurations %d, why %d)", verdicts, configs, why)
 	}
 	for _, want := range []string{`<td class="marked"`, "<h4>Per transaction</h4>", "<h4>Utilisation and saturation (USE)</h4>", "rocksdb: 0.584x innodb."} {
 		if !strings.Contains(page, want) {
