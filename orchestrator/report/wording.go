@@ -171,7 +171,7 @@ func semiText(fallbackS, noTx float64) string {
 func steadyText(how string, r *Run) string {
 	switch how {
 	case "intervals":
-		return "mean of intervals in " + r.Win.text()
+		return "mean of intervals in " + r.Win.text() + r.printedText()
 	case "final":
 		if r.Bench != nil && len(r.Bench.rates[r.tableMetric].Series) == 0 {
 			return "the tool's figure (no intervals)"
@@ -246,4 +246,20 @@ func (rep *Report) Summary() string {
 		}
 	}
 	return b.String()
+}
+
+// printedText is ", 19/20 interval lines printed" when the client printed
+// fewer interval lines than its run's length holds (the last one races the
+// run's end and is often lost: not flagged, but not hidden either); "" when
+// it printed them all or the length is unknown.
+func (r *Run) printedText() string {
+	rt, ok := r.benchRate(r.tableMetric)
+	if !ok || rt.plotOnly || len(rt.Series) == 0 || r.Bench == nil || math.IsNaN(r.Bench.DurationS) {
+		return ""
+	}
+	of := int(math.Floor(r.Bench.DurationS/stepOf(rt.Series) + 0.01))
+	if n := len(rt.Series); n < of {
+		return fmt.Sprintf(", %d/%d interval lines printed", n, of)
+	}
+	return ""
 }
