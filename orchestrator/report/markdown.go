@@ -121,7 +121,7 @@ func (rep *Report) mdTable(b *strings.Builder, t *Table) {
 }
 
 // shadingNote explains the shaded bands of the time charts.
-const shadingNote = "Each configuration has one colour in every chart; a time chart's thick line is the mean of its runs at each second, the faint lines each run. Shaded: semi-sync off (orange), stalls (red), faults (purple), replica stopped or host not answering (grey), stack samples (yellow: a gdb sample pauses the server; inside the load, left out of every figure); the periods of all the runs merged, so a shade never darkens over the lines; " +
+const shadingNote = "Each configuration has one colour in every chart; a time chart's thick line is the mean of its runs at each second, the faint lines each run. Shaded: semi-sync off (orange), stalls (red), faults (purple), replica stopped or host not answering (grey), stack samples (yellow: taken in a profiling tail after the load unless the run sampled inside it, as older runs did; a gdb sample pauses the server, so one inside the load is left out of every figure); the periods of all the runs merged, so a shade never darkens over the lines; " +
 	"the dashed line ends the warm-up. The latency chart has a log scale. Time counts from the monitors' start, right before the benchmark."
 
 func (t *Table) verdicts() []string {
