@@ -192,7 +192,11 @@ func pctChange(r float64) string {
 func pctInterval(ci *RatioCI, err error) string {
 	switch {
 	case ci != nil:
-		s := " [" + pctChange(math.Max(0, ci.Low)) + ", " + pctChange(ci.High) + "]"
+		lo := pctChange(math.Max(0, ci.Low))
+		if ci.Low < 0 {
+			lo += " (clipped from " + pctChange(ci.Low) + ")"
+		}
+		s := " [" + lo + ", " + pctChange(ci.High) + "]"
 		if ci.Level > 0 && ci.Level < Alpha {
 			s += " (" + confidence(ci.Level) + " CI, Holm)"
 		}
