@@ -141,6 +141,16 @@ func (t *Table) comparisonLine(base, g *Group) string {
 		p += " at Holm's " + strconv.FormatFloat(g.Test.level(), 'g', 3, 64)
 	}
 	var s string
+	// --headline sustained: the user asked for the cluster's sustained
+	// rate, so the answer leads with it: an estimate with its interval
+	// (the test is of the master's rate, named as such after it, so that
+	// "no significant difference" and an interval excluding 0 are never
+	// said of one quantity).
+	sustained := t.Headline == HeadlineSustained && g.Replica.Known() && base.Replica.Known() && !math.IsNaN(g.SustainedRatio)
+	if sustained {
+		head += "sustained " + pctChange(g.SustainedRatio) + " " + t.changeOf() + pctInterval(g.SustainedCI, g.SustainedCIErr) +
+			" (an estimate with its interval, not tested); on the master: "
+	}
 	if g.Test.Significant() {
 		s = head + pctChange(g.Ratio) + " " + t.changeOf() + pctInterval(g.RatioCI, g.RatioCIErr) + " (" + p + ", " + ns + ")"
 	} else {
@@ -148,11 +158,6 @@ func (t *Table) comparisonLine(base, g *Group) string {
 		if g.RepsNeeded > min(g.Rate.N, base.Rate.N) {
 			s += fmt.Sprintf(": need ~%d runs each", g.RepsNeeded)
 		}
-	}
-	// --headline sustained: the user asked for the cluster's sustained
-	// rate, the verdict leads with it, so the answer names it too.
-	if t.Headline == HeadlineSustained && g.Replica.Known() && base.Replica.Known() && !math.IsNaN(g.SustainedRatio) {
-		s += "; sustained " + pctChange(g.SustainedRatio) + pctInterval(g.SustainedCI, g.SustainedCIErr)
 	}
 	if w := g.outcomeWords(base, t.Until); w != "" {
 		if g.status(base, t.Until).Outcome == stats.Equivalent {
