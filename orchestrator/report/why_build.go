@@ -189,8 +189,13 @@ func (w *Why) topStacks() []topStacks {
 			if p.MaxPauseMs != nil {
 				ts.Title += fmt.Sprintf(", longest server pause %.0f ms", *p.MaxPauseMs)
 			}
+			if p.Snapshots > 0 && p.Samples > p.Snapshots {
+				// The threads of one snapshot are one instant: the
+				// intervals count them as independent samples.
+				ts.Title += fmt.Sprintf("; the intervals count the %d stacks as independent, so they are the least uncertainty of shares from %d instants", p.Samples, p.Snapshots)
+			}
 			for _, s := range shown(p) {
-				ts.Rows = append(ts.Rows, [2]string{pctFixed(float64(s.Count) / float64(p.Samples)), key(s.Frames)})
+				ts.Rows = append(ts.Rows, [2]string{stackShare(s.Count, p.Samples), key(s.Frames)})
 			}
 			out = append(out, ts)
 		}
