@@ -66,7 +66,10 @@ func (m *Matrix) configs() []Cell {
 	for _, c := range base {
 		for _, arm := range Arms {
 			a := c
-			a.Label, a.Arm = aaLabel(c.Label, arm), arm
+			// The one configuration's label names all its knobs: the
+			// floor is measured at them (an A/B matrix's labels leave out
+			// a knob with one value: varying).
+			a.Label, a.Arm = aaLabel(label(c.Engine, c.Knobs), arm), arm
 			out = append(out, a)
 		}
 	}

@@ -71,14 +71,43 @@ func (t *Table) axes() string {
 			}
 		}
 	}
-	var parts []string
+	// A knob with one value on every run is no axis: a matrix leaves it
+	// out of the labels, so it is stated here once.
+	values := map[string]map[string]bool{}
+	for _, r := range t.Runs {
+		for _, k := range r.Knobs {
+			if values[k.Name] == nil {
+				values[k.Name] = map[string]bool{}
+			}
+			values[k.Name][k.Value] = true
+		}
+	}
+	var parts, fixed []string
 	if len(engines) > 0 {
 		parts = append(parts, "engine ("+strings.Join(engines, ", ")+")")
 	}
 	for _, k := range knobs {
+		if vs := sortedKeys(values[k]); len(vs) == 1 && t.knobOnEveryRun(k) {
+			fixed = append(fixed, k+"="+vs[0])
+			continue
+		}
 		parts = append(parts, k)
 	}
-	return strings.Join(parts, ", ")
+	s := strings.Join(parts, ", ")
+	if len(fixed) > 0 {
+		s += "; set on every configuration: " + strings.Join(fixed, " ")
+	}
+	return s
+}
+
+// knobOnEveryRun reports whether every run of t set the knob name.
+func (t *Table) knobOnEveryRun(name string) bool {
+	for _, r := range t.Runs {
+		if !slices.ContainsFunc(r.Knobs, func(k Knob) bool { return k.Name == name }) {
+			return false
+		}
+	}
+	return true
 }
 
 // durability is the master's durability and cache settings of the
