@@ -151,6 +151,18 @@ var runColumns = []Column[runRow]{
 	{"window_to_s", "", func(r runRow) string { return f4(r.r.Win.ToS) }},
 	{"window_excluded_s", "", func(r runRow) string { return f4(r.r.Win.excludedS()) }},
 	{"flags", "the invariants the run violates, `; `-separated (empty: none)", func(r runRow) string { return strings.Join(r.r.Flags, "; ") }},
+	{"shift_found", "the run's own level-shift test over its window (steady state; the report decides on its configuration's runs together): whether a shift of 10% or more is significant, the best split's relative change (later / earlier level - 1) and the client second where the later level begins; empty when the window had too few intervals",
+		func(r runRow) string { return r.shift(func(s Shift) string { return strconv.FormatBool(s.Found) }) }},
+	{"shift_rel", "", func(r runRow) string { return r.shift(func(s Shift) string { return f4(s.Rel) }) }},
+	{"shift_at_s", "", func(r runRow) string { return r.shift(func(s Shift) string { return f4(s.AtS) }) }},
+}
+
+// shift is v of the run's level-shift test, empty when it was not tested.
+func (r runRow) shift(v func(Shift) string) string {
+	if !r.r.Shift.Tested {
+		return ""
+	}
+	return v(r.r.Shift)
 }
 
 // bench is v when the run has benchmark output, else empty.
