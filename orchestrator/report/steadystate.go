@@ -260,11 +260,11 @@ func (t *Table) trendWarning() string {
 	if len(shifted) == 0 || len(t.Groups) < 2 {
 		return ""
 	}
-	what := "the runs needed"
+	what := "the runs-needed estimate"
 	if t.Until != nil {
 		what = "the stopping rule"
 	}
-	return fmt.Sprintf("Trend: %s's rate shifts inside the window, so %s is driven by a trend, not noise: "+
+	return fmt.Sprintf("Trend: the rate of %s shifts inside the window, so %s is driven by a trend, not noise: "+
 		"more runs of this length measure the same mix of phases again; longer runs, or a warm-up past the shift, measure one",
 		strings.Join(shifted, ", "), what)
 }

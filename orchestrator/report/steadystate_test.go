@@ -113,7 +113,7 @@ func TestSteadyStateDemoSeries(t *testing.T) {
 	}
 	found := false
 	for _, l := range more {
-		found = found || regexp.MustCompile(`^Trend: rocksdb's rate shifts inside the window`).MatchString(l)
+		found = found || regexp.MustCompile(`^Trend: the rate of rocksdb shifts inside the window`).MatchString(l)
 	}
 	if !found {
 		t.Errorf("no trend warning in %q", more)
