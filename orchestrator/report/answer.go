@@ -63,9 +63,7 @@ func (t *Table) answerParts() (lead, more []string) {
 		if g != base {
 			out = append(out, t.comparisonLine(base, g))
 			// A caveat that limits the answer goes right under it.
-			if l := t.steadyLine(base, g); l != "" {
-				out = append(out, l)
-			}
+			out = append(out, t.caveats(base, g)...)
 		}
 	}
 	if len(t.Groups) == 1 {

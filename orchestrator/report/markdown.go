@@ -130,9 +130,7 @@ func (t *Table) verdicts() []string {
 		if g.Verdict != "" {
 			out = append(out, g.Verdict)
 			// A caveat that limits the verdict goes right under it.
-			if l := t.steadyLine(t.Baseline, g); l != "" {
-				out = append(out, l)
-			}
+			out = append(out, t.caveats(t.Baseline, g)...)
 		}
 	}
 	if t.Floor != nil {
