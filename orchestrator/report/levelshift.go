@@ -58,13 +58,14 @@ func TestShift(ps []Point) Shift {
 			ts, xs = append(ts, p.T), append(xs, p.V)
 		}
 	}
+	ts, xs = binned(ts, xs)
 	n := len(xs)
 	s := Shift{N: n}
 	if n < 2*shiftMinSeg {
 		return s
 	}
 	s.Tested = true
-	step := stepOf(ps)
+	step := stepOf(ps) * float64(binOf(len(ps)))
 	s.FromS, s.ToS = ts[0]-step, ts[n-1]
 	k, stat := shiftStat(xs)
 	s.Stat, s.Crit = stat, shiftCrit(n)
@@ -169,4 +170,27 @@ func shiftCrit(n int) float64 {
 	c := stats[int(math.Ceil((1-ShiftAlpha)*shiftSims))-1]
 	critCache[n] = c
 	return c
+}
+
+// shiftMaxN is the most points TestShift tests: a longer window (an
+// hour of seconds) is tested on the means of consecutive intervals, at
+// most shiftMaxN of them, so that simulating its critical value stays a
+// fraction of a second.
+const shiftMaxN = 600
+
+func binOf(n int) int { return (n + shiftMaxN - 1) / shiftMaxN }
+
+// binned is the series as means of binOf(n) consecutive points, each at
+// its last point's time (the series itself when short enough).
+func binned(ts, xs []float64) ([]float64, []float64) {
+	k := binOf(len(xs))
+	if k <= 1 {
+		return ts, xs
+	}
+	var bt, bx []float64
+	for i := 0; i < len(xs); i += k {
+		j := min(i+k, len(xs))
+		bt, bx = append(bt, ts[j-1]), append(bx, meanOf(xs[i:j]))
+	}
+	return bt, bx
 }

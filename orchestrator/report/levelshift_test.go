@@ -82,3 +82,16 @@ func TestShiftPower(t *testing.T) {
 		}
 	}
 }
+
+// TestShiftLongWindow: an hour of seconds is tested on at most shiftMaxN
+// means of consecutive intervals, and a 30% drop at 40 min is found there.
+func TestShiftLongWindow(t *testing.T) {
+	ps := ar1(rand.New(rand.NewSource(3)), 3600, 9000, 0.1, 0.3)
+	for j := 2400; j < len(ps); j++ {
+		ps[j].V *= 0.7
+	}
+	s := TestShift(ps)
+	if s.N > shiftMaxN || !s.Found || math.Abs(s.AtS-2400) > 12 || math.Abs(s.Rel+0.3) > 0.03 {
+		t.Errorf("n=%d found %v at %.0f s, %+.1f%%", s.N, s.Found, s.AtS, 100*s.Rel)
+	}
+}
