@@ -241,6 +241,23 @@ var confColumns = []Column[confRow]{
 	{"label_binlog_bytes", "", func(c confRow) string { return f4(c.g.BinlogBytes) }},
 	{"label_relay_log_bytes", "", func(c confRow) string { return f4(c.g.RelayBytes) }},
 	{"label_space_amp", "", func(c confRow) string { return f4(c.g.SpaceAmp) }},
+	{"label_steady_state", "the level-shift test of the configuration's runs together (their mean per-second profile over the seconds their windows share, each run over its own mean): `false` when a shift of 10% or more is significant at 5%, empty when no window had enough intervals; the shift's relative change, the client second where the later level begins, and the runs that shifted with it",
+		func(c confRow) string {
+			return c.phases(func(p Phases) string { return strconv.FormatBool(!p.Pooled.Found) })
+		}},
+	{"label_shift_rel", "", func(c confRow) string { return c.phases(func(p Phases) string { return f4(p.Rel) }) }},
+	{"label_shift_at_s", "", func(c confRow) string { return c.phases(func(p Phases) string { return f4(p.AtS) }) }},
+	{"label_shift_runs", "", func(c confRow) string { return c.phases(func(p Phases) string { return strconv.Itoa(p.Shifted) }) }},
+}
+
+// phases is v of the configuration's level-shift test, empty when none
+// of its runs was tested.
+func (c confRow) phases(v func(Phases) string) string {
+	p := c.t.phases(c.g)
+	if !p.Pooled.Tested {
+		return ""
+	}
+	return v(p)
 }
 
 // nanBench stands in for a run without benchmark output: every figure NaN.
