@@ -265,3 +265,20 @@ func TestPlanLabelsOnlyVaryingKnobs(t *testing.T) {
 		t.Errorf("default baseline %q", b)
 	}
 }
+
+// TestConfigsKeepOlderLabels: a matrix planned by an older orch named a
+// one-valued knob in its labels; a round added to it (a failed cluster's
+// rounds moved) joins its configuration under the label it already has.
+func TestConfigsKeepOlderLabels(t *testing.T) {
+	m, err := New("pure-random-writes", []string{"innodb"}, []Axis{{Name: "sync_binlog", Values: []string{"1"}}}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Cells[0].Label != "innodb" {
+		t.Fatalf("label %q, want innodb", m.Cells[0].Label)
+	}
+	m.Cells[0].Label = "innodb sync_binlog=1" // as an older orch wrote it
+	if c := m.configs(); len(c) != 1 || c[0].Label != "innodb sync_binlog=1" {
+		t.Errorf("configs %+v, want the cells' own label", c)
+	}
+}
