@@ -64,7 +64,7 @@ func TestVerdictInnodbVsRocksdb(t *testing.T) {
 		"gtid_pos_auto_engines=ROCKSDB",
 		"### Replicas",
 		"Fairness: no durability, caching or IO difference between the configurations beyond their axes.",
-		"Warm-up: --warmup " + opt["warmup"] + " s (given to orch matrix, matrix.json), the warm-up of every run; none detected.",
+		"Warm-up: given: " + opt["warmup"] + " s (orch matrix --warmup, matrix.json), the warm-up of every run; not detected (a given warm-up is used as given).",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report.md lacks %q", want)

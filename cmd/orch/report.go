@@ -80,6 +80,9 @@ into the input's directory when there is one input, else ./report (--out).`,
 		"(over the matrix's); when not, the matrix's --warmup if it had one, else detected per run as a sustained level change from the start "+
 		"of its per-second rate (a dip that recovers within the run's first half is not a warm-up; stack-sampling spans are left out first), "+
 		"10 s for runs with too few intervals")
+	// The flag's value is used only when given: its default is detection
+	// (or the matrix's), not the fallback's 10 s that help would print.
+	f.Lookup("warmup").DefValue = "detected per run, or the matrix's --warmup"
 	f.StringVar(&out, "out", "", "output directory (default: the input's directory when there is one input, else ./report)")
 	f.StringVar(&formats, "format", "md,html,csv", "outputs to write: md, html, csv (comma-separated)")
 	f.StringVar(&headline, "headline", report.HeadlineBoth, "what verdicts lead with: master (the master's rate), sustained (transactions / (run + replica catch-up)) or both")

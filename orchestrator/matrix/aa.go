@@ -3,6 +3,7 @@ package matrix
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/orch-bench/orch/orchestrator/runs"
@@ -59,6 +60,17 @@ func aaLabel(base, arm string) string { return base + " (" + arm + ")" }
 // order (for an A/A matrix, the two arms of its one configuration).
 func (m *Matrix) configs() []Cell {
 	base := roundCells(m.Engines, m.Knobs)
+	// A configuration keeps the label its cells already have: a matrix
+	// planned by an older orch named knobs with one value too, and a round
+	// added to it (a failed cluster's) must join its configuration.
+	for i := range base {
+		for _, c := range m.Cells {
+			if c.Arm == "" && c.Engine == base[i].Engine && slices.Equal(c.Knobs, base[i].Knobs) {
+				base[i].Label = c.Label
+				break
+			}
+		}
+	}
 	if !m.AA {
 		return base
 	}
@@ -66,7 +78,10 @@ func (m *Matrix) configs() []Cell {
 	for _, c := range base {
 		for _, arm := range Arms {
 			a := c
-			a.Label, a.Arm = aaLabel(c.Label, arm), arm
+			// The one configuration's label names all its knobs: the
+			// floor is measured at them (an A/B matrix's labels leave out
+			// a knob with one value: varying).
+			a.Label, a.Arm = aaLabel(label(c.Engine, c.Knobs), arm), arm
 			out = append(out, a)
 		}
 	}

@@ -101,7 +101,7 @@ func roundCells(engines []string, axes []Axis) []Cell {
 	var out []Cell
 	for _, e := range engines {
 		for _, kv := range knobCombos(axes) {
-			out = append(out, Cell{Label: label(e, kv), Engine: e, Knobs: kv, State: Pending})
+			out = append(out, Cell{Label: label(e, varying(kv, axes)), Engine: e, Knobs: kv, State: Pending})
 		}
 	}
 	return out

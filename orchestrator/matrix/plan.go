@@ -66,7 +66,7 @@ func Plan(engines []string, axes []Axis, repeat int) []Cell {
 		}
 		for _, e := range order {
 			for _, kv := range combos {
-				cells = append(cells, Cell{Label: label(e, kv), Engine: e, Knobs: kv, Rep: r, State: Pending})
+				cells = append(cells, Cell{Label: label(e, varying(kv, axes)), Engine: e, Knobs: kv, Rep: r, State: Pending})
 			}
 		}
 	}
@@ -97,6 +97,21 @@ func knobCombos(axes []Axis) [][]KV {
 			}
 		}
 		out = next
+	}
+	return out
+}
+
+// varying is knobs without those whose axis has one value: a knob set the
+// same on every configuration tells configurations apart no more than the
+// inventory does, and repeated in every label it made answer lines of 171
+// characters; the cells keep it (Cell.Knobs), the report states it once.
+func varying(knobs []KV, axes []Axis) []KV {
+	var out []KV
+	for _, k := range knobs {
+		i := slices.IndexFunc(axes, func(a Axis) bool { return a.Name == k.Name })
+		if i < 0 || len(axes[i].Values) > 1 {
+			out = append(out, k)
+		}
 	}
 	return out
 }
@@ -160,7 +175,7 @@ func DefaultBaseline(engines []string, axes []Axis) string {
 			kv = append(kv, KV{Name: ax.Name, Value: ax.Values[0]})
 		}
 	}
-	return label(engines[0], kv)
+	return label(engines[0], varying(kv, axes))
 }
 
 // EngineSwitches counts consecutive cells on different engines: each is a

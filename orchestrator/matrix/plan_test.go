@@ -241,3 +241,44 @@ func TestEstimate(t *testing.T) {
 		t.Errorf("Estimate(%d cells x 30 days) = %v, want the saturated maximum", len(huge), got)
 	}
 }
+
+// TestPlanLabelsOnlyVaryingKnobs: a knob with one value is set on every
+// cell but named in no label (it tells no configuration apart; repeated in
+// every label it made 171-character answer lines), and the default
+// baseline is named the same way; a knob with several values is in every
+// label.
+func TestPlanLabelsOnlyVaryingKnobs(t *testing.T) {
+	axes := []Axis{{Name: "innodb_flush_log_at_trx_commit", Values: []string{"1"}}, syncBinlog}
+	cells := Plan([]string{"innodb", "rocksdb"}, axes, 1)
+	var labels []string
+	for _, c := range cells {
+		labels = append(labels, c.Label)
+		if len(c.Knobs) != 2 || c.Knobs[0] != (KV{Name: "innodb_flush_log_at_trx_commit", Value: "1"}) {
+			t.Errorf("cell %s: knobs %v, want the one-valued knob set too", c.ID, c.Knobs)
+		}
+	}
+	want := []string{"innodb sync_binlog=0", "innodb sync_binlog=1", "rocksdb sync_binlog=0", "rocksdb sync_binlog=1"}
+	if !reflect.DeepEqual(labels, want) {
+		t.Errorf("labels %q, want %q", labels, want)
+	}
+	if b := DefaultBaseline([]string{"innodb", "rocksdb"}, axes); b != "innodb sync_binlog=0" {
+		t.Errorf("default baseline %q", b)
+	}
+}
+
+// TestConfigsKeepOlderLabels: a matrix planned by an older orch named a
+// one-valued knob in its labels; a round added to it (a failed cluster's
+// rounds moved) joins its configuration under the label it already has.
+func TestConfigsKeepOlderLabels(t *testing.T) {
+	m, err := New("pure-random-writes", []string{"innodb"}, []Axis{{Name: "sync_binlog", Values: []string{"1"}}}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Cells[0].Label != "innodb" {
+		t.Fatalf("label %q, want innodb", m.Cells[0].Label)
+	}
+	m.Cells[0].Label = "innodb sync_binlog=1" // as an older orch wrote it
+	if c := m.configs(); len(c) != 1 || c[0].Label != "innodb sync_binlog=1" {
+		t.Errorf("configs %+v, want the cells' own label", c)
+	}
+}

@@ -62,6 +62,8 @@ func (t *Table) answerParts() (lead, more []string) {
 	for _, g := range t.Groups {
 		if g != base {
 			out = append(out, t.comparisonLine(base, g))
+			// A caveat that limits the answer goes right under it.
+			out = append(out, t.caveats(base, g)...)
 		}
 	}
 	if len(t.Groups) == 1 {
@@ -72,6 +74,9 @@ func (t *Table) answerParts() (lead, more []string) {
 		out = append(out, t.Floor.note())
 	}
 	if l := t.ruleLine(); l != "" {
+		out = append(out, l)
+	}
+	if l := t.trendWarning(); l != "" {
 		out = append(out, l)
 	}
 	if l := t.replicaLine(); l != "" {
@@ -134,6 +139,16 @@ func (t *Table) comparisonLine(base, g *Group) string {
 		p += " at Holm's " + strconv.FormatFloat(g.Test.level(), 'g', 3, 64)
 	}
 	var s string
+	// --headline sustained: the user asked for the cluster's sustained
+	// rate, so the answer leads with it: an estimate with its interval
+	// (the test is of the master's rate, named as such after it, so that
+	// "no significant difference" and an interval excluding 0 are never
+	// said of one quantity).
+	sustained := t.Headline == HeadlineSustained && g.Replica.Known() && base.Replica.Known() && !math.IsNaN(g.SustainedRatio)
+	if sustained {
+		head += "sustained " + pctChange(g.SustainedRatio) + " " + t.changeOf() + pctInterval(g.SustainedCI, g.SustainedCIErr) +
+			" (an estimate with its interval, not tested); on the master: "
+	}
 	if g.Test.Significant() {
 		s = head + pctChange(g.Ratio) + " " + t.changeOf() + pctInterval(g.RatioCI, g.RatioCIErr) + " (" + p + ", " + ns + ")"
 	} else {
@@ -141,11 +156,6 @@ func (t *Table) comparisonLine(base, g *Group) string {
 		if g.RepsNeeded > min(g.Rate.N, base.Rate.N) {
 			s += fmt.Sprintf(": need ~%d runs each", g.RepsNeeded)
 		}
-	}
-	// --headline sustained: the user asked for the cluster's sustained
-	// rate, the verdict leads with it, so the answer names it too.
-	if t.Headline == HeadlineSustained && g.Replica.Known() && base.Replica.Known() && !math.IsNaN(g.SustainedRatio) {
-		s += "; sustained " + pctChange(g.SustainedRatio) + pctInterval(g.SustainedCI, g.SustainedCIErr)
 	}
 	if w := g.outcomeWords(base, t.Until); w != "" {
 		if g.status(base, t.Until).Outcome == stats.Equivalent {
@@ -185,7 +195,11 @@ func pctChange(r float64) string {
 func pctInterval(ci *RatioCI, err error) string {
 	switch {
 	case ci != nil:
-		s := " [" + pctChange(math.Max(0, ci.Low)) + ", " + pctChange(ci.High) + "]"
+		lo := pctChange(math.Max(0, ci.Low))
+		if ci.Low < 0 {
+			lo += " (clipped from " + pctChange(ci.Low) + ")"
+		}
+		s := " [" + lo + ", " + pctChange(ci.High) + "]"
 		if ci.Level > 0 && ci.Level < Alpha {
 			s += " (" + confidence(ci.Level) + " CI, Holm)"
 		}

@@ -127,10 +127,20 @@ func TestAnswerReplicasBehind(t *testing.T) {
 	if got := tb.replicaLine(); got != want {
 		t.Errorf("replica line:\n got %q\nwant %q", got, want)
 	}
-	// --headline sustained: the comparison names the sustained ratio too.
+	// --headline sustained: the comparison leads with the sustained ratio,
+	// an estimate with its interval, then the master's rate and its test.
 	tb.Headline = HeadlineSustained
-	if got, want := tb.comparisonLine(base, g), "rocksdb vs innodb: -21% writes/s [-24%, -18%] (p=0.003, n=3+3); sustained -55% [-59%, -51%]"; got != want {
+	if got, want := tb.comparisonLine(base, g), "rocksdb vs innodb: sustained -55% writes/s [-59%, -51%] (an estimate with its interval, not tested); "+
+		"on the master: -21% writes/s [-24%, -18%] (p=0.003, n=3+3)"; got != want {
 		t.Errorf("sustained headline:\n got %q\nwant %q", got, want)
+	}
+	// A master rate not significantly different beside a sustained
+	// interval that excludes 0: two quantities, each named, never "no
+	// significant difference" and an interval excluding 0 said of one.
+	g.Test, g.RatioCI = &TTest{P: 0.2}, &RatioCI{Low: 0.7, High: 1.1}
+	if got, want := tb.comparisonLine(base, g), "rocksdb vs innodb: sustained -55% writes/s [-59%, -51%] (an estimate with its interval, not tested); "+
+		"on the master: ~ no significant difference (p=0.2, n=3+3)"; got != want {
+		t.Errorf("sustained headline, master not significant:\n got %q\nwant %q", got, want)
 	}
 }
 

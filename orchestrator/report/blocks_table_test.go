@@ -124,7 +124,7 @@ func TestReportBlockedByCluster(t *testing.T) {
 	if err := rep.WriteHTML(&html); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(html.String(), "<h3>By cluster</h3>") || !strings.Contains(html.String(), "combined (2 clusters)") {
+	if !strings.Contains(html.String(), `-clusters">By cluster</h3>`) || !strings.Contains(html.String(), "combined (2 clusters)") {
 		t.Error("html lacks the by-cluster section")
 	}
 }

@@ -161,6 +161,7 @@ func Build(in *Input, opts Options) (*Report, error) {
 	for _, t := range rep.Tables {
 		t.Until, t.Skipped = in.Until, in.Skipped
 		t.setWindows(opts.WarmupS != nil || in.WarmupS != nil, rep.WarmupS, rep.WarmupFrom)
+		t.testSteady()
 		t.Headline = opts.Headline
 		t.compare(baseline, in.NoEffect)
 		t.lintFairness()

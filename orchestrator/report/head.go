@@ -71,14 +71,43 @@ func (t *Table) axes() string {
 			}
 		}
 	}
-	var parts []string
+	// A knob with one value on every run is no axis: a matrix leaves it
+	// out of the labels, so it is stated here once.
+	values := map[string]map[string]bool{}
+	for _, r := range t.Runs {
+		for _, k := range r.Knobs {
+			if values[k.Name] == nil {
+				values[k.Name] = map[string]bool{}
+			}
+			values[k.Name][k.Value] = true
+		}
+	}
+	var parts, fixed []string
 	if len(engines) > 0 {
 		parts = append(parts, "engine ("+strings.Join(engines, ", ")+")")
 	}
 	for _, k := range knobs {
+		if vs := sortedKeys(values[k]); len(vs) == 1 && t.knobOnEveryRun(k) {
+			fixed = append(fixed, k+"="+vs[0])
+			continue
+		}
 		parts = append(parts, k)
 	}
-	return strings.Join(parts, ", ")
+	s := strings.Join(parts, ", ")
+	if len(fixed) > 0 {
+		s += "; set on every configuration: " + strings.Join(fixed, " ")
+	}
+	return s
+}
+
+// knobOnEveryRun reports whether every run of t set the knob name.
+func (t *Table) knobOnEveryRun(name string) bool {
+	for _, r := range t.Runs {
+		if !slices.ContainsFunc(r.Knobs, func(k Knob) bool { return k.Name == name }) {
+			return false
+		}
+	}
+	return true
 }
 
 // durability is the master's durability and cache settings of the
@@ -226,17 +255,18 @@ func (rep *Report) warmupSummary() string {
 	}
 	switch rep.WarmupFrom {
 	case "--warmup":
-		return fmt.Sprintf("Warm-up: --warmup %s s (orch report), the warm-up of every run; none detected.", num(rep.WarmupS, 0))
+		return fmt.Sprintf("Warm-up: given: %s s (orch report --warmup), the warm-up of every run; not detected (a given warm-up is used as given).", num(rep.WarmupS, 0))
 	case FileMatrix:
-		return fmt.Sprintf("Warm-up: --warmup %s s (given to orch matrix, %s), the warm-up of every run; none detected.", num(rep.WarmupS, 0), FileMatrix)
+		return fmt.Sprintf("Warm-up: given: %s s (orch matrix --warmup, %s), the warm-up of every run; not detected (a given warm-up is used as given).", num(rep.WarmupS, 0), FileMatrix)
 	}
-	s := "Warm-up: none given (--warmup), so detected per run as a sustained level change from the start of its per-second rate " +
-		"(a dip that recovers within the first half is not a warm-up)"
+	s := "Warm-up: none given (--warmup)"
 	if len(detected) > 0 {
 		slices.Sort(detected)
-		s += fmt.Sprintf("; detected %s-%s s (median %s s) over %d runs", num(detected[0], 0), num(detected[len(detected)-1], 0),
-			num(Median(detected), 0), len(detected))
+		s = fmt.Sprintf("Warm-up: detected: %s-%s s (median %s s) over %s; none given (--warmup)", num(detected[0], 0), num(detected[len(detected)-1], 0),
+			num(Median(detected), 0), plural(len(detected), "run"))
 	}
+	s += ", so detected per run as a sustained level change from the start of its per-second rate " +
+		"(a dip that recovers within the first half is not a warm-up)"
 	if len(fixed) > 0 {
 		s += fmt.Sprintf("; %s s (%s) for %s with too few intervals to detect one", num(rep.WarmupS, 0), rep.WarmupFrom, plural(len(fixed), "run"))
 	}

@@ -46,7 +46,9 @@ func (rep *Report) WriteHTML(w io.Writer) error {
 		Shading  string
 		Tables   []htmlWorkload
 		Several  bool // tables: the answer names each one's workload
-	}{Several: len(rep.Tables) > 1, Preamble: rep.preamble(func(s string) string { return "`" + s + "`" }), NoEffect: rep.NoEffect, Shading: shadingNote}
+		Contents []heading
+	}{Several: len(rep.Tables) > 1, Preamble: rep.preamble(func(s string) string { return s }), NoEffect: rep.NoEffect, Shading: shadingNote,
+		Contents: rep.outline()}
 	for _, t := range rep.Tables {
 		hw := htmlWorkload{Table: t, AnswerFor: t.answerFor(), Setting: rep.setting(t), Verdicts: t.verdicts(), Head: rep.head(t), Fairness: t.fairnessLines(),
 			FairnessOK: len(t.Fairness) == 0 && len(t.Groups) > 1 && t.hasVariables(),
@@ -157,6 +159,7 @@ pre.diff .add { color: #116611; } pre.diff .del { color: #aa1111; }
 .note { color: #555; font-size: 14px; overflow-wrap: break-word; }
 li, p { overflow-wrap: break-word; }
 code { background: #f3f3f3; padding: 0 .2em; }
+nav.toc ul { list-style: none; padding-left: 0; } nav.toc li.toc3 { display: inline; margin-right: .8em; } nav.toc li.toc2 { margin-top: .3em; }
 </style>
 </head>
 <body>
@@ -167,10 +170,11 @@ code { background: #f3f3f3; padding: 0 .2em; }
 <p class="setting">{{range $i, $l := .Setting}}{{if $i}}<br>{{end}}{{$l}}{{end}}</p>
 </section>
 {{end}}
-<h2>Method</h2>
+<nav class="toc"><p>Contents:</p><ul>{{range .Contents}}<li class="toc{{.Level}}"><a href="#{{.ID}}">{{.Text}}</a></li>{{end}}</ul></nav>
+<h2 id="method">Method</h2>
 {{range .Preamble}}<p class="note">{{.}}</p>
 {{end}}
-{{if .NoEffect}}<h2>Knobs with no effect on this server</h2>
+{{if .NoEffect}}<h2 id="no-effect">Knobs with no effect on this server</h2>
 <ul>{{range .NoEffect}}<li><code>{{index . 0}}</code>: no effect on this server ({{index . 1}}). Differences between settings of it are noise, not findings.</li>{{end}}</ul>
 {{end}}
 {{range .Tables}}{{$t := .}}
@@ -181,8 +185,7 @@ code { background: #f3f3f3; padding: 0 .2em; }
 {{if .Fairness}}<p>Fairness: differences between the configurations that are not on the comparison's axes:</p>
 <ul class="fairness">{{range .Fairness}}<li>{{.}}</li>{{end}}</ul>{{else if .FairnessOK}}<p>Fairness: no durability, caching or IO difference between the configurations beyond their axes.</p>{{end}}
 <ul class="head">{{range .Head}}<li>{{.}}</li>{{end}}</ul>
-{{.Why}}
-{{range $s := .Sections}}<h3>{{$s.Title}}</h3>
+{{range $s := .Sections}}<h3 id="w-{{slug $t.Workload}}-{{$s.ID}}">{{$s.Title}}</h3>
 {{range $s.Notes}}<p class="note">{{.}}</p>
 {{end}}{{if $s.Warnings}}<ul class="verdicts">{{range $s.Warnings}}<li><strong>WARNING</strong> {{.}}</li>{{end}}</ul>{{end}}
 {{if $s.Rows}}<div class="scroll"><table class="{{$s.ID}}">
@@ -190,11 +193,12 @@ code { background: #f3f3f3; padding: 0 .2em; }
 <tbody>{{range $i, $row := $s.Rows}}<tr{{if eq $i $s.Baseline}} class="baseline"{{end}}>{{range $j, $c := $row}}<td>{{with and (eq $j 0) ($s.Link $i)}}<a href="#{{.}}">{{$c}}</a>{{else}}{{$c}}{{end}}</td>{{end}}</tr>
 {{end}}</tbody>
 </table></div>{{end}}
-{{end}}{{if .Images}}<h3>Plots</h3>
+{{end}}{{if .Why}}<div id="w-{{slug $t.Workload}}-why">{{.Why}}</div>{{end}}
+{{if .Images}}<h3 id="w-{{slug $t.Workload}}-plots">Plots</h3>
 <p class="note">{{$.Shading}}</p>
 {{range .Images}}<figure><img src="{{.Src}}" alt="{{.Title}}"><figcaption>{{.Title}}</figcaption></figure>
 {{end}}{{end}}
-{{if .Evidence}}<h3>Evidence</h3>
+{{if .Evidence}}<h3 id="w-{{slug $t.Workload}}-evidence">Evidence</h3>
 <p class="note">Each run's versions, host facts and configuration; differences are against the baseline run {{.BaseRun}}.</p>
 {{range .Evidence}}<details class="evidence" id="{{anchor $t.Table .Run}}">
 <summary>{{.Summary}}</summary>

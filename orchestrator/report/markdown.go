@@ -28,6 +28,7 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 			b.WriteString("\n")
 		}
 	}
+	b.WriteString(rep.mdContents() + "\n")
 	b.WriteString("## Method\n\n")
 	for _, l := range rep.preamble(mdCode) {
 		b.WriteString(l + "\n\n")
@@ -57,6 +58,9 @@ func (rep *Report) preamble(code func(string) string) []string {
 		out = append(out, w)
 	}
 	if w := rep.windowSummary(); w != "" {
+		out = append(out, w)
+	}
+	if w := rep.steadySummary(); w != "" {
 		out = append(out, w)
 	}
 	return append(out,
@@ -102,8 +106,10 @@ func (rep *Report) mdTable(b *strings.Builder, t *Table) {
 		b.WriteString("- " + md(l) + "\n")
 	}
 	b.WriteString("\n")
-	rep.mdWhy(b, t)
+	// The configurations' tables first, the diagnostics after them.
 	mdSections(b, t)
+	b.WriteString("\n")
+	rep.mdWhy(b, t)
 	if len(t.Plots) > 0 {
 		b.WriteString("\n### Plots\n\n")
 		b.WriteString(shadingNote + "\n\n")
@@ -115,7 +121,7 @@ func (rep *Report) mdTable(b *strings.Builder, t *Table) {
 }
 
 // shadingNote explains the shaded bands of the time charts.
-const shadingNote = "Each configuration has one colour in every chart; a time chart's thick line is the mean of its runs at each second, the faint lines each run. Shaded: semi-sync off (orange), stalls (red), faults (purple), replica stopped or host not answering (grey), stack samples (yellow: a gdb sample pauses the server; inside the load, left out of every figure); the periods of all the runs merged, so a shade never darkens over the lines; " +
+const shadingNote = "Each configuration has one colour in every chart; a time chart's thick line is the mean of its runs at each second, the faint lines each run. Shaded: semi-sync off (orange), stalls (red), faults (purple), replica stopped or host not answering (grey), stack samples (yellow: taken in a profiling tail after the load unless the run sampled inside it, as older runs did; a gdb sample pauses the server, so one inside the load is left out of every figure); the periods of all the runs merged, so a shade never darkens over the lines; " +
 	"the dashed line ends the warm-up. The latency chart has a log scale. Time counts from the monitors' start, right before the benchmark."
 
 func (t *Table) verdicts() []string {
@@ -123,6 +129,8 @@ func (t *Table) verdicts() []string {
 	for _, g := range t.Groups {
 		if g.Verdict != "" {
 			out = append(out, g.Verdict)
+			// A caveat that limits the verdict goes right under it.
+			out = append(out, t.caveats(t.Baseline, g)...)
 		}
 	}
 	if t.Floor != nil {
@@ -237,43 +245,86 @@ func (rep *Report) mdEvidence(b *strings.Builder, t *Table) {
 		return
 	}
 	b.WriteString("\n### Evidence\n\n")
-	fmt.Fprintf(b, "Compared with the baseline run %s. The HTML report has every run's full versions and host facts.\n\n", md(base.ID))
+	fmt.Fprintf(b, "Compared with the baseline run %s. The HTML report has every run's full versions and host facts. "+
+		"Runs whose differences from it are the same are shown once, together.\n\n", md(base.ID))
+	// Identical blocks (the same config and variable differences, as with
+	// every repetition of one configuration) are shown once, headed by
+	// every run they apply to.
+	var runs sameBlocks
 	for _, r := range t.Runs {
 		if r.Evidence == nil {
 			continue
 		}
-		fmt.Fprintf(b, "#### %s\n\n", md(r.ID))
-		ev := r.Evidence
+		var blk strings.Builder
 		if r == base {
-			fmt.Fprintf(b, "- orch %s; servers: %s; clients: %s\n", md(dash(ev.OrchVersion)), md(kv(ev.Servers)), md(kv(ev.Clients)))
-			b.WriteString("- baseline run\n\n")
-			continue
+			ev := r.Evidence
+			fmt.Fprintf(&blk, "- orch %s; servers: %s; clients: %s\n", md(dash(ev.OrchVersion)), md(kv(ev.Servers)), md(kv(ev.Clients)))
+			blk.WriteString("- baseline run\n")
+		} else {
+			rep.mdEvidenceDiff(&blk, t, base, r)
 		}
-		for _, d := range t.evidenceDiffs(base, r) {
-			b.WriteString("- " + md(d) + "\n")
+		runs.add(blk.String(), md(r.ID))
+	}
+	for _, blk := range runs {
+		fmt.Fprintf(b, "#### %s\n\n%s\n", strings.Join(blk.names, ", "), blk.text)
+	}
+}
+
+// sameBlocks are text blocks in order of first appearance, each with the
+// names of everything it was given for: an identical block is shown once,
+// headed by all of them.
+type sameBlocks []struct {
+	text  string
+	names []string
+}
+
+func (s *sameBlocks) add(text, name string) {
+	for i := range *s {
+		if (*s)[i].text == text {
+			(*s)[i].names = append((*s)[i].names, name)
+			return
 		}
-		for _, hd := range diffEvidence(base.Evidence, ev) {
-			switch {
-			case hd.Missing != "":
-				fmt.Fprintf(b, "- %s: %s\n", md(hd.Host), md(hd.Missing))
-			case len(hd.Config) == 0 && len(hd.Vars) == 0:
-				fmt.Fprintf(b, "- %s: config and variables as the baseline's\n", md(hd.Host))
-			default:
-				fmt.Fprintf(b, "- %s:\n", md(hd.Host))
-				if len(hd.Config) > 0 {
-					fence := mdFence(hd.Config)
-					b.WriteString("\n  " + fence + "diff\n")
-					for _, l := range hd.Config {
-						b.WriteString("  " + strings.NewReplacer("\r", " ", "\n", " ").Replace(l) + "\n")
-					}
-					b.WriteString("  " + fence + "\n\n")
+	}
+	*s = append(*s, struct {
+		text  string
+		names []string
+	}{text, []string{name}})
+}
+
+// mdEvidenceDiff writes how run r's evidence differs from the baseline
+// run's.
+func (rep *Report) mdEvidenceDiff(b *strings.Builder, t *Table, base, r *Run) {
+	for _, d := range t.evidenceDiffs(base, r) {
+		b.WriteString("- " + md(d) + "\n")
+	}
+	// Hosts with the same differences (a configuration's profile on
+	// every server) share one block.
+	var hosts sameBlocks
+	for _, hd := range diffEvidence(base.Evidence, r.Evidence) {
+		var body strings.Builder
+		switch {
+		case hd.Missing != "":
+			body.WriteString(" " + md(hd.Missing) + "\n")
+		case len(hd.Config) == 0 && len(hd.Vars) == 0:
+			body.WriteString(" config and variables as the baseline's\n")
+		default:
+			body.WriteString("\n")
+			if len(hd.Config) > 0 {
+				fence := mdFence(hd.Config)
+				body.WriteString("\n  " + fence + "diff\n")
+				for _, l := range hd.Config {
+					body.WriteString("  " + strings.NewReplacer("\r", " ", "\n", " ").Replace(l) + "\n")
 				}
-				for _, v := range hd.Vars {
-					fmt.Fprintf(b, "  - %s: %s → %s\n", mdCode(v.Name), md(v.Base), md(v.Cur))
-				}
+				body.WriteString("  " + fence + "\n\n")
+			}
+			for _, v := range hd.Vars {
+				fmt.Fprintf(&body, "  - %s: %s → %s\n", mdCode(v.Name), md(v.Base), md(v.Cur))
 			}
 		}
-		b.WriteString("\n")
+		hosts.add(body.String(), md(hd.Host))
+	}
+	for _, blk := range hosts {
+		fmt.Fprintf(b, "- %s:%s", strings.Join(blk.names, ", "), blk.text)
 	}
 }
 

@@ -52,6 +52,8 @@ type Run struct {
 	// Win is the run's one window (window.go): every figure of the run is
 	// computed over it. WarmupS and WarmupHow are its start.
 	Win Window
+	// Shift is its window's level-shift test (levelshift.go).
+	Shift Shift
 	// LoadOffsetS is the load's start (load_start) on the monitors' clock,
 	// 0 in older runs; LoadEndS the load's end (load_end) in load seconds,
 	// NaN when not recorded. Instrument are the stack-sampling spans

@@ -55,6 +55,7 @@ var tableSections = []section{
 		}
 		return s
 	}},
+	{"pivot", "Two factors (2x2)", pivotSection},
 	{"health", "Latency, footprint and health", func(t *Table) *sectionTable {
 		h, rows := t.groupHeader(), t.groupRows()
 		return &sectionTable{Header: append(h[:1:1], h[statCols:]...), Rows: healthCols(rows), Baseline: -1}

@@ -193,7 +193,7 @@ func TestSectionInEveryFormat(t *testing.T) {
 	}
 	// HTML: its heading, its table with the section's class, its cell.
 	h := html.String()
-	for _, want := range []string{"<h3>A section added in one place</h3>", `<p class="note">a note above it</p>`, `<table class="probe-section">`, "<td>" + runs + "</td>"} {
+	for _, want := range []string{`-probe-section">A section added in one place</h3>`, `<p class="note">a note above it</p>`, `<table class="probe-section">`, "<td>" + runs + "</td>"} {
 		if !strings.Contains(h, want) {
 			t.Errorf("report.html lacks %q", want)
 		}
@@ -220,7 +220,7 @@ func TestSectionInEveryFormat(t *testing.T) {
 	}
 	// Every section the fixture shows is in tables.csv too.
 	for _, s := range sectionsOf(rep.Tables[0]) {
-		if !sections[s.ID] || !strings.Contains(m, "### "+s.Title) || !strings.Contains(h, "<h3>"+s.Title+"</h3>") {
+		if !sections[s.ID] || !strings.Contains(m, "### "+s.Title) || !strings.Contains(h, `-`+s.ID+`">`+s.Title+"</h3>") {
 			t.Errorf("section %s (%q) missing from a format: csv %v", s.ID, s.Title, sections[s.ID])
 		}
 	}

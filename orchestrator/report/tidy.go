@@ -151,6 +151,18 @@ var runColumns = []Column[runRow]{
 	{"window_to_s", "", func(r runRow) string { return f4(r.r.Win.ToS) }},
 	{"window_excluded_s", "", func(r runRow) string { return f4(r.r.Win.excludedS()) }},
 	{"flags", "the invariants the run violates, `; `-separated (empty: none)", func(r runRow) string { return strings.Join(r.r.Flags, "; ") }},
+	{"shift_found", "the run's own level-shift test over its window (steady state; the report decides on its configuration's runs together): whether a shift of 10% or more is significant, the best split's relative change (later / earlier level - 1) and the client second where the later level begins; empty when the window had too few intervals",
+		func(r runRow) string { return r.shift(func(s Shift) string { return strconv.FormatBool(s.Found) }) }},
+	{"shift_rel", "", func(r runRow) string { return r.shift(func(s Shift) string { return f4(s.Rel) }) }},
+	{"shift_at_s", "", func(r runRow) string { return r.shift(func(s Shift) string { return f4(s.AtS) }) }},
+}
+
+// shift is v of the run's level-shift test, empty when it was not tested.
+func (r runRow) shift(v func(Shift) string) string {
+	if !r.r.Shift.Tested {
+		return ""
+	}
+	return v(r.r.Shift)
 }
 
 // bench is v when the run has benchmark output, else empty.
@@ -229,6 +241,23 @@ var confColumns = []Column[confRow]{
 	{"label_binlog_bytes", "", func(c confRow) string { return f4(c.g.BinlogBytes) }},
 	{"label_relay_log_bytes", "", func(c confRow) string { return f4(c.g.RelayBytes) }},
 	{"label_space_amp", "", func(c confRow) string { return f4(c.g.SpaceAmp) }},
+	{"label_steady_state", "the level-shift test of the configuration's runs together (their mean per-second profile over the seconds their windows share, each run over its own mean): `false` when a shift of 10% or more is significant at 5%, empty when no window had enough intervals; the shift's relative change, the client second where the later level begins, and the runs that shifted with it",
+		func(c confRow) string {
+			return c.phases(func(p Phases) string { return strconv.FormatBool(!p.Pooled.Found) })
+		}},
+	{"label_shift_rel", "", func(c confRow) string { return c.phases(func(p Phases) string { return f4(p.Rel) }) }},
+	{"label_shift_at_s", "", func(c confRow) string { return c.phases(func(p Phases) string { return f4(p.AtS) }) }},
+	{"label_shift_runs", "", func(c confRow) string { return c.phases(func(p Phases) string { return strconv.Itoa(p.Shifted) }) }},
+}
+
+// phases is v of the configuration's level-shift test, empty when none
+// of its runs was tested.
+func (c confRow) phases(v func(Phases) string) string {
+	p := c.t.phases(c.g)
+	if !p.Pooled.Tested {
+		return ""
+	}
+	return v(p)
 }
 
 // nanBench stands in for a run without benchmark output: every figure NaN.

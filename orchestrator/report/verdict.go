@@ -18,9 +18,10 @@ func confidence(alpha float64) string {
 // verdict words a comparison the way engineers say it, with everything a
 // reviewer needs on the same line:
 //
-//	rocksdb: 0.79x innodb writes/s on the master [0.76, 0.82], 0.45x sustained;
-//	replicas applied 0.25x (lag grew 2.6k tx/s, catch-up 38 s): not sustained
-//	(p=0.003, significant)
+//	rocksdb: 0.79x innodb writes/s on the master [0.76, 0.82] (p=0.003,
+//	significant), 0.45x sustained [0.41, 0.49] (an estimate with its 95%
+//	interval, not tested); replicas applied 0.25x (lag grew 2.6k tx/s,
+//	catch-up 38 s): not sustained
 func verdict(t *Table, base, g *Group, noEffect map[string]string) string {
 	switch {
 	case g.Rate.N == 0:
@@ -39,8 +40,16 @@ func verdict(t *Table, base, g *Group, noEffect map[string]string) string {
 		return fmt.Sprintf("%s: no effect on this server (%s); %s %s %s is noise, not a finding",
 			g.Label, strings.Join(why, "; "), Ratio(g.Ratio), base.Label, t.Metric)
 	}
+	// The test's p goes right after the figure it tests (the master's
+	// rate), never after the replicas' words, where "not sustained (p=...)"
+	// read as a test of sustainability.
+	sig := " (" + Significance(g.Test, g.TestErr)
+	if g.UTest != nil {
+		sig += "; Mann-Whitney " + PValue(g.UTest.P)
+	}
+	sig += ")"
 	var b strings.Builder
-	b.WriteString(g.Label + ": " + t.ratioPhrase(base, g))
+	b.WriteString(g.Label + ": " + t.ratioPhrase(base, g, sig))
 	if g.Replica.Known() && base.Replica.Known() {
 		fmt.Fprintf(&b, "; replicas applied %s (%s)", Ratio(g.ApplyRatio), lagPhrase(g.Replica))
 		if !g.KeptUp {
@@ -50,11 +59,6 @@ func verdict(t *Table, base, g *Group, noEffect map[string]string) string {
 			fmt.Fprintf(&b, "; %s's replicas did not keep up either (%s)", base.Label, lagPhrase(base.Replica))
 		}
 	}
-	fmt.Fprintf(&b, " (%s", Significance(g.Test, g.TestErr))
-	if g.UTest != nil {
-		fmt.Fprintf(&b, "; Mann-Whitney %s", PValue(g.UTest.P))
-	}
-	b.WriteString(")")
 	if g.Noisy || base.Noisy {
 		b.WriteString("; " + noisePhrase(base, g))
 	}
@@ -73,29 +77,34 @@ func verdict(t *Table, base, g *Group, noEffect map[string]string) string {
 	return b.String()
 }
 
-// ratioPhrase is "0.79x innodb writes/s on the master [0.76, 0.82]", with
-// the sustained ratio too as the headline option says, or for a time
-// metric "took 1.91x innodb's time [1.52, 2.40]".
-func (t *Table) ratioPhrase(base, g *Group) string {
+// ratioPhrase is "0.79x innodb writes/s on the master [0.76, 0.82]" and
+// the test's words sig, with the sustained ratio too as the headline
+// option says (an estimate with its interval: the test is of the master's
+// rate), or for a time metric "took 1.91x innodb's time [1.52, 2.40]".
+func (t *Table) ratioPhrase(base, g *Group, sig string) string {
 	if t.LowerIsBetter {
-		return fmt.Sprintf("took %s %s's time%s", Ratio(g.Ratio), base.Label, ciPhrase(g.RatioCI, g.RatioCIErr))
+		return fmt.Sprintf("took %s %s's time%s", Ratio(g.Ratio), base.Label, ciPhrase(g.RatioCI, g.RatioCIErr)) + sig
 	}
 	master := fmt.Sprintf("%s %s %s", Ratio(g.Ratio), base.Label, t.Metric)
 	if !g.Replica.Known() || !base.Replica.Known() {
-		return master + ciPhrase(g.RatioCI, g.RatioCIErr)
+		return master + ciPhrase(g.RatioCI, g.RatioCIErr) + sig
 	}
-	master += " on the master" + ciPhrase(g.RatioCI, g.RatioCIErr)
+	master += " on the master" + ciPhrase(g.RatioCI, g.RatioCIErr) + sig
 	if math.IsNaN(g.SustainedRatio) {
 		return master // no catch-up measured: no sustained rate
 	}
-	sustained := fmt.Sprintf("%s sustained%s", Ratio(g.SustainedRatio), ciPhrase(g.SustainedCI, g.SustainedCIErr))
+	estimate := ciPhrase(g.SustainedCI, g.SustainedCIErr)
+	if g.SustainedCI != nil {
+		estimate += " (an estimate with its interval, not tested)"
+	}
 	switch t.Headline {
 	case HeadlineMaster:
 		return master
 	case HeadlineSustained:
-		return fmt.Sprintf("%s %s %s sustained%s", Ratio(g.SustainedRatio), base.Label, t.Metric, ciPhrase(g.SustainedCI, g.SustainedCIErr))
+		return fmt.Sprintf("%s %s %s sustained%s; on the master %s%s%s", Ratio(g.SustainedRatio), base.Label, t.Metric, estimate,
+			Ratio(g.Ratio), ciPhrase(g.RatioCI, g.RatioCIErr), sig)
 	}
-	return master + ", " + sustained
+	return master + ", " + Ratio(g.SustainedRatio) + " sustained" + estimate
 }
 
 // ciPhrase is " [0.760, 0.820]" (the ratio's digits, Ratio), " [CI unbounded]" or "" (too few runs).

@@ -117,10 +117,19 @@ func (w *Why) costRows(mark func(string) string) [][]string {
 			if g == w.Base {
 				base = nil
 			}
-			cell := func(get func(*Cost) float64, format func(float64) string) string {
+			cell := func(get func(*Cost) float64, floor float64, format func(float64) string) string {
 				v := get(c)
 				s := format(v)
 				if base == nil || math.IsNaN(v) || math.IsNaN(get(base)) || get(base) == 0 {
+					return s
+				}
+				if b := get(base); b < floor {
+					// A ratio to a baseline near 0 (896x of 0.00005 KiB)
+					// says nothing: the two values instead.
+					s += " (vs " + format(b) + ")"
+					if v >= floor {
+						s = mark(s)
+					}
 					return s
 				}
 				r := v / get(base)
@@ -130,9 +139,9 @@ func (w *Why) costRows(mark func(string) string) [][]string {
 				}
 				return s
 			}
-			row := []string{g.Label, c.Host, c.Role, cell(func(c *Cost) float64 { return c.TPS }, func(v float64) string { return num(v, 0) })}
+			row := []string{g.Label, c.Host, c.Role, cell(func(c *Cost) float64 { return c.TPS }, 0, func(v float64) string { return num(v, 0) })}
 			for _, m := range metrics {
-				row = append(row, cell(m.get, func(v float64) string { return small(v, m.prec) }))
+				row = append(row, cell(m.get, m.floor, func(v float64) string { return small(v, m.prec) }))
 			}
 			rows = append(rows, row)
 		}
@@ -189,8 +198,13 @@ func (w *Why) topStacks() []topStacks {
 			if p.MaxPauseMs != nil {
 				ts.Title += fmt.Sprintf(", longest server pause %.0f ms", *p.MaxPauseMs)
 			}
+			if p.Snapshots > 0 && p.Samples > p.Snapshots {
+				// The threads of one snapshot are one instant: the
+				// intervals count them as independent samples.
+				ts.Title += fmt.Sprintf("; the intervals count the %d stacks as independent, so they are the least uncertainty of shares from %d instants", p.Samples, p.Snapshots)
+			}
 			for _, s := range shown(p) {
-				ts.Rows = append(ts.Rows, [2]string{pctFixed(float64(s.Count) / float64(p.Samples)), key(s.Frames)})
+				ts.Rows = append(ts.Rows, [2]string{stackShare(s.Count, p.Samples), key(s.Frames)})
 			}
 			out = append(out, ts)
 		}

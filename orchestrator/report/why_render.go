@@ -61,7 +61,7 @@ func (rep *Report) mdWhy(b *strings.Builder, t *Table) {
 		for i, r := range ts.Rows {
 			rows[i] = []string{r[0], codeCell(r[1])}
 		}
-		mdRows(b, []string{"share", "stack (innermost frame first)"}, rows)
+		mdRows(b, []string{stackShareHeader, "stack (innermost frame first)"}, rows)
 		b.WriteString("\n")
 	}
 	for _, n := range w.Notes {
@@ -89,8 +89,10 @@ func (t *Table) whyHTML() (template.HTML, error) {
 		Use          [][]string
 		Stacks       []topStacks
 		ReadProblem  []string
+		// StackShareHeader heads the Top stacks tables.
+		StackShareHeader string
 	}{Heading: WhyHeading, Notes: whyNotes, CostHeader: costTableHeader(), UseHeader: useHeader(), Use: w.useRows(),
-		Stacks: w.topStacks(), ReadProblem: w.Notes}
+		Stacks: w.topStacks(), ReadProblem: w.Notes, StackShareHeader: stackShareHeader}
 	if h := w.engineHeader(); h != nil {
 		data.EngineHeader, data.Engine, data.EngineNote = h, w.engineRows(h), engineNote
 	}
@@ -139,7 +141,7 @@ var whyTmpl = template.Must(template.New("why").Funcs(template.FuncMap{"wbr": wb
 <h4>Top stacks</h4>
 {{if not .Stacks}}<p class="note">No stack samples (--stacks=off, or no gdb/perf on the hosts).</p>{{end}}
 {{range .Stacks}}<p>{{.Title}}</p>
-<div class="scroll"><table class="why-stacks"><thead><tr><th>share</th><th>stack (innermost frame first)</th></tr></thead>
+<div class="scroll"><table class="why-stacks"><thead><tr><th>{{$.StackShareHeader}}</th><th>stack (innermost frame first)</th></tr></thead>
 <tbody>{{range .Rows}}<tr><td>{{index . 0}}</td><td><code>{{index . 1}}</code></td></tr>{{end}}</tbody></table></div>
 {{end}}{{range .ReadProblem}}<p class="note">{{.}}</p>{{end}}
 `))

@@ -132,6 +132,10 @@ func costPhrase(m metric, base, c *Cost, per string) string {
 	if m.col != "semisync_wait_frac" {
 		words += " per " + per
 	}
+	if b > 0 && b < m.floor {
+		// A ratio to a baseline near 0 ("5,300x") says nothing.
+		return fmt.Sprintf("%s (%s: the baseline's near 0, no ratio)", words, inner)
+	}
 	return fmt.Sprintf("%s %s (%s)", ratioText(v, b), words, inner)
 }
 

@@ -19,17 +19,22 @@ func Ratio(r float64) string {
 }
 
 // RatioWithin is a ratio and its interval as the report prints them:
-// "0.740x [0.680, 0.800]", a lower bound below 0 read as 0 (rates are never
-// negative). The matrix's round lines use it, so that the console and the
-// report print one number the same way.
+// "0.740x [0.680, 0.800]", a lower bound below 0 read as 0 and said so
+// (rates are never negative). The matrix's round lines use it, so that
+// the console and the report print one number the same way.
 func RatioWithin(r, low, high float64) string {
 	return Ratio(r) + " " + ratioInterval(low, high)
 }
 
-// ratioInterval is "[0.680, 0.800]" in a ratio's digits, a lower bound
-// below 0 read as 0.
+// ratioInterval is "[0.680, 0.800]" in a ratio's digits; a lower bound
+// below 0 (the numerator's mean not significantly above 0) reads as 0, and
+// says it was clipped: "[0 (clipped from -0.248), 1.25]".
 func ratioInterval(low, high float64) string {
-	return "[" + sig(math.Max(0, low), ratioDigits) + ", " + sig(high, ratioDigits) + "]"
+	lo := sig(math.Max(0, low), ratioDigits)
+	if low < 0 {
+		lo += " (clipped from " + sig(low, ratioDigits) + ")"
+	}
+	return "[" + lo + ", " + sig(high, ratioDigits) + "]"
 }
 
 // ratioDigits are the significant digits of a printed ratio.
@@ -171,7 +176,7 @@ func semiText(fallbackS, noTx float64) string {
 func steadyText(how string, r *Run) string {
 	switch how {
 	case "intervals":
-		return "mean of intervals in " + r.Win.text()
+		return "mean of intervals in " + r.Win.text() + r.printedText()
 	case "final":
 		if r.Bench != nil && len(r.Bench.rates[r.tableMetric].Series) == 0 {
 			return "the tool's figure (no intervals)"
@@ -246,4 +251,20 @@ func (rep *Report) Summary() string {
 		}
 	}
 	return b.String()
+}
+
+// printedText is ", 19/20 interval lines printed" when the client printed
+// fewer interval lines than its run's length holds (the last one races the
+// run's end and is often lost: not flagged, but not hidden either); "" when
+// it printed them all or the length is unknown.
+func (r *Run) printedText() string {
+	rt, ok := r.benchRate(r.tableMetric)
+	if !ok || rt.plotOnly || len(rt.Series) == 0 || r.Bench == nil || math.IsNaN(r.Bench.DurationS) {
+		return ""
+	}
+	of := int(math.Floor(r.Bench.DurationS/stepOf(rt.Series) + 0.01))
+	if n := len(rt.Series); n < of {
+		return fmt.Sprintf(", %d/%d interval lines printed", n, of)
+	}
+	return ""
 }

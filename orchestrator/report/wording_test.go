@@ -61,7 +61,7 @@ func TestSummary(t *testing.T) {
 	s := rep.Summary()
 	inno := rep.Tables[0].Baseline
 	for _, want := range []string{
-		"Warm-up: --warmup 2 s (given to orch matrix, matrix.json), the warm-up of every run; none detected.",
+		"Warm-up: given: 2 s (orch matrix --warmup, matrix.json), the warm-up of every run; not detected (a given warm-up is used as given).",
 		"; replicas applied 3.6k tx/s (master 3.6k tx/s; lag at end 78 tx, catch-up 0.2 s)\n",
 		"pure-random-writes (sysbench, writes/s): baseline innodb: " + num(inno.Rate.Mean, 2) + " writes/s ± " + num(inno.Rate.SD, 2) + " (n=2)",
 		"  " + rep.Tables[0].group("rocksdb").Verdict,
@@ -85,17 +85,21 @@ func TestReplicaVerdict(t *testing.T) {
 		t.Fatal("lag growing at 2600 tx/s against 2765 tx/s committed counts as kept up")
 	}
 	tb := &Table{Metric: "writes/s"}
-	want := "rocksdb: 0.790x innodb writes/s on the master [0.760, 0.820], 0.450x sustained [0.410, 0.490]; " +
-		"replicas applied 0.250x (lag grew 2.6k tx/s, catch-up 38 s): not sustained (p=0.003, significant)"
+	// The p is the master rate's test, right after it; the sustained ratio
+	// is an estimate with its interval, said so.
+	want := "rocksdb: 0.790x innodb writes/s on the master [0.760, 0.820] (p=0.003, significant), " +
+		"0.450x sustained [0.410, 0.490] (an estimate with its interval, not tested); " +
+		"replicas applied 0.250x (lag grew 2.6k tx/s, catch-up 38 s): not sustained"
 	if got := verdict(tb, base, g, nil); got != want {
 		t.Errorf("verdict =\n %q, want\n %q", got, want)
 	}
 	tb.Headline = HeadlineMaster
-	if got := verdict(tb, base, g, nil); !strings.HasPrefix(got, "rocksdb: 0.790x innodb writes/s on the master [0.760, 0.820]; replicas") {
+	if got := verdict(tb, base, g, nil); !strings.HasPrefix(got, "rocksdb: 0.790x innodb writes/s on the master [0.760, 0.820] (p=0.003, significant); replicas") {
 		t.Errorf("master headline: %q", got)
 	}
 	tb.Headline = HeadlineSustained
-	if got := verdict(tb, base, g, nil); !strings.HasPrefix(got, "rocksdb: 0.450x innodb writes/s sustained [0.410, 0.490]; replicas") {
+	if got := verdict(tb, base, g, nil); !strings.HasPrefix(got, "rocksdb: 0.450x innodb writes/s sustained [0.410, 0.490] (an estimate with its interval, not tested); "+
+		"on the master 0.790x [0.760, 0.820] (p=0.003, significant); replicas") {
 		t.Errorf("sustained headline: %q", got)
 	}
 	// Catch-up alone: 3 s after a 20 s run is 15% > 10%.

@@ -7,6 +7,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -294,17 +295,25 @@ func effectiveDescription(raw json.RawMessage) (json.RawMessage, string) {
 }
 
 // OptionText formats a workload option decoded from the manifest's JSON as
-// the workload files write it: lists as "4,8".
+// the workload files write it: lists as "4,8", numbers in plain digits
+// ("1000000", never fmt's "1e+06": JSON numbers decode as float64).
 func OptionText(v any) string {
 	l, ok := v.([]any)
 	if !ok {
-		return fmt.Sprint(v)
+		return optionScalar(v)
 	}
 	parts := make([]string, len(l))
 	for i, x := range l {
-		parts[i] = fmt.Sprint(x)
+		parts[i] = optionScalar(x)
 	}
 	return strings.Join(parts, ",")
+}
+
+func optionScalar(v any) string {
+	if f, ok := v.(float64); ok {
+		return strconv.FormatFloat(f, 'f', -1, 64)
+	}
+	return fmt.Sprint(v)
 }
 
 // Remotes are every load box's working directory: Remote, then ClientRemotes.

@@ -145,3 +145,19 @@ func TestSchemaImportsNoOrchPackage(t *testing.T) {
 		}
 	}
 }
+
+// TestOptionTextPlainNumbers: a workload option read back from a
+// manifest's JSON prints as the workload file wrote it: table_size 1000000
+// is "1000000" (fmt.Sprint of the float64 JSON decodes gives "1e+06"),
+// 0.5 stays "0.5", lists join with commas.
+func TestOptionTextPlainNumbers(t *testing.T) {
+	var opts map[string]any
+	if err := json.Unmarshal([]byte(`{"table_size": 1000000, "ratio": 0.5, "threads": [4, 8], "mode": "x"}`), &opts); err != nil {
+		t.Fatal(err)
+	}
+	for k, want := range map[string]string{"table_size": "1000000", "ratio": "0.5", "threads": "4,8", "mode": "x"} {
+		if got := OptionText(opts[k]); got != want {
+			t.Errorf("%s: %q, want %q", k, got, want)
+		}
+	}
+}
