@@ -14,31 +14,15 @@ import (
 // for warnings printed ahead of them.
 const sniffLen = 64 << 10
 
-// Parse parses output of the given tool. The result is *Sysbench, Mysqlslap
-// or *DBInsert, with the error semantics of ParseSysbench, ParseMysqlslap and
-// ParseDBInsert. "mariadb-slap" is accepted for ToolMysqlslap.
+// Parse parses output of the given tool (a format of the Drivers table, or
+// an alias: "mariadb-slap" for ToolMysqlslap). The result is *Sysbench,
+// Mysqlslap or *DBInsert, with the error semantics of ParseSysbench,
+// ParseMysqlslap and ParseDBInsert.
 func Parse(tool Tool, name string, r io.Reader) (Result, error) {
-	switch tool {
-	case ToolSysbench:
-		res, err := ParseSysbench(name, r)
-		if res == nil {
-			return nil, err // no typed nil inside the interface
-		}
-		return res, err
-	case ToolMysqlslap, "mariadb-slap":
-		res, err := ParseMysqlslap(name, r)
-		if res == nil {
-			return nil, err
-		}
-		return res, err
-	case ToolDBInsert:
-		res, err := ParseDBInsert(name, r)
-		if res == nil {
-			return nil, err
-		}
-		return res, err
+	if d, ok := formatSpec(tool); ok {
+		return d.Parse(name, r)
 	}
-	return nil, fmt.Errorf("bench: unknown tool %q (want %s, %s or %s)", tool, ToolSysbench, ToolMysqlslap, ToolDBInsert)
+	return nil, fmt.Errorf("bench: unknown tool %q (want %s)", tool, formatNames(""))
 }
 
 // ParseAuto detects the tool from the first 64 KiB of r (see Detect) and
