@@ -11,7 +11,7 @@ import (
 // needs to know about a driver lives here, as the server flavours'
 // differences live in flavor's engine table. Adding a driver is one entry
 // in Drivers plus its Driver (driver_*.go) and, for a new output format,
-// its parser (parse_*.go) and the report's reader (report/bench.go's
+// its parser (parse_*.go), its Sniff and the report's reader (report/bench.go's
 // benchReaders); TestDriverTableComplete names whatever an entry leaves
 // out (docs/extending.md, "Adding a benchmark driver").
 
@@ -26,6 +26,9 @@ type DriverSpec struct {
 	Tool Tool
 	// Parse reads a run's complete output in that format.
 	Parse func(name string, r io.Reader) (Result, error)
+	// Sniff reports whether a line of output is characteristic of the
+	// format, for ParseAuto's Detect (the first such line decides).
+	Sniff func(line string) bool
 	// Aliases are other names of the format a workload's parser: key and
 	// `orch parse --tool` accept ("mariadb-slap").
 	Aliases []string
@@ -107,7 +110,7 @@ type ClientCheck struct {
 var Drivers = []DriverSpec{
 	{
 		Kind: DriverSysbench, New: func(w *Workload) Driver { return &sysbenchDriver{w: w} },
-		Tool: ToolSysbench, Parse: parseSysbench, Metrics: sysbenchMetrics,
+		Tool: ToolSysbench, Parse: parseSysbench, Sniff: sniffSysbench, Metrics: sysbenchMetrics,
 		Phases: []Phase{PhasePrepare, PhaseRun, PhaseCleanup}, Processes: []string{"sysbench"},
 		Server: true, Schemas: []string{"sbtest"}, OwnTable: sbtestTable, EngineOption: true,
 		Checks: []ClientCheck{sysbenchCheck}, SeveralLoadBoxes: true,
@@ -115,7 +118,7 @@ var Drivers = []DriverSpec{
 	},
 	{
 		Kind: DriverSysbenchLegacy, New: func(w *Workload) Driver { return &sysbenchDriver{w: w, legacy: true} },
-		Tool: ToolSysbench, Parse: parseSysbench, Metrics: sysbenchMetrics,
+		Tool: ToolSysbench, Parse: parseSysbench, Sniff: sniffSysbench, Metrics: sysbenchMetrics,
 		Phases: []Phase{PhasePrepare, PhaseRun, PhaseCleanup}, Processes: []string{"sysbench"},
 		Server: true, Schemas: []string{"sbtest"}, OwnTable: sbtestTable, EngineOption: true,
 		Checks: []ClientCheck{sysbenchCheck},
@@ -124,7 +127,7 @@ var Drivers = []DriverSpec{
 	},
 	{
 		Kind: DriverMysqlslap, New: func(w *Workload) Driver { return &slapDriver{w: w} },
-		Tool: ToolMysqlslap, Parse: parseMysqlslap, Aliases: []string{"mariadb-slap"},
+		Tool: ToolMysqlslap, Parse: parseMysqlslap, Sniff: sniffMysqlslap, Aliases: []string{"mariadb-slap"},
 		Metrics: []Metric{{MetricSeconds, true}, {MetricQueries, false}},
 		Phases:  []Phase{PhaseRun}, Processes: slapPrograms,
 		Server: true, Schemas: []string{"mysqlslap"}, OwnTable: func(t string) bool { return t == "t1" }, EngineOption: true,
@@ -139,6 +142,7 @@ var Drivers = []DriverSpec{
 		Tail: "a custom workload has no duration orch can set, so it cannot carry a profiling tail",
 		None: map[string]string{
 			"Tool": "the workload's parser: key names another driver's format", "Parse": "the named format's",
+			"Sniff":     "the named format's",
 			"Metrics":   "the named format's",
 			"Files":     "orch cannot see what the program writes; the runner removes its working directory",
 			"Processes": "any program: the monitor cannot tell its CPU from the box's",
@@ -150,7 +154,7 @@ var Drivers = []DriverSpec{
 	},
 	{
 		Kind: DriverDBInsert, New: func(w *Workload) Driver { return &dbInsertDriver{w: w} },
-		Tool: ToolDBInsert, Parse: parseDBInsert, Metrics: []Metric{{MetricRows, false}},
+		Tool: ToolDBInsert, Parse: parseDBInsert, Sniff: sniffDBInsert, Metrics: []Metric{{MetricRows, false}},
 		Phases: []Phase{PhaseRun}, Files: []string{dbInsertDirs[DBInsertFractalTree], dbInsertDirs[DBInsertBerkeleyDB], dbInsertTimes},
 		Processes: []string{"db-insert", "db-insert-bdb"}, EngineOption: true,
 		Tail: "a db-insert workload has no duration orch can set, so it cannot carry a profiling tail",
