@@ -51,8 +51,8 @@ func TestCheckPassesOnLab(t *testing.T) {
 				t.Errorf("%s: disk %d MB on %q", f.Host, f.DiskFreeMB, f.DiskPath)
 			}
 		case "loadbox":
-			if !strings.HasPrefix(f.Sysbench, "sysbench 1.") || f.Mysqlslap == "" {
-				t.Errorf("loadbox clients: sysbench %q, mysqlslap %q", f.Sysbench, f.Mysqlslap)
+			if !strings.HasPrefix(f.Clients["sysbench"], "sysbench 1.") || f.Clients["mysqlslap"] == "" {
+				t.Errorf("loadbox clients: sysbench %q, mysqlslap %q", f.Clients["sysbench"], f.Clients["mysqlslap"])
 			}
 			if f.RTTToMasterMs <= 0 {
 				t.Errorf("loadbox: no round trip to master measured")

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/orch-bench/orch/orchestrator/bench"
 	"github.com/orch-bench/orch/orchestrator/executor"
 	"github.com/orch-bench/orch/orchestrator/flavor"
 	"github.com/orch-bench/orch/topology"
@@ -39,9 +40,10 @@ const (
 // $XDG_STATE_HOME/orch, else ~/.local/state/orch).
 const EnvStateDir = "ORCH_STATE_DIR"
 
-// BenchSchemas are the schemas the benchmark account may use: sysbench's
-// and mysqlslap's defaults. orch creates them (as admin) before prepare.
-var BenchSchemas = []string{"sbtest", "mysqlslap"}
+// BenchSchemas are the schemas the benchmark account may use: the server
+// drivers' defaults in the driver table (sysbench's sbtest, mysqlslap's).
+// orch creates them (as admin) before prepare.
+var BenchSchemas = bench.BenchSchemas()
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
 

@@ -53,7 +53,7 @@ func ClientWorkloads(w *Workload, n int, seed uint32) ([]*Workload, error) {
 	if n == 1 {
 		return []*Workload{w}, nil
 	}
-	if w.Tool != DriverSysbench {
+	if !w.spec().SeveralLoadBoxes {
 		return nil, fmt.Errorf("workload %s: several load boxes (%d) need a sysbench 1.x workload (tool sysbench), whose latency histograms can be merged; %s cannot: use one load box", w.Name, n, w.Tool)
 	}
 	if w.Options.Events != nil && *w.Options.Events > 0 {

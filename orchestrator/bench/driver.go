@@ -19,7 +19,7 @@ const (
 )
 
 // Driver builds a workload's commands and reads their output. There is one
-// implementation per DriverKind; NewDriver picks it.
+// implementation per DriverKind, made by its entry in Drivers.
 type Driver interface {
 	// Workload is the (validated) workload the driver was made for.
 	Workload() *Workload
@@ -47,17 +47,7 @@ func NewDriver(w *Workload) (Driver, error) {
 	if err := w.validate(); err != nil {
 		return nil, err
 	}
-	switch w.Tool {
-	case DriverSysbench, DriverSysbenchLegacy:
-		return &sysbenchDriver{w: w, legacy: w.Tool == DriverSysbenchLegacy}, nil
-	case DriverMysqlslap:
-		return &slapDriver{w: w}, nil
-	case DriverCustom:
-		return &customDriver{w: w}, nil
-	case DriverDBInsert:
-		return &dbInsertDriver{w: w}, nil
-	}
-	return nil, fmt.Errorf("workload %s: no driver for tool %q", w.Name, w.Tool)
+	return w.spec().New(w), nil
 }
 
 // Target is the server a benchmark connects to, as the host running the
@@ -192,7 +182,7 @@ func newStep(w *Workload, p Phase, name string, argv []string, t Target) Step {
 		Dir:       w.Workdir,
 		Argv:      argv,
 		SecretEnv: t.secretEnv(),
-		Output:    string(p) + ".out",
+		Output:    p.Output(),
 	}
 	if len(w.Env) > 0 {
 		s.Env = make(map[string]string, len(w.Env))

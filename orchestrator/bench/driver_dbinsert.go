@@ -32,6 +32,9 @@ const dbInsertDefaultBinary = "~/" + DBInsertHome + "/current/bin/db-insert"
 // working directory (./bench.<DIRSUF>), one per library.
 var dbInsertDirs = map[string]string{DBInsertFractalTree: "bench.tokudb", DBInsertBerkeleyDB: "bench.bdb"}
 
+// dbInsertTimes is where the step's shell keeps the program's CPU times.
+const dbInsertTimes = ".orch-times"
+
 // DBInsertSizeLine starts the line the step prints after the program: the
 // database directory's bytes on disk (du -sB1), an orch line, not the
 // program's.
@@ -81,7 +84,7 @@ func (w *Workload) validateDBInsert() error {
 // server (false for db-insert, which benchmarks a library directly): what
 // decides whether a run watches the master for stalls and whether a matrix
 // brings servers to an engine.
-func (w *Workload) UsesServer() bool { return w.Tool != DriverDBInsert }
+func (w *Workload) UsesServer() bool { return w.spec().Server }
 
 func (d *dbInsertDriver) Workload() *Workload { return d.w }
 
@@ -141,7 +144,7 @@ func (d *dbInsertDriver) Step(p Phase, t Target) (Step, error) {
 	dir := dbInsertDirs[d.engine()]
 	// times (a builtin, so redirected, never in a subshell) gives the
 	// shell's children's CPU: the program's alone, du not having run yet.
-	s.After = "times > .orch-times && { read -r _ _; read -r u y; } < .orch-times && printf '%s%s %s\\n' " +
+	s.After = "times > " + dbInsertTimes + " && { read -r _ _; read -r u y; } < " + dbInsertTimes + " && printf '%s%s %s\\n' " +
 		shell.Quote(DBInsertCPULine) + ` "$u" "$y"` + "\n" +
 		"if [ -d " + shell.Quote(dir) + " ]; then printf '%s%s %s\\n' " + shell.Quote(DBInsertSizeLine) + " " +
 		shell.Quote(dir) + ` "$(du -sB1 -- ` + shell.Quote(dir) + " | cut -f1)\"; fi"

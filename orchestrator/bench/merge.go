@@ -312,9 +312,12 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 
 // SumIntervals adds the interval lines several clients printed for the
 // same report: a live display's figure (the result's series is
-// MergeSysbench's, aligned by time). The latency is unset: percentiles do
-// not add up.
+// MergeSysbench's, aligned by time). The latency of several is unset:
+// percentiles do not add up; one client's report is returned whole.
 func SumIntervals(ivs []Interval) Interval {
+	if len(ivs) == 1 {
+		return ivs[0] // one client's report is the sum, latency and all
+	}
 	var out Interval
 	var tps, qps, errs []Number
 	for _, iv := range ivs {

@@ -208,3 +208,15 @@ func TestMergeSysbenchCapturedOffset(t *testing.T) {
 		t.Errorf("events %d p99 %s; want %d and the client's own %s (9.222)", m.Events, m.LatencyMS.Pct, 2*r.Events, one)
 	}
 }
+
+// One client's report is its own sum, latency included (the live display
+// of a run from one load box shows it); several lose the latency.
+func TestSumIntervalsOfOne(t *testing.T) {
+	one := Interval{T: 3, Threads: 4, TPS: Number{text: "10.00"}, LatMS: Number{text: "1.50"}}
+	if got := SumIntervals([]Interval{one}); got != one {
+		t.Errorf("sum of one %+v, want %+v", got, one)
+	}
+	if got := SumIntervals([]Interval{one, one}); got.LatMS.IsSet() || got.TPS.String() != "20.00" || got.Threads != 8 {
+		t.Errorf("sum of two %+v", got)
+	}
+}

@@ -14,31 +14,15 @@ import (
 // for warnings printed ahead of them.
 const sniffLen = 64 << 10
 
-// Parse parses output of the given tool. The result is *Sysbench, Mysqlslap
-// or *DBInsert, with the error semantics of ParseSysbench, ParseMysqlslap and
-// ParseDBInsert. "mariadb-slap" is accepted for ToolMysqlslap.
+// Parse parses output of the given tool (a format of the Drivers table, or
+// an alias: "mariadb-slap" for ToolMysqlslap). The result is *Sysbench,
+// Mysqlslap or *DBInsert, with the error semantics of ParseSysbench,
+// ParseMysqlslap and ParseDBInsert.
 func Parse(tool Tool, name string, r io.Reader) (Result, error) {
-	switch tool {
-	case ToolSysbench:
-		res, err := ParseSysbench(name, r)
-		if res == nil {
-			return nil, err // no typed nil inside the interface
-		}
-		return res, err
-	case ToolMysqlslap, "mariadb-slap":
-		res, err := ParseMysqlslap(name, r)
-		if res == nil {
-			return nil, err
-		}
-		return res, err
-	case ToolDBInsert:
-		res, err := ParseDBInsert(name, r)
-		if res == nil {
-			return nil, err
-		}
-		return res, err
+	if d, ok := formatSpec(tool); ok {
+		return d.Parse(name, r)
 	}
-	return nil, fmt.Errorf("bench: unknown tool %q (want %s, %s or %s)", tool, ToolSysbench, ToolMysqlslap, ToolDBInsert)
+	return nil, fmt.Errorf("bench: unknown tool %q (want %s)", tool, formatNames(""))
 }
 
 // ParseAuto detects the tool from the first 64 KiB of r (see Detect) and
@@ -51,7 +35,7 @@ func ParseAuto(name string, r io.Reader) (Result, error) {
 	}
 	tool := Detect(head)
 	if tool == "" {
-		msg := "unrecognised output: no sysbench, mysqlslap or db-insert lines in the first 64 KiB"
+		msg := "unrecognised output: no " + formatNames("") + " lines in the first 64 KiB"
 		if len(head) == 0 {
 			msg = "empty input"
 		}
@@ -77,23 +61,36 @@ func Detect(head []byte) Tool {
 }
 
 func detectLine(s string) Tool {
-	t := strings.TrimSpace(s)
-	switch {
-	case bannerRE.MatchString(s), isSysbenchInterval(s), strings.HasPrefix(t, "FATAL: "),
-		t == "SQL statistics:", t == "OLTP test statistics:", t == "General statistics:",
-		t == "Threads started!":
-		return ToolSysbench
-	case t == "Benchmark", strings.HasPrefix(t, "Running for engine "),
-		strings.HasPrefix(t, labelAvg+":"), userTimeRE.MatchString(t),
-		strings.HasPrefix(t, "mysqlslap: "), strings.HasPrefix(t, "mariadb-slap: "):
-		return ToolMysqlslap
-	case dbInsertHeaderRE.MatchString(t), strings.HasPrefix(t, "Total time ") && strings.Contains(t, " insertions = "):
-		return ToolDBInsert
-	}
-	if f := strings.Fields(t); len(f) > 2 && (f[0] == "serial" || f[0] == "random") && strings.HasSuffix(f[2], "/s") {
-		return ToolDBInsert
+	for _, d := range Drivers {
+		if d.Sniff != nil && d.Sniff(s) {
+			return d.Tool
+		}
 	}
 	return ""
+}
+
+// The formats' Sniff: whether a line is characteristic of the tool.
+func sniffSysbench(s string) bool {
+	t := strings.TrimSpace(s)
+	return bannerRE.MatchString(s) || isSysbenchInterval(s) || strings.HasPrefix(t, "FATAL: ") ||
+		t == "SQL statistics:" || t == "OLTP test statistics:" || t == "General statistics:" ||
+		t == "Threads started!"
+}
+
+func sniffMysqlslap(s string) bool {
+	t := strings.TrimSpace(s)
+	return t == "Benchmark" || strings.HasPrefix(t, "Running for engine ") ||
+		strings.HasPrefix(t, labelAvg+":") || userTimeRE.MatchString(t) ||
+		strings.HasPrefix(t, "mysqlslap: ") || strings.HasPrefix(t, "mariadb-slap: ")
+}
+
+func sniffDBInsert(s string) bool {
+	t := strings.TrimSpace(s)
+	if dbInsertHeaderRE.MatchString(t) || strings.HasPrefix(t, "Total time ") && strings.Contains(t, " insertions = ") {
+		return true
+	}
+	f := strings.Fields(t)
+	return len(f) > 2 && (f[0] == "serial" || f[0] == "random") && strings.HasSuffix(f[2], "/s")
 }
 
 // isSysbenchInterval reports whether s looks like a sysbench interval line

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"github.com/orch-bench/orch/orchestrator"
 )
@@ -17,10 +18,8 @@ import (
 // Output cut short is kept with a warning on warn; a file that cannot be
 // read or parsed (naming FILE:LINE) and an unknown tool are bad input.
 func ParseFiles(tool string, files []string, out, warn io.Writer) error {
-	switch tool {
-	case "auto", "sysbench", "mysqlslap", "mariadb-slap", "db-insert":
-	default:
-		return orchestrator.BadInputf("parse: unknown --tool %q (sysbench, mysqlslap, db-insert or auto)", tool)
+	if tool != "auto" && !slices.Contains(Formats(), tool) {
+		return orchestrator.BadInputf("parse: unknown --tool %q (%s)", tool, formatNames("auto"))
 	}
 	type doc struct {
 		File   string `json:"file"`

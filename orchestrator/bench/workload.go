@@ -26,8 +26,6 @@ const (
 	DriverDBInsert DriverKind = "db-insert"
 )
 
-var driverKinds = []DriverKind{DriverSysbench, DriverSysbenchLegacy, DriverMysqlslap, DriverCustom, DriverDBInsert}
-
 // Workload is one benchmark definition: which driver, which binary, which
 // options. Load one with LoadWorkload or ParseWorkload; both validate it and
 // fill the defaults documented on each field.
@@ -188,12 +186,7 @@ func (w *Workload) applyDefaults() {
 	if w.Binary == "" && w.sysbench() {
 		w.Binary = "sysbench"
 	}
-	if w.Database == "" {
-		switch {
-		case w.sysbench():
-			w.Database = "sbtest"
-		case w.Tool == DriverMysqlslap:
-			w.Database = "mysqlslap"
-		}
+	if d, ok := Spec(w.Tool); ok && w.Database == "" && len(d.Schemas) > 0 {
+		w.Database = d.Schemas[0]
 	}
 }

@@ -18,7 +18,6 @@ var (
 	engineRE   = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]{0,63}$`)
 	envNameRE  = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 	loadTypes  = []string{"mixed", "read", "write", "key", "update"}
-	parsers    = []string{string(ToolDBInsert), string(ToolSysbench), string(ToolMysqlslap), "mariadb-slap"}
 )
 
 // validate checks the whole workload. Errors point at the offending key
@@ -27,7 +26,7 @@ func (w *Workload) validate() error {
 	if !nameRE.MatchString(w.Name) {
 		return w.fail("name", "%q is not a workload name (letters, digits, '.', '_', '-'; at most 64)", clip(w.Name))
 	}
-	if !slices.Contains(driverKinds, w.Tool) {
+	if _, ok := Spec(w.Tool); !ok {
 		if w.Tool == "" {
 			return w.fail("tool", "missing; one of %s", kindList())
 		}
@@ -52,14 +51,14 @@ func (w *Workload) validateFields() error {
 	case w.Tool == DriverCustom && w.Binary == "":
 		return w.fail("binary", "missing: the program a custom workload runs")
 	case w.Tool == DriverCustom && w.Parser == "":
-		return w.fail("parser", "missing: how to read the program's output (%s)", strings.Join(parsers, ", "))
+		return w.fail("parser", "missing: how to read the program's output (%s)", strings.Join(Formats(), ", "))
 	case w.Tool != DriverCustom && w.Parser != "":
 		return w.fail("parser", "only for tool custom: %s output has its own parser", w.Tool)
-	case w.Parser != "" && !slices.Contains(parsers, w.Parser):
-		return w.fail("parser", "unknown parser %q (valid: %s)", clip(w.Parser), strings.Join(parsers, ", "))
-	case !sb && w.Prepare:
+	case w.Parser != "" && !slices.Contains(Formats(), w.Parser):
+		return w.fail("parser", "unknown parser %q (valid: %s)", clip(w.Parser), strings.Join(Formats(), ", "))
+	case !w.spec().has(PhasePrepare) && w.Prepare:
 		return w.fail("prepare", "%s has no prepare phase", w.Tool)
-	case !sb && w.Cleanup:
+	case !w.spec().has(PhaseCleanup) && w.Cleanup:
 		return w.fail("cleanup", "%s has no cleanup phase", w.Tool)
 	case w.RunOn != "" && w.RunOn != topology.RoleLoadBox && w.RunOn != topology.RoleMaster:
 		return w.fail("run_on", "%q is not loadbox or master", clip(string(w.RunOn)))
@@ -180,9 +179,9 @@ func (w *Workload) fail(key, format string, args ...any) error {
 }
 
 func kindList() string {
-	s := make([]string, len(driverKinds))
-	for i, k := range driverKinds {
-		s[i] = string(k)
+	s := make([]string, len(Drivers))
+	for i, d := range Drivers {
+		s[i] = string(d.Kind)
 	}
 	return strings.Join(s, ", ")
 }

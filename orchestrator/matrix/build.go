@@ -182,7 +182,7 @@ func (m *Matrix) CellWorkload(engine string) (*bench.Workload, error) {
 	if over == nil {
 		over = map[string]string{}
 	}
-	if _, set := over["engine"]; !set && w.Tool != bench.DriverCustom {
+	if _, set := over["engine"]; !set && w.Spec().EngineOption {
 		over["engine"] = engine
 	}
 	return w, w.Override(over)

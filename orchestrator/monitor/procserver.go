@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/orch-bench/orch/orchestrator/bench"
 	"github.com/orch-bench/orch/orchestrator/shell"
 )
 
@@ -45,8 +46,9 @@ func procServerScript(pidFile string) string {
 }
 
 // ClientCommands are the benchmark clients whose CPU a load box's
-// client_cpu_us_ps sums (process names, /proc/PID/stat's comm).
-var ClientCommands = []string{"sysbench", "mysqlslap", "mariadb-slap", "db-insert", "db-insert-bdb"}
+// client_cpu_us_ps sums (process names, /proc/PID/stat's comm): every
+// driver's in the driver table.
+var ClientCommands = bench.ClientProcesses()
 
 // procBoxSample sums every process the host shows (its own PID namespace
 // in the lab, the whole machine elsewhere), with the shell's builtins: CPU

@@ -48,22 +48,24 @@ type Facts struct {
 	DiskFreeMB int64  `json:"disk_free_mb,omitempty"`
 	// The datadir's filesystem (df) and, when it is on a block device,
 	// that disk's model and kind (lsblk; the parent disk of a partition).
-	DiskDevice    string    `json:"disk_device,omitempty"`
-	DiskFS        string    `json:"disk_fs,omitempty"`
-	DiskSizeMB    int64     `json:"disk_size_mb,omitempty"`
-	DiskModel     string    `json:"disk_model,omitempty"`
-	DiskKind      string    `json:"disk_kind,omitempty"` // "rotational", "non-rotational"
-	ClockOffsetMs float64   `json:"clock_offset_ms"`
-	THP           string    `json:"transparent_hugepages,omitempty"`
-	Mysqld        string    `json:"mysqld,omitempty"`  // binary version line, or "" when absent
-	Server        string    `json:"server,omitempty"`  // "MariaDB 10.11.19" from the binary or the server
-	MySQL         string    `json:"mysql,omitempty"`   // "up" or why not
-	Engines       []string  `json:"engines,omitempty"` // loaded engines, then "name (plugin file)" for loadable ones
-	Sysbench      string    `json:"sysbench,omitempty"`
-	Mysqlslap     string    `json:"mysqlslap,omitempty"`
-	StackTools    []string  `json:"stack_tools,omitempty"` // stack samplers a database host has installed (gdb, perf); --stacks=auto uses perf where it works
-	RTTToMasterMs float64   `json:"rtt_to_master_ms,omitempty"`
-	Problems      []Problem `json:"problems,omitempty"`
+	DiskDevice    string   `json:"disk_device,omitempty"`
+	DiskFS        string   `json:"disk_fs,omitempty"`
+	DiskSizeMB    int64    `json:"disk_size_mb,omitempty"`
+	DiskModel     string   `json:"disk_model,omitempty"`
+	DiskKind      string   `json:"disk_kind,omitempty"` // "rotational", "non-rotational"
+	ClockOffsetMs float64  `json:"clock_offset_ms"`
+	THP           string   `json:"transparent_hugepages,omitempty"`
+	Mysqld        string   `json:"mysqld,omitempty"`  // binary version line, or "" when absent
+	Server        string   `json:"server,omitempty"`  // "MariaDB 10.11.19" from the binary or the server
+	MySQL         string   `json:"mysql,omitempty"`   // "up" or why not
+	Engines       []string `json:"engines,omitempty"` // loaded engines, then "name (plugin file)" for loadable ones
+	// Clients maps a load box's benchmark client checks (the driver
+	// table's, bench.ClientChecks) to the version line of the program
+	// found; each is a key of its own in JSON (clients.go).
+	Clients       map[string]string `json:"-"`
+	StackTools    []string          `json:"stack_tools,omitempty"` // stack samplers a database host has installed (gdb, perf); --stacks=auto uses perf where it works
+	RTTToMasterMs float64           `json:"rtt_to_master_ms,omitempty"`
+	Problems      []Problem         `json:"problems,omitempty"`
 }
 
 // Problem is one failed check. Blocking problems make `orch check` fail.
@@ -156,15 +158,7 @@ func probeHost(ctx context.Context, h *topology.Host, ex executor.Executor, f *F
 	checkSudo(ctx, h, ex, f, first(kv, "uid") == "0")
 	checkClock(ctx, h, ex, f)
 	if h.Role == topology.RoleLoadBox {
-		f.Sysbench, f.Mysqlslap = first(kv, "sysbench"), first(kv, "mysqlslap")
-		switch {
-		case f.Sysbench == "" && f.Mysqlslap == "":
-			f.problem(true, "%s: no benchmark client: install sysbench or mariadb-client/mysql-client (mysqlslap)", h)
-		case f.Sysbench == "":
-			f.problem(false, "%s: sysbench not found (sysbench workloads cannot run)", h)
-		case f.Mysqlslap == "":
-			f.problem(false, "%s: mysqlslap/mariadb-slap not found (mysqlslap workloads cannot run)", h)
-		}
+		checkClients(h, f, kv)
 		return
 	}
 	if !h.IsDB() {

@@ -115,8 +115,8 @@ func TestCheckKeepsARowPerHost(t *testing.T) {
 	wantProblem(t, m, true, "master 127.0.0.1", "running")
 	wantProblem(t, m, false, "master 127.0.0.1", "gdb")
 
-	if l.Sysbench != "sysbench 1.0.20" || l.Mysqlslap != "" {
-		t.Errorf("load box clients %q, %q", l.Sysbench, l.Mysqlslap)
+	if l.Clients["sysbench"] != "sysbench 1.0.20" || l.Clients["mysqlslap"] != "" {
+		t.Errorf("load box clients %q, %q", l.Clients["sysbench"], l.Clients["mysqlslap"])
 	}
 	wantProblem(t, l, false, "lb 127.0.0.2", "mysqlslap")
 	// A refused connect is a round trip too.

@@ -58,11 +58,7 @@ for dir in $dirs; do
 done
 `)
 	if loadbox {
-		b.WriteString(`p=$(command -v sysbench) && echo "sysbench=$(sysbench --version | head -n 1)"
-for m in mariadb-slap mysqlslap; do
-  p=$(command -v "$m") && { echo "mysqlslap=$("$p" --version | head -n 1)"; break; }
-done
-p=$(command -v mariadb || command -v mysql) && echo "mysql_client=$("$p" --version | head -n 1)"
+		b.WriteString(clientProbe() + `p=$(command -v mariadb || command -v mysql) && echo "mysql_client=$("$p" --version | head -n 1)"
 `)
 	}
 	// A missing tool is a fact, not a failure of the probe.

@@ -193,8 +193,8 @@ func TestProbeHostDecisions(t *testing.T) {
 func TestProbeHostLoadBox(t *testing.T) {
 	h := &topology.Host{Name: "lb1", Role: topology.RoleLoadBox, Address: "10.0.0.9"}
 	f := probeFacts(h, newCannedHost("lb1", debianLoadBox))
-	if f.Sysbench != "sysbench 1.0.20" || !strings.Contains(f.Mysqlslap, "mariadb-slap") {
-		t.Errorf("clients: %q, %q", f.Sysbench, f.Mysqlslap)
+	if f.Clients["sysbench"] != "sysbench 1.0.20" || !strings.Contains(f.Clients["mysqlslap"], "mariadb-slap") {
+		t.Errorf("clients: %q, %q", f.Clients["sysbench"], f.Clients["mysqlslap"])
 	}
 	// A load box runs no server: none of the database checks apply.
 	if f.Blocking() || f.MySQL != "" || f.Mysqld != "" {

@@ -274,8 +274,8 @@ func TestProbeHostRealShell(t *testing.T) {
 	t.Run("load box without clients", func(t *testing.T) {
 		h := &topology.Host{Name: "lb1", Role: topology.RoleLoadBox, Address: "127.0.0.1"}
 		f := probeFacts(h, newToolHost("lb1", toolDir(t, nil)))
-		if f.Sysbench != "" || f.Mysqlslap != "" {
-			t.Errorf("clients found: %q, %q", f.Sysbench, f.Mysqlslap)
+		if f.Clients["sysbench"] != "" || f.Clients["mysqlslap"] != "" {
+			t.Errorf("clients found: %q, %q", f.Clients["sysbench"], f.Clients["mysqlslap"])
 		}
 		wantProblem(t, f, true, "lb1 127.0.0.1", "sysbench", "mysqlslap")
 	})
@@ -285,8 +285,8 @@ func TestProbeHostRealShell(t *testing.T) {
 			"sysbench":     "echo 'sysbench 1.0.20'",
 			"mariadb-slap": "echo '/usr/bin/mariadb-slap  Ver 1.0 Distrib 10.11.19-MariaDB, for debian-linux-gnu (x86_64)'",
 		})))
-		if f.Sysbench != "sysbench 1.0.20" || !strings.HasPrefix(f.Mysqlslap, "/usr/bin/mariadb-slap  Ver 1.0") || f.Blocking() {
-			t.Errorf("clients %q, %q; problems %+v", f.Sysbench, f.Mysqlslap, f.Problems)
+		if f.Clients["sysbench"] != "sysbench 1.0.20" || !strings.HasPrefix(f.Clients["mysqlslap"], "/usr/bin/mariadb-slap  Ver 1.0") || f.Blocking() {
+			t.Errorf("clients %q, %q; problems %+v", f.Clients["sysbench"], f.Clients["mysqlslap"], f.Problems)
 		}
 	})
 	t.Run("database host", func(t *testing.T) {

@@ -9,16 +9,45 @@ import (
 	"github.com/orch-bench/orch/orchestrator/bench"
 )
 
-// Throughput metrics, in the words engineers use.
+// The metrics, as the driver table names them (bench.Drivers' Metrics,
+// with their directions: bench.LowerIsBetter).
 const (
-	metricWrites  = "writes/s"
-	metricTPS     = "tps"
-	metricQueries = "queries/s"
-	metricRows    = "rows/s"
-	// metricSeconds is mysqlslap's own figure: seconds to run all queries
-	// (the sum of its blocks' averages); lower is better.
-	metricSeconds = "s to run all queries"
+	metricWrites  = bench.MetricWrites
+	metricTPS     = bench.MetricTPS
+	metricQueries = bench.MetricQueries
+	metricRows    = bench.MetricRows
+	metricSeconds = bench.MetricSeconds // lower is better
 )
+
+// benchReaders read one benchmark object by its "tool" (mysqlslap's array
+// of blocks is told by its shape): one per output format of the driver
+// table, which TestBenchReadersCoverDrivers holds to it.
+var benchReaders = map[bench.Tool]func(raw json.RawMessage) (*Bench, error){
+	bench.ToolSysbench: func(raw json.RawMessage) (*Bench, error) {
+		// One client's result (bench.Sysbench) or several clients' merged
+		// (bench.Merged, which names its clients): read as the merged one,
+		// whose intervals say whether every client reported for them.
+		var d bench.Merged
+		if err := json.Unmarshal(raw, &d); err != nil {
+			return nil, fmt.Errorf("sysbench result: %w", err)
+		}
+		return sysbenchBench(&d, d.Clients != nil), nil
+	},
+	bench.ToolMysqlslap: func(raw json.RawMessage) (*Bench, error) {
+		var blocks bench.Mysqlslap
+		if err := json.Unmarshal(raw, &blocks); err != nil {
+			return nil, fmt.Errorf("mysqlslap result: %w", err)
+		}
+		return slapBench(blocks), nil
+	},
+	bench.ToolDBInsert: func(raw json.RawMessage) (*Bench, error) {
+		var d bench.DBInsert
+		if err := json.Unmarshal(raw, &d); err != nil {
+			return nil, fmt.Errorf("db-insert result: %w", err)
+		}
+		return dbInsertBench(&d), nil
+	},
+}
 
 // decodeBench reads one benchmark document: a sysbench or db-insert
 // object, or a mysqlslap array of blocks. tool names the tool when the
@@ -29,11 +58,7 @@ func decodeBench(raw json.RawMessage, tool string) (*Bench, error) {
 		return nil, nil
 	}
 	if raw[0] == '[' {
-		var blocks bench.Mysqlslap
-		if err := json.Unmarshal(raw, &blocks); err != nil {
-			return nil, fmt.Errorf("mysqlslap result: %w", err)
-		}
-		return slapBench(blocks), nil
+		return benchReaders[bench.ToolMysqlslap](raw)
 	}
 	var head struct {
 		Tool string `json:"tool"`
@@ -44,24 +69,11 @@ func decodeBench(raw json.RawMessage, tool string) (*Bench, error) {
 	if head.Tool == "" {
 		head.Tool = tool
 	}
-	switch head.Tool {
-	case "sysbench":
-		// One client's result (bench.Sysbench) or several clients' merged
-		// (bench.Merged, which names its clients): read as the merged one,
-		// whose intervals say whether every client reported for them.
-		var d bench.Merged
-		if err := json.Unmarshal(raw, &d); err != nil {
-			return nil, fmt.Errorf("sysbench result: %w", err)
-		}
-		return sysbenchBench(&d, d.Clients != nil), nil
-	case "db-insert":
-		var d bench.DBInsert
-		if err := json.Unmarshal(raw, &d); err != nil {
-			return nil, fmt.Errorf("db-insert result: %w", err)
-		}
-		return dbInsertBench(&d), nil
-	case "":
+	if head.Tool == "" {
 		return nil, fmt.Errorf("benchmark result has no \"tool\" key: not orch parse output")
+	}
+	if read, ok := benchReaders[bench.Tool(head.Tool)]; ok {
+		return read(raw)
 	}
 	return nil, fmt.Errorf("benchmark result: unknown tool %q", head.Tool)
 }
@@ -69,7 +81,7 @@ func decodeBench(raw json.RawMessage, tool string) (*Bench, error) {
 // sysbenchBench reads a sysbench result; merged: several clients' (their
 // intervals say whether every client reported for them).
 func sysbenchBench(d *bench.Merged, merged bool) *Bench {
-	b := &Bench{Tool: "sysbench", Version: d.Version, Complete: d.Complete, rates: map[string]rate{},
+	b := &Bench{Tool: string(bench.ToolSysbench), Version: d.Version, Complete: d.Complete, rates: map[string]rate{},
 		Errors: float64(d.Errors), Pctl: d.Percentile, LatAvg: nan(), LatPct: nan(), LatMax: nan(), DurationS: printed(d.DurationS),
 		IntervalsDropped: d.IntervalsDropped, openLoop: d.RateLimited}
 	if !d.Complete {
@@ -124,7 +136,7 @@ func sysbenchBench(d *bench.Merged, merged bool) *Bench {
 }
 
 func slapBench(blocks bench.Mysqlslap) *Bench {
-	b := &Bench{Tool: "mysqlslap", Complete: len(blocks) > 0, rates: map[string]rate{},
+	b := &Bench{Tool: string(bench.ToolMysqlslap), Complete: len(blocks) > 0, rates: map[string]rate{},
 		LatAvg: nan(), LatPct: nan(), LatMax: nan(), Errors: nan(), DurationS: nan()}
 	// Every block is one concurrency level run `iterations` times; its
 	// average time covers clients x queries_per_client queries.
@@ -149,7 +161,7 @@ func slapBench(blocks bench.Mysqlslap) *Bench {
 }
 
 func dbInsertBench(d *bench.DBInsert) *Bench {
-	b := &Bench{Tool: "db-insert", Complete: d.Complete, rates: map[string]rate{},
+	b := &Bench{Tool: string(bench.ToolDBInsert), Complete: d.Complete, rates: map[string]rate{},
 		LatAvg: nan(), LatPct: nan(), LatMax: nan(), Errors: nan(), DurationS: nan()}
 	var series []Point
 	for _, bt := range d.Batches {

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/orch-bench/orch/orchestrator/bench"
 	"github.com/orch-bench/orch/orchestrator/fairness"
 	"github.com/orch-bench/orch/orchestrator/stats"
 )
@@ -258,7 +259,7 @@ func tables(runs []*Run) []*Table {
 	for _, t := range out {
 		sort.SliceStable(t.Runs, func(i, j int) bool { return pos[t.Runs[i]] < pos[t.Runs[j]] })
 		t.Metric = chooseMetric(t.Runs)
-		t.LowerIsBetter = t.Metric == metricSeconds
+		t.LowerIsBetter = bench.LowerIsBetter(t.Metric)
 		for _, r := range t.Runs {
 			g := t.group(r.Label)
 			if g == nil {

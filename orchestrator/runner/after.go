@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/orch-bench/orch/orchestrator/dataset"
@@ -16,31 +15,6 @@ import (
 // catchUpTimeout bounds the wait for slaves after the benchmark: the lab saw
 // single-threaded appliers 40-50 s behind after 30 s of load.
 const catchUpTimeout = 10 * time.Minute
-
-// parse reads the run's raw output into the results.
-func (r *run) parse(res *schema.Results) {
-	res.Workload, res.Tool, res.Engine = r.cfg.Workload.Name, string(r.cfg.Workload.Tool), r.cfg.Engine
-	if r.multi() {
-		r.parseClients(res)
-		return
-	}
-	p, err := r.dir.Abs(rundir.BenchmarkRun)
-	if err != nil {
-		res.ParseError = err.Error()
-		return
-	}
-	f, err := os.Open(p)
-	if err != nil {
-		res.ParseError = err.Error()
-		return
-	}
-	defer f.Close()
-	out, err := r.driver.Parse(rundir.BenchmarkRun, f)
-	res.Benchmark = schema.Benchmark{Result: out}
-	if err != nil {
-		res.ParseError = err.Error()
-	}
-}
 
 // catchUp is the slaves' catch-up wait, started when the load ended.
 type catchUp struct {
@@ -138,7 +112,7 @@ func (r *run) finish(ctx context.Context, status rundir.Status, runErr error) er
 		hosts[r.bhost] = r.bexec
 	}
 	for _, c := range r.clients {
-		hosts[c.host.Name] = c.exec
+		hosts[c.name] = c.exec
 	}
 	if _, err := rundir.Collect(ctx, r.dir, hosts); err != nil {
 		return fmt.Errorf("collect: %w (orch collect %s retries)", err, r.dir.Path())

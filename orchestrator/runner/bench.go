@@ -154,7 +154,7 @@ func (o BenchOptions) plan() (server.Desired, *bench.Workload, error) {
 		switch {
 		case library && o.Engine != "":
 			over["engine"] = o.Engine
-		case !library && w.Tool != bench.DriverCustom:
+		case !library && w.Spec().EngineOption:
 			over["engine"] = desired.Engine // tables are created with the cluster's engine
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/orch-bench/orch/orchestrator"
+	"github.com/orch-bench/orch/orchestrator/bench"
 	"github.com/orch-bench/orch/orchestrator/preflight"
 	"github.com/orch-bench/orch/topology"
 )
@@ -97,8 +98,9 @@ func printFacts(w io.Writer, facts []*preflight.Facts) {
 	row("mysql login", func(f *preflight.Facts) string { return f.MySQL })
 	row("engines", func(f *preflight.Facts) string { return benchEngines(f.Engines) })
 	row("huge pages", func(f *preflight.Facts) string { return f.THP })
-	row("sysbench", func(f *preflight.Facts) string { return f.Sysbench })
-	row("mysqlslap", func(f *preflight.Facts) string { return shortVersion(f.Mysqlslap) })
+	for _, c := range bench.ClientChecks() {
+		row(c.Fact, func(f *preflight.Facts) string { return shortVersion(f.Clients[c.Fact]) })
+	}
 	row("stacks", func(f *preflight.Facts) string { return strings.Join(f.StackTools, ",") })
 	row("rtt to master", func(f *preflight.Facts) string {
 		if f.RTTToMasterMs == 0 {

@@ -19,19 +19,27 @@ import (
 	"github.com/orch-bench/orch/topology"
 )
 
-// clientFile is one load box's raw run output in the run directory
-// (rundir.ClientRun), when it started, and how to read it.
+// clientFile is one client's raw run output in the run directory
+// (clientLocal), when it started, and how to read it.
 type clientFile struct {
-	name  string
-	start time.Time
-	parse func(name string, r io.Reader) (bench.Result, error)
+	name, local string
+	start       time.Time
+	parse       func(name string, r io.Reader) (bench.Result, error)
 }
 
 // mergeClients parses every client's output (the .part file of one that
-// was interrupted) and merges them, saving the merged result beside them
-// (rundir.BenchmarkRunMerged). It returns the merged result, nil when some
-// client has no sysbench result, and the problems met ("" when none).
-func mergeClients(d *rundir.Dir, files []clientFile) (*bench.Merged, string) {
+// was interrupted). The result of one client is the run's, as it parsed,
+// with its parse error. Several are merged, the merge saved beside them
+// (rundir.BenchmarkRunMerged); nil when some client has no sysbench
+// result. The problems met come with it ("" when none).
+func mergeClients(d *rundir.Dir, files []clientFile) (bench.Result, string) {
+	if len(files) == 1 {
+		out, err := parseClientFile(d, files[0])
+		if err != nil {
+			return out, err.Error()
+		}
+		return out, ""
+	}
 	var runs []bench.ClientRun
 	var problems []string
 	for _, c := range files {
@@ -43,20 +51,25 @@ func mergeClients(d *rundir.Dir, files []clientFile) (*bench.Merged, string) {
 			runs = append(runs, bench.ClientRun{Name: c.name, Start: c.start, Result: sb})
 		}
 	}
-	var m *bench.Merged
-	if len(runs) == len(files) {
-		var err error
-		if m, err = bench.MergeSysbench(runs); err != nil {
-			problems = append(problems, err.Error())
-		} else if err := d.WriteJSON(rundir.BenchmarkRunMerged, m); err != nil {
-			problems = append(problems, err.Error())
-		}
+	problem := func() string { return topology.CapJoin(problems, topology.MaxListedHosts, "; ") }
+	if len(runs) != len(files) {
+		return nil, problem()
 	}
-	return m, topology.CapJoin(problems, topology.MaxListedHosts, "; ")
+	m, err := bench.MergeSysbench(runs)
+	if err == nil {
+		err = d.WriteJSON(rundir.BenchmarkRunMerged, m)
+	}
+	if err != nil {
+		problems = append(problems, err.Error())
+	}
+	if m == nil {
+		return nil, problem() // no typed nil inside the interface
+	}
+	return m, problem()
 }
 
 func parseClientFile(d *rundir.Dir, c clientFile) (bench.Result, error) {
-	local := rundir.ClientRun(c.name)
+	local := c.local
 	p, err := d.Confined(local)
 	if err != nil {
 		return nil, err
@@ -119,7 +132,7 @@ func reparseClients(d *rundir.Dir, m *rundir.Manifest) (bool, error) {
 		if _, err := os.Stat(path.Join(d.Path(), rundir.ClientRun(rem.Host))); err != nil {
 			return false, nil // not collected (yet): nothing to merge
 		}
-		files = append(files, clientFile{name: rem.Host, start: rem.StartAt, parse: bench.ParseAuto})
+		files = append(files, clientFile{name: rem.Host, local: rundir.ClientRun(rem.Host), start: rem.StartAt, parse: bench.ParseAuto})
 	}
 	merged, problem := mergeClients(d, files)
 	if merged == nil {

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path"
 	"strconv"
 	"strings"
@@ -85,12 +86,7 @@ func (r *run) connect(ctx context.Context) error {
 				return err
 			}
 			m.HostFacts[f.Host] = b
-			if f.Sysbench != "" {
-				m.Clients["sysbench"] = f.Sysbench
-			}
-			if f.Mysqlslap != "" {
-				m.Clients["mysqlslap"] = f.Mysqlslap
-			}
+			maps.Copy(m.Clients, f.Clients)
 		}
 		return nil
 	})

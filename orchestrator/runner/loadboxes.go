@@ -3,6 +3,7 @@ package runner
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"path"
 	"strconv"
@@ -18,21 +19,24 @@ import (
 	"github.com/orch-bench/orch/topology"
 )
 
-// A cluster with several load boxes is driven from all of them at once.
-// The first load box is the run's benchmark host as with one (r.bhost,
-// r.bexec, r.remote): it prepares the dataset, once. In the run phase every
-// load box runs its share of the workload (bench.ClientWorkloads) in its
-// own private working directory, released together by a barrier, and the
-// results are merged (bench.MergeSysbench): throughput summed per interval
-// aligned by time, percentiles from the summed histograms.
+// The run phase runs on the run's clients, one or several, through the same
+// functions. The first is the run's benchmark host (r.bhost, r.bexec,
+// r.remote): the load box (or the master, for a workload that runs there),
+// which prepares the dataset, once. A cluster with several load boxes is
+// driven from all of them at once: each runs its share of the workload
+// (bench.ClientWorkloads) in its own private working directory, released
+// together by a barrier, and the results are merged (bench.MergeSysbench):
+// throughput summed per interval aligned by time, percentiles from the
+// summed histograms. One client is the case N = 1: its share is the whole
+// workload, nobody to wait for, and the merge of one result is itself.
 
-// client is one load box of a run driven from several.
+// client is one host the run phase runs on.
 type client struct {
-	host   *topology.Host
+	name   string // its host's name (rundir.LocalHost: this machine)
 	exec   executor.Executor
 	remote string       // its private working directory (makeWorkdir)
 	driver bench.Driver // the workload with this client's share of threads
-	local  string       // its raw output in the run directory
+	local  string       // its raw output in the run directory (clientLocal)
 	// offset is the load box's clock minus this machine's, measured just
 	// before the start: the barrier instant is given to each box in its
 	// own clock.
@@ -50,46 +54,69 @@ const startFile = "run.start"
 // all of inv's load boxes at once (bad input otherwise: a workload that
 // cannot be split or merged, or fewer threads than load boxes).
 func CheckClients(inv *topology.Inventory, w *bench.Workload) error {
-	n := len(inv.LoadBoxes())
-	if n < 2 || w.RunOn == topology.RoleMaster {
-		return nil
-	}
-	_, err := bench.ClientWorkloads(w, n, 0)
+	_, err := bench.ClientWorkloads(w, len(clientHosts(inv, w, "")), 0)
 	return err
 }
 
-// multi reports whether this run drives the cluster from several load boxes.
-func (r *run) multi() bool { return len(r.clients) > 1 }
-
-// connectClients sets up every load box but the first (already the
-// benchmark host, with its working directory made): a connection, a
-// private working directory, and the workload share each runs.
-func (r *run) connectClients(ctx context.Context) error {
-	boxes := r.inv.LoadBoxes()
-	if len(boxes) < 2 || r.cfg.Workload.RunOn == topology.RoleMaster || boxes[0].Name != r.bhost {
-		return nil
+// clientHosts names the hosts the run phase runs on: the master for a
+// workload that runs there, else every load box (bhost, the benchmark
+// host, when the inventory has none: this machine).
+func clientHosts(inv *topology.Inventory, w *bench.Workload, bhost string) []string {
+	var names []string
+	if w.RunOn != topology.RoleMaster {
+		for _, h := range inv.LoadBoxes() {
+			names = append(names, h.Name)
+		}
 	}
-	ws, err := bench.ClientWorkloads(r.cfg.Workload, len(boxes), uint32(time.Now().UnixNano()))
+	if len(names) == 0 {
+		names = []string{bhost}
+	}
+	return names
+}
+
+// clientLocal is where a client's output goes in the run directory: the
+// run's benchmark output when it is the only one, else a file of its own.
+func clientLocal(name string, n int) string {
+	if n == 1 {
+		return rundir.BenchmarkRun
+	}
+	return rundir.ClientRun(name)
+}
+
+// connectClients sets up the run phase's clients: the first is the
+// benchmark host, already connected with its working directory made; the
+// others get a connection and a private working directory; each gets the
+// workload share it runs.
+func (r *run) connectClients(ctx context.Context) error {
+	names := clientHosts(r.inv, r.cfg.Workload, r.bhost)
+	if names[0] != r.bhost {
+		return fmt.Errorf("run: the benchmark host %s is not the first client %s", r.bhost, names[0])
+	}
+	ws, err := bench.ClientWorkloads(r.cfg.Workload, len(names), uint32(time.Now().UnixNano()))
 	if err != nil {
 		return err
 	}
-	clients := make([]*client, len(boxes))
-	for i, h := range boxes {
-		d, err := bench.NewDriver(ws[i])
-		if err != nil {
-			return err
-		}
-		clients[i] = &client{host: h, driver: d, local: rundir.ClientRun(h.Name), exec: r.bexec, remote: r.remote}
-		if i > 0 {
-			if clients[i].exec, err = r.cfg.Cluster.Executor(h); err != nil {
+	clients := make([]*client, len(names))
+	for i, name := range names {
+		d := r.driver
+		if i > 0 || ws[i] != r.cfg.Workload {
+			if d, err = bench.NewDriver(ws[i]); err != nil {
 				return err
 			}
+		}
+		clients[i] = &client{name: name, driver: d, local: clientLocal(name, len(names)), exec: r.bexec, remote: r.remote}
+		if i > 0 {
+			box, ok := r.db.LoadBox(name)
+			if !ok {
+				return fmt.Errorf("%s: load box not connected", name)
+			}
+			clients[i].exec = box.Exec
 		}
 	}
 	runID := path.Base(r.dir.Path())
 	errs := orchestrator.ForEach(ctx, 0, clients[1:], func(ctx context.Context, _ int, c *client) error {
 		for _, old := range r.staleClients {
-			r.removeStaleOn(ctx, c.host.Name, c.exec, old)
+			r.removeStaleOn(ctx, c.name, c.exec, old)
 		}
 		var err error
 		c.remote, err = makeWorkdir(ctx, c.exec, runID)
@@ -102,7 +129,7 @@ func (r *run) connectClients(ctx context.Context) error {
 		m.ClientRemotes = nil
 		for _, c := range clients[1:] {
 			if c.remote != "" {
-				m.ClientRemotes = append(m.ClientRemotes, &rundir.Remote{Host: c.host.Name, Dir: c.remote})
+				m.ClientRemotes = append(m.ClientRemotes, &rundir.Remote{Host: c.name, Dir: c.remote})
 			}
 		}
 		return nil
@@ -112,48 +139,40 @@ func (r *run) connectClients(ctx context.Context) error {
 	return orchestrator.Aggregate(errs)
 }
 
-// runPhase is the run phase on the benchmark host, or on every load box.
-func (r *run) runPhase(ctx context.Context) (int, error) {
-	if !r.multi() {
-		return r.benchmark(ctx, bench.PhaseRun)
-	}
-	return r.benchmarkClients(ctx)
-}
-
-// exitError says which benchmark exited with code.
-func (r *run) exitError(code int) error {
-	if !r.multi() {
-		return fmt.Errorf("%s: benchmark exited %d (see %s)", r.bhost, code, rundir.BenchmarkRun)
-	}
+// exitError says which benchmarks exited other than 0.
+func (r *run) exitError() error {
 	var failed []string
 	for _, c := range r.clients {
 		if c.code != 0 {
-			failed = append(failed, fmt.Sprintf("%s exited %d (see %s)", c.host.Name, c.code, c.local))
+			failed = append(failed, fmt.Sprintf("%s: benchmark exited %d (see %s)", c.name, c.code, c.local))
 		}
 	}
-	return fmt.Errorf("benchmark: %s", topology.CapJoin(failed, topology.MaxListedHosts, "; "))
+	return errors.New(topology.CapJoin(failed, topology.MaxListedHosts, "; "))
 }
 
 // clientBoxes are the load boxes the monitors watch for client-bound
-// runs: every one the benchmark runs on.
+// runs: every client that is a connected load box (not the master, nor
+// this machine).
 func (r *run) clientBoxes() []cluster.LoadBox {
-	if r.multi() {
-		out := make([]cluster.LoadBox, len(r.clients))
-		for i, c := range r.clients {
-			out[i] = cluster.LoadBox{Host: c.host, Exec: c.exec}
+	var out []cluster.LoadBox
+	for _, c := range r.clients {
+		if b, ok := r.db.LoadBox(c.name); ok {
+			out = append(out, b)
 		}
-		return out
 	}
-	if b, ok := r.db.LoadBox(r.bhost); ok {
-		return []cluster.LoadBox{b}
-	}
-	return nil
+	return out
 }
 
 // launchMargin is how far ahead of now the common start is set: long
 // enough for every load box to receive its script and reach the barrier
-// on a busy control machine (two SSH commands per box, in parallel).
-func launchMargin(n int) time.Duration { return 3*time.Second + time.Duration(n)*500*time.Millisecond }
+// on a busy control machine (two SSH commands per box, in parallel). One
+// client waits for nobody: it starts as it is launched.
+func launchMargin(n int) time.Duration {
+	if n < 2 {
+		return 0
+	}
+	return 3*time.Second + time.Duration(n)*500*time.Millisecond
+}
 
 // barrier is the shell text that holds a client until at (seconds since
 // the epoch in the load box's own clock), then notes when it passed in
@@ -251,7 +270,7 @@ func (c *client) readStart(ctx context.Context) (time.Time, error) {
 	}
 	at, err := parseEpoch(b.String())
 	if err != nil {
-		return time.Time{}, fmt.Errorf("%s: %s: %w", c.host.Name, startFile, err)
+		return time.Time{}, fmt.Errorf("%s: %s: %w", c.name, startFile, err)
 	}
 	return at.Add(-c.offset), nil
 }

@@ -15,18 +15,21 @@ import (
 	"github.com/orch-bench/orch/orchestrator/schema"
 )
 
-// benchmarkClients is the run phase on every load box: clocks read,
-// every client launched detached behind the barrier, every output followed
-// into its own file. It returns the first non-zero exit status (exitError
-// names them all).
-func (r *run) benchmarkClients(ctx context.Context) (int, error) {
-	errs := orchestrator.ForEach(ctx, 0, r.clients, func(ctx context.Context, _ int, c *client) error {
-		var err error
-		c.offset, err = clockOffset(ctx, c.exec)
-		return err
-	})
-	if err := orchestrator.Aggregate(errs); err != nil {
-		return -1, err
+// runPhase is the run phase on every client, one or several: launched
+// detached (several behind a barrier, their clocks read first), every
+// output followed into its own file. It returns the first non-zero exit
+// status (exitError names them all).
+func (r *run) runPhase(ctx context.Context) (int, error) {
+	together := len(r.clients) > 1 // a barrier of one waits for nobody
+	if together {
+		errs := orchestrator.ForEach(ctx, 0, r.clients, func(ctx context.Context, _ int, c *client) error {
+			var err error
+			c.offset, err = clockOffset(ctx, c.exec)
+			return err
+		})
+		if err := orchestrator.Aggregate(errs); err != nil {
+			return -1, err
+		}
 	}
 	target := r.target()
 	steps := make([]bench.Step, len(r.clients))
@@ -34,18 +37,21 @@ func (r *run) benchmarkClients(ctx context.Context) (int, error) {
 	for i, c := range r.clients {
 		step, err := c.driver.Step(bench.PhaseRun, target)
 		if err != nil {
-			return -1, fmt.Errorf("%s: %w", c.host.Name, err)
+			return -1, fmt.Errorf("%s: %w", c.name, err)
 		}
 		steps[i] = step
-		if err := r.dir.AppendCommand(string(bench.PhaseRun), c.host.Name, step.String(), step.Env, r.secrets...); err != nil {
+		if err := r.dir.AppendCommand(string(bench.PhaseRun), c.name, step.String(), step.Env, r.secrets...); err != nil {
 			r.logf("run: %v", err) // evidence lost, not a reason to stop
 		}
-		shares = append(shares, fmt.Sprintf("%s %d threads (clock %+.1f ms)", c.host.Name, *c.driver.Workload().Options.Threads, ms(c.offset)))
+		if together {
+			shares = append(shares, fmt.Sprintf("%s %d threads (clock %+.1f ms)", c.name, *c.driver.Workload().Options.Threads, ms(c.offset)))
+		}
 	}
-	// As with one load box: never two benchmarks on one database, and the
-	// run's marker on record before any client carries it.
+	// Never two benchmarks on one database (their random ids collide); the
+	// run's marker is on record before anything carries it, so a crash of
+	// orch right after the launch still leaves the benchmark findable.
 	tname := targetOf(target)
-	errs = orchestrator.ForEach(ctx, 0, r.clients, func(ctx context.Context, _ int, c *client) error {
+	errs := orchestrator.ForEach(ctx, 0, r.clients, func(ctx context.Context, _ int, c *client) error {
 		return checkAlone(ctx, c.exec, tname)
 	})
 	if err := orchestrator.Aggregate(errs); err != nil {
@@ -55,12 +61,22 @@ func (r *run) benchmarkClients(ctx context.Context) (int, error) {
 		return -1, err
 	}
 	at := time.Now().Add(launchMargin(len(r.clients)))
-	r.logf("run: %d load boxes start together at %s: %s", len(r.clients), at.UTC().Format("15:04:05.000"), strings.Join(shares, ", "))
+	if together {
+		r.logf("run: %d load boxes start together at %s: %s", len(r.clients), at.UTC().Format("15:04:05.000"), strings.Join(shares, ", "))
+	} else if r.cfg.Verbose {
+		r.logf("%s: %s (%s)", r.bhost, steps[0].Name, steps[0].String())
+	} else {
+		r.logf("%s: %s (the command is in %s)", r.bhost, steps[0].Name, rundir.BenchmarkCommands)
+	}
 	if r.loadStartsAt != nil {
 		r.loadStartsAt(at)
 	}
 	errs = orchestrator.ForEach(ctx, 0, r.clients, func(ctx context.Context, i int, c *client) error {
-		rem, err := launch(ctx, c.exec, c.remote, marked(steps[i], r.marker, tname), barrier(at.Add(c.offset), c.remote))
+		before := ""
+		if together {
+			before = barrier(at.Add(c.offset), c.remote)
+		}
+		rem, err := launch(ctx, c.exec, c.remote, marked(steps[i], r.marker, tname), before)
 		c.rem = rem
 		return err
 	})
@@ -69,11 +85,12 @@ func (r *run) benchmarkClients(ctx context.Context) (int, error) {
 	}
 	if err := orchestrator.Aggregate(errs); err != nil {
 		// All together or not at all: a client alone is not the workload.
-		r.stopClients(0)
+		r.stopClients()
 		return -1, err
 	}
 	prog := newClientProgress(r.cfg.Progress, len(r.clients))
 	if r.cfg.Progress != nil {
+		r.cfg.Progress.SetPercentile(r.cfg.Workload.LatencyPercentile())
 		r.cfg.Progress.Start(at)
 		defer r.cfg.Progress.Done()
 	}
@@ -93,17 +110,24 @@ func (r *run) benchmarkClients(ctx context.Context) (int, error) {
 			err = r.complete(f, c.local)
 		}
 		if err != nil {
-			return fmt.Errorf("%s: %w", c.host.Name, err)
+			return fmt.Errorf("%s: %w", c.name, err)
 		}
 		return nil
 	})
 	if ctx.Err() != nil {
-		r.stopClients(0)
-		r.readStarts(at)
+		// Ctrl-C: stop the benchmarks (they keep running otherwise) and
+		// let the caller collect what is there.
+		r.stopClients()
+		r.readStarts(at, together)
 		return -1, ErrInterrupted
 	}
-	r.readStarts(at)
+	r.readStarts(at, together)
 	if err := orchestrator.Aggregate(errs); err != nil {
+		if rundir.IsNoSpace(err) {
+			// Nothing more can be kept here: stop the load rather than
+			// let it run on unrecorded.
+			r.stopClients()
+		}
 		return -1, err
 	}
 	for _, c := range r.clients {
@@ -115,12 +139,17 @@ func (r *run) benchmarkClients(ctx context.Context) (int, error) {
 }
 
 // recordClients saves every launched client's process and output file in
-// the manifest, so collect finds them after a crash of orch.
+// the manifest, so collect finds them after a crash of orch; with several,
+// the common start they are aligned on.
 func (r *run) recordClients(at time.Time) error {
+	startAt := at.UTC()
+	if len(r.clients) < 2 {
+		startAt = time.Time{} // no common start to align on
+	}
 	return r.dir.UpdateManifest(func(m *rundir.Manifest) error {
 		for i, c := range r.clients {
 			if at.IsZero() { // before the launch: the marker alone
-				rem := &rundir.Remote{Host: c.host.Name, Dir: c.remote, Marker: r.marker}
+				rem := &rundir.Remote{Host: c.name, Dir: c.remote, Marker: r.marker}
 				if i == 0 {
 					m.Remote = rem
 				}
@@ -130,12 +159,12 @@ func (r *run) recordClients(at time.Time) error {
 			if c.rem == nil {
 				continue
 			}
-			rem := &rundir.Remote{Host: c.host.Name, Dir: c.remote, PID: c.rem.PID, StartAt: at.UTC(), Marker: r.marker}
+			rem := &rundir.Remote{Host: c.name, Dir: c.remote, PID: c.rem.PID, StartAt: startAt, Marker: r.marker}
 			if i == 0 {
 				m.Remote = rem
 			}
 			setClientRemote(m, rem)
-			if err := m.Expect(rundir.ExpectedFile{Host: c.host.Name, Remote: path.Join(c.remote, steps(bench.PhaseRun)),
+			if err := m.Expect(rundir.ExpectedFile{Host: c.name, Remote: path.Join(c.remote, bench.PhaseRun.Output()),
 				Local: c.local, Kind: rundir.KindFile}); err != nil {
 				return err
 			}
@@ -154,27 +183,19 @@ func setClientRemote(m *rundir.Manifest, rem *rundir.Remote) {
 	}
 }
 
-// steps is the name of a phase's output in a working directory.
-func steps(p bench.Phase) string { return string(p) + ".out" }
-
-// stopClients stops the running benchmarks of clients[from:] (the monitors'
-// stall stop handles the first one itself).
-func (r *run) stopClients(from int) {
+// stopClients stops every client's running benchmark. It finds each from
+// its working directory's files (Attach), not from the launch's result:
+// the monitors' stall stop calls it while the launch may still run.
+func (r *run) stopClients() {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if from >= len(r.clients) {
-		return
-	}
-	errs := orchestrator.ForEach(ctx, 0, r.clients[from:], func(ctx context.Context, _ int, c *client) error {
-		rem := c.rem
-		if rem == nil {
-			var err error
-			if rem, err = Attach(ctx, c.exec, c.remote, bench.PhaseRun); err != nil {
-				return nil // never launched: nothing runs
-			}
+	errs := orchestrator.ForEach(ctx, 0, r.clients, func(ctx context.Context, _ int, c *client) error {
+		rem, err := Attach(ctx, c.exec, c.remote, bench.PhaseRun)
+		if err != nil {
+			return nil // never launched: nothing runs
 		}
 		if err := rem.Stop(ctx, 5*time.Second); err != nil {
-			return fmt.Errorf("%s: stop benchmark: %w", c.host.Name, err)
+			return fmt.Errorf("%s: stop benchmark: %w", c.name, err)
 		}
 		return nil
 	})
@@ -184,34 +205,43 @@ func (r *run) stopClients(from int) {
 }
 
 // readStarts fetches when each client passed the barrier; a client that
-// did not say is taken to have started at the barrier instant.
-func (r *run) readStarts(at time.Time) {
+// did not say is taken to have started at the barrier instant, as one
+// client, launched with no barrier, is.
+func (r *run) readStarts(at time.Time, together bool) {
+	if !together {
+		for _, c := range r.clients {
+			c.start = at
+		}
+		return
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	orchestrator.ForEach(ctx, 0, r.clients, func(ctx context.Context, _ int, c *client) error {
 		start, err := c.readStart(ctx)
 		if err != nil {
-			r.logf("run: %s: when it started: %v (taking the barrier instant)", c.host.Name, err)
+			r.logf("run: %s: when it started: %v (taking the barrier instant)", c.name, err)
 			start = at
 		}
 		if late := start.Sub(at); late > time.Second {
-			r.logf("run: %s started %.1f s after the barrier instant: its first intervals ran without the others", c.host.Name, late.Seconds())
+			r.logf("run: %s started %.1f s after the barrier instant: its first intervals ran without the others", c.name, late.Seconds())
 		}
 		c.start = start
 		return nil
 	})
 }
 
-// parseClients reads every client's output and merges them into the
-// run's result; per-client figures stay inside it (Merged.Clients).
-func (r *run) parseClients(res *schema.Results) {
+// parse reads every client's output into the run's result: one client's
+// result is the run's, several are merged (per-client figures stay inside
+// the merge: Merged.Clients).
+func (r *run) parse(res *schema.Results) {
+	res.Workload, res.Tool, res.Engine = r.cfg.Workload.Name, string(r.cfg.Workload.Tool), r.cfg.Engine
 	outs := make([]clientFile, len(r.clients))
 	for i, c := range r.clients {
-		outs[i] = clientFile{name: c.host.Name, start: c.start, parse: c.driver.Parse}
+		outs[i] = clientFile{name: c.name, local: c.local, start: c.start, parse: c.driver.Parse}
 	}
-	m, problem := mergeClients(r.dir, outs)
-	if m != nil {
-		res.Benchmark = schema.Benchmark{Result: m}
+	out, problem := mergeClients(r.dir, outs)
+	if out != nil {
+		res.Benchmark = schema.Benchmark{Result: out}
 	}
 	res.ParseError = problem
 }
@@ -219,9 +249,6 @@ func (r *run) parseClients(res *schema.Results) {
 // cleanClients removes the other load boxes' working directories once
 // their output is in the run directory (the first one's is cleanWorkdir's).
 func (r *run) cleanClients(ctx context.Context) {
-	if len(r.clients) < 2 {
-		return
-	}
 	m, err := r.dir.LoadManifest()
 	if err != nil {
 		r.logf("run: %v", err)
@@ -229,7 +256,7 @@ func (r *run) cleanClients(ctx context.Context) {
 	}
 	hosts := map[string]executor.Executor{}
 	for _, c := range r.clients {
-		hosts[c.host.Name] = c.exec
+		hosts[c.name] = c.exec
 	}
 	if err := cleanClientWorkdirs(ctx, r.dir, hosts, m); err != nil {
 		r.logf("run: %v", err)

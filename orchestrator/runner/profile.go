@@ -49,12 +49,8 @@ const tailIgnoreErrors = "--mysql-ignore-errors=1213,1020,1205,1062"
 // to ignore itself). Only a client that runs for a given time can carry
 // one; why says why not.
 func tailWorkload(w *bench.Workload, d time.Duration) (tw *bench.Workload, why string) {
-	switch w.Tool {
-	case bench.DriverSysbench, bench.DriverSysbenchLegacy:
-	case bench.DriverMysqlslap:
-		return nil, "mysqlslap runs a query count, not a duration, so it cannot carry a profiling tail of a few seconds"
-	default:
-		return nil, fmt.Sprintf("a %s workload has no duration orch can set, so it cannot carry a profiling tail", w.Tool)
+	if why := w.Spec().Tail; why != "" {
+		return nil, why
 	}
 	c := *w
 	secs := int(math.Ceil(d.Seconds()))

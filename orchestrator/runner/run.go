@@ -83,7 +83,7 @@ type run struct {
 	bhost   string         // name of the host the benchmark runs on
 	remote  string         // the benchmark's directory there
 	stale   *rundir.Remote // an earlier attempt's directory, removed at connect
-	clients []*client      // every load box, when the run drives several (loadboxes.go)
+	clients []*client      // the hosts the run phase runs on, r.bhost first (loadboxes.go)
 	// staleClients are an earlier attempt's directories on the other load boxes.
 	staleClients []*rundir.Remote
 	marker       string // in every benchmark process's environment (marker.go)
@@ -101,10 +101,8 @@ type run struct {
 	snappedAfter bool
 	// journals are where the journal stood at the start, per host whose
 	// server logs there (log_error unset under systemd).
-	journals map[string]server.LogMark
-	// loadStartsAt marks the measured load's start when several clients
-	// are released together (the monitor's LoadStartsAt).
-	loadStartsAt func(time.Time)
+	journals     map[string]server.LogMark
+	loadStartsAt func(time.Time) // marks the load's start (monitor.LoadStartsAt)
 }
 
 // Run performs the whole run; the returned Outcome's Dir holds everything
@@ -318,13 +316,9 @@ func (r *run) execute(ctx context.Context) (*schema.Results, error) {
 	if err != nil {
 		return nil, err
 	}
-	// One client starts as it is launched; several start together at an
-	// instant benchmarkClients fixes, seconds later, and mark it then.
-	if r.multi() {
-		r.loadStartsAt = mon.LoadStartsAt
-	} else {
-		mon.SetLoadActive(true)
-	}
+	// The clients start at an instant runPhase fixes (seconds later when
+	// several start together) and mark it then.
+	r.loadStartsAt = mon.LoadStartsAt
 	code, runErr := r.runPhase(ctx)
 	loadEnd := mon.SetLoadActive(false)
 	// The slaves' catch-up is timed from the load's end: the wait starts
@@ -347,7 +341,7 @@ func (r *run) execute(ctx context.Context) (*schema.Results, error) {
 		return res, fmt.Errorf("benchmark stopped: %s", why)
 	}
 	if code != 0 {
-		return res, r.exitError(code)
+		return res, r.exitError()
 	}
 	next("checks")
 	if err := r.checks(ctx, res, catchUp); err != nil {
@@ -375,8 +369,9 @@ func (r *run) stoppedWhy() string {
 	return r.stopped
 }
 
-// benchmark runs one phase detached on the benchmark host and follows it
-// into the run directory.
+// benchmark runs prepare or cleanup detached on the benchmark host and
+// follows it into the run directory (the run phase is runPhase's, on every
+// client).
 func (r *run) benchmark(ctx context.Context, phase bench.Phase) (int, error) {
 	step, err := r.driver.Step(phase, r.target())
 	if err != nil {
@@ -410,7 +405,7 @@ func (r *run) benchmark(ctx context.Context, phase bench.Phase) (int, error) {
 	if err != nil {
 		return -1, err
 	}
-	remoteOut := path.Join(r.remote, string(phase)+".out")
+	remoteOut := path.Join(r.remote, phase.Output())
 	r.dir.UpdateManifest(func(m *rundir.Manifest) error {
 		m.Remote = &rundir.Remote{Host: r.bhost, Dir: r.remote, PID: rem.PID, Marker: r.marker}
 		return m.Expect(rundir.ExpectedFile{Host: r.bhost, Remote: remoteOut, Local: local, Kind: rundir.KindFile})
@@ -420,35 +415,17 @@ func (r *run) benchmark(ctx context.Context, phase bench.Phase) (int, error) {
 	} else {
 		r.logf("%s: %s (the command is in %s)", r.bhost, step.Name, rundir.BenchmarkCommands)
 	}
-	var onLine func(string)
-	if phase == bench.PhaseRun && r.cfg.Progress != nil {
-		r.cfg.Progress.SetPercentile(r.cfg.Workload.LatencyPercentile())
-		r.cfg.Progress.Start(time.Now())
-		onLine = func(line string) {
-			if iv, ok := r.driver.Progress(line); ok {
-				r.cfg.Progress.Interval(iv, time.Now())
-			}
-		}
-		defer r.cfg.Progress.Done()
-	}
-	code, err := rem.Follow(ctx, f, onLine, r.cfg.Reattach, r.logf)
-	if err != nil && rundir.IsNoSpace(err) {
-		// Nothing more can be kept here: stop the load rather than let it
-		// run on unrecorded.
+	code, err := rem.Follow(ctx, f, nil, r.cfg.Reattach, r.logf)
+	if full := err != nil && rundir.IsNoSpace(err); full || ctx.Err() != nil {
+		// Nothing more can be kept here, or Ctrl-C: stop the benchmark (it
+		// runs on otherwise) and let the caller collect what is there.
 		sctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		if serr := rem.Stop(sctx, 5*time.Second); serr != nil {
 			r.logf("%s: stop benchmark: %v", r.bhost, serr)
 		}
-		return -1, err
-	}
-	if ctx.Err() != nil {
-		// Ctrl-C: stop the benchmark (it keeps running otherwise) and let
-		// the caller collect what is there.
-		sctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		if serr := rem.Stop(sctx, 5*time.Second); serr != nil {
-			r.logf("%s: stop benchmark: %v", r.bhost, serr)
+		if full {
+			return -1, err
 		}
 		return -1, ErrInterrupted
 	}
@@ -469,16 +446,7 @@ func (r *run) stopBenchmark(why string) {
 	r.stopped = why
 	r.mu.Unlock()
 	r.logf("run: stopping the benchmark: %s", why)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	rem, err := Attach(ctx, r.bexec, r.remote, bench.PhaseRun)
-	if err == nil {
-		err = rem.Stop(ctx, 5*time.Second)
-	}
-	if err != nil {
-		r.logf("run: stop benchmark: %v", err)
-	}
-	r.stopClients(1)
+	r.stopClients()
 }
 
 // startMonitors starts the per-second series and the stall watchdog; with

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/orch-bench/orch/orchestrator/account"
-	"github.com/orch-bench/orch/orchestrator/dataset"
+	"github.com/orch-bench/orch/orchestrator/bench"
 	"github.com/orch-bench/orch/orchestrator/flavor"
 	"github.com/orch-bench/orch/topology"
 )
@@ -156,18 +156,11 @@ func planPurge(inv *topology.Inventory, h *topology.Host, f *account.Found) purg
 }
 
 // benchTable reports whether schema.table is one the benchmarks orch runs
-// create in orch's schemas: sysbench's sbtest1..N in sbtest (its default
-// prefix, dataset.DefaultTablePrefix) and mysqlslap's t1 in mysqlslap.
+// create in orch's schemas (the driver table's OwnTable: sysbench's
+// sbtest1..N in sbtest, mysqlslap's t1 in mysqlslap).
 func benchTable(name string) bool {
 	s, t, _ := strings.Cut(name, ".")
-	switch s {
-	case "sbtest":
-		n, ok := strings.CutPrefix(t, dataset.DefaultTablePrefix)
-		return ok && n != "" && strings.Trim(n, "0123456789") == ""
-	case "mysqlslap":
-		return t == "t1"
-	}
-	return false
+	return bench.OwnTable(s, t)
 }
 
 func isUser(it account.Item, user string) bool { return strings.HasPrefix(it.Name, user+"@") }
