@@ -80,6 +80,7 @@ func Matrix(dir, out string) (*Result, error) {
 		if _, ok := runs[c.Label]; !ok {
 			labels = append(labels, c.Label)
 		}
+		r.cluster, r.round = m.clusterOf(c.ID), c.Rep
 		runs[c.Label] = append(runs[c.Label], r)
 		res.Steady[c.ID], res.Master[c.ID] = r.steady, r.master
 		res.checkRun(r, row, why.runHosts(c.ID))
@@ -88,8 +89,11 @@ func Matrix(dir, out string) (*Result, error) {
 	if base == "" && len(labels) > 0 {
 		base = labels[0]
 	}
+	// The analysis is the design's (a matrix runs in rounds: blocked)
+	// unless matrix.json pre-registered the other.
+	blocked := m.Analysis != "unpaired"
 	for _, l := range labels {
-		res.checkGroup(l, runs[l], runs[base], l == base, byLabel(rows, l), why.groupHosts(l))
+		res.checkGroup(l, runs[l], runs[base], l == base, blocked, byLabel(rows, l), why.groupHosts(l))
 	}
 	return res, nil
 }
@@ -118,7 +122,7 @@ func (res *Result) checkRun(r *run, row map[string]string, hosts map[string]map[
 
 // checkGroup compares a configuration's statistics, its replica means and
 // its verdict.
-func (res *Result) checkGroup(label string, rs, base []*run, isBase bool, row map[string]string, hosts map[string]map[string]any) {
+func (res *Result) checkGroup(label string, rs, base []*run, isBase, blocked bool, row map[string]string, hosts map[string]map[string]any) {
 	steady, sust, master, apply, catchUp := field(rs, func(r *run) float64 { return r.steady }), field(rs, func(r *run) float64 { return r.sustained }),
 		field(rs, func(r *run) float64 { return r.master }), field(rs, func(r *run) float64 { return r.apply }), field(rs, func(r *run) float64 { return r.catchUp })
 	bSteady, bSust, bApply := field(base, func(r *run) float64 { return r.steady }), field(base, func(r *run) float64 { return r.sustained }),
@@ -159,13 +163,22 @@ func (res *Result) checkGroup(label string, rs, base []*run, isBase bool, row ma
 		return
 	}
 	ratio := mean / stat.Mean(bSteady, nil)
+	var p, lo, hi float64
+	okP, okCI := false, false
+	if blocked {
+		ratio, p, lo, hi, okP = byRounds(rs, base)
+		okCI = okP
+	} else {
+		p, okP = welch(steady, bSteady)
+		lo, hi, okCI = fieller(steady, bSteady)
+	}
 	res.near(l+"ratio", row["ratio_vs_baseline"], ratio, 0)
 	res.near(l+"sustained ratio", row["sustained_ratio_vs_baseline"], stat.Mean(sust, nil)/stat.Mean(bSust, nil), 0)
 	res.near(l+"applied ratio", row["replica_apply_ratio_vs_baseline"], stat.Mean(apply, nil)/stat.Mean(bApply, nil), 0)
-	if p, ok := welch(steady, bSteady); ok {
+	if okP {
 		res.near(l+"p", row["p_value"], p, 0)
 	}
-	if lo, hi, ok := fieller(steady, bSteady); ok {
+	if okCI {
 		res.near(l+"ratio ci95 low", row["ratio_ci95_low"], lo, 0)
 		res.near(l+"ratio ci95 high", row["ratio_ci95_high"], hi, 0)
 	}
@@ -188,6 +201,63 @@ var (
 	verdictApplied   = regexp.MustCompile(`replicas applied ([0-9.]+)x`)
 	verdictSustained = regexp.MustCompile(`, ([0-9.]+)x sustained`)
 )
+
+// byRounds is the blocked analysis as the report's Method states it,
+// computed here from the runs' own figures: each round's (on its
+// cluster) log ratio of the configuration's run to the baseline's, their
+// mean m and standard error se with Student's t (rounds-1 df); over
+// several clusters, each cluster's mean log ratio, t across clusters
+// (clusters-1 df), se never below sqrt(Σ s_c²/n_c)/k. The ratio is exp(m),
+// the 95% interval exp(m ± t·se), p two-sided.
+func byRounds(rs, base []*run) (ratio, p, lo, hi float64, ok bool) {
+	type key struct {
+		cluster string
+		round   int
+	}
+	b := map[key]float64{}
+	for _, r := range base {
+		b[key{r.cluster, r.round}] = r.steady
+	}
+	logs := map[string][]float64{}
+	var clusters []string
+	for _, r := range rs {
+		v, found := b[key{r.cluster, r.round}]
+		if !found || v <= 0 || r.steady <= 0 {
+			continue
+		}
+		if _, seen := logs[r.cluster]; !seen {
+			clusters = append(clusters, r.cluster)
+		}
+		logs[r.cluster] = append(logs[r.cluster], math.Log(r.steady/v))
+	}
+	var ys []float64
+	var floor float64
+	switch len(clusters) {
+	case 0:
+		return math.NaN(), 0, 0, 0, false
+	case 1:
+		ys = logs[clusters[0]]
+	default:
+		for _, c := range clusters {
+			m, v := stat.MeanVariance(logs[c], nil)
+			ys = append(ys, m)
+			floor += v / float64(len(logs[c]))
+		}
+		floor = math.Sqrt(floor) / float64(len(clusters))
+		if math.IsNaN(floor) {
+			floor = 0
+		}
+	}
+	k := float64(len(ys))
+	m := stat.Mean(ys, nil)
+	if k < 2 {
+		return math.Exp(m), 0, 0, 0, false
+	}
+	se := math.Max(stat.StdDev(ys, nil)/math.Sqrt(k), floor)
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: k - 1}
+	q := t.Quantile(0.975)
+	return math.Exp(m), 2 * t.Survival(math.Abs(m/se)), math.Exp(m - q*se), math.Exp(m + q*se), se > 0
+}
 
 // welch is Welch's two-sided p.
 func welch(a, b []float64) (float64, bool) {

@@ -184,11 +184,34 @@ func readJSONFile(path string, v any) error {
 type matrixFile struct {
 	Baseline string   `json:"baseline"`
 	WarmupS  *float64 `json:"warmup_s"`
+	Analysis string   `json:"analysis"`
 	Cells    []struct {
 		ID    string `json:"id"`
 		Label string `json:"label"`
 		Dir   string `json:"dir"`
+		Rep   int    `json:"rep"`
 	} `json:"cells"`
+	Design *struct {
+		Blocks []struct {
+			Cluster string   `json:"cluster"`
+			Cells   []string `json:"cells"`
+		} `json:"blocks"`
+	} `json:"design"`
+}
+
+// clusterOf is the cluster that ran cell id ("" with one).
+func (m matrixFile) clusterOf(id string) string {
+	if m.Design == nil {
+		return ""
+	}
+	for _, b := range m.Design.Blocks {
+		for _, c := range b.Cells {
+			if c == id {
+				return b.Cluster
+			}
+		}
+	}
+	return ""
 }
 
 // readCSVFile reads a CSV with a header into one map per row.

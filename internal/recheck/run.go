@@ -13,6 +13,9 @@ type span struct{ from, to float64 }
 // run is one cell recomputed from its raw files.
 type run struct {
 	id, label string
+	// cluster and round: the run's block in the matrix's design.
+	cluster   string
+	round     int
 	roles     map[string]string // host -> master, slave, loadbox
 	client    []clientLine
 	total     float64
