@@ -116,3 +116,17 @@ func (a Analysis) word() string {
 	}
 	return strings.TrimSpace(a.Used)
 }
+
+// sustainedByRounds replaces g's sustained ratio and interval (Fieller's,
+// compareWith) by the table's blocked analysis of the runs' sustained
+// rates, at the verdict's level: the verdict prints them beside its own
+// ratio and interval, so both come from one analysis.
+func (t *Table) sustainedByRounds(g, b *Group) {
+	level := Alpha
+	if g.Test != nil {
+		level = g.Test.level()
+	}
+	s := t.rule().At(stats.Comparison{Other: g.Sustained, Base: b.Sustained, OtherBlocks: g.Blocks, BaseBlocks: b.Blocks}, level)
+	g.SustainedRatio = s.Ratio
+	g.SustainedCI, g.SustainedCIErr = intervalOf(s)
+}

@@ -359,6 +359,9 @@ func (t *Table) compare(baseline string, noEffect map[string]string) {
 			continue
 		}
 		g.compareWith(b)
+		if blocked {
+			t.sustainedByRounds(g, b)
+		}
 		g.Verdict = verdict(t, b, g, noEffect)
 	}
 }

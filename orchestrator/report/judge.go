@@ -60,14 +60,19 @@ func (g *Group) take(s stats.Status) {
 		return
 	}
 	g.Test = &TTest{T: s.Test.T, DF: s.Test.DF, P: s.Test.P, Level: s.Decision.Alpha, M: s.Decision.M}
+	g.RatioCI, g.RatioCIErr = intervalOf(s)
+}
+
+// intervalOf is a judged status's interval as the report prints it, or
+// why there is none.
+func intervalOf(s stats.Status) (*RatioCI, error) {
 	switch {
 	case s.Err != nil:
-		g.RatioCIErr = s.Err
+		return nil, s.Err
 	case s.Interval.Unbounded:
-		g.RatioCIErr = ErrUnbounded
-	default:
-		g.RatioCI = &RatioCI{Low: s.Interval.Low, High: s.Interval.High, Level: s.Interval.Alpha}
+		return nil, ErrUnbounded
 	}
+	return &RatioCI{Low: s.Interval.Low, High: s.Interval.High, Level: s.Interval.Alpha}, nil
 }
 
 // JudgeMatrix is how a matrix with a stopping rule judges itself after a

@@ -121,72 +121,102 @@ func (r Rule) Evaluate(rounds int, cs []Comparison) []Status {
 	alpha := r.Level(rounds)
 	out := make([]Status, len(cs))
 	ps := make([]float64, len(cs))
-	samples := make([][2]Sample, len(cs))
-	ests := make([]*Estimate, len(cs))
+	ests := make([]estimate, len(cs))
 	for i, c := range cs {
-		a, b := Describe(c.Other), Describe(c.Base)
-		samples[i] = [2]Sample{a, b}
-		out[i] = Status{Label: c.Label, N: a.N, NBase: b.N, Ratio: math.NaN(), HalfWidth: math.Inf(1), Outcome: NotComparable, Analysis: r.AnalysisOf(r.blocked(c))}
+		out[i], ests[i] = r.judge(c)
 		ps[i] = math.NaN()
-		var est Estimate
-		var w TTest
-		var err error
-		ok := false
-		switch {
-		case out[i].Analysis == AnalysisBlocked:
-			est, err = blockedEstimate(c)
-			ok = true
-		case len(c.OtherBlocks) == len(c.Other) && len(c.BaseBlocks) == len(c.Base):
-			est, ok, err = clusteredUnpaired(c)
+		if out[i].Test != nil {
+			ps[i] = out[i].Test.P
 		}
-		if ok {
-			// One block holding both sides still gives its ratio (no
-			// interval: ErrFewBlocks).
-			out[i].Ratio = math.Exp(est.LogRatio)
-			if err == nil {
-				ests[i] = &est
-				w, err = est.Test()
-			}
-		} else {
-			var ratio float64
-			if ratio, err = Ratio(a, b); err == nil {
-				out[i].Ratio = ratio
-				w, err = Welch(a, b)
-			}
-		}
-		if err != nil {
-			out[i].Err = err
-			continue
-		}
-		out[i].Test = &w
-		ps[i] = w.P
 	}
 	for i, d := range Holm(ps, alpha) {
-		s := &out[i]
 		if math.IsNaN(d.P) {
 			continue
 		}
-		s.Decision = d
-		var iv Interval
-		if ests[i] != nil {
-			iv = ests[i].Interval(d.Alpha)
-		} else {
-			var err error
-			if iv, err = Fieller(samples[i][0], samples[i][1], d.Alpha); err != nil {
-				s.Err = err
-				continue
-			}
-		}
-		if iv.Unbounded {
-			// The size of the ratio is not pinned, its side of 1 may be:
-			// significant is different, and no band holds an unbounded
-			// interval (whichever of its ends is finite).
-			iv.Low, iv.High = math.Inf(-1), math.Inf(1)
-		}
-		s.Interval, s.HalfWidth = iv, iv.HalfWidth(s.Ratio)
-		s.Outcome = r.Outcome(iv, d.Significant)
+		out[i].Decision = d
+		r.decide(&out[i], ests[i], d.Alpha, d.Significant)
 	}
 	return out
+}
+
+// At is one comparison under the rule's analysis at level alpha, outside
+// any family (no Holm): a figure printed beside a verdict (the sustained
+// rate's ratio) with the verdict's own analysis and level.
+func (r Rule) At(c Comparison, alpha float64) Status {
+	s, e := r.judge(c)
+	if s.Test != nil {
+		s.Decision = Decision{P: s.Test.P, Adjusted: s.Test.P, Alpha: alpha, Significant: s.Test.P < alpha, M: 1}
+		r.decide(&s, e, alpha, s.Decision.Significant)
+	}
+	return s
+}
+
+// estimate is what a comparison's interval is computed from: the blocked
+// analysis's log-ratio estimate, or the two samples for Fieller's.
+type estimate struct {
+	log  *Estimate
+	a, b Sample
+}
+
+// judge is the comparison's ratio and test under the rule's analysis.
+func (r Rule) judge(c Comparison) (Status, estimate) {
+	a, b := Describe(c.Other), Describe(c.Base)
+	e := estimate{a: a, b: b}
+	s := Status{Label: c.Label, N: a.N, NBase: b.N, Ratio: math.NaN(), HalfWidth: math.Inf(1), Outcome: NotComparable, Analysis: r.AnalysisOf(r.blocked(c))}
+	var est Estimate
+	var w TTest
+	var err error
+	ok := false
+	switch {
+	case s.Analysis == AnalysisBlocked:
+		est, err = blockedEstimate(c)
+		ok = true
+	case len(c.OtherBlocks) == len(c.Other) && len(c.BaseBlocks) == len(c.Base):
+		est, ok, err = clusteredUnpaired(c)
+	}
+	if ok {
+		// One block holding both sides still gives its ratio (no
+		// interval: ErrFewBlocks).
+		s.Ratio = math.Exp(est.LogRatio)
+		if err == nil {
+			e.log = &est
+			w, err = est.Test()
+		}
+	} else {
+		var ratio float64
+		if ratio, err = Ratio(a, b); err == nil {
+			s.Ratio = ratio
+			w, err = Welch(a, b)
+		}
+	}
+	if err != nil {
+		s.Err = err
+		return s, e
+	}
+	s.Test = &w
+	return s, e
+}
+
+// decide sets s's interval at level alpha and its outcome.
+func (r Rule) decide(s *Status, e estimate, alpha float64, significant bool) {
+	var iv Interval
+	if e.log != nil {
+		iv = e.log.Interval(alpha)
+	} else {
+		var err error
+		if iv, err = Fieller(e.a, e.b, alpha); err != nil {
+			s.Err = err
+			return
+		}
+	}
+	if iv.Unbounded {
+		// The size of the ratio is not pinned, its side of 1 may be:
+		// significant is different, and no band holds an unbounded
+		// interval (whichever of its ends is finite).
+		iv.Low, iv.High = math.Inf(-1), math.Inf(1)
+	}
+	s.Interval, s.HalfWidth = iv, iv.HalfWidth(s.Ratio)
+	s.Outcome = r.Outcome(iv, significant)
 }
 
 // Outcome is what an interval says under the rule: with an equivalence
