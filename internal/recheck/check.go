@@ -37,6 +37,7 @@ type Result struct {
 	// Lines counts the head and verdict lines read.
 	Lines       int
 	comparisons map[string]*comparison
+	cvs         map[string]float64 // label -> run-to-run CV of its steady rates
 }
 
 func (res *Result) near(what string, report string, want, slack float64) {
@@ -66,7 +67,7 @@ func Matrix(dir, out string) (*Result, error) {
 	if err := readJSONFile(join(out, "why.json"), &why); err != nil {
 		return nil, err
 	}
-	res := &Result{Steady: map[string]float64{}, Master: map[string]float64{}, comparisons: map[string]*comparison{}}
+	res := &Result{Steady: map[string]float64{}, Master: map[string]float64{}, comparisons: map[string]*comparison{}, cvs: map[string]float64{}}
 	byRun := map[string]map[string]string{}
 	for _, row := range rows {
 		byRun[row["run"]] = row // results.csv has one row per run
@@ -158,6 +159,7 @@ func (res *Result) checkGroup(label string, rs, base []*run, isBase, blocked boo
 	res.near(l+"mean", row["label_mean_metric"], mean, 0)
 	res.near(l+"median", row["label_median_metric"], median(steady), 0)
 	if n > 1 {
+		res.cvs[label] = sd / mean
 		half := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: n - 1}.Quantile(0.975) * sd / math.Sqrt(n)
 		res.near(l+"sd", row["label_sd_metric"], sd, 0)
 		res.near(l+"cv %", row["label_cv_pct"], 100*sd/mean, 0)
@@ -188,7 +190,7 @@ func (res *Result) checkGroup(label string, rs, base []*run, isBase, blocked boo
 	}
 	c := &comparison{label: label, n: len(steady), nBase: len(bSteady), applied: stat.Mean(apply, nil) / stat.Mean(bApply, nil),
 		lagGrowth: stat.Mean(field(rs, func(r *run) float64 { return r.lagGrowth }), nil), catchUp: stat.Mean(catchUp, nil),
-		runsNeeded: runsNeeded(steady, bSteady), cv: sd / mean}
+		runsNeeded: runsNeeded(steady, bSteady)}
 	okP, okCI, okS := false, false, false
 	if blocked {
 		c.ratio, c.p, c.lo, c.hi, okP = byRounds(rs, base, func(r *run) float64 { return r.steady })

@@ -23,7 +23,13 @@ type figure struct {
 }
 
 var (
-	reNum = regexp.MustCompile(`[0-9][0-9.,]*(e-?[0-9]+)?`)
+	// reNum is a number standing on its own: not part of a name
+	// ("slave1") or of a setting ("sync_binlog=1", masked first).
+	reNum     = regexp.MustCompile(`(?:^|[^A-Za-z_0-9.])([0-9][0-9.,]*(?:e-?[0-9]+)?)`)
+	reSetting = regexp.MustCompile(`[A-Za-z_][A-Za-z_0-9]*=\S+`)
+	// The noise threshold the Method states (MaxCV), not a figure of the
+	// runs: checked to be 5%.
+	reCVLimit = regexp.MustCompile(`(?:CV above|% above) ([0-9.]+)%`)
 
 	headFigures = []figure{
 		// rocksdb vs innodb: -16% writes/s [-27%, +0%] (p=0.0062, n=4+4)
@@ -54,8 +60,18 @@ var (
 		{regexp.MustCompile(`replicas applied ([0-9.]+)x`), func(res *Result, w string, c *comparison, m []string) {
 			res.printed(w+"applied ratio", m[0], c.applied)
 		}},
-		{regexp.MustCompile(`lag grew ([0-9.,]+) tx/s`), func(res *Result, w string, c *comparison, m []string) {
+		{regexp.MustCompile(`lag grew ([0-9.,]+)(k?) tx/s`), func(res *Result, w string, c *comparison, m []string) {
+			if m[1] == "k" {
+				res.printed(w+"lag growth k tx/s", m[0], c.lagGrowth/1000)
+				return
+			}
 			res.printed(w+"lag growth tx/s", m[0], c.lagGrowth)
+		}},
+		// The Replicas line's "tokudb sustained 0.183x [0.106, 0.314]".
+		{regexp.MustCompile(`[^,] sustained ([0-9.]+)x \[([0-9.]+), ([0-9.]+)\]`), func(res *Result, w string, c *comparison, m []string) {
+			res.printed(w+"sustained ratio", m[0], c.sRatio)
+			res.printed(w+"sustained interval low", m[1], c.sLo)
+			res.printed(w+"sustained interval high", m[2], c.sHi)
 		}},
 		{regexp.MustCompile(`catch-up <1 ms`), func(res *Result, w string, c *comparison, m []string) {
 			res.Compared++
@@ -83,13 +99,10 @@ var (
 		{regexp.MustCompile(`n=([0-9]+)[:,]`), func(res *Result, w string, c *comparison, m []string) {
 			res.printed(w+"n", m[0], float64(c.n))
 		}},
-		{regexp.MustCompile(`CV ([0-9.]+)%`), func(res *Result, w string, c *comparison, m []string) {
-			res.printed(w+"CV %", m[0], 100*c.cv)
-		}},
 	}
 	// Counts of the report's own invariant flags (the Runs table's): not
 	// a figure of the runs, so listed in Result.NotRecomputed, not checked.
-	reFlagged = regexp.MustCompile(`([0-9]+) runs? flagged for a broken invariant`)
+	reFlagged = regexp.MustCompile(`([0-9]+) runs? flagged for a broken invariant|\(and [0-9]+ more below\)`)
 	// The Replicas line: "applied vs innodb: rocksdb 0.835x, tokudb 1.02x".
 	reApplied = regexp.MustCompile(`applied vs [^:]+: (.+)$`)
 	// The stopping rule's line: "±10% not reached: ±19.7% after 4 rounds".
@@ -130,6 +143,18 @@ func (res *Result) checkLines(md, base string, labels []string) {
 		for _, m := range reFlagged.FindAllStringSubmatchIndex(line, -1) {
 			res.NotRecomputed = append(res.NotRecomputed, line[m[0]:m[1]])
 			claim(m[:2])
+		}
+		// "LABEL CV 7.9%" (verdict) and "CV above 5%: LABEL 10.8%, ..."
+		// (Noise line): any configuration's, the baseline's too.
+		for _, m := range reCVLimit.FindAllStringSubmatchIndex(line, -1) {
+			res.printed("noise threshold CV %", line[m[2]:m[3]], 5)
+			claim(m[2:4])
+		}
+		for l, cv := range res.cvs {
+			for _, m := range regexp.MustCompile(regexp.QuoteMeta(l)+`( CV)? ([0-9.]+)%`).FindAllStringSubmatchIndex(line, -1) {
+				res.printed(l+" CV %", line[m[4]:m[5]], 100*cv)
+				claim(m[:2])
+			}
 		}
 		if m := reRule.FindStringSubmatchIndex(line); m != nil {
 			res.checkRule(line, m)
@@ -196,7 +221,9 @@ func (res *Result) uncovered(line string, claimed [][2]int, labels []string) {
 	for _, l := range labels {
 		rest = strings.ReplaceAll(rest, l, "")
 	}
-	for _, n := range reNum.FindAllString(rest, -1) {
+	rest = reSetting.ReplaceAllString(rest, "")
+	for _, m := range reNum.FindAllStringSubmatch(rest, -1) {
+		n := m[1]
 		if _, err := strconv.ParseFloat(strings.ReplaceAll(n, ",", ""), 64); err == nil {
 			res.Uncovered = append(res.Uncovered, fmt.Sprintf("%s (in %q)", n, line))
 		}

@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/orch-bench/orch/orchestrator/stats"
 )
@@ -109,12 +108,14 @@ func (rep *Report) analysisLines() []string {
 	return out
 }
 
-// analysisWord is the analysis in a few words for a head or a table note.
-func (a Analysis) word() string {
+// ciMethod names how the analysis's intervals are computed, for
+// noise-floor.json's ci_method: "blocked" (t on the rounds' log ratios)
+// or "Fieller".
+func (a Analysis) ciMethod() string {
 	if a.Used == stats.AnalysisBlocked {
-		return "blocked by round"
+		return stats.AnalysisBlocked
 	}
-	return strings.TrimSpace(a.Used)
+	return "Fieller"
 }
 
 // sustainedByRounds replaces g's sustained ratio and interval (Fieller's,
