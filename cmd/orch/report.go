@@ -37,7 +37,10 @@ differences) unless --allow-mixed.
 Each input becomes a configuration labelled by its directory or file name,
 unless a matrix labels its cells; repetitions of a label are summarised as
 mean, standard deviation and 95% confidence interval, and compared with the
-baseline label by Welch's t-test (significant at p < 0.05).
+baseline label: a matrix's runs by round (each round's ratio, Student's t
+across rounds: rounds are blocks), other runs by Welch's t-test and
+Fieller's interval (--analysis; the Method says which); significant when
+the interval excludes 1.
 
 The compared figure is each run's steady-state rate: the mean of its
 per-second interval rates in its one window, from the end of its warm-up
