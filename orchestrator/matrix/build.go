@@ -103,7 +103,12 @@ func Build(s Spec) (*Matrix, error) {
 		return nil, err
 	}
 	m.Overrides, m.WarmupS = s.Overrides, warmupS(s.WarmupS)
+	// Recorded before any run, the design's default too: a report cannot
+	// choose another after the data.
 	m.Until, m.Analysis = s.Until, s.Analysis
+	if m.Analysis == "" {
+		m.Analysis = stats.AnalysisBlocked
+	}
 	if s.Baseline != "" {
 		if err := m.SetBaseline(s.Baseline); err != nil {
 			return nil, err

@@ -69,7 +69,7 @@ func (t *Table) methodLine() string {
 	var why string
 	switch {
 	case a.From == FileMatrix:
-		why = "pre-registered in matrix.json (orch matrix --analysis " + a.Asked + ")"
+		why = "recorded in matrix.json before the runs (orch matrix --analysis; blocked unless asked otherwise, the matrix running in rounds)"
 	case a.From != "":
 		why = "chosen with orch report --analysis " + a.Asked + ", after the runs (not pre-registered)"
 	case a.Used == stats.AnalysisBlocked:

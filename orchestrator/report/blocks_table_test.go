@@ -249,7 +249,7 @@ func TestAnalysisNotChosenAfterTheData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if l := rep.Tables[0].methodLine(); !strings.Contains(l, "pre-registered in matrix.json") {
+	if l := rep.Tables[0].methodLine(); !strings.Contains(l, "recorded in matrix.json before the runs") {
 		t.Errorf("method line: %s", l)
 	}
 }
