@@ -38,6 +38,7 @@ type Result struct {
 	Lines       int
 	comparisons map[string]*comparison
 	cvs         map[string]float64 // label -> run-to-run CV of its steady rates
+	until       *until             // matrix.json's stopping rule (nil: none)
 }
 
 func (res *Result) near(what string, report string, want, slack float64) {
@@ -67,7 +68,7 @@ func Matrix(dir, out string) (*Result, error) {
 	if err := readJSONFile(join(out, "why.json"), &why); err != nil {
 		return nil, err
 	}
-	res := &Result{Steady: map[string]float64{}, Master: map[string]float64{}, comparisons: map[string]*comparison{}, cvs: map[string]float64{}}
+	res := &Result{Steady: map[string]float64{}, Master: map[string]float64{}, comparisons: map[string]*comparison{}, cvs: map[string]float64{}, until: m.Until}
 	byRun := map[string]map[string]string{}
 	for _, row := range rows {
 		byRun[row["run"]] = row // results.csv has one row per run

@@ -105,8 +105,15 @@ var (
 	reFlagged = regexp.MustCompile(`([0-9]+) runs? flagged for a broken invariant|\(and [0-9]+ more below\)`)
 	// The Replicas line: "applied vs innodb: rocksdb 0.835x, tokudb 1.02x".
 	reApplied = regexp.MustCompile(`applied vs [^:]+: (.+)$`)
-	// The stopping rule's line: "±10% not reached: ±19.7% after 4 rounds".
-	reRule = regexp.MustCompile(`±([0-9.]+)% (?:not )?reached[^±]*±([0-9.]+)% after ([0-9]+) rounds`)
+	// The stopping rule's line: "±10% not reached: ±19.7% after 4 rounds
+	// (rocksdb/innodb, --max-repeat 4) (rounds 3-4, blocked analysis)",
+	// "±10% reached after 5 rounds: ... (worst rocksdb/innodb: ±9.1%)",
+	// "±10% reached at --max-repeat 4 (worst ...: ±9.1%)": the target,
+	// the half-width reached, the rounds, the rule's bounds.
+	reRuleTarget = regexp.MustCompile(`^Stopping rule: ±([0-9.]+)% (?:not )?reached`)
+	reRuleWidth  = regexp.MustCompile(`(?:: |worst [^:]+: )±([0-9.]+)%`)
+	reRuleRounds = regexp.MustCompile(`(?:after|--max-repeat) ([0-9]+)\b`)
+	reRuleBounds = regexp.MustCompile(`\(rounds ([0-9]+)-([0-9]+)[,)]`)
 )
 
 // printed compares a figure as the report printed it with the recomputed
@@ -156,9 +163,10 @@ func (res *Result) checkLines(md, base string, labels []string) {
 				claim(m[:2])
 			}
 		}
-		if m := reRule.FindStringSubmatchIndex(line); m != nil {
-			res.checkRule(line, m)
-			claim(m[:2])
+		if strings.HasPrefix(line, "Stopping rule: ") && res.until != nil {
+			for _, loc := range res.checkRule(line) {
+				claim(loc)
+			}
 		}
 		if c != nil {
 			for _, f := range headFigures {
@@ -196,16 +204,40 @@ func (res *Result) lineComparison(line, base string, labels []string) (*comparis
 	return nil, ""
 }
 
-// checkRule compares the stopping rule's half-width with the widest
-// recomputed interval's, and its rounds with the runs per configuration.
-func (res *Result) checkRule(line string, m []int) {
+// checkRule compares the stopping rule's line with matrix.json's rule
+// (target, bounds) and the recomputed comparisons (the widest interval's
+// half-width; the rounds, the runs per configuration, or --max-repeat);
+// it returns the spans it checked.
+func (res *Result) checkRule(line string) [][]int {
 	worst, rounds := 0.0, 0
 	for _, c := range res.comparisons {
 		worst = math.Max(worst, (c.hi-c.lo)/2/c.ratio)
 		rounds = max(rounds, c.n)
 	}
-	res.printed("stopping rule half-width %", line[m[4]:m[5]], 100*worst)
-	res.printed("stopping rule rounds", line[m[6]:m[7]], float64(rounds))
+	var spans [][]int
+	from := 0 // the half-width comes after the target
+	if m := reRuleTarget.FindStringSubmatchIndex(line); m != nil {
+		res.printed("stopping rule target %", line[m[2]:m[3]], 100*res.until.Precision)
+		spans, from = append(spans, m[2:4]), m[1]
+	}
+	for _, m := range reRuleWidth.FindAllStringSubmatchIndex(line[from:], -1) {
+		res.printed("stopping rule half-width %", line[from+m[2]:from+m[3]], 100*worst)
+		spans = append(spans, []int{from + m[2], from + m[3]})
+	}
+	for _, m := range reRuleRounds.FindAllStringSubmatchIndex(line, -1) {
+		want := float64(rounds)
+		if strings.HasPrefix(line[m[0]:], "--max-repeat") {
+			want = float64(res.until.MaxRounds)
+		}
+		res.printed("stopping rule rounds", line[m[2]:m[3]], want)
+		spans = append(spans, m[2:4])
+	}
+	if m := reRuleBounds.FindStringSubmatchIndex(line); m != nil {
+		res.printed("stopping rule --min-repeat", line[m[2]:m[3]], float64(res.until.MinRounds))
+		res.printed("stopping rule --max-repeat", line[m[4]:m[5]], float64(res.until.MaxRounds))
+		spans = append(spans, m[2:4], m[4:6])
+	}
+	return spans
 }
 
 // uncovered lists the numbers of line outside every claimed match, the

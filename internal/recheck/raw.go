@@ -185,6 +185,7 @@ type matrixFile struct {
 	Baseline string   `json:"baseline"`
 	WarmupS  *float64 `json:"warmup_s"`
 	Analysis string   `json:"analysis"`
+	Until    *until   `json:"until"`
 	Cells    []struct {
 		ID    string `json:"id"`
 		Label string `json:"label"`
@@ -197,6 +198,13 @@ type matrixFile struct {
 			Cells   []string `json:"cells"`
 		} `json:"blocks"`
 	} `json:"design"`
+}
+
+// until is matrix.json's stopping rule, as its line in the head states it.
+type until struct {
+	Precision float64 `json:"precision"`
+	MinRounds int     `json:"min_rounds"`
+	MaxRounds int     `json:"max_rounds"`
 }
 
 // clusterOf is the cluster that ran cell id ("" with one).
