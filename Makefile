@@ -14,13 +14,20 @@ build:
 
 # The main job on the local lab: install what is needed, bring the lab up, check it,
 # configure semi-sync replication, and compare InnoDB with MyRocks on a shortened
-# pure-random-writes, in rounds until the ratio's 95% interval is within ±10% (3 to 4
-# rounds); the report's paths and its answer are printed at the end.
+# pure-random-writes, in rounds until the ratio's 95% interval is within ±15%, judged by
+# round (--analysis blocked: each round's ratio, so a round that is slow for both engines
+# cancels), at most 6 rounds. The target is set from the lab's measured noise: runs vary
+# by CV 8.7-13% (stats sim_test.go: the lab's runs) and the two engines' rounds correlate about +0.5 (0.54 in
+# a 6-round demo of 2026-12-06), so a round's log ratio varies by about 9-13%; judged by
+# rounds a precision rule stops from round 5 (stats.MinBlockedRounds), where t(4)·13%/√5
+# = 16% and at round 6 t(5)·13%/√6 = 13.6%: ±15% within 6 rounds at the lab's usual
+# noise. (±10% within 4 rounds, the old target, needed 9-15 rounds unpaired.) The
+# report's paths and its answer are printed at the end.
 demo: lab-deps build
 	./$(BIN) lab up --inventory $(LAB_INV)
 	./$(BIN) check -i $(LAB_INV)
 	./$(BIN) up -i $(LAB_INV) --engine innodb
-	./$(BIN) matrix -i $(LAB_INV) --engines=innodb,rocksdb --precision 10% --max-repeat 4 --workload pure-random-writes \
+	./$(BIN) matrix -i $(LAB_INV) --engines=innodb,rocksdb --precision 15% --max-repeat 6 --analysis blocked --workload pure-random-writes \
 	  --tables 4 --threads 16 --time 20 --table-size 10000 --warmup 5
 
 # The seed's experiments on real TokuDB (MariaDB 10.5.23 + TokuDB on the lab): sysbench

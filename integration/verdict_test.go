@@ -87,6 +87,13 @@ func TestVerdictInnodbVsRocksdb(t *testing.T) {
 	for _, p := range res.Problems {
 		t.Errorf("recomputed from the raw files: %s", p)
 	}
+	// The head's and verdicts' figures the recheck has no pattern for
+	// (a line a later change adds) are logged, not failed: scripts/recheck
+	// fails on them.
+	t.Logf("head and verdict lines: %d, figures not recomputed: %q, the report's own checks: %q", res.Lines, res.Uncovered, res.NotRecomputed)
+	for _, s := range res.Shifts {
+		t.Logf("clock: %s", s)
+	}
 
 	rows := readCSV(t, filepath.Join(dir, "results.csv"))
 	doc := l.inventoryDoc(t, filepath.Base(l.inventory))

@@ -21,7 +21,7 @@ func newMatrixCmd(g *globalOptions) *cobra.Command {
 		repeat, warmup                 int
 		dryRun, failFast, waitRunning  bool
 		allowAsymmetry, allowMixed, aa bool
-		noiseFloor                     string
+		noiseFloor, analysis           string
 		seed                           int64
 		until                          untilFlags
 	)
@@ -94,7 +94,7 @@ NOT COMPARABLE.`,
 			}
 			o := matrix.Options{Clusters: invs, Root: b.root, Resume: resuming, ResumeDir: resume,
 				Spec: matrix.Spec{Engines: engines, Knobs: knobs, Workload: b.workload, Repeat: repeat, WarmupS: given(cmd, "warmup", warmup),
-					Baseline: baseline, Overrides: over, AA: aa, Until: rule, RepeatSet: cmd.Flags().Changed("repeat")},
+					Baseline: baseline, Overrides: over, AA: aa, Until: rule, RepeatSet: cmd.Flags().Changed("repeat"), Analysis: analysis},
 				NoiseFloor: noiseFloor, AllowAsymmetry: allowAsymmetry, AllowMixed: allowMixed, AllowUnsafe: allowUnsafe, DryRun: dryRun, FailFast: failFast, KeepRemote: b.keepRemote,
 				WaitRunning: waitRunning, StallLimit: b.stallLimit, Stacks: stackMode, Version: buildVersion(), Command: os.Args,
 				Connect: g.ConnectAll, Out: cmd.OutOrStdout(), Err: cmd.ErrOrStderr(), Terminal: isTerminal(cmd.ErrOrStderr()), Verbose: g.verbose}
@@ -127,13 +127,15 @@ NOT COMPARABLE.`,
 	f.BoolVar(&aa, "aa", false, "A/A: run the one configuration of --engines/--knobs twice, as arms (a) and (b), interleaved; the report states the cluster's noise floor")
 	f.StringVar(&noiseFloor, "noise-floor", matrix.NoiseFloorAuto, "A/A matrix whose noise floor the report holds verdicts against: DIR, auto (the newest finished A/A of the workload under --runs) or none")
 	until.register(f)
+	f.StringVar(&analysis, "analysis", "", "pre-register the report's analysis, recorded in matrix.json before any run: blocked (each round's ratio, t across rounds; "+
+		"the default, as the matrix runs in rounds) or unpaired (ratio of means, Fieller's interval, rounds ignored); the stopping rule judges with it")
 	return cmd
 }
 
 // planFlags shape the matrix's cells: --resume goes on with the plan the
 // matrix recorded, so a new value for one of them would be silently
 // ignored (a --time 60 resume of a --time 30 matrix running 30 s cells).
-var planFlags = append([]string{"engines", "knobs", "workload", "repeat", "warmup", "baseline", "set", "aa", "seed", "noise-floor"},
+var planFlags = append([]string{"engines", "knobs", "workload", "repeat", "warmup", "baseline", "set", "aa", "seed", "noise-floor", "analysis"},
 	shortOverrides...)
 
 // resumeKeepsThePlan refuses, in one line, a --resume given a plan flag.

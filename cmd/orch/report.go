@@ -13,7 +13,7 @@ func newReportCmd(_ *globalOptions) *cobra.Command {
 		baseline, out, formats, root, headline string
 		warmup                                 float64
 		allowMixed                             bool
-		noiseFloor                             string
+		noiseFloor, analysis                   string
 		labels                                 []string
 	)
 	cmd := &cobra.Command{
@@ -37,7 +37,10 @@ differences) unless --allow-mixed.
 Each input becomes a configuration labelled by its directory or file name,
 unless a matrix labels its cells; repetitions of a label are summarised as
 mean, standard deviation and 95% confidence interval, and compared with the
-baseline label by Welch's t-test (significant at p < 0.05).
+baseline label: a matrix's runs by round (each round's ratio, Student's t
+across rounds: rounds are blocks), other runs by Welch's t-test and
+Fieller's interval (--analysis; the Method says which); significant when
+the interval excludes 1.
 
 The compared figure is each run's steady-state rate: the mean of its
 per-second interval rates in its one window, from the end of its warm-up
@@ -62,7 +65,7 @@ into the input's directory when there is one input, else ./report (--out).`,
 		Args: usageArgs(cobra.ArbitraryArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			req := report.Request{Inputs: args, Labels: labels, Root: root, Out: out, Formats: formats,
-				Options: report.Options{Baseline: baseline, Headline: headline, AllowMixed: allowMixed, NoiseFloor: noiseFloor}}
+				Options: report.Options{Baseline: baseline, Headline: headline, AllowMixed: allowMixed, NoiseFloor: noiseFloor, Analysis: analysis}}
 			if cmd.Flags().Changed("warmup") {
 				req.WarmupS = &warmup
 			}
@@ -89,6 +92,8 @@ into the input's directory when there is one input, else ./report (--out).`,
 	f.BoolVar(&allowMixed, "allow-mixed", false, "compare runs whose servers (flavour or major.minor version), workload parameters, client or topology differ (labelled in the report) instead of refusing")
 	f.StringArrayVar(&labels, "label", nil, "NAME=GLOB: the files (or run directories) the glob matches are the repetitions of configuration NAME (repeatable; quote the glob)")
 	f.StringVar(&root, "runs", "runs", "directory that holds run directories (for the default input, runs/latest)")
+	f.StringVar(&analysis, "analysis", "", "blocked or unpaired, for inputs whose matrix.json pre-registered none (default: blocked by round for a matrix's runs, "+
+		"unpaired for runs without rounds); refused when it contradicts the matrix's: an analysis chosen after the data is not one to trust")
 	f.StringVar(&noiseFloor, "noise-floor", "", "A/A matrix (orch matrix --aa) whose noise floor verdicts are held against (default: the one the matrix recorded)")
 	return cmd
 }

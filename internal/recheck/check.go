@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"regexp"
+	"os"
 	"slices"
 	"sort"
 	"strconv"
@@ -25,6 +25,20 @@ type Result struct {
 	Problems []string
 	// Steady and Master are each run's recomputed client and master rates.
 	Steady, Master map[string]float64
+	// Uncovered are the head's and verdicts' figures no recomputation
+	// covers (head.go), with their line.
+	Uncovered []string
+	// Shifts say, per run, the client clock shift this package found and
+	// the report's.
+	Shifts []string
+	// NotRecomputed are figures of those lines that are the report's own
+	// checks rather than figures of the runs (its invariant flags' count).
+	NotRecomputed []string
+	// Lines counts the head and verdict lines read.
+	Lines       int
+	comparisons map[string]*comparison
+	cvs         map[string]float64 // label -> run-to-run CV of its steady rates
+	until       *until             // matrix.json's stopping rule (nil: none)
 }
 
 func (res *Result) near(what string, report string, want, slack float64) {
@@ -54,7 +68,7 @@ func Matrix(dir, out string) (*Result, error) {
 	if err := readJSONFile(join(out, "why.json"), &why); err != nil {
 		return nil, err
 	}
-	res := &Result{Steady: map[string]float64{}, Master: map[string]float64{}}
+	res := &Result{Steady: map[string]float64{}, Master: map[string]float64{}, comparisons: map[string]*comparison{}, cvs: map[string]float64{}, until: m.Until}
 	byRun := map[string]map[string]string{}
 	for _, row := range rows {
 		byRun[row["run"]] = row // results.csv has one row per run
@@ -80,6 +94,7 @@ func Matrix(dir, out string) (*Result, error) {
 		if _, ok := runs[c.Label]; !ok {
 			labels = append(labels, c.Label)
 		}
+		r.cluster, r.round = m.clusterOf(c.ID), c.Rep
 		runs[c.Label] = append(runs[c.Label], r)
 		res.Steady[c.ID], res.Master[c.ID] = r.steady, r.master
 		res.checkRun(r, row, why.runHosts(c.ID))
@@ -88,15 +103,30 @@ func Matrix(dir, out string) (*Result, error) {
 	if base == "" && len(labels) > 0 {
 		base = labels[0]
 	}
+	// The analysis is the design's (a matrix runs in rounds: blocked)
+	// unless matrix.json pre-registered the other.
+	blocked := m.Analysis != "unpaired"
 	for _, l := range labels {
-		res.checkGroup(l, runs[l], runs[base], l == base, byLabel(rows, l), why.groupHosts(l))
+		res.checkGroup(l, runs[l], runs[base], l == base, blocked, byLabel(rows, l), why.groupHosts(l))
 	}
+	md, err := os.ReadFile(join(out, "report.md"))
+	if err != nil {
+		return nil, fmt.Errorf("the head and verdict lines: %w", err)
+	}
+	res.checkLines(string(md), base, labels)
 	return res, nil
 }
 
 // checkRun compares one run's row of results.csv and its why.json hosts.
 func (res *Result) checkRun(r *run, row map[string]string, hosts map[string]map[string]any) {
 	id := r.id + " "
+	how := map[bool]string{true: "from the load's start", false: "by least squares"}
+	res.Shifts = append(res.Shifts, fmt.Sprintf("%s: own %.2f s (%s), report %.2f s (%s)", r.id, r.delta, how[r.fromStart], r.stated, how[r.statedFromStart]))
+	if !math.IsNaN(r.stated) {
+		// Two alignments of one run agree to 0.02 s (two of their steps),
+		// or the window's seconds differ and so may every figure.
+		res.near(id+"client clock shift s (own alignment vs the report's)", strconv.FormatFloat(r.stated, 'f', -1, 64), r.delta, 0.02)
+	}
 	res.near(id+"steady", row["steady_metric"], r.steady, 0)
 	res.near(id+"master tx/s (Replicas)", row["master_tx_per_s"], r.master, 0)
 	res.near(id+"applied tx/s", row["replica_apply_tx_per_s"], r.apply, 0)
@@ -118,7 +148,7 @@ func (res *Result) checkRun(r *run, row map[string]string, hosts map[string]map[
 
 // checkGroup compares a configuration's statistics, its replica means and
 // its verdict.
-func (res *Result) checkGroup(label string, rs, base []*run, isBase bool, row map[string]string, hosts map[string]map[string]any) {
+func (res *Result) checkGroup(label string, rs, base []*run, isBase, blocked bool, row map[string]string, hosts map[string]map[string]any) {
 	steady, sust, master, apply, catchUp := field(rs, func(r *run) float64 { return r.steady }), field(rs, func(r *run) float64 { return r.sustained }),
 		field(rs, func(r *run) float64 { return r.master }), field(rs, func(r *run) float64 { return r.apply }), field(rs, func(r *run) float64 { return r.catchUp })
 	bSteady, bSust, bApply := field(base, func(r *run) float64 { return r.steady }), field(base, func(r *run) float64 { return r.sustained }),
@@ -130,6 +160,7 @@ func (res *Result) checkGroup(label string, rs, base []*run, isBase bool, row ma
 	res.near(l+"mean", row["label_mean_metric"], mean, 0)
 	res.near(l+"median", row["label_median_metric"], median(steady), 0)
 	if n > 1 {
+		res.cvs[label] = sd / mean
 		half := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: n - 1}.Quantile(0.975) * sd / math.Sqrt(n)
 		res.near(l+"sd", row["label_sd_metric"], sd, 0)
 		res.near(l+"cv %", row["label_cv_pct"], 100*sd/mean, 0)
@@ -158,36 +189,139 @@ func (res *Result) checkGroup(label string, rs, base []*run, isBase bool, row ma
 	if isBase {
 		return
 	}
-	ratio := mean / stat.Mean(bSteady, nil)
-	res.near(l+"ratio", row["ratio_vs_baseline"], ratio, 0)
-	res.near(l+"sustained ratio", row["sustained_ratio_vs_baseline"], stat.Mean(sust, nil)/stat.Mean(bSust, nil), 0)
-	res.near(l+"applied ratio", row["replica_apply_ratio_vs_baseline"], stat.Mean(apply, nil)/stat.Mean(bApply, nil), 0)
-	if p, ok := welch(steady, bSteady); ok {
-		res.near(l+"p", row["p_value"], p, 0)
-	}
-	if lo, hi, ok := fieller(steady, bSteady); ok {
-		res.near(l+"ratio ci95 low", row["ratio_ci95_low"], lo, 0)
-		res.near(l+"ratio ci95 high", row["ratio_ci95_high"], hi, 0)
-	}
-	// The verdict's own figures, as printed (three significant digits).
-	// The verdict opens with the label, which may hold spaces (a knob's).
-	if m := regexp.MustCompile(`^` + regexp.QuoteMeta(row["label"]) + `: ([0-9.]+)x `).FindStringSubmatch(row["verdict"]); m != nil {
-		res.near(l+"verdict ratio", m[1], ratio, 0.005)
+	c := &comparison{label: label, n: len(steady), nBase: len(bSteady), applied: stat.Mean(apply, nil) / stat.Mean(bApply, nil),
+		lagGrowth: stat.Mean(field(rs, func(r *run) float64 { return r.lagGrowth }), nil), catchUp: stat.Mean(catchUp, nil),
+		runsNeeded: runsNeeded(steady, bSteady)}
+	okP, okCI, okS := false, false, false
+	if blocked {
+		c.ratio, c.p, c.lo, c.hi, okP = byRounds(rs, base, func(r *run) float64 { return r.steady })
+		c.sRatio, _, c.sLo, c.sHi, okS = byRounds(rs, base, func(r *run) float64 { return r.sustained })
+		okCI = okP
 	} else {
-		res.Problems = append(res.Problems, fmt.Sprintf("%sverdict %q: no ratio", l, row["verdict"]))
+		c.ratio, c.sRatio = mean/stat.Mean(bSteady, nil), stat.Mean(sust, nil)/stat.Mean(bSust, nil)
+		c.p, okP = welch(steady, bSteady)
+		c.lo, c.hi, okCI = fieller(steady, bSteady)
+		c.sLo, c.sHi, okS = fieller(sust, bSust)
 	}
-	if m := verdictApplied.FindStringSubmatch(row["verdict"]); m != nil {
-		res.near(l+"verdict applied ratio", m[1], stat.Mean(apply, nil)/stat.Mean(bApply, nil), 0.005)
+	if !okP {
+		c.p = math.NaN()
 	}
-	if m := verdictSustained.FindStringSubmatch(row["verdict"]); m != nil {
-		res.near(l+"verdict sustained ratio", m[1], stat.Mean(sust, nil)/stat.Mean(bSust, nil), 0.005)
+	if !okCI {
+		c.lo, c.hi = math.NaN(), math.NaN()
+	}
+	if !okS {
+		c.sLo, c.sHi = math.NaN(), math.NaN()
+	}
+	res.comparisons[label] = c
+	res.near(l+"ratio", row["ratio_vs_baseline"], c.ratio, 0)
+	res.near(l+"sustained ratio", row["sustained_ratio_vs_baseline"], c.sRatio, 0)
+	res.near(l+"applied ratio", row["replica_apply_ratio_vs_baseline"], c.applied, 0)
+	if okP {
+		res.near(l+"p", row["p_value"], c.p, 0)
+	}
+	if okCI {
+		res.near(l+"ratio ci95 low", row["ratio_ci95_low"], c.lo, 0)
+		res.near(l+"ratio ci95 high", row["ratio_ci95_high"], c.hi, 0)
+	}
+	if okS {
+		res.near(l+"sustained ratio ci95 low", row["sustained_ratio_ci95_low"], c.sLo, 0)
+		res.near(l+"sustained ratio ci95 high", row["sustained_ratio_ci95_high"], c.sHi, 0)
 	}
 }
 
-var (
-	verdictApplied   = regexp.MustCompile(`replicas applied ([0-9.]+)x`)
-	verdictSustained = regexp.MustCompile(`, ([0-9.]+)x sustained`)
-)
+// comparison is one configuration against the baseline, recomputed: the
+// figures the report's head and verdict lines print (head.go).
+type comparison struct {
+	label                  string
+	n, nBase, runsNeeded   int
+	ratio, p, lo, hi       float64
+	sRatio, sLo, sHi       float64
+	applied, lagGrowth, cv float64
+	catchUp                float64 // seconds
+}
+
+// runsNeeded is the runs per configuration a two-sided Welch test at 5%
+// would need to detect the observed difference with 80% power, by the
+// formula the report's Method names: the smallest n with
+// n >= (t(0.975, ν) + t(0.8, ν))² (s_a² + s_b²) / d², ν the
+// Welch-Satterthwaite df of n runs a side; 0 when not computable.
+func runsNeeded(a, b []float64) int {
+	if len(a) < 2 || len(b) < 2 {
+		return 0
+	}
+	ma, va := stat.MeanVariance(a, nil)
+	mb, vb := stat.MeanVariance(b, nil)
+	d := ma - mb
+	if d == 0 || va+vb == 0 {
+		return 0
+	}
+	for n := 2; n <= 1_000_000; n++ {
+		nu := (va + vb) * (va + vb) / ((va*va + vb*vb) / float64(n-1))
+		t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: nu}
+		z := t.Quantile(0.975) + t.Quantile(0.8)
+		if float64(n) >= z*z*(va+vb)/(d*d) {
+			return n
+		}
+	}
+	return 1_000_000
+}
+
+// byRounds is the blocked analysis as the report's Method states it,
+// computed here from the runs' own figures: each round's (on its
+// cluster) log ratio of the configuration's run to the baseline's, their
+// mean m and standard error se with Student's t (rounds-1 df); over
+// several clusters, each cluster's mean log ratio, t across clusters
+// (clusters-1 df), se never below sqrt(Σ s_c²/n_c)/k. The ratio is exp(m),
+// the 95% interval exp(m ± t·se), p two-sided.
+func byRounds(rs, base []*run, f func(*run) float64) (ratio, p, lo, hi float64, ok bool) {
+	type key struct {
+		cluster string
+		round   int
+	}
+	b := map[key]float64{}
+	for _, r := range base {
+		b[key{r.cluster, r.round}] = f(r)
+	}
+	logs := map[string][]float64{}
+	var clusters []string
+	for _, r := range rs {
+		v, found := b[key{r.cluster, r.round}]
+		if !found || v <= 0 || f(r) <= 0 {
+			continue
+		}
+		if _, seen := logs[r.cluster]; !seen {
+			clusters = append(clusters, r.cluster)
+		}
+		logs[r.cluster] = append(logs[r.cluster], math.Log(f(r)/v))
+	}
+	var ys []float64
+	var floor float64
+	switch len(clusters) {
+	case 0:
+		return math.NaN(), 0, 0, 0, false
+	case 1:
+		ys = logs[clusters[0]]
+	default:
+		for _, c := range clusters {
+			m, v := stat.MeanVariance(logs[c], nil)
+			ys = append(ys, m)
+			floor += v / float64(len(logs[c]))
+		}
+		floor = math.Sqrt(floor) / float64(len(clusters))
+		if math.IsNaN(floor) {
+			floor = 0
+		}
+	}
+	k := float64(len(ys))
+	m := stat.Mean(ys, nil)
+	if k < 2 {
+		return math.Exp(m), 0, 0, 0, false
+	}
+	se := math.Max(stat.StdDev(ys, nil)/math.Sqrt(k), floor)
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: k - 1}
+	q := t.Quantile(0.975)
+	return math.Exp(m), 2 * t.Survival(math.Abs(m/se)), math.Exp(m - q*se), math.Exp(m + q*se), se > 0
+}
 
 // welch is Welch's two-sided p.
 func welch(a, b []float64) (float64, bool) {

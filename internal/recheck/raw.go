@@ -184,11 +184,42 @@ func readJSONFile(path string, v any) error {
 type matrixFile struct {
 	Baseline string   `json:"baseline"`
 	WarmupS  *float64 `json:"warmup_s"`
+	Analysis string   `json:"analysis"`
+	Until    *until   `json:"until"`
 	Cells    []struct {
 		ID    string `json:"id"`
 		Label string `json:"label"`
 		Dir   string `json:"dir"`
+		Rep   int    `json:"rep"`
 	} `json:"cells"`
+	Design *struct {
+		Blocks []struct {
+			Cluster string   `json:"cluster"`
+			Cells   []string `json:"cells"`
+		} `json:"blocks"`
+	} `json:"design"`
+}
+
+// until is matrix.json's stopping rule, as its line in the head states it.
+type until struct {
+	Precision float64 `json:"precision"`
+	MinRounds int     `json:"min_rounds"`
+	MaxRounds int     `json:"max_rounds"`
+}
+
+// clusterOf is the cluster that ran cell id ("" with one).
+func (m matrixFile) clusterOf(id string) string {
+	if m.Design == nil {
+		return ""
+	}
+	for _, b := range m.Design.Blocks {
+		for _, c := range b.Cells {
+			if c == id {
+				return b.Cluster
+			}
+		}
+	}
+	return ""
 }
 
 // readCSVFile reads a CSV with a header into one map per row.

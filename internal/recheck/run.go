@@ -13,6 +13,9 @@ type span struct{ from, to float64 }
 // run is one cell recomputed from its raw files.
 type run struct {
 	id, label string
+	// cluster and round: the run's block in the matrix's design.
+	cluster   string
+	round     int
 	roles     map[string]string // host -> master, slave, loadbox
 	client    []clientLine
 	total     float64
@@ -26,12 +29,14 @@ type run struct {
 	// client's start (delta) to its end (delta + total), as the report
 	// states when it read the shift from the load's start.
 	loadOnly bool
-	// ownDelta is the shift this package's own search found (the report's
-	// stated one is used when given).
-	ownDelta float64
-	kept     [][2]float64 // the window's seconds, load clock
-	steady   float64
-	winLat   float64 // mean of the kept intervals' percentile latency, ms
+	// fromStart: delta was read from the load's start (startShift);
+	// stated and statedFromStart are the report's shift and how it got it
+	// (why.json), compared with delta, never used for a figure.
+	fromStart, statedFromStart bool
+	stated                     float64
+	kept                       [][2]float64 // the window's seconds, load clock
+	steady                     float64
+	winLat                     float64 // mean of the kept intervals' percentile latency, ms
 	// winLatAvg: the kept intervals' threads over their tps, ms.
 	winLatAvg float64
 	// Replicas table figures.
@@ -183,37 +188,19 @@ func (r *run) masterHost() string {
 }
 
 // compute finds the clock shift, the window's seconds and the figures.
-// The shift is the report's stated one when it states it: it is part of
-// the window the figures are defined over (a least-squares surface can
-// have two near minima a few tenths of a second apart, and which one is
-// taken moves a short window's monitor rates by a percent or two); the
-// search below, by this file's own brute force, is used otherwise.
+// The shift is this package's own, from the raw series (never the
+// report's, which Matrix compares with it): read from the load's start
+// when the master's counter allows (startShift), else the least-squares
+// search below.
 func (r *run) compute(warm float64, writes bool, stated float64, fromStart bool) {
 	step := 1.0 // --report-interval=1
 	master := r.counter(r.masterHost())
-	// The shift: brute force over -1..3 s by 0.01 s, least squares of the
-	// client's transactions per interval against the master's counter.
-	best := math.Inf(1)
-	for i := -100; i <= 300; i++ {
-		d := float64(i) / 100
-		sse, n := 0.0, 0
-		for _, l := range r.client {
-			a, b := l.t-step+d, l.t+d
-			if len(master) < 2 || a < master[0][0] || b > master[len(master)-1][0] {
-				continue
-			}
-			e := l.tps*step - (at(master, b) - at(master, a))
-			sse += e * e
-			n++
-		}
-		if n >= 5 && sse/float64(n) < best {
-			best, r.delta = sse/float64(n), d
-		}
-	}
-	r.ownDelta = r.delta
-	if !math.IsNaN(stated) {
-		r.delta = stated
-		r.loadOnly = fromStart && r.total > 0
+	r.stated, r.statedFromStart = stated, fromStart
+	if d, ok := r.startShift(master); ok {
+		r.delta, r.fromStart = d, true
+		r.loadOnly = r.total > 0
+	} else {
+		r.delta = r.fitShift(master, step)
 	}
 	last := r.client[len(r.client)-1].t
 	var sum, lat, threads, tps float64
@@ -282,6 +269,84 @@ func (r *run) compute(warm float64, writes bool, stated float64, fromStart bool)
 		}
 	}
 	r.sustained = r.steady * r.windowS / (r.windowS + r.catchUp)
+}
+
+// fitShift is the shift, searched by brute force over -1..3 s by
+// 0.01 s, for which the master's commits in each client interval (its
+// counter interpolated) best match the client's transactions (least
+// squares).
+func (r *run) fitShift(master [][2]float64, step float64) float64 {
+	best, delta := math.Inf(1), 0.0
+	for i := -100; i <= 300; i++ {
+		d := float64(i) / 100
+		sse, n := 0.0, 0
+		for _, l := range r.client {
+			a, b := l.t-step+d, l.t+d
+			if len(master) < 2 || a < master[0][0] || b > master[len(master)-1][0] {
+				continue
+			}
+			e := l.tps*step - (at(master, b) - at(master, a))
+			sse += e * e
+			n++
+		}
+		if n >= 5 && sse/float64(n) < best {
+			best, delta = sse/float64(n), d
+		}
+	}
+	return delta
+}
+
+// startShift reads the shift from the load's start: the master's counter
+// starts before the client does, so the client's running total at the
+// end of its k-th interval (second k of its clock) is reached on the
+// master at k + d. Each interval end up to the master's second-to-last
+// sample (the last one holds the load's end and idle time) is one
+// reading; the shift is their median, when there are at least two and
+// their middle half lies within 0.1 s (they drift apart when the master
+// commits more or fewer transactions than the client counts).
+func (r *run) startShift(master [][2]float64) (float64, bool) {
+	if len(master) < 3 {
+		return 0, false
+	}
+	var reads []float64
+	total := 0.0
+	for k, l := range r.client {
+		if math.Abs(l.t-float64(k+1)) > 0.01 {
+			break // a gap: the running total is no longer the client's
+		}
+		total += l.tps
+		t, ok := reach(master, master[0][1]+total)
+		if !ok || t > master[len(master)-2][0] {
+			break
+		}
+		reads = append(reads, t-l.t)
+	}
+	if len(reads) < 2 {
+		return 0, false
+	}
+	sort.Float64s(reads)
+	n := len(reads)
+	mid := reads[n/2]
+	if n%2 == 0 {
+		mid = (reads[n/2-1] + reads[n/2]) / 2
+	}
+	if reads[(3*n)/4]-reads[n/4] > 0.1 || mid < master[0][0] || mid < -1 || mid > 3 {
+		return 0, false
+	}
+	return math.Round(mid*100) / 100, true
+}
+
+// reach is when counter c first reaches v, interpolated linearly.
+func reach(c [][2]float64, v float64) (float64, bool) {
+	for i := 1; i < len(c); i++ {
+		if c[i][1] >= v && c[i][1] > c[i-1][1] {
+			if v <= c[i-1][1] {
+				return c[i-1][0], true
+			}
+			return c[i-1][0] + (v-c[i-1][1])/(c[i][1]-c[i-1][1])*(c[i][0]-c[i-1][0]), true
+		}
+	}
+	return 0, false
 }
 
 func (r *run) touches(a, b float64) bool {

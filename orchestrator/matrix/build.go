@@ -31,6 +31,10 @@ type Spec struct {
 	// given too, which contradicts it.
 	Until     *Until
 	RepeatSet bool
+	// Analysis pre-registers the report's analysis (--analysis blocked or
+	// unpaired), recorded in matrix.json before any run; "": the design's
+	// (blocked by round).
+	Analysis string
 }
 
 // planUntil checks a stopping rule and returns the repetitions to plan
@@ -80,6 +84,9 @@ func Build(s Spec) (*Matrix, error) {
 	if err := s.planUntil(); err != nil {
 		return nil, err
 	}
+	if err := stats.ValidAnalysis(s.Analysis); err != nil {
+		return nil, fmt.Errorf("matrix: %w", err)
+	}
 	var m *Matrix
 	if s.AA {
 		if s.Baseline != "" {
@@ -96,7 +103,12 @@ func Build(s Spec) (*Matrix, error) {
 		return nil, err
 	}
 	m.Overrides, m.WarmupS = s.Overrides, warmupS(s.WarmupS)
-	m.Until = s.Until
+	// Recorded before any run, the design's default too: a report cannot
+	// choose another after the data.
+	m.Until, m.Analysis = s.Until, s.Analysis
+	if m.Analysis == "" {
+		m.Analysis = stats.AnalysisBlocked
+	}
 	if s.Baseline != "" {
 		if err := m.SetBaseline(s.Baseline); err != nil {
 			return nil, err
@@ -123,7 +135,7 @@ func BuildBlocked(s Spec, clusters []string, seed int64) (*Matrix, error) {
 	if err != nil {
 		return nil, err
 	}
-	m.Overrides, m.WarmupS, m.Until = one.Overrides, one.WarmupS, one.Until
+	m.Overrides, m.WarmupS, m.Until, m.Analysis = one.Overrides, one.WarmupS, one.Until, one.Analysis
 	if err := m.SetBaseline(one.Baseline); err != nil {
 		return nil, err
 	}

@@ -18,6 +18,14 @@ func TestBuild(t *testing.T) {
 	if m.Design != nil {
 		t.Error("a one-cluster matrix has a design")
 	}
+	// The analysis is recorded before any run: the design's (blocked by
+	// round) unless --analysis said otherwise.
+	if m.Analysis != "blocked" {
+		t.Errorf("analysis %q, want blocked recorded", m.Analysis)
+	}
+	if u, err := Build(Spec{Engines: "innodb,rocksdb", Workload: "pure-random-writes", Repeat: 2, Analysis: "unpaired"}); err != nil || u.Analysis != "unpaired" {
+		t.Errorf("--analysis unpaired: %v, recorded %q", err, u.Analysis)
+	}
 }
 
 func TestBuildRejects(t *testing.T) {
@@ -32,6 +40,7 @@ func TestBuildRejects(t *testing.T) {
 		{func(s *Spec) { s.Workload = "no-such-workload" }, "no-such-workload"},
 		{func(s *Spec) { s.Repeat = 0 }, "repeat"},
 		{func(s *Spec) { s.Baseline = "tokudb" }, "tokudb"},
+		{func(s *Spec) { s.Analysis = "paired" }, "--analysis paired: want blocked or unpaired"},
 	} {
 		s := ok
 		tc.edit(&s)

@@ -29,13 +29,17 @@ func TestJudgeMatchesEvaluate(t *testing.T) {
 		{Goal: stats.GoalSignificant, MinRounds: 3, MaxRounds: 6},
 	}
 	rng := rand.New(rand.NewPCG(7, 11))
-	for _, u := range rules {
-		for _, cv := range []float64{0.10, 0.13} {
-			for _, ratio := range []float64{1, 1.05} {
-				for i := 0; i < 2; i++ {
-					u := u
-					name := fmt.Sprintf("%+v cv %g ratio %g #%d", u, cv, ratio, i)
-					judgeCampaign(t, name, &u, cv, ratio, rng)
+	// The design's analysis (blocked by round) and the other one
+	// pre-registered in matrix.json.
+	for _, analysis := range []string{"", stats.AnalysisUnpaired} {
+		for _, u := range rules {
+			for _, cv := range []float64{0.10, 0.13} {
+				for _, ratio := range []float64{1, 1.05} {
+					for i := 0; i < 2; i++ {
+						u := u
+						name := fmt.Sprintf("%+v --analysis %q cv %g ratio %g #%d", u, analysis, cv, ratio, i)
+						judgeCampaign(t, name, &u, analysis, cv, ratio, rng)
+					}
 				}
 			}
 		}
@@ -45,13 +49,13 @@ func TestJudgeMatchesEvaluate(t *testing.T) {
 // judgeCampaign runs one simulated campaign as a matrix (innodb the
 // baseline, rocksdb the other, each cell's results.json holding its run's
 // rate) and checks each round's judge against stats.
-func judgeCampaign(t *testing.T, name string, u *Until, cv, ratio float64, rng *rand.Rand) {
+func judgeCampaign(t *testing.T, name string, u *Until, analysis string, cv, ratio float64, rng *rand.Rand) {
 	t.Helper()
 	m, err := New("w", []string{"innodb", "rocksdb"}, nil, u.MaxRounds)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m.Until = u
+	m.Until, m.Analysis = u, analysis
 	if _, err := Create(t.TempDir(), m, time.Unix(1_800_000_000, 0)); err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +64,8 @@ func judgeCampaign(t *testing.T, name string, u *Until, cv, ratio float64, rng *
 	if rule != want {
 		t.Fatalf("%s: stats.RuleOf %+v, want %+v", name, rule, want)
 	}
-	runs := map[string][]float64{}
+	rule.Analysis = analysis // matrix.json's, beside its rule
+	runs, blocks := map[string][]float64{}, map[string][]stats.Block{}
 	judged := 0
 	for {
 		c, ok := m.Next()
@@ -77,6 +82,7 @@ func judgeCampaign(t *testing.T, name string, u *Until, cv, ratio float64, rng *
 		}
 		v := mean * (1 + cv*stats.HeavyTailed(rng))
 		runs[c.Engine] = append(runs[c.Engine], v)
+		blocks[c.Engine] = append(blocks[c.Engine], stats.Block{Round: c.Rep})
 		writeCell(t, m, c.ID, c.Engine, v)
 		if err := m.Finish(c.ID, OK, nil, now); err != nil {
 			t.Fatal(err)
@@ -100,7 +106,11 @@ func judgeCampaign(t *testing.T, name string, u *Until, cv, ratio float64, rng *
 		if err != nil || len(got) != 1 {
 			t.Fatalf("%s round %d: %v %+v", name, k, err, got)
 		}
-		ev := rule.Evaluate(k, []stats.Comparison{{Label: "rocksdb/innodb", Other: runs["rocksdb"], Base: runs["innodb"]}})
+		ev := rule.Evaluate(k, []stats.Comparison{{Label: "rocksdb/innodb", Other: runs["rocksdb"], Base: runs["innodb"],
+			OtherBlocks: blocks["rocksdb"], BaseBlocks: blocks["innodb"]}})
+		if want := rule.AnalysisOf(true); got[0].Analysis != want || ev[0].Analysis != want {
+			t.Errorf("%s round %d: analysed %s (report) and %s (Evaluate), want %s", name, k, got[0].Analysis, ev[0].Analysis, want)
+		}
 		if !sameStatus(got[0], ev[0]) {
 			t.Errorf("%s round %d:\n report %+v\nEvaluate %+v", name, k, got[0], ev[0])
 		}
@@ -123,7 +133,9 @@ func judgeCampaign(t *testing.T, name string, u *Until, cv, ratio float64, rng *
 // holds the truth (so it is, if anything, below the report's).
 func sameStatus(a, b stats.Status) bool {
 	near := func(x, y float64) bool {
-		return x == y || math.Abs(x-y) <= 1e-9*math.Max(math.Abs(x), math.Abs(y))
+		// Both NaN: neither side could compute it (a heavy-tailed draw
+		// below 0 has no log ratio), and both say why in Err.
+		return x == y || (math.IsNaN(x) && math.IsNaN(y)) || math.Abs(x-y) <= 1e-9*math.Max(math.Abs(x), math.Abs(y))
 	}
 	same := a.Label == b.Label && a.N == b.N && a.NBase == b.NBase && near(a.Ratio, b.Ratio) &&
 		near(a.HalfWidth, b.HalfWidth) && a.Outcome == b.Outcome && a.Interval.Unbounded == b.Interval.Unbounded &&

@@ -2,6 +2,7 @@ package matrix
 
 import (
 	"github.com/orch-bench/orch/orchestrator/fairness"
+	"github.com/orch-bench/orch/orchestrator/stats"
 	"maps"
 
 	"fmt"
@@ -39,6 +40,16 @@ func WritePlan(w io.Writer, m *Matrix, costs Costs) error {
 	}
 	if u := m.Until; u != nil {
 		p.printf("%s\n", describeUntil(u))
+	}
+	switch {
+	case m.Analysis == "":
+		// An older plan: the report analyses it by its design.
+	case m.Analysis == stats.AnalysisUnpaired:
+		p.printf("Analysis: unpaired (--analysis, recorded): ratio of means, Fieller's interval, rounds ignored\n")
+	case m.Until != nil && m.Until.Goal != stats.GoalSignificant:
+		p.printf("Analysis: blocked by round (recorded): each round's ratio, Student's t across rounds; the rule stops on precision from round %d\n", max(m.Until.MinRounds, stats.MinBlockedRounds))
+	default:
+		p.printf("Analysis: blocked by round (recorded): each round's ratio, Student's t across rounds\n")
 	}
 	p.printf("\n")
 	resumed := m.Count(Pending) != len(m.Cells)

@@ -41,6 +41,15 @@ Estimated duration: 44m (8 cell(s) x 5m + 2 switch(es) x 2m)
 	if strings.Contains(got, "STATE") {
 		t.Errorf("a fresh plan shows states:\n%s", got)
 	}
+	// A recorded analysis is stated, with where a precision rule may stop.
+	m.Analysis, m.Until = "blocked", &Until{Precision: 0.1, MinRounds: 3, MaxRounds: 6}
+	b.Reset()
+	if err := WritePlan(&b, m, Costs{PerCell: time.Minute}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "Analysis: blocked by round (recorded): each round's ratio, Student's t across rounds; the rule stops on precision from round 5\n"; !strings.Contains(b.String(), want) {
+		t.Errorf("plan lacks %q:\n%s", want, b.String())
+	}
 }
 
 func TestWritePlanResumed(t *testing.T) {

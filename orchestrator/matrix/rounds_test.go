@@ -71,10 +71,10 @@ func TestUntilStopsWhenPrecise(t *testing.T) {
 	if len(lines) != 4 {
 		t.Fatalf("lines: %q", lines)
 	}
-	if want := "round 3: rocksdb/innodb 0.740x [0.681, 0.799] half-width 8.0% (different): going on: rocksdb/innodb's half-width is 8% (target 5%)"; lines[2] != want {
+	if want := "round 3: rocksdb/innodb 0.740x [0.681, 0.799] half-width 8.0% (different): going on: rocksdb/innodb's half-width is ±8% (target ±5%)"; lines[2] != want {
 		t.Errorf("round 3 line:\n got %s\nwant %s", lines[2], want)
 	}
-	if !strings.HasSuffix(lines[3], "stopped after 4 rounds: every interval's half-width is within 5%") {
+	if !strings.HasSuffix(lines[3], "±5% reached after 4 rounds: every interval's half-width is within it (worst rocksdb/innodb: ±4%)") {
 		t.Errorf("round 4 line: %s", lines[3])
 	}
 	if n := m.Count(OK); n != 8 {
@@ -103,7 +103,7 @@ func TestUntilStopsAtMax(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := runRounds(t, m, judgeFrom(t, map[int]float64{1: 0.5, 2: 0.2, 3: 0.1}))
-	if !strings.HasSuffix(lines[2], "stopped at --max-repeat 3: rocksdb/innodb's half-width is 10% (target 1%)") {
+	if !strings.HasSuffix(lines[2], "±1% not reached: ±10% after 3 rounds (rocksdb/innodb, --max-repeat 3)") {
 		t.Errorf("last line: %s", lines[2])
 	}
 	if m.Count(OK) != 6 || m.Count(Skipped) != 0 || !m.Until.Stopped {
@@ -174,7 +174,7 @@ func TestUntilOverClusters(t *testing.T) {
 			}
 		}
 	}
-	if len(lines) != 4 || !strings.HasSuffix(lines[3], "stopped after 4 rounds: every interval's half-width is within 5%") {
+	if len(lines) != 4 || !strings.HasSuffix(lines[3], "±5% reached after 4 rounds: every interval's half-width is within it (worst rocksdb/innodb: ±4%)") {
 		t.Fatalf("round lines: %q", lines)
 	}
 	// 4 configurations x 2 clusters per round.

@@ -25,6 +25,7 @@ func fullMatrix(t *testing.T) *Matrix {
 	m.Overrides = map[string]string{"threads": "8"}
 	m.AllowMixed, m.NoiseFloor, m.WarmupS = true, "20261201T000000Z-matrix-aa", &warm
 	m.NoEffect = map[string]string{"sync_binlog": "no binary log"}
+	m.Analysis = "unpaired"
 	m.Until = &Until{Precision: 0.1, MinRounds: 2, MaxRounds: 2, Equivalence: 0.05, Goal: "significant", Judged: 2,
 		Lines: []string{"round 2: ..."}, Stopped: true, Why: "stopped after 2 rounds"}
 	d.Blocks[0].Failed, d.Blocks[0].Excluded = "no answer", []string{d.Blocks[0].Cells[0]}

@@ -107,46 +107,32 @@ func CompareBlocked(pairs []ClusterPair) Blocked {
 		out.Ratio, out.Test, out.TestErr = c.Ratio, c.Test, c.TestErr
 		return out
 	}
-	mean, sd := stat.MeanStdDev(logs, nil)
-	k := float64(len(logs))
-	out.Ratio = math.Exp(mean)
-	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: k - 1}
-	se := sd / math.Sqrt(k)
-	// A few clusters can agree by chance far better than their runs'
-	// noise allows (two clusters give one degree of freedom): the
-	// interval is never narrower than the clusters' own noise makes the
-	// mean of their log ratios.
-	if within := withinSE(used); within > se {
-		se = within
+	var within []float64
+	for _, c := range used {
+		if v := logRatioVar(c); !math.IsNaN(v) {
+			within = append(within, v)
+		}
 	}
-	half := t.Quantile(0.975) * se
-	out.CILow, out.CIHigh = math.Exp(mean-half), math.Exp(mean+half)
-	if se == 0 {
-		out.TestErr = ErrNoVariance
+	// stats.CombineLogs: Student's t over the clusters' log ratios, never
+	// narrower than the clusters' own noise makes their mean.
+	est, err := stats.CombineLogs(logs, within)
+	if err != nil {
+		out.TestErr = err
+		return out
+	}
+	out.Ratio = math.Exp(est.LogRatio)
+	iv := est.Interval(Alpha)
+	out.CILow, out.CIHigh = iv.Low, iv.High
+	if tt, err := est.Test(); err != nil {
+		out.TestErr = err
 	} else {
-		tv := mean / se
-		out.Test = &TTest{T: tv, DF: k - 1, P: 2 * t.Survival(math.Abs(tv))}
+		out.Test = &TTest{T: tt.T, DF: tt.DF, P: tt.P}
 	}
 	out.Heterogeneity = cochranQ(used)
 	if h := out.Heterogeneity; h != nil && h.P < Alpha {
 		out.Warning = disagreement(used, h)
 	}
 	return out
-}
-
-// withinSE is the standard error of the mean log ratio from the runs'
-// noise alone (delta method per cluster, clusters independent); 0 when a
-// cluster has too few runs to know its noise.
-func withinSE(cs []ClusterRatio) float64 {
-	sum := 0.0
-	for _, c := range cs {
-		v := logRatioVar(c)
-		if math.IsNaN(v) {
-			return 0
-		}
-		sum += v
-	}
-	return math.Sqrt(sum) / float64(len(cs))
 }
 
 // logRatioVar is var log(Other.Mean/Base.Mean) ≈ va/ma² + vb/mb², va and

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"github.com/orch-bench/orch/orchestrator/schema"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -93,7 +94,7 @@ func (t *Table) clusters() []string {
 // (ratio within each cluster, combined across them): ratio, test and
 // verdict then say what the design supports. With one cluster the table
 // is left exactly as compare made it.
-func (t *Table) compareBlocked(design *ClusterDesign, noEffect map[string]string) {
+func (t *Table) compareBlocked(design *ClusterDesign) {
 	clusters := t.clusters()
 	if t.Baseline == nil {
 		return
@@ -127,9 +128,15 @@ func (t *Table) compareBlocked(design *ClusterDesign, noEffect map[string]string
 			pairs = append(pairs, ClusterPair{Cluster: c, Base: steady(t.Baseline, c), Other: steady(g, c)})
 		}
 		bl := CompareBlocked(pairs)
+		// The combined row is the comparison's own (Table.compare: the
+		// one judge, over the clusters as blocks), so the answer, this
+		// table and configurations.csv print one interval and one p.
+		bl.Ratio, bl.Test, bl.TestErr = g.Ratio, g.Test, g.TestErr
+		bl.CILow, bl.CIHigh = math.NaN(), math.NaN()
+		if g.RatioCI != nil {
+			bl.CILow, bl.CIHigh = g.RatioCI.Low, g.RatioCI.High
+		}
 		sec.Groups = append(sec.Groups, BlockedGroup{Label: g.Label, Blocked: bl})
-		g.Ratio, g.Test, g.TestErr = bl.Ratio, bl.Test, bl.TestErr
-		g.Verdict = verdict(t, t.Baseline, g, noEffect)
 		if g.Verdict != "" && len(g.NoEffect) == 0 && g.Rate.N > 0 && t.Baseline.Rate.N > 0 {
 			g.Verdict += fmt.Sprintf(" — combined over %d clusters", bl.Used)
 		}
@@ -174,9 +181,8 @@ func (sec *ClusterSection) notes() []string {
 		out = append(out, fmt.Sprintf("Every run that counts ran on %s: the comparisons above are within that cluster.", strings.Join(sec.Clusters, ", ")))
 	} else {
 		out = append(out, fmt.Sprintf("Runs on %d clusters (%s), each running every configuration the same number of times: "+
-			"every comparison is made within a cluster, then combined as the geometric mean of the clusters' ratios "+
-			"with a 95%% CI across clusters (Student's t on the log ratios, clusters-1 df). "+
-			"The ratios, p-values and verdicts above are these combined figures.", len(sec.Clusters), strings.Join(sec.Clusters, ", ")))
+			"each cluster's row compares its runs alone (ratio of means, Fieller's 95%% CI, Welch's p); "+
+			"the combined row is the comparison the answer and configurations.csv print, with the clusters as blocks (see Analysis in the Method).", len(sec.Clusters), strings.Join(sec.Clusters, ", ")))
 	}
 	if d := sec.Design; d != nil {
 		out = append(out, fmt.Sprintf("Each cluster's order was randomised with seed %d (orch matrix --seed %d reproduces it).", d.Seed, d.Seed))

@@ -3,9 +3,12 @@ package report
 import (
 	csvpkg "encoding/csv"
 	"encoding/json"
+	"errors"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -99,25 +102,14 @@ func TestReportBlockedByCluster(t *testing.T) {
 			t.Errorf("markdown lacks %q:\n%s", want, md.String())
 		}
 	}
-	var csv strings.Builder
-	if err := rep.WriteCSV(&csv); err != nil {
-		t.Fatal(err)
-	}
-	recs, err := csvpkg.NewReader(strings.NewReader(csv.String())).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	col := map[string]int{}
-	for i, name := range recs[0] {
-		col[name] = i
-	}
+	recs, col := csvOf(t, rep.WriteCSV)
 	for run, cluster := range map[string]string{"01-innodb-r1": "east", "04-rocksdb-r2": "west"} {
 		found := false
 		for _, rec := range recs[1:] {
 			found = found || rec[col["run"]] == run && rec[col["cluster"]] == cluster
 		}
 		if !found {
-			t.Errorf("results.csv: no row of %s with cluster %s:\n%s", run, cluster, csv.String())
+			t.Errorf("results.csv: no row of %s with cluster %s:\n%q", run, cluster, recs)
 		}
 	}
 	var html strings.Builder
@@ -192,4 +184,90 @@ func TestReportOneClusterDesignIsPlain(t *testing.T) {
 	if strip(a.String(), matrixDir) != strip(b.String(), dir) {
 		t.Errorf("one-cluster design changed the report:\n%s\n----\n%s", a.String(), b.String())
 	}
+}
+
+// Two clusters, one analysis: the answer's interval and p, the By-cluster
+// table's combined row and configurations.csv's row are the same figures,
+// and the comparison is significant exactly when that interval excludes 1
+// (issue 36: the answer printed one analysis's interval with another's p).
+func TestTwoClustersOneAnalysis(t *testing.T) {
+	dir := blockedMatrix(t, twoBlocks, nil)
+	for _, opts := range []Options{{}, {Analysis: "unpaired"}} {
+		rep := build(t, opts, dir)
+		tb := rep.Tables[0]
+		rocks := tb.group("rocksdb")
+		bg := tb.Blocks.Groups[0]
+		if rocks.Test == nil || rocks.RatioCI == nil {
+			t.Fatalf("%+v: rocksdb has no test or interval: %v %v", opts, rocks.TestErr, rocks.RatioCIErr)
+		}
+		if bg.Test == nil || bg.Test.P != rocks.Test.P || bg.CILow != rocks.RatioCI.Low || bg.CIHigh != rocks.RatioCI.High || bg.Ratio != rocks.Ratio {
+			t.Errorf("%+v: combined row %v [%v, %v] p %+v, answer %v [%v, %v] p %v", opts, bg.Ratio, bg.CILow, bg.CIHigh, bg.Test, rocks.Ratio, rocks.RatioCI.Low, rocks.RatioCI.High, rocks.Test.P)
+		}
+		excludes1 := rocks.RatioCI.Low > 1 || rocks.RatioCI.High < 1
+		if rocks.Test.Significant() != excludes1 {
+			t.Errorf("%+v: significant %v, interval [%v, %v]", opts, rocks.Test.Significant(), rocks.RatioCI.Low, rocks.RatioCI.High)
+		}
+		recs, col := csvOf(t, rep.WriteConfigurationsCSV)
+		for _, rec := range recs[1:] {
+			if rec[col["label"]] != "rocksdb" {
+				continue
+			}
+			if rec[col["ratio_ci95_low"]] != f4(rocks.RatioCI.Low) || rec[col["ratio_ci95_high"]] != f4(rocks.RatioCI.High) ||
+				rec[col["significant"]] != strconv.FormatBool(excludes1) {
+				t.Errorf("%+v: configurations.csv %q, want [%s, %s] significant %v", opts, rec, f4(rocks.RatioCI.Low), f4(rocks.RatioCI.High), excludes1)
+			}
+		}
+		if want := map[string]string{"": "blocked", "unpaired": "unpaired"}[opts.Analysis]; tb.Analysis.Used != want {
+			t.Errorf("%+v: analysed %s, want %s", opts, tb.Analysis.Used, want)
+		}
+	}
+}
+
+// An analysis pre-registered in matrix.json cannot be swapped by the
+// report after the data.
+func TestAnalysisNotChosenAfterTheData(t *testing.T) {
+	dir := blockedMatrix(t, twoBlocks, nil)
+	p := filepath.Join(dir, FileMatrix)
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = []byte(strings.Replace(string(data), `"baseline"`, `"analysis":"blocked","baseline"`, 1))
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in, err := Load([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Build(in, Options{Analysis: "unpaired", AllowMixed: true})
+	var ie *InputError
+	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "pre-registered --analysis blocked") {
+		t.Errorf("--analysis unpaired on a blocked matrix: %v", err)
+	}
+	rep, err := Build(in, Options{Analysis: "blocked", AllowMixed: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := rep.Tables[0].methodLine(); !strings.Contains(l, "recorded in matrix.json before the runs") {
+		t.Errorf("method line: %s", l)
+	}
+}
+
+// csvOf is what write writes, as records, and its header's columns by name.
+func csvOf(t *testing.T, write func(io.Writer) error) ([][]string, map[string]int) {
+	t.Helper()
+	var b strings.Builder
+	if err := write(&b); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csvpkg.NewReader(strings.NewReader(b.String())).ReadAll()
+	if err != nil || len(recs) == 0 {
+		t.Fatalf("csv: %v (%d records)", err, len(recs))
+	}
+	col := map[string]int{}
+	for i, name := range recs[0] {
+		col[name] = i
+	}
+	return recs, col
 }

@@ -35,6 +35,10 @@ type Options struct {
 	NoiseFloor string
 	// Labels group inputs explicitly (--label NAME=GLOB, load_group.go).
 	Labels []LabelGlob
+	// Analysis is --analysis (stats.AnalysisBlocked or
+	// stats.AnalysisUnpaired) for inputs whose matrix.json pre-registered
+	// none; "" leaves it to the design (analysis.go).
+	Analysis string
 }
 
 // Report is the comparison of the inputs' runs, ready to be written.
@@ -83,6 +87,8 @@ type Table struct {
 	// Skipped the cells it did not need.
 	Until   *untilDoc
 	Skipped int
+	// Analysis is how the comparisons were analysed and why (analysis.go).
+	Analysis Analysis
 }
 
 // Group is one configuration (label) of a table and its runs.
@@ -90,8 +96,10 @@ type Group struct {
 	Label string
 	Runs  []*Run
 	// Steady holds the steady-state rate of each run that enters the
-	// statistics (state ok), Rate their description.
+	// statistics (state ok), Rate their description; Blocks where each
+	// ran (its cluster and round), nil when a run's round is not known.
 	Steady []float64
+	Blocks []stats.Block
 	Rate   Sample
 	// Whole-run latency (ms: the client's summary) over the runs in the
 	// statistics: the mean of their avg and pNN, the largest of their max;
@@ -108,10 +116,13 @@ type Group struct {
 	FallbackS, NoTx      float64 // total
 	MaxLagS, MaxLagTx    float64 // worst
 	Consistency          string  // ok, MISMATCH, ""
-	// Ratio is Rate.Mean over the baseline's.
+	// Ratio is the comparison's estimate under the table's analysis:
+	// Rate.Mean over the baseline's (unpaired), or the geometric mean of
+	// the rounds' ratios (blocked).
 	Ratio float64
-	// Test is Welch's t-test against the baseline; TestErr says why there
-	// is none.
+	// Test is the analysis's test against the baseline (Welch's, or
+	// Student's t on the rounds' log ratios); TestErr says why there is
+	// none.
 	Test    *TTest
 	TestErr error
 	// NoEffect lists the knobs that set this label apart from the
@@ -159,15 +170,19 @@ func Build(in *Input, opts Options) (*Report, error) {
 	if err := rep.checkComparable(opts.AllowMixed || in.AllowMixed); err != nil {
 		return nil, err
 	}
+	if err := checkAnalysis(in, opts); err != nil {
+		return nil, err
+	}
 	for _, t := range rep.Tables {
 		t.Until, t.Skipped = in.Until, in.Skipped
+		t.Analysis = analysisOf(in, opts)
 		t.setWindows(opts.WarmupS != nil || in.WarmupS != nil, rep.WarmupS, rep.WarmupFrom)
 		t.testSteady()
 		t.Headline = opts.Headline
 		t.compare(baseline, in.NoEffect)
 		t.lintFairness()
 		t.Why = t.buildWhy()
-		t.compareBlocked(in.Design, in.NoEffect)
+		t.compareBlocked(in.Design)
 		plots, err := t.plots(t.warmupLine())
 		if err != nil {
 			return nil, fmt.Errorf("%s: plots: %w", t.Workload, err)
@@ -307,6 +322,9 @@ func (t *Table) compare(baseline string, noEffect map[string]string) {
 		}
 	}
 	b := t.Baseline
+	// One analysis per table: blocks only when every compared
+	// configuration's runs name their rounds.
+	blocked := t.blocked()
 	var judged []*Group
 	var cs []stats.Comparison
 	for _, g := range t.Groups {
@@ -321,11 +339,16 @@ func (t *Table) compare(baseline string, noEffect map[string]string) {
 			g.Ratio, g.TestErr = math.NaN(), stats.ErrZeroBaseline
 		default:
 			judged = append(judged, g)
-			cs = append(cs, stats.Comparison{Label: g.Label + "/" + b.Label, Other: g.Steady, Base: b.Steady})
+			c := stats.Comparison{Label: g.Label + "/" + b.Label, Other: g.Steady, Base: b.Steady}
+			if blocked {
+				c.OtherBlocks, c.BaseBlocks = g.Blocks, b.Blocks
+			}
+			cs = append(cs, c)
 		}
 		g.NoEffect = ignoredKnobs(b, g, noEffect)
 	}
-	// The one judge (stats.Rule.Evaluate): Welch's test, Holm's step-down
+	t.Analysis.Used = t.rule().AnalysisOf(blocked)
+	// The one judge (stats.Rule.Evaluate): the analysis's test, Holm's step-down
 	// over the table's comparisons against its baseline (so that several
 	// configurations compared with one baseline keep a 5% chance in all
 	// of one false "significant"; seven at 5% each had about 30%), and
@@ -338,6 +361,9 @@ func (t *Table) compare(baseline string, noEffect map[string]string) {
 			continue
 		}
 		g.compareWith(b)
+		if blocked {
+			t.sustainedByRounds(g, b)
+		}
 		g.Verdict = verdict(t, b, g, noEffect)
 	}
 }
@@ -352,6 +378,7 @@ func (t *Table) describe(g *Group) {
 		}
 		v, _ := t.steadyOf(r)
 		g.Steady = append(g.Steady, v)
+		g.Blocks = append(g.Blocks, stats.Block{Cluster: r.Cluster, Round: r.Rep})
 		b, h := r.Bench, r.Health
 		lavg, lpct, lmax = append(lavg, b.LatAvg), append(lpct, b.LatPct), append(lmax, b.LatMax)
 		lwin, lwinAvg = append(lwin, b.windowLat(r.Win)), append(lwinAvg, b.windowLatAvg(r.Win))
@@ -368,6 +395,9 @@ func (t *Table) describe(g *Group) {
 		case h.Consistency == "ok":
 			g.Consistency = "ok"
 		}
+	}
+	if slices.ContainsFunc(g.Blocks, func(b stats.Block) bool { return b.Round <= 0 }) {
+		g.Blocks = nil // a run outside a matrix's rounds: no blocks
 	}
 	g.Rate = Describe(g.Steady)
 	g.LatAvg, g.LatPct, g.LatMax, g.WinLatPct, g.WinLatAvg = meanOf(lavg), meanOf(lpct), maxOf(lmax), meanOf(lwin), meanOf(lwinAvg)

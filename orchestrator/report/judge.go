@@ -20,10 +20,12 @@ type untilDoc struct {
 // rule is the table's stopping rule as stats applies it: the matrix's,
 // or significance at Alpha for a table without one.
 func (t *Table) rule() stats.Rule {
-	if t.Until == nil {
-		return stats.Rule{Alpha: Alpha}
+	r := stats.Rule{Alpha: Alpha}
+	if t.Until != nil {
+		r = stats.RuleOf(&t.Until.Until)
 	}
-	return stats.RuleOf(&t.Until.Until)
+	r.Analysis = t.Analysis.Asked
+	return r
 }
 
 // round is the round the table's comparisons are judged at (it sets a
@@ -50,19 +52,27 @@ func (t *Table) familyAlpha() float64 { return t.rule().Level(t.round()) }
 // take sets g's test, interval and status from the judge's status s.
 func (g *Group) take(s stats.Status) {
 	g.judged = &s
-	if s.Welch == nil {
+	if !math.IsNaN(s.Ratio) {
+		g.Ratio = s.Ratio // the analysis's estimate, beside its interval
+	}
+	if s.Test == nil {
 		g.TestErr = s.Err
 		return
 	}
-	g.Test = &TTest{T: s.Welch.T, DF: s.Welch.DF, P: s.Welch.P, Level: s.Decision.Alpha, M: s.Decision.M}
+	g.Test = &TTest{T: s.Test.T, DF: s.Test.DF, P: s.Test.P, Level: s.Decision.Alpha, M: s.Decision.M}
+	g.RatioCI, g.RatioCIErr = intervalOf(s)
+}
+
+// intervalOf is a judged status's interval as the report prints it, or
+// why there is none.
+func intervalOf(s stats.Status) (*RatioCI, error) {
 	switch {
 	case s.Err != nil:
-		g.RatioCIErr = s.Err
+		return nil, s.Err
 	case s.Interval.Unbounded:
-		g.RatioCIErr = ErrUnbounded
-	default:
-		g.RatioCI = &RatioCI{Low: s.Interval.Low, High: s.Interval.High, Level: s.Interval.Alpha}
+		return nil, ErrUnbounded
 	}
+	return &RatioCI{Low: s.Interval.Low, High: s.Interval.High, Level: s.Interval.Alpha}, nil
 }
 
 // JudgeMatrix is how a matrix with a stopping rule judges itself after a
@@ -141,26 +151,43 @@ func (g *Group) outcomeWords(b *Group, u *untilDoc) string {
 	return "not resolved: the interval overlaps ±" + band
 }
 
-// ruleLine says how a matrix with a stopping rule decided its length.
+// ruleLine says how a matrix with a stopping rule ended, judged by this
+// report's analysis: "±10% not reached: ±19.7% after 4 rounds", not the
+// rule restated; the rule's bounds and analysis in brackets, and the
+// matrix's own words when it stopped on a judgement this report does not
+// share (a matrix.json older than its analysis).
 func (t *Table) ruleLine() string {
 	u := t.Until
 	if u == nil {
 		return ""
 	}
-	s := fmt.Sprintf("Stopping rule: rounds until every ratio's interval is within ±%s of it (at least %d, at most %d rounds)", pctPlain(u.Precision), u.MinRounds, u.MaxRounds)
+	bounds := fmt.Sprintf(" (rounds %d-%d)", u.MinRounds, u.MaxRounds)
+	if t.Analysis.Used != "" {
+		bounds = fmt.Sprintf(" (rounds %d-%d, %s analysis)", u.MinRounds, u.MaxRounds, t.Analysis.Used)
+	}
 	if u.Goal == stats.GoalSignificant {
-		s = fmt.Sprintf("Stopping rule: rounds until every comparison is decided (at least %d, at most %d rounds), %g spent over the rounds (O'Brien-Fleming-type spending, Bonferroni over rounds): these comparisons are decided at α=%.3g", u.MinRounds, u.MaxRounds, Alpha, t.familyAlpha())
+		s := fmt.Sprintf("Stopping rule: rounds until every comparison is decided (at least %d, at most %d rounds), %g spent over the rounds (O'Brien-Fleming-type spending, Bonferroni over rounds): these comparisons are decided at α=%.3g", u.MinRounds, u.MaxRounds, Alpha, t.familyAlpha())
+		if u.Stopped {
+			return s + "; " + u.Why + t.skippedWords()
+		}
+		return s + fmt.Sprintf("; not finished: %d round(s) judged", u.Judged) + t.skippedWords()
 	}
+	stop, why := t.rule().Stop(u.Judged, t.statuses(u))
 	switch {
-	case u.Stopped:
-		s += "; " + u.Why
-	default:
-		s += fmt.Sprintf("; not finished: %d round(s) judged", u.Judged)
+	case !u.Stopped:
+		return fmt.Sprintf("Stopping rule: not finished after %d round(s) judged: %s", u.Judged, why) + bounds + t.skippedWords()
+	case stop:
+		return "Stopping rule: " + why + bounds + t.skippedWords()
 	}
+	return fmt.Sprintf("Stopping rule: the matrix stopped (%s); judged by this report after %d rounds: %s", u.Why, u.Judged, why) + bounds + t.skippedWords()
+}
+
+// skippedWords counts the cells a stopping rule did not need.
+func (t *Table) skippedWords() string {
 	if t.Skipped > 0 {
-		s += fmt.Sprintf(" (%d planned cell(s) not needed)", t.Skipped)
+		return fmt.Sprintf(" (%d planned cell(s) not needed)", t.Skipped)
 	}
-	return s
+	return ""
 }
 
 // pctPlain is 0.1 as "10%".

@@ -48,6 +48,8 @@ type Input struct {
 	// need (left out of every table).
 	Until   *untilDoc
 	Skipped int
+	// Analysis is the analysis the matrix pre-registered ("": none).
+	Analysis string
 }
 
 // InputError is an input that cannot be read as a matrix, a run directory

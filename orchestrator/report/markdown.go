@@ -63,7 +63,7 @@ func (rep *Report) preamble(code func(string) string) []string {
 	if w := rep.steadySummary(); w != "" {
 		out = append(out, w)
 	}
-	return append(out,
+	out = append(out,
 		"Steady-state rate: the mean of the client's per-second interval rates in the window; the tool's final figure when it printed none. "+
 			"Latency in the window: avg is the client threads over its transaction rate there (Little's law: in a closed loop every thread always has one transaction in flight; "+
 			"none for a --rate run), pNN the mean of the client's per-second pNN there (the client prints no distribution per interval, so it is not the window's own percentile); "+
@@ -72,12 +72,13 @@ func (rep *Report) preamble(code func(string) string) []string {
 			"Invariants checked per run (flagged in the Runs table and results.csv, never averaged silently): every interval printed, "+
 			"sustained <= steady, the client's and the master's rates agree, catch-up consistent with the final lag and the apply rates seen.",
 		fmt.Sprintf("Statistics: over the runs that ended ok; sd is the sample standard deviation, the 95%% CI of a mean uses Student's t; "+
-			"one decision rule: a comparison is significant exactly when its Fieller interval of the ratio excludes 1, the interval being every ratio r that Welch's test of a - r·b does not reject at %.2f "+
+			"one decision rule: a comparison is significant exactly when its interval of the ratio excludes 1 (its analysis is stated below); unpaired, that is Fieller's interval, every ratio r that Welch's test of a - r·b does not reject at %.2f "+
 			"(the Welch-Satterthwaite degrees of freedom of each r, so at r = 1 it is Welch's t-test of equal means, whose p is printed); "+
 			"with several configurations against one baseline the level is Holm's step-down, and each interval is printed at its comparison's level; "+
 			"CV above %s is flagged noisy, with the runs per configuration a Welch test would need to resolve the difference (Student's t, 80%% power); "+
 			"with at least %d runs on both sides, the median and a Mann-Whitney U test too.", Alpha, pct(MaxCV), MinMannWhitney),
 	)
+	return append(out, rep.analysisLines()...)
 }
 
 func (rep *Report) mdTable(b *strings.Builder, t *Table) {

@@ -38,6 +38,12 @@ func (in *Input) loadMatrix(dir string) ([]*Run, error) {
 	if m.Until != nil {
 		in.Until = &untilDoc{Until: *m.Until}
 	}
+	if m.Analysis != "" {
+		if in.Analysis != "" && in.Analysis != m.Analysis {
+			return nil, fmt.Errorf("%s: pre-registered --analysis %s, another input %s: one report, one analysis", path, m.Analysis, in.Analysis)
+		}
+		in.Analysis = m.Analysis
+	}
 	var runs []*Run
 	for i, c := range m.Cells {
 		if c.ID == "" || c.Label == "" {

@@ -30,10 +30,13 @@ type NoiseFloor struct {
 	// Labels are the arms, (a) first.
 	Workload, Tool, Metric string
 	Labels                 [2]string
-	// Ratio is mean(b)/mean(a); CI its Fieller 95% interval (nil: CIErr).
+	// Ratio is b against a and CI its 95% interval (nil: CIErr), from
+	// the table's analysis, Method (stats.AnalysisBlocked: by round;
+	// else Fieller's).
 	Ratio  float64
 	CI     *RatioCI
 	CIErr  error
+	Method string
 	NA, NB int
 	// Test is Welch's t-test between the arms: a significant difference
 	// between identical configurations means the runs drift or are not
@@ -112,7 +115,7 @@ func (t *Table) measureFloor(source string, date time.Time) *NoiseFloor {
 		b = t.Groups[1]
 	}
 	f := &NoiseFloor{Source: source, Date: date, Workload: t.Workload, Tool: t.Tool, Metric: t.Metric,
-		Labels: [2]string{a.Label, b.Label}, Ratio: b.Ratio, CI: b.RatioCI, CIErr: b.RatioCIErr,
+		Labels: [2]string{a.Label, b.Label}, Ratio: b.Ratio, CI: b.RatioCI, CIErr: b.RatioCIErr, Method: t.Analysis.ciMethod(),
 		NA: a.Rate.N, NB: b.Rate.N, Test: b.Test, aspects: t.aspects()}
 	b.Verdict = f.Line()
 	if w := b.outcomeWords(a, t.Until); w != "" {

@@ -19,7 +19,7 @@ func floorJSON(f *NoiseFloor) map[string]any {
 		return x
 	}
 	out := map[string]any{"aa_run": f.Source, "workload": f.Workload, "tool": f.Tool, "metric": f.Metric,
-		"labels": f.Labels, "ratio": v(f.Ratio), "ci95_low": nil, "ci95_high": nil, "ci_method": "Fieller",
+		"labels": f.Labels, "ratio": v(f.Ratio), "ci95_low": nil, "ci95_high": nil, "ci_method": f.Method,
 		"n_a": f.NA, "n_b": f.NB, "p_value": nil, "line": f.Line(), "date": nil}
 	if f.CI != nil {
 		out["ci95_low"], out["ci95_high"] = v(math.Max(0, f.CI.Low)), v(f.CI.High)

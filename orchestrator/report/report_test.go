@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/orch-bench/orch/orchestrator/stats"
 )
 
 func mustTime(t *testing.T, s string) time.Time {
@@ -80,10 +82,28 @@ func TestMatrixComparison(t *testing.T) {
 	if !reflect.DeepEqual(inno.Rate, want) {
 		t.Errorf("innodb rate = %+v, want %+v", inno.Rate, want)
 	}
-	near(t, "ratio", rocks.Ratio, rocks.Rate.Mean/inno.Rate.Mean, 1e-12)
-	tt, _ := Welch(rocks.Steady, inno.Steady)
-	if rocks.Test == nil || rocks.Test.P != tt.P {
-		t.Fatalf("test = %+v, want p %v", rocks.Test, tt.P)
+	// The matrix ran in rounds, so the design's analysis is blocked by
+	// round: the ratio is the geometric mean of the two rounds' ratios,
+	// and the test Student's t on their log ratios with 1 df, whose
+	// distribution is Cauchy's: p = 1 - (2/π)·atan(|t|), t = (y1+y2)/|y1-y2|.
+	if tb.Analysis.Used != stats.AnalysisBlocked {
+		t.Fatalf("analysis %+v, want blocked (the design's)", tb.Analysis)
+	}
+	byRound := func(g *Group, round int) float64 {
+		for i, r := range g.Runs {
+			if r.Rep == round && r.usable() {
+				return g.Steady[i]
+			}
+		}
+		t.Fatalf("%s has no ok run in round %d", g.Label, round)
+		return 0
+	}
+	y1, y2 := math.Log(byRound(rocks, 1)/byRound(inno, 1)), math.Log(byRound(rocks, 2)/byRound(inno, 2))
+	near(t, "ratio", rocks.Ratio, math.Exp((y1+y2)/2), 1e-12)
+	tv := (y1 + y2) / math.Abs(y1-y2)
+	tt := TTest{P: 1 - 2/math.Pi*math.Atan(math.Abs(tv))}
+	if rocks.Test == nil || math.Abs(rocks.Test.P-tt.P) > 1e-9 || rocks.Test.DF != 1 {
+		t.Fatalf("test = %+v, want p %v on 1 df", rocks.Test, tt.P)
 	}
 	wantVerdict := "rocksdb: " + Ratio(rocks.Ratio) + " innodb writes/s on the master"
 	if !strings.HasPrefix(rocks.Verdict, wantVerdict) || !strings.Contains(rocks.Verdict, "("+PValue(tt.P)+", not significant)") {
@@ -209,7 +229,9 @@ func TestNoEffectKnobIsNotAFinding(t *testing.T) {
 }
 
 func TestCSV(t *testing.T) {
-	rep := build(t, Options{}, matrixDir, "testdata/parse/legacy-0.5.json")
+	// Unpaired (--analysis): its Fieller interval of rocksdb's ratio is
+	// unbounded here, which the writer must print as -inf/inf.
+	rep := build(t, Options{Analysis: stats.AnalysisUnpaired}, matrixDir, "testdata/parse/legacy-0.5.json")
 	var b bytes.Buffer
 	if err := rep.WriteCSV(&b); err != nil {
 		t.Fatal(err)
@@ -265,7 +287,8 @@ func TestCSV(t *testing.T) {
 }
 
 func TestMarkdownTables(t *testing.T) {
-	rep := build(t, Options{}, matrixDir)
+	// Unpaired (--analysis), as TestCSV: the unbounded interval's words.
+	rep := build(t, Options{Analysis: stats.AnalysisUnpaired}, matrixDir)
 	var b bytes.Buffer
 	if err := rep.WriteMarkdown(&b); err != nil {
 		t.Fatal(err)

@@ -185,11 +185,11 @@ var confColumns = []Column[confRow]{
 	{"label_median_metric", "", func(c confRow) string { return f4(c.g.Median) }},
 	{"label_cv_pct", "", func(c confRow) string { return f4(100 * c.g.CV) }},
 	{"label_noisy", "", func(c confRow) string { return strconv.FormatBool(c.g.Noisy) }},
-	{"ratio_vs_baseline", "mean ratio to the baseline's (1 for the baseline) and Fieller's 95% CI of it (`-inf`/`inf`: unbounded, the baseline's mean not significantly above 0)",
+	{"ratio_vs_baseline", "ratio to the baseline (1 for the baseline) and its 95% CI, from the analysis the report's Method states: blocked, the geometric mean of the rounds' ratios and t across rounds; unpaired, the ratio of means and Fieller's CI (`-inf`/`inf`: unbounded, the baseline's mean not significantly above 0)",
 		func(c confRow) string { return c.vsBase(c.g.Ratio, c.g.Rate.Mean) }},
 	{"ratio_ci95_low", "", func(c confRow) string { return ciBound(c.g.RatioCI, c.g.RatioCIErr, false) }},
 	{"ratio_ci95_high", "", func(c confRow) string { return ciBound(c.g.RatioCI, c.g.RatioCIErr, true) }},
-	{"p_value", "Welch's p, p < 0.05, Mann-Whitney U p (5+ runs per side), runs per configuration needed to resolve the difference",
+	{"p_value", "the same analysis's p (blocked: Student's t on the rounds' log ratios; unpaired: Welch's), p below its level, Mann-Whitney U p (5+ runs per side), runs per configuration needed to resolve the difference",
 		func(c confRow) string {
 			if c.g.Test == nil {
 				return ""

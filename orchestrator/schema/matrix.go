@@ -44,7 +44,10 @@ type Matrix struct {
 	// NoEffect maps a knob the server accepts but ignores to why: the
 	// report says so instead of reporting no change.
 	NoEffect map[string]string `json:"no_effect,omitempty"`
-	Cells    []MatrixCell      `json:"cells"`
+	// Analysis is the analysis orch matrix --analysis pre-registered
+	// ("blocked" or "unpaired"); "": the design's (blocked by round).
+	Analysis string       `json:"analysis,omitempty"`
+	Cells    []MatrixCell `json:"cells"`
 	// Until is the stopping rule of a matrix that runs rounds until its
 	// answer is precise enough (--precision); nil: every cell runs.
 	Until *Until `json:"until,omitempty"`

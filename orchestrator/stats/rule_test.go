@@ -52,14 +52,27 @@ func TestRuleValidate(t *testing.T) {
 func TestStopWords(t *testing.T) {
 	r := Rule{Precision: 0.03, MinRounds: 2, MaxRounds: 6}
 	sts := []Status{{Label: "rocksdb", HalfWidth: 0.054}}
-	if stop, why := r.Stop(3, sts); stop || why != "going on: rocksdb's half-width is 5.4% (target 3%)" {
+	if stop, why := r.Stop(3, sts); stop || why != "going on: rocksdb's half-width is ±5.4% (target ±3%)" {
 		t.Errorf("got %v %q", stop, why)
 	}
-	if stop, why := r.Stop(6, sts); !stop || why != "stopped at --max-repeat 6: rocksdb's half-width is 5.4% (target 3%)" {
+	if stop, why := r.Stop(6, sts); !stop || why != "±3% not reached: ±5.4% after 6 rounds (rocksdb, --max-repeat 6)" {
 		t.Errorf("got %v %q", stop, why)
 	}
 	sts[0].HalfWidth = 0.02
-	if stop, why := r.Stop(4, sts); !stop || why != "stopped after 4 rounds: every interval's half-width is within 3%" {
+	if stop, why := r.Stop(4, sts); !stop || why != "±3% reached after 4 rounds: every interval's half-width is within it (worst rocksdb: ±2%)" {
+		t.Errorf("got %v %q", stop, why)
+	}
+	// Judged by blocks, the rule waits for MinBlockedRounds before it
+	// stops on a narrow interval, and says so.
+	sts[0].Analysis = AnalysisBlocked
+	if stop, why := r.Stop(4, sts); stop || why != "going on: ±2% (rocksdb) reached, but the blocked analysis stops on precision only from round 5" {
+		t.Errorf("got %v %q", stop, why)
+	}
+	if stop, _ := r.Stop(5, sts); !stop {
+		t.Error("blocked, reached at round 5: not stopped")
+	}
+	r.MaxRounds = 4
+	if stop, why := r.Stop(4, sts); !stop || why != "±3% reached at --max-repeat 4 (worst rocksdb: ±2%)" {
 		t.Errorf("got %v %q", stop, why)
 	}
 }
@@ -85,7 +98,7 @@ func TestEvaluateUnboundedButSignificant(t *testing.T) {
 	c := []Comparison{{Label: "b/a", Other: []float64{100, 101, 99, 100}, Base: []float64{1, -0.5, 2, 0.2}}}
 	sig := Rule{Goal: GoalSignificant, MinRounds: 3, MaxRounds: 5, Alpha: Alpha}
 	s := sig.Evaluate(5, c)[0]
-	if s.Welch == nil || !s.Decision.Significant || !s.Interval.Unbounded || s.Outcome != Different ||
+	if s.Test == nil || !s.Decision.Significant || !s.Interval.Unbounded || s.Outcome != Different ||
 		!math.IsInf(s.Interval.Low, -1) || !math.IsInf(s.Interval.High, 1) || !math.IsInf(s.HalfWidth, 1) {
 		t.Errorf("significant, unbounded: %+v", s)
 	}

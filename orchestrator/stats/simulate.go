@@ -30,9 +30,15 @@ type Campaigns struct {
 	// TrueRatio is other/base (1: an A/A); CV the run-to-run coefficient
 	// of variation of both.
 	TrueRatio, CV float64
-	Noise         Noise
-	N             int
-	Seed          uint64
+	// Rho is a round effect: the correlation of the two configurations'
+	// noise within a round (0.7: both slow in the same rounds, as when
+	// the machine is; -0.5: one gains what the other loses). Each side's
+	// own CV is unchanged. The runs name their rounds, so the rule's
+	// analysis (blocked or unpaired) decides whether rounds are used.
+	Rho   float64
+	Noise Noise
+	N     int
+	Seed  uint64
 }
 
 // SimResult is what the campaigns ended with.
@@ -52,15 +58,21 @@ type SimResult struct {
 func (c Campaigns) one(rng *rand.Rand) (int, Status) {
 	const base = 1000.0
 	var a, b []float64
+	var blocks []Block
 	for rounds := 1; ; rounds++ {
-		b = append(b, base*(1+c.CV*c.Noise(rng)))
-		a = append(a, base*c.TrueRatio*(1+c.CV*c.Noise(rng)))
+		zb, za := c.Noise(rng), c.Noise(rng)
+		if c.Rho != 0 {
+			za = c.Rho*zb + math.Sqrt(1-c.Rho*c.Rho)*za
+		}
+		b = append(b, base*(1+c.CV*zb))
+		a = append(a, base*c.TrueRatio*(1+c.CV*za))
+		blocks = append(blocks, Block{Round: rounds})
 		// Stop never stops before MinRounds, whatever the statuses (a
 		// matrix judges those rounds only for their console line), so
 		// the campaign skips their Evaluate.
 		var sts []Status
 		if rounds >= max(c.Rule.MinRounds, 2) {
-			sts = c.Rule.Evaluate(rounds, []Comparison{{Label: "b", Other: a, Base: b}})
+			sts = c.Rule.Evaluate(rounds, []Comparison{{Label: "b", Other: a, Base: b, OtherBlocks: blocks, BaseBlocks: blocks}})
 		}
 		if stop, _ := c.Rule.Stop(rounds, sts); stop {
 			return rounds, sts[0]
