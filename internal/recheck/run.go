@@ -395,18 +395,22 @@ func (r *run) hostCosts(h string) map[string]float64 {
 	return out
 }
 
-// lag is a slave's lag_tx at the window's last sample and its
-// least-squares slope over the window's samples.
+// lag is a slave's lag at the window's last sample and its least-squares
+// slope over the window's samples: the master's counter interpolated at
+// each of the slave's sample times less the slave's own (never the
+// monitor's lag_tx, read against the master's latest sample).
 func (r *run) lag(h string) (end, slope float64, ok bool) {
 	tb := r.mysql[h]
+	master := r.counter(r.masterHost())
 	var sx, sy, sxx, sxy, n float64
 	for _, row := range tb.rows {
 		t, ok1 := tb.get(row, "elapsed_s")
-		v, ok2 := tb.get(row, "lag_tx")
-		if !ok1 || !ok2 || !r.inKept(t-r.offset) {
+		seq, ok2 := gtidSeq(row[tb.idx["gtid_pos"]])
+		if !ok1 || !ok2 || !r.inKept(t-r.offset) || len(master) == 0 {
 			continue
 		}
 		t -= r.offset
+		v := math.Max(0, at(master, t)-seq)
 		end, ok = v, true
 		sx, sy, sxx, sxy, n = sx+t, sy+v, sxx+t*t, sxy+t*v, n+1
 	}

@@ -93,7 +93,9 @@ func (f ReplicaFigures) KeptUp() bool {
 
 // readReplicas reads each slave's series and the master's, on the load's
 // clock (offset: the load's start on the monitors' clock).
-func readReplicas(dir string, roles map[string]string, catchUp map[string]catchUpDoc, offset float64) ([]Replica, *series, error) {
+// Each slave's lag_tx is recomputed at its samples' instants (instantLag)
+// against the master's positions and its final one.
+func readReplicas(dir string, roles map[string]string, catchUp map[string]catchUpDoc, offset float64, final finalPosition) ([]Replica, *series, error) {
 	files, err := filepath.Glob(filepath.Join(dir, filepath.Dir(schema.TimeseriesMySQL("x")), "*-mysql.csv"))
 	if err != nil {
 		return nil, nil, err
@@ -123,6 +125,10 @@ func readReplicas(dir string, roles map[string]string, catchUp map[string]catchU
 			continue // older manifests without roles: only slaves have lag
 		}
 		out = append(out, newReplica(host, my, catchUp))
+	}
+	knots, hold := masterKnots(master, final)
+	for _, rp := range out {
+		instantLag(rp.my, knots, hold)
 	}
 	// A slave waited for but without a time series still counts.
 	for _, h := range sortedKeys(catchUp) {
