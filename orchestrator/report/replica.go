@@ -116,7 +116,7 @@ func readReplicas(dir string, roles map[string]string, catchUp map[string]catchU
 			}
 			continue
 		}
-		my.offset = offset
+		my.offset, my.applier = offset, role != "master"
 		if role == "master" {
 			master = my
 			continue

@@ -3,6 +3,8 @@ package report
 import (
 	"math"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -94,4 +96,63 @@ func TestLagAtInterpolates(t *testing.T) {
 	if got, ok := lagAt(mk, false, 1.5, u+":1-150"); !ok || got != 50 {
 		t.Errorf("MySQL lag = %v %v, want 50", got, ok)
 	}
+}
+
+// TestSlaveApplyEndsWithTheLoad: on a real lab matrix (testdata/lab2026),
+// a slave's apply rate over the window is what its own GTID position
+// moved over the window's seconds, the sample that straddles the window's
+// end counted in proportion: the master's "nothing after the client's
+// end" knot is not applied to slaves, which go on applying their backlog
+// after the load (counted there, a slave's rate took in its catch-up).
+func TestSlaveApplyEndsWithTheLoad(t *testing.T) {
+	rep := build(t, Options{}, filepath.Join("testdata", "lab2026"))
+	checked := 0
+	for _, g := range rep.Tables[0].Groups {
+		for _, r := range g.Runs {
+			if !r.Win.LoadQuiet {
+				continue // its clock offset was fitted: no knot at the end
+			}
+			for _, rp := range r.Replicas {
+				var c [][2]float64
+				for _, row := range rp.my.rows {
+					tt, pos := rp.my.value(row, "elapsed_s")-rp.my.offset, rp.my.text(row, "gtid_pos")
+					if n, err := gtidCountOf(pos); err == nil {
+						c = append(c, [2]float64{tt, n})
+					}
+				}
+				var moved, secs float64
+				for _, sg := range r.Win.Segs {
+					moved += interp(c, sg[1]) - interp(c, sg[0])
+					secs += sg[1] - sg[0]
+				}
+				want, got := moved/secs, rp.my.rate("gtid_tx_ps", r.Win)
+				if math.Abs(got/want-1) > 0.002 {
+					t.Errorf("%s %s: apply rate %.1f tx/s, its position moved %.1f tx/s over the window", r.ID, rp.Host, got, want)
+				}
+				checked++
+			}
+		}
+	}
+	if checked < 4 {
+		t.Errorf("%d slaves checked, want at least 4", checked)
+	}
+}
+
+// gtidCountOf reads a MariaDB position's sequence ("0-1-4157").
+func gtidCountOf(pos string) (float64, error) {
+	i := strings.LastIndex(pos, "-")
+	if pos == "" || i < 0 {
+		return 0, strconv.ErrSyntax
+	}
+	return strconv.ParseFloat(pos[i+1:], 64)
+}
+
+// interp is counter c at t, linear between its samples.
+func interp(c [][2]float64, t float64) float64 {
+	for i := 1; i < len(c); i++ {
+		if c[i][0] >= t {
+			return c[i-1][1] + (c[i][1]-c[i-1][1])*(t-c[i-1][0])/(c[i][0]-c[i-1][0])
+		}
+	}
+	return c[len(c)-1][1]
 }

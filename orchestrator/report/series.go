@@ -23,6 +23,10 @@ type series struct {
 	offset float64
 	// mysql: a server's counters (a *-mysql.csv), which the load moves.
 	mysql bool
+	// applier: a slave's counters, which move after the load too (it
+	// applies its backlog): its counts are spread over each sample's
+	// seconds, never gathered at the load's end as the master's are.
+	applier bool
 }
 
 func readSeries(path string) (*series, error) {
@@ -140,7 +144,7 @@ func (s *series) integral(w Window, v func(row []string) float64, loadOnly bool)
 // the load's start and end as knots when v counts only the load.
 func (s *series) windowPoints(w Window, v func(row []string) float64, loadOnly bool) []cumPoint {
 	pts := s.cumulative(v)
-	if loadOnly && s != nil && s.mysql && w.LoadQuiet {
+	if loadOnly && s != nil && s.mysql && !s.applier && w.LoadQuiet {
 		pts = quietBefore(pts, w.ClientOffsetS)
 		if w.ClientEndS > w.ClientOffsetS {
 			pts = quietAfter(pts, w.ClientEndS)

@@ -148,7 +148,7 @@ func readRunWhy(dir string, w Window, offset, latUs float64) (*runWhy, error) {
 		}
 		for _, s := range []*series{my, osr} {
 			if s != nil {
-				s.offset = offset
+				s.offset, s.applier = offset, h.Role == "slave"
 			}
 		}
 		c := hostCost(h.Name, h.Role, my, osr, w, latUs)
