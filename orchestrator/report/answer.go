@@ -209,7 +209,7 @@ func (t *Table) replicaLine() string {
 			continue
 		}
 		if !g.KeptUp {
-			behind = append(behind, g.Label+" ("+lagPhrase(g.Replica)+")")
+			behind = append(behind, g.Label+" ("+runsPhrase(g.ReplicaRuns)+")")
 		}
 		if g != base {
 			a := g.Label + " " + Ratio(g.ApplyRatio)

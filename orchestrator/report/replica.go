@@ -31,9 +31,12 @@ const (
 	// the run's rate was not sustained by the cluster.
 	MaxCatchUpShare = 0.10
 	// MaxLagGrowthShare: lag growing faster than this share of the
-	// master's commit rate through the steady state is a replica falling
-	// behind without bound, not a transient.
+	// master's commit rate over the window's last EndTrendS seconds is a
+	// replica falling behind, not a transient it was recovering from.
 	MaxLagGrowthShare = 0.05
+	// EndTrendS: the seconds at the window's end whose lag trend says
+	// whether a run's replicas were keeping up when it ended.
+	EndTrendS = 5.0
 )
 
 // ReplicaFigures sums up the replicas of one run (or, averaged, of a
@@ -50,6 +53,20 @@ type ReplicaFigures struct {
 	// the window (least-squares slope; negative: it shrank).
 	Worst                            string
 	LagEndTx, LagEndS, LagGrowthTxPS float64
+	// EndSlopeTxPS is a slave's lag slope over the window's last
+	// EndTrendS seconds (least squares; negative: shrinking) and EndLagTx
+	// its lag at the window's end: the steepest slave's, or one that fell
+	// behind (EndBehind: its lag grew by more than MaxLagGrowthShare of
+	// the master's rate and was, at the end, more than the master commits
+	// in MaxCatchUpShare of the window, so neither a blip nor a backlog of
+	// a fraction of a second): the per-run test of keeping up.
+	EndSlopeTxPS, EndLagTx float64
+	EndBehind              bool
+	// PeakLagTx is the largest lag of any slave in the window (PeakHost),
+	// at load second PeakAtS, rising since PeakFromS (its last sample
+	// before the peak at most a tenth of it).
+	PeakLagTx, PeakAtS, PeakFromS float64
+	PeakHost                      string
 	// CatchUpS is the time after the benchmark until every slave had
 	// applied the master's last transaction.
 	CatchUpS float64
@@ -68,21 +85,21 @@ type ReplicaFigures struct {
 // emptyReplicaFigures has every figure unknown.
 func emptyReplicaFigures() ReplicaFigures {
 	n := math.NaN()
-	return ReplicaFigures{MasterTxPS: n, ApplyTxPS: n, LagEndTx: n, LagEndS: n, LagGrowthTxPS: n, CatchUpS: n, RunS: n, Sustained: n}
+	return ReplicaFigures{MasterTxPS: n, ApplyTxPS: n, LagEndTx: n, LagEndS: n, LagGrowthTxPS: n, EndSlopeTxPS: n, EndLagTx: n,
+		PeakLagTx: n, PeakAtS: n, PeakFromS: n, CatchUpS: n, RunS: n, Sustained: n}
 }
 
 // Known reports whether the run had replicas to account for.
 func (f ReplicaFigures) Known() bool { return f.Has }
 
-// KeptUp reports whether the replicas sustained the master's rate: lag did
-// not grow through the steady state by more than MaxLagGrowthShare of the
-// master's rate, and catch-up took at most MaxCatchUpShare of the run.
-// Unknown figures do not count against it.
+// KeptUp reports whether one run's replicas sustained the master's rate:
+// every slave caught up, none fell behind over the window's last
+// EndTrendS seconds (EndBehind), and catch-up took at most
+// MaxCatchUpShare of the run. Unknown figures do not count against it. It
+// judges a run, never a mean of runs: a configuration says how many of
+// its runs fell behind (ReplicaRuns).
 func (f ReplicaFigures) KeptUp() bool {
-	if f.NotCaughtUp {
-		return false
-	}
-	if !math.IsNaN(f.LagGrowthTxPS) && !math.IsNaN(f.MasterTxPS) && f.LagGrowthTxPS > MaxLagGrowthShare*f.MasterTxPS {
+	if f.NotCaughtUp || f.EndBehind {
 		return false
 	}
 	if !math.IsNaN(f.CatchUpS) && !math.IsNaN(f.RunS) && f.CatchUpS > MaxCatchUpShare*f.RunS {
@@ -204,6 +221,7 @@ func (r *Run) replicaFigures(w Window, steady float64) ReplicaFigures {
 		if a := rp.my.rate("gtid_tx_ps", w); !math.IsNaN(a) && (math.IsNaN(f.ApplyTxPS) || a < f.ApplyTxPS) {
 			f.ApplyTxPS, f.Slowest = a, rp.Host
 		}
+		f.notePeak(rp, w)
 		if lag := rp.my.last("lag_tx", w); !math.IsNaN(lag) {
 			growth := slope(rp.my.points("lag_tx", w))
 			if behindMore(lag, growth, rp.Host, worstLag, f.LagGrowthTxPS, f.Worst) {
@@ -225,6 +243,52 @@ func (r *Run) replicaFigures(w Window, steady float64) ReplicaFigures {
 		f.Sustained = steady * f.RunS / (f.RunS + f.CatchUpS)
 	}
 	return f
+}
+
+// notePeak keeps rp's lag figures of the window if they are the worst so
+// far: its slope over the window's last EndTrendS seconds and its peak.
+func (f *ReplicaFigures) notePeak(rp Replica, w Window) {
+	pts := rp.my.points("lag_tx", w)
+	if len(pts) == 0 {
+		return
+	}
+	s, lag, behind := endTrend(pts, f.MasterTxPS, f.RunS)
+	if !math.IsNaN(s) && (behind && !f.EndBehind || behind == f.EndBehind && (math.IsNaN(f.EndSlopeTxPS) || s > f.EndSlopeTxPS)) {
+		f.EndSlopeTxPS, f.EndLagTx, f.EndBehind = s, lag, behind
+	}
+	peak := 0
+	for i, p := range pts {
+		if p.V > pts[peak].V {
+			peak = i
+		}
+	}
+	if !math.IsNaN(f.PeakLagTx) && pts[peak].V <= f.PeakLagTx {
+		return
+	}
+	from := pts[0].T
+	for i := peak - 1; i >= 0; i-- {
+		if pts[i].V <= pts[peak].V/10 {
+			from = pts[i].T
+			break
+		}
+	}
+	f.PeakLagTx, f.PeakAtS, f.PeakFromS, f.PeakHost = pts[peak].V, pts[peak].T, from, rp.Host
+}
+
+// endTrend is a slave's lag slope over the last EndTrendS seconds of its
+// window's lag points, its lag at the last, and whether that is falling
+// behind (ReplicaFigures.EndBehind) for a master committing masterTxPS
+// over a window of runS seconds.
+func endTrend(pts []Point, masterTxPS, runS float64) (s, lag float64, behind bool) {
+	end := pts[len(pts)-1].T
+	var tail []Point
+	for _, p := range pts {
+		if p.T >= end-EndTrendS {
+			tail = append(tail, p)
+		}
+	}
+	s, lag = slope(tail), pts[len(pts)-1].V
+	return s, lag, s > MaxLagGrowthShare*masterTxPS && lag > MaxCatchUpShare*runS*masterTxPS
 }
 
 // slope is the least-squares slope of the points (per second); NaN with

@@ -288,7 +288,7 @@ func TestMarkdownTables(t *testing.T) {
 		// sysbench left out its report at the very end (t=1..9 of 10 s):
 		// not a gap, not flagged.
 		"| 03-innodb-r2 | innodb | 2 | ok | ok | " + num(inno.Steady[1], 2) + " | mean of intervals in 2-9 s (matrix.json) |",
-		"| rocksdb | 3170 | 3049 | 0.850x | 1044 / <1 (slave1) | 136.7 (slave1) |",
+		"| rocksdb | 3170 | 3049 | 0.850x | 1044 / <1 (slave1) | 1044 (02-rocksdb-r1 slave1) | 0.565 | 28.0 | 2073.14 | 0.583x | 0 of 2 |",
 		"![pure-random-writes: writes/s per second](plots/pure-random-writes-throughput.svg)",
 		"Warm-up: --warmup 2 s (given to orch matrix, matrix.json), the warm-up of every run; none detected.",
 		"Window: every figure of a run",
