@@ -48,6 +48,7 @@ func TestSharedMachineSaturated(t *testing.T) {
 	// The slaves fell behind on the saturated machine: not "cpu-bound".
 	g.Slaves = g.Hosts[1]
 	g.Slaves.TPS, base.Hosts[1].TPS = 1000, 3000
+	g.ApplyTxPS, base.ApplyTxPS = 1000, 3000
 	base.Slaves = base.Hosts[1]
 	if got := slavePart(base, g); !strings.HasSuffix(got, "they fell behind the master (1000 of 1980 tx/s committed), the machine (shared by 4 hosts) saturated.") {
 		t.Errorf("slaves: %s", got)

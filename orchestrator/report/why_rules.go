@@ -24,6 +24,9 @@ type Why struct {
 type GroupWhy struct {
 	Label string
 	Ratio float64 // throughput over the baseline's
+	// ApplyTxPS is the configuration's applied rate: the Replicas line's
+	// (Stats.Replica.ApplyTxPS), the one every section prints.
+	ApplyTxPS float64
 	// Hosts are the database hosts, master first; Slaves their slaves'
 	// mean (the sentences speak of "the slaves").
 	Hosts  []*Cost
@@ -257,16 +260,18 @@ func who(first bool, g, base *GroupWhy) string {
 // differs most per applied transaction.
 func slavePart(base, g *GroupWhy) string {
 	bs, s := base.Slaves, g.Slaves
-	if bs == nil || s == nil || math.IsNaN(s.TPS) || math.IsNaN(bs.TPS) {
+	if bs == nil || s == nil || math.IsNaN(g.ApplyTxPS) || math.IsNaN(base.ApplyTxPS) {
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Slaves: %s applied %s (%s vs %s tx/s)", g.Label, Ratio(s.TPS/bs.TPS), num(s.TPS, 0), num(bs.TPS, 0))
+	// The applied rates are the Replicas line's (the slowest slave's), its
+	// ratio printed there only; the costs are the slaves' mean.
+	fmt.Fprintf(&b, "Slaves: the slowest applied %s vs %s tx/s (Replicas)", num(g.ApplyTxPS, 0), num(base.ApplyTxPS, 0))
 	if ds := diffs(bs, s); len(ds) > 0 {
-		fmt.Fprintf(&b, " with %s", costPhrase(ds[0], bs, s, "applied transaction"))
+		fmt.Fprintf(&b, ", with %s", costPhrase(ds[0], bs, s, "applied transaction"))
 	}
-	if m := g.Master(); m != nil && !math.IsNaN(m.TPS) && s.TPS < markLow*m.TPS {
-		fmt.Fprintf(&b, "; they fell behind the master (%s of %s tx/s committed)", num(s.TPS, 0), num(m.TPS, 0))
+	if m := g.Master(); m != nil && !math.IsNaN(m.TPS) && g.ApplyTxPS < markLow*m.TPS {
+		fmt.Fprintf(&b, "; they fell behind the master (%s of %s tx/s committed)", num(g.ApplyTxPS, 0), num(m.TPS, 0))
 		if r, mm := saturation(s), g.machineOf(s); r == "cpu" && mm != nil {
 			fmt.Fprintf(&b, ", %s saturated", mm.name())
 		} else if r != "" {

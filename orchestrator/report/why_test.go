@@ -89,6 +89,7 @@ func TestAttributionSlavesAndStacks(t *testing.T) {
 		g := group(label, ratio,
 			cost("master", "master", func(c *Cost) { c.TPS, c.HostCPU, c.DiskBusy = 1000*ratio, 0.5, 0.1 }),
 			cost("slave1", "slave", func(c *Cost) { c.TPS, c.Fsync, c.DiskBusy = slaveTPS, slaveFsync, 0.95 }))
+		g.ApplyTxPS = slaveTPS // the Replicas line's applied rate
 		r := stacks.Raw{Snapshots: 1}
 		for i := 0; i < 10; i++ {
 			fr := []stacks.Frame{{Func: "__futex_abstimed_wait_common64", Lib: true}, {Func: "do_command"}}
@@ -118,7 +119,7 @@ func TestAttributionSlavesAndStacks(t *testing.T) {
 	base.Profiles["slave"], g.Profiles["slave"] = slaveProfile(0), slaveProfile(3)
 	got := attribution(base, g)
 	for _, want := range []string{
-		"Slaves: rocksdb applied 0.250x (250 vs 1000 tx/s) with 2,000x fsyncs per applied transaction (2.00 vs 0.00100)",
+		"Slaves: the slowest applied 250 vs 1000 tx/s (Replicas), with 2,000x fsyncs per applied transaction (2.00 vs 0.00100)",
 		"they fell behind the master (250 of 1000 tx/s committed), disk-bound.",
 		// Grew by 40 points along one chain: the innermost server frame.
 		"Stacks (master): `MYSQL_BIN_LOG::ordered_commit` in 50.0% of thread samples (innodb 10.0%).",
