@@ -274,6 +274,24 @@ func (s *series) max(col string, w Window) float64 {
 	return v
 }
 
+// spread is the column's median and 90th percentile over the window's
+// samples (NaN when none): a gauge such as a run queue spikes (10-18
+// runnable for a second on the lab, 1-2 most seconds), and its mean
+// reads as saturation the host mostly did not have.
+func (s *series) spread(col string, w Window) (median, p90 float64) {
+	var xs []float64
+	s.rowsIn(w, func(_ float64, r []string) {
+		if v := s.value(r, col); !math.IsNaN(v) {
+			xs = append(xs, v)
+		}
+	})
+	if len(xs) == 0 {
+		return math.NaN(), math.NaN()
+	}
+	sort.Float64s(xs)
+	return Median(xs), xs[int(math.Ceil(0.9*float64(len(xs))))-1]
+}
+
 // points is (load time, column) of the window's samples that have it.
 func (s *series) points(col string, w Window) []Point {
 	var out []Point

@@ -62,23 +62,23 @@ func (g *GroupWhy) host(name string) *Cost {
 	return nil
 }
 
-// clientBound applies the rule: the client saturates its host when it (or
-// all the box's processes) uses >= 90% of the box's cores, or the box's
-// run queue exceeds its cores.
+// clientBound applies the rule: the client saturates its host only when
+// its own processes (the benchmark clients) use >= 90% of the host's
+// cores. Neither the box's other processes nor its run queue make a
+// verdict on their own: on a kernel shared with the servers (the lab) a
+// runnable client thread waits for cores the servers hold, and a run
+// queue whose mean of spikes reads 3.0 on 2 cores had a median of 1-2
+// while the client used 0.17-0.24 of a core. The run queue (median, p90)
+// is said beside a saturated client's CPU as evidence.
 func clientBound(lb *Cost) (bool, string) {
-	if lb == nil || math.IsNaN(lb.NCPU) || lb.NCPU <= 0 {
+	if lb == nil || math.IsNaN(lb.NCPU) || lb.NCPU <= 0 || !(lb.ClientCPU >= saturatedShare) {
 		return false, ""
 	}
-	var why []string
-	if lb.ClientCPU >= saturatedShare {
-		why = append(why, fmt.Sprintf("client %s of %s cores", pctFixed(lb.ClientCPU), num(lb.NCPU, 0)))
-	} else if lb.BoxCPU >= saturatedShare {
-		why = append(why, fmt.Sprintf("its processes %s of %s cores", pctFixed(lb.BoxCPU), num(lb.NCPU, 0)))
-	}
+	why := fmt.Sprintf("client %s of %s cores", pctFixed(lb.ClientCPU), num(lb.NCPU, 0))
 	if lb.BoxRunQueue > lb.NCPU {
-		why = append(why, fmt.Sprintf("run queue %s > %s cores", num(lb.BoxRunQueue, 1), num(lb.NCPU, 0)))
+		why += fmt.Sprintf(", run queue median %s > %s cores (p90 %s)", num(lb.BoxRunQueue, 1), num(lb.NCPU, 0), num(lb.BoxRunQueueP90, 1))
 	}
-	return len(why) > 0, strings.Join(why, ", ")
+	return true, why
 }
 
 // cpuBusy is a host's CPU saturation figure: the larger of the server's

@@ -18,8 +18,8 @@ import (
 func cost(host, role string, set func(c *Cost)) *Cost {
 	n := math.NaN()
 	c := &Cost{Host: host, Role: role, Tx: n, Seconds: n, TPS: n, CPUUs: n, CS: n, ReadKiB: n, WriteKiB: n, Fsync: n, BinlogBytes: n,
-		SemisyncShare: n, NCPU: 2, ServerCPU: n, HostCPU: n, RunQueue: n, ServerRunnable: n, DiskBusy: n, ThreadsRunning: n,
-		ClientCPU: n, BoxCPU: n, BoxRunQueue: n, FsyncParts: map[string]float64{}}
+		SemisyncShare: n, NCPU: 2, ServerCPU: n, HostCPU: n, RunQueue: n, RunQueueP90: n, ServerRunnable: n, DiskBusy: n, ThreadsRunning: n,
+		ClientCPU: n, BoxCPU: n, BoxRunQueue: n, BoxRunQueueP90: n, FsyncParts: map[string]float64{}}
 	set(c)
 	return c
 }
@@ -141,11 +141,16 @@ func TestClientBound(t *testing.T) {
 		why               string
 	}{
 		{0.93, 0.95, 1, true, "client 93.0% of 2 cores"},
-		{0.2, 0.92, 1, true, "its processes 92.0% of 2 cores"},
-		{0.3, 0.5, 5.1, true, "run queue 5.1 > 2 cores"},
+		{0.93, 0.95, 5, true, "client 93.0% of 2 cores, run queue median 5.0 > 2 cores (p90 5.0)"},
+		// Neither the box's other processes nor its run queue alone: the
+		// client's own CPU must be near the box's capacity.
+		{0.2, 0.92, 1, false, ""},
+		{0.3, 0.5, 5.1, false, ""},
 		{0.5, 0.6, 2, false, ""},
 	} {
-		lb := cost("loadbox", "loadbox", func(x *Cost) { x.ClientCPU, x.BoxCPU, x.BoxRunQueue = c.client, c.box, c.runq })
+		lb := cost("loadbox", "loadbox", func(x *Cost) {
+			x.ClientCPU, x.BoxCPU, x.BoxRunQueue, x.BoxRunQueueP90 = c.client, c.box, c.runq, c.runq
+		})
 		bound, why := clientBound(lb)
 		if bound != c.bound || why != c.why {
 			t.Errorf("%+v: got %v %q", c, bound, why)
