@@ -123,7 +123,7 @@ func TestAnswerReplicasBehind(t *testing.T) {
 	g := &Group{Label: "rocksdb", Rate: Sample{N: 3, Mean: 2765}, Ratio: 0.79, Test: &TTest{P: 0.003},
 		Stats: Stats{Replica: behind, KeptUp: rr.Behind == 0, ReplicaRuns: rr, RatioCI: &RatioCI{Low: 0.76, High: 0.82},
 			SustainedRatio: 0.45, SustainedCI: &RatioCI{Low: 0.41, High: 0.49}, ApplyRatio: 0.25}}
-	want := "Replicas: did NOT keep up: rocksdb (1 of 1 run fell behind, worst: r1 (catch-up 38 s, over 10% of the 20 s window); after the load every slave caught up within 38 s); " +
+	want := "Replicas: did NOT keep up: rocksdb (1 of 1 run fell behind, worst: r1 (catch-up 38 s, over 10% of the 20 s window); after the load every slave caught up within 38 s of orch seeing the load end); " +
 		"rocksdb sustained 0.450x [0.410, 0.490]; applied vs innodb: rocksdb 0.250x"
 	tb := answerTable(base, g)
 	if got := tb.replicaLine(); got != want {

@@ -76,8 +76,11 @@ type ReplicaFigures struct {
 	// window's steady rate did over the window plus catch-up time, so
 	// never above the steady rate.
 	Sustained float64
-	// NotCaughtUp is set when a slave never caught up.
-	NotCaughtUp bool
+	// NotCaughtUp is set when a slave never caught up. AtFirstLook is set
+	// when every slave had already applied the master's last transaction
+	// when orch first looked (behind_at_wait_tx 0): CatchUpS is then when
+	// it looked, an upper bound, not how long applying the backlog took.
+	NotCaughtUp, AtFirstLook bool
 	// Has is set when the run had replicas to account for.
 	Has bool
 }
@@ -216,6 +219,7 @@ func (r *Run) replicaFigures(w Window, steady float64) ReplicaFigures {
 	f.Has = true
 	f.MasterTxPS = r.master.rate("gtid_tx_ps", w)
 	f.CatchUpS = 0
+	f.AtFirstLook = true
 	worstLag := math.Inf(-1)
 	for _, rp := range r.Replicas {
 		if a := rp.my.rate("gtid_tx_ps", w); !math.IsNaN(a) && (math.IsNaN(f.ApplyTxPS) || a < f.ApplyTxPS) {
@@ -238,6 +242,7 @@ func (r *Run) replicaFigures(w Window, steady float64) ReplicaFigures {
 		if !math.IsNaN(rp.CatchUpS) && !rp.CaughtUp {
 			f.NotCaughtUp = true
 		}
+		f.AtFirstLook = f.AtFirstLook && rp.BehindTx == 0
 	}
 	if !math.IsNaN(f.CatchUpS) && f.RunS > 0 && !f.NotCaughtUp {
 		f.Sustained = steady * f.RunS / (f.RunS + f.CatchUpS)

@@ -63,7 +63,7 @@ func TestSummary(t *testing.T) {
 	inno := rep.Tables[0].Baseline
 	for _, want := range []string{
 		"Warm-up: --warmup 2 s (given to orch matrix, matrix.json), the warm-up of every run; none detected.",
-		"; replicas applied 3.6k tx/s (master 3.6k tx/s; kept up in 2 of 2 runs; peak lag 594 tx (01-innodb-r1 slave2 at 4.0 s, rising from 2.1 s); after the load every slave caught up within 0.3 s)\n",
+		"; replicas applied 3.6k tx/s (master 3.6k tx/s; kept up in 2 of 2 runs; peak lag 594 tx (01-innodb-r1 slave2 at 4.0 s, rising from 2.1 s); after the load every slave caught up within 0.3 s of orch seeing the load end)\n",
 		"pure-random-writes (sysbench, writes/s): baseline innodb: " + num(inno.Rate.Mean, 2) + " writes/s ± " + num(inno.Rate.SD, 2) + " (n=2)",
 		"  " + rep.Tables[0].group("rocksdb").Verdict,
 		"  not in the statistics: 05-innodb-r3 (failed: benchmark stopped: master stalled for 60s)\n",
@@ -91,7 +91,7 @@ func TestReplicaVerdict(t *testing.T) {
 	tb := &Table{Metric: "writes/s"}
 	want := "rocksdb: 0.790x innodb writes/s on the master [0.760, 0.820], 0.450x sustained [0.410, 0.490]; " +
 		"replicas: 1 of 3 runs fell behind, worst: r2 (lag grew 2.6k tx/s over the window's last 5 s, to 39k tx); " +
-		"peak lag 39k tx (r2 slave2 at 20.0 s, rising from 6.0 s); after the load every slave caught up within 38 s: not sustained (p=0.003, significant)"
+		"peak lag 39k tx (r2 slave2 at 20.0 s, rising from 6.0 s); after the load every slave caught up within 38 s of orch seeing the load end: not sustained (p=0.003, significant)"
 	if got := verdict(tb, base, g, nil); got != want {
 		t.Errorf("verdict =\n %q, want\n %q", got, want)
 	}
