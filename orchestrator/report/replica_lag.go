@@ -1,11 +1,14 @@
 package report
 
 import (
+	"fmt"
 	"math"
+	"path/filepath"
 	"sort"
 	"strconv"
 
 	"github.com/orch-bench/orch/orchestrator/flavor"
+	"github.com/orch-bench/orch/orchestrator/schema"
 )
 
 // A slave's lag is the master's position at the slave's sample time less
@@ -136,4 +139,33 @@ func (s *series) text(row []string, col string) string {
 		return ""
 	}
 	return row[i]
+}
+
+// SlaveLags reads the monitor series under dir (timeseries/<host>-mysql.csv)
+// of the master and the slaves named and returns each slave's lag at its
+// samples as the report reads it: (elapsed_s, transactions) with the
+// master's position interpolated at the slave's sample time; NaN where it
+// is not known. The monitors' lab test holds it against the master's
+// position polled every few milliseconds on the same clock.
+func SlaveLags(dir, master string, slaves []string) (map[string][]Point, error) {
+	m, err := readSeries(filepath.Join(dir, schema.TimeseriesMySQL(master)))
+	if err != nil {
+		return nil, err
+	}
+	knots, hold := masterKnots(m, finalPosition{at: math.NaN()})
+	out := map[string][]Point{}
+	for _, h := range slaves {
+		s, err := readSeries(filepath.Join(dir, schema.TimeseriesMySQL(h)))
+		if err != nil {
+			return nil, err
+		}
+		if s == nil {
+			return nil, fmt.Errorf("%s: no mysql series in %s", h, dir)
+		}
+		instantLag(s, knots, hold)
+		for _, r := range s.rows {
+			out[h] = append(out[h], Point{s.value(r, "elapsed_s"), s.value(r, "lag_tx")})
+		}
+	}
+	return out, nil
 }

@@ -172,3 +172,23 @@ func TestCatchUpAtFirstLook(t *testing.T) {
 		t.Errorf("rocksdb (a slave 2,523 tx behind at the first look): %q", got)
 	}
 }
+
+// TestSlaveLagsIsTheReportsReading: the exported reader gives what the
+// report reads from the same files (the figures of TestLagAtSlaveInstant).
+func TestSlaveLagsIsTheReportsReading(t *testing.T) {
+	dir := filepath.Join(demoDir, "cells", "03-rocksdb-r2")
+	lags, err := SlaveLags(dir, "master", []string{"slave1", "slave2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	peak := math.Inf(-1)
+	for _, p := range lags["slave2"] {
+		peak = maxNaN(peak, p.V)
+	}
+	if math.Abs(peak-5392) > 0.01*5392 || len(lags["slave1"]) == 0 {
+		t.Errorf("slave2 peak %.0f, want 5392; slave1 %d samples", peak, len(lags["slave1"]))
+	}
+	if _, err := SlaveLags(dir, "master", []string{"nobody"}); err == nil {
+		t.Error("a slave without a series read without error")
+	}
+}
