@@ -25,6 +25,9 @@ type machine struct {
 	// Busy is the host's "host CPU busy" (cpuBusy) the machine is seen
 	// from; the parts below are NaN when no host measured them.
 	Busy, Servers, Master, Client, Sampler, IOWait float64
+	// BoxOther is the load boxes' processes other than the clients (CPU
+	// hogs, a build): the box's own share, not the client's.
+	BoxOther float64
 	// Client is measured: a load box is on the machine.
 	HasClient bool
 	// TPS is the master's commit rate, what the machine's CPU is spent per.
@@ -68,7 +71,7 @@ func (g *GroupWhy) machineOf(c *Cost) *machine {
 		return nil
 	}
 	m := &machine{NCPU: c.NCPU, Busy: cpuBusy(c), IOWait: c.IOWait,
-		Servers: math.NaN(), Master: math.NaN(), Client: math.NaN(), Sampler: math.NaN(), TPS: math.NaN()}
+		Servers: math.NaN(), Master: math.NaN(), Client: math.NaN(), Sampler: math.NaN(), BoxOther: math.NaN(), TPS: math.NaN()}
 	add := func(sum *float64, v float64) {
 		if !math.IsNaN(v) {
 			if math.IsNaN(*sum) {
@@ -96,6 +99,9 @@ func (g *GroupWhy) machineOf(c *Cost) *machine {
 		m.HasClient = true
 		add(&m.Client, lb.ClientCPU)
 		add(&m.Sampler, lb.SamplerCPU)
+		if o := lb.BoxCPU - lb.ClientCPU; o >= moveFloor {
+			add(&m.BoxOther, o) // less than that is the samplers' and sshd's noise
+		}
 	}
 	if len(m.Hosts) < 2 {
 		return nil
@@ -112,7 +118,7 @@ func (m *machine) name() string {
 // not account for (iowait apart).
 func (m *machine) Other() float64 {
 	o := m.Busy
-	for _, v := range []float64{m.Servers, m.Client, m.Sampler, m.IOWait} {
+	for _, v := range []float64{m.Servers, m.Client, m.BoxOther, m.Sampler, m.IOWait} {
 		if !math.IsNaN(v) {
 			o -= v
 		}
@@ -133,6 +139,9 @@ func (m *machine) split() string {
 	}
 	if m.HasClient && !math.IsNaN(m.Client) {
 		parts = append(parts, "client "+pctFixed(m.Client))
+	}
+	if !math.IsNaN(m.BoxOther) {
+		parts = append(parts, "the load box's other processes "+pctFixed(m.BoxOther))
 	}
 	if !math.IsNaN(m.Sampler) {
 		parts = append(parts, "orch's sampling "+pctFixed(m.Sampler))
@@ -160,6 +169,9 @@ func (m *machine) perTx() string {
 	}
 	if m.HasClient && !math.IsNaN(m.Client) {
 		parts = append(parts, "client "+us(m.Client))
+	}
+	if !math.IsNaN(m.BoxOther) {
+		parts = append(parts, "the load box's other processes "+us(m.BoxOther))
 	}
 	if !math.IsNaN(m.Sampler) {
 		parts = append(parts, "orch's sampling "+us(m.Sampler))

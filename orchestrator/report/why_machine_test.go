@@ -167,3 +167,24 @@ func TestLabSharedKernelNotClientBound(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadBoxHogsOnTheMachine: busy loops on the lab's load box (the
+// integration test's hogs: box CPU 38% of the cores, the client 4.9%, run
+// queue median 5) are the box's other processes on the machine's line,
+// never the client's, and the run is not client-bound.
+func TestLoadBoxHogsOnTheMachine(t *testing.T) {
+	one := func(string) string { return "6a1f-lab" }
+	g := labGroup("innodb", 1, one, 0.24, 0.09, 0.049, 0.999)
+	lb := g.LoadBoxes[0]
+	lb.BoxCPU, lb.BoxRunQueue, lb.BoxRunQueueP90 = 0.383, 5, 9
+	g.ClientBound, g.ClientWhy = clientsBound(g.LoadBoxes)
+	line := baselineLine(g)
+	for _, want := range []string{"client 4.9%, the load box's other processes 33.4%", "(machine-bound)"} {
+		if !strings.Contains(line, want) {
+			t.Errorf("baseline line lacks %q: %s", want, line)
+		}
+	}
+	if g.ClientBound || strings.Contains(line, "client-bound") {
+		t.Errorf("hogs beside a client at 4.9%% made the run client-bound: %s", line)
+	}
+}

@@ -24,7 +24,7 @@ var whyNotes = []string{
 		"/proc/loadavg (machine-wide: on hosts sharing a kernel, as in the lab, they count every host); a run queue is the median of the window's " +
 		"samples with their 90th percentile in parentheses (it spikes: a mean reads spikes as saturation); disk busy is the datadir's device. " +
 		"Saturated at 90%. Hosts that report one kernel (release and boot time; containers have a boot id each) share a machine: their busy share and run queue are marked (machine), " +
-		"and the machine's row says whether it is saturated and where its CPU went: the servers' processes, the benchmark clients, " +
+		"and the machine's row says whether it is saturated (machine-bound) and where its CPU went: the servers' processes, the benchmark clients, the load box's other processes, " +
 		"orch's /proc samplers on every host (sampler_cpu_us_ps), iowait, and everything else (the busy share less those: orch itself " +
 		"when it runs there, sshd, any other process). The load box's row gives the CPU and runnable tasks of its own processes (its PID namespace in the lab) " +
 		"and its benchmark client's CPU: only a client at 90% of its cores makes the run client-bound (on a shared kernel the box's run queue and " +
