@@ -28,6 +28,10 @@ type ReplicaRuns struct {
 	// AtFirstLook: in every run every slave had caught up when orch first
 	// looked (ReplicaFigures.AtFirstLook).
 	AtFirstLook bool
+	// CatchingUp counts the runs whose slave applied a backlog from
+	// before the window (ReplicaFigures.caughtUpInWindow): their apply
+	// rate is not the master's pace.
+	CatchingUp int
 }
 
 // judgeRuns counts the runs (with replica figures) that fell behind.
@@ -42,6 +46,9 @@ func judgeRuns(runs []*Run) ReplicaRuns {
 		out.MaxCatchUpS = maxNaN(out.MaxCatchUpS, f.CatchUpS)
 		out.NotCaughtUp = out.NotCaughtUp || f.NotCaughtUp
 		out.AtFirstLook = out.AtFirstLook && f.AtFirstLook
+		if f.caughtUpInWindow() {
+			out.CatchingUp++
+		}
 		if f.PeakHost != "" && !math.IsNaN(f.PeakLagTx) && (out.Peak == nil || f.PeakLagTx > out.Peak.Repl.PeakLagTx) {
 			out.Peak = r
 		}
