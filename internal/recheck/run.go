@@ -365,7 +365,10 @@ func col(tb *table, names ...string) func(row []string) (float64, bool) {
 // and understate the rate by that fraction.
 func (r *run) hostCosts(h string) map[string]float64 {
 	c := r.counter(h)
-	if r.loadOnly {
+	// Only the master's counts are the load's alone: a slave goes on
+	// applying its backlog after the load, and those are not the load's.
+	master := r.roles[h] == "master"
+	if r.loadOnly && master {
 		c = inLoad(c, r.delta, r.delta+r.total)
 	}
 	tx, secs := 0.0, 0.0
@@ -384,7 +387,7 @@ func (r *run) hostCosts(h string) map[string]float64 {
 		if tb == nil {
 			return math.NaN()
 		}
-		return r.overlap(tb, col(tb, names...), tb == my) * scale / tx
+		return r.overlap(tb, col(tb, names...), tb == my && master) * scale / tx
 	}
 	out["fsync_per_tx"] = per(my, 1, "innodb_data_fsyncs_ps", "rocksdb_wal_synced_ps", "tokudb_fsyncs_ps")
 	out["binlog_bytes_per_tx"] = per(my, 1, "binlog_bytes_written_bps")

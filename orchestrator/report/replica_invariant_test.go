@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/orch-bench/orch/internal/recheck"
 )
 
 // TestAppliedIsOneNumber: every section that prints a configuration's
@@ -100,5 +102,25 @@ func TestAppliedIsOneNumber(t *testing.T) {
 				t.Errorf("%s %s: configurations.csv ratio %s, Replicas table %s", dir, label, Ratio(r), ratio[label])
 			}
 		}
+	}
+}
+
+// TestRecheckCurrentRuns: internal/recheck recomputes testdata/lab2026, a
+// matrix with load_start/load_end (the master's counts end with the load,
+// the slaves' do not), and finds every figure within its tolerance.
+func TestRecheckCurrentRuns(t *testing.T) {
+	dir, out := filepath.Join("testdata", "lab2026"), t.TempDir()
+	if _, _, err := Generate([]string{dir}, out, []string{"csv"}, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := recheck.Matrix(dir, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Compared < 100 {
+		t.Errorf("only %d figures compared", res.Compared)
+	}
+	for _, p := range res.Problems {
+		t.Error(p)
 	}
 }
