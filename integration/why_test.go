@@ -178,7 +178,7 @@ func checkSharedMachine(t *testing.T, why string) {
 	if strings.Contains(why, "Master CPU") {
 		t.Errorf("a shared kernel's CPU called the master's")
 	}
-	if !strings.Contains(why, "- rocksdb: ") || !regexp.MustCompile(`(?m)^- rocksdb: .*The machine \(shared by 4 hosts\) is (not )?saturated`).MatchString(why) {
+	if !strings.Contains(why, "- rocksdb: ") || !regexp.MustCompile(`(?m)^- rocksdb: .*(The|Machine-bound: the) machine \(shared by 4 hosts\) is (not )?saturated`).MatchString(why) {
 		t.Errorf("the rocksdb sentence does not speak of the machine shared by 4 hosts")
 	}
 	share := func(s string) float64 {
@@ -188,7 +188,7 @@ func checkSharedMachine(t *testing.T, why string) {
 		}
 		return v
 	}
-	part := regexp.MustCompile(`(servers|client|orch's sampling|iowait|everything else) (-?[0-9.]+%)`)
+	part := regexp.MustCompile(`(servers|client|the load box's other processes|orch's sampling|iowait|everything else) (-?[0-9.]+%)`)
 	machines := 0
 	for _, row := range mdTableAfter(t, why, "#### Utilisation and saturation (USE)") {
 		if row[1] != "machine" {
@@ -223,9 +223,12 @@ func checkSharedMachine(t *testing.T, why string) {
 	}
 }
 
-// TestWhyClientBound plants a bottleneck on the load box: CPU hogs, more
-// than its cores, running through the whole run. The report must flag the
-// run client-bound, in report.md and in hosts.csv.
+// TestWhyClientBound plants CPU hogs on the load box, more than its
+// cores, running through the whole run. On the lab the box shares its
+// kernel (and 2 cores) with the servers: the hogs saturate the machine,
+// not the benchmark client, so the report says machine-bound, and says
+// client-bound (report.md, hosts.csv) only if the client's own CPU
+// reached 90% of the cores, whatever the box's run queue.
 func TestWhyClientBound(t *testing.T) {
 	l := needLab(t)
 	defer l.orch(t, "down", "-i", l.inventory)
@@ -244,17 +247,9 @@ func TestWhyClientBound(t *testing.T) {
 		"--table-size", "10000", "--stacks", "off", "--runs", runs)
 	dir, _ := filepath.EvalSymlinks(filepath.Join(runs, "latest"))
 	l.mustOK(t, "report", dir, "--warmup", "4")
-	why := whySection(t, string(mustRead(t, filepath.Join(dir, "report.md"))))
+	md := string(mustRead(t, filepath.Join(dir, "report.md")))
+	why := whySection(t, md)
 	t.Logf("Where the time went:\n%s", why)
-	flagged := false
-	for _, row := range mdTableAfter(t, why, "#### Utilisation and saturation (USE)") {
-		if row[2] == "loadbox" && strings.HasPrefix(row[len(row)-1], "client-bound") {
-			flagged = true
-		}
-	}
-	if !flagged {
-		t.Errorf("the load box row is not flagged client-bound")
-	}
 	recs, err := csv.NewReader(strings.NewReader(string(mustRead(t, filepath.Join(dir, "hosts.csv"))))).ReadAll()
 	if err != nil {
 		t.Fatal(err)
@@ -263,17 +258,37 @@ func TestWhyClientBound(t *testing.T) {
 	for i, c := range recs[0] {
 		col[c] = i
 	}
-	found := false
+	saturated, found := false, false
 	for _, rec := range recs[1:] {
-		if rec[col["host_role"]] == "loadbox" {
-			found = true
-			if rec[col["client_bound"]] != "true" {
-				t.Errorf("hosts.csv loadbox row: client_bound=%q, box_run_queue=%q", rec[col["client_bound"]], rec[col["box_run_queue"]])
-			}
+		if rec[col["host_role"]] != "loadbox" {
+			continue
+		}
+		found = true
+		client, err := strconv.ParseFloat(rec[col["client_cpu_frac"]], 64)
+		if err != nil {
+			t.Fatalf("hosts.csv loadbox client_cpu_frac %q: %v", rec[col["client_cpu_frac"]], err)
+		}
+		saturated = client >= 0.9
+		t.Logf("load box: client CPU %.3f of its cores, box CPU %s, run queue median %s (p90 %s)", client,
+			rec[col["box_cpu_frac"]], rec[col["box_run_queue"]], rec[col["box_run_queue_p90"]])
+		if want := strconv.FormatBool(saturated); rec[col["client_bound"]] != want {
+			t.Errorf("hosts.csv loadbox row: client_bound=%q with the client at %.3f of the cores", rec[col["client_bound"]], client)
 		}
 	}
 	if !found {
-		t.Error("hosts.csv has no loadbox row")
+		t.Fatal("hosts.csv has no loadbox row")
+	}
+	flagged := false
+	for _, row := range mdTableAfter(t, why, "#### Utilisation and saturation (USE)") {
+		if row[2] == "loadbox" && strings.HasPrefix(row[len(row)-1], "client-bound") {
+			flagged = true
+		}
+	}
+	if flagged != saturated || strings.Contains(md, "Client-bound") != saturated {
+		t.Errorf("client-bound said %v (USE row) / %v (text) with the client's own CPU saturated: %v", flagged, strings.Contains(md, "Client-bound"), saturated)
+	}
+	if !strings.Contains(why, "(machine-bound)") {
+		t.Errorf("the hogs saturate the lab's one kernel: the machine is not said machine-bound")
 	}
 }
 

@@ -430,7 +430,10 @@ func col(tb *table, names ...string) func(row []string) (float64, bool) {
 // and understate the rate by that fraction.
 func (r *run) hostCosts(h string) map[string]float64 {
 	c := r.counter(h)
-	if r.loadOnly {
+	// Only the master's counts are the load's alone: a slave goes on
+	// applying its backlog after the load, and those are not the load's.
+	master := r.roles[h] == "master"
+	if r.loadOnly && master {
 		c = inLoad(c, r.delta, r.delta+r.total)
 	}
 	tx, secs := 0.0, 0.0
@@ -449,7 +452,7 @@ func (r *run) hostCosts(h string) map[string]float64 {
 		if tb == nil {
 			return math.NaN()
 		}
-		return r.overlap(tb, col(tb, names...), tb == my) * scale / tx
+		return r.overlap(tb, col(tb, names...), tb == my && master) * scale / tx
 	}
 	out["fsync_per_tx"] = per(my, 1, "innodb_data_fsyncs_ps", "rocksdb_wal_synced_ps", "tokudb_fsyncs_ps")
 	out["binlog_bytes_per_tx"] = per(my, 1, "binlog_bytes_written_bps")
@@ -460,18 +463,22 @@ func (r *run) hostCosts(h string) map[string]float64 {
 	return out
 }
 
-// lag is a slave's lag_tx at the window's last sample and its
-// least-squares slope over the window's samples.
+// lag is a slave's lag at the window's last sample and its least-squares
+// slope over the window's samples: the master's counter interpolated at
+// each of the slave's sample times less the slave's own (never the
+// monitor's lag_tx, read against the master's latest sample).
 func (r *run) lag(h string) (end, slope float64, ok bool) {
 	tb := r.mysql[h]
+	master := r.counter(r.masterHost())
 	var sx, sy, sxx, sxy, n float64
 	for _, row := range tb.rows {
 		t, ok1 := tb.get(row, "elapsed_s")
-		v, ok2 := tb.get(row, "lag_tx")
-		if !ok1 || !ok2 || !r.inKept(t-r.offset) {
+		seq, ok2 := gtidSeq(row[tb.idx["gtid_pos"]])
+		if !ok1 || !ok2 || !r.inKept(t-r.offset) || len(master) == 0 {
 			continue
 		}
 		t -= r.offset
+		v := math.Max(0, at(master, t)-seq)
 		end, ok = v, true
 		sx, sy, sxx, sxy, n = sx+t, sy+v, sxx+t*t, sxy+t*v, n+1
 	}

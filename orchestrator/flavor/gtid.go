@@ -180,3 +180,21 @@ func missing(want, have []span) uint64 {
 	}
 	return n
 }
+
+// RecordedGTIDGap is GTIDGap for positions read back from a run directory
+// by a reader that does not know the servers' flavour: a MariaDB position
+// (domain-server-sequence) never holds a colon, a MySQL set always does.
+func RecordedGTIDGap(master, slave string) (int64, error) {
+	return recordedFlavor(master+slave).GTIDGap(master, slave)
+}
+
+// RecordedGTIDCount is GTIDCount for a recorded position (RecordedGTIDGap).
+func RecordedGTIDCount(pos string) (uint64, error) { return recordedFlavor(pos).GTIDCount(pos) }
+
+// recordedFlavor is a server whose GTID style is the one pos is written in.
+func recordedFlavor(pos string) Server {
+	if strings.Contains(pos, ":") {
+		return Server{Flavor: MySQL}
+	}
+	return Server{Flavor: MariaDB}
+}

@@ -82,9 +82,13 @@
 //	                   reads 0 on a slave whose link is down: use lag_tx
 //	lag_tx             slave: transactions in the master's GTID position
 //	                   (its latest sample, at most about an interval older)
-//	                   that the slave has not applied; see flavor.Server.GTIDGap
+//	                   that the slave has not applied; see flavor.Server.GTIDGap.
+//	                   A live figure (orch's progress lines): the report
+//	                   recomputes it from gtid_pos at the slave's sample
+//	                   time, the master's position interpolated there
 //	gtid_pos           master: gtid_binlog_pos / gtid_executed; slave:
-//	                   gtid_slave_pos / gtid_executed (applied)
+//	                   gtid_slave_pos / gtid_executed (applied); read last
+//	                   of the sample, so the row's time is the position's
 //
 // Status variable names come from the flavour (orchestrator/flavor), so
 // MySQL 8's Rpl_semi_sync_source_* fill the same columns.

@@ -91,6 +91,14 @@ func (s *sqlSource) fetch(ctx context.Context) (mysqlRaw, error) {
 		}
 		raw.Vars[s.names.semiEnabled] = s.enabled
 	}
+	if s.replicaQ != "" {
+		if raw.Replica, err = queryRow(ctx, s.db, s.replicaQ); err != nil {
+			return raw, err
+		}
+	}
+	// The position last: the row's time is when the answer arrived, and
+	// a slave's lag is read at that instant against the master's position
+	// interpolated there, so nothing may come between them.
 	if s.names.gtidVar != "" {
 		s.selects++ // counted before sending: it may run even if we time out
 		var pos sql.NullString
@@ -98,11 +106,6 @@ func (s *sqlSource) fetch(ctx context.Context) (mysqlRaw, error) {
 			return raw, fmt.Errorf("%s: %w", s.gtidQ, err)
 		}
 		raw.Vars[s.names.gtidVar] = pos.String
-	}
-	if s.replicaQ != "" {
-		if raw.Replica, err = queryRow(ctx, s.db, s.replicaQ); err != nil {
-			return raw, err
-		}
 	}
 	return raw, nil
 }

@@ -223,12 +223,13 @@ func (t *Table) replicaLine() string {
 			continue
 		}
 		if !g.KeptUp {
-			behind = append(behind, g.Label+" ("+lagPhrase(g.Replica)+")")
+			behind = append(behind, g.Label+" ("+runsPhrase(g.ReplicaRuns)+")")
 		}
 		if g != base {
 			a := g.Label + " " + Ratio(g.ApplyRatio)
-			if g.Replica.caughtUpInWindow() || base.Replica.caughtUpInWindow() {
-				a += " (a backlog from before the window: not the master's pace)"
+			// Judged run by run, never on the runs' mean slope.
+			if n := g.ReplicaRuns.CatchingUp + base.ReplicaRuns.CatchingUp; n > 0 {
+				a += fmt.Sprintf(" (a backlog from before the window in %s: not the master's pace)", plural(n, "run"))
 			}
 			applied = append(applied, a)
 		}

@@ -118,11 +118,13 @@ func TestAnswerTooFewRuns(t *testing.T) {
 func TestAnswerReplicasBehind(t *testing.T) {
 	kept := ReplicaFigures{Has: true, MasterTxPS: 3500, ApplyTxPS: 3490, LagGrowthTxPS: 1, CatchUpS: 0.001, RunS: 20}
 	behind := ReplicaFigures{Has: true, MasterTxPS: 2765, ApplyTxPS: 872.5, LagGrowthTxPS: 2600, CatchUpS: 38, RunS: 20}
-	base := &Group{Label: "innodb", Rate: Sample{N: 3, Mean: 3500}, Stats: Stats{Replica: kept, KeptUp: true}}
+	base := &Group{Label: "innodb", Rate: Sample{N: 3, Mean: 3500}, Stats: Stats{Replica: kept, KeptUp: true, ReplicaRuns: judgeRuns(runsWith("i", kept))}}
+	rr := judgeRuns(runsWith("r", behind))
 	g := &Group{Label: "rocksdb", Rate: Sample{N: 3, Mean: 2765}, Ratio: 0.79, Test: &TTest{P: 0.003},
-		Stats: Stats{Replica: behind, KeptUp: false, RatioCI: &RatioCI{Low: 0.76, High: 0.82},
+		Stats: Stats{Replica: behind, KeptUp: rr.Behind == 0, ReplicaRuns: rr, RatioCI: &RatioCI{Low: 0.76, High: 0.82},
 			SustainedRatio: 0.45, SustainedCI: &RatioCI{Low: 0.41, High: 0.49}, ApplyRatio: 0.25}}
-	want := "Replicas: did NOT keep up: rocksdb (lag grew 2.6k tx/s, catch-up 38 s); rocksdb sustained 0.450x [0.410, 0.490]; applied vs innodb: rocksdb 0.250x"
+	want := "Replicas: did NOT keep up: rocksdb (1 of 1 run fell behind, worst: r1 (catch-up 38 s, over 10% of the 20 s window); after the load every slave caught up within 38 s of orch seeing the load end); " +
+		"rocksdb sustained 0.450x [0.410, 0.490]; applied vs innodb: rocksdb 0.250x"
 	tb := answerTable(base, g)
 	if got := tb.replicaLine(); got != want {
 		t.Errorf("replica line:\n got %q\nwant %q", got, want)
@@ -294,9 +296,11 @@ func TestServersLine(t *testing.T) {
 func TestAnswerReplicasCatchingUp(t *testing.T) {
 	kept := ReplicaFigures{Has: true, MasterTxPS: 4400, ApplyTxPS: 4392, LagGrowthTxPS: 9.4, LagEndTx: 117, CatchUpS: 0.031, RunS: 15}
 	catching := ReplicaFigures{Has: true, MasterTxPS: 3647, ApplyTxPS: 4421, LagGrowthTxPS: -1139.5, LagEndTx: 272, CatchUpS: 0.031, RunS: 15}
-	base := &Group{Label: "innodb", Rate: Sample{N: 4, Mean: 4400}, Stats: Stats{Replica: kept, KeptUp: true}}
-	g := &Group{Label: "rocksdb", Rate: Sample{N: 4, Mean: 3650}, Ratio: 0.83, Stats: Stats{Replica: catching, KeptUp: true, ApplyRatio: 1.01}}
-	want := "Replicas: kept up in every configuration; applied vs innodb: rocksdb 1.01x (a backlog from before the window: not the master's pace)"
+	base := &Group{Label: "innodb", Rate: Sample{N: 4, Mean: 4400}, Stats: Stats{Replica: kept, KeptUp: true, ReplicaRuns: judgeRuns(runsWith("i", kept, kept))}}
+	// Judged per run: one of rocksdb's two runs applied a backlog.
+	g := &Group{Label: "rocksdb", Rate: Sample{N: 4, Mean: 3650}, Ratio: 0.83, Stats: Stats{Replica: catching, KeptUp: true, ApplyRatio: 1.01,
+		ReplicaRuns: judgeRuns(runsWith("r", catching, kept))}}
+	want := "Replicas: kept up in every configuration; applied vs innodb: rocksdb 1.01x (a backlog from before the window in 1 run: not the master's pace)"
 	if got := answerTable(base, g).replicaLine(); got != want {
 		t.Errorf("replica line:\n got %q\nwant %q", got, want)
 	}

@@ -148,14 +148,17 @@ func (t *Table) hasReplicas() bool {
 
 // replicaNote explains the replica table.
 var replicaNote = fmt.Sprintf("Over each run's window, means of the runs: master: its commit rate (gtid_tx_ps: committed transactions over the seconds sampled); "+
-	"applied: the slowest slave's apply rate, the same way; lag at end and lag growth (least-squares slope of its lag in transactions) are those of the slave "+
-	"furthest behind at the window's end, named; catch-up: time from the load's end (older runs: from the wait's start) until every slave had applied the "+
-	"master's last transaction; sustained: the steady rate x window / (window + catch-up), never above the steady rate. Kept up: lag grew by at most %s of the "+
-	"master's rate and catch-up took at most %s of the window.", pct(MaxLagGrowthShare), pct(MaxCatchUpShare))
+	"applied: the slowest slave's apply rate, the same way, up to the load's end (the report's one applied rate and ratio: every section uses them); "+
+	"lag at end is that of the slave furthest behind at the window's end, named, each slave's lag read at its own sample time against the master's position "+
+	"interpolated there; peak lag: the largest of any run, when it peaked and since when it rose; catch-up (after the load, not in any rate): time from the "+
+	"load's end (older runs: from the wait's start) until every slave had applied the master's last transaction; sustained: the steady rate x window / "+
+	"(window + catch-up), never above the steady rate. Kept up is judged run by run, never on these means: a run fell behind when a slave's lag grew by more "+
+	"than %s of the master's rate over the window's last %s s to more than the master commits in %s of the window, a slave never caught up, or catch-up "+
+	"took more than %s of the window.", pct(MaxLagGrowthShare), num(EndTrendS, 0), pct(MaxCatchUpShare), pct(MaxCatchUpShare))
 
 func (t *Table) replicaHeader() []string {
-	return []string{"configuration", "master tx/s", "applied tx/s", "applied vs baseline", "lag at end tx / s", "lag growth tx/s",
-		"catch-up s", "window s", "sustained " + t.Metric, "sustained vs baseline", "kept up"}
+	return []string{"configuration", "master tx/s", "applied tx/s", "applied vs baseline", "lag at end tx / s", "peak lag tx",
+		"catch-up s", "window s", "sustained " + t.Metric, "sustained vs baseline", "runs behind"}
 }
 
 func (t *Table) replicaRows() [][]string {
@@ -169,15 +172,15 @@ func (t *Table) replicaRows() [][]string {
 		if g != t.Baseline && f.Known() {
 			applied, sust = Ratio(g.ApplyRatio), Ratio(g.SustainedRatio)+ciPhrase(g.SustainedCI, nil)
 		}
-		kept := "yes"
-		switch {
-		case !f.Known():
-			kept = "—"
-		case !g.KeptUp:
-			kept = "NO"
+		rr, kept, peak := g.ReplicaRuns, "—", "—"
+		if f.Known() && rr.N > 0 {
+			kept = fmt.Sprintf("%d of %d", rr.Behind, rr.N)
+		}
+		if p := rr.Peak; p != nil {
+			peak = fmt.Sprintf("%s (%s %s)", num(p.Repl.PeakLagTx, 0), p.ID, p.Repl.PeakHost)
 		}
 		rows = append(rows, []string{g.Label, num(f.MasterTxPS, 0), num(f.ApplyTxPS, 0), applied,
-			num(f.LagEndTx, 0) + " / " + lagSecs(f.LagEndS, f.LagEndTx) + slaveName(f.Worst), num(f.LagGrowthTxPS, 1) + slaveName(f.Worst), secsCell(f.CatchUpS), num(f.RunS, 1),
+			num(f.LagEndTx, 0) + " / " + lagSecs(f.LagEndS, f.LagEndTx) + slaveName(f.Worst), peak, secsCell(f.CatchUpS), num(f.RunS, 1),
 			num(f.Sustained, 2), sust, kept})
 	}
 	return rows

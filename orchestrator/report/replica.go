@@ -31,9 +31,12 @@ const (
 	// the run's rate was not sustained by the cluster.
 	MaxCatchUpShare = 0.10
 	// MaxLagGrowthShare: lag growing faster than this share of the
-	// master's commit rate through the steady state is a replica falling
-	// behind without bound, not a transient.
+	// master's commit rate over the window's last EndTrendS seconds is a
+	// replica falling behind, not a transient it was recovering from.
 	MaxLagGrowthShare = 0.05
+	// EndTrendS: the seconds at the window's end whose lag trend says
+	// whether a run's replicas were keeping up when it ended.
+	EndTrendS = 5.0
 )
 
 // ReplicaFigures sums up the replicas of one run (or, averaged, of a
@@ -50,6 +53,20 @@ type ReplicaFigures struct {
 	// the window (least-squares slope; negative: it shrank).
 	Worst                            string
 	LagEndTx, LagEndS, LagGrowthTxPS float64
+	// EndSlopeTxPS is a slave's lag slope over the window's last
+	// EndTrendS seconds (least squares; negative: shrinking) and EndLagTx
+	// its lag at the window's end: the steepest slave's, or one that fell
+	// behind (EndBehind: its lag grew by more than MaxLagGrowthShare of
+	// the master's rate and was, at the end, more than the master commits
+	// in MaxCatchUpShare of the window, so neither a blip nor a backlog of
+	// a fraction of a second): the per-run test of keeping up.
+	EndSlopeTxPS, EndLagTx float64
+	EndBehind              bool
+	// PeakLagTx is the largest lag of any slave in the window (PeakHost),
+	// at load second PeakAtS, rising since PeakFromS (its last sample
+	// before the peak at most a tenth of it).
+	PeakLagTx, PeakAtS, PeakFromS float64
+	PeakHost                      string
 	// CatchUpS is the time after the benchmark until every slave had
 	// applied the master's last transaction.
 	CatchUpS float64
@@ -59,8 +76,11 @@ type ReplicaFigures struct {
 	// window's steady rate did over the window plus catch-up time, so
 	// never above the steady rate.
 	Sustained float64
-	// NotCaughtUp is set when a slave never caught up.
-	NotCaughtUp bool
+	// NotCaughtUp is set when a slave never caught up. AtFirstLook is set
+	// when every slave had already applied the master's last transaction
+	// when orch first looked (behind_at_wait_tx 0): CatchUpS is then when
+	// it looked, an upper bound, not how long applying the backlog took.
+	NotCaughtUp, AtFirstLook bool
 	// Has is set when the run had replicas to account for.
 	Has bool
 }
@@ -68,21 +88,21 @@ type ReplicaFigures struct {
 // emptyReplicaFigures has every figure unknown.
 func emptyReplicaFigures() ReplicaFigures {
 	n := math.NaN()
-	return ReplicaFigures{MasterTxPS: n, ApplyTxPS: n, LagEndTx: n, LagEndS: n, LagGrowthTxPS: n, CatchUpS: n, RunS: n, Sustained: n}
+	return ReplicaFigures{MasterTxPS: n, ApplyTxPS: n, LagEndTx: n, LagEndS: n, LagGrowthTxPS: n, EndSlopeTxPS: n, EndLagTx: n,
+		PeakLagTx: n, PeakAtS: n, PeakFromS: n, CatchUpS: n, RunS: n, Sustained: n}
 }
 
 // Known reports whether the run had replicas to account for.
 func (f ReplicaFigures) Known() bool { return f.Has }
 
-// KeptUp reports whether the replicas sustained the master's rate: lag did
-// not grow through the steady state by more than MaxLagGrowthShare of the
-// master's rate, and catch-up took at most MaxCatchUpShare of the run.
-// Unknown figures do not count against it.
+// KeptUp reports whether one run's replicas sustained the master's rate:
+// every slave caught up, none fell behind over the window's last
+// EndTrendS seconds (EndBehind), and catch-up took at most
+// MaxCatchUpShare of the run. Unknown figures do not count against it. It
+// judges a run, never a mean of runs: a configuration says how many of
+// its runs fell behind (ReplicaRuns).
 func (f ReplicaFigures) KeptUp() bool {
-	if f.NotCaughtUp {
-		return false
-	}
-	if !math.IsNaN(f.LagGrowthTxPS) && !math.IsNaN(f.MasterTxPS) && f.LagGrowthTxPS > MaxLagGrowthShare*f.MasterTxPS {
+	if f.NotCaughtUp || f.EndBehind {
 		return false
 	}
 	if !math.IsNaN(f.CatchUpS) && !math.IsNaN(f.RunS) && f.CatchUpS > MaxCatchUpShare*f.RunS {
@@ -93,7 +113,9 @@ func (f ReplicaFigures) KeptUp() bool {
 
 // readReplicas reads each slave's series and the master's, on the load's
 // clock (offset: the load's start on the monitors' clock).
-func readReplicas(dir string, roles map[string]string, catchUp map[string]catchUpDoc, offset float64) ([]Replica, *series, error) {
+// Each slave's lag_tx is recomputed at its samples' instants (instantLag)
+// against the master's positions and its final one.
+func readReplicas(dir string, roles map[string]string, catchUp map[string]catchUpDoc, offset float64, final finalPosition) ([]Replica, *series, error) {
 	files, err := filepath.Glob(filepath.Join(dir, filepath.Dir(schema.TimeseriesMySQL("x")), "*-mysql.csv"))
 	if err != nil {
 		return nil, nil, err
@@ -114,7 +136,7 @@ func readReplicas(dir string, roles map[string]string, catchUp map[string]catchU
 			}
 			continue
 		}
-		my.offset = offset
+		my.offset, my.applier = offset, role != "master"
 		if role == "master" {
 			master = my
 			continue
@@ -123,6 +145,10 @@ func readReplicas(dir string, roles map[string]string, catchUp map[string]catchU
 			continue // older manifests without roles: only slaves have lag
 		}
 		out = append(out, newReplica(host, my, catchUp))
+	}
+	knots, hold := masterKnots(master, final)
+	for _, rp := range out {
+		instantLag(rp.my, knots, hold)
 	}
 	// A slave waited for but without a time series still counts.
 	for _, h := range sortedKeys(catchUp) {
@@ -193,11 +219,13 @@ func (r *Run) replicaFigures(w Window, steady float64) ReplicaFigures {
 	f.Has = true
 	f.MasterTxPS = r.master.rate("gtid_tx_ps", w)
 	f.CatchUpS = 0
+	f.AtFirstLook = true
 	worstLag := math.Inf(-1)
 	for _, rp := range r.Replicas {
 		if a := rp.my.rate("gtid_tx_ps", w); !math.IsNaN(a) && (math.IsNaN(f.ApplyTxPS) || a < f.ApplyTxPS) {
 			f.ApplyTxPS, f.Slowest = a, rp.Host
 		}
+		f.notePeak(rp, w)
 		if lag := rp.my.last("lag_tx", w); !math.IsNaN(lag) {
 			growth := slope(rp.my.points("lag_tx", w))
 			if behindMore(lag, growth, rp.Host, worstLag, f.LagGrowthTxPS, f.Worst) {
@@ -214,11 +242,58 @@ func (r *Run) replicaFigures(w Window, steady float64) ReplicaFigures {
 		if !math.IsNaN(rp.CatchUpS) && !rp.CaughtUp {
 			f.NotCaughtUp = true
 		}
+		f.AtFirstLook = f.AtFirstLook && rp.BehindTx == 0
 	}
 	if !math.IsNaN(f.CatchUpS) && f.RunS > 0 && !f.NotCaughtUp {
 		f.Sustained = steady * f.RunS / (f.RunS + f.CatchUpS)
 	}
 	return f
+}
+
+// notePeak keeps rp's lag figures of the window if they are the worst so
+// far: its slope over the window's last EndTrendS seconds and its peak.
+func (f *ReplicaFigures) notePeak(rp Replica, w Window) {
+	pts := rp.my.points("lag_tx", w)
+	if len(pts) == 0 {
+		return
+	}
+	s, lag, behind := endTrend(pts, f.MasterTxPS, f.RunS)
+	if !math.IsNaN(s) && (behind && !f.EndBehind || behind == f.EndBehind && (math.IsNaN(f.EndSlopeTxPS) || s > f.EndSlopeTxPS)) {
+		f.EndSlopeTxPS, f.EndLagTx, f.EndBehind = s, lag, behind
+	}
+	peak := 0
+	for i, p := range pts {
+		if p.V > pts[peak].V {
+			peak = i
+		}
+	}
+	if !math.IsNaN(f.PeakLagTx) && pts[peak].V <= f.PeakLagTx {
+		return
+	}
+	from := pts[0].T
+	for i := peak - 1; i >= 0; i-- {
+		if pts[i].V <= pts[peak].V/10 {
+			from = pts[i].T
+			break
+		}
+	}
+	f.PeakLagTx, f.PeakAtS, f.PeakFromS, f.PeakHost = pts[peak].V, pts[peak].T, from, rp.Host
+}
+
+// endTrend is a slave's lag slope over the last EndTrendS seconds of its
+// window's lag points, its lag at the last, and whether that is falling
+// behind (ReplicaFigures.EndBehind) for a master committing masterTxPS
+// over a window of runS seconds.
+func endTrend(pts []Point, masterTxPS, runS float64) (s, lag float64, behind bool) {
+	end := pts[len(pts)-1].T
+	var tail []Point
+	for _, p := range pts {
+		if p.T >= end-EndTrendS {
+			tail = append(tail, p)
+		}
+	}
+	s, lag = slope(tail), pts[len(pts)-1].V
+	return s, lag, s > MaxLagGrowthShare*masterTxPS && lag > MaxCatchUpShare*runS*masterTxPS
 }
 
 // slope is the least-squares slope of the points (per second); NaN with

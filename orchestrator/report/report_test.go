@@ -311,7 +311,7 @@ func TestMarkdownTables(t *testing.T) {
 		// sysbench left out its report at the very end (t=1..9 of 10 s):
 		// not a gap, not flagged, but said.
 		"| 03-innodb-r2 | innodb | 2 | ok | ok | " + num(inno.Steady[1], 2) + " | mean of intervals in 2-9 s (matrix.json), 9/10 interval lines printed |",
-		"| rocksdb | 3170 | 3049 | 0.850x | 1044 / <1 (slave1) | 129.9 (slave1) |",
+		"| rocksdb | 3170 | 3049 | 0.850x | 1044 / <1 (slave1) | 1044 (02-rocksdb-r1 slave1) | 0.565 | 28.0 | 2073.14 | 0.583x | 0 of 2 |",
 		"![pure-random-writes: writes/s per second](plots/pure-random-writes-throughput.svg)",
 		"Warm-up: given: 2 s (orch matrix --warmup, matrix.json), the warm-up of every run; not detected (a given warm-up is used as given).",
 		"Window: every figure of a run",

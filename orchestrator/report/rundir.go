@@ -91,11 +91,10 @@ func readRunDir(dir string) (*Run, error) {
 	for _, h := range man.Inventory.Hosts {
 		roles[h.Name] = h.Role
 	}
-	if r.Lag, err = readLag(dir, roles); err != nil {
-		return nil, err
-	}
 	catchUp := map[string]catchUpDoc{}
+	final := finalPosition{at: math.NaN()}
 	if res.CatchUp != nil {
+		final = finalPosition{pos: res.CatchUp.MasterGTID, at: r.LoadOffsetS + r.LoadEndS}
 		for _, s := range res.CatchUp.Slaves {
 			// The runner names hosts "slave1 10.99.0.12": the name is the
 			// first word.
@@ -103,8 +102,12 @@ func readRunDir(dir string) (*Run, error) {
 			catchUp[name] = catchUpFrom(s)
 		}
 	}
-	if r.Replicas, r.master, err = readReplicas(dir, roles, catchUp, r.LoadOffsetS); err != nil {
+	if r.Replicas, r.master, err = readReplicas(dir, roles, catchUp, r.LoadOffsetS, final); err != nil {
 		return nil, err
+	}
+	r.Lag = worstLag(r.Replicas)
+	if m := maxLag(r.Replicas); !math.IsNaN(m) {
+		r.Health.MaxLagTx = m // at each sample's instant, not the monitor's live figure
 	}
 	r.Params = workloadParams(man.Workload)
 	r.Data = startingData(man.Workload)

@@ -23,6 +23,10 @@ type series struct {
 	offset float64
 	// mysql: a server's counters (a *-mysql.csv), which the load moves.
 	mysql bool
+	// applier: a slave's counters, which move after the load too (it
+	// applies its backlog): its counts are spread over each sample's
+	// seconds, never gathered at the load's end as the master's are.
+	applier bool
 }
 
 func readSeries(path string) (*series, error) {
@@ -140,7 +144,7 @@ func (s *series) integral(w Window, v func(row []string) float64, loadOnly bool)
 // the load's start and end as knots when v counts only the load.
 func (s *series) windowPoints(w Window, v func(row []string) float64, loadOnly bool) []cumPoint {
 	pts := s.cumulative(v)
-	if loadOnly && s != nil && s.mysql && w.LoadQuiet {
+	if loadOnly && s != nil && s.mysql && !s.applier && w.LoadQuiet {
 		pts = quietBefore(pts, w.ClientOffsetS)
 		if w.ClientEndS > w.ClientOffsetS {
 			pts = quietAfter(pts, w.ClientEndS)
@@ -268,6 +272,24 @@ func (s *series) max(col string, w Window) float64 {
 	v := math.NaN()
 	s.rowsIn(w, func(_ float64, r []string) { v = maxNaN(v, s.value(r, col)) })
 	return v
+}
+
+// spread is the column's median and 90th percentile over the window's
+// samples (NaN when none): a gauge such as a run queue spikes (10-18
+// runnable for a second on the lab, 1-2 most seconds), and its mean
+// reads as saturation the host mostly did not have.
+func (s *series) spread(col string, w Window) (median, p90 float64) {
+	var xs []float64
+	s.rowsIn(w, func(_ float64, r []string) {
+		if v := s.value(r, col); !math.IsNaN(v) {
+			xs = append(xs, v)
+		}
+	})
+	if len(xs) == 0 {
+		return math.NaN(), math.NaN()
+	}
+	sort.Float64s(xs)
+	return Median(xs), xs[int(math.Ceil(0.9*float64(len(xs))))-1]
 }
 
 // points is (load time, column) of the window's samples that have it.

@@ -32,9 +32,11 @@ type Stats struct {
 
 	// Replica holds the means of the runs' replica figures.
 	Replica ReplicaFigures
-	// KeptUp: the configuration's mean replica figures kept up (see
-	// ReplicaFigures.KeptUp); each run's own judgement is in results.csv.
-	KeptUp bool
+	// KeptUp: none of the configuration's runs fell behind (each judged
+	// on its own: ReplicaFigures.KeptUp, ReplicaRuns), never its mean
+	// figures; each run's own judgement is in results.csv.
+	KeptUp      bool
+	ReplicaRuns ReplicaRuns
 	// Sustained are the runs' sustained cluster rates, SustainedRate their
 	// description; SustainedRatio/SustainedCI compare them with the
 	// baseline's, ApplyRatio the slowest replicas' apply rates.
@@ -64,6 +66,7 @@ func (t *Table) describeMore(g *Group) {
 	g.Median, g.CV = Median(g.Steady), CV(g.Rate)
 	g.Noisy = !math.IsNaN(g.CV) && g.CV > MaxCV
 	var figs []ReplicaFigures
+	var usable []*Run
 	for _, r := range g.Runs {
 		r.Repl = t.runReplicas(r)
 		t.checkInvariants(r)
@@ -71,13 +74,12 @@ func (t *Table) describeMore(g *Group) {
 			continue
 		}
 		g.Warmups = append(g.Warmups, r.WarmupS)
-		figs = append(figs, r.Repl)
+		figs, usable = append(figs, r.Repl), append(usable, r)
 		g.Sustained = append(g.Sustained, r.Repl.Sustained)
 	}
 	g.Replica = meanFigures(figs)
-	// Judged on the means the verdict shows: a single short run's lag
-	// slope is noisy, and the line must agree with its own figures.
-	g.KeptUp = !g.Replica.Known() || g.Replica.KeptUp()
+	g.ReplicaRuns = judgeRuns(usable)
+	g.KeptUp = g.ReplicaRuns.Behind == 0
 	g.SustainedRate = Describe(g.Sustained)
 	var disk, binlog, relay, amp []float64
 	for _, r := range g.Runs {

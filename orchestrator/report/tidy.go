@@ -211,7 +211,7 @@ var confColumns = []Column[confRow]{
 	{"reps_needed", "", func(c confRow) string { return count(c.g.RepsNeeded) }},
 	{"no_effect", "knobs the server ignores, the verdict line", func(c confRow) string { return strings.Join(c.g.NoEffect, " ") }},
 	{"verdict", "", func(c confRow) string { return c.g.Verdict }},
-	{"label_master_tx_per_s", "the configuration's means of the replica figures; whether those means kept up",
+	{"label_master_tx_per_s", "the configuration's means of the replica figures; whether every run kept up (each judged on its own)",
 		func(c confRow) string { return f4(c.g.Replica.MasterTxPS) }},
 	{"label_replica_apply_tx_per_s", "", func(c confRow) string { return f4(c.g.Replica.ApplyTxPS) }},
 	{"label_catchup_s", "", func(c confRow) string { return f4(c.g.Replica.CatchUpS) }},

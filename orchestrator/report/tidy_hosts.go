@@ -36,17 +36,19 @@ var hostColumns = append(append([]Column[hostRow]{
 	{"host_tx", "", func(h hostRow) string { return f4(h.c.Tx) }},
 	{"host_tx_per_s", "", func(h hostRow) string { return f4(h.c.TPS) }},
 }, metricColumns()...),
-	Column[hostRow]{"server_cpu_frac", "USE: the server's CPU as a fraction of the host's cores, the host's CPU busy fraction (all CPUs) and run queue, the server's runnable threads, the datadir disk's busy fraction, `Threads_running`",
+	Column[hostRow]{"server_cpu_frac", "USE: the server's CPU as a fraction of the host's cores, the host's CPU busy fraction (all CPUs) and run queue (median of the window's samples, and their 90th percentile), the server's runnable threads, the datadir disk's busy fraction, `Threads_running`",
 		func(h hostRow) string { return f4(h.c.ServerCPU) }},
 	Column[hostRow]{"host_cpu_busy_frac", "", func(h hostRow) string { return f4(h.c.HostCPU) }},
 	Column[hostRow]{"run_queue", "", func(h hostRow) string { return f4(h.c.RunQueue) }},
+	Column[hostRow]{"run_queue_p90", "", func(h hostRow) string { return f4(h.c.RunQueueP90) }},
 	Column[hostRow]{"server_threads_runnable", "", func(h hostRow) string { return f4(h.c.ServerRunnable) }},
 	Column[hostRow]{"disk_busy_frac", "", func(h hostRow) string { return f4(h.c.DiskBusy) }},
 	Column[hostRow]{"threads_running", "", func(h hostRow) string { return f4(h.c.ThreadsRunning) }},
-	Column[hostRow]{"client_cpu_frac", "load box: the clients' and all its processes' CPU as fractions of its cores, its runnable tasks, whether the run is client-bound",
+	Column[hostRow]{"client_cpu_frac", "load box: the clients' and all its processes' CPU as fractions of its cores, its runnable tasks (median, 90th percentile), whether the run is client-bound (its clients at 90% of its cores)",
 		func(h hostRow) string { return f4(h.c.ClientCPU) }},
 	Column[hostRow]{"box_cpu_frac", "", func(h hostRow) string { return f4(h.c.BoxCPU) }},
 	Column[hostRow]{"box_run_queue", "", func(h hostRow) string { return f4(h.c.BoxRunQueue) }},
+	Column[hostRow]{"box_run_queue_p90", "", func(h hostRow) string { return f4(h.c.BoxRunQueueP90) }},
 	Column[hostRow]{"client_bound", "", func(h hostRow) string {
 		if h.c.Role != "loadbox" {
 			return ""

@@ -51,12 +51,14 @@ func verdict(t *Table, base, g *Group, noEffect map[string]string) string {
 	var b strings.Builder
 	b.WriteString(g.Label + ": " + t.ratioPhrase(base, g, sig))
 	if g.Replica.Known() && base.Replica.Known() {
-		fmt.Fprintf(&b, "; replicas applied %s (%s)", Ratio(g.ApplyRatio), lagPhrase(g.Replica))
+		// The applied ratio is the Replicas line's (one figure, printed
+		// there); here whether the runs kept up.
+		fmt.Fprintf(&b, "; replicas: %s", runsPhrase(g.ReplicaRuns))
 		if !g.KeptUp {
 			b.WriteString(": not sustained")
 		}
 		if !base.KeptUp {
-			fmt.Fprintf(&b, "; %s's replicas did not keep up either (%s)", base.Label, lagPhrase(base.Replica))
+			fmt.Fprintf(&b, "; %s's replicas: %s", base.Label, runsPhrase(base.ReplicaRuns))
 		}
 	}
 	if g.Noisy || base.Noisy {
@@ -137,35 +139,10 @@ func (f ReplicaFigures) caughtUpInWindow() bool {
 	return !math.IsNaN(f.LagGrowthTxPS) && f.MasterTxPS > 0 && -f.LagGrowthTxPS > catchingUp*f.MasterTxPS && !math.IsNaN(f.LagEndTx)
 }
 
-// lagPhrase is "lag grew 2.6k tx/s, catch-up 38 s".
-func lagPhrase(f ReplicaFigures) string {
-	var parts []string
-	switch {
-	case !math.IsNaN(f.LagGrowthTxPS) && f.LagGrowthTxPS > 0:
-		parts = append(parts, "lag grew "+kilo(f.LagGrowthTxPS)+" tx/s")
-	case f.caughtUpInWindow():
-		// A backlog from before the window (the warm-up) was applied in
-		// it: the apply rate is not the master's pace, say so.
-		parts = append(parts, "catching up: lag fell "+kilo(-f.LagGrowthTxPS)+" tx/s to "+kilo(f.LagEndTx)+" tx at end")
-	case !math.IsNaN(f.LagEndTx):
-		parts = append(parts, "lag at end "+kilo(f.LagEndTx)+" tx")
-	}
-	switch {
-	case f.NotCaughtUp:
-		parts = append(parts, "never caught up")
-	case !math.IsNaN(f.CatchUpS):
-		parts = append(parts, "catch-up "+secs(f.CatchUpS))
-	}
-	if len(parts) == 0 {
-		return "no lag figures"
-	}
-	return strings.Join(parts, ", ")
-}
-
 // replicaText sums up a configuration's replicas for the console.
 func replicaText(g *Group) string {
 	f := g.Replica
-	s := fmt.Sprintf("replicas applied %s tx/s (master %s tx/s; %s)", kilo(f.ApplyTxPS), kilo(f.MasterTxPS), lagPhrase(f))
+	s := fmt.Sprintf("replicas applied %s tx/s (master %s tx/s; %s)", kilo(f.ApplyTxPS), kilo(f.MasterTxPS), runsPhrase(g.ReplicaRuns))
 	if !g.KeptUp {
 		s += ": not sustained"
 	}

@@ -52,12 +52,13 @@ type Cost struct {
 	// client's mean transaction latency, both in the window.
 	SemisyncShare float64
 	// USE: the server's CPU as a share of the host's cores, the host's CPU
-	// busy share (all CPUs), run queue (/proc/loadavg), the server's
-	// runnable threads, disk busy share, Threads_running.
-	NCPU, ServerCPU, HostCPU, RunQueue, ServerRunnable, DiskBusy, ThreadsRunning float64
+	// busy share (all CPUs), run queue (/proc/loadavg's running, the
+	// median of the window's samples; RunQueueP90 their 90th percentile),
+	// the server's runnable threads, disk busy share, Threads_running.
+	NCPU, ServerCPU, HostCPU, RunQueue, RunQueueP90, ServerRunnable, DiskBusy, ThreadsRunning float64
 	// Load box: the clients' and all processes' CPU as shares of its
-	// cores, and its own runnable tasks.
-	ClientCPU, BoxCPU, BoxRunQueue float64
+	// cores, and its own runnable tasks (median and 90th percentile).
+	ClientCPU, BoxCPU, BoxRunQueue, BoxRunQueueP90 float64
 	// Kernel is the host's boot id ("" unknown): hosts with the same one
 	// share a kernel and its CPUs (see machine). SamplerCPU is orch's /proc
 	// sampler's CPU there and IOWait the machine's iowait, shares of the
@@ -148,7 +149,7 @@ func readRunWhy(dir string, w Window, offset, latUs float64) (*runWhy, error) {
 		}
 		for _, s := range []*series{my, osr} {
 			if s != nil {
-				s.offset = offset
+				s.offset, s.applier = offset, h.Role == "slave"
 			}
 		}
 		c := hostCost(h.Name, h.Role, my, osr, w, latUs)
@@ -234,12 +235,12 @@ func hostCost(name, role string, my, osr *series, w Window, latUs float64) *Cost
 	cores := func(us float64) float64 { return us / 1e6 / c.NCPU }
 	c.ServerCPU = cores(osr.mean("server_cpu_us_ps", w))
 	c.HostCPU = (100 - osr.mean("cpu_idle_pct", w)) / 100
-	c.RunQueue = osr.mean("procs_running", w)
+	c.RunQueue, c.RunQueueP90 = osr.spread("procs_running", w)
 	c.ServerRunnable = osr.mean("server_threads_runnable", w)
 	c.DiskBusy = osr.mean("disk_util_pct", w) / 100
 	c.ClientCPU = cores(osr.mean("client_cpu_us_ps", w))
 	c.BoxCPU = cores(osr.mean("box_cpu_us_ps", w))
-	c.BoxRunQueue = osr.mean("box_tasks_runnable", w)
+	c.BoxRunQueue, c.BoxRunQueueP90 = osr.spread("box_tasks_runnable", w)
 	c.SamplerCPU = cores(osr.mean("sampler_cpu_us_ps", w))
 	c.IOWait = osr.mean("cpu_iowait_pct", w) / 100
 	return c
@@ -253,8 +254,8 @@ func meanCost(cs []*Cost) *Cost {
 	out := &Cost{Host: cs[0].Host, Role: cs[0].Role, Kernel: cs[0].Kernel, FsyncParts: map[string]float64{}}
 	fields := func(c *Cost) []*float64 {
 		return []*float64{&c.Tx, &c.Seconds, &c.TPS, &c.CPUUs, &c.CS, &c.ReadKiB, &c.WriteKiB, &c.Fsync, &c.BinlogBytes, &c.BinlogGroups,
-			&c.SemisyncShare, &c.NCPU, &c.ServerCPU, &c.HostCPU, &c.RunQueue, &c.ServerRunnable, &c.DiskBusy,
-			&c.ThreadsRunning, &c.ClientCPU, &c.BoxCPU, &c.BoxRunQueue, &c.SamplerCPU, &c.IOWait}
+			&c.SemisyncShare, &c.NCPU, &c.ServerCPU, &c.HostCPU, &c.RunQueue, &c.RunQueueP90, &c.ServerRunnable, &c.DiskBusy,
+			&c.ThreadsRunning, &c.ClientCPU, &c.BoxCPU, &c.BoxRunQueue, &c.BoxRunQueueP90, &c.SamplerCPU, &c.IOWait}
 	}
 	dst := fields(out)
 	for i := range dst {

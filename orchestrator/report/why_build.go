@@ -15,7 +15,7 @@ import (
 func (t *Table) buildWhy() *Why {
 	w := &Why{Runs: map[*Run]*runWhy{}}
 	for _, g := range t.Groups {
-		gw := &GroupWhy{Label: g.Label, Ratio: g.Ratio, Profiles: map[string]*stacks.Profile{}}
+		gw := &GroupWhy{Label: g.Label, Ratio: g.Ratio, ApplyTxPS: g.Replica.ApplyTxPS, Profiles: map[string]*stacks.Profile{}}
 		if g == t.Baseline {
 			gw.Ratio = 1
 			w.Base = gw
@@ -139,7 +139,13 @@ func (w *Why) costRows(mark func(string) string) [][]string {
 				}
 				return s
 			}
-			row := []string{g.Label, c.Host, c.Role, cell(func(c *Cost) float64 { return c.TPS }, 0, func(v float64) string { return num(v, 0) })}
+			tps := cell(func(c *Cost) float64 { return c.TPS }, 0, func(v float64) string { return num(v, 0) })
+			if c.Role == "slave" {
+				// A slave's own rate, without a ratio: the applied ratio is
+				// one figure (the slowest slave's, the Replicas line's).
+				tps = num(c.TPS, 0)
+			}
+			row := []string{g.Label, c.Host, c.Role, tps}
 			for _, m := range metrics {
 				row = append(row, cell(m.get, m.floor, func(v float64) string { return small(v, m.prec) }))
 			}

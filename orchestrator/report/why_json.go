@@ -39,7 +39,7 @@ func costJSON(c *Cost) whyCostJSON {
 	}
 	v := jsonNum
 	out := whyCostJSON{"host": c.Host, "host_role": c.Role, "host_tx": v(c.Tx), "host_tx_per_s": v(c.TPS),
-		"server_cpu_frac": v(c.ServerCPU), "host_cpu_busy_frac": v(c.HostCPU), "run_queue": v(c.RunQueue),
+		"server_cpu_frac": v(c.ServerCPU), "host_cpu_busy_frac": v(c.HostCPU), "run_queue": v(c.RunQueue), "run_queue_p90": v(c.RunQueueP90),
 		"server_threads_runnable": v(c.ServerRunnable), "disk_busy_frac": v(c.DiskBusy), "threads_running": v(c.ThreadsRunning),
 		"ncpu": v(c.NCPU), "sampler_cpu_frac": v(c.SamplerCPU)}
 	if c.Kernel != "" {
@@ -57,6 +57,7 @@ func costJSON(c *Cost) whyCostJSON {
 	if c.Role == "loadbox" {
 		bound, why := clientBound(c)
 		out["client_cpu_frac"], out["box_cpu_frac"], out["box_run_queue"] = v(c.ClientCPU), v(c.BoxCPU), v(c.BoxRunQueue)
+		out["box_run_queue_p90"] = v(c.BoxRunQueueP90)
 		out["client_bound"], out["client_bound_why"] = bound, why
 	}
 	return out

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"html/template"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -20,12 +21,14 @@ var whyNotes = []string{
 		fsyncSum() + "; binlog_bytes_per_tx: Binlog_bytes_written (MariaDB), the Performance Schema's bytes written to the binary log files (MySQL, Percona: wait/io/file/sql/binlog); binlog_groups_per_tx: Binlog_group_commits (MariaDB; the inverse of the mean group size; MySQL exports no such counter, so it shows —); " +
 		"semisync_wait_frac: the master's ACK wait per transaction (avg wait x acknowledged commits) over the client's mean latency.",
 	"USE: server CPU is the server process's CPU as a share of the host's cores; host CPU busy and run queue are /proc/stat and " +
-		"/proc/loadavg (machine-wide: on hosts sharing a kernel, as in the lab, they count every host); disk busy is the datadir's device. " +
+		"/proc/loadavg (machine-wide: on hosts sharing a kernel, as in the lab, they count every host); a run queue is the median of the window's " +
+		"samples with their 90th percentile in parentheses (it spikes: a mean reads spikes as saturation); disk busy is the datadir's device. " +
 		"Saturated at 90%. Hosts that report one kernel (release and boot time; containers have a boot id each) share a machine: their busy share and run queue are marked (machine), " +
-		"and the machine's row says whether it is saturated and where its CPU went: the servers' processes, the benchmark clients, " +
+		"and the machine's row says whether it is saturated (machine-bound) and where its CPU went: the servers' processes, the benchmark clients, the load box's other processes, " +
 		"orch's /proc samplers on every host (sampler_cpu_us_ps), iowait, and everything else (the busy share less those: orch itself " +
 		"when it runs there, sshd, any other process). The load box's row gives the CPU and runnable tasks of its own processes (its PID namespace in the lab) " +
-		"and its benchmark client's CPU: a client (or load box) at 90% of its cores, or a run queue above its cores, makes the run client-bound.",
+		"and its benchmark client's CPU: only a client at 90% of its cores makes the run client-bound (on a shared kernel the box's run queue and " +
+		"busy share are the machine's contention, said on the machine's row: machine-bound).",
 }
 
 // mdWhy writes the section under a table's verdicts.
@@ -172,7 +175,7 @@ func (w *Why) useRows() [][]string {
 			if c.DiskBusy >= saturatedShare {
 				flags = append(flags, "disk-bound")
 			}
-			busy, queue := pctFixed(c.HostCPU), num(c.RunQueue, 1)
+			busy, queue := pctFixed(c.HostCPU), queueCell(c.RunQueue, c.RunQueueP90)
 			if shared {
 				busy, queue = busy+" (machine)", queue+" (machine)"
 			}
@@ -185,7 +188,7 @@ func (w *Why) useRows() [][]string {
 				flag = "client-bound: " + why
 			}
 			rows = append(rows, []string{g.Label, lb.Host, "loadbox", num(lb.NCPU, 0), "", pctFixed(lb.BoxCPU),
-				num(lb.BoxRunQueue, 1), "", "", "", pctFixed(lb.ClientCPU), flag})
+				queueCell(lb.BoxRunQueue, lb.BoxRunQueueP90), "", "", "", pctFixed(lb.ClientCPU), flag})
 		}
 		rows = append(rows, g.machineRows()...)
 	}
@@ -193,6 +196,14 @@ func (w *Why) useRows() [][]string {
 }
 
 func joinFlags(f []string) string { return strings.Join(f, ", ") }
+
+// queueCell is a run queue's median with its 90th percentile: "1.0 (p90 12.0)".
+func queueCell(median, p90 float64) string {
+	if math.IsNaN(p90) {
+		return num(median, 1)
+	}
+	return num(median, 1) + " (p90 " + num(p90, 1) + ")"
+}
 
 // sharedBy is how many of the run's hosts share c's kernel ("" when its
 // boot id is unknown).

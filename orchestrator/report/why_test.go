@@ -18,8 +18,8 @@ import (
 func cost(host, role string, set func(c *Cost)) *Cost {
 	n := math.NaN()
 	c := &Cost{Host: host, Role: role, Tx: n, Seconds: n, TPS: n, CPUUs: n, CS: n, ReadKiB: n, WriteKiB: n, Fsync: n, BinlogBytes: n,
-		SemisyncShare: n, NCPU: 2, ServerCPU: n, HostCPU: n, RunQueue: n, ServerRunnable: n, DiskBusy: n, ThreadsRunning: n,
-		ClientCPU: n, BoxCPU: n, BoxRunQueue: n, FsyncParts: map[string]float64{}}
+		SemisyncShare: n, NCPU: 2, ServerCPU: n, HostCPU: n, RunQueue: n, RunQueueP90: n, ServerRunnable: n, DiskBusy: n, ThreadsRunning: n,
+		ClientCPU: n, BoxCPU: n, BoxRunQueue: n, BoxRunQueueP90: n, FsyncParts: map[string]float64{}}
 	set(c)
 	return c
 }
@@ -89,6 +89,7 @@ func TestAttributionSlavesAndStacks(t *testing.T) {
 		g := group(label, ratio,
 			cost("master", "master", func(c *Cost) { c.TPS, c.HostCPU, c.DiskBusy = 1000*ratio, 0.5, 0.1 }),
 			cost("slave1", "slave", func(c *Cost) { c.TPS, c.Fsync, c.DiskBusy = slaveTPS, slaveFsync, 0.95 }))
+		g.ApplyTxPS = slaveTPS // the Replicas line's applied rate
 		r := stacks.Raw{Snapshots: 1}
 		for i := 0; i < 10; i++ {
 			fr := []stacks.Frame{{Func: "__futex_abstimed_wait_common64", Lib: true}, {Func: "do_command"}}
@@ -119,7 +120,7 @@ func TestAttributionSlavesAndStacks(t *testing.T) {
 	got := attribution(base, g)
 	for _, want := range []string{
 		// 0.001 fsyncs is under the metric's floor (0.01): no "2,000x".
-		"Slaves: rocksdb applied 0.250x (250 vs 1000 tx/s) with fsyncs per applied transaction (2.00 vs 0.00100: the baseline's near 0, no ratio)",
+		"Slaves: the slowest applied 250 vs 1000 tx/s (Replicas), with fsyncs per applied transaction (2.00 vs 0.00100: the baseline's near 0, no ratio)",
 		"they fell behind the master (250 of 1000 tx/s committed), disk-bound.",
 		// Grew by 40 points along one chain: the innermost server frame.
 		"Stacks (master): `MYSQL_BIN_LOG::ordered_commit` in 50.0% of thread samples (innodb 10.0%).",
@@ -141,11 +142,16 @@ func TestClientBound(t *testing.T) {
 		why               string
 	}{
 		{0.93, 0.95, 1, true, "client 93.0% of 2 cores"},
-		{0.2, 0.92, 1, true, "its processes 92.0% of 2 cores"},
-		{0.3, 0.5, 5.1, true, "run queue 5.1 > 2 cores"},
+		{0.93, 0.95, 5, true, "client 93.0% of 2 cores, run queue median 5.0 > 2 cores (p90 5.0)"},
+		// Neither the box's other processes nor its run queue alone: the
+		// client's own CPU must be near the box's capacity.
+		{0.2, 0.92, 1, false, ""},
+		{0.3, 0.5, 5.1, false, ""},
 		{0.5, 0.6, 2, false, ""},
 	} {
-		lb := cost("loadbox", "loadbox", func(x *Cost) { x.ClientCPU, x.BoxCPU, x.BoxRunQueue = c.client, c.box, c.runq })
+		lb := cost("loadbox", "loadbox", func(x *Cost) {
+			x.ClientCPU, x.BoxCPU, x.BoxRunQueue, x.BoxRunQueueP90 = c.client, c.box, c.runq, c.runq
+		})
 		bound, why := clientBound(lb)
 		if bound != c.bound || why != c.why {
 			t.Errorf("%+v: got %v %q", c, bound, why)

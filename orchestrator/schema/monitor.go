@@ -49,7 +49,10 @@ type SemiSyncHealth struct {
 }
 
 // SlaveLag is a slave's worst replication lag seen. Trust Transactions:
-// Seconds_Behind_Master reads 0 on a slave whose link is down.
+// Seconds_Behind_Master reads 0 on a slave whose link is down. It is the
+// monitor's live figure, against the master's latest sample (for a slave
+// read before the master in a tick, the previous tick's): the report reads
+// the maximum again from gtid_pos, at each sample's instant.
 type SlaveLag struct {
 	Host            string `json:"host"`
 	MaxSeconds      *int64 `json:"max_seconds"`
