@@ -24,6 +24,7 @@ func newMatrixCmd(g *globalOptions) *cobra.Command {
 		noiseFloor                     string
 		seed                           int64
 		until                          untilFlags
+		store                          storeFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "matrix [INVENTORY] --engines=E1,E2 [--knobs=NAME[=V1,V2][;NAME...]]... [--repeat N]",
@@ -97,7 +98,8 @@ NOT COMPARABLE.`,
 					Baseline: baseline, Overrides: over, AA: aa, Until: rule, RepeatSet: cmd.Flags().Changed("repeat")},
 				NoiseFloor: noiseFloor, AllowAsymmetry: allowAsymmetry, AllowMixed: allowMixed, AllowUnsafe: allowUnsafe, DryRun: dryRun, FailFast: failFast, KeepRemote: b.keepRemote,
 				WaitRunning: waitRunning, StallLimit: b.stallLimit, Stacks: stackMode, Version: buildVersion(), Command: os.Args,
-				Connect: g.ConnectAll, Out: cmd.OutOrStdout(), Err: cmd.ErrOrStderr(), Terminal: isTerminal(cmd.ErrOrStderr()), Verbose: g.verbose}
+				Connect: g.ConnectAll, Out: cmd.OutOrStdout(), Err: cmd.ErrOrStderr(), Terminal: isTerminal(cmd.ErrOrStderr()), Verbose: g.verbose,
+				Store: store.file, StoreConfig: store.config}
 			if cmd.Flags().Changed("seed") {
 				o.Seed = &seed
 			}
@@ -127,6 +129,7 @@ NOT COMPARABLE.`,
 	f.BoolVar(&aa, "aa", false, "A/A: run the one configuration of --engines/--knobs twice, as arms (a) and (b), interleaved; the report states the cluster's noise floor")
 	f.StringVar(&noiseFloor, "noise-floor", matrix.NoiseFloorAuto, "A/A matrix whose noise floor the report holds verdicts against: DIR, auto (the newest finished A/A of the workload under --runs) or none")
 	until.register(f)
+	store.register(f, true)
 	return cmd
 }
 

@@ -98,7 +98,8 @@ func Diff(a, b Identity, ignore []string) []string {
 		if slices.Contains(ignore, f) || a.field(f) == b.field(f) {
 			continue
 		}
-		out = append(out, fmt.Sprintf("%s: %s -> %s", f, orNone(a.field(f)), orNone(b.field(f))))
+		va, vb := changed(a.field(f), b.field(f))
+		out = append(out, fmt.Sprintf("%s: %s -> %s", f, orNone(va), orNone(vb)))
 	}
 	return out
 }
@@ -112,6 +113,31 @@ func DiffFields(a, b Identity, ignore []string) []string {
 		}
 	}
 	return out
+}
+
+// changed keeps the parts of two lists ("a=1 b=2", or "x; y") that are not
+// in both, so that a long field's difference reads at a glance.
+func changed(a, b string) (string, string) {
+	sep := " "
+	if strings.Contains(a+b, "; ") {
+		sep = "; "
+	}
+	pa, pb := strings.Split(a, sep), strings.Split(b, sep)
+	var ka, kb []string
+	for _, x := range pa {
+		if !slices.Contains(pb, x) {
+			ka = append(ka, x)
+		}
+	}
+	for _, x := range pb {
+		if !slices.Contains(pa, x) {
+			kb = append(kb, x)
+		}
+	}
+	if len(ka) == 0 && len(kb) == 0 {
+		return a, b // the same parts in another order
+	}
+	return strings.Join(ka, sep), strings.Join(kb, sep)
 }
 
 func orNone(s string) string {

@@ -1,6 +1,7 @@
 package history
 
 import (
+	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"math"
@@ -36,11 +37,31 @@ type Series struct {
 type Point struct {
 	Campaign string       `json:"campaign"`
 	Start    time.Time    `json:"start"`
-	Sample   stats.Sample `json:"sample"`
+	Sample   stats.Sample `json:"-"`
 	// Runs counts every run, Sample.N those in the statistics.
-	Runs   int    `json:"runs"`
-	Report string `json:"report,omitempty"`
-	Dirs   []string
+	Runs   int      `json:"runs"`
+	Report string   `json:"report,omitempty"`
+	Dirs   []string `json:"dirs"`
+}
+
+// MarshalJSON writes the point with its sample's figures (null where
+// there is none: JSON has no NaN).
+func (p Point) MarshalJSON() ([]byte, error) {
+	type plain Point
+	return json.Marshal(struct {
+		plain
+		N      int      `json:"n"`
+		Mean   *float64 `json:"mean_metric"`
+		CILow  *float64 `json:"ci95_low_metric"`
+		CIHigh *float64 `json:"ci95_high_metric"`
+	}{plain(p), p.Sample.N, finite(p.Sample.Mean), finite(p.Sample.CILow), finite(p.Sample.CIHigh)})
+}
+
+func finite(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
 }
 
 // Change is a change point: the first point of the new level, the levels

@@ -9,6 +9,7 @@ import (
 
 	"github.com/orch-bench/orch/orchestrator/bench"
 	"github.com/orch-bench/orch/orchestrator/cluster"
+	"github.com/orch-bench/orch/orchestrator/history"
 	"github.com/orch-bench/orch/orchestrator/rundir"
 	"github.com/orch-bench/orch/orchestrator/runner"
 	"github.com/orch-bench/orch/orchestrator/stacks"
@@ -41,6 +42,9 @@ type ExecConfig struct {
 	Logf  func(format string, args ...any)
 	// Secrets are masked out of cell errors saved in matrix.json.
 	Secrets []string
+
+	// History records each cell when it ends (nil: not recorded).
+	History *history.Where
 
 	// Judge judges each complete round of a matrix with a stopping rule
 	// (m.Until); nil runs every cell.
@@ -132,7 +136,7 @@ func runCell(ctx context.Context, m *Matrix, c *Cell, cfg ExecConfig) (State, er
 	out, err := runner.Run(ctx, runner.Config{
 		Cluster: cfg.Cluster, Workload: w, Engine: c.Engine, Knobs: desired.Knobs, Dir: d, Events: events,
 		Command: cfg.Command, Version: cfg.Version, StallLimit: cfg.StallLimit, KeepRemote: cfg.KeepRemote, Stacks: cfg.Stacks,
-		Progress: cfg.Progress, Logf: cfg.Logf, Verbose: cfg.Verbose,
+		Progress: cfg.Progress, Logf: cfg.Logf, Verbose: cfg.Verbose, History: cfg.History,
 	})
 	if err != nil {
 		return interrupted(err)
