@@ -41,7 +41,7 @@ func WriteHTML(path string, series []*Series, ignore []string) error {
 			p.Identity = append(p.Identity, f+": "+orNone(s.Identity.field(f)))
 		}
 		for _, c := range s.Changes {
-			p.Changes = append(p.Changes, fmt.Sprintf("point %d: %s", c.At+1, c.Short()))
+			p.Changes = append(p.Changes, fmt.Sprintf("%s (point %d, p=%.3f)", c.Short(), c.At+1, c.P))
 		}
 		p.SVG = seriesSVG(s, base)
 		data.Plots = append(data.Plots, p)
