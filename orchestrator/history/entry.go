@@ -44,6 +44,50 @@ type Entry struct {
 // report's own figures (report.RunRecords). A run without a start (parse
 // output) has no place in a history and is left out.
 func Extract(dirs []string) ([]Entry, error) {
+	var out []Entry
+	for _, d := range dirs {
+		es, err := extractOne(d)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, es...)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Start.Before(out[j].Start) })
+	return out, nil
+}
+
+// extractOne reads one directory. A matrix cell is read through its
+// matrix, which knows its configuration, its fate and its warm-up: its
+// figure is the one the matrix's report gives it.
+func extractOne(dir string) ([]Entry, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	m := filepath.Dir(filepath.Dir(abs))
+	if filepath.Base(filepath.Dir(abs)) != "cells" || !runs.IsMatrix(m) {
+		return extract([]string{dir})
+	}
+	all, err := extract([]string{m})
+	if err != nil {
+		return nil, err
+	}
+	var out []Entry
+	for _, e := range all {
+		if same(e.Dir, abs) {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+func same(a, b string) bool {
+	ra, err1 := filepath.EvalSymlinks(a)
+	rb, err2 := filepath.EvalSymlinks(b)
+	return a == b || (err1 == nil && err2 == nil && ra == rb)
+}
+
+func extract(dirs []string) ([]Entry, error) {
 	recs, err := report.RunRecords(dirs)
 	if err != nil {
 		return nil, err
@@ -70,7 +114,6 @@ func Extract(dirs []string) ([]Entry, error) {
 		}
 		out = append(out, e)
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Start.Before(out[j].Start) })
 	return out, nil
 }
 

@@ -43,7 +43,8 @@ type ExecConfig struct {
 	// Secrets are masked out of cell errors saved in matrix.json.
 	Secrets []string
 
-	// History records each cell when it ends (nil: not recorded).
+	// History records each cell when it ends, once matrix.json says how
+	// (schedule.go; nil: not recorded).
 	History *history.Where
 
 	// Judge judges each complete round of a matrix with a stopping rule
@@ -136,7 +137,7 @@ func runCell(ctx context.Context, m *Matrix, c *Cell, cfg ExecConfig) (State, er
 	out, err := runner.Run(ctx, runner.Config{
 		Cluster: cfg.Cluster, Workload: w, Engine: c.Engine, Knobs: desired.Knobs, Dir: d, Events: events,
 		Command: cfg.Command, Version: cfg.Version, StallLimit: cfg.StallLimit, KeepRemote: cfg.KeepRemote, Stacks: cfg.Stacks,
-		Progress: cfg.Progress, Logf: cfg.Logf, Verbose: cfg.Verbose, History: cfg.History,
+		Progress: cfg.Progress, Logf: cfg.Logf, Verbose: cfg.Verbose,
 	})
 	if err != nil {
 		return interrupted(err)
