@@ -231,7 +231,7 @@ func (l *loop) finish(ctx context.Context, r cellResult) error {
 	// Recorded once matrix.json holds the cell's fate, as the matrix's
 	// report reads it (its warm-up, its state).
 	if l.cfg.History != nil && r.state != Interrupted {
-		if dir, derr := m.CellDir(r.id); derr == nil {
+		if dir, derr := m.cellPath(r.id); derr == nil {
 			l.cfg.History.Record(ctx, dir, l.logf)
 		}
 	}
