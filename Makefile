@@ -94,6 +94,7 @@ bench: build
 	$(GO) test -run '^$$' -bench ParseHuge -benchtime 1x ./orchestrator/bench/
 	$(GO) test -run '^$$' -bench HugeLogRSS -benchtime 1x ./cmd/orch/
 	$(GO) test -run '^$$' -bench CommandLogLine -benchtime 1x ./orchestrator/rundir/
+	$(GO) test -run '^$$' -bench ChangePointSimulation -benchtime 1x ./orchestrator/changepoint/
 	@if [ -f $(LAB_INV) ]; then \
 	  ORCH_LAB_INVENTORY=$(CURDIR)/$(LAB_INV) ORCH_BIN=$(CURDIR)/$(BIN) \
 	    $(GO) test -run '^$$' -bench 'UpCriticalPath|MatrixCellOverhead|ObserverCost|MatrixClusters|TimeToDecision' -benchtime 1x ./integration/ && \

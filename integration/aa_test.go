@@ -17,7 +17,8 @@ import (
 // noise-floor.json; a later report held against it names it. Sweeps are
 // refused before any host is contacted. It runs under issue 20's stopping
 // rule (--precision 10% --max-repeat 6), which must end an A/A equivalent
-// or not resolved, never different.
+// or not resolved, never different. Both matrices' cells are in the runs
+// root's history (checkHistory).
 func TestMatrixAA(t *testing.T) {
 	l := needLab(t)
 	runs := t.TempDir()
@@ -142,4 +143,5 @@ func TestMatrixAA(t *testing.T) {
 	if !strings.Contains(rr.stdout, "Noise floor (A/A "+dir+", "+n+"+"+n+" runs)") || strings.Contains(rr.stdout, "not applicable") {
 		t.Errorf("the report held against the A/A does not name its floor:\n%s", rr.stdout)
 	}
+	checkHistory(t, l, runs)
 }

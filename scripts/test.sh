@@ -48,8 +48,9 @@ tree_log=$(mktemp)
 tree_pid=$!
 
 phase unit
-# The report's browser checks (headless Chromium) fail rather than skip here.
-ORCH_REQUIRE_BROWSER=1 $GO test -count=1 ./...
+# The report's browser checks (headless Chromium) and the history's MariaDB store
+# test (a private mariadbd of the lab's packages) fail rather than skip here.
+ORCH_REQUIRE_BROWSER=1 ORCH_REQUIRE_MARIADB=1 $GO test -count=1 ./...
 
 phase tree "the MySQL lab's tree"
 if ! wait "$tree_pid"; then

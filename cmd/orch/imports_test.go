@@ -24,6 +24,7 @@ var cmdImports = map[string]string{
 	"orchestrator/runner":   "orch run, collect and exec: runner.Bench, runner.CollectDir, runner.Exec; up, down, status, check and inventory: runner.NewUp, runner.Down, runner.Status, runner.Check, runner.ValidateSet; how every command loads and reaches its clusters: runner.Access",
 	"orchestrator/report":   "orch report: report.Answer",
 	"orchestrator/dbinsert": "orch dbinsert: dbinsert.Run (and dbinsert.Deps for its help)",
+	"orchestrator/history":  "orch history and compare: history.Show, history.ImportDirs, history.CompareCampaigns (and history.Fields, Filter, ParseDate for their flags)",
 	"lab":                   "orch lab",
 	// Value types and plumbing every command shares.
 	"topology":             "the inventory the flag layer loads",
@@ -50,6 +51,8 @@ var useCaseFiles = map[string][]string{
 	"up.go":         {"orchestrator/runner", "topology"},
 	"check.go":      {"orchestrator/runner"},
 	"dbinsert.go":   {"orchestrator/dbinsert"},
+	"history.go":    {"orchestrator/history"},
+	"compare.go":    {"orchestrator/history"},
 	"inventory.go":  {"orchestrator/runner", "topology"},
 }
 

@@ -24,6 +24,7 @@ func newMatrixCmd(g *globalOptions) *cobra.Command {
 		noiseFloor, analysis           string
 		seed                           int64
 		until                          untilFlags
+		store                          storeFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "matrix [INVENTORY] --engines=E1,E2 [--knobs=NAME[=V1,V2][;NAME...]]... [--repeat N]",
@@ -97,7 +98,8 @@ NOT COMPARABLE.`,
 					Baseline: baseline, Overrides: over, AA: aa, Until: rule, RepeatSet: cmd.Flags().Changed("repeat"), Analysis: analysis},
 				NoiseFloor: noiseFloor, AllowAsymmetry: allowAsymmetry, AllowMixed: allowMixed, AllowUnsafe: allowUnsafe, DryRun: dryRun, FailFast: failFast, KeepRemote: b.keepRemote,
 				WaitRunning: waitRunning, StallLimit: b.stallLimit, Stacks: stackMode, Version: buildVersion(), Command: os.Args,
-				Connect: g.ConnectAll, Out: cmd.OutOrStdout(), Err: cmd.ErrOrStderr(), Terminal: isTerminal(cmd.ErrOrStderr()), Verbose: g.verbose}
+				Connect: g.ConnectAll, Out: cmd.OutOrStdout(), Err: cmd.ErrOrStderr(), Terminal: isTerminal(cmd.ErrOrStderr()), Verbose: g.verbose,
+				Store: store.file, StoreConfig: store.config}
 			if cmd.Flags().Changed("seed") {
 				o.Seed = &seed
 			}
@@ -129,6 +131,7 @@ NOT COMPARABLE.`,
 	until.register(f)
 	f.StringVar(&analysis, "analysis", "", "pre-register the report's analysis, recorded in matrix.json before any run: blocked (each round's ratio, t across rounds; "+
 		"the default, as the matrix runs in rounds) or unpaired (ratio of means, Fieller's interval, rounds ignored); the stopping rule judges with it")
+	store.register(f, true)
 	return cmd
 }
 

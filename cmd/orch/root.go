@@ -62,6 +62,8 @@ commands that contact no host (parse, report, inventory) have no SSH flags.`,
 		newMatrixCmd(g),
 		newReportCmd(g),
 		newDBInsertCmd(g),
+		newHistoryCmd(),
+		newCompareCmd(),
 	)
 	g.applyGrammar(root)
 	return root

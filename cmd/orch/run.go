@@ -23,6 +23,7 @@ func newRunCmd(g *globalOptions) *cobra.Command {
 		knobs               []string
 		allowUnsafe         []string
 		noUp                bool
+		store               storeFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "run [INVENTORY] --workload NAME|FILE",
@@ -72,6 +73,7 @@ run interrupted.`,
 				StallLimit: b.stallLimit, KeepRemote: b.keepRemote, Stacks: stackMode, NoMonitors: noMonitors,
 				Connect: g.ConnectAll, Version: buildVersion(), Command: os.Args,
 				Err: cmd.ErrOrStderr(), Terminal: isTerminal(cmd.ErrOrStderr()), Verbose: g.verbose,
+				Store: store.file, StoreConfig: store.config,
 			})
 			if out == nil {
 				if errors.Is(err, runner.ErrInterrupted) { // up, stopped by Ctrl-C
@@ -97,6 +99,7 @@ run interrupted.`,
 	f.StringArrayVar(&knobs, "knob", nil, "server variable override NAME=VALUE (repeatable)")
 	allowUnsafeFlag(f, &allowUnsafe)
 	f.BoolVar(&noUp, "no-up", false, "do not bring the cluster to the engine and knobs first")
+	store.register(f, true)
 	f.StringVar(&monitorFlag, "monitor", "on", "on, or off: no per-second time series, no stall watchdog and no monitor figures in the report; only for measuring what orch's watching costs (make bench)")
 	return cmd
 }

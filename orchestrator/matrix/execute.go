@@ -9,6 +9,7 @@ import (
 
 	"github.com/orch-bench/orch/orchestrator/bench"
 	"github.com/orch-bench/orch/orchestrator/cluster"
+	"github.com/orch-bench/orch/orchestrator/history"
 	"github.com/orch-bench/orch/orchestrator/rundir"
 	"github.com/orch-bench/orch/orchestrator/runner"
 	"github.com/orch-bench/orch/orchestrator/stacks"
@@ -41,6 +42,10 @@ type ExecConfig struct {
 	Logf  func(format string, args ...any)
 	// Secrets are masked out of cell errors saved in matrix.json.
 	Secrets []string
+
+	// History records each cell when it ends, once matrix.json says how
+	// (schedule.go; nil: not recorded).
+	History *history.Where
 
 	// Judge judges each complete round of a matrix with a stopping rule
 	// (m.Until); nil runs every cell.

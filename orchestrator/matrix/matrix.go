@@ -235,6 +235,16 @@ func (m *Matrix) CellDir(id string) (string, error) {
 	return p, nil
 }
 
+// cellPath is the absolute path of cell id's run directory, touching
+// nothing (CellDir makes it, moving an earlier attempt aside).
+func (m *Matrix) cellPath(id string) (string, error) {
+	c := m.cell(id)
+	if c == nil || m.dir == nil {
+		return "", fmt.Errorf("matrix: no cell %s", id)
+	}
+	return m.dir.Abs(c.Dir)
+}
+
 // moveAside renames p to the first free p.attempt-N.
 func moveAside(p string) error {
 	for n := 1; n < 1000; n++ {

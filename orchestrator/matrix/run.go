@@ -10,6 +10,7 @@ import (
 	"github.com/orch-bench/orch/orchestrator/bench"
 	"github.com/orch-bench/orch/orchestrator/cluster"
 	"github.com/orch-bench/orch/orchestrator/flavor"
+	"github.com/orch-bench/orch/orchestrator/history"
 	"github.com/orch-bench/orch/orchestrator/report"
 	"github.com/orch-bench/orch/orchestrator/runner"
 	"github.com/orch-bench/orch/orchestrator/stacks"
@@ -59,6 +60,9 @@ type Options struct {
 	Terminal bool
 	// Verbose prints each cell's client commands in full (-v).
 	Verbose bool
+	// Store and StoreConfig name the results store each cell is recorded
+	// in when it ends (history.Where: default Root/history.sqlite).
+	Store, StoreConfig string
 }
 
 // --noise-floor values besides a directory.
@@ -104,6 +108,7 @@ func Run(ctx context.Context, o Options) error {
 		Workload: m.CellWorkload, Version: o.Version, Command: o.Command, Costs: PlanCosts(o.Root, w),
 		FailFast: o.FailFast, StallLimit: o.StallLimit, KeepRemote: o.KeepRemote, WaitRunning: o.WaitRunning, Stacks: o.Stacks,
 		Progress: progress, Logf: u.logf, Secrets: secrets, Judge: report.JudgeMatrix, Verbose: o.Verbose,
+		History: &history.Where{Root: o.Root, File: o.Store, ConfigFile: o.StoreConfig},
 	})
 	u.writeEnd(m)
 	if rerr := u.writeReport(m.Dir()); rerr != nil && err == nil {

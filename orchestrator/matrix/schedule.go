@@ -228,6 +228,13 @@ func (l *loop) finish(ctx context.Context, r cellResult) error {
 	if serr := m.Save(); serr != nil {
 		return serr
 	}
+	// Recorded once matrix.json holds the cell's fate, as the matrix's
+	// report reads it (its warm-up, its state).
+	if l.cfg.History != nil && r.state != Interrupted {
+		if dir, derr := m.cellPath(r.id); derr == nil {
+			l.cfg.History.Record(ctx, dir, l.logf)
+		}
+	}
 	m.judgeRound(l.cfg.Judge, l.logf)
 	if !m.Done() && r.state != Interrupted && !l.stop {
 		l.logf("%s", EstimateLeft(m, l.cfg.Costs, time.Now()))

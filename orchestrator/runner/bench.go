@@ -11,6 +11,7 @@ import (
 	"github.com/orch-bench/orch/orchestrator"
 	"github.com/orch-bench/orch/orchestrator/bench"
 	"github.com/orch-bench/orch/orchestrator/cluster"
+	"github.com/orch-bench/orch/orchestrator/history"
 	"github.com/orch-bench/orch/orchestrator/preflight"
 	"github.com/orch-bench/orch/orchestrator/server"
 	"github.com/orch-bench/orch/orchestrator/stacks"
@@ -49,6 +50,9 @@ type BenchOptions struct {
 	Terminal bool
 	// Verbose prints every step as it starts and every client command.
 	Verbose bool
+	// Store and StoreConfig name the results store the run is recorded
+	// in (history.Where: default Root/history.sqlite; Store "off": none).
+	Store, StoreConfig string
 }
 
 // Bench is `orch run`: check the input before any host, connect and lock
@@ -99,7 +103,7 @@ func Bench(ctx context.Context, o BenchOptions) (*Outcome, error) {
 		Cluster: c, Workload: w, Engine: engine, Knobs: desired.Knobs, Root: o.Root, Events: events,
 		Command: o.Command, Version: o.Version, StallLimit: o.StallLimit, KeepRemote: o.KeepRemote, Stacks: o.Stacks,
 		NoMonitors: o.NoMonitors, Progress: progress, Logf: func(f string, a ...any) { fmt.Fprintf(o.Err, f+"\n", a...) },
-		Verbose: o.Verbose,
+		Verbose: o.Verbose, History: &history.Where{Root: o.Root, File: o.Store, ConfigFile: o.StoreConfig},
 	})
 }
 

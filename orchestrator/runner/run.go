@@ -12,6 +12,7 @@ import (
 	"github.com/orch-bench/orch/orchestrator/bench"
 	"github.com/orch-bench/orch/orchestrator/cluster"
 	"github.com/orch-bench/orch/orchestrator/executor"
+	"github.com/orch-bench/orch/orchestrator/history"
 	"github.com/orch-bench/orch/orchestrator/monitor"
 	"github.com/orch-bench/orch/orchestrator/rundir"
 	"github.com/orch-bench/orch/orchestrator/schema"
@@ -58,6 +59,9 @@ type Config struct {
 	// NoMonitors (--monitor=off) runs without the per-second series and
 	// the stall watchdog: only for measuring what watching costs.
 	NoMonitors bool
+	// History, when set, is the results store the run is recorded in
+	// when it ends (orchestrator/history).
+	History *history.Where
 	// Verbose prints each client command in full on the console (it is
 	// always in benchmark/commands.txt); otherwise only the step's name.
 	Verbose bool
@@ -174,6 +178,9 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 	}
 	if err := r.dir.FinishManifest(out.Status, manifestErr); err != nil {
 		r.logf("run: %v", err)
+	}
+	if cfg.History != nil {
+		cfg.History.Record(fctx, r.dir.Path(), r.logf)
 	}
 	return out, runErr
 }

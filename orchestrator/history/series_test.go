@@ -1,0 +1,97 @@
+package history
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/orch-bench/orch/orchestrator/changepoint"
+)
+
+// knobHistory is 8 campaigns of 3 runs; from campaign 6 the knob
+// innodb_flush_log_at_trx_commit=2 raises the rate by 30%, and from
+// campaign 7 a new kernel comes with it. The noise is a fixed wobble of
+// about 2%.
+func knobHistory() []Entry {
+	t0 := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	wobble := []float64{0.98, 1.01, 1.02, 0.99, 1.0, 1.015, 0.985}
+	var out []Entry
+	k := 0
+	for c := 0; c < 8; c++ {
+		for r := 0; r < 3; r++ {
+			id := Identity{Workload: "pure-random-writes", Metric: "writes/s", Engine: "innodb", Version: "MariaDB 10.11.19"}
+			level := 1000.0
+			kernel := "Linux 6.1"
+			if c >= 5 {
+				id.Knobs, level = "innodb_flush_log_at_trx_commit=2", 1300
+			}
+			if c >= 6 {
+				kernel = "Linux 6.18"
+			}
+			out = append(out, Entry{Key: fmt.Sprint(k), Identity: id, Start: t0.Add(time.Duration(k) * time.Minute), Campaign: fmt.Sprintf("m%d", c),
+				Value: level * wobble[k%len(wobble)], State: "ok", Context: map[string]string{"kernel": kernel}})
+			k++
+		}
+	}
+	return out
+}
+
+func TestSeriesSplitUnlessIgnored(t *testing.T) {
+	es := knobHistory()
+	split := Build(es, nil, changepoint.Options{})
+	if len(split) != 2 {
+		t.Fatalf("%d series, want 2 (knobs differ)", len(split))
+	}
+	var out bytes.Buffer
+	WriteTable(&out, split, nil)
+	if !strings.Contains(out.String(), "differ only in knobs: (none) -> innodb_flush_log_at_trx_commit=2; --ignore knobs makes them one") {
+		t.Errorf("the table does not say what --ignore would merge:\n%s", out.String())
+	}
+	merged := Build(es, []string{"knobs"}, changepoint.Options{})
+	if len(merged) != 1 {
+		t.Fatalf("--ignore knobs: %d series, want 1", len(merged))
+	}
+	s := merged[0]
+	if len(s.Points) != 8 || len(s.Changes) != 1 {
+		t.Fatalf("%d points, change points %+v; want 8 points, one change", len(s.Points), s.Changes)
+	}
+	c := s.Changes[0]
+	if c.At != 5 || c.Campaign != "m5" || c.Worse || c.Relative < 0.25 || c.Relative > 0.35 {
+		t.Errorf("change %+v, want at m5, +30%%, not worse", c)
+	}
+	if len(c.What) != 1 || c.What[0] != "knobs: (none) -> innodb_flush_log_at_trx_commit=2" {
+		t.Errorf("what changed: %q, want the knob alone (the kernel changed a campaign later)", c.What)
+	}
+	out.Reset()
+	WriteTable(&out, merged, []string{"knobs"})
+	for _, want := range []string{"merged across knobs (--ignore)", "series " + s.Key + " merges runs whose knobs differ", "latest at m5 +30"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, out.String())
+		}
+	}
+	out.Reset()
+	WriteSeries(&out, s)
+	if !strings.Contains(out.String(), "changed there: knobs: (none) -> innodb_flush_log_at_trx_commit=2") {
+		t.Errorf("series view:\n%s", out.String())
+	}
+}
+
+func TestRegressionCheck(t *testing.T) {
+	es := knobHistory()
+	for i := range es { // the other way round: the knob made it slower
+		es[i].Value = 2300 - es[i].Value
+	}
+	s := Build(es, []string{"knobs"}, changepoint.Options{})
+	var out bytes.Buffer
+	if n := WriteRegressions(&out, s, 0.05, 5); n != 1 || !strings.Contains(out.String(), "REGRESSION "+s[0].Key) || !strings.Contains(out.String(), "innodb_flush_log_at_trx_commit=2") {
+		t.Errorf("%d regressions:\n%s", n, out.String())
+	}
+	if n := WriteRegressions(&out, s, 0.50, 5); n != 0 {
+		t.Errorf("a -23%% change flagged beyond a 50%% threshold")
+	}
+	if n := WriteRegressions(&out, s, 0.05, 2); n != 0 {
+		t.Errorf("a change 3 points back flagged with --within 2")
+	}
+}
