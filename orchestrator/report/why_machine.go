@@ -126,30 +126,41 @@ func (m *machine) Other() float64 {
 	return o
 }
 
+// cpuGroup is one process group's busy share of the machine.
+type cpuGroup struct {
+	name  string
+	share float64
+}
+
+// groups are the machine's process groups that were measured, in the
+// order they are said, everything else last; iowait (not a process's
+// CPU) only when asked for and above 0.5%.
+func (m *machine) groups(iowait bool) []cpuGroup {
+	var out []cpuGroup
+	add := func(name string, share float64, ok bool) {
+		if ok && !math.IsNaN(share) {
+			out = append(out, cpuGroup{name, share})
+		}
+	}
+	add("servers", m.Servers, true)
+	add("client", m.Client, m.HasClient)
+	add("the load box's other processes", m.BoxOther, true)
+	add("orch's sampling", m.Sampler, true)
+	add("iowait", m.IOWait, iowait && m.IOWait >= 0.005)
+	return append(out, cpuGroup{"everything else", m.Other()})
+}
+
 // split says where the machine's CPU went: "servers 52% (the master's
 // 30%), client 20%, orch's sampling 4%, everything else 19%".
 func (m *machine) split() string {
 	var parts []string
-	if !math.IsNaN(m.Servers) {
-		s := "servers " + pctFixed(m.Servers)
-		if !math.IsNaN(m.Master) {
+	for _, g := range m.groups(true) {
+		s := g.name + " " + pctFixed(g.share)
+		if g.name == "servers" && !math.IsNaN(m.Master) {
 			s += " (the master's " + pctFixed(m.Master) + ")"
 		}
 		parts = append(parts, s)
 	}
-	if m.HasClient && !math.IsNaN(m.Client) {
-		parts = append(parts, "client "+pctFixed(m.Client))
-	}
-	if !math.IsNaN(m.BoxOther) {
-		parts = append(parts, "the load box's other processes "+pctFixed(m.BoxOther))
-	}
-	if !math.IsNaN(m.Sampler) {
-		parts = append(parts, "orch's sampling "+pctFixed(m.Sampler))
-	}
-	if !math.IsNaN(m.IOWait) && m.IOWait >= 0.005 {
-		parts = append(parts, "iowait "+pctFixed(m.IOWait))
-	}
-	parts = append(parts, "everything else "+pctFixed(m.Other()))
 	return strings.Join(parts, ", ")
 }
 
@@ -164,19 +175,9 @@ func (m *machine) perTx() string {
 	}
 	us := func(share float64) string { return num(share*m.NCPU*1e6/m.TPS, 0) }
 	var parts []string
-	if !math.IsNaN(m.Servers) {
-		parts = append(parts, "servers "+us(m.Servers))
+	for _, g := range m.groups(false) {
+		parts = append(parts, g.name+" "+us(g.share))
 	}
-	if m.HasClient && !math.IsNaN(m.Client) {
-		parts = append(parts, "client "+us(m.Client))
-	}
-	if !math.IsNaN(m.BoxOther) {
-		parts = append(parts, "the load box's other processes "+us(m.BoxOther))
-	}
-	if !math.IsNaN(m.Sampler) {
-		parts = append(parts, "orch's sampling "+us(m.Sampler))
-	}
-	parts = append(parts, "everything else "+us(m.Other()))
 	return fmt.Sprintf("%s us (%s)", us(m.Busy-nanTo(m.IOWait, 0)), strings.Join(parts, ", "))
 }
 
