@@ -11,8 +11,6 @@ import (
 
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
-
-	"github.com/orch-bench/orch/orchestrator/schema"
 )
 
 // Tolerance is how far a recomputed figure may be from the report's.
@@ -39,6 +37,8 @@ type Result struct {
 	comparisons map[string]*comparison
 	cvs         map[string]float64 // label -> run-to-run CV of its steady rates
 	until       *until             // matrix.json's stopping rule (nil: none)
+	phases      map[string]*phases // label -> its steady-state test (steady.go)
+	steady      steadyChecks
 }
 
 func (res *Result) near(what string, report string, want, slack float64) {
@@ -68,7 +68,8 @@ func Matrix(dir, out string) (*Result, error) {
 	if err := readJSONFile(join(out, "why.json"), &why); err != nil {
 		return nil, err
 	}
-	res := &Result{Steady: map[string]float64{}, Master: map[string]float64{}, comparisons: map[string]*comparison{}, cvs: map[string]float64{}, until: m.Until}
+	res := &Result{Steady: map[string]float64{}, Master: map[string]float64{}, comparisons: map[string]*comparison{}, cvs: map[string]float64{}, until: m.Until,
+		phases: map[string]*phases{}, steady: steadyChecks{seen: map[string]bool{}}}
 	byRun := map[string]map[string]string{}
 	for _, row := range rows {
 		byRun[row["run"]] = row // results.csv has one row per run
@@ -108,6 +109,8 @@ func Matrix(dir, out string) (*Result, error) {
 	blocked := m.Analysis != "unpaired"
 	for _, l := range labels {
 		res.checkGroup(l, runs[l], runs[base], l == base, blocked, byLabel(rows, l), why.groupHosts(l))
+		res.phases[l] = testPhases(l, runs[l])
+		res.checkSteadyCSV(res.phases[l], byRun, byLabel(rows, l))
 	}
 	md, err := os.ReadFile(join(out, "report.md"))
 	if err != nil {
@@ -421,73 +424,4 @@ func sortedNames(m map[string]float64) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// whyFile is why.json (schema.Why), read for each run's and each
-// configuration's hosts.
-type whyFile schema.Why
-
-func hostsByName(hs []map[string]any) map[string]map[string]any {
-	out := map[string]map[string]any{}
-	for _, h := range hs {
-		if name, ok := h["host"].(string); ok {
-			out[name] = h
-		}
-	}
-	return out
-}
-
-func (w whyFile) runHosts(id string) map[string]map[string]any {
-	for _, t := range w.Tables {
-		for _, r := range t.Runs {
-			if r.Run == id {
-				return hostsByName(r.Hosts)
-			}
-		}
-	}
-	return nil
-}
-
-// clientShift is the client clock shift the report states for run id
-// (why.json's window client_offset_s; NaN when it states none), and
-// whether the report read it from the load's start (client_offset_how
-// "load start"): then the servers' transaction counters are the load's
-// alone, from the client's start to its end.
-func (w whyFile) clientShift(id string) (float64, bool) {
-	for _, t := range w.Tables {
-		for _, r := range t.Runs {
-			if r.Run != id {
-				continue
-			}
-			fromStart := r.Window["client_offset_how"] == "load start"
-			if s, ok := r.Window["client_offset_s"].(string); ok {
-				if v, err := strconv.ParseFloat(s, 64); err == nil {
-					return v, fromStart
-				}
-			}
-			if v, ok := r.Window["client_offset_s"].(float64); ok {
-				return v, fromStart
-			}
-		}
-	}
-	return math.NaN(), false
-}
-
-func (w whyFile) groupHosts(label string) map[string]map[string]any {
-	for _, t := range w.Tables {
-		for _, g := range t.Groups {
-			if g.Label == label {
-				return hostsByName(g.Hosts)
-			}
-		}
-	}
-	return nil
-}
-
-// jsonNum is a why.json number as text ("" for null or absent).
-func jsonNum(v any) string {
-	if f, ok := v.(float64); ok {
-		return strconv.FormatFloat(f, 'g', -1, 64)
-	}
-	return ""
 }

@@ -138,6 +138,15 @@ func (res *Result) checkLines(md, base string, labels []string) {
 		c, what := res.lineComparison(line, base, labels)
 		claimed := [][2]int{}
 		claim := func(loc []int) { claimed = append(claimed, [2]int{loc[0], loc[1]}) }
+		// The steady-state lines have figures of their own (steadyline.go)
+		// that the verdict's patterns would misread.
+		if spans, ok := res.checkSteadyLine(line, base, labels); ok {
+			for _, s := range spans {
+				claim(s)
+			}
+			res.uncovered(line, claimed, labels)
+			continue
+		}
 		if m := reApplied.FindStringSubmatchIndex(line); m != nil {
 			for _, part := range strings.Split(line[m[2]:m[3]], ", ") {
 				label, ratio, ok := strings.Cut(part, " ")
@@ -186,6 +195,7 @@ func (res *Result) checkLines(md, base string, labels []string) {
 		}
 		res.uncovered(line, claimed, labels)
 	}
+	res.checkSteadyAbsent(base, labels)
 }
 
 // lineComparison is the comparison a line is about: the label it opens

@@ -35,6 +35,7 @@ type run struct {
 	fromStart, statedFromStart bool
 	stated                     float64
 	kept                       [][2]float64 // the window's seconds, load clock
+	series                     [][2]float64 // the window's intervals: client second, rate
 	steady                     float64
 	winLat                     float64 // mean of the kept intervals' percentile latency, ms
 	// winLatAvg: the kept intervals' threads over their tps, ms.
@@ -216,6 +217,7 @@ func (r *run) compute(warm float64, writes bool, stated float64, fromStart bool)
 			v = l.writes
 		}
 		sum += v
+		r.series = append(r.series, [2]float64{l.t, v})
 		threads, tps = threads+l.threads, tps+l.tps
 		if !math.IsNaN(l.lat) {
 			lat += l.lat
