@@ -35,9 +35,10 @@ type Result struct {
 	// Lines counts the head and verdict lines read.
 	Lines       int
 	comparisons map[string]*comparison
-	cvs         map[string]float64 // label -> run-to-run CV of its steady rates
-	until       *until             // matrix.json's stopping rule (nil: none)
-	phases      map[string]*phases // label -> its steady-state test (steady.go)
+	cvs         map[string]float64     // label -> run-to-run CV of its steady rates
+	until       *until                 // matrix.json's stopping rule (nil: none)
+	phases      map[string]*phases     // label -> its steady-state test (steady.go)
+	replicas    map[string]replicaRuns // label -> its runs' replicas judged (replicas.go)
 	steady      steadyChecks
 }
 
@@ -69,7 +70,7 @@ func Matrix(dir, out string) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{Steady: map[string]float64{}, Master: map[string]float64{}, comparisons: map[string]*comparison{}, cvs: map[string]float64{}, until: m.Until,
-		phases: map[string]*phases{}, steady: steadyChecks{seen: map[string]bool{}}}
+		phases: map[string]*phases{}, steady: steadyChecks{seen: map[string]bool{}}, replicas: map[string]replicaRuns{}}
 	byRun := map[string]map[string]string{}
 	for _, row := range rows {
 		byRun[row["run"]] = row // results.csv has one row per run
@@ -110,6 +111,7 @@ func Matrix(dir, out string) (*Result, error) {
 	for _, l := range labels {
 		res.checkGroup(l, runs[l], runs[base], l == base, blocked, byLabel(rows, l), why.groupHosts(l))
 		res.phases[l] = testPhases(l, runs[l])
+		res.replicas[l] = judgeRuns(runs[l])
 		res.checkSteadyCSV(res.phases[l], byRun, byLabel(rows, l))
 	}
 	md, err := os.ReadFile(join(out, "report.md"))

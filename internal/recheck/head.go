@@ -60,7 +60,7 @@ var (
 		{regexp.MustCompile(`replicas applied ([0-9.]+)x`), func(res *Result, w string, c *comparison, m []string) {
 			res.printed(w+"applied ratio", m[0], c.applied)
 		}},
-		{regexp.MustCompile(`lag grew ([0-9.,]+)(k?) tx/s`), func(res *Result, w string, c *comparison, m []string) {
+		{regexp.MustCompile(`lag grew ([0-9.,]+)(k?) tx/s[,)]`), func(res *Result, w string, c *comparison, m []string) {
 			if m[1] == "k" {
 				res.printed(w+"lag growth k tx/s", m[0], c.lagGrowth/1000)
 				return
@@ -73,16 +73,16 @@ var (
 			res.printed(w+"sustained interval low", m[1], c.sLo)
 			res.printed(w+"sustained interval high", m[2], c.sHi)
 		}},
-		{regexp.MustCompile(`catch-up <1 ms`), func(res *Result, w string, c *comparison, m []string) {
+		{regexp.MustCompile(`catch-up <1 ms\)`), func(res *Result, w string, c *comparison, m []string) {
 			res.Compared++
 			if !(c.catchUp < 0.001*(1+Tolerance)) {
 				res.Problems = append(res.Problems, fmt.Sprintf("%scatch-up: report <1 ms, recomputed %.4g s", w, c.catchUp))
 			}
 		}},
-		{regexp.MustCompile(`catch-up ([0-9.]+) ms`), func(res *Result, w string, c *comparison, m []string) {
+		{regexp.MustCompile(`catch-up ([0-9.]+) ms\)`), func(res *Result, w string, c *comparison, m []string) {
 			res.printed(w+"catch-up ms", m[0], 1000*c.catchUp)
 		}},
-		{regexp.MustCompile(`catch-up ([0-9.]+) s`), func(res *Result, w string, c *comparison, m []string) {
+		{regexp.MustCompile(`catch-up ([0-9.]+) s\)`), func(res *Result, w string, c *comparison, m []string) {
 			res.printed(w+"catch-up s", m[0], c.catchUp)
 		}},
 		{regexp.MustCompile(`\(p=([0-9.e-]+), (not )?significant\)`), func(res *Result, w string, c *comparison, m []string) {
@@ -176,6 +176,9 @@ func (res *Result) checkLines(md, base string, labels []string) {
 			for _, loc := range res.checkRule(line) {
 				claim(loc)
 			}
+		}
+		for _, s := range res.checkReplicaPhrases(line, base, labels) {
+			claim(s)
 		}
 		if c != nil {
 			for _, f := range headFigures {

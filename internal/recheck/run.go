@@ -14,15 +14,16 @@ type span struct{ from, to float64 }
 type run struct {
 	id, label string
 	// cluster and round: the run's block in the matrix's design.
-	cluster   string
-	round     int
-	roles     map[string]string // host -> master, slave, loadbox
-	client    []clientLine
-	total     float64
-	spans     []span
-	mysql, os map[string]*table
-	offset    float64 // the load's start on the monitors' clock
-	catchUp   float64 // slowest slave, seconds (NaN: not waited for)
+	cluster    string
+	round      int
+	roles      map[string]string // host -> master, slave, loadbox
+	client     []clientLine
+	total      float64
+	spans      []span
+	mysql, os  map[string]*table
+	offset     float64        // the load's start on the monitors' clock
+	catchUp    float64        // slowest slave, seconds (NaN: not waited for)
+	slavesDone []slaveCatchUp // results.json's catch_up, per slave
 
 	delta float64 // the client's clock shift onto load seconds
 	// loadOnly: the servers' transaction counters moved only from the
@@ -106,7 +107,7 @@ func loadRun(dir, id, label string, warm float64, writes bool, shift float64, fr
 		}
 	}
 	if res.CatchUp != nil {
-		r.catchUp = 0
+		r.catchUp, r.slavesDone = 0, res.CatchUp.Slaves
 		for _, s := range res.CatchUp.Slaves {
 			ns := s.WaitedNS
 			if s.CatchUpNS != nil {
