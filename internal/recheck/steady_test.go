@@ -107,7 +107,11 @@ func TestSteadyLine(t *testing.T) {
 	if res.Compared < 15 {
 		t.Errorf("only %d figures compared", res.Compared)
 	}
-	for _, c := range []struct{ from, to, want string }{
+	expectCaught(t, stepLine, func(line string) *Result {
+		res := stepResult()
+		res.checkSteadyLine(line, "b", []string{"b", "a"})
+		return res
+	}, []alteration{
 		{"30% drop", "40% drop", "change %: report 40"},
 		{"30% drop", "30% rise", `report "rise"`},
 		{"at ~10 s in", "at ~14 s in", "at s: report 14"},
@@ -120,9 +124,21 @@ func TestSteadyLine(t *testing.T) {
 		{"a: no steady state: 30% drop at ~10 s in 1 of 1 runs (a level-shift test of the runs' mean, 5% false alarm rate; 1 of the runs significant alone)",
 			"b: no steady state: 30% drop at ~10 s in 1 of 1 runs (a level-shift test of the runs' mean, 5% false alarm rate; 1 of the runs significant alone)",
 			"b no steady state: report yes, recomputed no"},
-	} {
-		res := stepResult()
-		res.checkSteadyLine(strings.Replace(stepLine, c.from, c.to, 1), "b", []string{"b", "a"})
+	})
+}
+
+// alteration is a figure of a line altered (from -> to) and the problem
+// the recheck must then report.
+type alteration struct{ from, to, want string }
+
+// expectCaught checks each alteration of line with check.
+func expectCaught(t *testing.T, line string, check func(line string) *Result, cases []alteration) {
+	t.Helper()
+	for _, c := range cases {
+		if !strings.Contains(line, c.from) {
+			t.Fatalf("%q is not in the line", c.from)
+		}
+		res := check(strings.Replace(line, c.from, c.to, 1))
 		if all := strings.Join(res.Problems, "\n"); !strings.Contains(all, c.want) {
 			t.Errorf("%q -> %q not caught (want %q); problems:\n%s", c.from, c.to, c.want, all)
 		}
