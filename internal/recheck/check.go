@@ -39,6 +39,7 @@ type Result struct {
 	until       *until                 // matrix.json's stopping rule (nil: none)
 	phases      map[string]*phases     // label -> its steady-state test (steady.go)
 	replicas    map[string]replicaRuns // label -> its runs' replicas judged (replicas.go)
+	levels      map[string][3]float64  // label -> mean, sd, n of its steady rates
 	steady      steadyChecks
 }
 
@@ -70,7 +71,7 @@ func Matrix(dir, out string) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{Steady: map[string]float64{}, Master: map[string]float64{}, comparisons: map[string]*comparison{}, cvs: map[string]float64{}, until: m.Until,
-		phases: map[string]*phases{}, steady: steadyChecks{seen: map[string]bool{}}, replicas: map[string]replicaRuns{}}
+		phases: map[string]*phases{}, steady: steadyChecks{seen: map[string]bool{}}, replicas: map[string]replicaRuns{}, levels: map[string][3]float64{}}
 	byRun := map[string]map[string]string{}
 	for _, row := range rows {
 		byRun[row["run"]] = row // results.csv has one row per run
@@ -162,6 +163,7 @@ func (res *Result) checkGroup(label string, rs, base []*run, isBase, blocked boo
 	mean, sd := stat.MeanStdDev(steady, nil)
 	l := label + " "
 	res.near(l+"n", row["label_n"], n, 0)
+	res.levels[label] = [3]float64{mean, sd, n}
 	res.near(l+"mean", row["label_mean_metric"], mean, 0)
 	res.near(l+"median", row["label_median_metric"], median(steady), 0)
 	if n > 1 {

@@ -211,6 +211,8 @@ type until struct {
 	Precision float64 `json:"precision"`
 	MinRounds int     `json:"min_rounds"`
 	MaxRounds int     `json:"max_rounds"`
+	// Judged is the last round the matrix judged (its progress).
+	Judged int `json:"rounds_judged"`
 }
 
 // clusterOf is the cluster that ran cell id ("" with one).

@@ -52,7 +52,7 @@ func (res *Result) checkSteadyLine(line, base string, labels []string) (spans []
 			listed[l] = true
 		}
 		for _, l := range labels {
-			res.decision(l+" shifts (Trend line)", listed[l], res.phases[l].pooled)
+			res.decision(l+" shifts (Trend line)", listed[l], res.phaseOf(l).pooled)
 		}
 		return nil, true
 	}
@@ -62,7 +62,7 @@ func (res *Result) checkSteadyLine(line, base string, labels []string) (spans []
 			continue
 		}
 		res.steady.seen[g] = true
-		pg, pb := res.phases[g], res.phases[base]
+		pg, pb := res.phaseOf(g), res.phaseOf(base)
 		for _, p := range []*phases{pg, pb} {
 			spans = append(spans, res.checkSide(line, p)...)
 		}
@@ -278,14 +278,14 @@ func (res *Result) decision(what string, report bool, s split) bool {
 func (res *Result) checkSteadyAbsent(base string, labels []string) {
 	any := false
 	for _, l := range labels {
-		any = any || res.phases[l].pooled.found == yes
+		any = any || res.phaseOf(l).pooled.found == yes
 	}
 	for _, g := range labels {
 		if g == base || res.steady.seen[g] {
 			continue
 		}
 		for _, l := range []string{g, base} {
-			res.decision(g+" vs "+base+": "+l+" no steady state (no Steady state line)", false, res.phases[l].pooled)
+			res.decision(g+" vs "+base+": "+l+" no steady state (no Steady state line)", false, res.phaseOf(l).pooled)
 		}
 	}
 	if !res.steady.trend && len(labels) > 1 && any {
@@ -327,4 +327,13 @@ func (res *Result) notRecomputed(s string) {
 		}
 	}
 	res.NotRecomputed = append(res.NotRecomputed, s)
+}
+
+// phaseOf is label's steady-state test (an untested one when there is
+// none: no runs read).
+func (res *Result) phaseOf(label string) *phases {
+	if p := res.phases[label]; p != nil {
+		return p
+	}
+	return &phases{label: label}
 }
