@@ -29,8 +29,11 @@ type Result struct {
 	// Shifts say, per run, the client clock shift this package found and
 	// the report's.
 	Shifts []string
-	// NotRecomputed are figures of those lines that are the report's own
-	// checks rather than figures of the runs (its invariant flags' count).
+	// NotRecomputed are figures of those lines not recomputed, each with
+	// why: the report's own checks rather than figures of the runs (its
+	// invariant flags' count), and decisions a simulated critical value
+	// cannot make (a statistic within its simulation error: the report's
+	// answer taken, statistic and band given).
 	NotRecomputed []string
 	// Lines counts the head and verdict lines read.
 	Lines       int

@@ -46,7 +46,7 @@ func TestIndependentRecomputation(t *testing.T) {
 	for _, u := range res.Uncovered {
 		t.Errorf("not recomputed: %s", u)
 	}
-	t.Logf("the report's own checks, not recomputed: %q", res.NotRecomputed)
+	t.Logf("not recomputed (the report's own checks; decisions within the simulation's error): %q", res.NotRecomputed)
 	// The runs' client and master rates agree with each other too.
 	for id, s := range res.Steady {
 		if m := res.Master[id]; math.Abs(s/m-1) > 0.01 {
@@ -142,7 +142,7 @@ func TestRecheckPerPhase(t *testing.T) {
 	for _, u := range res.Uncovered {
 		t.Errorf("not recomputed: %s", u)
 	}
-	t.Logf("the report's own checks, not recomputed: %q", res.NotRecomputed)
+	t.Logf("not recomputed (the report's own checks; decisions within the simulation's error): %q", res.NotRecomputed)
 
 	// The later phase's upper bound and the advised warm-up, altered.
 	bad := regexp.MustCompile(`, ([0-9.]+)\] after`).ReplaceAll(line, []byte(", 9.99] after"))
