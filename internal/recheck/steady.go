@@ -29,16 +29,25 @@ const (
 	// shiftMaxPts: a longer window is tested on means of consecutive
 	// intervals, at most this many.
 	shiftMaxPts = 600
-	// critSims are this package's simulations per length; the report
-	// simulates reportSims: the critical value each finds is uncertain,
-	// so a statistic within critBand of the 95% quantile (in quantile
-	// level: 2.58 standard errors of the report's estimate, 99% of its
-	// seeds, plus 3 of this one's) decides nothing.
-	critSims   = 100000
-	reportSims = 4000
+	// critSims are this package's simulations per length (fewer for
+	// long windows, at least critSimsMin: the cost is sims x points); the
+	// report simulates reportSims: the critical value each finds is
+	// uncertain, so a statistic within critBand of the 95% quantile (in
+	// quantile level: 2.58 standard errors of the report's estimate, 99%
+	// of its seeds, plus 3 of this one's) decides nothing.
+	critSims    = 100000
+	critSimsMin = 20000
+	reportSims  = 4000
 )
 
-var critBand = 2.58*math.Sqrt(shiftAlpha*(1-shiftAlpha)/reportSims) + 3*math.Sqrt(shiftAlpha*(1-shiftAlpha)/critSims)
+// simsFor is how many series critical simulates for n points.
+func simsFor(n int) int { return max(critSimsMin, min(critSims, 4_000_000/max(n, 1))) }
+
+// critBand is that uncertainty for sims simulations of this package's.
+func critBand(sims int) float64 {
+	v := shiftAlpha * (1 - shiftAlpha)
+	return 2.58*math.Sqrt(v/reportSims) + 3*math.Sqrt(v/float64(sims))
+}
 
 // verdict is a decision recomputed with a simulated critical value.
 type verdict int
@@ -148,7 +157,8 @@ func critical(n int) (lo, hi float64) {
 		return c[0], c[1]
 	}
 	rng := rand.New(rand.NewPCG(36, uint64(n)))
-	stats := make([]float64, critSims)
+	sims := simsFor(n)
+	stats := make([]float64, sims)
 	xs := make([]float64, n)
 	for i := range stats {
 		e := rng.NormFloat64() // stationary start
@@ -160,9 +170,10 @@ func critical(n int) (lo, hi float64) {
 	}
 	sort.Float64s(stats)
 	q := func(level float64) float64 {
-		return stats[min(critSims-1, max(0, int(math.Ceil(level*critSims))-1))]
+		return stats[min(sims-1, max(0, int(math.Ceil(level*float64(sims)))-1))]
 	}
-	c := [2]float64{q(1 - shiftAlpha - critBand), q(1 - shiftAlpha + critBand)}
+	band := critBand(sims)
+	c := [2]float64{q(1 - shiftAlpha - band), q(1 - shiftAlpha + band)}
 	critCache[n] = c
 	return c[0], c[1]
 }

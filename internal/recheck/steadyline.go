@@ -114,8 +114,8 @@ func (res *Result) checkSide(line string, p *phases) [][]int {
 		if n < p.alone || n > p.alone+len(p.aloneUnsure) {
 			res.Problems = append(res.Problems, fmt.Sprintf("%sruns significant alone: report %d, recomputed %d to %d", w, n, p.alone, p.alone+len(p.aloneUnsure)))
 		}
-		res.notRecomputed(fmt.Sprintf("%s%s of the runs significant alone: checked only to lie in %d-%d: run(s) %s have a statistic within the simulated critical value's uncertainty (%d vs the report's %d simulations)",
-			w, g(9), p.alone, p.alone+len(p.aloneUnsure), strings.Join(p.aloneUnsure, ", "), critSims, reportSims))
+		res.notRecomputed(fmt.Sprintf("%s%s of the runs significant alone: checked only to lie in %d-%d: run(s) %s have a statistic within the simulated critical value's uncertainty (its own simulation here, the report's of %d series)",
+			w, g(9), p.alone, p.alone+len(p.aloneUnsure), strings.Join(p.aloneUnsure, ", "), reportSims))
 	}
 	var spans [][]int
 	for i := 1; i <= 9; i++ {
@@ -258,7 +258,7 @@ func (res *Result) decision(what string, report bool, s split) bool {
 	switch s.found {
 	case unsure:
 		res.notRecomputed(fmt.Sprintf("%s: %v as the report says: the statistic %.3g is within the simulated critical value's uncertainty [%.3g, %.3g] (%d vs the report's %d simulations)",
-			what, report, s.stat, s.critLo, s.critHi, critSims, reportSims))
+			what, report, s.stat, s.critLo, s.critHi, simsFor(s.n), reportSims))
 		return report
 	case yes:
 		if !report {
