@@ -478,6 +478,8 @@ func (r *run) lag(h string) (end, slope float64, ok bool) {
 		end, ok = v, true
 		sx, sy, sxx, sxy, n = sx+t, sy+v, sxx+t*t, sxy+t*v, n+1
 	}
-	slope = (n*sxy - sx*sy) / (n*sxx - sx*sx)
+	if slope = math.NaN(); n >= 3 { // as the report: no slope from fewer than 3 samples
+		slope = (n*sxy - sx*sy) / (n*sxx - sx*sx)
+	}
 	return end, slope, ok
 }
