@@ -167,3 +167,22 @@ func TestSteadyAbsent(t *testing.T) {
 		}
 	}
 }
+
+// TestSteadyTooFew: when the baseline's runs end before the shift, the
+// report can give no ratio per phase, and must say so.
+func TestSteadyTooFew(t *testing.T) {
+	short := stepRun("b1", 100, 100, 10)
+	short.series = short.series[:9] // seconds 1-9
+	res := &Result{phases: map[string]*phases{"a": testPhases("a", []*run{stepRun("a1", 100, 70, 10)}), "b": testPhases("b", []*run{short})},
+		steady: steadyChecks{seen: map[string]bool{}}}
+	i := strings.Index(stepLine, "; per phase:")
+	line := stepLine[:i] + "; too few intervals on one side of the shift for a ratio per phase"
+	if res.checkSteadyLine(line, "b", []string{"b", "a"}); len(res.Problems) > 0 {
+		t.Errorf("problems: %q", res.Problems)
+	}
+	res.Problems = nil
+	res.checkSteadyLine(stepLine, "b", []string{"b", "a"})
+	if all := strings.Join(res.Problems, "\n"); !strings.Contains(all, `recomputed "; too few intervals`) {
+		t.Errorf("a ratio per phase without the baseline's later phase not caught; problems:\n%s", all)
+	}
+}
