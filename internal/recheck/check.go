@@ -11,8 +11,6 @@ import (
 
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
-
-	"github.com/orch-bench/orch/orchestrator/schema"
 )
 
 // Tolerance is how far a recomputed figure may be from the report's.
@@ -31,14 +29,21 @@ type Result struct {
 	// Shifts say, per run, the client clock shift this package found and
 	// the report's.
 	Shifts []string
-	// NotRecomputed are figures of those lines that are the report's own
-	// checks rather than figures of the runs (its invariant flags' count).
+	// NotRecomputed are figures of those lines not recomputed, each with
+	// why: the report's own checks rather than figures of the runs (its
+	// invariant flags' count), and decisions a simulated critical value
+	// cannot make (a statistic within its simulation error: the report's
+	// answer taken, statistic and band given).
 	NotRecomputed []string
 	// Lines counts the head and verdict lines read.
 	Lines       int
 	comparisons map[string]*comparison
-	cvs         map[string]float64 // label -> run-to-run CV of its steady rates
-	until       *until             // matrix.json's stopping rule (nil: none)
+	cvs         map[string]float64     // label -> run-to-run CV of its steady rates
+	until       *until                 // matrix.json's stopping rule (nil: none)
+	phases      map[string]*phases     // label -> its steady-state test (steady.go)
+	replicas    map[string]replicaRuns // label -> its runs' replicas judged (replicas.go)
+	levels      map[string][3]float64  // label -> mean, sd, n of its steady rates
+	steady      steadyChecks
 }
 
 func (res *Result) near(what string, report string, want, slack float64) {
@@ -68,7 +73,8 @@ func Matrix(dir, out string) (*Result, error) {
 	if err := readJSONFile(join(out, "why.json"), &why); err != nil {
 		return nil, err
 	}
-	res := &Result{Steady: map[string]float64{}, Master: map[string]float64{}, comparisons: map[string]*comparison{}, cvs: map[string]float64{}, until: m.Until}
+	res := &Result{Steady: map[string]float64{}, Master: map[string]float64{}, comparisons: map[string]*comparison{}, cvs: map[string]float64{}, until: m.Until,
+		phases: map[string]*phases{}, steady: steadyChecks{seen: map[string]bool{}}, replicas: map[string]replicaRuns{}, levels: map[string][3]float64{}}
 	byRun := map[string]map[string]string{}
 	for _, row := range rows {
 		byRun[row["run"]] = row // results.csv has one row per run
@@ -108,6 +114,9 @@ func Matrix(dir, out string) (*Result, error) {
 	blocked := m.Analysis != "unpaired"
 	for _, l := range labels {
 		res.checkGroup(l, runs[l], runs[base], l == base, blocked, byLabel(rows, l), why.groupHosts(l))
+		res.phases[l] = testPhases(l, runs[l])
+		res.replicas[l] = judgeRuns(runs[l])
+		res.checkSteadyCSV(res.phases[l], byRun, byLabel(rows, l))
 	}
 	md, err := os.ReadFile(join(out, "report.md"))
 	if err != nil {
@@ -157,6 +166,7 @@ func (res *Result) checkGroup(label string, rs, base []*run, isBase, blocked boo
 	mean, sd := stat.MeanStdDev(steady, nil)
 	l := label + " "
 	res.near(l+"n", row["label_n"], n, 0)
+	res.levels[label] = [3]float64{mean, sd, n}
 	res.near(l+"mean", row["label_mean_metric"], mean, 0)
 	res.near(l+"median", row["label_median_metric"], median(steady), 0)
 	if n > 1 {
@@ -421,73 +431,4 @@ func sortedNames(m map[string]float64) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// whyFile is why.json (schema.Why), read for each run's and each
-// configuration's hosts.
-type whyFile schema.Why
-
-func hostsByName(hs []map[string]any) map[string]map[string]any {
-	out := map[string]map[string]any{}
-	for _, h := range hs {
-		if name, ok := h["host"].(string); ok {
-			out[name] = h
-		}
-	}
-	return out
-}
-
-func (w whyFile) runHosts(id string) map[string]map[string]any {
-	for _, t := range w.Tables {
-		for _, r := range t.Runs {
-			if r.Run == id {
-				return hostsByName(r.Hosts)
-			}
-		}
-	}
-	return nil
-}
-
-// clientShift is the client clock shift the report states for run id
-// (why.json's window client_offset_s; NaN when it states none), and
-// whether the report read it from the load's start (client_offset_how
-// "load start"): then the servers' transaction counters are the load's
-// alone, from the client's start to its end.
-func (w whyFile) clientShift(id string) (float64, bool) {
-	for _, t := range w.Tables {
-		for _, r := range t.Runs {
-			if r.Run != id {
-				continue
-			}
-			fromStart := r.Window["client_offset_how"] == "load start"
-			if s, ok := r.Window["client_offset_s"].(string); ok {
-				if v, err := strconv.ParseFloat(s, 64); err == nil {
-					return v, fromStart
-				}
-			}
-			if v, ok := r.Window["client_offset_s"].(float64); ok {
-				return v, fromStart
-			}
-		}
-	}
-	return math.NaN(), false
-}
-
-func (w whyFile) groupHosts(label string) map[string]map[string]any {
-	for _, t := range w.Tables {
-		for _, g := range t.Groups {
-			if g.Label == label {
-				return hostsByName(g.Hosts)
-			}
-		}
-	}
-	return nil
-}
-
-// jsonNum is a why.json number as text ("" for null or absent).
-func jsonNum(v any) string {
-	if f, ok := v.(float64); ok {
-		return strconv.FormatFloat(f, 'g', -1, 64)
-	}
-	return ""
 }

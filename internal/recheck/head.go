@@ -60,7 +60,7 @@ var (
 		{regexp.MustCompile(`replicas applied ([0-9.]+)x`), func(res *Result, w string, c *comparison, m []string) {
 			res.printed(w+"applied ratio", m[0], c.applied)
 		}},
-		{regexp.MustCompile(`lag grew ([0-9.,]+)(k?) tx/s`), func(res *Result, w string, c *comparison, m []string) {
+		{regexp.MustCompile(`lag grew ([0-9.,]+)(k?) tx/s[,)]`), func(res *Result, w string, c *comparison, m []string) {
 			if m[1] == "k" {
 				res.printed(w+"lag growth k tx/s", m[0], c.lagGrowth/1000)
 				return
@@ -73,16 +73,16 @@ var (
 			res.printed(w+"sustained interval low", m[1], c.sLo)
 			res.printed(w+"sustained interval high", m[2], c.sHi)
 		}},
-		{regexp.MustCompile(`catch-up <1 ms`), func(res *Result, w string, c *comparison, m []string) {
+		{regexp.MustCompile(`catch-up <1 ms\)`), func(res *Result, w string, c *comparison, m []string) {
 			res.Compared++
 			if !(c.catchUp < 0.001*(1+Tolerance)) {
 				res.Problems = append(res.Problems, fmt.Sprintf("%scatch-up: report <1 ms, recomputed %.4g s", w, c.catchUp))
 			}
 		}},
-		{regexp.MustCompile(`catch-up ([0-9.]+) ms`), func(res *Result, w string, c *comparison, m []string) {
+		{regexp.MustCompile(`catch-up ([0-9.]+) ms\)`), func(res *Result, w string, c *comparison, m []string) {
 			res.printed(w+"catch-up ms", m[0], 1000*c.catchUp)
 		}},
-		{regexp.MustCompile(`catch-up ([0-9.]+) s`), func(res *Result, w string, c *comparison, m []string) {
+		{regexp.MustCompile(`catch-up ([0-9.]+) s\)`), func(res *Result, w string, c *comparison, m []string) {
 			res.printed(w+"catch-up s", m[0], c.catchUp)
 		}},
 		{regexp.MustCompile(`\(p=([0-9.e-]+), (not )?significant\)`), func(res *Result, w string, c *comparison, m []string) {
@@ -114,6 +114,14 @@ var (
 	reRuleWidth  = regexp.MustCompile(`(?:: |worst [^:]+: )±([0-9.]+)%`)
 	reRuleRounds = regexp.MustCompile(`(?:after|--max-repeat) ([0-9]+)\b`)
 	reRuleBounds = regexp.MustCompile(`\(rounds ([0-9]+)-([0-9]+)[,)]`)
+	// A matrix not finished: "not finished after 0 round(s) judged: going
+	// on: 0 of at least 3 rounds": matrix.json's rounds judged and
+	// --min-repeat.
+	reRuleJudged  = regexp.MustCompile(`not finished after ([0-9]+) round\(s\) judged`)
+	reRuleGoingOn = regexp.MustCompile(`going on: ([0-9]+) of at least ([0-9]+) rounds`)
+	// One configuration: "innodb: 4378.95 writes/s ± 843.39 (n=3)", its
+	// mean, sd and runs.
+	reLevel = regexp.MustCompile(`^: ([0-9.,]+) [^±(]*?(?: ± ([0-9.,]+))? \(n=([0-9]+)\)`)
 )
 
 // printed compares a figure as the report printed it with the recomputed
@@ -138,6 +146,15 @@ func (res *Result) checkLines(md, base string, labels []string) {
 		c, what := res.lineComparison(line, base, labels)
 		claimed := [][2]int{}
 		claim := func(loc []int) { claimed = append(claimed, [2]int{loc[0], loc[1]}) }
+		// The steady-state lines have figures of their own (steadyline.go)
+		// that the verdict's patterns would misread.
+		if spans, ok := res.checkSteadyLine(line, base, labels); ok {
+			for _, s := range spans {
+				claim(s)
+			}
+			res.uncovered(line, claimed, labels)
+			continue
+		}
 		if m := reApplied.FindStringSubmatchIndex(line); m != nil {
 			for _, part := range strings.Split(line[m[2]:m[3]], ", ") {
 				label, ratio, ok := strings.Cut(part, " ")
@@ -163,10 +180,27 @@ func (res *Result) checkLines(md, base string, labels []string) {
 				claim(m[:2])
 			}
 		}
+		for l, v := range res.levels {
+			if !strings.HasPrefix(line, l+": ") {
+				continue
+			}
+			if m := reLevel.FindStringSubmatchIndex(line[len(l):]); m != nil {
+				g := func(i int) string { return line[len(l)+m[2*i] : len(l)+m[2*i+1]] }
+				res.printed(l+" mean (one configuration)", g(1), v[0])
+				if m[4] >= 0 {
+					res.printed(l+" sd (one configuration)", g(2), v[1])
+				}
+				res.printed(l+" n (one configuration)", g(3), v[2])
+				claim([]int{len(l) + m[0], len(l) + m[1]})
+			}
+		}
 		if strings.HasPrefix(line, "Stopping rule: ") && res.until != nil {
 			for _, loc := range res.checkRule(line) {
 				claim(loc)
 			}
+		}
+		for _, s := range res.checkReplicaPhrases(line, base, labels) {
+			claim(s)
 		}
 		if c != nil {
 			for _, f := range headFigures {
@@ -186,6 +220,7 @@ func (res *Result) checkLines(md, base string, labels []string) {
 		}
 		res.uncovered(line, claimed, labels)
 	}
+	res.checkSteadyAbsent(base, labels)
 }
 
 // lineComparison is the comparison a line is about: the label it opens
@@ -224,7 +259,20 @@ func (res *Result) checkRule(line string) [][]int {
 		res.printed("stopping rule half-width %", line[from+m[2]:from+m[3]], 100*worst)
 		spans = append(spans, []int{from + m[2], from + m[3]})
 	}
+	judged := []int{-1, -1}
+	if m := reRuleJudged.FindStringSubmatchIndex(line); m != nil {
+		res.printed("stopping rule rounds judged (matrix.json)", line[m[2]:m[3]], float64(res.until.Judged))
+		spans, judged = append(spans, m[2:4]), m[:2]
+	}
+	if m := reRuleGoingOn.FindStringSubmatchIndex(line); m != nil {
+		res.printed("stopping rule rounds judged (matrix.json)", line[m[2]:m[3]], float64(res.until.Judged))
+		res.printed("stopping rule --min-repeat", line[m[4]:m[5]], float64(res.until.MinRounds))
+		spans = append(spans, m[2:4], m[4:6])
+	}
 	for _, m := range reRuleRounds.FindAllStringSubmatchIndex(line, -1) {
+		if m[0] >= judged[0] && m[0] < judged[1] {
+			continue
+		}
 		want := float64(rounds)
 		if strings.HasPrefix(line[m[0]:], "--max-repeat") {
 			want = float64(res.until.MaxRounds)
@@ -269,20 +317,30 @@ func headAndVerdicts(md string) []string {
 	var out []string
 	lines := strings.Split(md, "\n")
 	inHead, inVerdicts := true, false
+	verdicts := 0 // bullets taken since "Baseline:"
 	for i, l := range lines {
 		switch {
 		case strings.HasPrefix(l, "Servers:") || strings.HasPrefix(l, "## "):
 			inHead = false
 		case strings.HasPrefix(l, "Baseline: "):
-			inVerdicts = true
+			inVerdicts, verdicts = true, 0
 			continue
 		}
 		bullet := strings.HasPrefix(l, "- ")
 		if inVerdicts && !bullet && l != "" || inVerdicts && l == "" && i > 0 && strings.HasPrefix(lines[i-1], "- ") {
 			inVerdicts = false
 		}
+		// With no verdict (one configuration), the bullets right after
+		// "Baseline:" are the table's own head (Data, Axes, Runs in the
+		// statistics), not verdicts.
+		if inVerdicts && strings.HasPrefix(l, "- Runs in the statistics: ") {
+			out, inVerdicts = out[:len(out)-verdicts], false
+		}
 		if bullet && (inHead || inVerdicts) {
 			out = append(out, strings.TrimPrefix(l, "- "))
+			if inVerdicts {
+				verdicts++
+			}
 		}
 	}
 	return out

@@ -154,12 +154,18 @@ type resultsFile struct {
 		Start time.Time `json:"start"`
 	} `json:"monitor"`
 	CatchUp *struct {
-		Slaves []struct {
-			Host      string `json:"host"`
-			WaitedNS  int64  `json:"waited_ns"`
-			CatchUpNS *int64 `json:"catch_up_ns"`
-		} `json:"slaves"`
+		Slaves []slaveCatchUp `json:"slaves"`
 	} `json:"catch_up"`
+}
+
+// slaveCatchUp is one slave's wait after the load: how long, whether it
+// caught up, how far behind it was when the wait began (newer runs).
+type slaveCatchUp struct {
+	Host      string `json:"host"`
+	WaitedNS  int64  `json:"waited_ns"`
+	CatchUpNS *int64 `json:"catch_up_ns"`
+	CaughtUp  bool   `json:"caught_up"`
+	BehindTx  *int64 `json:"behind_at_wait_tx"`
 }
 
 // manifestFile names the hosts and their roles.
@@ -205,6 +211,8 @@ type until struct {
 	Precision float64 `json:"precision"`
 	MinRounds int     `json:"min_rounds"`
 	MaxRounds int     `json:"max_rounds"`
+	// Judged is the last round the matrix judged (its progress).
+	Judged int `json:"rounds_judged"`
 }
 
 // clusterOf is the cluster that ran cell id ("" with one).

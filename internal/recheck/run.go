@@ -14,15 +14,16 @@ type span struct{ from, to float64 }
 type run struct {
 	id, label string
 	// cluster and round: the run's block in the matrix's design.
-	cluster   string
-	round     int
-	roles     map[string]string // host -> master, slave, loadbox
-	client    []clientLine
-	total     float64
-	spans     []span
-	mysql, os map[string]*table
-	offset    float64 // the load's start on the monitors' clock
-	catchUp   float64 // slowest slave, seconds (NaN: not waited for)
+	cluster    string
+	round      int
+	roles      map[string]string // host -> master, slave, loadbox
+	client     []clientLine
+	total      float64
+	spans      []span
+	mysql, os  map[string]*table
+	offset     float64        // the load's start on the monitors' clock
+	catchUp    float64        // slowest slave, seconds (NaN: not waited for)
+	slavesDone []slaveCatchUp // results.json's catch_up, per slave
 
 	delta float64 // the client's clock shift onto load seconds
 	// loadOnly: the servers' transaction counters moved only from the
@@ -35,6 +36,7 @@ type run struct {
 	fromStart, statedFromStart bool
 	stated                     float64
 	kept                       [][2]float64 // the window's seconds, load clock
+	series                     [][2]float64 // the window's intervals: client second, rate
 	steady                     float64
 	winLat                     float64 // mean of the kept intervals' percentile latency, ms
 	// winLatAvg: the kept intervals' threads over their tps, ms.
@@ -105,7 +107,7 @@ func loadRun(dir, id, label string, warm float64, writes bool, shift float64, fr
 		}
 	}
 	if res.CatchUp != nil {
-		r.catchUp = 0
+		r.catchUp, r.slavesDone = 0, res.CatchUp.Slaves
 		for _, s := range res.CatchUp.Slaves {
 			ns := s.WaitedNS
 			if s.CatchUpNS != nil {
@@ -216,6 +218,7 @@ func (r *run) compute(warm float64, writes bool, stated float64, fromStart bool)
 			v = l.writes
 		}
 		sum += v
+		r.series = append(r.series, [2]float64{l.t, v})
 		threads, tps = threads+l.threads, tps+l.tps
 		if !math.IsNaN(l.lat) {
 			lat += l.lat
@@ -482,6 +485,8 @@ func (r *run) lag(h string) (end, slope float64, ok bool) {
 		end, ok = v, true
 		sx, sy, sxx, sxy, n = sx+t, sy+v, sxx+t*t, sxy+t*v, n+1
 	}
-	slope = (n*sxy - sx*sy) / (n*sxx - sx*sx)
+	if slope = math.NaN(); n >= 3 { // as the report: no slope from fewer than 3 samples
+		slope = (n*sxy - sx*sy) / (n*sxx - sx*sx)
+	}
 	return end, slope, ok
 }

@@ -46,7 +46,7 @@ func TestIndependentRecomputation(t *testing.T) {
 	for _, u := range res.Uncovered {
 		t.Errorf("not recomputed: %s", u)
 	}
-	t.Logf("the report's own checks, not recomputed: %q", res.NotRecomputed)
+	t.Logf("not recomputed (the report's own checks; decisions within the simulation's error): %q", res.NotRecomputed)
 	// The runs' client and master rates agree with each other too.
 	for id, s := range res.Steady {
 		if m := res.Master[id]; math.Abs(s/m-1) > 0.01 {
@@ -56,8 +56,9 @@ func TestIndependentRecomputation(t *testing.T) {
 }
 
 // TestRecheckCatchesADisagreement: the recheck fails on a head or
-// verdict figure the runs do not give, and on a clock shift its own
-// alignment does not find (it no longer adopts the report's).
+// verdict figure the runs do not give (the verdict's ratio, the
+// steady-state line's drop, second and runs), and on a clock shift its
+// own alignment does not find (it no longer adopts the report's).
 func TestRecheckCatchesADisagreement(t *testing.T) {
 	out := t.TempDir()
 	if _, _, err := Generate([]string{demoDir}, out, []string{"md", "csv"}, Options{}); err != nil {
@@ -82,12 +83,79 @@ func TestRecheckCatchesADisagreement(t *testing.T) {
 	// The verdict's ratio 2.4% up, the first run's shift 0.3 s later.
 	edit("report.md", regexp.MustCompile(`(?m)^- rocksdb: 0\.840x`), "- rocksdb: 0.860x")
 	edit("why.json", regexp.MustCompile(`"client_offset_s":\s*"?[0-9.]+"?`), `"client_offset_s": 0.35`)
+	// The head's steady-state line: the drop 17% -> 27%, its second ~8 s
+	// -> ~12 s, the runs that shifted 1 -> 2 of 2.
+	edit("report.md", regexp.MustCompile(`(?m)^- Steady state \(rocksdb vs innodb\): rocksdb: no steady state: 17% drop at ~8 s in 1 of 2 runs`),
+		"- Steady state (rocksdb vs innodb): rocksdb: no steady state: 27% drop at ~12 s in 2 of 2 runs")
 	res, err := recheck.Matrix(demoDir, out)
 	if err != nil {
 		t.Fatal(err)
 	}
 	all := strings.Join(res.Problems, "\n")
-	for _, want := range []string{"rocksdb (head/verdict) ratio: report 0.86", "client clock shift s (own alignment vs the report's): report 0.35"} {
+	for _, want := range []string{"rocksdb (head/verdict) ratio: report 0.86", "client clock shift s (own alignment vs the report's): report 0.35",
+		"rocksdb steady state: change %: report 27", "rocksdb steady state: at s: report 12", "rocksdb steady state: runs shifted: report 2"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("the recheck did not catch %q; its problems:\n%s", want, all)
+		}
+	}
+}
+
+// TestRecheckPerPhase: the demo's raw files with a 4 s warm-up (matrix.json
+// says so, for the report and the recheck alike): both rocksdb runs then
+// drop at ~8 s, so the steady-state line gives the ratio per phase with
+// Fieller's intervals and the advice on run length; the recheck
+// recomputes every figure of it, and catches an interval's bound and the
+// advised warm-up altered.
+func TestRecheckPerPhase(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "demo")
+	if err := os.CopyFS(dir, os.DirFS(demoDir)); err != nil {
+		t.Fatal(err)
+	}
+	mj := filepath.Join(dir, "matrix.json")
+	b, err := os.ReadFile(mj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = regexp.MustCompile(`"warmup_s": 5\b`).ReplaceAll(b, []byte(`"warmup_s": 4`))
+	if err := os.WriteFile(mj, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	if _, _, err := Generate([]string{dir}, out, []string{"md", "csv"}, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	md, err := os.ReadFile(filepath.Join(out, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := regexp.MustCompile(`(?m)^- Steady state \(rocksdb vs innodb\): .*per phase: .* after ~[0-9]+ s; to measure the later phase alone.*$`).Find(md)
+	if line == nil {
+		t.Fatalf("no steady-state line with a ratio per phase in:\n%s", md)
+	}
+	res, err := recheck.Matrix(dir, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range res.Problems {
+		t.Error(p)
+	}
+	for _, u := range res.Uncovered {
+		t.Errorf("not recomputed: %s", u)
+	}
+	t.Logf("not recomputed (the report's own checks; decisions within the simulation's error): %q", res.NotRecomputed)
+
+	// The later phase's upper bound and the advised warm-up, altered.
+	bad := regexp.MustCompile(`, ([0-9.]+)\] after`).ReplaceAll(line, []byte(", 9.99] after"))
+	bad = regexp.MustCompile(`--warmup [0-9]+`).ReplaceAll(bad, []byte("--warmup 99"))
+	md = []byte(strings.Replace(string(md), string(line), string(bad), 1))
+	if err := os.WriteFile(filepath.Join(out, "report.md"), md, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if res, err = recheck.Matrix(dir, out); err != nil {
+		t.Fatal(err)
+	}
+	all := strings.Join(res.Problems, "\n")
+	for _, want := range []string{"after the shift interval high: report 9.99", "advice: --warmup s: report 99"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("the recheck did not catch %q; its problems:\n%s", want, all)
 		}

@@ -43,7 +43,7 @@ func main() {
 		fmt.Println("  NOT RECOMPUTED:", u)
 	}
 	for _, n := range res.NotRecomputed {
-		fmt.Println("  the report's own check, not a figure of the runs:", n)
+		fmt.Println("  not recomputed (the report's own check, or a decision the simulation cannot make):", n)
 	}
 	if len(res.Problems) > 0 || len(res.Uncovered) > 0 {
 		os.Exit(1)

@@ -1,0 +1,28 @@
+package recheck
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestOneConfiguration: with one configuration the head gives its level
+// (mean ± sd, n), checked against the runs; the table's own head bullets
+// right after "Baseline:" (no verdicts) are not read as verdicts.
+func TestOneConfiguration(t *testing.T) {
+	md := "# Benchmark report\n\n- innodb: 4378.95 writes/s ± 843.39 (n=3); one configuration, nothing compared\n\nServers: x\n\n" +
+		"## w (sysbench, writes/s)\n\nBaseline: **innodb**\n\n- Data: 2 tables (sbtest1..sbtest2) start empty\n- Runs in the statistics: innodb n=3\n\n### Configurations\n"
+	lines := headAndVerdicts(md)
+	if len(lines) != 1 || !strings.HasPrefix(lines[0], "innodb: ") {
+		t.Fatalf("head and verdict lines %q", lines)
+	}
+	for _, c := range []struct {
+		mean, sd float64
+		problems int
+	}{{4378.95, 843.39, 0}, {4378.95, 943.39, 1}, {4478.95, 843.39, 1}} {
+		res := &Result{levels: map[string][3]float64{"innodb": {c.mean, c.sd, 3}}}
+		res.checkLines(md, "innodb", []string{"innodb"})
+		if len(res.Problems) != c.problems || len(res.Uncovered) > 0 || res.Compared != 3 {
+			t.Errorf("mean %g sd %g: %d compared, problems %q, uncovered %q", c.mean, c.sd, res.Compared, res.Problems, res.Uncovered)
+		}
+	}
+}
