@@ -57,8 +57,9 @@ func TestIndependentRecomputation(t *testing.T) {
 
 // TestRecheckCatchesADisagreement: the recheck fails on a head or
 // verdict figure the runs do not give (the verdict's ratio, the
-// steady-state line's drop, second and runs), and on a clock shift its
-// own alignment does not find (it no longer adopts the report's).
+// steady-state line's drop, second and runs, the replicas' peak lag and
+// its second), and on a clock shift its own alignment does not find (it
+// no longer adopts the report's).
 func TestRecheckCatchesADisagreement(t *testing.T) {
 	out := t.TempDir()
 	if _, _, err := Generate([]string{demoDir}, out, []string{"md", "csv"}, Options{}); err != nil {
@@ -87,13 +88,18 @@ func TestRecheckCatchesADisagreement(t *testing.T) {
 	// -> ~12 s, the runs that shifted 1 -> 2 of 2.
 	edit("report.md", regexp.MustCompile(`(?m)^- Steady state \(rocksdb vs innodb\): rocksdb: no steady state: 17% drop at ~8 s in 1 of 2 runs`),
 		"- Steady state (rocksdb vs innodb): rocksdb: no steady state: 27% drop at ~12 s in 2 of 2 runs")
+	// The verdict's replica phrase: the peak lag 5.4k -> 6.4k tx, its
+	// second 6.0 -> 9.0 s.
+	edit("report.md", regexp.MustCompile(`replicas: kept up in 2 of 2 runs; peak lag 5\.4k tx \(03-rocksdb-r2 slave2 at 6\.0 s\)`),
+		"replicas: kept up in 2 of 2 runs; peak lag 6.4k tx (03-rocksdb-r2 slave2 at 9.0 s)")
 	res, err := recheck.Matrix(demoDir, out)
 	if err != nil {
 		t.Fatal(err)
 	}
 	all := strings.Join(res.Problems, "\n")
 	for _, want := range []string{"rocksdb (head/verdict) ratio: report 0.86", "client clock shift s (own alignment vs the report's): report 0.35",
-		"rocksdb steady state: change %: report 27", "rocksdb steady state: at s: report 12", "rocksdb steady state: runs shifted: report 2"} {
+		"rocksdb steady state: change %: report 27", "rocksdb steady state: at s: report 12", "rocksdb steady state: runs shifted: report 2",
+		"rocksdb replicas: peak lag tx: report 6400", "rocksdb replicas: peak lag at s: report 9"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("the recheck did not catch %q; its problems:\n%s", want, all)
 		}

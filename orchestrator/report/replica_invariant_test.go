@@ -123,4 +123,9 @@ func TestRecheckCurrentRuns(t *testing.T) {
 	for _, p := range res.Problems {
 		t.Error(p)
 	}
+	// Every figure of the head and verdict lines (report.md) is one the
+	// recheck recomputes.
+	for _, u := range res.Uncovered {
+		t.Errorf("not recomputed: %s", u)
+	}
 }
