@@ -192,4 +192,20 @@ func TestStacksTailInterrupted(t *testing.T) {
 	if strings.Contains(r.stdout, "sysbench") {
 		t.Errorf("a client still runs on the load box after the interrupted tail:\n%s", r.stdout)
 	}
+	// The gdb snapshot under way when orch was interrupted finishes on its
+	// own (it attaches, prints every thread's stack and detaches): on a
+	// busy machine that held a slave's server for over 15 s, and the next
+	// test found it not answering. It must end, and the servers answer,
+	// within a minute.
+	deadline := time.Now().Add(time.Minute)
+	for {
+		r := l.orch(t, "exec", "-i", l.inventory, "--role", "db", "--", "pgrep -a -x gdb || echo answers=$(mariadb --connect-timeout=2 -N -e 'SELECT 1')")
+		if r.code == 0 && !strings.Contains(r.stdout, "gdb") && strings.Count(r.stdout, "answers=1") == 3 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a minute after the interrupted tail, gdb still runs or a server does not answer:\n%s%s", r.stdout, r.stderr)
+		}
+		time.Sleep(2 * time.Second)
+	}
 }

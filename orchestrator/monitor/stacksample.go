@@ -318,6 +318,22 @@ func (p *Profiler) takeStacks(ctx context.Context, h *stackHost, until time.Time
 	}
 	var out []byte
 	var last time.Duration
+	defer func() {
+		if ctx.Err() == nil {
+			return
+		}
+		// Interrupted: a gdb killed while attached leaves the server
+		// stopped (stacks.ResumeScript). On a context of its own.
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+		defer cancel()
+		res, err := h.exec.Run(rctx, executor.Command{Script: stacks.ResumeScript(h.pf), Sudo: h.sudo, Timeout: 50 * time.Second})
+		switch {
+		case err != nil:
+			p.fail(h, "resume the server after an interrupted gdb: %v", err)
+		case strings.Contains(string(res.Stdout), "@resumed"):
+			p.events.write(Event{T: p.now(), Host: h.name, Kind: KindStacksEnd, Detail: "the server was left stopped by the interrupted gdb: continued (SIGCONT)"})
+		}
+	}()
 	for i := 0; i < c.Snapshots; i++ {
 		if i > 0 {
 			select {

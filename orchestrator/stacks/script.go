@@ -89,6 +89,26 @@ gdb -batch -nx -iex 'set auto-load off' -iex 'set debuginfod enabled off' -iex '
 	return b.String()
 }
 
+// ResumeScript undoes what a gdb stopped mid-snapshot can leave behind:
+// attaching stops the server with SIGSTOP, and a gdb killed before it
+// detaches (orch interrupted in the profiling tail) leaves the server
+// stopped for good, every connection to it hanging (seen on the lab: a
+// slave not answering for the rest of make test). It waits up to 30 s for
+// any tracer to let go, then continues the server if it is still stopped
+// ("@resumed"); a server running is left as it is.
+func ResumeScript(pidFile string) string {
+	return readPid(pidFile) + `i=0
+while [ $i -lt 60 ]; do
+  t=$(awk '/^TracerPid:/ {print $2}' "/proc/$pid/status" 2>/dev/null)
+  [ "${t:-0}" = 0 ] && break
+  sleep 0.5; i=$((i+1))
+done
+st=$(awk '/^State:/ {print $2}' "/proc/$pid/status" 2>/dev/null)
+if [ "$st" = T ]; then kill -CONT "$pid" && echo "@resumed"; fi
+true
+`
+}
+
 // PerfScript records on-CPU stacks of the server for d at 99 Hz into a
 // private temporary directory and prints them with perf script.
 func PerfScript(pidFile string, d time.Duration) string {

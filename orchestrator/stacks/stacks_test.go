@@ -1,11 +1,14 @@
 package stacks
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -214,5 +217,57 @@ func TestParseGDBFromTheLab(t *testing.T) {
 				t.Errorf("a marker inside a stack: %q", s.Key())
 			}
 		}
+	}
+}
+
+// TestResumeScript runs the script with bash on a real process: one left
+// stopped (SIGSTOP, as an attach that never detached leaves a server) is
+// continued; one running is left alone.
+func TestResumeScript(t *testing.T) {
+	child := exec.Command("sleep", "60")
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = child.Process.Kill(); _ = child.Wait() })
+	pf := filepath.Join(t.TempDir(), "server.pid")
+	if err := os.WriteFile(pf, []byte(strconv.Itoa(child.Process.Pid)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	state := func() string {
+		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", child.Process.Pid))
+		for _, l := range strings.Split(string(b), "\n") {
+			if v, ok := strings.CutPrefix(l, "State:"); ok {
+				return strings.Fields(v)[0]
+			}
+		}
+		return ""
+	}
+	run := func() string {
+		out, err := exec.Command("bash", "-c", ResumeScript(pf)).CombinedOutput()
+		if err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+		return string(out)
+	}
+	if out := run(); strings.Contains(out, "@resumed") {
+		t.Errorf("a running process was continued: %q", out)
+	}
+	if err := child.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; state() != "T" && i < 100; i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if state() != "T" {
+		t.Fatalf("the child did not stop: %s", state())
+	}
+	if out := run(); !strings.Contains(out, "@resumed") {
+		t.Errorf("a stopped process was not continued: %q", out)
+	}
+	for i := 0; state() == "T" && i < 100; i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if s := state(); s == "T" {
+		t.Errorf("still stopped after the script")
 	}
 }
