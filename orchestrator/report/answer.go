@@ -238,9 +238,17 @@ func (t *Table) replicaLine() string {
 	if len(behind) > 0 {
 		s = "Replicas: did NOT keep up: " + strings.Join(behind, ", ")
 		for _, g := range t.Groups {
-			if g != base && !g.KeptUp && !math.IsNaN(g.SustainedRatio) {
-				s += fmt.Sprintf("; %s sustained %s%s", g.Label, Ratio(g.SustainedRatio), ciPhrase(g.SustainedCI, g.SustainedCIErr))
+			if g == base || g.KeptUp || math.IsNaN(g.SustainedRatio) {
+				continue
 			}
+			if t.LowerIsBetter {
+				// A time: the cluster's is the load's plus the slowest
+				// replica's catch-up, so "sustained 16.7x" read as a rate.
+				s += fmt.Sprintf("; %s's cluster took %s %s's time (the load and the slowest replica's catch-up)%s",
+					g.Label, Ratio(g.SustainedRatio), base.Label, ciPhrase(g.SustainedCI, g.SustainedCIErr))
+				continue
+			}
+			s += fmt.Sprintf("; %s sustained %s%s", g.Label, Ratio(g.SustainedRatio), ciPhrase(g.SustainedCI, g.SustainedCIErr))
 		}
 	}
 	if len(applied) > 0 {

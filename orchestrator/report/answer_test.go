@@ -129,6 +129,16 @@ func TestAnswerReplicasBehind(t *testing.T) {
 	if got := tb.replicaLine(); got != want {
 		t.Errorf("replica line:\n got %q\nwant %q", got, want)
 	}
+	// A time (mysqlslap's seconds): the cluster's is the load's plus the
+	// catch-up, said as a time, not as a "sustained" rate.
+	slap := &Table{Metric: metricSeconds, LowerIsBetter: true, Baseline: base, Groups: []*Group{base, g}}
+	g.SustainedRatio, g.SustainedCI = 16.7, &RatioCI{Low: 13.5, High: 21.2}
+	if got, want := slap.replicaLine(), "Replicas: did NOT keep up: rocksdb (1 of 1 run fell behind, worst: r1 (catch-up 38 s, over 10% of the 20 s window); "+
+		"after the load every slave caught up within 38 s of orch seeing the load end); rocksdb's cluster took 16.7x innodb's time "+
+		"(the load and the slowest replica's catch-up) [13.5, 21.2]; applied vs innodb: rocksdb 0.250x"; got != want {
+		t.Errorf("time's replica line:\n got %q\nwant %q", got, want)
+	}
+	g.SustainedRatio, g.SustainedCI = 0.45, &RatioCI{Low: 0.41, High: 0.49}
 	// --headline sustained: the comparison leads with the sustained ratio,
 	// an estimate with its interval, then the master's rate and its test.
 	tb.Headline = HeadlineSustained
