@@ -147,6 +147,16 @@ func (res *Result) checkRun(r *run, row map[string]string, hosts map[string]map[
 	res.near(id+"sustained", row["sustained_metric"], r.sustained, 0)
 	res.near(id+"pNN latency in the window", row["lat_pctl_window_ms"], r.winLat, 0)
 	res.near(id+"mean latency in the window", row["lat_avg_window_ms"], r.winLatAvg, 0)
+	if j := r.judgeReplicas(); j.has {
+		res.near(id+"peak lag tx", row["peak_lag_tx"], j.peak, Tolerance*r.master)
+		res.near(id+"peak lag at s", row["peak_lag_at_s"], j.peakAt, 0.0005)
+		if res.Compared++; row["peak_lag_host"] != j.peakHost {
+			res.Problems = append(res.Problems, fmt.Sprintf("%speak lag's slave: report %q, recomputed %q", id, row["peak_lag_host"], j.peakHost))
+		}
+		if res.Compared++; (row["replicas_kept_up"] == "true") != j.keptUp || (row["replicas_behind_why"] == "") != j.keptUp {
+			res.Problems = append(res.Problems, fmt.Sprintf("%skept up: report %q (%q), recomputed %v", id, row["replicas_kept_up"], row["replicas_behind_why"], j.keptUp))
+		}
+	}
 	for h, want := range r.costs {
 		got := hosts[h]
 		for _, k := range sortedNames(want) {
