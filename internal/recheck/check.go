@@ -172,6 +172,7 @@ func (res *Result) checkGroup(label string, rs, base []*run, isBase, blocked boo
 		field(rs, func(r *run) float64 { return r.master }), field(rs, func(r *run) float64 { return r.apply }), field(rs, func(r *run) float64 { return r.catchUp })
 	bSteady, bSust, bApply := field(base, func(r *run) float64 { return r.steady }), field(base, func(r *run) float64 { return r.sustained }),
 		field(base, func(r *run) float64 { return r.apply })
+	bMaster := field(base, func(r *run) float64 { return r.master })
 	n := float64(len(steady))
 	mean, sd := stat.MeanStdDev(steady, nil)
 	l := label + " "
@@ -211,7 +212,7 @@ func (res *Result) checkGroup(label string, rs, base []*run, isBase, blocked boo
 	}
 	c := &comparison{label: label, n: len(steady), nBase: len(bSteady), applied: stat.Mean(apply, nil) / stat.Mean(bApply, nil),
 		lagGrowth: stat.Mean(field(rs, func(r *run) float64 { return r.lagGrowth }), nil), catchUp: stat.Mean(catchUp, nil),
-		runsNeeded: runsNeeded(steady, bSteady)}
+		runsNeeded: runsNeeded(steady, bSteady), masterRatio: stat.Mean(master, nil) / stat.Mean(bMaster, nil)}
 	okP, okCI, okS := false, false, false
 	if blocked {
 		c.runsNeeded = roundsNeeded(rs, base)
@@ -258,6 +259,7 @@ type comparison struct {
 	ratio, p, lo, hi       float64
 	sRatio, sLo, sHi       float64
 	applied, lagGrowth, cv float64
+	masterRatio            float64 // the master's commit rates'
 	catchUp                float64 // seconds
 }
 

@@ -147,7 +147,7 @@ func (t *Table) comparisonLine(base, g *Group) string {
 	sustained := t.Headline == HeadlineSustained && g.Replica.Known() && base.Replica.Known() && !math.IsNaN(g.SustainedRatio)
 	if sustained {
 		head += "sustained " + pctChange(g.SustainedRatio) + " " + t.changeOf() + pctInterval(g.SustainedCI, g.SustainedCIErr) +
-			" (an estimate with its interval, not tested); on the master: "
+			" (an estimate with its interval, not tested); client: "
 	}
 	if g.Test.Significant() {
 		s = head + pctChange(g.Ratio) + " " + t.changeOf() + pctInterval(g.RatioCI, g.RatioCIErr) + " (" + p + ", " + ns + ")"

@@ -143,7 +143,7 @@ func TestAnswerReplicasBehind(t *testing.T) {
 	// an estimate with its interval, then the master's rate and its test.
 	tb.Headline = HeadlineSustained
 	if got, want := tb.comparisonLine(base, g), "rocksdb vs innodb: sustained -55% writes/s [-59%, -51%] (an estimate with its interval, not tested); "+
-		"on the master: -21% writes/s [-24%, -18%] (p=0.003, n=3+3)"; got != want {
+		"client: -21% writes/s [-24%, -18%] (p=0.003, n=3+3)"; got != want {
 		t.Errorf("sustained headline:\n got %q\nwant %q", got, want)
 	}
 	// A master rate not significantly different beside a sustained
@@ -151,7 +151,7 @@ func TestAnswerReplicasBehind(t *testing.T) {
 	// significant difference" and an interval excluding 0 said of one.
 	g.Test, g.RatioCI = &TTest{P: 0.2}, &RatioCI{Low: 0.7, High: 1.1}
 	if got, want := tb.comparisonLine(base, g), "rocksdb vs innodb: sustained -55% writes/s [-59%, -51%] (an estimate with its interval, not tested); "+
-		"on the master: ~ no significant difference (p=0.2, n=3+3)"; got != want {
+		"client: ~ no significant difference (p=0.2, n=3+3)"; got != want {
 		t.Errorf("sustained headline, master not significant:\n got %q\nwant %q", got, want)
 	}
 }
