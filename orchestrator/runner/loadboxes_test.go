@@ -146,7 +146,7 @@ func TestStopClientsStopsEveryLoadBox(t *testing.T) {
 		r.clients = append(r.clients, c)
 	}
 	start := time.Now()
-	r.stopClients()
+	r.stopClients(bench.PhaseRun, r.clients)
 	for i, c := range r.clients {
 		rem, err := Attach(context.Background(), ex, c.remote, bench.PhaseRun)
 		if err != nil {
