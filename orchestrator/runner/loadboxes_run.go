@@ -109,7 +109,7 @@ func (r *run) phaseOn(ctx context.Context, phase bench.Phase, clients []*client)
 		r.cfg.Progress.Start(at)
 		defer r.cfg.Progress.Done()
 	}
-	errs = orchestrator.ForEach(ctx, 0, clients, func(ctx context.Context, i int, c *client) error {
+	errs = orchestrator.ForEach(ctx, 0, clients, func(ctx context.Context, _ int, c *client) error {
 		f, err := r.dir.Create(c.local + rundir.PartSuffix)
 		if err != nil {
 			return err
@@ -119,7 +119,7 @@ func (r *run) phaseOn(ctx context.Context, phase bench.Phase, clients []*client)
 		if measured {
 			onLine = func(line string) {
 				if iv, ok := c.driver.Progress(line); ok {
-					prog.add(i, iv)
+					prog.add(iv)
 				}
 			}
 		}
@@ -299,7 +299,7 @@ func newClientProgress(p *Progress, n int) *clientProgress {
 	return &clientProgress{p: p, n: n, slots: map[int64][]bench.Interval{}}
 }
 
-func (cp *clientProgress) add(_ int, iv bench.Interval) {
+func (cp *clientProgress) add(iv bench.Interval) {
 	if cp.p == nil {
 		return
 	}
