@@ -162,7 +162,18 @@ func (res *Result) checkLines(md, base string, labels []string) {
 		}
 		if m := reApplied.FindStringSubmatchIndex(line); m != nil {
 			for _, part := range strings.Split(line[m[2]:m[3]], ", ") {
-				label, ratio, ok := strings.Cut(part, " ")
+				// "LABEL 0.777x", or with "(a backlog from before the
+				// window in 1 run: ...)" after it (replicaline.go checks
+				// that); a label may hold spaces (its knobs).
+				if i := strings.Index(part, " ("); i >= 0 {
+					part = part[:i]
+				}
+				i := strings.LastIndex(part, " ")
+				ok := i > 0
+				label, ratio := part, ""
+				if ok {
+					label, ratio = part[:i], part[i+1:]
+				}
 				if cc := res.comparisons[label]; ok && cc != nil {
 					res.printed(label+" applied ratio (Replicas line)", strings.TrimSuffix(ratio, "x"), cc.applied)
 				}
