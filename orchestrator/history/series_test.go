@@ -95,3 +95,14 @@ func TestRegressionCheck(t *testing.T) {
 		t.Errorf("a change 3 points back flagged with --within 2")
 	}
 }
+
+// The master's option file names what changed, its settings only: orch's
+// comment restating the knobs (as the lab's files have it) is no setting.
+func TestConfigDiffSettingsOnly(t *testing.T) {
+	a := "[mysqld]\n# overrides: --knob innodb_flush_log_at_trx_commit=2\ninnodb_flush_log_at_trx_commit = 2\nsync_binlog = 1\n"
+	b := "[mysqld]\n# overrides: --knob innodb_flush_log_at_trx_commit=1\ninnodb_flush_log_at_trx_commit = 1\nsync_binlog = 1\n; a note\n"
+	got := strings.Join(configDiff(a, b), " | ")
+	if want := "master config: +innodb_flush_log_at_trx_commit = 1 | master config: -innodb_flush_log_at_trx_commit = 2"; got != want {
+		t.Errorf("configDiff: %q, want %q", got, want)
+	}
+}
