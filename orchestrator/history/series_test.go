@@ -106,3 +106,35 @@ func TestConfigDiffSettingsOnly(t *testing.T) {
 		t.Errorf("configDiff: %q, want %q", got, want)
 	}
 }
+
+// --knob NAME or NAME=VALUE matches a knob, not a piece of one.
+func TestHasKnob(t *testing.T) {
+	knobs := "sync_binlog=10 innodb_flush_log_at_trx_commit=2"
+	for knob, want := range map[string]bool{
+		"sync_binlog": true, "sync_binlog=10": true, "sync_binlog=1": false, "log=1": false,
+		"innodb_flush_log_at_trx_commit=2": true, "innodb_flush_log_at_trx_commit": true, "flush": false,
+	} {
+		if got := hasKnob(knobs, knob); got != want {
+			t.Errorf("--knob %s on %q: %v, want %v", knob, knobs, got, want)
+		}
+	}
+}
+
+// --since and --until: dates, times and ages back from now; anything else
+// (a fraction of a day, a negative age, a word) is refused, not read in part.
+func TestParseDate(t *testing.T) {
+	if got, err := ParseDate("2026-12-06"); err != nil || !got.Equal(time.Date(2026, 12, 6, 0, 0, 0, 0, time.UTC)) {
+		t.Errorf("a date: %v, %v", got, err)
+	}
+	if got, err := ParseDate("7d"); err != nil || time.Since(got) < 7*24*time.Hour-time.Minute || time.Since(got) > 7*24*time.Hour+time.Minute {
+		t.Errorf("7d: %v, %v", got, err)
+	}
+	if got, err := ParseDate("36h"); err != nil || time.Since(got) < 36*time.Hour-time.Minute {
+		t.Errorf("36h: %v, %v", got, err)
+	}
+	for _, bad := range []string{"1.5d", "-3d", "-2h", "last tuesday", "d"} {
+		if got, err := ParseDate(bad); err == nil {
+			t.Errorf("%q read as %v, want an error", bad, got)
+		}
+	}
+}
