@@ -138,3 +138,18 @@ func TestParseDate(t *testing.T) {
 		}
 	}
 }
+
+// Diff keeps what differs of a long field: the words of params and knobs,
+// the parts of the others (a version keeps its flavour's name).
+func TestDiffNamesTheDifference(t *testing.T) {
+	a := Identity{Workload: "w", Params: "tables=4 threads=16 time_s=20", Version: "MariaDB 10.11.19", Knobs: "sync_binlog=1"}
+	b := Identity{Workload: "w", Params: "tables=4 threads=8 time_s=20", Version: "MariaDB 10.5.23; TokuDB 5.6.49-89.0", Knobs: "sync_binlog=1"}
+	got := strings.Join(Diff(a, b, nil), " | ")
+	if want := "params: threads=16 -> threads=8 | version: MariaDB 10.11.19 -> MariaDB 10.5.23; TokuDB 5.6.49-89.0"; got != want {
+		t.Errorf("Diff: %q, want %q", got, want)
+	}
+	b.Version = "MariaDB 10.5.23"
+	if got := Diff(a, b, []string{"params"}); len(got) != 1 || got[0] != "version: MariaDB 10.11.19 -> MariaDB 10.5.23" {
+		t.Errorf("Diff of versions: %q", got)
+	}
+}
