@@ -40,7 +40,7 @@ type Shift struct {
 	// quantile's own uncertainty (shiftCrit): a statistic between them is
 	// a borderline decision, which another simulation could turn.
 	Stat, Crit, CritLo, CritHi float64
-	N          int
+	N                          int
 	// FromS, ToS are the window's ends (client seconds) the test ran on.
 	FromS, ToS float64
 }
