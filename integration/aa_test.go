@@ -149,8 +149,8 @@ func TestMatrixAA(t *testing.T) {
 	if !strings.Contains(rr.stdout, "Noise floor (A/A "+dir+", "+n+"+"+n+" runs)") || strings.Contains(rr.stdout, "not applicable") {
 		t.Errorf("the report held against the A/A does not name its floor:\n%s", rr.stdout)
 	}
-	// The third campaign: the knob's other value.
-	l.mustOK(t, append([]string{"matrix", "-i", l.inventory, "--engines=innodb", "--knobs", flushLog + "=1", "--repeat", "3", "--runs", runs}, workload...)...)
+	// The third campaign: the knob's other value, with sync_binlog=1 (thirdKnobs).
+	l.mustOK(t, append([]string{"matrix", "-i", l.inventory, "--engines=innodb", "--knobs", thirdKnobs, "--repeat", "3", "--runs", runs}, workload...)...)
 	thirdDir, err := filepath.EvalSymlinks(filepath.Join(runs, "latest"))
 	if err != nil {
 		t.Fatal(err)
