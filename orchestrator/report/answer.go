@@ -134,7 +134,7 @@ func (t *Table) comparisonLine(base, g *Group) string {
 		}
 		return head + pctChange(g.Ratio) + " " + t.changeOf() + ", untested: " + ns + ", " + why
 	}
-	p := PValue(g.Test.P)
+	p := PValueAt(g.Test.P, g.Test.level())
 	if g.Test.M > 1 {
 		p += " at Holm's " + strconv.FormatFloat(g.Test.level(), 'g', 3, 64)
 	}

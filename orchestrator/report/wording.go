@@ -86,7 +86,25 @@ func Significance(t *TTest, err error) string {
 		// Holm's level for this comparison, among the table's M.
 		word += fmt.Sprintf(" at %s, Holm over %d comparisons", strconv.FormatFloat(t.level(), 'g', 3, 64), t.M)
 	}
-	return PValue(t.P) + ", " + word
+	return PValueAt(t.P, t.level()) + ", " + word
+}
+
+// PValueAt is PValue for a p judged at level: with more significant
+// digits where three would print it equal to the level as the report
+// prints levels (%.3g), or on the wrong side of it: p=0.01138 judged at
+// 0.0114 (a round's share of 5%) read "p=0.0114, significant".
+func PValueAt(p, level float64) string {
+	shown, _ := strconv.ParseFloat(strconv.FormatFloat(level, 'g', 3, 64), 64)
+	if p < 0.001 && level > 0.001 || math.IsNaN(p) {
+		return PValue(p)
+	}
+	for d := 3; d <= 6; d++ {
+		s := strconv.FormatFloat(p, 'g', d, 64)
+		if v, _ := strconv.ParseFloat(s, 64); v != shown && (v < shown) == (p < level) {
+			return "p=" + s
+		}
+	}
+	return "p=" + strconv.FormatFloat(p, 'g', -1, 64)
 }
 
 // PValue formats a p-value with three significant digits, so that one

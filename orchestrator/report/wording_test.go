@@ -233,3 +233,25 @@ func TestBaselineLineMeasuredOnly(t *testing.T) {
 		t.Errorf("baseline line:\n got %q\nwant %q", got, want)
 	}
 }
+
+// A p judged at a level prints on its side of the level as the report
+// prints levels (three digits): the lab's round-3 decision had p=0.01138
+// at α=0.01141, and "p=0.0114, significant" beside "α=0.0114" read as a
+// contradiction (TestMatrixUntilSignificant failed on it).
+func TestPValueAtItsLevel(t *testing.T) {
+	for _, c := range []struct {
+		p, level float64
+		want     string
+	}{
+		{0.01138, 0.011412, "p=0.01138"},
+		{0.003, 0.05, "p=0.003"},
+		{0.04996, 0.05, "p=0.04996"},
+		{0.0501, 0.05, "p=0.0501"},
+		{0.2, 0.0114, "p=0.2"},
+		{0.0004, 0.05, "p<0.001"},
+	} {
+		if got := PValueAt(c.p, c.level); got != c.want {
+			t.Errorf("PValueAt(%g, %g) = %q, want %q", c.p, c.level, got, c.want)
+		}
+	}
+}
