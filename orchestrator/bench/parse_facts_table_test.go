@@ -92,6 +92,17 @@ var inputFacts = map[string]facts{
 	"captured-sysbench-1.0.20-connect-fatal.txt": {
 		kv:  `tool sysbench  version 1.0.20  complete false  threads 2`,
 		err: []string{"sysbench", "no final report", "unable to connect to MySQL server"}},
+	// The final report alone, as the reference notes show a real capture
+	// (oltp_read_write with 237 ignored errors and a latency over 1 s): no
+	// banner, so the version is the format's "1.x"; no threads line.
+	"reference-sysbench-1.0.20-report-errors.txt": {kv: `
+		tool sysbench  version 1.x  complete true
+		duration_s 3.0139  events 345
+		transactions 345  tps 114.44  queries 10679  qps 3542.22
+		reads 8148  writes 1604  others 927  errors 237  reconnects 0
+		latency_ms.min 2.29  latency_ms.avg 34.84  latency_ms.max 1030.68
+		latency_ms.p99 1013.60  latency_ms.sum 12019.09  percentile 99
+		intervals# 0`},
 	"sysbench-0.5-insert-run.txt": {kv: `
 		tool sysbench  version 0.5  complete true  threads 64
 		duration_s 5.0002  events 38384
