@@ -108,19 +108,29 @@ var (
 )
 
 // readRepeatedLines adds to want what the naive readers find in text: every
-// interval line and histogram row. It returns how many of each it found.
-func readRepeatedLines(text string, want map[string]string) (intervals, rows int) {
+// interval line and histogram row. It returns how many of each it found. A
+// value the table also types (the first and last interval's tps) must agree:
+// that checks the readers.
+func readRepeatedLines(t *testing.T, text string, want map[string]string) (intervals, rows int) {
+	t.Helper()
+	add := func(key, v string) {
+		if typed, ok := want[key]; ok && typed != v {
+			t.Errorf("the naive reader read %s = %q, the table says %q", key, v, typed)
+		}
+		want[key] = v
+	}
 	for _, line := range strings.Split(text, "\n") {
 		if m := naiveHistogramRow.FindStringSubmatch(line); m != nil {
 			p := "histogram." + strconv.Itoa(rows) + "."
-			want[p+"value_ms"], want[p+"count"] = m[1], m[2]
+			add(p+"value_ms", m[1])
+			add(p+"count", m[2])
 			rows++
 			continue
 		}
 		for _, l := range naiveIntervals {
 			if m := l.re.FindStringSubmatch(line); m != nil {
 				for i, k := range l.keys {
-					want["intervals."+strconv.Itoa(intervals)+"."+k] = m[i+1]
+					add("intervals."+strconv.Itoa(intervals)+"."+k, m[i+1])
 				}
 				intervals++
 				break
@@ -176,7 +186,7 @@ func TestParsedFiguresMatchTheText(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			text := string(readFile(t, path))
 			want := f.expand(t)
-			intervals, rows := readRepeatedLines(text, want)
+			intervals, rows := readRepeatedLines(t, text, want)
 			// The typed counts check the naive readers themselves.
 			for key, n := range map[string]int{"intervals#": intervals, "histogram#": rows} {
 				if typed, _ := strconv.Atoi(want[key]); typed != n {
