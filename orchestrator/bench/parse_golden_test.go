@@ -11,7 +11,13 @@ import (
 	"testing"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/golden from the parsers' output")
+// update rewrites the goldens from the parsers' output. The goldens are
+// serialisation snapshots only (the JSON shape: key names and order, null
+// against 0, Number's verbatim digits, the error's one line), which may be
+// regenerated; the figures themselves are held by inputFacts
+// (parse_facts_table_test.go), typed from each input's text, which
+// -update does not touch.
+var update = flag.Bool("update", false, "rewrite testdata/golden (JSON serialisation snapshots only; the parsed figures are held by inputFacts, typed from the inputs' text)")
 
 // inputs lists the parser inputs in testdata (samples, captures, hand-made).
 func inputs(t testing.TB) []string {
@@ -43,7 +49,9 @@ func toJSON(t testing.TB, v any) []byte {
 }
 
 // TestGolden parses every input with ParseAuto and compares the JSON result
-// and the error text with testdata/golden. Run with -update to rewrite.
+// and the error text with testdata/golden: a snapshot of the serialisation,
+// which -update rewrites. It cannot tell a right figure from a wrong one
+// (the parser wrote it); TestParsedFiguresMatchTheText does.
 func TestGolden(t *testing.T) {
 	seen := map[string]bool{}
 	for _, path := range inputs(t) {
