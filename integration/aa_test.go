@@ -17,8 +17,14 @@ import (
 // noise-floor.json; a later report held against it names it. Sweeps are
 // refused before any host is contacted. It runs under issue 20's stopping
 // rule (--precision 10% --max-repeat 6), which must end an A/A equivalent
-// or not resolved, never different. Both matrices' cells are in the runs
-// root's history (checkHistory).
+// or not resolved, never different.
+//
+// The same session is issue 34's history over time (checkHistory): the
+// A/A and two later matrices of the same workload are three campaigns, the
+// third with a knob of large effect (one client thread, so that every
+// commit waits for its own fsync: innodb_flush_log_at_trx_commit 2, 2,
+// then 1, a regression), recorded in the runs root's store as they end and
+// imported into a MariaDB store; both must flag the third campaign.
 func TestMatrixAA(t *testing.T) {
 	l := needLab(t)
 	runs := t.TempDir()
@@ -35,8 +41,9 @@ func TestMatrixAA(t *testing.T) {
 	// Under the stopping rule: 3 to 6 rounds (judged by round: from 5 on,
 	// unless it ends at 6), and the A/A ends
 	// "equivalent" or "not resolved", never "different".
-	r := l.mustOK(t, "matrix", "-i", l.inventory, "--aa", "--engines=innodb", "--precision", "10%", "--max-repeat", "6", "--runs", runs,
-		"--workload", "pure-random-writes", "--tables", "1", "--threads", "2", "--time", "3", "--table-size", "500", "--warmup", "1")
+	workload := []string{"--workload", "pure-random-writes", "--tables", "1", "--threads", "1", "--time", "3", "--table-size", "500", "--warmup", "1"}
+	r := l.mustOK(t, append([]string{"matrix", "-i", l.inventory, "--aa", "--engines=innodb", "--knobs", flushLog + "=2",
+		"--precision", "10%", "--max-repeat", "6", "--runs", runs}, workload...)...)
 	dir, err := filepath.EvalSymlinks(filepath.Join(runs, "latest"))
 	if err != nil {
 		t.Fatal(err)
@@ -57,7 +64,7 @@ func TestMatrixAA(t *testing.T) {
 		if c.State != "ok" {
 			t.Errorf("cell %s: %s", c.ID, c.State)
 		}
-		order = append(order, strings.TrimPrefix(c.Label, "innodb "))
+		order = append(order, c.Label[strings.LastIndex(c.Label, " ")+1:]) // "innodb KNOB=V (a)"
 	}
 	for i := range rounds {
 		if i%2 == 0 {
@@ -119,8 +126,7 @@ func TestMatrixAA(t *testing.T) {
 
 	// A later matrix of the same workload under the same runs root records
 	// the A/A as its noise floor (auto) and its report names it.
-	later := l.mustOK(t, "matrix", "-i", l.inventory, "--engines=innodb", "--knobs=sync_binlog=0,1", "--runs", runs,
-		"--workload", "pure-random-writes", "--tables", "1", "--threads", "2", "--time", "3", "--table-size", "500", "--warmup", "1")
+	later := l.mustOK(t, append([]string{"matrix", "-i", l.inventory, "--engines=innodb", "--knobs", flushLog + "=2", "--repeat", "3", "--runs", runs}, workload...)...)
 	laterDir, err := filepath.EvalSymlinks(filepath.Join(runs, "latest"))
 	if err != nil {
 		t.Fatal(err)
@@ -143,5 +149,11 @@ func TestMatrixAA(t *testing.T) {
 	if !strings.Contains(rr.stdout, "Noise floor (A/A "+dir+", "+n+"+"+n+" runs)") || strings.Contains(rr.stdout, "not applicable") {
 		t.Errorf("the report held against the A/A does not name its floor:\n%s", rr.stdout)
 	}
-	checkHistory(t, l, runs)
+	// The third campaign: the knob's other value, with sync_binlog=1 (thirdKnobs).
+	l.mustOK(t, append([]string{"matrix", "-i", l.inventory, "--engines=innodb", "--knobs", thirdKnobs, "--repeat", "3", "--runs", runs}, workload...)...)
+	thirdDir, err := filepath.EvalSymlinks(filepath.Join(runs, "latest"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkHistory(t, l, runs, []string{dir, laterDir, thirdDir})
 }

@@ -153,6 +153,7 @@ func TestTokuDBLab(t *testing.T) {
 		}
 	}
 	t.Logf("matrix:\n%s", m.stdout)
+	checkCompareAcrossVersions(t, l, mdir, "MariaDB 10.5.23")
 
 	// The seed's mysqlslap experiment, scaled down: seconds, lower is
 	// better, with the seed's fields.

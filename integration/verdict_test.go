@@ -40,7 +40,7 @@ func TestVerdictInnodbVsRocksdb(t *testing.T) {
 		t.Errorf("the plan of the embedded profiles has fairness warnings:\n%s", r.stdout)
 	}
 	// The console ends with the verdict, not only file paths.
-	if !strings.Contains(r.stdout, "  rocksdb: ") || !strings.Contains(r.stdout, "x innodb writes/s on the master [") {
+	if !strings.Contains(r.stdout, "  rocksdb: ") || !strings.Contains(r.stdout, "x innodb writes/s (client) [") {
 		t.Errorf("no verdict line on the console:\n%s", r.stdout)
 	}
 	dir, err := filepath.EvalSymlinks(filepath.Join(runs, "latest"))

@@ -12,13 +12,12 @@ import (
 
 func newHistoryCmd() *cobra.Command {
 	var (
-		root, knob, since, until, html string
-		store                          storeFlags
-		filter                         history.Filter
-		ignore                         []string
-		check, asJSON                  bool
-		threshold                      float64
-		within                         int
+		root, knob, since, until, html, threshold string
+		store                                     storeFlags
+		filter                                    history.Filter
+		ignore                                    []string
+		check, asJSON                             bool
+		within                                    int
 	)
 	cmd := &cobra.Command{
 		Use:   "history [SERIES]",
@@ -63,9 +62,13 @@ its report, and an index of every run.`,
 			if filter.Until, err = optDate("--until", until); err != nil {
 				return err
 			}
+			share, err := parsePercent("history", "--threshold", threshold)
+			if err != nil {
+				return err
+			}
 			n, err := history.Show(cmd.Context(), history.ShowOptions{
 				Where: history.Where{Root: root, File: store.file, ConfigFile: store.config}, Filter: filter, Knob: knob, Ignore: ignore,
-				Series: strings.Join(args, ""), Check: check, Threshold: threshold / 100, Within: within, HTML: html, JSON: asJSON, Out: cmd.OutOrStdout(),
+				Series: strings.Join(args, ""), Check: check, Threshold: share, Within: within, HTML: html, JSON: asJSON, Out: cmd.OutOrStdout(),
 			})
 			if err != nil {
 				return err
@@ -88,7 +91,7 @@ its report, and an index of every run.`,
 	f.StringVar(&until, "until", "", "only runs started before this (as --since)")
 	f.StringSliceVar(&ignore, "ignore", nil, "identity fields to merge series across: "+strings.Join(history.Fields, ", "))
 	f.BoolVar(&check, "check", false, "print one line per regression and exit 1 if there is any")
-	f.Float64Var(&threshold, "threshold", 5, "with --check: the smallest change for the worse, in percent")
+	f.StringVar(&threshold, "threshold", "5%", "with --check: the smallest change for the worse, a percentage (5% or 5)")
 	f.IntVar(&within, "within", 5, "with --check: a change point counts when it began within the newest N points")
 	f.StringVar(&html, "html", "", "write a static HTML page of every series and run to this file")
 	f.BoolVar(&asJSON, "json", false, "print the series (or SERIES's points) as JSON")

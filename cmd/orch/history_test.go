@@ -53,8 +53,14 @@ func TestHistoryExitStatuses(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close()
-	if got := run(context.Background(), []string{"history", "--store", store, "--check", "--threshold", "10"}); got != 1 {
-		t.Errorf("--check on a 20%% drop: exit %d, want 1", got)
+	// The threshold as its help and README write it (10%), or bare.
+	for _, th := range []string{"10%", "10"} {
+		if got := run(context.Background(), []string{"history", "--store", store, "--check", "--threshold", th}); got != 1 {
+			t.Errorf("--check --threshold %s on a 20%% drop: exit %d, want 1", th, got)
+		}
+	}
+	if got := run(context.Background(), []string{"history", "--store", store, "--check", "--threshold", "ten"}); got != 2 {
+		t.Errorf("--threshold ten: exit %d, want 2", got)
 	}
 	if got := run(context.Background(), []string{"history", "--store", store, "--check", "--threshold", "25"}); got != 0 {
 		t.Errorf("--check --threshold 25 on a 20%% drop: exit %d, want 0", got)

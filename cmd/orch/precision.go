@@ -52,12 +52,12 @@ func (u *untilFlags) until(cmd *cobra.Command, resuming bool) (*matrix.Until, er
 	}
 	var err error
 	if set("precision") {
-		if until.Precision, err = parsePercent("--precision", u.precision); err != nil {
+		if until.Precision, err = parsePercent("matrix", "--precision", u.precision); err != nil {
 			return nil, err
 		}
 	}
 	if set("equivalence") {
-		if until.Equivalence, err = parsePercent("--equivalence", u.equivalence); err != nil {
+		if until.Equivalence, err = parsePercent("matrix", "--equivalence", u.equivalence); err != nil {
 			return nil, err
 		}
 	}
@@ -65,11 +65,11 @@ func (u *untilFlags) until(cmd *cobra.Command, resuming bool) (*matrix.Until, er
 }
 
 // parsePercent reads "5%", "5" or "2.5%" as a share (0.05); bad text is
-// one line naming the flag.
-func parsePercent(flag, s string) (float64, error) {
+// one line naming the command and the flag.
+func parsePercent(command, flag, s string) (float64, error) {
 	v, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(s), "%"), 64)
 	if err != nil {
-		return 0, usagef("matrix: %s %q: want a percentage such as 5%%", flag, s)
+		return 0, usagef("%s: %s %q: want a percentage such as 5%%", command, flag, s)
 	}
 	return v / 100, nil
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/orch-bench/orch/orchestrator/report"
 )
 
-func newReportCmd(_ *globalOptions) *cobra.Command {
+func newReportCmd() *cobra.Command {
 	var (
 		baseline, out, formats, root, headline string
 		warmup                                 float64

@@ -147,6 +147,16 @@ func (res *Result) checkRun(r *run, row map[string]string, hosts map[string]map[
 	res.near(id+"sustained", row["sustained_metric"], r.sustained, 0)
 	res.near(id+"pNN latency in the window", row["lat_pctl_window_ms"], r.winLat, 0)
 	res.near(id+"mean latency in the window", row["lat_avg_window_ms"], r.winLatAvg, 0)
+	if j := r.judgeReplicas(); j.has {
+		res.near(id+"peak lag tx", row["peak_lag_tx"], j.peak, Tolerance*r.master)
+		res.near(id+"peak lag at s", row["peak_lag_at_s"], j.peakAt, 0.0005)
+		if res.Compared++; row["peak_lag_host"] != j.peakHost {
+			res.Problems = append(res.Problems, fmt.Sprintf("%speak lag's slave: report %q, recomputed %q", id, row["peak_lag_host"], j.peakHost))
+		}
+		if res.Compared++; (row["replicas_kept_up"] == "true") != j.keptUp || (row["replicas_behind_why"] == "") != j.keptUp {
+			res.Problems = append(res.Problems, fmt.Sprintf("%skept up: report %q (%q), recomputed %v", id, row["replicas_kept_up"], row["replicas_behind_why"], j.keptUp))
+		}
+	}
 	for h, want := range r.costs {
 		got := hosts[h]
 		for _, k := range sortedNames(want) {
@@ -162,6 +172,7 @@ func (res *Result) checkGroup(label string, rs, base []*run, isBase, blocked boo
 		field(rs, func(r *run) float64 { return r.master }), field(rs, func(r *run) float64 { return r.apply }), field(rs, func(r *run) float64 { return r.catchUp })
 	bSteady, bSust, bApply := field(base, func(r *run) float64 { return r.steady }), field(base, func(r *run) float64 { return r.sustained }),
 		field(base, func(r *run) float64 { return r.apply })
+	bMaster := field(base, func(r *run) float64 { return r.master })
 	n := float64(len(steady))
 	mean, sd := stat.MeanStdDev(steady, nil)
 	l := label + " "
@@ -201,9 +212,10 @@ func (res *Result) checkGroup(label string, rs, base []*run, isBase, blocked boo
 	}
 	c := &comparison{label: label, n: len(steady), nBase: len(bSteady), applied: stat.Mean(apply, nil) / stat.Mean(bApply, nil),
 		lagGrowth: stat.Mean(field(rs, func(r *run) float64 { return r.lagGrowth }), nil), catchUp: stat.Mean(catchUp, nil),
-		runsNeeded: runsNeeded(steady, bSteady)}
+		runsNeeded: runsNeeded(steady, bSteady), masterRatio: stat.Mean(master, nil) / stat.Mean(bMaster, nil)}
 	okP, okCI, okS := false, false, false
 	if blocked {
+		c.runsNeeded = roundsNeeded(rs, base)
 		c.ratio, c.p, c.lo, c.hi, okP = byRounds(rs, base, func(r *run) float64 { return r.steady })
 		c.sRatio, _, c.sLo, c.sHi, okS = byRounds(rs, base, func(r *run) float64 { return r.sustained })
 		okCI = okP
@@ -247,6 +259,7 @@ type comparison struct {
 	ratio, p, lo, hi       float64
 	sRatio, sLo, sHi       float64
 	applied, lagGrowth, cv float64
+	masterRatio            float64 // the master's commit rates'
 	catchUp                float64 // seconds
 }
 
@@ -284,26 +297,7 @@ func runsNeeded(a, b []float64) int {
 // (clusters-1 df), se never below sqrt(Σ s_c²/n_c)/k. The ratio is exp(m),
 // the 95% interval exp(m ± t·se), p two-sided.
 func byRounds(rs, base []*run, f func(*run) float64) (ratio, p, lo, hi float64, ok bool) {
-	type key struct {
-		cluster string
-		round   int
-	}
-	b := map[key]float64{}
-	for _, r := range base {
-		b[key{r.cluster, r.round}] = f(r)
-	}
-	logs := map[string][]float64{}
-	var clusters []string
-	for _, r := range rs {
-		v, found := b[key{r.cluster, r.round}]
-		if !found || v <= 0 || f(r) <= 0 {
-			continue
-		}
-		if _, seen := logs[r.cluster]; !seen {
-			clusters = append(clusters, r.cluster)
-		}
-		logs[r.cluster] = append(logs[r.cluster], math.Log(f(r)/v))
-	}
+	logs, clusters := roundLogs(rs, base, f)
 	var ys []float64
 	var floor float64
 	switch len(clusters) {
@@ -331,6 +325,56 @@ func byRounds(rs, base []*run, f func(*run) float64) (ratio, p, lo, hi float64, 
 	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: k - 1}
 	q := t.Quantile(0.975)
 	return math.Exp(m), 2 * t.Survival(math.Abs(m/se)), math.Exp(m - q*se), math.Exp(m + q*se), se > 0
+}
+
+// roundLogs are each round's log ratio of a configuration's run to the
+// baseline's in the same round on the same cluster, by cluster (in the
+// order the runs first name them).
+func roundLogs(rs, base []*run, f func(*run) float64) (map[string][]float64, []string) {
+	type key struct {
+		cluster string
+		round   int
+	}
+	b := map[key]float64{}
+	for _, r := range base {
+		b[key{r.cluster, r.round}] = f(r)
+	}
+	logs := map[string][]float64{}
+	var clusters []string
+	for _, r := range rs {
+		v, found := b[key{r.cluster, r.round}]
+		if !found || v <= 0 || f(r) <= 0 {
+			continue
+		}
+		if _, seen := logs[r.cluster]; !seen {
+			clusters = append(clusters, r.cluster)
+		}
+		logs[r.cluster] = append(logs[r.cluster], math.Log(f(r)/v))
+	}
+	return logs, clusters
+}
+
+// roundsNeeded is the blocked analysis's runs needed, as the Method
+// states it: the smallest n with n >= (t(0.975, n-1) + t(0.8, n-1))² s² / m²,
+// m and s the mean and standard deviation of the rounds' log ratios (one
+// cluster; 0 over several, or when not computable).
+func roundsNeeded(rs, base []*run) int {
+	logs, clusters := roundLogs(rs, base, func(r *run) float64 { return r.steady })
+	if len(clusters) != 1 || len(logs[clusters[0]]) < 2 {
+		return 0
+	}
+	m, sd := stat.MeanStdDev(logs[clusters[0]], nil)
+	if m == 0 || sd == 0 {
+		return 0
+	}
+	for n := 2; n <= 1_000_000; n++ {
+		t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}
+		z := t.Quantile(0.975) + t.Quantile(0.8)
+		if float64(n) >= z*z*sd*sd/(m*m) {
+			return n
+		}
+	}
+	return 1_000_000
 }
 
 // welch is Welch's two-sided p.

@@ -46,7 +46,7 @@ var (
 		{regexp.MustCompile(`need ~([0-9]+) runs each`), func(res *Result, w string, c *comparison, m []string) {
 			res.printed(w+"runs needed", m[0], float64(c.runsNeeded))
 		}},
-		// LABEL: 0.840x innodb writes/s on the master [0.676, 1.04]
+		// LABEL: 0.840x innodb writes/s (client) [0.676, 1.04]
 		{regexp.MustCompile(`^[^:]+: ([0-9.]+)x [^\[;]*\[([0-9.]+), ([0-9.]+)\]`), func(res *Result, w string, c *comparison, m []string) {
 			res.printed(w+"ratio", m[0], c.ratio)
 			res.printed(w+"ratio interval low", m[1], c.lo)
@@ -56,6 +56,11 @@ var (
 			res.printed(w+"sustained ratio", m[0], c.sRatio)
 			res.printed(w+"sustained interval low", m[1], c.sLo)
 			res.printed(w+"sustained interval high", m[2], c.sHi)
+		}},
+		// "0.584x innodb writes/s (client) [...], master commits 0.875x":
+		// the master's commit rate's ratio where it differs from the client's.
+		{regexp.MustCompile(`master commits ([0-9.]+)x`), func(res *Result, w string, c *comparison, m []string) {
+			res.printed(w+"master commits ratio", m[0], c.masterRatio)
 		}},
 		{regexp.MustCompile(`replicas applied ([0-9.]+)x`), func(res *Result, w string, c *comparison, m []string) {
 			res.printed(w+"applied ratio", m[0], c.applied)
@@ -157,7 +162,18 @@ func (res *Result) checkLines(md, base string, labels []string) {
 		}
 		if m := reApplied.FindStringSubmatchIndex(line); m != nil {
 			for _, part := range strings.Split(line[m[2]:m[3]], ", ") {
-				label, ratio, ok := strings.Cut(part, " ")
+				// "LABEL 0.777x", or with "(a backlog from before the
+				// window in 1 run: ...)" after it (replicaline.go checks
+				// that); a label may hold spaces (its knobs).
+				if i := strings.Index(part, " ("); i >= 0 {
+					part = part[:i]
+				}
+				i := strings.LastIndex(part, " ")
+				ok := i > 0
+				label, ratio := part, ""
+				if ok {
+					label, ratio = part[:i], part[i+1:]
+				}
 				if cc := res.comparisons[label]; ok && cc != nil {
 					res.printed(label+" applied ratio (Replicas line)", strings.TrimSuffix(ratio, "x"), cc.applied)
 				}

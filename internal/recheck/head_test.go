@@ -26,3 +26,29 @@ func TestOneConfiguration(t *testing.T) {
 		}
 	}
 }
+
+// The Replicas line's applied ratios, one with the backlog phrase after
+// it and a label holding a knob: each ratio is compared (the demo of
+// 2026-12-06 said "rocksdb 0.777x (a backlog ...)", which was read as the
+// ratio "0.777x (a" and reported OFF).
+func TestAppliedRatiosOnTheReplicasLine(t *testing.T) {
+	md := "# Benchmark report\n\n- Replicas: kept up in every configuration; applied vs innodb: rocksdb 0.777x " +
+		"(a backlog from before the window in 1 run: not the master's pace), innodb sync_binlog=0 1.02x\n\nServers: x\n"
+	for _, c := range []struct {
+		rocks, knob float64
+		problems    int
+	}{{0.7774, 1.021, 0}, {0.80, 1.021, 1}, {0.7774, 0.95, 1}} {
+		res := &Result{comparisons: map[string]*comparison{"rocksdb": {applied: c.rocks}, "innodb sync_binlog=0": {applied: c.knob}},
+			replicas: map[string]replicaRuns{"rocksdb": {backlog: 1}, "innodb": {}, "innodb sync_binlog=0": {}}}
+		res.checkLines(md, "innodb", []string{"innodb", "rocksdb", "innodb sync_binlog=0"})
+		n := 0
+		for _, p := range res.Problems {
+			if strings.Contains(p, "applied ratio") {
+				n++
+			}
+		}
+		if n != c.problems {
+			t.Errorf("applied %g, %g: problems %q", c.rocks, c.knob, res.Problems)
+		}
+	}
+}

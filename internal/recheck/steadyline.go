@@ -23,7 +23,8 @@ var (
 	// range the runs' shifts span), shifted of tested runs, the method's
 	// false alarm rate, the runs significant alone.
 	reSteadySide = `: no steady state: ([0-9]+)% (drop|rise) at ~([0-9]+) s(?: \(between ([0-9]+) and ([0-9]+) s\))? in ([0-9]+) of ([0-9]+) runs ` +
-		`\(a level-shift test of the runs' mean, ([0-9.]+)% false alarm rate; ([0-9]+) of the runs significant alone\)`
+		`\(a level-shift test of the runs' mean, ([0-9.]+)% false alarm rate; ([0-9]+) of the runs significant alone` +
+		`(?:; borderline: statistic ([0-9.]+) within its simulated critical value's uncertainty, ([0-9.]+)-([0-9.]+))?\)`
 	rePerPhase = regexp.MustCompile(`; per phase: ([0-9.,]+)x( \[[^\]]*\])? up to ~([0-9]+) s, ([0-9.,]+)x( \[[^\]]*\])? after ~([0-9]+) s; ` +
 		`to measure the later phase alone, run at least ([0-9]+) s with --warmup ([0-9]+) \(a ([0-9]+) s window after the shift`)
 	rePhaseCI  = regexp.MustCompile(`^ \[([0-9.,]+)(?: \(clipped from (-[0-9.,]+)\))?, ([0-9.,]+)\]`)
@@ -117,8 +118,23 @@ func (res *Result) checkSide(line string, p *phases) [][]int {
 		res.notRecomputed(fmt.Sprintf("%s%s of the runs significant alone: checked only to lie in %d-%d: run(s) %s have a statistic within the simulated critical value's uncertainty (its own simulation here, the report's of %d series)",
 			w, g(9), p.alone, p.alone+len(p.aloneUnsure), strings.Join(p.aloneUnsure, ", "), reportSims))
 	}
+	if g(10) != "" {
+		// Borderline: the statistic is this package's own; the report's
+		// band (its 4000 series' quantiles at 95% ∓ 1.96 standard errors)
+		// must hold it and lie within this package's band for the
+		// report's simulation (critical: wider, 2.58 standard errors and
+		// its own error).
+		res.printed(w+"shift statistic", g(10), p.pooled.stat)
+		lo, _ := strconv.ParseFloat(g(11), 64)
+		hi, _ := strconv.ParseFloat(g(12), 64)
+		res.Compared++
+		if lo > p.pooled.stat+0.005 || hi < p.pooled.stat-0.005 || lo < p.pooled.critLo-0.005 || hi > p.pooled.critHi+0.005 {
+			res.Problems = append(res.Problems, fmt.Sprintf("%sborderline band: report %s-%s for statistic %s, recomputed statistic %.3g, band %.3g-%.3g",
+				w, g(11), g(12), g(10), p.pooled.stat, p.pooled.critLo, p.pooled.critHi))
+		}
+	}
 	var spans [][]int
-	for i := 1; i <= 9; i++ {
+	for i := 1; i <= 12; i++ {
 		if m[2*i] >= 0 && i != 2 {
 			spans = append(spans, m[2*i:2*i+2])
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/orch-bench/orch/orchestrator/cluster"
 	"github.com/orch-bench/orch/orchestrator/executor"
 	"github.com/orch-bench/orch/orchestrator/mysqlconn"
+	"github.com/orch-bench/orch/orchestrator/sqlrows"
 	"github.com/orch-bench/orch/orchestrator/step"
 	"github.com/orch-bench/orch/topology"
 )
@@ -56,7 +57,7 @@ func Adopting(it Item, change string) string {
 // hostPlan is what Ensure will do on one host, decided before any host
 // changes.
 type hostPlan struct {
-	q     Querier
+	q     sqlrows.Session
 	db    *dbsql.DB // orch's own session, when the admin account logs in
 	found *Found
 	make  []Account // made or brought up to date through root's socket
@@ -226,7 +227,7 @@ func (p *hostPlan) makeAccounts(ctx context.Context, ex executor.Executor) (step
 		drop[i] = "DROP USER IF EXISTS " + a.quoted()
 	}
 	return step.Outcome{Reason: "created " + names(created),
-		Undo: func(ctx context.Context) error { return Socket{Ex: ex}.Exec(ctx, drop) }}, err
+		Undo: func(ctx context.Context) error { return Socket{Ex: ex}.Exec(ctx, drop...) }}, err
 }
 
 // itemNames lists items for a step's reason.

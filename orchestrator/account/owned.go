@@ -60,15 +60,6 @@ func (i Item) String() string {
 	return string(i.Kind) + " `" + strings.ReplaceAll(i.Name, ".", "`.`") + "`"
 }
 
-// Querier runs SQL on one server: through orch's own session or root's
-// unix socket.
-type Querier interface {
-	// Query returns the rows of q, every column as text.
-	Query(ctx context.Context, q string) ([][]string, error)
-	// Exec runs stmts in one session with binary logging off.
-	Exec(ctx context.Context, stmts []string) error
-}
-
 // Found is what exists on a server among the names orch uses, and orch's
 // record there.
 type Found struct {
@@ -113,7 +104,7 @@ func (f *Found) OwnedOf(k Kind) []Item {
 
 // Look reads which of the accounts and schemas exist, the tables in those
 // schemas, and orch's record (its rows checked with seal), changing nothing.
-func Look(ctx context.Context, q Querier, seal Seal, accounts []Item, schemas []string) (*Found, error) {
+func Look(ctx context.Context, q sqlrows.Session, seal Seal, accounts []Item, schemas []string) (*Found, error) {
 	f := &Found{Accounts: map[string]bool{}, Schemas: map[string]bool{}, Tables: map[string]bool{}, Owned: map[Item]bool{}, seal: seal}
 	if !contains(schemas, RecordSchema) {
 		schemas = append(append([]string(nil), schemas...), RecordSchema)
@@ -196,7 +187,7 @@ const recordTable = "`" + RecordSchema + "`.`" + RecordTable + "`"
 // Claim records items as orch's, then creates the schemas among them that
 // do not exist yet (tables and accounts are made by their own code right
 // after). It writes nothing when the record lists them all already.
-func Claim(ctx context.Context, q Querier, f *Found, items []Item) error {
+func Claim(ctx context.Context, q sqlrows.Session, f *Found, items []Item) error {
 	var add []Item
 	for _, it := range items {
 		if !f.Owned[it] && !containsItem(add, it) {
@@ -245,7 +236,7 @@ func Claim(ctx context.Context, q Querier, f *Found, items []Item) error {
 			stmts = append(stmts, "CREATE DATABASE IF NOT EXISTS "+flavor.QuoteIdent(it.Name))
 		}
 	}
-	if err := q.Exec(ctx, stmts); err != nil {
+	if err := q.Exec(ctx, stmts...); err != nil {
 		return fmt.Errorf("record what orch makes in %s: %w", RecordItem, err)
 	}
 	for _, it := range add {
@@ -260,7 +251,7 @@ func Claim(ctx context.Context, q Querier, f *Found, items []Item) error {
 }
 
 // Unclaim removes items from the record once orch has dropped them.
-func Unclaim(ctx context.Context, q Querier, f *Found, items []Item) error {
+func Unclaim(ctx context.Context, q sqlrows.Session, f *Found, items []Item) error {
 	var conds []string
 	for _, it := range items {
 		if f.Owned[it] {
@@ -270,7 +261,7 @@ func Unclaim(ctx context.Context, q Querier, f *Found, items []Item) error {
 	if len(conds) == 0 {
 		return nil
 	}
-	if err := q.Exec(ctx, []string{"DELETE FROM " + recordTable + " WHERE " + strings.Join(conds, " OR ")}); err != nil {
+	if err := q.Exec(ctx, "DELETE FROM "+recordTable+" WHERE "+strings.Join(conds, " OR ")); err != nil {
 		return fmt.Errorf("update orch's record %s: %w", RecordItem, err)
 	}
 	for _, it := range items {
@@ -304,11 +295,12 @@ func appendNew(list []Item, it Item) []Item {
 	return append(list, it)
 }
 
-// DB is a Querier on an orch session (a pool: Exec pins one connection so
-// that sql_log_bin = 0 covers every statement).
+// DB is a session through orch's own account (a pool: Exec pins one
+// connection so that sql_log_bin = 0 covers every statement). Look, Claim
+// and Unclaim take it or Socket: both run Exec with binary logging off.
 type DB struct{ *dbsql.DB }
 
-// Query implements Querier.
+// Query implements sqlrows.Session.
 func (d DB) Query(ctx context.Context, q string) ([][]string, error) {
 	t, err := sqlrows.Query(ctx, d.DB, q)
 	if err != nil {
@@ -317,8 +309,8 @@ func (d DB) Query(ctx context.Context, q string) ([][]string, error) {
 	return t.Strings(), nil
 }
 
-// Exec implements Querier.
-func (d DB) Exec(ctx context.Context, stmts []string) error {
+// Exec implements sqlrows.Session, with binary logging off.
+func (d DB) Exec(ctx context.Context, stmts ...string) error {
 	c, err := d.DB.Conn(ctx)
 	if err != nil {
 		return err
@@ -332,13 +324,13 @@ func (d DB) Exec(ctx context.Context, stmts []string) error {
 	return nil
 }
 
-// Socket is a Querier through root's unix socket on the host (a stock
+// Socket is a session through root's unix socket on the host (a stock
 // server, before orch has an account there).
 type Socket struct{ Ex executor.Executor }
 
 const queryScript = `if command -v mariadb >/dev/null 2>&1; then exec mariadb --batch --skip-column-names; fi; exec mysql --batch --skip-column-names`
 
-// Query implements Querier.
+// Query implements sqlrows.Session.
 func (s Socket) Query(ctx context.Context, q string) ([][]string, error) {
 	res, err := s.Ex.Run(ctx, executor.Command{Script: queryScript, Sudo: true, Stdin: strings.NewReader(q + ";\n")})
 	if err != nil {
@@ -353,8 +345,8 @@ func (s Socket) Query(ctx context.Context, q string) ([][]string, error) {
 	return out, nil
 }
 
-// Exec implements Querier.
-func (s Socket) Exec(ctx context.Context, stmts []string) error {
+// Exec implements sqlrows.Session, with binary logging off.
+func (s Socket) Exec(ctx context.Context, stmts ...string) error {
 	script := "SET SESSION sql_log_bin = 0;\n" + strings.Join(stmts, ";\n") + ";\n"
 	res, err := s.Ex.Run(ctx, executor.Command{Script: clientScript, Sudo: true, Stdin: strings.NewReader(script)})
 	if err != nil {

@@ -52,7 +52,7 @@ type dbInsertDriver struct {
 	w *Workload
 }
 
-func (w *Workload) dbInsertDefaults() {
+func dbInsertDefaults(w *Workload) {
 	if w.RunOn == "" {
 		// The library's storage is the host's: see docs/db-insert.md.
 		w.RunOn = topology.RoleMaster
@@ -62,7 +62,7 @@ func (w *Workload) dbInsertDefaults() {
 	}
 }
 
-func (w *Workload) validateDBInsert() error {
+func validateDBInsert(w *Workload) error {
 	o := &w.Options
 	switch {
 	case o.Engine != "" && !slices.Contains(DBInsertEngines, o.Engine):

@@ -38,10 +38,23 @@ type DriverSpec struct {
 	// Phases are the phases it has, in order; a workload asks for
 	// prepare and cleanup only where they exist.
 	Phases []Phase
-	// Files are what a run leaves in its working directory besides each
-	// phase's output (Phase.Output): the runner collects the outputs and
-	// removes the directory with these.
-	Files []string
+	// Test: its workloads name the test to run (test:, sysbench's
+	// oltp_insert or a Lua script): required there, refused elsewhere.
+	Test bool
+	// Program is the program a workload without a binary: key runs.
+	Program string
+	// Percentile is the latency percentile its interval lines print when
+	// the workload sets none (Workload.LatencyPercentile).
+	Percentile int
+	// Defaults fills what only this driver defaults (nil: nothing beyond
+	// the common defaults).
+	Defaults func(w *Workload)
+	// Validate checks what only this driver requires, after the common
+	// rules; nil: options.engine, when set, must be one engine name.
+	Validate func(w *Workload) error
+	// PasswordArg reports an argument its option parser reads as a
+	// password beyond a long option naming one (nil: none).
+	PasswordArg func(arg string) bool
 	// Processes are its programs' process names (/proc/PID/comm) whose CPU
 	// a load box's monitor sums as the clients' (monitor.ClientCommands).
 	Processes []string
@@ -112,17 +125,18 @@ var Drivers = []DriverSpec{
 		Kind: DriverSysbench, New: func(w *Workload) Driver { return &sysbenchDriver{w: w} },
 		Tool: ToolSysbench, Parse: parseSysbench, Sniff: sniffSysbench, Metrics: sysbenchMetrics,
 		Phases: []Phase{PhasePrepare, PhaseRun, PhaseCleanup}, Processes: []string{"sysbench"},
+		Test: true, Program: "sysbench", Percentile: sysbenchPercentile,
 		Server: true, Schemas: []string{"sbtest"}, OwnTable: sbtestTable, EngineOption: true,
 		Checks: []ClientCheck{sysbenchCheck}, SeveralLoadBoxes: true,
-		None: map[string]string{"Files": "it writes nothing but its output"},
 	},
 	{
 		Kind: DriverSysbenchLegacy, New: func(w *Workload) Driver { return &sysbenchDriver{w: w, legacy: true} },
 		Tool: ToolSysbench, Parse: parseSysbench, Sniff: sniffSysbench, Metrics: sysbenchMetrics,
 		Phases: []Phase{PhasePrepare, PhaseRun, PhaseCleanup}, Processes: []string{"sysbench"},
+		Test: true, Program: "sysbench", Percentile: sysbenchPercentile,
 		Server: true, Schemas: []string{"sbtest"}, OwnTable: sbtestTable, EngineOption: true,
 		Checks: []ClientCheck{sysbenchCheck},
-		None: map[string]string{"Files": "it writes nothing but its output",
+		None: map[string]string{
 			"SeveralLoadBoxes": "legacy sysbench prints no histogram to merge several clients' percentiles from"},
 	},
 	{
@@ -130,24 +144,30 @@ var Drivers = []DriverSpec{
 		Tool: ToolMysqlslap, Parse: parseMysqlslap, Sniff: sniffMysqlslap, Aliases: []string{"mariadb-slap"},
 		Metrics: []Metric{{MetricSeconds, true}, {MetricQueries, false}},
 		Phases:  []Phase{PhaseRun}, Processes: slapPrograms,
+		Validate: validateSlap, PasswordArg: slapPasswordArg,
 		Server: true, Schemas: []string{"mysqlslap"}, OwnTable: func(t string) bool { return t == "t1" }, EngineOption: true,
 		Checks: []ClientCheck{{Fact: "mysqlslap", Programs: slapPrograms, Label: "mysqlslap/mariadb-slap", Install: "mariadb-client/mysql-client (mysqlslap)"}},
 		Tail:   "mysqlslap runs a query count, not a duration, so it cannot carry a profiling tail of a few seconds",
-		None: map[string]string{"Files": "it writes nothing but its output",
+		None: map[string]string{
+			"Test":             "it runs SQL it generates, no named test",
+			"Program":          "its driver runs mysqlslap, else mariadb-slap, whichever the box has",
+			"Percentile":       "it prints no latency percentile",
 			"SeveralLoadBoxes": "its blocks hold averages only, which do not merge into one run's figures"},
 	},
 	{
 		Kind: DriverCustom, New: func(w *Workload) Driver { return &customDriver{w: w} },
-		Phases: []Phase{PhaseRun}, Server: true,
+		Phases: []Phase{PhaseRun}, Server: true, Validate: validateCustom,
 		Tail: "a custom workload has no duration orch can set, so it cannot carry a profiling tail",
 		None: map[string]string{
 			"Tool": "the workload's parser: key names another driver's format", "Parse": "the named format's",
-			"Sniff":     "the named format's",
-			"Metrics":   "the named format's",
-			"Files":     "orch cannot see what the program writes; the runner removes its working directory",
-			"Processes": "any program: the monitor cannot tell its CPU from the box's",
-			"Schemas":   "the workload's database: key, which orch neither grants nor creates",
-			"OwnTable":  "no schema of its own", "EngineOption": "orch cannot set a program's engine",
+			"Sniff":      "the named format's",
+			"Metrics":    "the named format's",
+			"Test":       "its program's arguments are the workload's extra_args",
+			"Program":    "the workload's binary: key, required",
+			"Percentile": "orch cannot tell what its program's interval lines hold",
+			"Processes":  "any program: the monitor cannot tell its CPU from the box's",
+			"Schemas":    "the workload's database: key, which orch neither grants nor creates",
+			"OwnTable":   "no schema of its own", "EngineOption": "orch cannot set a program's engine",
 			"Checks":           "its binary is the workload's: the run's step says when it is missing",
 			"SeveralLoadBoxes": "its output format decides; only sysbench 1.x merges",
 		},
@@ -155,17 +175,23 @@ var Drivers = []DriverSpec{
 	{
 		Kind: DriverDBInsert, New: func(w *Workload) Driver { return &dbInsertDriver{w: w} },
 		Tool: ToolDBInsert, Parse: parseDBInsert, Sniff: sniffDBInsert, Metrics: []Metric{{MetricRows, false}},
-		Phases: []Phase{PhaseRun}, Files: []string{dbInsertDirs[DBInsertFractalTree], dbInsertDirs[DBInsertBerkeleyDB], dbInsertTimes},
+		Phases: []Phase{PhaseRun}, Defaults: dbInsertDefaults, Validate: validateDBInsert,
 		Processes: []string{"db-insert", "db-insert-bdb"}, EngineOption: true,
 		Tail: "a db-insert workload has no duration orch can set, so it cannot carry a profiling tail",
 		None: map[string]string{
-			"Server":   "it benchmarks the storage library on the master directly",
-			"Schemas":  "no server: its database is a directory in the run's working directory",
-			"OwnTable": "no schema", "SeveralLoadBoxes": "it runs on the master, not on a load box",
+			"Test":       "its one program takes options, no named test",
+			"Program":    "its driver runs the current `orch dbinsert` build, the -bdb one for Berkeley DB",
+			"Percentile": "it prints no latency percentile",
+			"Server":     "it benchmarks the storage library on the master directly",
+			"Schemas":    "no server: its database is a directory in the run's working directory",
+			"OwnTable":   "no schema", "SeveralLoadBoxes": "it runs on the master, not on a load box",
 			"Checks": "it runs on the master, built there by `orch dbinsert`; the run's step says when it is missing",
 		},
 	},
 }
+
+// sysbenchPercentile is sysbench's --percentile default (1.0's manual).
+const sysbenchPercentile = 95
 
 var (
 	sysbenchMetrics = []Metric{{MetricWrites, false}, {MetricTPS, false}, {MetricQueries, false}}

@@ -18,8 +18,9 @@ var formatSamples = map[Tool]string{
 }
 
 // optionalFields may be left empty without a reason: empty has a meaning
-// of its own there (no other names; a tail can be carried).
-var optionalFields = []string{"Aliases", "Tail", "None"}
+// of its own there (no other names; a tail can be carried; nothing beyond
+// the common defaults, rules and password options).
+var optionalFields = []string{"Aliases", "Tail", "None", "Defaults", "Validate", "PasswordArg"}
 
 // TestDriverTableComplete fails on an entry of Drivers that leaves a field
 // empty without saying why in None, naming the driver and the field, and
@@ -60,7 +61,7 @@ func specProblems(d DriverSpec) []string {
 func TestDriverTableCompleteNamesTheMissing(t *testing.T) {
 	d := Drivers[0]
 	d.Processes = nil
-	d.None = map[string]string{"Files": "x", "Checks": "y"}
+	d.None = map[string]string{"Program": "x", "Checks": "y"}
 	got := strings.Join(specProblems(d), "; ")
 	for _, want := range []string{"no Processes", "Checks is set, but None says why it is not: y"} {
 		if !strings.Contains(got, want) {
@@ -127,13 +128,26 @@ func TestDriverTableTrue(t *testing.T) {
 func TestDriverTableDrivesWorkloads(t *testing.T) {
 	for _, d := range Drivers {
 		w := &Workload{Name: "t", Tool: d.Kind, Binary: "/bin/prog", Test: "oltp_insert", Parser: string(ToolSysbench)}
-		if d.Kind != DriverCustom {
+		if d.Tool != "" {
 			w.Parser = ""
 		}
-		if d.Kind != DriverSysbench && d.Kind != DriverSysbenchLegacy {
+		if !d.Test {
 			w.Test = ""
 		}
+		w.Binary = ""
 		w.applyDefaults()
+		if w.Binary != d.Program {
+			t.Errorf("driver %s: default binary %q, entry says %q", d.Kind, w.Binary, d.Program)
+		}
+		if w.Prepare != d.has(PhasePrepare) {
+			t.Errorf("driver %s: prepare by default %v, entry's phases %v", d.Kind, w.Prepare, d.Phases)
+		}
+		if got := w.LatencyPercentile(); got != d.Percentile {
+			t.Errorf("driver %s: latency percentile %d, entry says %d", d.Kind, got, d.Percentile)
+		}
+		if w.Binary == "" && d.Tool == "" {
+			w.Binary = "/bin/prog" // a custom workload's own program
+		}
 		if err := w.validate(); err != nil {
 			t.Errorf("driver %s: %v", d.Kind, err)
 			continue

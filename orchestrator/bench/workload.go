@@ -155,38 +155,39 @@ func (w *Workload) Phases() []Phase {
 }
 
 // LatencyPercentile is the percentile of the interval lines' latency: the
-// workload's percentile, else sysbench's default, 95 (sysbench 1.0's
-// --percentile); 0 when the client prints none.
+// workload's percentile, else its driver's default (DriverSpec.Percentile);
+// 0 when the client prints none.
 func (w *Workload) LatencyPercentile() int {
-	switch {
-	case !w.sysbench():
+	d, ok := Spec(w.Tool)
+	if !ok {
 		return 0
-	case w.Options.Percentile != nil:
+	}
+	if d.Percentile != 0 && w.Options.Percentile != nil {
 		return *w.Options.Percentile
 	}
-	return 95
-}
-
-func (w *Workload) sysbench() bool {
-	return w.Tool == DriverSysbench || w.Tool == DriverSysbenchLegacy
+	return d.Percentile
 }
 
 // applyDefaults fills what the file left out. Presence is judged by the
 // recorded key positions, so `prepare: false` is told apart from absence.
 func (w *Workload) applyDefaults() {
-	if _, set := w.pos["prepare"]; !set {
-		w.Prepare = w.sysbench()
+	d, ok := Spec(w.Tool)
+	if !ok {
+		return // validate says so
 	}
-	if w.Tool == DriverDBInsert {
-		w.dbInsertDefaults()
+	if _, set := w.pos["prepare"]; !set {
+		w.Prepare = d.has(PhasePrepare)
+	}
+	if d.Defaults != nil {
+		d.Defaults(w)
 	}
 	if w.RunOn == "" {
 		w.RunOn = topology.RoleLoadBox
 	}
-	if w.Binary == "" && w.sysbench() {
-		w.Binary = "sysbench"
+	if w.Binary == "" {
+		w.Binary = d.Program
 	}
-	if d, ok := Spec(w.Tool); ok && w.Database == "" && len(d.Schemas) > 0 {
+	if w.Database == "" && len(d.Schemas) > 0 {
 		w.Database = d.Schemas[0]
 	}
 }

@@ -102,7 +102,7 @@ func TestWorkloadErrors(t *testing.T) {
 		{"missing tool", "test: oltp_insert\n", `test.yaml: tool: missing; one of sysbench, sysbench-legacy, mysqlslap, custom, db-insert`},
 		{"unknown tool", "tool: hammerdb\n", `test.yaml:1:7: tool: unknown tool "hammerdb" (valid: sysbench, sysbench-legacy, mysqlslap, custom, db-insert)`},
 		{"missing test", "tool: sysbench\n", `test.yaml: test: missing: the sysbench test to run (oltp_insert, a Lua path, ...)`},
-		{"test for mysqlslap", "tool: mysqlslap\ntest: x\n", `test.yaml:2:7: test: only for the sysbench tools`},
+		{"test for mysqlslap", "tool: mysqlslap\ntest: x\n", `test.yaml:2:7: test: only for tools sysbench and sysbench-legacy`},
 		{"option for other tool", "tool: sysbench\ntest: a\noptions:\n  iterations: 3\n", `test.yaml:4:15: options.iterations: does not apply to tool sysbench (its options: tables, table_size, threads, time_s, events, report_interval_s, auto_inc, percentile, histogram, engine)`},
 		{"histogram legacy", "tool: sysbench-legacy\ntest: oltp\noptions:\n  histogram: true\n", `test.yaml:4:14: options.histogram: does not apply to tool sysbench-legacy (its options: tables, table_size, threads, time_s, events, report_interval_s, auto_inc, percentile, engine)`},
 		{"custom options", "tool: custom\nbinary: x\nparser: db-insert\noptions: {threads: 2}\n", `test.yaml:4:20: options.threads: does not apply to tool custom (its options: none)`},

@@ -42,18 +42,16 @@ func (w *Workload) validate() error {
 }
 
 func (w *Workload) validateFields() error {
-	sb := w.sysbench()
+	d := w.spec()
 	switch {
-	case sb && w.Test == "":
-		return w.fail("test", "missing: the sysbench test to run (oltp_insert, a Lua path, ...)")
-	case !sb && w.Test != "":
-		return w.fail("test", "only for the sysbench tools")
-	case w.Tool == DriverCustom && w.Binary == "":
-		return w.fail("binary", "missing: the program a custom workload runs")
-	case w.Tool == DriverCustom && w.Parser == "":
+	case d.Test && w.Test == "":
+		return w.fail("test", "missing: the %s test to run (oltp_insert, a Lua path, ...)", w.Tool)
+	case !d.Test && w.Test != "":
+		return w.fail("test", "only for %s", toolsWhere(func(d *DriverSpec) bool { return d.Test }))
+	case d.Tool == "" && w.Parser == "":
 		return w.fail("parser", "missing: how to read the program's output (%s)", strings.Join(Formats(), ", "))
-	case w.Tool != DriverCustom && w.Parser != "":
-		return w.fail("parser", "only for tool custom: %s output has its own parser", w.Tool)
+	case d.Tool != "" && w.Parser != "":
+		return w.fail("parser", "only for %s: %s output has its own parser", toolsWhere(func(d *DriverSpec) bool { return d.Tool == "" }), w.Tool)
 	case w.Parser != "" && !slices.Contains(Formats(), w.Parser):
 		return w.fail("parser", "unknown parser %q (valid: %s)", clip(w.Parser), strings.Join(Formats(), ", "))
 	case !w.spec().has(PhasePrepare) && w.Prepare:
@@ -112,21 +110,56 @@ func (w *Workload) validateOptions() error {
 	case o.LoadType != "" && !slices.Contains(loadTypes, o.LoadType):
 		return w.fail("options.auto_generate_sql_load_type", "%q is not one of %s", clip(o.LoadType), strings.Join(loadTypes, ", "))
 	}
-	if w.Tool == DriverDBInsert {
-		return w.validateDBInsert()
+	if v := w.spec().Validate; v != nil {
+		return v(w)
 	}
 	if o.Engine != "" {
-		engines := []string{o.Engine}
-		if w.Tool == DriverMysqlslap {
-			engines = strings.Split(o.Engine, ",")
-		}
-		for _, e := range engines {
-			if !engineRE.MatchString(e) {
-				return w.fail("options.engine", "%q is not an engine name", clip(e))
-			}
+		return w.checkEngines(o.Engine)
+	}
+	return nil
+}
+
+// checkEngines checks engine names for options.engine.
+func (w *Workload) checkEngines(engines ...string) error {
+	for _, e := range engines {
+		if !engineRE.MatchString(e) {
+			return w.fail("options.engine", "%q is not an engine name", clip(e))
 		}
 	}
 	return nil
+}
+
+// validateSlap: mysqlslap's --engine takes a comma-separated list, each
+// run once per engine.
+func validateSlap(w *Workload) error {
+	if w.Options.Engine == "" {
+		return nil
+	}
+	return w.checkEngines(strings.Split(w.Options.Engine, ",")...)
+}
+
+// validateCustom: a custom workload names its program. It takes no
+// options.engine (no option is tagged for it), so none is checked.
+func validateCustom(w *Workload) error {
+	if w.Binary == "" {
+		return w.fail("binary", "missing: the program a custom workload runs")
+	}
+	return nil
+}
+
+// toolsWhere names the drivers whose entry has a property: "tool custom",
+// "tools sysbench and sysbench-legacy".
+func toolsWhere(has func(d *DriverSpec) bool) string {
+	var names []string
+	for i := range Drivers {
+		if has(&Drivers[i]) {
+			names = append(names, string(Drivers[i].Kind))
+		}
+	}
+	if len(names) == 1 {
+		return "tool " + names[0]
+	}
+	return "tools " + strings.Join(names, " and ")
 }
 
 // validateArgs keeps passwords off the command line: the builders deliver
@@ -146,22 +179,40 @@ func (w *Workload) validateArgs() error {
 
 // passwordFlag reports an argument that would carry a password: any long
 // option naming one (--mysql-password, --password; a --password-file is
-// fine), and for mysqlslap also -p (alone or in a cluster like -vpSECRET)
-// and the abbreviations its option parser accepts (--pass).
+// fine), and what the driver's own option parser reads as one
+// (DriverSpec.PasswordArg).
 func passwordFlag(tool DriverKind, arg string) bool {
+	if d, ok := Spec(tool); ok && d.PasswordArg != nil && d.PasswordArg(arg) {
+		return true
+	}
+	if !strings.HasPrefix(arg, "--") {
+		return false
+	}
+	name := longOption(arg)
+	if strings.HasSuffix(name, "-file") {
+		return false
+	}
+	return strings.Contains(name, "password") || strings.Contains(name, "passwd")
+}
+
+// slapPasswordArg: mysqlslap's option parser also reads -p (alone or in a
+// cluster like -vpSECRET) and the abbreviations of --password it accepts
+// (--pass).
+func slapPasswordArg(arg string) bool {
 	switch {
 	case !strings.HasPrefix(arg, "-"):
 		return false
 	case !strings.HasPrefix(arg, "--"):
-		return tool == DriverMysqlslap && strings.ContainsRune(arg, 'p')
+		return strings.ContainsRune(arg, 'p')
 	}
+	name := longOption(arg)
+	return len(name) >= 2 && strings.HasPrefix("password", name)
+}
+
+// longOption is a --long-option's name, lower case, '_' as '-'.
+func longOption(arg string) string {
 	name, _, _ := strings.Cut(strings.ToLower(arg[2:]), "=")
-	name = strings.ReplaceAll(name, "_", "-")
-	if strings.HasSuffix(name, "-file") {
-		return false
-	}
-	return strings.Contains(name, "password") || strings.Contains(name, "passwd") ||
-		(tool == DriverMysqlslap && len(name) >= 2 && strings.HasPrefix("password", name))
+	return strings.ReplaceAll(name, "_", "-")
 }
 
 // fail builds an error at key's position in the file (or naming the file

@@ -88,3 +88,35 @@ func TestDetectShortSeries(t *testing.T) {
 		t.Errorf("3 points: %+v, want none (too short to split)", cps)
 	}
 }
+
+// Three campaigns of three runs, the third far lower: the split is the
+// third campaign whatever the seed, with the exact p over all 1,680
+// arrangements of the nine values into three blocks of three: only those
+// putting the three low values together in the first or the last block
+// (20 arrangements of the others each) score as high, 40/1680.
+func TestDetectExactThreeCampaigns(t *testing.T) {
+	xs := []float64{100, 101, 99, 100.5, 99.5, 100, 36, 37, 35}
+	blocks := []int{0, 0, 0, 1, 1, 1, 2, 2, 2}
+	if n := arrangements([]int{3, 3, 3}, exactLimit); n != 1680 {
+		t.Fatalf("arrangements of 3+3+3: %d, want 1680", n)
+	}
+	for seed := uint64(0); seed < 60; seed++ {
+		cps := Detect(xs, blocks, Options{Seed: seed})
+		if len(cps) != 1 || cps[0].Index != 6 || math.Abs(cps[0].P-40.0/1680) > 1e-12 {
+			t.Fatalf("seed %d: change points %+v, want one at 6 with p = 40/1680", seed, cps)
+		}
+	}
+	// Two campaigns of three can never be significant at 5%: the least
+	// exact p is 2/C(6,3) = 0.1.
+	if cps := Detect(xs[:6:6], blocks[:6], Options{Seed: 1}); len(cps) != 0 {
+		t.Errorf("two campaigns: %+v, want none", cps)
+	}
+	if cps := Detect([]float64{100, 101, 99, 36, 37, 35}, blocks[:6], Options{Seed: 1}); len(cps) != 0 {
+		t.Errorf("two campaigns far apart: %+v, want none (least p 0.1)", cps)
+	}
+	// Beyond the limit the shuffles decide (ten campaigns of a matrix's
+	// three runs).
+	if n := arrangements([]int{10, 3, 3}, exactLimit); n <= exactLimit {
+		t.Errorf("arrangements of 10+3+3: %d, want beyond %d", n, exactLimit)
+	}
+}

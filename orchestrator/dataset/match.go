@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/orch-bench/orch/orchestrator/sqlrows"
 )
 
 // DefaultTablePrefix is how sysbench names its tables: sbtest1, sbtest2, ...
@@ -197,7 +199,7 @@ func describe(spec Spec) string {
 
 // countRows is SELECT COUNT(*): exact, unlike TABLE_ROWS, which is an
 // estimate on InnoDB and RocksDB.
-func countRows(ctx context.Context, q querier, database, table string) (int64, error) {
+func countRows(ctx context.Context, q sqlrows.Querier, database, table string) (int64, error) {
 	name, err := qualified(database, table)
 	if err != nil {
 		return 0, err

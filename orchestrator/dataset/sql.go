@@ -22,10 +22,6 @@ const (
 	ScanTimeout = time.Hour
 )
 
-// querier is what a pool and a pinned connection share (sqlrows.Querier,
-// the one declaration).
-type querier = sqlrows.Querier
-
 // quoteIdent returns name as one backquoted SQL identifier.
 func quoteIdent(name string) (string, error) {
 	if name == "" || !utf8.ValidString(name) || strings.IndexByte(name, 0) >= 0 {
@@ -49,7 +45,7 @@ func qualified(database, table string) (string, error) {
 
 // queryRows runs q under timeout d and returns every row as strings (NULL
 // as nil) with the column names.
-func queryRows(ctx context.Context, q querier, d time.Duration, query string, args ...any) ([]string, [][]*string, error) {
+func queryRows(ctx context.Context, q sqlrows.Querier, d time.Duration, query string, args ...any) ([]string, [][]*string, error) {
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
@@ -72,7 +68,7 @@ func queryRows(ctx context.Context, q querier, d time.Duration, query string, ar
 
 // queryValue returns the first column of the single row q returns; nil for
 // NULL. No row is an error.
-func queryValue(ctx context.Context, q querier, d time.Duration, query string, args ...any) (*string, error) {
+func queryValue(ctx context.Context, q sqlrows.Querier, d time.Duration, query string, args ...any) (*string, error) {
 	_, rows, err := queryRows(ctx, q, d, query, args...)
 	if err != nil {
 		return nil, err

@@ -87,13 +87,18 @@ func sideEngine(engine string, vars map[string]string) (side, shown string, name
 // aspects are the settings compared on every host.
 var aspects = slices.Concat(firstAspects, engineDurability(), moreAspects)
 
+// SideTables is the aspect of where a replica keeps its applied position
+// (mysql.gtid_slave_pos, the relay log info): the report's "why" names it
+// beside the fsyncs it costs.
+const SideTables = "replica side tables (applied position)"
+
 // firstAspects are compared first.
 var firstAspects = []aspect{
 	{kind: Durability, what: "flush policy of the engine under test", of: func(c Config, h Host) (string, string, []string, bool) {
 		p, ok := engineFlush(c.Engine, h.Vars)
 		return p.class, c.Engine + " " + p.shown + " (" + p.class + ")", p.vars, ok
 	}},
-	{kind: Durability, what: "replica side tables (applied position)", of: func(c Config, h Host) (string, string, []string, bool) {
+	{kind: Durability, what: SideTables, of: func(c Config, h Host) (string, string, []string, bool) {
 		if h.Role != "slave" {
 			return "", "", nil, false
 		}

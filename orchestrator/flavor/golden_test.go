@@ -11,10 +11,16 @@ import (
 	"time"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/golden from the current code")
+// update rewrites the golden files from the code. They are a rendering
+// snapshot (every statement of every phase, in order, as printed): a
+// golden regenerated from the code cannot fail, so what the statements must
+// and must not say on each server is held to the manuals by
+// TestGoldenFollowsTheManuals (manual_test.go), which -update does not touch.
+var update = flag.Bool("update", false, "rewrite testdata/golden from the current code (a rendering snapshot; manual_test.go holds the facts)")
 
 // goldenServers are the servers whose statement sequences are pinned.
-// Most of them cannot run in the lab: these files are their only check.
+// Most of them cannot run in the lab: the manuals' rules and these
+// snapshots are their only check.
 var goldenServers = []Server{
 	{MariaDB, V(10, 11, 19)},
 	{MySQL, V(5, 7, 44)},

@@ -6,29 +6,24 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/orch-bench/orch/orchestrator/sqlrows"
 )
 
-// Session is one server session: a phase's statements must share it
-// (SET SESSION sql_log_bin applies to the statements after it).
-type Session interface {
-	Exec(ctx context.Context, sql string) error
-	// Exists reports whether query returns at least one row.
-	Exists(ctx context.Context, query string) (bool, error)
-}
-
-// Run executes statements in order on one session, skipping those whose
-// OnlyIf guard returns no row, and stops at the first failure. Errors show
+// Run executes statements in order on one session (a phase's statements
+// must share it: SET SESSION sql_log_bin applies to the statements after
+// it), skipping those whose OnlyIf guard returns no row, and stops at the first failure. Errors show
 // the redacted statement; for a statement holding a secret the server's
 // message is scrubbed and the driver error is not wrapped, so no chain
 // from Run can print the password.
-func Run(ctx context.Context, s Session, sts []Statement) error {
+func Run(ctx context.Context, s sqlrows.Session, sts []Statement) error {
 	for _, st := range sts {
 		if st.OnlyIf != "" {
-			ok, err := s.Exists(ctx, st.OnlyIf)
+			rows, err := s.Query(ctx, st.OnlyIf)
 			if err != nil {
 				return fmt.Errorf("%s: check %s: %w", st.Redacted, st.OnlyIf, err)
 			}
-			if !ok {
+			if len(rows) == 0 {
 				continue
 			}
 		}
@@ -78,22 +73,21 @@ func scrub(msg string, secrets []string) string {
 	})
 }
 
-// ConnSession adapts a *sql.Conn (one pinned connection) to Session.
-func ConnSession(c *sql.Conn) Session { return connSession{c} }
+// ConnSession adapts a *sql.Conn (one pinned connection) to a Session.
+func ConnSession(c *sql.Conn) sqlrows.Session { return connSession{c} }
 
 type connSession struct{ c *sql.Conn }
 
-func (cs connSession) Exec(ctx context.Context, q string) error {
-	_, err := cs.c.ExecContext(ctx, q)
-	return err
+func (cs connSession) Exec(ctx context.Context, stmts ...string) error {
+	for _, q := range stmts {
+		if _, err := cs.c.ExecContext(ctx, q); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-func (cs connSession) Exists(ctx context.Context, q string) (bool, error) {
-	rows, err := cs.c.QueryContext(ctx, q)
-	if err != nil {
-		return false, err
-	}
-	defer rows.Close()
-	found := rows.Next()
-	return found, rows.Err()
+func (cs connSession) Query(ctx context.Context, q string) ([][]string, error) {
+	t, err := sqlrows.Query(ctx, cs.c, q)
+	return t.Strings(), err
 }

@@ -18,20 +18,26 @@ type fakeSession struct {
 	failErr error
 }
 
-func (f *fakeSession) Exec(_ context.Context, q string) error {
-	f.ran = append(f.ran, q)
-	if f.failOn != "" && strings.HasPrefix(q, f.failOn) {
-		return f.failErr
+func (f *fakeSession) Exec(_ context.Context, stmts ...string) error {
+	for _, q := range stmts {
+		f.ran = append(f.ran, q)
+		if f.failOn != "" && strings.HasPrefix(q, f.failOn) {
+			return f.failErr
+		}
 	}
 	return nil
 }
 
-func (f *fakeSession) Exists(_ context.Context, q string) (bool, error) {
+// Query answers a guard: one row when it is to pass, none otherwise.
+func (f *fakeSession) Query(_ context.Context, q string) ([][]string, error) {
 	ok, known := f.exists[q]
 	if !known {
-		return false, fmt.Errorf("unexpected guard %s", q)
+		return nil, fmt.Errorf("unexpected guard %s", q)
 	}
-	return ok, nil
+	if !ok {
+		return nil, nil
+	}
+	return [][]string{{"1"}}, nil
 }
 
 func TestRunHonoursGuards(t *testing.T) {

@@ -12,10 +12,12 @@ import (
 // ER_TOO_LONG_STRING, which quotes the start of the value and "...".
 type prefixSession struct{ password string }
 
-func (p prefixSession) Exec(context.Context, string) error {
+func (p prefixSession) Exec(context.Context, ...string) error {
 	return errors.New("Error 1470 (HY000): String '" + p.password[:68] + "...' is too long for MASTER_PASSWORD (should be no longer than 96)")
 }
-func (prefixSession) Exists(context.Context, string) (bool, error) { return true, nil }
+func (prefixSession) Query(context.Context, string) ([][]string, error) {
+	return [][]string{{"1"}}, nil
+}
 
 func TestRunScrubsAQuotedPrefixOfTheSecret(t *testing.T) {
 	pw := strings.Repeat("Zq8-hunter2-", 8) // 96 characters

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -68,11 +69,18 @@ func Compare(a, b []Entry, ignore []string) Comparison {
 		cs[tk] = append(cs[tk], stats.Comparison{Label: configName(id), Other: vb, Base: va})
 	}
 	for _, k := range gb.order {
-		if _, ok := ga.runs[k]; !ok {
-			id := gb.runs[k][0].Identity
-			if !hasConfig(ga, id) {
-				cmp.Refused = append(cmp.Refused, fmt.Sprintf("%s %s: only in B", id.Workload, configName(id)))
-			}
+		if _, ok := ga.runs[k]; ok {
+			continue
+		}
+		// B's runs of another series: said, never silently left out. When
+		// A's runs of the configuration found no counterpart, their
+		// refusal above names the difference already.
+		id := gb.runs[k][0].Identity
+		switch {
+		case !hasConfig(ga, id, ignore):
+			cmp.Refused = append(cmp.Refused, fmt.Sprintf("%s %s: only in B", id.Workload, configName(id)))
+		case compared(ga, gb, id, ignore):
+			cmp.Refused = append(cmp.Refused, fmt.Sprintf("%s %s: B's runs of another series not compared: %s", id.Workload, configName(id), why(id, ga, ignore, "A")))
 		}
 	}
 	rule := stats.Rule{Alpha: stats.Alpha}
@@ -127,10 +135,33 @@ func configName(id Identity) string {
 	return strings.TrimSpace(id.Engine + " " + id.Knobs)
 }
 
-func hasConfig(g grouped, id Identity) bool {
+// sameConfig: the same workload, metric and configuration (engine and
+// knobs, but for those --ignore names).
+func sameConfig(a, b Identity, ignore []string) bool {
+	if a.Workload != b.Workload || a.Metric != b.Metric {
+		return false
+	}
+	for _, f := range []string{"engine", "knobs"} {
+		if !slices.Contains(ignore, f) && a.field(f) != b.field(f) {
+			return false
+		}
+	}
+	return true
+}
+
+func hasConfig(g grouped, id Identity, ignore []string) bool {
 	for _, es := range g.runs {
-		o := es[0].Identity
-		if o.Workload == id.Workload && o.Metric == id.Metric && configName(o) == configName(id) {
+		if sameConfig(es[0].Identity, id, ignore) {
+			return true
+		}
+	}
+	return false
+}
+
+// compared: a series of id's configuration is in both a and b.
+func compared(ga, gb grouped, id Identity, ignore []string) bool {
+	for k, es := range ga.runs {
+		if _, ok := gb.runs[k]; ok && sameConfig(es[0].Identity, id, ignore) {
 			return true
 		}
 	}
@@ -141,25 +172,35 @@ func hasConfig(g grouped, id Identity) bool {
 // in which B's runs of the same workload and configuration differ.
 func refusal(id Identity, gb grouped, ignore []string) string {
 	head := fmt.Sprintf("%s %s: not compared", id.Workload, configName(id))
+	if !hasConfig(gb, id, ignore) {
+		return head + ": only in A"
+	}
+	return head + ": " + why(id, gb, ignore, "B")
+}
+
+// why names the fields in which the other side's runs of id's
+// configuration differ from id (the closest series), with the --ignore
+// that would compare them.
+func why(id Identity, other grouped, ignore []string, side string) string {
 	var best []string
-	for _, k := range gb.order {
-		o := gb.runs[k][0].Identity
-		if o.Workload != id.Workload || o.Metric != id.Metric || configName(o) != configName(id) {
+	for _, k := range other.order {
+		o := other.runs[k][0].Identity
+		if !sameConfig(o, id, ignore) {
 			continue
 		}
 		d := Diff(id, o, ignore)
+		if side == "A" {
+			d = Diff(o, id, ignore) // always A -> B
+		}
 		if best == nil || len(d) < len(best) {
 			best = d
 		}
-	}
-	if best == nil {
-		return head + ": only in A"
 	}
 	fields := make([]string, len(best))
 	for i, d := range best {
 		fields[i] = d[:strings.Index(d, ":")]
 	}
-	return fmt.Sprintf("%s: different series, %s (--ignore %s compares them anyway)", head, strings.Join(best, "; "), strings.Join(fields, ","))
+	return fmt.Sprintf("different series, %s (--ignore %s compares them anyway)", strings.Join(best, "; "), strings.Join(fields, ","))
 }
 
 // Err is the comparison's refusal as bad input when nothing could be

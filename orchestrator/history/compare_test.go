@@ -2,10 +2,13 @@ package history
 
 import (
 	"bytes"
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/orch-bench/orch/orchestrator"
 	"github.com/orch-bench/orch/orchestrator/changepoint"
@@ -63,6 +66,15 @@ func TestCompareRefusesAcrossVersions(t *testing.T) {
 	if cmp := Compare(a, b, []string{"version"}); cmp.Err() != nil || len(cmp.Tables[0].Rows) != 2 {
 		t.Errorf("--ignore version: %+v", cmp)
 	}
+	// With --ignore knobs, runs of other knobs are the same configuration:
+	// the refusal names the version, not "only in A".
+	for i := range b {
+		b[i].Identity.Knobs = "sync_binlog=0"
+	}
+	err = Compare(a, b, []string{"knobs"}).Err()
+	if err == nil || !strings.Contains(err.Error(), "pure-random-writes innodb: not compared: different series, version: MariaDB 10.11.19 -> MySQL 9.7.4 (--ignore version compares them anyway)") {
+		t.Errorf("across versions, knobs ignored: %v", err)
+	}
 }
 
 func TestWriteHTML(t *testing.T) {
@@ -87,6 +99,62 @@ func TestWriteHTML(t *testing.T) {
 	for _, want := range []string{"<svg", `href="m5/report.html"`, "stroke-dasharray", "knobs: (none) -&gt; innodb_flush_log_at_trx_commit=2", "Merged across knobs", "<td>m7</td>"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q", want)
+		}
+	}
+}
+
+// orch compare's store selections choose the runs they say: three
+// campaigns two days apart (the third on MySQL), 4 runs each, in a store.
+func TestCompareStoreSelections(t *testing.T) {
+	store := filepath.Join(t.TempDir(), DefaultFile)
+	s := openTemp(t, store)
+	t0 := time.Date(2026, 12, 1, 2, 0, 0, 0, time.UTC)
+	var es []Entry
+	for c, cp := range []struct {
+		version string
+		level   float64
+	}{{"MariaDB 10.11.19", 1000}, {"MariaDB 10.11.19", 900}, {"MySQL 9.7.4", 800}} {
+		for i, w := range []float64{0.99, 1.01, 1.0, 1.005} {
+			es = append(es, Entry{Key: fmt.Sprintf("c%d-%d", c+1, i), Campaign: fmt.Sprintf("c%d", c+1), Start: t0.Add(time.Duration(48*c)*time.Hour + time.Duration(i)*time.Minute),
+				Value: cp.level * w, State: "ok", Identity: Identity{Workload: "pure-random-writes", Metric: "writes/s", Engine: "innodb", Version: cp.version}})
+		}
+	}
+	if _, err := s.Record(context.Background(), es); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	compare := func(a, b string) (string, error) {
+		var out bytes.Buffer
+		err := CompareCampaigns(context.Background(), CompareOptions{Where: Where{File: store}, A: a, B: b, Out: &out})
+		return out.String(), err
+	}
+	// A campaign against the runs since a date on one version: c2 alone.
+	out, err := compare("campaign=c1", "since=2026-12-02,version=10.11")
+	if err != nil || !strings.Contains(out, "A: campaign=c1 (4 runs)\nB: since=2026-12-02,version=10.11 (4 runs)\n") || !strings.Contains(out, "0.900 [") {
+		t.Errorf("c1 against c2: %v\n%s", err, out)
+	}
+	// Before and since a date: c1, and c2 with c3; c3's MySQL runs are
+	// another series, named, not pooled with c2's.
+	out, err = compare("until=2026-12-02", "since=2026-12-02")
+	if err != nil || !strings.Contains(out, "A: until=2026-12-02 (4 runs)\nB: since=2026-12-02 (8 runs)\n") || !strings.Contains(out, "0.900 [") ||
+		!strings.Contains(out, "pure-random-writes innodb: B's runs of another series not compared: different series, version: MariaDB 10.11.19 -> MySQL 9.7.4 (--ignore version compares them anyway)") {
+		t.Errorf("c1 against c2 and c3: %v\n%s", err, out)
+	}
+	// Across versions alone: refused, the field named.
+	if _, err = compare("campaign=c1", "version=MySQL"); !orchestrator.IsBadInput(err) ||
+		!strings.Contains(err.Error(), "pure-random-writes innodb: not compared: different series, version: MariaDB 10.11.19 -> MySQL 9.7.4") {
+		t.Errorf("c1 against MySQL: %v", err)
+	}
+	// --ignore version pools c2 and c3 against c1: 8 runs at 0.85.
+	var buf bytes.Buffer
+	err = CompareCampaigns(context.Background(), CompareOptions{Where: Where{File: store}, A: "campaign=c1", B: "since=2026-12-02", Ignore: []string{"version"}, Out: &buf})
+	if err != nil || !strings.Contains(buf.String(), "0.850 [") || !strings.Contains(buf.String(), "(n=8)") {
+		t.Errorf("--ignore version: %v\n%s", err, buf.String())
+	}
+	// A selection that matches nothing, and one that is not one.
+	for _, sel := range []string{"since=2026-12-06", "engine=rocksdb", "colour=blue"} {
+		if _, err := compare("campaign=c1", sel); !orchestrator.IsBadInput(err) {
+			t.Errorf("B %s: %v, want bad input", sel, err)
 		}
 	}
 }

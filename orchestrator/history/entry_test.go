@@ -2,6 +2,7 @@ package history
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -93,5 +94,54 @@ func TestCellReadThroughItsMatrix(t *testing.T) {
 		if g := got[0]; g.Key != want.Key || g.State != want.State || g.Label != want.Label || !(g.Value == want.Value || !g.Usable() && !want.Usable()) {
 			t.Errorf("%s alone: %s %s %s %v; in its matrix: %s %s %s %v", want.Dir, g.Key, g.State, g.Label, g.Value, want.Key, want.State, want.Label, want.Value)
 		}
+	}
+}
+
+// A runs folder kept in folders of its own (runs/seed/sysbench/<matrix>,
+// as make seed keeps them) is imported down to its runs; a symbolic link
+// (runs/latest) is not followed twice.
+func TestImportNestedFolders(t *testing.T) {
+	root := t.TempDir()
+	nested := filepath.Join(root, "seed", "sysbench")
+	if err := os.MkdirAll(nested, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	copyTree(t, filepath.Join(fixtures, "matrix"), filepath.Join(nested, "m1"))
+	if err := os.Symlink(filepath.Join(nested, "m1"), filepath.Join(root, "latest")); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	direct, err := Import(ctx, openTemp(t, filepath.Join(t.TempDir(), DefaultFile)), []string{filepath.Join(fixtures, "matrix")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Import(ctx, openTemp(t, filepath.Join(t.TempDir(), DefaultFile)), []string{root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Read == 0 || got.Read != direct.Read || got.Added != direct.Added {
+		t.Errorf("nested import %+v, the matrix imported directly %+v", got, direct)
+	}
+}
+
+// copyTree copies a directory (files and folders) for a test.
+func copyTree(t *testing.T, from, to string) {
+	t.Helper()
+	err := filepath.WalkDir(from, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(to, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(to, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -98,7 +98,7 @@ func Diff(a, b Identity, ignore []string) []string {
 		if slices.Contains(ignore, f) || a.field(f) == b.field(f) {
 			continue
 		}
-		va, vb := changed(a.field(f), b.field(f))
+		va, vb := changed(a.field(f), b.field(f), f == "params" || f == "knobs")
 		out = append(out, fmt.Sprintf("%s: %s -> %s", f, orNone(va), orNone(vb)))
 	}
 	return out
@@ -115,12 +115,15 @@ func DiffFields(a, b Identity, ignore []string) []string {
 	return out
 }
 
-// changed keeps the parts of two lists ("a=1 b=2", or "x; y") that are not
-// in both, so that a long field's difference reads at a glance.
-func changed(a, b string) (string, string) {
-	sep := " "
-	if strings.Contains(a+b, "; ") {
-		sep = "; "
+// changed keeps the parts of two lists that are not in both, so that a
+// long field's difference reads at a glance: words of a list of
+// name=value (params, knobs), else the "; "-separated parts (a server and
+// its engine's version, hosts): "MariaDB 10.11.19 -> MariaDB 10.5.23",
+// never "10.11.19 -> 10.5.23".
+func changed(a, b string, words bool) (string, string) {
+	sep := "; "
+	if words {
+		sep = " "
 	}
 	pa, pb := strings.Split(a, sep), strings.Split(b, sep)
 	var ka, kb []string

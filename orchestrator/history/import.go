@@ -34,28 +34,44 @@ func Import(ctx context.Context, s *Store, dirs []string) (Imported, error) {
 }
 
 // expand replaces a runs folder (a directory that is neither a run nor a
-// matrix) by the directories in it, oldest first.
+// matrix) by the run and matrix directories in it, oldest first, and in
+// its folders (runs/seed/sysbench/<matrix>: a team keeps campaigns in
+// folders of their own), a few levels down. A symbolic link (runs/latest)
+// is not followed: what it names is in the folder already.
 func expand(dirs []string) []string {
 	var out []string
+	var walk func(d string, depth int)
+	walk = func(d string, depth int) {
+		ents, err := os.ReadDir(d)
+		if err != nil {
+			if depth == 0 {
+				out = append(out, d) // Extract names the error
+			}
+			return
+		}
+		for _, e := range ents {
+			p := filepath.Join(d, e.Name())
+			switch {
+			case !e.IsDir() || e.Name()[0] == '.':
+			case isRunOrMatrix(p):
+				out = append(out, p)
+			case depth < maxFolderDepth:
+				walk(p, depth+1)
+			}
+		}
+	}
 	for _, d := range dirs {
 		if isRunOrMatrix(d) {
 			out = append(out, d)
 			continue
 		}
-		ents, err := os.ReadDir(d)
-		if err != nil {
-			out = append(out, d) // Extract names the error
-			continue
-		}
-		for _, e := range ents {
-			p := filepath.Join(d, e.Name())
-			if e.IsDir() && e.Name()[0] != '.' && isRunOrMatrix(p) {
-				out = append(out, p)
-			}
-		}
+		walk(d, 0)
 	}
 	return out
 }
+
+// maxFolderDepth is how many folders down a runs folder is searched.
+const maxFolderDepth = 3
 
 func isRunOrMatrix(d string) bool {
 	if runs.IsMatrix(d) {

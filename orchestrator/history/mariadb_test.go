@@ -5,85 +5,21 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
-	"time"
+
+	"github.com/orch-bench/orch/internal/privatemariadb"
 )
 
-// privateMariaDB starts a MariaDB server of the machine's own binaries
-// (the lab's packages) in a temporary directory, reachable only through
-// its Unix socket, with a user orch (password in a 0600 file) and an
-// empty database; it is stopped when the test ends. The server store is
-// tested against it for real.
+// privateMariaDB starts a private MariaDB (internal/privatemariadb) and
+// names it as a store's configuration: the server store is tested
+// against it for real.
 func privateMariaDB(t *testing.T) Config {
 	t.Helper()
-	server, err := exec.LookPath("mariadbd")
-	if err != nil {
-		server, err = exec.LookPath("/usr/sbin/mariadbd")
-	}
-	install, ierr := exec.LookPath("mariadb-install-db")
-	client, cerr := exec.LookPath("mariadb")
-	if err != nil || ierr != nil || cerr != nil {
-		if os.Getenv("ORCH_REQUIRE_MARIADB") != "" {
-			t.Fatalf("MariaDB server binaries not found (./scripts/lab-deps.sh --test installs them): %v %v %v", err, ierr, cerr)
-		}
-		t.Skip("no MariaDB server binaries (make test requires them: ORCH_REQUIRE_MARIADB)")
-	}
-	// A short path: a Unix socket's path is limited to 107 bytes.
-	dir, err := os.MkdirTemp("", "orch-mdb")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	data, sock := filepath.Join(dir, "data"), filepath.Join(dir, "sock")
-	user := []string{}
-	if os.Geteuid() == 0 {
-		user = []string{"--user=root"}
-	}
-	out, err := exec.Command(install, append([]string{"--no-defaults", "--datadir=" + data, "--auth-root-authentication-method=socket", "--skip-test-db"}, user...)...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("mariadb-install-db: %v\n%s", err, out)
-	}
-	srv := exec.Command(server, append([]string{"--no-defaults", "--datadir=" + data, "--socket=" + sock, "--skip-networking",
-		"--pid-file=" + filepath.Join(dir, "pid"), "--log-error=" + filepath.Join(dir, "error.log"), "--innodb-buffer-pool-size=32M"}, user...)...)
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		srv.Process.Signal(syscall.SIGTERM) // mariadbd's clean shutdown
-		done := make(chan error, 1)
-		go func() { done <- srv.Wait() }()
-		select {
-		case <-done:
-		case <-time.After(30 * time.Second):
-			srv.Process.Kill()
-			<-done
-		}
-	})
-	setup := "CREATE DATABASE orch_history; CREATE USER 'orch'@'localhost' IDENTIFIED BY 'h1st0ry-pw'; GRANT ALL ON orch_history.* TO 'orch'@'localhost';"
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		cmd := exec.Command(client, "--no-defaults", "-S", sock, "-uroot")
-		cmd.Stdin = strings.NewReader(setup) // the password never in argv
-		out, err := cmd.CombinedOutput()
-		if err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			log, _ := os.ReadFile(filepath.Join(dir, "error.log"))
-			t.Fatalf("MariaDB did not come up: %v %s\n%s", err, out, log)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	pw := filepath.Join(dir, "password")
-	if err := os.WriteFile(pw, []byte("h1st0ry-pw\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return Config{Address: sock, User: "orch", Database: "orch_history", PasswordFile: pw}
+	m := privatemariadb.Start(t, false)
+	return Config{Address: m.Socket, User: m.User, Database: m.Database, PasswordFile: m.PasswordFile}
 }
 
 // One MariaDB for the server store's tests (it takes seconds to start).
@@ -174,5 +110,55 @@ func TestMariaDBStore(t *testing.T) {
 		if _, err := Open(ctx, bad); err == nil || !strings.Contains(err.Error(), "readable by others") {
 			t.Fatalf("loose password file: %v", err)
 		}
+	})
+
+	// Last: it replaces the store by one of schema version 1 (the tables
+	// are the test's own, in the private server's database).
+	t.Run("a version 1 store is migrated to 2, its rows kept", func(t *testing.T) {
+		s, err := openMySQL(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range []string{`DROP TABLE orch_history_runs`, `DROP TABLE orch_history_meta`,
+			`CREATE TABLE orch_history_meta (name VARCHAR(64) NOT NULL PRIMARY KEY, value VARCHAR(255) NOT NULL)` + mysqlDialect.tableTail} {
+			if _, err := s.db.Exec(q); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.migrate(ctx, s.db, 1); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := s.Record(ctx, entries("v1", 3, func(i int) float64 { return float64(10 + i) })); err != nil || n != 3 {
+			t.Fatalf("recording in the version 1 store: %d, %v", n, err)
+		}
+		indexes := func() int {
+			var n int
+			if err := s.db.QueryRow(`SELECT count(*) FROM information_schema.statistics WHERE table_schema = DATABASE()
+				AND table_name = 'orch_history_runs' AND index_name = 'orch_history_runs_workload'`).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		if n := indexes(); n != 0 {
+			t.Fatalf("a version 1 store with version 2's index (%d columns)", n)
+		}
+		m, err := Open(ctx, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer m.Close()
+		var v string
+		if err := m.db.QueryRow(`SELECT value FROM orch_history_meta WHERE name = 'schema_version'`).Scan(&v); err != nil || v != "2" || m.Version != 2 {
+			t.Errorf("after opening: schema_version %q (%v), Version %d; want 2", v, err, m.Version)
+		}
+		// The index of version 2: (workload, started).
+		if n := indexes(); n != 2 {
+			t.Errorf("version 2's index has %d columns, want 2 (workload, started)", n)
+		}
+		got, err := m.Entries(ctx, Filter{})
+		if err != nil || len(got) != 3 || got[2].Value != 12 {
+			t.Errorf("after the migration: %d rows (%v), want the 3 recorded", len(got), err)
+		}
+		s.db.Close()
 	})
 }

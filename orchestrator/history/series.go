@@ -196,20 +196,28 @@ func (s *Series) whatChanged(a, b string) []string {
 }
 
 // configDiff names the option-file lines one side has and the other not.
+// Comments are left out: they set nothing (orch's own "# overrides: ...
+// --knob ..." restates the knobs, which the identity names already).
 func configDiff(a, b string) []string {
 	la, lb := strings.Split(a, "\n"), strings.Split(b, "\n")
 	var out []string
 	for _, l := range lb {
-		if l != "" && !slices.Contains(la, l) {
+		if setting(l) && !slices.Contains(la, l) {
 			out = append(out, "master config: +"+l)
 		}
 	}
 	for _, l := range la {
-		if l != "" && !slices.Contains(lb, l) {
+		if setting(l) && !slices.Contains(lb, l) {
 			out = append(out, "master config: -"+l)
 		}
 	}
 	return out
+}
+
+// setting: an option-file line that is not blank nor a comment.
+func setting(line string) bool {
+	l := strings.TrimSpace(line)
+	return l != "" && l[0] != '#' && l[0] != ';'
 }
 
 // reportOf is the report that covers a run: its own report.html, else its

@@ -95,3 +95,61 @@ func TestRegressionCheck(t *testing.T) {
 		t.Errorf("a change 3 points back flagged with --within 2")
 	}
 }
+
+// The master's option file names what changed, its settings only: orch's
+// comment restating the knobs (as the lab's files have it) is no setting.
+func TestConfigDiffSettingsOnly(t *testing.T) {
+	a := "[mysqld]\n# overrides: --knob innodb_flush_log_at_trx_commit=2\ninnodb_flush_log_at_trx_commit = 2\nsync_binlog = 1\n"
+	b := "[mysqld]\n# overrides: --knob innodb_flush_log_at_trx_commit=1\ninnodb_flush_log_at_trx_commit = 1\nsync_binlog = 1\n; a note\n"
+	got := strings.Join(configDiff(a, b), " | ")
+	if want := "master config: +innodb_flush_log_at_trx_commit = 1 | master config: -innodb_flush_log_at_trx_commit = 2"; got != want {
+		t.Errorf("configDiff: %q, want %q", got, want)
+	}
+}
+
+// --knob NAME or NAME=VALUE matches a knob, not a piece of one.
+func TestHasKnob(t *testing.T) {
+	knobs := "sync_binlog=10 innodb_flush_log_at_trx_commit=2"
+	for knob, want := range map[string]bool{
+		"sync_binlog": true, "sync_binlog=10": true, "sync_binlog=1": false, "log=1": false,
+		"innodb_flush_log_at_trx_commit=2": true, "innodb_flush_log_at_trx_commit": true, "flush": false,
+	} {
+		if got := hasKnob(knobs, knob); got != want {
+			t.Errorf("--knob %s on %q: %v, want %v", knob, knobs, got, want)
+		}
+	}
+}
+
+// --since and --until: dates, times and ages back from now; anything else
+// (a fraction of a day, a negative age, a word) is refused, not read in part.
+func TestParseDate(t *testing.T) {
+	if got, err := ParseDate("2026-12-06"); err != nil || !got.Equal(time.Date(2026, 12, 6, 0, 0, 0, 0, time.UTC)) {
+		t.Errorf("a date: %v, %v", got, err)
+	}
+	if got, err := ParseDate("7d"); err != nil || time.Since(got) < 7*24*time.Hour-time.Minute || time.Since(got) > 7*24*time.Hour+time.Minute {
+		t.Errorf("7d: %v, %v", got, err)
+	}
+	if got, err := ParseDate("36h"); err != nil || time.Since(got) < 36*time.Hour-time.Minute {
+		t.Errorf("36h: %v, %v", got, err)
+	}
+	for _, bad := range []string{"1.5d", "-3d", "-2h", "last tuesday", "d"} {
+		if got, err := ParseDate(bad); err == nil {
+			t.Errorf("%q read as %v, want an error", bad, got)
+		}
+	}
+}
+
+// Diff keeps what differs of a long field: the words of params and knobs,
+// the parts of the others (a version keeps its flavour's name).
+func TestDiffNamesTheDifference(t *testing.T) {
+	a := Identity{Workload: "w", Params: "tables=4 threads=16 time_s=20", Version: "MariaDB 10.11.19", Knobs: "sync_binlog=1"}
+	b := Identity{Workload: "w", Params: "tables=4 threads=8 time_s=20", Version: "MariaDB 10.5.23; TokuDB 5.6.49-89.0", Knobs: "sync_binlog=1"}
+	got := strings.Join(Diff(a, b, nil), " | ")
+	if want := "params: threads=16 -> threads=8 | version: MariaDB 10.11.19 -> MariaDB 10.5.23; TokuDB 5.6.49-89.0"; got != want {
+		t.Errorf("Diff: %q, want %q", got, want)
+	}
+	b.Version = "MariaDB 10.5.23"
+	if got := Diff(a, b, []string{"params"}); len(got) != 1 || got[0] != "version: MariaDB 10.11.19 -> MariaDB 10.5.23" {
+		t.Errorf("Diff of versions: %q", got)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -95,13 +96,24 @@ func loadSeries(ctx context.Context, w Where, f Filter, knob string, ignore []st
 	if knob != "" {
 		var keep []Entry
 		for _, e := range es {
-			if strings.Contains(e.Identity.Knobs, knob) {
+			if hasKnob(e.Identity.Knobs, knob) {
 				keep = append(keep, e)
 			}
 		}
 		es = keep
 	}
 	return Build(es, ignore, changepoint.Options{}), where, nil
+}
+
+// hasKnob: knobs ("name=value ...") set the knob NAME, or NAME=VALUE
+// exactly (sync_binlog=1 is not sync_binlog=10, nor log=1).
+func hasKnob(knobs, knob string) bool {
+	for _, k := range strings.Fields(knobs) {
+		if k == knob || strings.HasPrefix(k, knob+"=") {
+			return true
+		}
+	}
+	return false
 }
 
 func entriesOf(ctx context.Context, w Where, f Filter) ([]Entry, string, error) {
@@ -247,13 +259,13 @@ func ParseDate(v string) (time.Time, error) {
 	if t, err := time.Parse("2006-01-02", v); err == nil {
 		return t, nil
 	}
+	// An age is back from now: "1.5d" or "-3d" (the future) are not ages.
 	if n, ok := strings.CutSuffix(v, "d"); ok {
-		var days int
-		if _, err := fmt.Sscanf(n, "%d", &days); err == nil {
+		if days, err := strconv.Atoi(n); err == nil && days >= 0 {
 			return time.Now().AddDate(0, 0, -days), nil
 		}
 	}
-	if d, err := time.ParseDuration(v); err == nil {
+	if d, err := time.ParseDuration(v); err == nil && d >= 0 {
 		return time.Now().Add(-d), nil
 	}
 	return time.Time{}, fmt.Errorf("want a date (2026-12-06), a time (RFC 3339) or an age (7d, 36h)")

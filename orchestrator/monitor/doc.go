@@ -81,9 +81,12 @@
 //	lag_s              slave: Seconds_Behind_Master (empty when NULL). It
 //	                   reads 0 on a slave whose link is down: use lag_tx
 //	lag_tx             slave: transactions in the master's GTID position
-//	                   (its latest sample, at most about an interval older)
-//	                   that the slave has not applied; see flavor.Server.GTIDGap.
-//	                   A live figure (orch's progress lines): the report
+//	                   that the slave has not applied (flavor.Server.GTIDGap),
+//	                   the master's latest sample carried to the slave's
+//	                   instant at the master's last commit rate (a slave
+//	                   read before the master in the same tick is not
+//	                   compared with a position an interval old). A live
+//	                   figure (orch's progress lines): the report
 //	                   recomputes it from gtid_pos at the slave's sample
 //	                   time, the master's position interpolated there
 //	gtid_pos           master: gtid_binlog_pos / gtid_executed; slave:

@@ -33,10 +33,30 @@ func newMySQLProc(m *Monitor, host string, role topology.Role, srv flavor.Server
 	return &mysqlProc{m: m, host: host, role: role, srv: srv, names: namesFor(srv, role)}
 }
 
-// masterPosition is the master's latest GTID position, for slaves' lag.
+// masterPosition is the master's latest GTID position, for slaves' lag:
+// where it was at, and its commit rate over the interval before (txPS,
+// NaN when unknown), so that a slave sampled at another instant is
+// compared with the master's position carried to that instant, not with
+// a sample up to an interval old.
 type masterPosition struct {
-	pos string
-	srv flavor.Server
+	pos  string
+	srv  flavor.Server
+	at   time.Time
+	txPS float64
+}
+
+// lagAt is a slave's lag in transactions at its sample's instant at: its
+// gap to the master's latest position, plus (or, for a master sample taken
+// after it, less) the master's commits between the two instants at its
+// last rate. Never below 0. Live and approximate under a changing rate;
+// the report recomputes it from both sides' positions afterwards.
+func (mp *masterPosition) lagAt(slavePos string, at time.Time) (int64, error) {
+	n, err := mp.srv.GTIDGap(mp.pos, slavePos)
+	if err != nil || math.IsNaN(mp.txPS) {
+		return n, err
+	}
+	lag := float64(n) + mp.txPS*at.Sub(mp.at).Seconds()
+	return int64(math.Round(math.Max(0, lag))), nil
 }
 
 // handle parses one round of answers and writes its row.
@@ -112,7 +132,11 @@ func (p *mysqlProc) handle(raw mysqlRaw, at time.Time, c *csvFile) error {
 	}
 	if p.role == topology.RoleMaster {
 		if cur.hasGTID {
-			p.m.masterPos.Store(&masterPosition{pos: cur.gtidPos, srv: p.srv})
+			txPS := math.NaN()
+			if gtidOK && dt > 0 {
+				txPS = float64(gtidTx) / dt.Seconds()
+			}
+			p.m.masterPos.Store(&masterPosition{pos: cur.gtidPos, srv: p.srv, at: cur.at, txPS: txPS})
 		}
 		p.m.det.masterSample(masterView{
 			at: at, dt: dt, first: first, progress: !first && (restarted || clientSelects > 0 || progressed(prev, &cur)),
@@ -163,9 +187,7 @@ func (p *mysqlProc) writeReplica(cur *mysqlSample, c *csvFile) {
 	var lagTx int64
 	hasTx := false
 	if mp := p.m.masterPos.Load(); mp != nil && cur.hasGTID {
-		// The master was read at most about an interval before: under
-		// load the gap is approximate, at rest it is exact.
-		n, err := mp.srv.GTIDGap(mp.pos, cur.gtidPos)
+		n, err := mp.lagAt(cur.gtidPos, cur.at)
 		lagTx, hasTx = n, err == nil
 	}
 	c.int(lagTx, hasTx)

@@ -239,3 +239,29 @@ func TestBadAnswersFailTheSample(t *testing.T) {
 		t.Errorf("%d rows written for bad answers", len(rows))
 	}
 }
+
+// A slave read between two master samples is compared with the master's
+// position at its own instant: the master committed 5000 by second 1 and
+// 6000 by second 2 (1000 tx/s); a slave at 4500 read at second 1.5, before
+// the master's sample of second 2, is 5500 - 4500 = 1000 behind (the stale
+// sample said 500), and read at second 2.25 after it, 6250 - 4500 = 1750.
+func TestSlaveLagAtItsOwnInstant(t *testing.T) {
+	h := newHarness(t, Config{})
+	mf, sf := newFakeServer(t, topology.RoleMaster), newFakeServer(t, topology.RoleSlave)
+	mu, su := h.mysqlHost("master", mf), h.mysqlHost("slave1", sf)
+	mf.commit(5000)
+	mu.feed(mf, 1)
+	sf.commit(4500)
+	su.feed(sf, 1.25) // the master's rate not known yet: its position as it is
+	mf.commit(1000)
+	mf.second()
+	mu.feed(mf, 2)
+	su.feed(sf, 1.5) // the previous tick's slave sample, read late: before the master's
+	su.feed(sf, 2.25)
+	rows := su.rows()
+	for i, want := range []string{"500", "1000", "1750"} {
+		if rows[i]["lag_tx"] != want {
+			t.Errorf("row %d: lag_tx %q, want %s", i, rows[i]["lag_tx"], want)
+		}
+	}
+}

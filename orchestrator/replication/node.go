@@ -69,17 +69,13 @@ func checkNodes(master *server.Node, slaves []*server.Node) error {
 	return errors.Join(errs...)
 }
 
-// querier is what a pool and a pinned connection share (sqlrows.Querier,
-// the one declaration).
-type querier = sqlrows.Querier
-
 // resultTable is a query result as text; NULL reads as "" with Null set.
 type resultTable struct {
 	cols []string
 	rows [][]sql.NullString
 }
 
-func query(ctx context.Context, q querier, sqlText string) (resultTable, error) {
+func query(ctx context.Context, q sqlrows.Querier, sqlText string) (resultTable, error) {
 	t, err := sqlrows.Query(ctx, q, sqlText)
 	return resultTable{cols: t.Cols, rows: t.Rows}, err
 }
@@ -107,7 +103,7 @@ func lookup(vars map[string]string, name string) (string, bool) {
 }
 
 // queryTimeout runs query under a timeout of its own.
-func queryTimeout(ctx context.Context, q querier, d time.Duration, sqlText string) (resultTable, error) {
+func queryTimeout(ctx context.Context, q sqlrows.Querier, d time.Duration, sqlText string) (resultTable, error) {
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
@@ -148,11 +144,11 @@ func withConn(ctx context.Context, db *sql.DB, fn func(c *sql.Conn) error) error
 	return err
 }
 
-// recorder is the flavor.Session Setup and Teardown run plans through: it
+// recorder is the session Setup and Teardown run plans through: it
 // bounds each statement by StatementTimeout and keeps the redacted text of
 // every statement that succeeded, for the Result.
 type recorder struct {
-	s        flavor.Session
+	s        sqlrows.Session
 	redacted map[string]string
 	done     []string
 }
@@ -165,7 +161,16 @@ func newRecorder(c *sql.Conn, plan []flavor.Statement) *recorder {
 	return r
 }
 
-func (r *recorder) Exec(ctx context.Context, q string) error {
+func (r *recorder) Exec(ctx context.Context, stmts ...string) error {
+	for _, q := range stmts {
+		if err := r.exec1(ctx, q); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *recorder) exec1(ctx context.Context, q string) error {
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, StatementTimeout)
 	defer cancel()
@@ -181,12 +186,12 @@ func (r *recorder) Exec(ctx context.Context, q string) error {
 	return nil
 }
 
-func (r *recorder) Exists(ctx context.Context, q string) (bool, error) {
+func (r *recorder) Query(ctx context.Context, q string) ([][]string, error) {
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, StatementTimeout)
 	defer cancel()
-	ok, err := r.s.Exists(ctx, q)
-	return ok, timeoutErr(ctx, start, err)
+	rows, err := r.s.Query(ctx, q)
+	return rows, timeoutErr(ctx, start, err)
 }
 
 // run executes plan on c and returns the statements that ran.

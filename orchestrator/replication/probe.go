@@ -10,6 +10,7 @@ import (
 
 	"github.com/orch-bench/orch/orchestrator/flavor"
 	"github.com/orch-bench/orch/orchestrator/server"
+	"github.com/orch-bench/orch/orchestrator/sqlrows"
 )
 
 // ProbeTimeout bounds each status query: a server that does not answer in
@@ -118,7 +119,7 @@ func readSlave(ctx context.Context, n *server.Node, h *HostStatus) error {
 
 // readReplica reads SHOW SLAVE/REPLICA STATUS; ok is false when the server
 // replicates from nowhere (no row).
-func readReplica(ctx context.Context, q querier, srv flavor.Server) (flavor.ReplicaStatus, bool, error) {
+func readReplica(ctx context.Context, q sqlrows.Querier, srv flavor.Server) (flavor.ReplicaStatus, bool, error) {
 	t, err := queryTimeout(ctx, q, ProbeTimeout, srv.ReplicaStatusQuery())
 	if err != nil {
 		return flavor.ReplicaStatus{}, false, fmt.Errorf("replica status: %w", err)
@@ -140,7 +141,7 @@ func readReplica(ctx context.Context, q querier, srv flavor.Server) (flavor.Repl
 // readSemiSync returns one side's status variables and whether its
 // _enabled setting is ON (false where the variable does not exist, as on
 // MySQL before the plugin is installed).
-func readSemiSync(ctx context.Context, q querier, statusQuery, enabledVar string) (map[string]string, bool, error) {
+func readSemiSync(ctx context.Context, q sqlrows.Querier, statusQuery, enabledVar string) (map[string]string, bool, error) {
 	st, err := queryTimeout(ctx, q, ProbeTimeout, statusQuery)
 	if err != nil {
 		return nil, false, fmt.Errorf("semi-sync status: %w", err)

@@ -147,7 +147,7 @@ func (t *Table) comparisonLine(base, g *Group) string {
 	sustained := t.Headline == HeadlineSustained && g.Replica.Known() && base.Replica.Known() && !math.IsNaN(g.SustainedRatio)
 	if sustained {
 		head += "sustained " + pctChange(g.SustainedRatio) + " " + t.changeOf() + pctInterval(g.SustainedCI, g.SustainedCIErr) +
-			" (an estimate with its interval, not tested); on the master: "
+			" (an estimate with its interval, not tested); client: "
 	}
 	if g.Test.Significant() {
 		s = head + pctChange(g.Ratio) + " " + t.changeOf() + pctInterval(g.RatioCI, g.RatioCIErr) + " (" + p + ", " + ns + ")"
@@ -238,9 +238,17 @@ func (t *Table) replicaLine() string {
 	if len(behind) > 0 {
 		s = "Replicas: did NOT keep up: " + strings.Join(behind, ", ")
 		for _, g := range t.Groups {
-			if g != base && !g.KeptUp && !math.IsNaN(g.SustainedRatio) {
-				s += fmt.Sprintf("; %s sustained %s%s", g.Label, Ratio(g.SustainedRatio), ciPhrase(g.SustainedCI, g.SustainedCIErr))
+			if g == base || g.KeptUp || math.IsNaN(g.SustainedRatio) {
+				continue
 			}
+			if t.LowerIsBetter {
+				// A time: the cluster's is the load's plus the slowest
+				// replica's catch-up, so "sustained 16.7x" read as a rate.
+				s += fmt.Sprintf("; %s's cluster took %s %s's time (the load and the slowest replica's catch-up)%s",
+					g.Label, Ratio(g.SustainedRatio), base.Label, ciPhrase(g.SustainedCI, g.SustainedCIErr))
+				continue
+			}
+			s += fmt.Sprintf("; %s sustained %s%s", g.Label, Ratio(g.SustainedRatio), ciPhrase(g.SustainedCI, g.SustainedCIErr))
 		}
 	}
 	if len(applied) > 0 {

@@ -129,11 +129,21 @@ func TestAnswerReplicasBehind(t *testing.T) {
 	if got := tb.replicaLine(); got != want {
 		t.Errorf("replica line:\n got %q\nwant %q", got, want)
 	}
+	// A time (mysqlslap's seconds): the cluster's is the load's plus the
+	// catch-up, said as a time, not as a "sustained" rate.
+	slap := &Table{Metric: metricSeconds, LowerIsBetter: true, Baseline: base, Groups: []*Group{base, g}}
+	g.SustainedRatio, g.SustainedCI = 16.7, &RatioCI{Low: 13.5, High: 21.2}
+	if got, want := slap.replicaLine(), "Replicas: did NOT keep up: rocksdb (1 of 1 run fell behind, worst: r1 (catch-up 38 s, over 10% of the 20 s window); "+
+		"after the load every slave caught up within 38 s of orch seeing the load end); rocksdb's cluster took 16.7x innodb's time "+
+		"(the load and the slowest replica's catch-up) [13.5, 21.2]; applied vs innodb: rocksdb 0.250x"; got != want {
+		t.Errorf("time's replica line:\n got %q\nwant %q", got, want)
+	}
+	g.SustainedRatio, g.SustainedCI = 0.45, &RatioCI{Low: 0.41, High: 0.49}
 	// --headline sustained: the comparison leads with the sustained ratio,
 	// an estimate with its interval, then the master's rate and its test.
 	tb.Headline = HeadlineSustained
 	if got, want := tb.comparisonLine(base, g), "rocksdb vs innodb: sustained -55% writes/s [-59%, -51%] (an estimate with its interval, not tested); "+
-		"on the master: -21% writes/s [-24%, -18%] (p=0.003, n=3+3)"; got != want {
+		"client: -21% writes/s [-24%, -18%] (p=0.003, n=3+3)"; got != want {
 		t.Errorf("sustained headline:\n got %q\nwant %q", got, want)
 	}
 	// A master rate not significantly different beside a sustained
@@ -141,7 +151,7 @@ func TestAnswerReplicasBehind(t *testing.T) {
 	// significant difference" and an interval excluding 0 said of one.
 	g.Test, g.RatioCI = &TTest{P: 0.2}, &RatioCI{Low: 0.7, High: 1.1}
 	if got, want := tb.comparisonLine(base, g), "rocksdb vs innodb: sustained -55% writes/s [-59%, -51%] (an estimate with its interval, not tested); "+
-		"on the master: ~ no significant difference (p=0.2, n=3+3)"; got != want {
+		"client: ~ no significant difference (p=0.2, n=3+3)"; got != want {
 		t.Errorf("sustained headline, master not significant:\n got %q\nwant %q", got, want)
 	}
 }

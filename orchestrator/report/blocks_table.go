@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/orch-bench/orch/orchestrator/stats"
 )
 
 // ClusterDesign is what the report says about a matrix run over several
@@ -69,6 +71,8 @@ type ClusterSection struct {
 	// Notes introduce the table: the method, the seed, what happened to
 	// the clusters.
 	Notes []string
+	// analysis names how each cluster's row is computed.
+	analysis string
 }
 
 // BlockedGroup is one configuration compared with the baseline within and
@@ -99,7 +103,11 @@ func (t *Table) compareBlocked(design *ClusterDesign) {
 	if t.Baseline == nil {
 		return
 	}
-	sec := &ClusterSection{Design: design, Clusters: clusters}
+	sec := &ClusterSection{Design: design, Clusters: clusters,
+		analysis: "ratio of means, Fieller's 95% CI, Welch's p"}
+	if t.rule().AnalysisOf(t.blocked()) == stats.AnalysisBlocked {
+		sec.analysis = "its rounds' log ratios: their geometric mean, Student's t over the rounds"
+	}
 	if len(clusters) < 2 {
 		// One cluster ran everything (the others were taken out): the
 		// plain analysis, and the notes that say why.
@@ -128,6 +136,7 @@ func (t *Table) compareBlocked(design *ClusterDesign) {
 			pairs = append(pairs, ClusterPair{Cluster: c, Base: steady(t.Baseline, c), Other: steady(g, c)})
 		}
 		bl := CompareBlocked(pairs)
+		t.judgeClusters(g, bl.Clusters)
 		// The combined row is the comparison's own (Table.compare: the
 		// one judge, over the clusters as blocks), so the answer, this
 		// table and configurations.csv print one interval and one p.
@@ -149,8 +158,43 @@ func (t *Table) compareBlocked(design *ClusterDesign) {
 	t.Blocks = sec
 }
 
+// judgeClusters sets each cluster's ratio, interval and test by the
+// analysis the combined row is judged with (Table.rule: blocked, each of
+// the cluster's rounds' log ratios; unpaired, the ratio of the means,
+// Fieller and Welch), so that the combined ratio is the geometric mean of
+// the rows above it.
+func (t *Table) judgeClusters(g *Group, cs []ClusterRatio) {
+	blocked := t.rule().AnalysisOf(t.blocked()) == stats.AnalysisBlocked
+	pick := func(h *Group, cluster string) ([]float64, []stats.Block) {
+		var xs []float64
+		var bs []stats.Block
+		for i, b := range h.Blocks {
+			if b.Cluster == cluster && i < len(h.Steady) {
+				xs, bs = append(xs, h.Steady[i]), append(bs, b)
+			}
+		}
+		return xs, bs
+	}
+	for i := range cs {
+		c := &cs[i]
+		if !blocked || c.Base.N == 0 || c.Other.N == 0 {
+			continue // unpaired: compareWithin's ratio of means, Fieller, Welch
+		}
+		o, ob := pick(g, c.Cluster)
+		b, bb := pick(t.Baseline, c.Cluster)
+		s := t.rule().At(stats.Comparison{Other: o, Base: b, OtherBlocks: ob, BaseBlocks: bb}, Alpha)
+		c.Ratio, c.Test, c.TestErr, c.CILow, c.CIHigh = s.Ratio, nil, s.Err, math.NaN(), math.NaN()
+		if s.Test != nil {
+			c.Test = &TTest{T: s.Test.T, DF: s.Test.DF, P: s.Test.P}
+			if s.Err == nil && !s.Interval.Unbounded {
+				c.CILow, c.CIHigh = s.Interval.Low, s.Interval.High
+			}
+		}
+	}
+}
+
 // blockedRows is the by-cluster table: per configuration, one row per
-// cluster (its runs, means, ratio with Fieller's interval, Welch's p),
+// cluster (its runs, means, ratio with its interval and p by the table's analysis),
 // then the combined row (geometric mean of the clusters' ratios, its
 // interval across clusters, the t-test over their log ratios).
 func (t *Table) blockedRows(sec *ClusterSection) ([]string, [][]string) {
@@ -181,8 +225,9 @@ func (sec *ClusterSection) notes() []string {
 		out = append(out, fmt.Sprintf("Every run that counts ran on %s: the comparisons above are within that cluster.", strings.Join(sec.Clusters, ", ")))
 	} else {
 		out = append(out, fmt.Sprintf("Runs on %d clusters (%s), each running every configuration the same number of times: "+
-			"each cluster's row compares its runs alone (ratio of means, Fieller's 95%% CI, Welch's p); "+
-			"the combined row is the comparison the answer and configurations.csv print, with the clusters as blocks (see Analysis in the Method).", len(sec.Clusters), strings.Join(sec.Clusters, ", ")))
+			"each cluster's row compares its runs alone by the combined row's analysis (%s); "+
+			"the combined row is the comparison the answer and configurations.csv print, with the clusters as blocks (see Analysis in the Method).",
+			len(sec.Clusters), strings.Join(sec.Clusters, ", "), sec.analysis))
 	}
 	if d := sec.Design; d != nil {
 		out = append(out, fmt.Sprintf("Each cluster's order was randomised with seed %d (orch matrix --seed %d reproduces it).", d.Seed, d.Seed))

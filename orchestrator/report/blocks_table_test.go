@@ -4,6 +4,7 @@ import (
 	csvpkg "encoding/csv"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"os"
@@ -11,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/orch-bench/orch/orchestrator/stats"
 )
 
 // blockedMatrix copies the test matrix and gives it a design: cells 01-02
@@ -203,6 +206,9 @@ func TestTwoClustersOneAnalysis(t *testing.T) {
 		if bg.Test == nil || bg.Test.P != rocks.Test.P || bg.CILow != rocks.RatioCI.Low || bg.CIHigh != rocks.RatioCI.High || bg.Ratio != rocks.Ratio {
 			t.Errorf("%+v: combined row %v [%v, %v] p %+v, answer %v [%v, %v] p %v", opts, bg.Ratio, bg.CILow, bg.CIHigh, bg.Test, rocks.Ratio, rocks.RatioCI.Low, rocks.RatioCI.High, rocks.Test.P)
 		}
+		// Each cluster's row by the same analysis: the combined ratio is
+		// their geometric mean (blocked: west's is its two rounds' own).
+		near(t, fmt.Sprintf("%+v: combined vs the clusters' rows", opts), bg.Ratio, math.Sqrt(bg.Clusters[0].Ratio*bg.Clusters[1].Ratio), 1e-12)
 		excludes1 := rocks.RatioCI.Low > 1 || rocks.RatioCI.High < 1
 		if rocks.Test.Significant() != excludes1 {
 			t.Errorf("%+v: significant %v, interval [%v, %v]", opts, rocks.Test.Significant(), rocks.RatioCI.Low, rocks.RatioCI.High)
@@ -270,4 +276,31 @@ func csvOf(t *testing.T, write func(io.Writer) error) ([][]string, map[string]in
 		col[name] = i
 	}
 	return recs, col
+}
+
+// A cluster with two rounds, blocked: its row is its rounds' geometric
+// mean ratio (round effect cancelled), not the ratio of its means. West:
+// rounds 100 -> 110 (1.1) and 200 -> 240 (1.2): sqrt(1.1·1.2) = 1.14891,
+// where the ratio of means is 350/300 = 1.16667.
+func TestClusterRowsByTheTablesAnalysis(t *testing.T) {
+	blk := func(c string, r int) stats.Block { return stats.Block{Cluster: c, Round: r} }
+	base := &Group{Label: "innodb", Steady: []float64{100, 200, 50}, Blocks: []stats.Block{blk("west", 1), blk("west", 2), blk("east", 1)}}
+	g := &Group{Label: "rocksdb", Steady: []float64{110, 240, 60}, Blocks: []stats.Block{blk("west", 1), blk("west", 2), blk("east", 1)}}
+	tb := &Table{Metric: "writes/s", Baseline: base, Groups: []*Group{base, g}}
+	cs := []ClusterRatio{{Cluster: "west", Base: Describe([]float64{100, 200}), Other: Describe([]float64{110, 240}), Ratio: 350.0 / 300},
+		{Cluster: "east", Base: Describe([]float64{50}), Other: Describe([]float64{60}), Ratio: 1.2}}
+	tb.judgeClusters(g, cs)
+	near(t, "west, blocked", cs[0].Ratio, math.Sqrt(1.1*1.2), 1e-12)
+	if cs[0].Test == nil || !(cs[0].CILow < cs[0].Ratio && cs[0].Ratio < cs[0].CIHigh) {
+		t.Errorf("west: test %+v interval [%v, %v]", cs[0].Test, cs[0].CILow, cs[0].CIHigh)
+	}
+	near(t, "east, one round", cs[1].Ratio, 1.2, 1e-12)
+	if cs[1].TestErr == nil || !math.IsNaN(cs[1].CILow) {
+		t.Errorf("east (one round): want no interval, got [%v, %v] err %v", cs[1].CILow, cs[1].CIHigh, cs[1].TestErr)
+	}
+	// Pre-registered unpaired: the rows stay the ratio of the means.
+	tb.Analysis.Asked = "unpaired"
+	cs[0].Ratio = 350.0 / 300
+	tb.judgeClusters(g, cs)
+	near(t, "west, unpaired", cs[0].Ratio, 350.0/300, 1e-12)
 }

@@ -355,6 +355,7 @@ func (t *Table) compare(baseline string, noEffect map[string]string) {
 	// Fieller's interval at each one's Holm level.
 	for i, s := range t.rule().Evaluate(t.round(), cs) {
 		judged[i].take(s)
+		judged[i].needed = t.rule().RunsNeeded(cs[i], Alpha)
 	}
 	for _, g := range t.Groups {
 		if g == b {

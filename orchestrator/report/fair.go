@@ -82,3 +82,21 @@ func (t *Table) hasVariables() bool {
 	}
 	return false
 }
+
+// sidePosition is what the fairness lint found of a configuration's
+// replica side tables (where its slaves keep their applied position, and
+// at which flush policy) when they differ between the configurations; ""
+// when they do not, or the lint did not look.
+func (t *Table) sidePosition(label string) string {
+	for _, w := range t.Fairness {
+		if w.What != fairness.SideTables {
+			continue
+		}
+		for _, v := range w.Values {
+			if rest, ok := strings.CutPrefix(v, label+": "); ok {
+				return rest
+			}
+		}
+	}
+	return ""
+}

@@ -3,6 +3,8 @@ package report
 import (
 	"strings"
 	"testing"
+
+	"github.com/orch-bench/orch/orchestrator/fairness"
 )
 
 // A matrix knob set alike on both engines that is InnoDB's flush policy
@@ -23,5 +25,23 @@ func TestReportKnobOfOneEngine(t *testing.T) {
 	if len(lines) != 1 || !strings.HasPrefix(lines[0], "UNFAIR: master: flush policy of the engine under test differs (durability): ") ||
 		!strings.HasSuffix(lines[0], "[--knobs innodb_flush_log_at_trx_commit=1 reaches innodb, not rocksdb]") {
 		t.Errorf("fairness lines: %q", lines)
+	}
+}
+
+// The slaves' applied position, as the lint words it for a configuration,
+// is what the "why" names beside their fsyncs; other aspects are not.
+func TestSidePositionFromTheLint(t *testing.T) {
+	tb := &Table{Fairness: []fairness.Warning{
+		{What: "flush policy of the engine under test", Values: []string{"innodb: x", "tokudb: y"}},
+		{What: fairness.SideTables, Values: []string{"innodb: mysql.gtid_slave_pos in innodb", "tokudb sync_binlog=1: mysql.gtid_slave_pos in innodb, innodb_flush_log_at_trx_commit=1"}},
+	}}
+	if got := tb.sidePosition("tokudb sync_binlog=1"); got != "mysql.gtid_slave_pos in innodb, innodb_flush_log_at_trx_commit=1" {
+		t.Errorf("tokudb: %q", got)
+	}
+	if got := tb.sidePosition("tokudb"); got != "" {
+		t.Errorf("a label that is only a prefix of another's: %q", got)
+	}
+	if got := (&Table{}).sidePosition("innodb"); got != "" {
+		t.Errorf("no lint: %q", got)
 	}
 }

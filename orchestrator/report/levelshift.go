@@ -36,9 +36,11 @@ type Shift struct {
 	// phases' mean rates; Rel = After/Before - 1 (negative: a drop).
 	AtS, NextS, Before, After, Rel float64
 	// Stat is the test statistic and Crit its critical value at
-	// ShiftAlpha for the window's length N.
-	Stat, Crit float64
-	N          int
+	// ShiftAlpha for the window's length N; CritLo, CritHi the simulated
+	// quantile's own uncertainty (shiftCrit): a statistic between them is
+	// a borderline decision, which another simulation could turn.
+	Stat, Crit, CritLo, CritHi float64
+	N                          int
 	// FromS, ToS are the window's ends (client seconds) the test ran on.
 	FromS, ToS float64
 }
@@ -68,7 +70,8 @@ func TestShift(ps []Point) Shift {
 	step := stepOf(ps) * float64(binOf(len(ps)))
 	s.FromS, s.ToS = ts[0]-step, ts[n-1]
 	k, stat := shiftStat(xs)
-	s.Stat, s.Crit = stat, shiftCrit(n)
+	s.Stat = stat
+	s.CritLo, s.Crit, s.CritHi = shiftCrit(n)
 	s.Before, s.After = meanOf(xs[:k]), meanOf(xs[k:])
 	s.AtS, s.NextS = ts[k-1], ts[k]-step
 	if s.Before != 0 {
@@ -130,7 +133,7 @@ func shiftStat(xs []float64) (int, float64) {
 
 var (
 	critMu    sync.Mutex
-	critCache = map[int]float64{}
+	critCache = map[int][3]float64{}
 )
 
 // shiftSims is how many white-noise series shiftCrit simulates: the
@@ -148,12 +151,15 @@ const shiftPhi = 0.3
 
 // shiftCrit is the 1-ShiftAlpha quantile of shiftStat on n points of
 // Gaussian AR(1) noise with coefficient shiftPhi, simulated with a fixed
-// seed (the same report every time) and kept per n.
-func shiftCrit(n int) float64 {
+// seed (the same report every time) and kept per n, with the quantiles at
+// 1-ShiftAlpha ∓ 1.96·√(α(1-α)/shiftSims) either side (lo, hi): the
+// band in which the critical value of another simulation would fall 19
+// times in 20.
+func shiftCrit(n int) (lo, crit, hi float64) {
 	critMu.Lock()
 	defer critMu.Unlock()
 	if c, ok := critCache[n]; ok {
-		return c
+		return c[0], c[1], c[2]
 	}
 	rng := rand.New(rand.NewSource(int64(n)))
 	stats := make([]float64, shiftSims)
@@ -167,9 +173,13 @@ func shiftCrit(n int) float64 {
 		_, stats[i] = shiftStat(xs)
 	}
 	sort.Float64s(stats)
-	c := stats[int(math.Ceil((1-ShiftAlpha)*shiftSims))-1]
+	at := func(q float64) float64 {
+		return stats[min(shiftSims, max(1, int(math.Ceil(q*shiftSims))))-1]
+	}
+	band := 1.96 * math.Sqrt(ShiftAlpha*(1-ShiftAlpha)/shiftSims)
+	c := [3]float64{at(1 - ShiftAlpha - band), at(1 - ShiftAlpha), at(1 - ShiftAlpha + band)}
 	critCache[n] = c
-	return c
+	return c[0], c[1], c[2]
 }
 
 // shiftMaxN is the most points TestShift tests: a longer window (an

@@ -75,7 +75,7 @@ func (rep *Report) preamble(code func(string) string) []string {
 			"one decision rule: a comparison is significant exactly when its interval of the ratio excludes 1 (its analysis is stated below); unpaired, that is Fieller's interval, every ratio r that Welch's test of a - r·b does not reject at %.2f "+
 			"(the Welch-Satterthwaite degrees of freedom of each r, so at r = 1 it is Welch's t-test of equal means, whose p is printed); "+
 			"with several configurations against one baseline the level is Holm's step-down, and each interval is printed at its comparison's level; "+
-			"CV above %s is flagged noisy, with the runs per configuration a Welch test would need to resolve the difference (Student's t, 80%% power); "+
+			"CV above %s is flagged noisy, with the runs per configuration the stated analysis would need to resolve the difference (80%% power, Student's t: unpaired, Welch's test of n runs a side; blocked, n rounds from the rounds' log ratios' spread; not given over several clusters); "+
 			"with at least %d runs on both sides, the median and a Mann-Whitney U test too.", Alpha, pct(MaxCV), MinMannWhitney),
 	)
 	return append(out, rep.analysisLines()...)

@@ -105,7 +105,7 @@ func TestMatrixComparison(t *testing.T) {
 	if rocks.Test == nil || math.Abs(rocks.Test.P-tt.P) > 1e-9 || rocks.Test.DF != 1 {
 		t.Fatalf("test = %+v, want p %v on 1 df", rocks.Test, tt.P)
 	}
-	wantVerdict := "rocksdb: " + Ratio(rocks.Ratio) + " innodb writes/s on the master"
+	wantVerdict := "rocksdb: " + Ratio(rocks.Ratio) + " innodb writes/s (client)"
 	if !strings.HasPrefix(rocks.Verdict, wantVerdict) || !strings.Contains(rocks.Verdict, "("+PValue(tt.P)+", not significant)") {
 		t.Errorf("verdict = %q, want %q", rocks.Verdict, wantVerdict)
 	}
@@ -136,7 +136,7 @@ func TestBaselineOption(t *testing.T) {
 	rep := build(t, Options{Baseline: "rocksdb"}, matrixDir)
 	tb := rep.Tables[0]
 	if tb.Baseline.Label != "rocksdb" || tb.group("rocksdb").Verdict != "" || !strings.HasPrefix(tb.group("innodb").Verdict, "innodb: ") ||
-		!strings.Contains(tb.group("innodb").Verdict, "x rocksdb writes/s on the master") {
+		!strings.Contains(tb.group("innodb").Verdict, "x rocksdb writes/s (client)") {
 		t.Errorf("baseline %s, innodb verdict %q", tb.Baseline.Label, tb.group("innodb").Verdict)
 	}
 	in, err := Load([]string{matrixDir})

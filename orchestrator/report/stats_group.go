@@ -27,8 +27,11 @@ type Stats struct {
 	UTest *UTest
 	// RepsNeeded is how many runs per configuration would resolve the
 	// observed difference (0: not computed); set when the difference is
-	// not significant or either side is noisy.
+	// not significant or either side is noisy, under the analysis that
+	// judged it (stats.Rule.RunsNeeded: rounds when blocked).
 	RepsNeeded int
+	// needed is the judge's RunsNeeded, whatever the outcome.
+	needed int
 
 	// Replica holds the means of the runs' replica figures.
 	Replica ReplicaFigures
@@ -195,7 +198,7 @@ func (g *Group) compareWith(b *Group) {
 		}
 	}
 	if (g.Test != nil && !g.Test.Significant()) || g.Noisy || b.Noisy {
-		g.RepsNeeded = RepsNeeded(g.Rate, b.Rate)
+		g.RepsNeeded = g.needed
 	}
 	g.SustainedRatio = g.SustainedRate.Mean / b.SustainedRate.Mean
 	if ci, err := FiellerAt(g.Sustained, b.Sustained, level); err == nil {

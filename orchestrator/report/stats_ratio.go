@@ -61,13 +61,6 @@ func CV(s Sample) float64 {
 // flagged as noisy (pbench's --max-stddev default).
 const MaxCV = 0.05
 
-// RepsNeeded is how many runs per configuration a two-sided Welch test
-// at Alpha would need to detect the observed difference of means with 80%
-// power (stats.RunsNeeded, from Student's t); 0 when it cannot be computed.
-func RepsNeeded(a, b Sample) int {
-	return stats.RunsNeeded(stats.Sample{N: a.N, Mean: a.Mean, SD: a.SD}, stats.Sample{N: b.N, Mean: b.Mean, SD: b.SD}, Alpha)
-}
-
 // Median of the finite values, NaN when there are none.
 func Median(xs []float64) float64 {
 	xs = finite(xs)

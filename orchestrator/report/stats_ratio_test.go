@@ -50,28 +50,9 @@ func TestFiellerUnboundedAndTooFew(t *testing.T) {
 	}
 }
 
-func TestCVAndRepsNeeded(t *testing.T) {
+func TestCV(t *testing.T) {
 	// 100, 110, 120: mean 110, sd 10, CV = 10/110 = 0.0909.
-	a := Describe([]float64{100, 110, 120})
-	near(t, "cv", CV(a), 10.0/110, 1e-12)
-	// b = 95, 105, 115: mean 105, sd 10. d = 5. With n runs a side the
-	// Welch df is (100+100)²(n-1)/(100²+100²) = 2(n-1), and n must reach
-	// (t(.975, ν) + t(.80, ν))² · 200/25. n = 64: ν = 126, t = 1.9790 and
-	// 0.8446, 8 · 2.8236² = 63.78 <= 64; n = 63: ν = 124, 8 · 2.8240² =
-	// 63.80 > 63. (The normal approximation said 63.)
-	b := Describe([]float64{95, 105, 115})
-	if n := RepsNeeded(a, b); n != 64 {
-		t.Errorf("RepsNeeded = %d, want 64", n)
-	}
-	// A difference far above the noise: sd 2 and 1, d = 5.5. n = 3:
-	// ν = 25·2/17 = 2.94, t = 3.19 and 0.98, 4.17² · 5/30.25 = 2.87 <= 3;
-	// n = 2: ν = 1.47, t(.975) > 7, far above 2. (The normal said 2.)
-	if n := RepsNeeded(Describe([]float64{9, 11, 13}), Describe([]float64{4.5, 5.5, 6.5})); n != 3 {
-		t.Errorf("RepsNeeded = %d, want 3", n)
-	}
-	if n := RepsNeeded(Describe([]float64{1}), b); n != 0 {
-		t.Errorf("one run: RepsNeeded = %d, want 0", n)
-	}
+	near(t, "cv", CV(Describe([]float64{100, 110, 120})), 10.0/110, 1e-12)
 }
 
 func TestMedian(t *testing.T) {

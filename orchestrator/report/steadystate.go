@@ -141,8 +141,14 @@ func (p Phases) text() string {
 	if p.AtMax-p.AtMin > 1.5 {
 		at += " (between " + num(p.AtMin, 0) + " and " + num(p.AtMax, 0) + " s)"
 	}
-	return fmt.Sprintf("no steady state: %.0f%% %s at %s in %d of %d runs (a level-shift test of the runs' mean, %s false alarm rate; %d of the runs significant alone)",
-		100*math.Abs(p.Rel), what, at, p.Shifted, p.Tested, pct(ShiftAlpha), p.Alone)
+	border := ""
+	if s := p.Pooled; s.Stat <= s.CritHi {
+		// Found, but another simulation of the critical value could have
+		// said otherwise: the reader is told the decision is close.
+		border = fmt.Sprintf("; borderline: statistic %.2f within its simulated critical value's uncertainty, %.2f-%.2f", s.Stat, s.CritLo, s.CritHi)
+	}
+	return fmt.Sprintf("no steady state: %.0f%% %s at %s in %d of %d runs (a level-shift test of the runs' mean, %s false alarm rate; %d of the runs significant alone%s)",
+		100*math.Abs(p.Rel), what, at, p.Shifted, p.Tested, pct(ShiftAlpha), p.Alone, border)
 }
 
 // phaseCut is the second where a comparison's phases divide: the shift of

@@ -139,6 +139,18 @@ var runColumns = []Column[runRow]{
 	{"sustained_metric", "steady x window / (window + catch-up), so never above `steady_metric` (mysqlslap: run + catch-up seconds); whether the replicas kept up",
 		func(r runRow) string { return f4(r.r.Repl.Sustained) }},
 	{"replicas_kept_up", "", func(r runRow) string { return boolText(r.r.Repl.Known(), r.r.Repl.KeptUp()) }},
+	{"replicas_behind_why", "why the run fell behind (empty when it kept up): a slave's lag grew over the window's last 5 s, never caught up, or caught up too slowly",
+		func(r runRow) string {
+			if !r.r.Repl.Known() || r.r.Repl.KeptUp() {
+				return ""
+			}
+			return behindWhy(r.r.Repl)
+		}},
+	{"peak_lag_tx", "the largest lag of any slave in the window (transactions, each slave's sample against the master's position interpolated at its instant), that slave, when it peaked and since when it rose (load seconds)",
+		func(r runRow) string { return f4(r.r.Repl.PeakLagTx) }},
+	{"peak_lag_host", "", func(r runRow) string { return r.r.Repl.PeakHost }},
+	{"peak_lag_at_s", "", func(r runRow) string { return f4(r.r.Repl.PeakAtS) }},
+	{"peak_lag_from_s", "", func(r runRow) string { return f4(r.r.Repl.PeakFromS) }},
 	{"disk_bytes", "the benchmark tables' files of the run's engine on the master (`.ibd`, `#rocksdb`, `.tokudb`), the master's binary logs, the largest slave relay logs (`du -b`)",
 		func(r runRow) string { return f(r.r.Health.DiskBytes) }},
 	{"binlog_bytes", "", func(r runRow) string { return f(r.r.Health.BinlogBytes) }},

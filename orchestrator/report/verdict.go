@@ -18,7 +18,7 @@ func confidence(alpha float64) string {
 // verdict words a comparison the way engineers say it, with everything a
 // reviewer needs on the same line:
 //
-//	rocksdb: 0.79x innodb writes/s on the master [0.76, 0.82] (p=0.003,
+//	rocksdb: 0.79x innodb writes/s (client) [0.76, 0.82] (p=0.003,
 //	significant), 0.45x sustained [0.41, 0.49] (an estimate with its 95%
 //	interval, not tested); replicas applied 0.25x (lag grew 2.6k tx/s,
 //	catch-up 38 s): not sustained
@@ -79,7 +79,7 @@ func verdict(t *Table, base, g *Group, noEffect map[string]string) string {
 	return b.String()
 }
 
-// ratioPhrase is "0.79x innodb writes/s on the master [0.76, 0.82]" and
+// ratioPhrase is "0.79x innodb writes/s (client) [0.76, 0.82]" and
 // the test's words sig, with the sustained ratio too as the headline
 // option says (an estimate with its interval: the test is of the master's
 // rate), or for a time metric "took 1.91x innodb's time [1.52, 2.40]".
@@ -91,7 +91,8 @@ func (t *Table) ratioPhrase(base, g *Group, sig string) string {
 	if !g.Replica.Known() || !base.Replica.Known() {
 		return master + ciPhrase(g.RatioCI, g.RatioCIErr) + sig
 	}
-	master += " on the master" + ciPhrase(g.RatioCI, g.RatioCIErr) + sig
+	commits := masterCommits(base, g)
+	master += " (client)" + ciPhrase(g.RatioCI, g.RatioCIErr) + sig + commits
 	if math.IsNaN(g.SustainedRatio) {
 		return master // no catch-up measured: no sustained rate
 	}
@@ -103,10 +104,26 @@ func (t *Table) ratioPhrase(base, g *Group, sig string) string {
 	case HeadlineMaster:
 		return master
 	case HeadlineSustained:
-		return fmt.Sprintf("%s %s %s sustained%s; on the master %s%s%s", Ratio(g.SustainedRatio), base.Label, t.Metric, estimate,
-			Ratio(g.Ratio), ciPhrase(g.RatioCI, g.RatioCIErr), sig)
+		return fmt.Sprintf("%s %s %s sustained%s; client %s%s%s%s", Ratio(g.SustainedRatio), base.Label, t.Metric, estimate,
+			Ratio(g.Ratio), ciPhrase(g.RatioCI, g.RatioCIErr), sig, commits)
 	}
 	return master + ", " + Ratio(g.SustainedRatio) + " sustained" + estimate
+}
+
+// masterCommits is ", master commits 0.744x" when the master's commit
+// rate compares otherwise than the client's count (the verdict's ratio,
+// which the test is of): a client's writes/s and the master's commits/s
+// are two quantities, and where they differ the line says which is which;
+// "" when they print alike or the master's rate is not known.
+func masterCommits(base, g *Group) string {
+	if base.Replica.MasterTxPS <= 0 || math.IsNaN(g.Replica.MasterTxPS) {
+		return ""
+	}
+	m := Ratio(g.Replica.MasterTxPS / base.Replica.MasterTxPS)
+	if m == Ratio(g.Ratio) || m == Ratio(math.NaN()) {
+		return ""
+	}
+	return ", master commits " + m
 }
 
 // ciPhrase is " [0.760, 0.820]" (the ratio's digits, Ratio), " [CI unbounded]" or "" (too few runs).

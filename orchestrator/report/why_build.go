@@ -15,7 +15,8 @@ import (
 func (t *Table) buildWhy() *Why {
 	w := &Why{Runs: map[*Run]*runWhy{}}
 	for _, g := range t.Groups {
-		gw := &GroupWhy{Label: g.Label, Ratio: g.Ratio, ApplyTxPS: g.Replica.ApplyTxPS, Profiles: map[string]*stacks.Profile{}}
+		gw := &GroupWhy{Label: g.Label, Ratio: g.Ratio, ApplyTxPS: g.Replica.ApplyTxPS, Profiles: map[string]*stacks.Profile{},
+			SidePosition: t.sidePosition(g.Label)}
 		if g == t.Baseline {
 			gw.Ratio = 1
 			w.Base = gw

@@ -41,7 +41,13 @@ type GroupWhy struct {
 	ClientWhy   string
 	// Profiles pools the stack samples by role ("master", "slave").
 	Profiles map[string]*stacks.Profile
-	Sentence string
+	// SidePosition is where the configuration's slaves keep their applied
+	// position when the fairness lint found it differing (an InnoDB
+	// mysql.gtid_slave_pos synced at each commit under a TokuDB replica):
+	// the cause of fsyncs per applied transaction the engine itself does
+	// not make.
+	SidePosition string
+	Sentence     string
 }
 
 // Master is the configuration's master figures (nil when unknown).
@@ -273,6 +279,11 @@ func slavePart(base, g *GroupWhy) string {
 	fmt.Fprintf(&b, "Slaves: the slowest applied %s vs %s tx/s (Replicas)", num(g.ApplyTxPS, 0), num(base.ApplyTxPS, 0))
 	if ds := diffs(bs, s); len(ds) > 0 {
 		fmt.Fprintf(&b, ", with %s", costPhrase(ds[0], bs, s, "applied transaction"))
+		if ds[0].col == "fsync_per_tx" && g.SidePosition != "" {
+			// Named where it is paid: every applied transaction also
+			// commits the position table, at that engine's flush policy.
+			fmt.Fprintf(&b, "; its slaves keep their applied position in %s (Fairness)", g.SidePosition)
+		}
 	}
 	if m := g.Master(); m != nil && !math.IsNaN(m.TPS) && g.ApplyTxPS < markLow*m.TPS {
 		fmt.Fprintf(&b, "; they fell behind the master (%s of %s tx/s committed)", num(g.ApplyTxPS, 0), num(m.TPS, 0))

@@ -130,6 +130,15 @@ func TestAttributionSlavesAndStacks(t *testing.T) {
 			t.Errorf("sentence lacks %q:\n%s", want, got)
 		}
 	}
+	// The fairness lint found where the slaves keep their applied
+	// position: named beside the fsyncs it costs (the seed's TokuDB
+	// slaves: InnoDB 2.01 fsyncs per applied transaction).
+	g.SidePosition = "mysql.gtid_slave_pos in innodb (gtid_pos_auto_engines=''), innodb_flush_log_at_trx_commit=1 (fsync at each commit)"
+	if got, want := attribution(base, g), "(2.00 vs 0.00100: the baseline's near 0, no ratio); its slaves keep their applied position in "+
+		"mysql.gtid_slave_pos in innodb (gtid_pos_auto_engines=''), innodb_flush_log_at_trx_commit=1 (fsync at each commit) (Fairness); they fell behind"; !strings.Contains(got, want) {
+		t.Errorf("side position not named:\n%s", got)
+	}
+	g.SidePosition = ""
 	if got := attribution(base, mk("same", 1, 1000, 0.001, 1)); !strings.Contains(got, "no server frame's share grew by 5 points") {
 		t.Errorf("unchanged stacks: %s", got)
 	}

@@ -91,7 +91,7 @@ func TestReplicaVerdict(t *testing.T) {
 	tb := &Table{Metric: "writes/s"}
 	// The p is the master rate's test, right after it; the sustained ratio
 	// is an estimate with its interval, said so.
-	want := "rocksdb: 0.790x innodb writes/s on the master [0.760, 0.820] (p=0.003, significant), " +
+	want := "rocksdb: 0.790x innodb writes/s (client) [0.760, 0.820] (p=0.003, significant), " +
 		"0.450x sustained [0.410, 0.490] (an estimate with its interval, not tested); " +
 		"replicas: 1 of 3 runs fell behind, worst: r2 (lag grew 2.6k tx/s over the window's last 5 s, to 39k tx); " +
 		"peak lag 39k tx (r2 slave2 at 20.0 s, rising from 6.0 s); after the load every slave caught up within 38 s of orch seeing the load end: not sustained"
@@ -99,14 +99,22 @@ func TestReplicaVerdict(t *testing.T) {
 		t.Errorf("verdict =\n %q, want\n %q", got, want)
 	}
 	tb.Headline = HeadlineMaster
-	if got := verdict(tb, base, g, nil); !strings.HasPrefix(got, "rocksdb: 0.790x innodb writes/s on the master [0.760, 0.820] (p=0.003, significant); replicas") {
+	if got := verdict(tb, base, g, nil); !strings.HasPrefix(got, "rocksdb: 0.790x innodb writes/s (client) [0.760, 0.820] (p=0.003, significant); replicas") {
 		t.Errorf("master headline: %q", got)
 	}
 	tb.Headline = HeadlineSustained
 	if got := verdict(tb, base, g, nil); !strings.HasPrefix(got, "rocksdb: 0.450x innodb writes/s sustained [0.410, 0.490] (an estimate with its interval, not tested); "+
-		"on the master 0.790x [0.760, 0.820] (p=0.003, significant); replicas") {
+		"client 0.790x [0.760, 0.820] (p=0.003, significant); replicas") {
 		t.Errorf("sustained headline: %q", got)
 	}
+	// The client counted 0.790x, the master committed 0.857x: two
+	// quantities, both said, the test's after the client's.
+	g.Replica.MasterTxPS = 3000
+	tb.Headline = HeadlineMaster
+	if got := verdict(tb, base, g, nil); !strings.HasPrefix(got, "rocksdb: 0.790x innodb writes/s (client) [0.760, 0.820] (p=0.003, significant), master commits 0.857x; replicas") {
+		t.Errorf("client and master apart: %q", got)
+	}
+	g.Replica.MasterTxPS = 2765
 	// Catch-up alone: 3 s after a 20 s run is 15% > 10%.
 	if (ReplicaFigures{Has: true, MasterTxPS: 100, CatchUpS: 3, RunS: 20}).KeptUp() {
 		t.Error("catch-up of 15% of the run counts as kept up")

@@ -239,8 +239,9 @@ func (r *run) prepare(ctx context.Context) error {
 
 // phase runs prepare or cleanup to completion; a non-zero exit fails it.
 func (r *run) phase(ctx context.Context, p bench.Phase) (int, error) {
-	stop := r.sayPhase(ctx, string(p), path.Join("benchmark", string(p)+".txt"+rundir.PartSuffix))
-	code, err := r.benchmark(ctx, p)
+	c := r.preparer(p)
+	stop := r.sayPhase(ctx, string(p), c.local+rundir.PartSuffix)
+	code, err := r.phaseOn(ctx, p, []*client{c})
 	stop()
 	if err == nil && code != 0 {
 		err = fmt.Errorf("%s: %s exited %d (see benchmark/%s.txt)", r.bhost, p, code, p)

@@ -19,10 +19,11 @@ import (
 	"github.com/orch-bench/orch/topology"
 )
 
-// The run phase runs on the run's clients, one or several, through the same
-// functions. The first is the run's benchmark host (r.bhost, r.bexec,
-// r.remote): the load box (or the master, for a workload that runs there),
-// which prepares the dataset, once. A cluster with several load boxes is
+// Every phase runs through the same functions (phaseOn): the run phase on
+// the run's clients, one or several, prepare and cleanup on the first alone.
+// The first is the run's benchmark host (r.bhost, r.bexec, r.remote): the
+// load box (or the master, for a workload that runs there), which prepares
+// the dataset, once. A cluster with several load boxes is
 // driven from all of them at once: each runs its share of the workload
 // (bench.ClientWorkloads) in its own private working directory, released
 // together by a barrier, and the results are merged (bench.MergeSysbench):

@@ -15,14 +15,29 @@ import (
 	"github.com/orch-bench/orch/orchestrator/schema"
 )
 
-// runPhase is the run phase on every client, one or several: launched
-// detached (several behind a barrier, their clocks read first), every
-// output followed into its own file. It returns the first non-zero exit
-// status (exitError names them all).
+// runPhase is the run phase on every client, one or several.
 func (r *run) runPhase(ctx context.Context) (int, error) {
-	together := len(r.clients) > 1 // a barrier of one waits for nobody
+	return r.phaseOn(ctx, bench.PhaseRun, r.clients)
+}
+
+// preparer is the benchmark host as the one client of prepare or cleanup:
+// the whole workload, once, its output in benchmark/<phase>.txt.
+func (r *run) preparer(p bench.Phase) *client {
+	return &client{name: r.bhost, exec: r.bexec, remote: r.remote, driver: r.driver, local: path.Join("benchmark", string(p)+".txt")}
+}
+
+// phaseOn runs a phase on clients, one or several, by one path: launched
+// detached (several behind a barrier, their clocks read first), every
+// output followed into its own file; stopped on Ctrl-C or a full disk.
+// The run phase (on every client) is the measured load: it marks the
+// load's start for the monitors, feeds the live display and reads when
+// each client began; prepare and cleanup run on the preparer. It returns
+// the first non-zero exit status (exitError names them all).
+func (r *run) phaseOn(ctx context.Context, phase bench.Phase, clients []*client) (int, error) {
+	together := len(clients) > 1 // a barrier of one waits for nobody
+	measured := phase == bench.PhaseRun
 	if together {
-		errs := orchestrator.ForEach(ctx, 0, r.clients, func(ctx context.Context, _ int, c *client) error {
+		errs := orchestrator.ForEach(ctx, 0, clients, func(ctx context.Context, _ int, c *client) error {
 			var err error
 			c.offset, err = clockOffset(ctx, c.exec)
 			return err
@@ -32,15 +47,15 @@ func (r *run) runPhase(ctx context.Context) (int, error) {
 		}
 	}
 	target := r.target()
-	steps := make([]bench.Step, len(r.clients))
+	steps := make([]bench.Step, len(clients))
 	var shares []string
-	for i, c := range r.clients {
-		step, err := c.driver.Step(bench.PhaseRun, target)
+	for i, c := range clients {
+		step, err := c.driver.Step(phase, target)
 		if err != nil {
 			return -1, fmt.Errorf("%s: %w", c.name, err)
 		}
 		steps[i] = step
-		if err := r.dir.AppendCommand(string(bench.PhaseRun), c.name, step.String(), step.Env, r.secrets...); err != nil {
+		if err := r.dir.AppendCommand(string(phase), c.name, step.String(), step.Env, r.secrets...); err != nil {
 			r.logf("run: %v", err) // evidence lost, not a reason to stop
 		}
 		if together {
@@ -51,27 +66,27 @@ func (r *run) runPhase(ctx context.Context) (int, error) {
 	// run's marker is on record before anything carries it, so a crash of
 	// orch right after the launch still leaves the benchmark findable.
 	tname := targetOf(target)
-	errs := orchestrator.ForEach(ctx, 0, r.clients, func(ctx context.Context, _ int, c *client) error {
+	errs := orchestrator.ForEach(ctx, 0, clients, func(ctx context.Context, _ int, c *client) error {
 		return checkAlone(ctx, c.exec, tname)
 	})
 	if err := orchestrator.Aggregate(errs); err != nil {
 		return -1, err
 	}
-	if err := r.recordClients(time.Time{}); err != nil {
+	if err := r.recordClients(phase, clients, time.Time{}); err != nil {
 		return -1, err
 	}
-	at := time.Now().Add(launchMargin(len(r.clients)))
+	at := time.Now().Add(launchMargin(len(clients)))
 	if together {
-		r.logf("run: %d load boxes start together at %s: %s", len(r.clients), at.UTC().Format("15:04:05.000"), strings.Join(shares, ", "))
+		r.logf("run: %d load boxes start together at %s: %s", len(clients), at.UTC().Format("15:04:05.000"), strings.Join(shares, ", "))
 	} else if r.cfg.Verbose {
-		r.logf("%s: %s (%s)", r.bhost, steps[0].Name, steps[0].String())
+		r.logf("%s: %s (%s)", clients[0].name, steps[0].Name, steps[0].String())
 	} else {
-		r.logf("%s: %s (the command is in %s)", r.bhost, steps[0].Name, rundir.BenchmarkCommands)
+		r.logf("%s: %s (the command is in %s)", clients[0].name, steps[0].Name, rundir.BenchmarkCommands)
 	}
-	if r.loadStartsAt != nil {
+	if measured && r.loadStartsAt != nil {
 		r.loadStartsAt(at)
 	}
-	errs = orchestrator.ForEach(ctx, 0, r.clients, func(ctx context.Context, i int, c *client) error {
+	errs = orchestrator.ForEach(ctx, 0, clients, func(ctx context.Context, i int, c *client) error {
 		before := ""
 		if together {
 			before = barrier(at.Add(c.offset), c.remote)
@@ -80,29 +95,32 @@ func (r *run) runPhase(ctx context.Context) (int, error) {
 		c.rem = rem
 		return err
 	})
-	if err := r.recordClients(at); err != nil {
+	if err := r.recordClients(phase, clients, at); err != nil {
 		r.logf("run: %v", err)
 	}
 	if err := orchestrator.Aggregate(errs); err != nil {
 		// All together or not at all: a client alone is not the workload.
-		r.stopClients()
+		r.stopClients(phase, clients)
 		return -1, err
 	}
-	prog := newClientProgress(r.cfg.Progress, len(r.clients))
-	if r.cfg.Progress != nil {
+	prog := newClientProgress(r.cfg.Progress, len(clients))
+	if measured && r.cfg.Progress != nil {
 		r.cfg.Progress.SetPercentile(r.cfg.Workload.LatencyPercentile())
 		r.cfg.Progress.Start(at)
 		defer r.cfg.Progress.Done()
 	}
-	errs = orchestrator.ForEach(ctx, 0, r.clients, func(ctx context.Context, i int, c *client) error {
+	errs = orchestrator.ForEach(ctx, 0, clients, func(ctx context.Context, _ int, c *client) error {
 		f, err := r.dir.Create(c.local + rundir.PartSuffix)
 		if err != nil {
 			return err
 		}
 		defer f.Close()
-		onLine := func(line string) {
-			if iv, ok := c.driver.Progress(line); ok {
-				prog.add(i, iv)
+		var onLine func(string)
+		if measured {
+			onLine = func(line string) {
+				if iv, ok := c.driver.Progress(line); ok {
+					prog.add(iv)
+				}
 			}
 		}
 		c.code, err = c.rem.Follow(ctx, f, onLine, r.cfg.Reattach, r.logf)
@@ -117,20 +135,24 @@ func (r *run) runPhase(ctx context.Context) (int, error) {
 	if ctx.Err() != nil {
 		// Ctrl-C: stop the benchmarks (they keep running otherwise) and
 		// let the caller collect what is there.
-		r.stopClients()
-		r.readStarts(at, together)
+		r.stopClients(phase, clients)
+		if measured {
+			r.readStarts(at, together)
+		}
 		return -1, ErrInterrupted
 	}
-	r.readStarts(at, together)
+	if measured {
+		r.readStarts(at, together)
+	}
 	if err := orchestrator.Aggregate(errs); err != nil {
 		if rundir.IsNoSpace(err) {
 			// Nothing more can be kept here: stop the load rather than
 			// let it run on unrecorded.
-			r.stopClients()
+			r.stopClients(phase, clients)
 		}
 		return -1, err
 	}
-	for _, c := range r.clients {
+	for _, c := range clients {
 		if c.code != 0 {
 			return c.code, nil
 		}
@@ -141,13 +163,13 @@ func (r *run) runPhase(ctx context.Context) (int, error) {
 // recordClients saves every launched client's process and output file in
 // the manifest, so collect finds them after a crash of orch; with several,
 // the common start they are aligned on.
-func (r *run) recordClients(at time.Time) error {
+func (r *run) recordClients(phase bench.Phase, clients []*client, at time.Time) error {
 	startAt := at.UTC()
-	if len(r.clients) < 2 {
+	if len(clients) < 2 {
 		startAt = time.Time{} // no common start to align on
 	}
 	return r.dir.UpdateManifest(func(m *rundir.Manifest) error {
-		for i, c := range r.clients {
+		for i, c := range clients {
 			if at.IsZero() { // before the launch: the marker alone
 				rem := &rundir.Remote{Host: c.name, Dir: c.remote, Marker: r.marker}
 				if i == 0 {
@@ -164,7 +186,7 @@ func (r *run) recordClients(at time.Time) error {
 				m.Remote = rem
 			}
 			setClientRemote(m, rem)
-			if err := m.Expect(rundir.ExpectedFile{Host: c.name, Remote: path.Join(c.remote, bench.PhaseRun.Output()),
+			if err := m.Expect(rundir.ExpectedFile{Host: c.name, Remote: path.Join(c.remote, phase.Output()),
 				Local: c.local, Kind: rundir.KindFile}); err != nil {
 				return err
 			}
@@ -183,14 +205,14 @@ func setClientRemote(m *rundir.Manifest, rem *rundir.Remote) {
 	}
 }
 
-// stopClients stops every client's running benchmark. It finds each from
-// its working directory's files (Attach), not from the launch's result:
-// the monitors' stall stop calls it while the launch may still run.
-func (r *run) stopClients() {
+// stopClients stops phase on every client. It finds each from its working
+// directory's files (Attach), not from the launch's result: the monitors'
+// stall stop calls it while the launch may still run.
+func (r *run) stopClients(phase bench.Phase, clients []*client) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	errs := orchestrator.ForEach(ctx, 0, r.clients, func(ctx context.Context, _ int, c *client) error {
-		rem, err := Attach(ctx, c.exec, c.remote, bench.PhaseRun)
+	errs := orchestrator.ForEach(ctx, 0, clients, func(ctx context.Context, _ int, c *client) error {
+		rem, err := Attach(ctx, c.exec, c.remote, phase)
 		if err != nil {
 			return nil // never launched: nothing runs
 		}
@@ -277,7 +299,7 @@ func newClientProgress(p *Progress, n int) *clientProgress {
 	return &clientProgress{p: p, n: n, slots: map[int64][]bench.Interval{}}
 }
 
-func (cp *clientProgress) add(_ int, iv bench.Interval) {
+func (cp *clientProgress) add(iv bench.Interval) {
 	if cp.p == nil {
 		return
 	}

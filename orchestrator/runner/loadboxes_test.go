@@ -146,7 +146,7 @@ func TestStopClientsStopsEveryLoadBox(t *testing.T) {
 		r.clients = append(r.clients, c)
 	}
 	start := time.Now()
-	r.stopClients()
+	r.stopClients(bench.PhaseRun, r.clients)
 	for i, c := range r.clients {
 		rem, err := Attach(context.Background(), ex, c.remote, bench.PhaseRun)
 		if err != nil {
@@ -173,11 +173,11 @@ func TestClientProgressSumsEveryClientsReport(t *testing.T) {
 		}
 		return n
 	}
-	cp.add(0, bench.Interval{T: 1, Threads: 2, TPS: num("100.50"), QPS: num("100.50")})
+	cp.add(bench.Interval{T: 1, Threads: 2, TPS: num("100.50"), QPS: num("100.50")})
 	if out.Len() != 0 {
 		t.Fatalf("shown before the second client reported: %q", out.String())
 	}
-	cp.add(1, bench.Interval{T: 1, Threads: 1, TPS: num("40.25"), QPS: num("40.50")})
+	cp.add(bench.Interval{T: 1, Threads: 1, TPS: num("40.25"), QPS: num("40.50")})
 	if got := out.String(); !strings.Contains(got, "tps 140.75  qps 141.00") {
 		t.Errorf("display %q, want the sum 140.75", got)
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path"
 	"sync"
 	"time"
 
@@ -376,72 +375,6 @@ func (r *run) stoppedWhy() string {
 	return r.stopped
 }
 
-// benchmark runs prepare or cleanup detached on the benchmark host and
-// follows it into the run directory (the run phase is runPhase's, on every
-// client).
-func (r *run) benchmark(ctx context.Context, phase bench.Phase) (int, error) {
-	step, err := r.driver.Step(phase, r.target())
-	if err != nil {
-		return -1, err
-	}
-	if err := r.dir.AppendCommand(string(phase), r.bhost, step.String(), step.Env, r.secrets...); err != nil {
-		r.logf("run: %v", err) // evidence lost, not a reason to stop
-	}
-	local := path.Join("benchmark", string(phase)+".txt")
-	// Stream into the .part file collect resumes; it becomes the final
-	// file only when the whole output is in.
-	f, err := r.dir.Create(local + rundir.PartSuffix)
-	if err != nil {
-		return -1, err
-	}
-	defer f.Close()
-	// Never two benchmarks on one database (their random ids collide); the
-	// marker is on record before anything carries it, so a crash of orch
-	// right after the launch still leaves the benchmark findable.
-	target := targetOf(r.target())
-	if err := checkAlone(ctx, r.bexec, target); err != nil {
-		return -1, err
-	}
-	if err := r.dir.UpdateManifest(func(m *rundir.Manifest) error {
-		m.Remote = &rundir.Remote{Host: r.bhost, Dir: r.remote, Marker: r.marker}
-		return nil
-	}); err != nil {
-		return -1, err
-	}
-	rem, err := Launch(ctx, r.bexec, r.remote, marked(step, r.marker, target))
-	if err != nil {
-		return -1, err
-	}
-	remoteOut := path.Join(r.remote, phase.Output())
-	r.dir.UpdateManifest(func(m *rundir.Manifest) error {
-		m.Remote = &rundir.Remote{Host: r.bhost, Dir: r.remote, PID: rem.PID, Marker: r.marker}
-		return m.Expect(rundir.ExpectedFile{Host: r.bhost, Remote: remoteOut, Local: local, Kind: rundir.KindFile})
-	})
-	if r.cfg.Verbose {
-		r.logf("%s: %s (%s)", r.bhost, step.Name, step.String())
-	} else {
-		r.logf("%s: %s (the command is in %s)", r.bhost, step.Name, rundir.BenchmarkCommands)
-	}
-	code, err := rem.Follow(ctx, f, nil, r.cfg.Reattach, r.logf)
-	if full := err != nil && rundir.IsNoSpace(err); full || ctx.Err() != nil {
-		// Nothing more can be kept here, or Ctrl-C: stop the benchmark (it
-		// runs on otherwise) and let the caller collect what is there.
-		sctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		if serr := rem.Stop(sctx, 5*time.Second); serr != nil {
-			r.logf("%s: stop benchmark: %v", r.bhost, serr)
-		}
-		if full {
-			return -1, err
-		}
-		return -1, ErrInterrupted
-	}
-	if err == nil {
-		err = r.complete(f, local)
-	}
-	return code, err
-}
-
 // stopBenchmark is the monitors' OnStall: the master is stuck, so waiting
 // for the benchmark's own end could take an hour.
 func (r *run) stopBenchmark(why string) {
@@ -453,7 +386,7 @@ func (r *run) stopBenchmark(why string) {
 	r.stopped = why
 	r.mu.Unlock()
 	r.logf("run: stopping the benchmark: %s", why)
-	r.stopClients()
+	r.stopClients(bench.PhaseRun, r.clients)
 }
 
 // startMonitors starts the per-second series and the stall watchdog; with

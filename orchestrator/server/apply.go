@@ -67,13 +67,13 @@ func (n *Node) Apply(ctx context.Context, cfg *Config, p *Plan, events step.Host
 	if len(p.EnableEngine) > 0 {
 		if err := q.Do(ctx, step.Step{Name: "enable " + p.engine.Name,
 			Do: func(ctx context.Context) error {
-				if err := flavor.Run(ctx, session{n.db}, p.EnableEngine); err != nil {
+				if err := flavor.Run(ctx, n.db, p.EnableEngine); err != nil {
 					return n.errorf("enable %s: %w%s", p.engine.Name, err, engineHint(p.engine))
 				}
 				return nil
 			},
 			Undo: func(ctx context.Context) error {
-				return flavor.Run(ctx, session{n.db}, n.Server.UninstallEngine(p.engine))
+				return flavor.Run(ctx, n.db, n.Server.UninstallEngine(p.engine))
 			},
 			UndoOnFailure: true, // some of the engine's plugins may be in
 		}); err != nil {
@@ -183,7 +183,7 @@ func engineHint(e flavor.EngineSpec) string {
 // setGlobal applies one dynamic change.
 func (n *Node) setGlobal(ctx context.Context, name, value, current string) error {
 	stmt := "SET GLOBAL " + name + " = " + sqlLiteral(value, current)
-	if err := n.db.exec(ctx, stmt); err != nil {
+	if err := n.db.Exec(ctx, stmt); err != nil {
 		return n.errorf("%s: %w", stmt, err)
 	}
 	return nil

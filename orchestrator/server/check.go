@@ -212,7 +212,7 @@ func (n *Node) staticReason(ctx context.Context, name string) string {
 		}
 		return "not dynamic"
 	}
-	err := n.db.exec(ctx, "SET GLOBAL "+name+" = @@GLOBAL."+name)
+	err := n.db.Exec(ctx, "SET GLOBAL "+name+" = @@GLOBAL."+name)
 	var me *mysql.MySQLError
 	switch {
 	case err == nil:
@@ -225,7 +225,7 @@ func (n *Node) staticReason(ctx context.Context, name string) string {
 
 // activePlugins lists the loaded plugins, by lower-case name.
 func (n *Node) activePlugins(ctx context.Context) (map[string]bool, error) {
-	rows, err := n.db.query(ctx, "SELECT PLUGIN_NAME FROM information_schema.PLUGINS WHERE PLUGIN_STATUS = 'ACTIVE'")
+	rows, err := n.db.Query(ctx, "SELECT PLUGIN_NAME FROM information_schema.PLUGINS WHERE PLUGIN_STATUS = 'ACTIVE'")
 	if err != nil {
 		return nil, n.errorf("plugins: %w", err)
 	}

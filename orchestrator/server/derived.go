@@ -67,7 +67,7 @@ func (n *Node) valueOrigin(ctx context.Context, name string) string {
 // catalogueIs reports whether the one value catalogue query q returns is
 // want (case aside).
 func (n *Node) catalogueIs(ctx context.Context, q, want string) (bool, error) {
-	rows, err := n.db.query(ctx, q)
+	rows, err := n.db.Query(ctx, q)
 	if err != nil {
 		return false, err
 	}

@@ -223,7 +223,7 @@ var (
 	roRE      = regexp.MustCompile(`VARIABLE_NAME = '(\w+)'$`)
 )
 
-func (h *fakeHost) query(_ context.Context, q string) ([][]string, error) {
+func (h *fakeHost) Query(_ context.Context, q string) ([][]string, error) {
 	h.sql = append(h.sql, q)
 	if !h.running {
 		return nil, errors.New("fake: connection refused")
@@ -268,7 +268,16 @@ func (h *fakeHost) query(_ context.Context, q string) ([][]string, error) {
 	return nil, fmt.Errorf("fake: unexpected query %q", q)
 }
 
-func (h *fakeHost) exec(_ context.Context, stmt string) error {
+func (h *fakeHost) Exec(ctx context.Context, stmts ...string) error {
+	for _, stmt := range stmts {
+		if err := h.exec1(stmt); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (h *fakeHost) exec1(stmt string) error {
 	h.sql = append(h.sql, stmt)
 	if !h.running {
 		return errors.New("fake: connection refused")

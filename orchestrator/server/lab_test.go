@@ -106,7 +106,7 @@ func (l *labMaster) file(t *testing.T) fileState {
 
 func (l *labMaster) uptime(t *testing.T) time.Duration {
 	t.Helper()
-	rows, err := l.n.db.query(context.Background(), "SHOW GLOBAL STATUS LIKE 'Uptime'")
+	rows, err := l.n.db.Query(context.Background(), "SHOW GLOBAL STATUS LIKE 'Uptime'")
 	if err != nil || len(rows) != 1 {
 		t.Fatalf("uptime: %v %v", rows, err)
 	}
@@ -227,7 +227,7 @@ func TestLabApplyRestore(t *testing.T) {
 
 		// Set behind orch's back: the value is the config's, the start
 		// that chose the log's buffering is not.
-		if err := n.db.exec(ctx, "SET GLOBAL innodb_flush_log_at_trx_commit = 2"); err != nil {
+		if err := n.db.Exec(ctx, "SET GLOBAL innodb_flush_log_at_trx_commit = 2"); err != nil {
 			t.Fatal(err)
 		}
 		p, res, err = l.apply(t, knobs())

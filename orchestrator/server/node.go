@@ -35,7 +35,7 @@ type Node struct {
 	// StartTimeout bounds a server start (default DefaultStartTimeout).
 	StartTimeout time.Duration
 
-	db sqlConn
+	db sqlrows.Session
 }
 
 // Facts are what Open learns about a host and its server.
@@ -121,7 +121,7 @@ func (n *Node) errorf(format string, args ...any) error {
 
 // detect identifies the server and probes the host.
 func (n *Node) detect(ctx context.Context) error {
-	rows, err := n.db.query(ctx, "SELECT VERSION(), @@version_comment, @@datadir, @@plugin_dir, @@log_error")
+	rows, err := n.db.Query(ctx, "SELECT VERSION(), @@version_comment, @@datadir, @@plugin_dir, @@log_error")
 	if err != nil || len(rows) != 1 || len(rows[0]) != 5 {
 		return n.errorf("detect server: %v", orNoRow(err))
 	}
@@ -159,7 +159,7 @@ func (n *Node) Target(ctx context.Context, inv *topology.Inventory) (Target, err
 
 // Variables returns SHOW GLOBAL VARIABLES, names in lower case.
 func (n *Node) Variables(ctx context.Context) (map[string]string, error) {
-	rows, err := n.db.query(ctx, "SHOW GLOBAL VARIABLES")
+	rows, err := n.db.Query(ctx, "SHOW GLOBAL VARIABLES")
 	if err != nil {
 		return nil, n.errorf("show variables: %w", err)
 	}
@@ -180,7 +180,7 @@ type engineState struct {
 
 // engines lists the engines the server can use now.
 func (n *Node) engines(ctx context.Context) ([]engineState, error) {
-	rows, err := n.db.query(ctx, "SELECT ENGINE, SUPPORT FROM information_schema.ENGINES")
+	rows, err := n.db.Query(ctx, "SELECT ENGINE, SUPPORT FROM information_schema.ENGINES")
 	if err != nil {
 		return nil, n.errorf("engines: %w", err)
 	}
@@ -193,38 +193,27 @@ func (n *Node) engines(ctx context.Context) ([]engineState, error) {
 	return out, nil
 }
 
-// sqlConn is the little of database/sql that orch needs here, so that
-// paths no lab can run (TokuDB on Percona 5.7, MySQL 8) are tested with a
-// recording fake.
-type sqlConn interface {
-	// query returns every row as strings (NULL as "").
-	query(ctx context.Context, q string) ([][]string, error)
-	exec(ctx context.Context, stmt string) error
-}
-
+// dbConn is a Node's SQL through its pool, each statement under
+// commandTimeout. The statements orch runs through it (INSTALL PLUGIN)
+// need no shared session. Paths no lab can run (TokuDB on Percona 5.7,
+// MySQL 8) are tested with a recording fake in its place.
 type dbConn struct{ db *sql.DB }
 
-func (c dbConn) query(ctx context.Context, q string) ([][]string, error) {
+func (c dbConn) Query(ctx context.Context, q string) ([][]string, error) {
 	ctx, cancel := context.WithTimeout(ctx, commandTimeout)
 	defer cancel()
 	t, err := sqlrows.Query(ctx, c.db, q)
 	return t.Strings(), err
 }
 
-func (c dbConn) exec(ctx context.Context, stmt string) error {
-	ctx, cancel := context.WithTimeout(ctx, commandTimeout)
-	defer cancel()
-	_, err := c.db.ExecContext(ctx, stmt)
-	return err
-}
-
-// session adapts a sqlConn to flavor.Session for flavor.Run. The
-// statements orch runs through it (INSTALL PLUGIN) need no shared session.
-type session struct{ c sqlConn }
-
-func (s session) Exec(ctx context.Context, q string) error { return s.c.exec(ctx, q) }
-
-func (s session) Exists(ctx context.Context, q string) (bool, error) {
-	rows, err := s.c.query(ctx, q)
-	return len(rows) > 0, err
+func (c dbConn) Exec(ctx context.Context, stmts ...string) error {
+	for _, stmt := range stmts {
+		ctx, cancel := context.WithTimeout(ctx, commandTimeout)
+		_, err := c.db.ExecContext(ctx, stmt)
+		cancel()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -2,8 +2,10 @@ package server
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -11,7 +13,13 @@ import (
 	"github.com/orch-bench/orch/topology"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
+// update rewrites the golden option files from the code. They are a
+// rendering snapshot (header comments, order, layout): a golden regenerated
+// from the code cannot fail, so the settings each file must hold are written
+// by hand in TestRenderGolden's cases (from the manuals and the case's
+// inputs) and, where a real server's variable list exists, every name is
+// held to it; -update touches neither.
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden (a rendering snapshot; the cases' settings are the facts)")
 
 // testInventory is a three-server cluster with the inventory defaults.
 func testInventory(vars map[string]string) *topology.Inventory {
@@ -61,6 +69,26 @@ func golden(t *testing.T, name, got string) {
 	}
 }
 
+// The settings of each case, by hand: the names the manuals give
+// (../shared/reference/mysql-sysbench.md §1 semi-sync, §2 GTID, §4 engines;
+// a plugin's variables exist only once it is loaded, so they are loose-:
+// MySQL's and Percona's semi-sync plugins, TokuDB, MyRocks; MariaDB's
+// semi-sync is built in and has no wait_for_slave_count), the values the
+// case's inventory, knobs and the seed's profiles (innodb: flush 2, 4G,
+// sync_binlog 0; tokudb: directio ON, fsync period 1000, 4G cache) give.
+var (
+	replication = []string{"log_bin = mysql-bin", "relay_log = relay-bin", "binlog_format = ROW", "bind_address = 0.0.0.0"}
+	mysqlGTID   = []string{"gtid_mode = ON", "enforce_gtid_consistency = ON"}
+	semiTimeout = "1000000000000000000" // topology.DefaultSemiSyncTimeoutMs
+	seedInnoDB  = []string{"innodb_flush_log_at_trx_commit = 2", "innodb_buffer_pool_size = 4G", "sync_binlog = 0"}
+	seedTokuDB  = []string{"loose-tokudb_directio = ON", "loose-tokudb_fsync_log_period = 1000", "sync_binlog = 0"}
+	replicaRO   = []string{"read_only = ON", "super_read_only = ON"}
+)
+
+func hostLines(id int) []string {
+	return []string{fmt.Sprintf("server_id = %d", id), fmt.Sprintf("report_host = 10.0.0.%d", id)}
+}
+
 func TestRenderGolden(t *testing.T) {
 	mariadb := mustServer(t, flavor.MariaDB, flavor.V(10, 11, 19))
 	mysql8 := mustServer(t, flavor.MySQL, flavor.V(8, 0, 36))
@@ -72,13 +100,30 @@ func TestRenderGolden(t *testing.T) {
 		host   int
 		vars   map[string]string
 		d      Desired
+		want   [][]string
 	}{
-		{"mariadb-10.11-innodb-master.cnf", mariadb, 0, lab, Desired{Knobs: []KV{{"sync_binlog", "1"}, {"max_connections", "500"}}}},
-		{"mariadb-10.11-rocksdb-slave1.cnf", mariadb, 1, nil, Desired{Engine: "rocksdb"}},
-		{"mysql-8.0.36-innodb-master.cnf", mysql8, 0, nil, Desired{}},
-		{"mysql-8.0.36-innodb-slave2.cnf", mysql8, 2, nil, Desired{}},
-		{"percona-5.7-tokudb-master.cnf", percona57, 0, map[string]string{"tokudb_cache_size": "1G"}, Desired{Engine: "tokudb"}},
-		{"percona-5.7-tokudb-slave1.cnf", percona57, 1, nil, Desired{Engine: "tokudb"}},
+		{"mariadb-10.11-innodb-master.cnf", mariadb, 0, lab, Desired{Knobs: []KV{{"sync_binlog", "1"}, {"max_connections", "500"}}}, [][]string{
+			hostLines(1), replication, {"default_storage_engine = InnoDB", "gtid_strict_mode = ON",
+				"rpl_semi_sync_master_enabled = ON", "rpl_semi_sync_master_timeout = " + semiTimeout, "rpl_semi_sync_master_wait_point = AFTER_SYNC",
+				"innodb_flush_log_at_trx_commit = 2", "innodb_buffer_pool_size = 128M", "sync_binlog = 1", "max_connections = 500"}}},
+		{"mariadb-10.11-rocksdb-slave1.cnf", mariadb, 1, nil, Desired{Engine: "rocksdb"}, [][]string{
+			hostLines(2), replication, {"default_storage_engine = ROCKSDB", "gtid_strict_mode = ON", "rpl_semi_sync_slave_enabled = ON",
+				"loose-rocksdb_flush_log_at_trx_commit = 2", "loose-rocksdb_block_cache_size = 4G", "loose-rocksdb_use_direct_reads = ON",
+				"loose-rocksdb_use_direct_io_for_flush_and_compaction = ON", "innodb_flush_log_at_trx_commit = 2", "sync_binlog = 0",
+				"gtid_pos_auto_engines = rocksdb", "read_only = ON"}}},
+		{"mysql-8.0.36-innodb-master.cnf", mysql8, 0, nil, Desired{}, [][]string{
+			hostLines(1), replication, mysqlGTID, seedInnoDB, {"default_storage_engine = InnoDB",
+				"loose-rpl_semi_sync_source_enabled = ON", "loose-rpl_semi_sync_source_timeout = " + semiTimeout,
+				"loose-rpl_semi_sync_source_wait_point = AFTER_SYNC", "loose-rpl_semi_sync_source_wait_for_replica_count = 2"}}},
+		{"mysql-8.0.36-innodb-slave2.cnf", mysql8, 2, nil, Desired{}, [][]string{
+			hostLines(3), replication, mysqlGTID, seedInnoDB, replicaRO, {"default_storage_engine = InnoDB", "loose-rpl_semi_sync_replica_enabled = ON"}}},
+		{"percona-5.7-tokudb-master.cnf", percona57, 0, map[string]string{"tokudb_cache_size": "1G"}, Desired{Engine: "tokudb"}, [][]string{
+			hostLines(1), replication, mysqlGTID, seedTokuDB, {"default_storage_engine = TokuDB", "loose-tokudb_cache_size = 1G",
+				"loose-rpl_semi_sync_master_enabled = ON", "loose-rpl_semi_sync_master_timeout = " + semiTimeout,
+				"loose-rpl_semi_sync_master_wait_point = AFTER_SYNC", "loose-rpl_semi_sync_master_wait_for_slave_count = 2"}}},
+		{"percona-5.7-tokudb-slave1.cnf", percona57, 1, nil, Desired{Engine: "tokudb"}, [][]string{
+			hostLines(2), replication, mysqlGTID, seedTokuDB, replicaRO, {"default_storage_engine = TokuDB", "loose-tokudb_cache_size = 4G",
+				"loose-rpl_semi_sync_slave_enabled = ON"}}},
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
@@ -86,12 +131,47 @@ func TestRenderGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			got := settings(t, cfg.Text)
+			want := slices.Concat(c.want...)
+			slices.Sort(want)
+			if !slices.Equal(got, want) {
+				t.Errorf("settings differ from the case's, by hand:\n--- got\n%s\n--- want\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+			// Where the real server's variable list exists, it knows every name.
+			if names, ok := KnownVariables(c.server, false); ok {
+				for _, line := range got {
+					name, _, _ := strings.Cut(strings.TrimPrefix(line, "loose-"), " = ")
+					if !contains(names, name) {
+						t.Errorf("%s is no variable of the real %s", name, c.server)
+					}
+				}
+			}
 			golden(t, c.file, cfg.Text)
 			if cfg.Path != "/etc/mysql/conf.d/99-orch.cnf" {
 				t.Errorf("path %q", cfg.Path)
 			}
 		})
 	}
+}
+
+// settings are an option file's "name = value" lines of [mysqld], sorted.
+func settings(t *testing.T, text string) []string {
+	t.Helper()
+	var out []string
+	section := ""
+	for _, line := range strings.Split(text, "\n") {
+		switch {
+		case line == "" || strings.HasPrefix(line, "#"):
+		case strings.HasPrefix(line, "["):
+			section = line
+		case section != "[mysqld]":
+			t.Errorf("%q outside [mysqld]", line)
+		default:
+			out = append(out, line)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // The original experiment's values are in the profiles exactly.

@@ -111,7 +111,7 @@ func (n *Node) WaitReady(ctx context.Context, timeout time.Duration) error {
 	var last error
 	for {
 		pctx, pcancel := context.WithTimeout(ctx, 2*time.Second)
-		_, err := n.db.query(pctx, "SELECT 1")
+		_, err := n.db.Query(pctx, "SELECT 1")
 		pcancel()
 		if err == nil {
 			return nil

@@ -9,9 +9,22 @@ import (
 	"strings"
 )
 
-// Querier is what a pool, a pinned connection and a transaction share.
+// Querier is what a pool, a pinned connection and a transaction share:
+// the database/sql handles, with placeholders and NULLs.
 type Querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// Session is SQL on one server as text, the one interface of the packages
+// that run statements without database/sql's types: a pinned connection
+// (flavor.ConnSession), a pool (server), root's unix socket through the
+// mysql client (account.Socket), and the tests' recording fakes.
+type Session interface {
+	// Query returns every row of q, each column as text (NULL as "").
+	Query(ctx context.Context, q string) ([][]string, error)
+	// Exec runs stmts in order, stopping at the first failure; on one
+	// session where the implementation pins one.
+	Exec(ctx context.Context, stmts ...string) error
 }
 
 // Table is a result set as text; a NULL reads as "" with Valid false.

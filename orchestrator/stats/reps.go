@@ -33,23 +33,7 @@ func RunsNeeded(a, b Sample, alpha float64) int {
 		z := tQuantile(1-alpha/2, df) + tQuantile(Power, df)
 		return float64(n) >= z*z*(va+vb)/(d*d)
 	}
-	// Doubling then bisection: need is monotone in n.
-	lo, hi := 1, 2
-	for !need(hi) {
-		lo, hi = hi, hi*2
-		if hi >= 1_000_000 {
-			return 1_000_000
-		}
-	}
-	for hi-lo > 1 {
-		mid := (lo + hi) / 2
-		if need(mid) {
-			hi = mid
-		} else {
-			lo = mid
-		}
-	}
-	return hi
+	return smallest(need)
 }
 
 // ExpectedRounds is how many rounds a comparison of two configurations
@@ -70,4 +54,50 @@ func ExpectedRounds(cv, precision float64, minRounds, maxRounds int) (int, bool)
 		}
 	}
 	return maxRounds, false
+}
+
+// BlocksNeeded is the blocked analysis's RunsNeeded: the smallest number
+// of blocks (rounds, one run of each side in each) for which Student's t
+// on the blocks' log ratios, at alpha, would detect the estimate's mean
+// log ratio with Power, given the blocks' own spread (e's standard error
+// times √blocks):
+//
+//	n >= (t(1-α/2, n-1) + t(Power, n-1))² · s² / d²
+//
+// A blocked comparison is planned with the analysis that will judge it:
+// Welch's n (RunsNeeded) ignores the round effect the blocks cancel, and
+// says "need 15" where 6 rounds would do (or the reverse when rounds are
+// anti-correlated). 0 when it cannot be computed; capped at 10^6.
+func BlocksNeeded(e Estimate, alpha float64) int {
+	d := e.LogRatio
+	s := e.SE * math.Sqrt(e.DF+1)
+	if e.DF < 1 || d == 0 || math.IsNaN(d) || math.IsNaN(s) || s == 0 {
+		return 0
+	}
+	need := func(n int) bool {
+		z := tQuantile(1-alpha/2, float64(n-1)) + tQuantile(Power, float64(n-1))
+		return float64(n) >= z*z*s*s/(d*d)
+	}
+	return smallest(need)
+}
+
+// smallest is the smallest n >= 2 for which need holds (need is monotone
+// in n), by doubling then bisection; capped at 10^6.
+func smallest(need func(n int) bool) int {
+	lo, hi := 1, 2
+	for !need(hi) {
+		lo, hi = hi, hi*2
+		if hi >= 1_000_000 {
+			return 1_000_000
+		}
+	}
+	for hi-lo > 1 {
+		mid := (lo + hi) / 2
+		if need(mid) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return hi
 }

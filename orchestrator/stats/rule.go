@@ -298,3 +298,31 @@ func pctString(x float64) string {
 	}
 	return fmt.Sprintf("%.3g%%", 100*x)
 }
+
+// RunsNeeded is how many runs per configuration would resolve c's
+// difference at alpha under the analysis that judges it: rounds from the
+// blocks' log ratios (BlocksNeeded) when it is blocked on one cluster,
+// Welch's runs (RunsNeeded) when unpaired; 0 when it cannot be said (over
+// several clusters the unit is a cluster, not a run).
+func (r Rule) RunsNeeded(c Comparison, alpha float64) int {
+	s, e := r.judge(c)
+	if s.Analysis != AnalysisBlocked {
+		if e.log != nil {
+			return 0 // several clusters, unpaired within each
+		}
+		return RunsNeeded(e.a, e.b, alpha)
+	}
+	if e.log == nil || clusters(c) > 1 {
+		return 0
+	}
+	return BlocksNeeded(*e.log, alpha)
+}
+
+// clusters is how many clusters c's runs name.
+func clusters(c Comparison) int {
+	seen := map[string]bool{}
+	for _, b := range append(append([]Block(nil), c.OtherBlocks...), c.BaseBlocks...) {
+		seen[b.Cluster] = true
+	}
+	return len(seen)
+}

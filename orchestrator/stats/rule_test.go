@@ -107,3 +107,30 @@ func TestEvaluateUnboundedButSignificant(t *testing.T) {
 		t.Errorf("with a ±10%% band: %+v", s)
 	}
 }
+
+// A round effect both sides share (the lab slower in round 2, faster in
+// round 3) hides a steady 5% difference from Welch's test but not from the
+// rounds' log ratios: runs needed follows the analysis that judges.
+// Worked by hand: log ratios 0.0392, 0.0583, 0.0488, 0.0488 (mean 0.0488,
+// sd 0.0078, s²/d² = 0.0254); n = 2 needs (12.71 + 1.376)²·0.0254 = 5.0 > 2,
+// n = 3 needs (4.303 + 1.061)²·0.0254 = 0.73 <= 3.
+func TestRunsNeededFollowsTheAnalysis(t *testing.T) {
+	base := []float64{100, 80, 120, 90}
+	other := []float64{104, 84.8, 126, 94.5}
+	blocks := []Block{{Round: 1}, {Round: 2}, {Round: 3}, {Round: 4}}
+	c := Comparison{Other: other, Base: base, OtherBlocks: blocks, BaseBlocks: blocks}
+	if n := (Rule{Alpha: Alpha}).RunsNeeded(c, Alpha); n != 3 {
+		t.Errorf("blocked: RunsNeeded = %d, want 3 rounds", n)
+	}
+	welch := RunsNeeded(Describe(other), Describe(base), Alpha)
+	if welch < 50 {
+		t.Errorf("Welch's runs needed = %d: the round effect should hide the difference from it", welch)
+	}
+	if n := (Rule{Alpha: Alpha, Analysis: AnalysisUnpaired}).RunsNeeded(c, Alpha); n != welch {
+		t.Errorf("unpaired: RunsNeeded = %d, want Welch's %d", n, welch)
+	}
+	two := []Block{{Cluster: "a", Round: 1}, {Cluster: "a", Round: 2}, {Cluster: "b", Round: 1}, {Cluster: "b", Round: 2}}
+	if n := (Rule{Alpha: Alpha}).RunsNeeded(Comparison{Other: other, Base: base, OtherBlocks: two, BaseBlocks: two}, Alpha); n != 0 {
+		t.Errorf("two clusters: RunsNeeded = %d, want 0 (not a number of runs)", n)
+	}
+}

@@ -150,3 +150,27 @@ func TestRunsNeededUsesT(t *testing.T) {
 		t.Error("no difference: want 0")
 	}
 }
+
+// Welch's runs needed, worked by hand (moved from the report's tests).
+func TestRunsNeededWorked(t *testing.T) {
+	// 100, 110, 120: mean 110, sd 10.
+	a := Describe([]float64{100, 110, 120})
+	// b = 95, 105, 115: mean 105, sd 10. d = 5. With n runs a side the
+	// Welch df is (100+100)²(n-1)/(100²+100²) = 2(n-1), and n must reach
+	// (t(.975, ν) + t(.80, ν))² · 200/25. n = 64: ν = 126, t = 1.9790 and
+	// 0.8446, 8 · 2.8236² = 63.78 <= 64; n = 63: ν = 124, 8 · 2.8240² =
+	// 63.80 > 63. (The normal approximation said 63.)
+	b := Describe([]float64{95, 105, 115})
+	if n := RunsNeeded(a, b, Alpha); n != 64 {
+		t.Errorf("RunsNeeded = %d, want 64", n)
+	}
+	// A difference far above the noise: sd 2 and 1, d = 5.5. n = 3:
+	// ν = 25·2/17 = 2.94, t = 3.19 and 0.98, 4.17² · 5/30.25 = 2.87 <= 3;
+	// n = 2: ν = 1.47, t(.975) > 7, far above 2. (The normal said 2.)
+	if n := RunsNeeded(Describe([]float64{9, 11, 13}), Describe([]float64{4.5, 5.5, 6.5}), Alpha); n != 3 {
+		t.Errorf("RunsNeeded = %d, want 3", n)
+	}
+	if n := RunsNeeded(Describe([]float64{1}), b, Alpha); n != 0 {
+		t.Errorf("one run: RunsNeeded = %d, want 0", n)
+	}
+}

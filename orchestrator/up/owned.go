@@ -9,6 +9,7 @@ import (
 	"github.com/orch-bench/orch/orchestrator/flavor"
 	"github.com/orch-bench/orch/orchestrator/replication"
 	"github.com/orch-bench/orch/orchestrator/server"
+	"github.com/orch-bench/orch/orchestrator/sqlrows"
 	"github.com/orch-bench/orch/topology"
 )
 
@@ -39,7 +40,7 @@ const replNamed = "the inventory names it (replication.user)"
 
 // ownedPlan is what claimNames will record on one server.
 type ownedPlan struct {
-	q     account.Querier
+	q     sqlrows.Session
 	found *account.Found
 	claim []account.Item
 	note  string

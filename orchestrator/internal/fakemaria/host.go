@@ -110,7 +110,7 @@ func (l *Lab) OpenDB(ctx context.Context, h *topology.Host, ex executor.Executor
 		return nil, fmt.Errorf("%s: no route to host", h)
 	}
 	ln, _ := ex.(*link) // the tunnel the pool's connections go through
-	db := sqlfake.Open(func(ctx context.Context) (sqlfake.Session, error) { return mh.connect(ctx, ln) })
+	db := sqlfake.Open(func(context.Context) (sqlfake.Session, error) { return mh.connect(ln) })
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("%s: mysql: %w", h, err)

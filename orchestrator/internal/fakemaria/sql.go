@@ -403,7 +403,7 @@ func (d *DB) slaveStatus() table {
 
 // connect opens a session on the host's server, as the driver would.
 // Through a dead link (ln not nil) there is no connection at all.
-func (h *Host) connect(_ context.Context, ln *link) (sqlfake.Session, error) {
+func (h *Host) connect(ln *link) (sqlfake.Session, error) {
 	if ln != nil && !ln.alive() {
 		return nil, errLinkLost
 	}
