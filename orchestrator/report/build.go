@@ -65,7 +65,10 @@ type Table struct {
 	BaselineNote string
 	Groups       []*Group // in order of first appearance
 	Runs         []*Run   // in input order
-	Plots        []Plot
+	// Plots are drawn by the writers (drawPlots), not by Build: the judge
+	// (JudgeMatrix) needs no pictures.
+	Plots      []Plot
+	PlotsDrawn bool
 	// LowerIsBetter: the metric is a time (mysqlslap's seconds).
 	LowerIsBetter bool
 	Headline      string
@@ -183,11 +186,6 @@ func Build(in *Input, opts Options) (*Report, error) {
 		t.lintFairness()
 		t.Why = t.buildWhy()
 		t.compareBlocked(in.Design)
-		plots, err := t.plots(t.warmupLine())
-		if err != nil {
-			return nil, fmt.Errorf("%s: plots: %w", t.Workload, err)
-		}
-		t.Plots = plots
 	}
 	if err := rep.noiseFloors(in, opts); err != nil {
 		return nil, err

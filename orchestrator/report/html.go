@@ -40,6 +40,9 @@ type htmlImage struct {
 // WriteHTML writes report.html: one file that opens offline, plots as SVG
 // data URIs, each run's evidence one click away in a <details>.
 func (rep *Report) WriteHTML(w io.Writer) error {
+	if err := rep.drawPlots(); err != nil {
+		return err
+	}
 	data := struct {
 		Preamble []string
 		NoEffect [][2]string

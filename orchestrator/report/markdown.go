@@ -11,6 +11,9 @@ import (
 // WriteMarkdown writes report.md; plots are referenced as plots/<name>.svg
 // (Write puts them there).
 func (rep *Report) WriteMarkdown(w io.Writer) error {
+	if err := rep.drawPlots(); err != nil {
+		return err
+	}
 	var b strings.Builder
 	b.WriteString("# Benchmark report\n\n")
 	for _, t := range rep.Tables {

@@ -55,6 +55,21 @@ const (
 // Time charts overlay one line per label (the mean of its runs at each
 // second) on a time axis that starts with the monitors, which start right
 // before the benchmark.
+// drawPlots draws each table's plots once, when a writer first needs them.
+func (rep *Report) drawPlots() error {
+	for _, t := range rep.Tables {
+		if t.PlotsDrawn {
+			continue
+		}
+		plots, err := t.plots(t.warmupLine())
+		if err != nil {
+			return fmt.Errorf("%s: plots: %w", t.Workload, err)
+		}
+		t.Plots, t.PlotsDrawn = plots, true
+	}
+	return nil
+}
+
 func (t *Table) plots(warmupS float64) ([]Plot, error) {
 	slug := slugify(t.Workload)
 	var out []Plot

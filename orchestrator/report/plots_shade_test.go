@@ -43,7 +43,13 @@ func TestLogTicks(t *testing.T) {
 // translucent bands turned into a solid block over the lines.
 func TestShadeDrawnOncePerPeriod(t *testing.T) {
 	rep := build(t, Options{}, demoDir)
+	if err := rep.drawPlots(); err != nil {
+		t.Fatal(err)
+	}
 	tb := rep.Tables[0]
+	if len(tb.Plots) == 0 {
+		t.Fatal("the demo drew no plots")
+	}
 	var ps [][2]float64
 	runs := 0
 	for _, r := range tb.Runs {

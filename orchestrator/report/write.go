@@ -62,6 +62,9 @@ func (rep *Report) Write(dir string, formats []string) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}
+	if err := rep.drawPlots(); err != nil {
+		return nil, err
+	}
 	var written []string
 	put := func(name string, render func(*bytes.Buffer) error) error {
 		var b bytes.Buffer
