@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/orch-bench/orch/orchestrator/report"
+	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
 // writeDBInsert adds the db-insert report (report.WriteDBInsert: the
@@ -11,7 +12,7 @@ import (
 // plot, why) to a matrix over the libraries db-insert is built against,
 // and ends the console with its answer.
 func (u *useCase) writeDBInsert(m *Matrix) error {
-	runs, err := report.DBInsertRuns(m.Dir(), &m.Matrix)
+	runs, err := load.DBInsertRuns(m.Dir(), &m.Matrix)
 	if err != nil || runs == nil {
 		return err
 	}

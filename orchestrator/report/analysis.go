@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/orch-bench/orch/orchestrator/report/load"
 	"github.com/orch-bench/orch/orchestrator/stats"
 )
 
@@ -26,21 +27,21 @@ type Analysis struct {
 // checkAnalysis refuses an --analysis that contradicts the one the
 // matrix pre-registered: choosing the analysis after seeing the data
 // would make its error rates dishonest.
-func checkAnalysis(in *Input, opts Options) error {
+func checkAnalysis(in *load.Input, opts Options) error {
 	if err := stats.ValidAnalysis(opts.Analysis); err != nil {
-		return &InputError{Err: err}
+		return &load.InputError{Err: err}
 	}
 	if opts.Analysis != "" && in.Analysis != "" && opts.Analysis != in.Analysis {
-		return &InputError{Path: "--analysis " + opts.Analysis, Err: fmt.Errorf("the matrix pre-registered --analysis %s in %s; a report cannot choose another after the data", in.Analysis, FileMatrix)}
+		return &load.InputError{Path: "--analysis " + opts.Analysis, Err: fmt.Errorf("the matrix pre-registered --analysis %s in %s; a report cannot choose another after the data", in.Analysis, load.FileMatrix)}
 	}
 	return nil
 }
 
 // analysisOf is the analysis asked for the input's tables.
-func analysisOf(in *Input, opts Options) Analysis {
+func analysisOf(in *load.Input, opts Options) Analysis {
 	switch {
 	case in.Analysis != "":
-		return Analysis{Asked: in.Analysis, From: FileMatrix}
+		return Analysis{Asked: in.Analysis, From: load.FileMatrix}
 	case opts.Analysis != "":
 		return Analysis{Asked: opts.Analysis, From: "--analysis"}
 	}
@@ -68,7 +69,7 @@ func (t *Table) methodLine() string {
 	a := t.Analysis
 	var why string
 	switch {
-	case a.From == FileMatrix:
+	case a.From == load.FileMatrix:
 		why = "recorded in matrix.json before the runs (orch matrix --analysis; blocked unless asked otherwise, the matrix running in rounds)"
 	case a.From != "":
 		why = "chosen with orch report --analysis " + a.Asked + ", after the runs (not pre-registered)"

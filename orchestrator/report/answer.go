@@ -144,7 +144,7 @@ func (t *Table) comparisonLine(base, g *Group) string {
 	// (the test is of the master's rate, named as such after it, so that
 	// "no significant difference" and an interval excluding 0 are never
 	// said of one quantity).
-	sustained := t.Headline == HeadlineSustained && g.Replica.Known() && base.Replica.Known() && !math.IsNaN(g.SustainedRatio)
+	sustained := t.Headline == HeadlineSustained && Known(g.Replica) && Known(base.Replica) && !math.IsNaN(g.SustainedRatio)
 	if sustained {
 		head += "sustained " + pctChange(g.SustainedRatio) + " " + t.changeOf() + pctInterval(g.SustainedCI, g.SustainedCIErr) +
 			" (an estimate with its interval, not tested); client: "
@@ -214,12 +214,12 @@ func pctInterval(ci *RatioCI, err error) string {
 // the verdicts print; "" without replica figures.
 func (t *Table) replicaLine() string {
 	base := t.Baseline
-	if !t.hasReplicas() || !base.Replica.Known() {
+	if !t.hasReplicas() || !Known(base.Replica) {
 		return ""
 	}
 	var behind, applied []string
 	for _, g := range t.Groups {
-		if !g.Replica.Known() {
+		if !Known(g.Replica) {
 			continue
 		}
 		if !g.KeptUp {

@@ -1,13 +1,15 @@
 package report
 
 import (
-	"github.com/orch-bench/orch/orchestrator/schema"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/orch-bench/orch/orchestrator/report/load"
+	"github.com/orch-bench/orch/orchestrator/schema"
 )
 
 // answerTable is a table of a baseline and the given configurations, as
@@ -55,7 +57,7 @@ func TestAnswerEquivalence(t *testing.T) {
 	g := &Group{Label: "rocksdb", Rate: Sample{N: 5, Mean: 1010}, Ratio: 1.01, Test: &TTest{P: 0.41},
 		Stats: Stats{RatioCI: &RatioCI{Low: 0.97, High: 1.04}}}
 	tb := answerTable(base, g)
-	tb.Until = &untilDoc{Until: schema.Until{Precision: 0.05, MinRounds: 2, MaxRounds: 10, Equivalence: 0.1, Judged: 5, Stopped: true, Why: "stopped"}}
+	tb.Until = &load.UntilDoc{Until: schema.Until{Precision: 0.05, MinRounds: 2, MaxRounds: 10, Equivalence: 0.1, Judged: 5, Stopped: true, Why: "stopped"}}
 	if got, want := tb.comparisonLine(base, g), "rocksdb vs innodb: ~ no significant difference (p=0.41, n=5+5); equivalent within ±10% [-3%, +4%]"; got != want {
 		t.Errorf("equivalent:\n got %q\nwant %q", got, want)
 	}
@@ -101,8 +103,8 @@ func TestAnswerTooFewRuns(t *testing.T) {
 		t.Errorf("one configuration: %q", got)
 	}
 	// A time: its change says so.
-	slap := &Table{Metric: metricSeconds, LowerIsBetter: true, Baseline: base, Groups: []*Group{base, g}}
-	if got, want := slap.comparisonLine(base, g), "tokudb vs innodb: +63% time ("+metricSeconds+", lower is better), untested: n=1+1, too few runs, a test needs 2 or more each"; got != want {
+	slap := &Table{Metric: load.MetricSeconds, LowerIsBetter: true, Baseline: base, Groups: []*Group{base, g}}
+	if got, want := slap.comparisonLine(base, g), "tokudb vs innodb: +63% time ("+load.MetricSeconds+", lower is better), untested: n=1+1, too few runs, a test needs 2 or more each"; got != want {
 		t.Errorf("time:\n got %q\nwant %q", got, want)
 	}
 	none := &Group{Label: "tokudb", Rate: Sample{N: 0}, TestErr: ErrNoRuns}
@@ -116,8 +118,8 @@ func TestAnswerTooFewRuns(t *testing.T) {
 }
 
 func TestAnswerReplicasBehind(t *testing.T) {
-	kept := ReplicaFigures{Has: true, MasterTxPS: 3500, ApplyTxPS: 3490, LagGrowthTxPS: 1, CatchUpS: 0.001, RunS: 20}
-	behind := ReplicaFigures{Has: true, MasterTxPS: 2765, ApplyTxPS: 872.5, LagGrowthTxPS: 2600, CatchUpS: 38, RunS: 20}
+	kept := load.ReplicaFigures{Has: true, MasterTxPS: 3500, ApplyTxPS: 3490, LagGrowthTxPS: 1, CatchUpS: 0.001, RunS: 20}
+	behind := load.ReplicaFigures{Has: true, MasterTxPS: 2765, ApplyTxPS: 872.5, LagGrowthTxPS: 2600, CatchUpS: 38, RunS: 20}
 	base := &Group{Label: "innodb", Rate: Sample{N: 3, Mean: 3500}, Stats: Stats{Replica: kept, KeptUp: true, ReplicaRuns: judgeRuns(runsWith("i", kept))}}
 	rr := judgeRuns(runsWith("r", behind))
 	g := &Group{Label: "rocksdb", Rate: Sample{N: 3, Mean: 2765}, Ratio: 0.79, Test: &TTest{P: 0.003},
@@ -131,7 +133,7 @@ func TestAnswerReplicasBehind(t *testing.T) {
 	}
 	// A time (mysqlslap's seconds): the cluster's is the load's plus the
 	// catch-up, said as a time, not as a "sustained" rate.
-	slap := &Table{Metric: metricSeconds, LowerIsBetter: true, Baseline: base, Groups: []*Group{base, g}}
+	slap := &Table{Metric: load.MetricSeconds, LowerIsBetter: true, Baseline: base, Groups: []*Group{base, g}}
 	g.SustainedRatio, g.SustainedCI = 16.7, &RatioCI{Low: 13.5, High: 21.2}
 	if got, want := slap.replicaLine(), "Replicas: did NOT keep up: rocksdb (1 of 1 run fell behind, worst: r1 (catch-up 38 s, over 10% of the 20 s window); "+
 		"after the load every slave caught up within 38 s of orch seeing the load end); rocksdb's cluster took 16.7x innodb's time "+
@@ -200,13 +202,13 @@ func TestAnswerReusesTheVerdictsFigures(t *testing.T) {
 }
 
 func TestHostLines(t *testing.T) {
-	facts := func(host, cpus, boot string) HostFacts {
-		return HostFacts{Host: host, Facts: [][2]string{{"cpu_model", "AMD EPYC 7B13"}, {"cpus", cpus}, {"memory_mb", "24105"}, {"boot_id", boot},
+	facts := func(host, cpus, boot string) load.HostFacts {
+		return load.HostFacts{Host: host, Facts: [][2]string{{"cpu_model", "AMD EPYC 7B13"}, {"cpus", cpus}, {"memory_mb", "24105"}, {"boot_id", boot},
 			{"disk_path", "/var/lib/mysql"}, {"disk_device", "/dev/vda"}, {"disk_fs", "ext4"}, {"disk_size_mb", "258019"}, {"disk_kind", "rotational"}}}
 	}
-	r := &Run{Evidence: &Evidence{Facts: []HostFacts{facts("master", "2", "b1"), facts("slave1", "2", "b1"), facts("loadbox", "4", "b1")}}}
-	base := &Group{Label: "innodb", Runs: []*Run{r}}
-	tb := &Table{Baseline: base, Groups: []*Group{base}, Runs: []*Run{r}}
+	r := &load.Run{Evidence: &load.Evidence{Facts: []load.HostFacts{facts("master", "2", "b1"), facts("slave1", "2", "b1"), facts("loadbox", "4", "b1")}}}
+	base := &Group{Label: "innodb", Runs: []*load.Run{r}}
+	tb := &Table{Baseline: base, Groups: []*Group{base}, Runs: []*load.Run{r}}
 	want := []string{
 		"Hosts master, slave1: AMD EPYC 7B13 x 2 cores, 23.5 GiB RAM; datadir /var/lib/mysql: ext4 on /dev/vda, 252 GiB, rotational",
 		"Host loadbox: AMD EPYC 7B13 x 4 cores, 23.5 GiB RAM; datadir /var/lib/mysql: ext4 on /dev/vda, 252 GiB, rotational",
@@ -270,29 +272,29 @@ func TestAnswerSeveralTables(t *testing.T) {
 func TestServersLine(t *testing.T) {
 	start := time.Date(2026, 12, 1, 20, 5, 0, 0, time.UTC)
 	roles := map[string]string{"master": "master", "slave1": "slave", "slave2": "slave"}
-	run := func(cluster string, servers map[string]string) *Run {
-		return &Run{Bench: &Bench{Tool: "sysbench", Version: "1.0.20"}, Topology: "1 master + 2 slaves, semi-sync on", SemiSync: "semi-sync on",
-			Evidence: &Evidence{Start: start, Cluster: cluster, Servers: servers, Roles: roles}}
+	run := func(cluster string, servers map[string]string) *load.Run {
+		return &load.Run{Bench: &load.Bench{Tool: "sysbench", Version: "1.0.20"}, Topology: "1 master + 2 slaves, semi-sync on", SemiSync: "semi-sync on",
+			Evidence: &load.Evidence{Start: start, Cluster: cluster, Servers: servers, Roles: roles}}
 	}
 	mysql := map[string]string{"master": "MySQL 9.7.4", "slave1": "MySQL 9.7.4", "slave2": "MySQL 9.7.4"}
 	maria := map[string]string{"master": "MariaDB 10.11.19", "slave1": "MariaDB 10.11.19", "slave2": "MariaDB 10.11.19"}
 	mixed := map[string]string{"master": "MariaDB 10.11.19", "slave1": "MariaDB 10.11.19", "slave2": "MySQL 9.7.4"}
-	parsed := &Run{Bench: &Bench{Tool: "sysbench", Version: "1.0.20"}}
+	parsed := &load.Run{Bench: &load.Bench{Tool: "sysbench", Version: "1.0.20"}}
 	for _, c := range []struct {
-		runs []*Run
+		runs []*load.Run
 		want string
 	}{
-		{[]*Run{run("lab", mysql), run("lab", mysql)},
+		{[]*load.Run{run("lab", mysql), run("lab", mysql)},
 			"Servers: MySQL 9.7.4 (master, 2 replicas), semi-sync on; ran 2026-12-01 20:05 UTC on cluster lab; client sysbench 1.0.20"},
-		{[]*Run{run("lab", mixed)},
+		{[]*load.Run{run("lab", mixed)},
 			"Servers: MariaDB 10.11.19 (master, 1 replica), MySQL 9.7.4 (1 replica), semi-sync on; ran 2026-12-01 20:05 UTC on cluster lab; client sysbench 1.0.20"},
-		{[]*Run{run("east", maria), run("west", mysql)},
+		{[]*load.Run{run("east", maria), run("west", mysql)},
 			"Servers: MariaDB 10.11.19 (east: master, 2 replicas), MySQL 9.7.4 (west: master, 2 replicas), semi-sync on; ran 2026-12-01 20:05 UTC on clusters east, west; client sysbench 1.0.20"},
-		{[]*Run{run("east", mysql), run("west", mysql)},
+		{[]*load.Run{run("east", mysql), run("west", mysql)},
 			"Servers: MySQL 9.7.4 (east: master, 2 replicas; west: master, 2 replicas), semi-sync on; ran 2026-12-01 20:05 UTC on clusters east, west; client sysbench 1.0.20"},
-		{[]*Run{run("lab", nil)},
+		{[]*load.Run{run("lab", nil)},
 			"Servers: 1 master + 2 slaves, semi-sync on (versions not recorded); ran 2026-12-01 20:05 UTC on cluster lab; client sysbench 1.0.20"},
-		{[]*Run{parsed}, "Client sysbench 1.0.20"},
+		{[]*load.Run{parsed}, "Client sysbench 1.0.20"},
 	} {
 		tb := &Table{Runs: c.runs}
 		if got := tb.serversLine(); got != c.want {
@@ -304,8 +306,8 @@ func TestServersLine(t *testing.T) {
 // Replicas that applied a backlog from before the window: the applied
 // ratio is said not to be the master's pace.
 func TestAnswerReplicasCatchingUp(t *testing.T) {
-	kept := ReplicaFigures{Has: true, MasterTxPS: 4400, ApplyTxPS: 4392, LagGrowthTxPS: 9.4, LagEndTx: 117, CatchUpS: 0.031, RunS: 15}
-	catching := ReplicaFigures{Has: true, MasterTxPS: 3647, ApplyTxPS: 4421, LagGrowthTxPS: -1139.5, LagEndTx: 272, CatchUpS: 0.031, RunS: 15}
+	kept := load.ReplicaFigures{Has: true, MasterTxPS: 4400, ApplyTxPS: 4392, LagGrowthTxPS: 9.4, LagEndTx: 117, CatchUpS: 0.031, RunS: 15}
+	catching := load.ReplicaFigures{Has: true, MasterTxPS: 3647, ApplyTxPS: 4421, LagGrowthTxPS: -1139.5, LagEndTx: 272, CatchUpS: 0.031, RunS: 15}
 	base := &Group{Label: "innodb", Rate: Sample{N: 4, Mean: 4400}, Stats: Stats{Replica: kept, KeptUp: true, ReplicaRuns: judgeRuns(runsWith("i", kept, kept))}}
 	// Judged per run: one of rocksdb's two runs applied a backlog.
 	g := &Group{Label: "rocksdb", Rate: Sample{N: 4, Mean: 3650}, Ratio: 0.83, Stats: Stats{Replica: catching, KeptUp: true, ApplyRatio: 1.01,

@@ -2,67 +2,19 @@ package report
 
 import (
 	"fmt"
-	"github.com/orch-bench/orch/orchestrator/schema"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/orch-bench/orch/orchestrator/report/load"
 	"github.com/orch-bench/orch/orchestrator/stats"
 )
-
-// ClusterDesign is what the report says about a matrix run over several
-// clusters: how to reproduce its order, and what happened to its clusters.
-type ClusterDesign struct {
-	Seed     int64
-	Clusters []string
-	// Notes: clusters taken out, rounds moved, runs left out.
-	Notes []string
-}
-
-// applyDesign names each run's cluster and leaves out of the statistics
-// the runs of a round their cluster did not complete (the design ran that
-// round again elsewhere, so counting them would give that cluster an
-// extra repetition of some configurations).
-func applyDesign(d *schema.Design, runs []*Run) *ClusterDesign {
-	if d == nil || len(d.Blocks) == 0 {
-		return nil
-	}
-	out := &ClusterDesign{Seed: d.Seed}
-	byID := map[string]*Run{}
-	for _, r := range runs {
-		byID[r.ID] = r
-	}
-	for _, b := range d.Blocks {
-		out.Clusters = append(out.Clusters, b.Cluster)
-		for _, id := range b.Cells {
-			if r := byID[id]; r != nil {
-				r.Cluster = b.Cluster
-			}
-		}
-		for _, id := range b.Excluded {
-			if r := byID[id]; r != nil {
-				r.Excluded = "its round on " + b.Cluster + " was not completed"
-			}
-		}
-		if b.Failed != "" {
-			out.Notes = append(out.Notes, fmt.Sprintf("Cluster %s was taken out of the schedule: %s.", b.Cluster, b.Failed))
-		}
-		if len(b.Excluded) > 0 {
-			out.Notes = append(out.Notes, fmt.Sprintf("Left out of the statistics: %s (their round on %s did not complete and ran again, whole, elsewhere).",
-				strings.Join(b.Excluded, ", "), b.Cluster))
-		}
-	}
-	for _, mv := range d.Moved {
-		out.Notes = append(out.Notes, fmt.Sprintf("Round %d of %s ran on %s as its round %d (%s).", mv.Round, mv.From, mv.To, mv.ToRound, mv.Reason))
-	}
-	return out
-}
 
 // ClusterSection is a table's comparisons with the cluster as blocking
 // factor; nil on a table whose runs come from one cluster.
 type ClusterSection struct {
-	Design   *ClusterDesign
+	Design   *load.ClusterDesign
 	Clusters []string
 	Groups   []BlockedGroup
 	Header   []string
@@ -98,7 +50,7 @@ func (t *Table) clusters() []string {
 // (ratio within each cluster, combined across them): ratio, test and
 // verdict then say what the design supports. With one cluster the table
 // is left exactly as compare made it.
-func (t *Table) compareBlocked(design *ClusterDesign) {
+func (t *Table) compareBlocked(design *load.ClusterDesign) {
 	clusters := t.clusters()
 	if t.Baseline == nil {
 		return
@@ -120,7 +72,7 @@ func (t *Table) compareBlocked(design *ClusterDesign) {
 	steady := func(g *Group, cluster string) []float64 {
 		var out []float64
 		for _, r := range g.Runs {
-			if r.Cluster == cluster && r.usable() {
+			if r.Cluster == cluster && r.Usable() {
 				v, _ := t.steadyOf(r)
 				out = append(out, v)
 			}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/orch-bench/orch/orchestrator/report/load"
 	"github.com/orch-bench/orch/orchestrator/stats"
 )
 
@@ -22,7 +23,7 @@ func blockedMatrix(t *testing.T, blocks map[string][]string, excluded map[string
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "m")
 	copyDir(t, matrixDir, dir)
-	p := filepath.Join(dir, FileMatrix)
+	p := filepath.Join(dir, load.FileMatrix)
 	var doc map[string]any
 	data, err := os.ReadFile(p)
 	if err != nil {
@@ -233,7 +234,7 @@ func TestTwoClustersOneAnalysis(t *testing.T) {
 // report after the data.
 func TestAnalysisNotChosenAfterTheData(t *testing.T) {
 	dir := blockedMatrix(t, twoBlocks, nil)
-	p := filepath.Join(dir, FileMatrix)
+	p := filepath.Join(dir, load.FileMatrix)
 	data, err := os.ReadFile(p)
 	if err != nil {
 		t.Fatal(err)
@@ -242,12 +243,12 @@ func TestAnalysisNotChosenAfterTheData(t *testing.T) {
 	if err := os.WriteFile(p, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	in, err := Load([]string{dir})
+	in, err := load.Load([]string{dir})
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, err = Build(in, Options{Analysis: "unpaired", AllowMixed: true})
-	var ie *InputError
+	var ie *load.InputError
 	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "pre-registered --analysis blocked") {
 		t.Errorf("--analysis unpaired on a blocked matrix: %v", err)
 	}

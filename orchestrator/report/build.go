@@ -9,6 +9,7 @@ import (
 
 	"github.com/orch-bench/orch/orchestrator/bench"
 	"github.com/orch-bench/orch/orchestrator/fairness"
+	"github.com/orch-bench/orch/orchestrator/report/load"
 	"github.com/orch-bench/orch/orchestrator/stats"
 )
 
@@ -34,7 +35,7 @@ type Options struct {
 	// are held against (default: the one the matrix names).
 	NoiseFloor string
 	// Labels group inputs explicitly (--label NAME=GLOB, load_group.go).
-	Labels []LabelGlob
+	Labels []load.LabelGlob
 	// Analysis is --analysis (stats.AnalysisBlocked or
 	// stats.AnalysisUnpaired) for inputs whose matrix.json pre-registered
 	// none; "" leaves it to the design (analysis.go).
@@ -63,8 +64,8 @@ type Table struct {
 	Baseline *Group
 	// BaselineNote explains a baseline that is not the one asked for.
 	BaselineNote string
-	Groups       []*Group // in order of first appearance
-	Runs         []*Run   // in input order
+	Groups       []*Group    // in order of first appearance
+	Runs         []*load.Run // in input order
 	// Plots are drawn by the writers (drawPlots), not by Build: the judge
 	// (JudgeMatrix) needs no pictures.
 	Plots      []Plot
@@ -88,7 +89,7 @@ type Table struct {
 	Floor *FloorUse
 	// Until is the matrix's stopping rule (nil: a fixed --repeat) and
 	// Skipped the cells it did not need.
-	Until   *untilDoc
+	Until   *load.UntilDoc
 	Skipped int
 	// Analysis is how the comparisons were analysed and why (analysis.go).
 	Analysis Analysis
@@ -97,7 +98,7 @@ type Table struct {
 // Group is one configuration (label) of a table and its runs.
 type Group struct {
 	Label string
-	Runs  []*Run
+	Runs  []*load.Run
 	// Steady holds the steady-state rate of each run that enters the
 	// statistics (state ok), Rate their description; Blocks where each
 	// ran (its cluster and round), nil when a run's round is not known.
@@ -140,26 +141,26 @@ type Group struct {
 }
 
 // steadyOf is a run's steady-state rate in its table and how it was got.
-func (t *Table) steadyOf(r *Run) (float64, string) {
+func (t *Table) steadyOf(r *load.Run) (float64, string) {
 	if r.Bench == nil {
 		return math.NaN(), ""
 	}
-	return r.Bench.steady(t.Metric, r.Win)
+	return r.Bench.Steady(t.Metric, r.Win)
 }
 
 // Build compares the input's runs.
-func Build(in *Input, opts Options) (*Report, error) {
+func Build(in *load.Input, opts Options) (*Report, error) {
 	rep := &Report{Sources: in.Sources, WarmupS: DefaultWarmupS, WarmupFrom: "default"}
 	switch {
 	case opts.WarmupS != nil:
 		rep.WarmupS, rep.WarmupFrom = *opts.WarmupS, "--warmup"
 	case in.WarmupS != nil:
-		rep.WarmupS, rep.WarmupFrom = *in.WarmupS, FileMatrix
+		rep.WarmupS, rep.WarmupFrom = *in.WarmupS, load.FileMatrix
 	}
 	if rep.WarmupS < 0 || math.IsNaN(rep.WarmupS) {
-		return nil, &InputError{Path: "warm-up", Err: fmt.Errorf("%v s: want 0 or more seconds", rep.WarmupS)}
+		return nil, &load.InputError{Path: "warm-up", Err: fmt.Errorf("%v s: want 0 or more seconds", rep.WarmupS)}
 	}
-	for _, k := range sortedKeys(in.NoEffect) {
+	for _, k := range load.SortedKeys(in.NoEffect) {
 		rep.NoEffect = append(rep.NoEffect, [2]string{k, in.NoEffect[k]})
 	}
 	rep.Tables = tables(in.Runs)
@@ -168,7 +169,7 @@ func Build(in *Input, opts Options) (*Report, error) {
 		baseline = in.Baseline
 	}
 	if opts.Baseline != "" && !slices.ContainsFunc(rep.Tables, func(t *Table) bool { return t.group(opts.Baseline) != nil }) {
-		return nil, &InputError{Path: "--baseline " + opts.Baseline, Err: fmt.Errorf("no such label; the labels are %s", strings.Join(rep.labels(), ", "))}
+		return nil, &load.InputError{Path: "--baseline " + opts.Baseline, Err: fmt.Errorf("no such label; the labels are %s", strings.Join(rep.labels(), ", "))}
 	}
 	if err := rep.checkComparable(opts.AllowMixed || in.AllowMixed); err != nil {
 		return nil, err
@@ -195,7 +196,7 @@ func Build(in *Input, opts Options) (*Report, error) {
 
 // noiseFloors states an A/A input's floors, or holds the verdicts against
 // the floor of the A/A matrix named by the options or the matrix.
-func (rep *Report) noiseFloors(in *Input, opts Options) error {
+func (rep *Report) noiseFloors(in *load.Input, opts Options) error {
 	if in.AA {
 		src := in.Home
 		if src == "" {
@@ -217,7 +218,7 @@ func (rep *Report) noiseFloors(in *Input, opts Options) error {
 	}
 	floors, err := LoadNoiseFloors(dir)
 	if err != nil {
-		return &InputError{Path: "noise floor", Err: err}
+		return &load.InputError{Path: "noise floor", Err: err}
 	}
 	for _, f := range floors {
 		f.Source = floorSource(dir, in.Home)
@@ -230,10 +231,10 @@ func (rep *Report) noiseFloors(in *Input, opts Options) error {
 
 // tables groups runs by workload. Parse output has no workload name: it
 // joins the only workload run with the same tool, or a table of its own.
-func tables(runs []*Run) []*Table {
+func tables(runs []*load.Run) []*Table {
 	var out []*Table
 	byKey := map[string]*Table{}
-	add := func(key, tool string, r *Run) {
+	add := func(key, tool string, r *load.Run) {
 		t, ok := byKey[key]
 		if !ok {
 			t = &Table{Workload: key, Tool: tool}
@@ -265,13 +266,13 @@ func tables(runs []*Run) []*Table {
 		}
 	}
 	// Runs joined out of input order; put each table back in it.
-	pos := map[*Run]int{}
+	pos := map[*load.Run]int{}
 	for i, r := range runs {
 		pos[r] = i
 	}
 	for _, t := range out {
 		sort.SliceStable(t.Runs, func(i, j int) bool { return pos[t.Runs[i]] < pos[t.Runs[j]] })
-		t.Metric = chooseMetric(t.Runs)
+		t.Metric = load.ChooseMetric(t.Runs)
 		t.LowerIsBetter = bench.LowerIsBetter(t.Metric)
 		for _, r := range t.Runs {
 			g := t.group(r.Label)
@@ -370,9 +371,9 @@ func (t *Table) compare(baseline string, noEffect map[string]string) {
 // describe computes a group's statistics over its runs that ended ok.
 func (t *Table) describe(g *Group) {
 	var lavg, lpct, lmax, lwin, lwinAvg, tbl, ddir []float64
-	g.Errors, g.FallbackS, g.NoTx, g.MaxLagS, g.MaxLagTx = nan(), nan(), nan(), nan(), nan()
+	g.Errors, g.FallbackS, g.NoTx, g.MaxLagS, g.MaxLagTx = load.NaN(), load.NaN(), load.NaN(), load.NaN(), load.NaN()
 	for _, r := range g.Runs {
-		if !r.usable() {
+		if !r.Usable() {
 			continue
 		}
 		v, _ := t.steadyOf(r)
@@ -380,14 +381,14 @@ func (t *Table) describe(g *Group) {
 		g.Blocks = append(g.Blocks, stats.Block{Cluster: r.Cluster, Round: r.Rep})
 		b, h := r.Bench, r.Health
 		lavg, lpct, lmax = append(lavg, b.LatAvg), append(lpct, b.LatPct), append(lmax, b.LatMax)
-		lwin, lwinAvg = append(lwin, b.windowLat(r.Win)), append(lwinAvg, b.windowLatAvg(r.Win))
+		lwin, lwinAvg = append(lwin, b.WindowLat(r.Win)), append(lwinAvg, b.WindowLatAvg(r.Win))
 		if b.Pctl > 0 {
 			g.Pctl = b.Pctl
 		}
 		tbl, ddir = append(tbl, h.TableBytes), append(ddir, h.DatadirBytes)
 		g.Errors = addNaN(g.Errors, b.Errors)
 		g.FallbackS, g.NoTx = addNaN(g.FallbackS, h.FallbackS), addNaN(g.NoTx, h.NoTx)
-		g.MaxLagS, g.MaxLagTx = maxNaN(g.MaxLagS, h.MaxLagS), maxNaN(g.MaxLagTx, h.MaxLagTx)
+		g.MaxLagS, g.MaxLagTx = load.MaxNaN(g.MaxLagS, h.MaxLagS), load.MaxNaN(g.MaxLagTx, h.MaxLagTx)
 		switch {
 		case h.Consistency == "MISMATCH" || g.Consistency == "MISMATCH":
 			g.Consistency = "MISMATCH"
@@ -399,8 +400,8 @@ func (t *Table) describe(g *Group) {
 		g.Blocks = nil // a run outside a matrix's rounds: no blocks
 	}
 	g.Rate = Describe(g.Steady)
-	g.LatAvg, g.LatPct, g.LatMax, g.WinLatPct, g.WinLatAvg = meanOf(lavg), meanOf(lpct), maxOf(lmax), meanOf(lwin), meanOf(lwinAvg)
-	g.TableBytes, g.DatadirBytes = meanOf(tbl), meanOf(ddir)
+	g.LatAvg, g.LatPct, g.LatMax, g.WinLatPct, g.WinLatAvg = load.MeanOf(lavg), load.MeanOf(lpct), maxOf(lmax), load.MeanOf(lwin), load.MeanOf(lwinAvg)
+	g.TableBytes, g.DatadirBytes = load.MeanOf(tbl), load.MeanOf(ddir)
 	t.describeMore(g)
 }
 
@@ -415,7 +416,7 @@ func ignoredKnobs(base, g *Group, noEffect map[string]string) []string {
 	if a.Engine != b.Engine {
 		return nil
 	}
-	values := func(r *Run) map[string]string {
+	values := func(r *load.Run) map[string]string {
 		m := map[string]string{}
 		for _, k := range r.Knobs {
 			m[k.Name] = k.Value
@@ -424,7 +425,7 @@ func ignoredKnobs(base, g *Group, noEffect map[string]string) []string {
 	}
 	va, vb := values(a), values(b)
 	var diff []string
-	for _, name := range sortedKeys(mergeKeys(va, vb)) {
+	for _, name := range load.SortedKeys(mergeKeys(va, vb)) {
 		if va[name] == vb[name] {
 			continue
 		}
@@ -451,7 +452,7 @@ func mergeKeys(a, b map[string]string) map[string]bool {
 func maxOf(xs []float64) float64 {
 	out := math.NaN()
 	for _, x := range xs {
-		out = maxNaN(out, x)
+		out = load.MaxNaN(out, x)
 	}
 	return out
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"path/filepath"
 
+	"github.com/orch-bench/orch/orchestrator/report/load"
 	"github.com/orch-bench/orch/orchestrator/runs"
 	"github.com/orch-bench/orch/orchestrator/schema"
 )
@@ -28,7 +29,7 @@ type Request struct {
 // Answer writes the report req asks for and prints its summary, where it
 // went and its answer to w. Bad input (flags, inputs) is an *InputError.
 func Answer(req Request, w io.Writer) error {
-	bad := func(format string, args ...any) error { return &InputError{Err: fmt.Errorf(format, args...)} }
+	bad := func(format string, args ...any) error { return &load.InputError{Err: fmt.Errorf(format, args...)} }
 	fs, err := ParseFormats(req.Formats)
 	if err != nil {
 		return bad("--format: %v", err)
@@ -42,7 +43,7 @@ func Answer(req Request, w io.Writer) error {
 		return bad("--warmup %v: want 0 or more seconds", *req.WarmupS)
 	}
 	for _, l := range req.Labels {
-		lg, err := ParseLabelGlob(l)
+		lg, err := load.ParseLabelGlob(l)
 		if err != nil {
 			return bad("--label %v", err)
 		}
@@ -57,7 +58,7 @@ func Answer(req Request, w io.Writer) error {
 		inputs = []string{latest}
 	}
 	rep, paths, err := Generate(inputs, req.Out, fs, req.Options)
-	var inErr *InputError
+	var inErr *load.InputError
 	if err != nil {
 		if len(paths) > 0 && !errors.As(err, &inErr) {
 			fmt.Fprintln(w, WrittenLine(paths))

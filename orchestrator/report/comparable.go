@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/orch-bench/orch/orchestrator/flavor"
+	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
 // checkComparable refuses to compare runs of one table whose servers
@@ -25,7 +26,7 @@ func (rep *Report) checkComparable(allow bool) error {
 	if len(all) == 0 || allow {
 		return nil
 	}
-	return &InputError{Path: "inputs", Err: fmt.Errorf("runs that are not comparable (--allow-mixed compares them anyway, labelled): %s",
+	return &load.InputError{Path: "inputs", Err: fmt.Errorf("runs that are not comparable (--allow-mixed compares them anyway, labelled): %s",
 		strings.Join(all, "; "))}
 }
 
@@ -33,7 +34,7 @@ func (rep *Report) checkComparable(allow bool) error {
 // effective workload parameter, the servers' flavour and major.minor
 // version, the client and the topology. A run that does not know an aspect
 // (a parsed log has no topology and no servers) is not compared on it.
-func runAspects(r *Run) map[string]string {
+func runAspects(r *load.Run) map[string]string {
 	m := map[string]string{}
 	for _, p := range r.Params {
 		m[p.Name] = p.Value
@@ -89,7 +90,7 @@ func (t *Table) differences() []string {
 // distinct flavour and major.minor ("MariaDB 10.11, MySQL 9.7" when its
 // hosts differ), sorted; "" when the run did not record them. A patch
 // release is not an aspect: the head names it (serversText).
-func serverAspect(ev *Evidence) string {
+func serverAspect(ev *load.Evidence) string {
 	if ev == nil {
 		return ""
 	}
@@ -97,7 +98,7 @@ func serverAspect(ev *Evidence) string {
 	for _, v := range ev.Servers {
 		seen[serverMinor(v)] = true
 	}
-	return strings.Join(sortedKeys(seen), ", ")
+	return strings.Join(load.SortedKeys(seen), ", ")
 }
 
 // serverMinor is a recorded server ("MySQL 9.7.4", flavor.Server's

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
 // setServers rewrites the servers a run directory's manifest recorded.
@@ -43,7 +45,7 @@ func TestRefusesMixedServers(t *testing.T) {
 	setServers(t, b, mysql)
 
 	_, err := Build(mustLoad(t, a, b), Options{})
-	var ie *InputError
+	var ie *load.InputError
 	if !errors.As(err, &ie) {
 		t.Fatalf("MariaDB vs MySQL: err = %v, want an InputError", err)
 	}
@@ -84,7 +86,7 @@ func TestServerMinor(t *testing.T) {
 			t.Errorf("serverMinor(%q) = %q, want %q", in, got, want)
 		}
 	}
-	ev := &Evidence{Servers: map[string]string{"master": "MySQL 9.7.4", "slave1": "MariaDB 10.11.19", "slave2": "MySQL 9.7.5"}}
+	ev := &load.Evidence{Servers: map[string]string{"master": "MySQL 9.7.4", "slave1": "MariaDB 10.11.19", "slave2": "MySQL 9.7.5"}}
 	if got := serverAspect(ev); got != "MariaDB 10.11, MySQL 9.7" {
 		t.Errorf("serverAspect = %q", got)
 	}
@@ -102,13 +104,13 @@ func TestMatrixRecordsAllowMixed(t *testing.T) {
 		copyDir(t, matrixDir, dir)
 		setServers(t, filepath.Join(dir, "cells", "04-rocksdb-r2"), map[string]string{"master": "MySQL 9.7.4", "slave1": "MySQL 9.7.4", "slave2": "MySQL 9.7.4"})
 		var doc map[string]any
-		raw, err := os.ReadFile(filepath.Join(dir, FileMatrix))
+		raw, err := os.ReadFile(filepath.Join(dir, load.FileMatrix))
 		if err != nil || json.Unmarshal(raw, &doc) != nil {
 			t.Fatal(err)
 		}
 		doc["allow_mixed"] = allowed
 		raw, _ = json.Marshal(doc)
-		if err := os.WriteFile(filepath.Join(dir, FileMatrix), raw, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, load.FileMatrix), raw, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		rep, err := Build(mustLoad(t, dir), Options{})

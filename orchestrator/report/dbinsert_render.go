@@ -9,13 +9,15 @@ import (
 
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+
+	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
 // dbiMarkdown is dbinsert.md and its answer line: the seed's table (per
 // batch, serial and random rates of each library), the total rate's ratio
 // with its interval over repetitions, the files' size ratio, the plot, the
 // collapse if any, and why (disk writes and CPU per insertion).
-func dbiMarkdown(cfgs []*dbiConfig, failed []*dbiRun, plot string) (string, string) {
+func dbiMarkdown(cfgs []*load.DBIConfig, failed []*load.DBIRun, plot string) (string, string) {
 	var b strings.Builder
 	b.WriteString("# db-insert: fractal tree vs Berkeley DB\n\n")
 	answer := dbiAnswer(cfgs)
@@ -35,24 +37,24 @@ func dbiMarkdown(cfgs []*dbiConfig, failed []*dbiRun, plot string) (string, stri
 	b.WriteString("\n|---|---|" + strings.Repeat("---|---|", len(cfgs)) + "\n")
 	n := 0
 	for _, c := range cfgs {
-		n = max(n, c.batches())
+		n = max(n, c.Batches())
 	}
 	for i := range n {
 		fmt.Fprintf(&b, "| %d | %s |", i, dbiMiB(dataAfter(r0, i)))
 		for _, c := range cfgs {
-			fmt.Fprintf(&b, " %s | %s |", thousands(c.batchMean(i, false)), thousands(c.batchMean(i, true)))
+			fmt.Fprintf(&b, " %s | %s |", thousands(c.BatchMean(i, false)), thousands(c.BatchMean(i, true)))
 		}
 		b.WriteString("\n")
 	}
 	b.WriteString("\n## Totals\n\n| configuration | runs | total rate (insertions/s) | sd | bytes on disk | CPU µs per insertion | host disk writes per insertion (bytes) | host disk flushes per 10^6 insertions |\n|---|---|---|---|---|---|---|---|\n")
 	for _, c := range cfgs {
-		rates := c.values(func(r *dbiRun) float64 { return r.Rate })
+		rates := c.Values(func(r *load.DBIRun) float64 { return r.Rate })
 		s := Describe(rates)
-		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s | %s |\n", libName(c.Label), len(c.Runs), thousands(s.Mean), thousands(s.SD),
-			dbiMiB(meanOf(c.values(func(r *dbiRun) float64 { return r.Bytes }))),
-			fixed(meanOf(c.values(perInsertion(func(r *dbiRun) float64 { return r.CPUS * 1e6 }))), 2),
-			fixed(meanOf(c.values(perInsertion(func(r *dbiRun) float64 { return r.DiskWriteMB * 1e6 }))), 1),
-			fixed(meanOf(c.values(perInsertion(func(r *dbiRun) float64 { return r.Flushes * 1e6 }))), 1))
+		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s | %s |\n", load.LibName(c.Label), len(c.Runs), thousands(s.Mean), thousands(s.SD),
+			dbiMiB(load.MeanOf(c.Values(func(r *load.DBIRun) float64 { return r.Bytes }))),
+			fixed(load.MeanOf(c.Values(perInsertion(func(r *load.DBIRun) float64 { return r.CPUS * 1e6 }))), 2),
+			fixed(load.MeanOf(c.Values(perInsertion(func(r *load.DBIRun) float64 { return r.DiskWriteMB * 1e6 }))), 1),
+			fixed(load.MeanOf(c.Values(perInsertion(func(r *load.DBIRun) float64 { return r.Flushes * 1e6 }))), 1))
 	}
 	if plot != "" {
 		fmt.Fprintf(&b, "\n## Random insertions per batch\n\n![random insertions per batch](%s)\n", plot)
@@ -72,14 +74,14 @@ func dbiMarkdown(cfgs []*dbiConfig, failed []*dbiRun, plot string) (string, stri
 }
 
 // dbiAnswer compares every library with the first (the fractal tree).
-func dbiAnswer(cfgs []*dbiConfig) string {
+func dbiAnswer(cfgs []*load.DBIConfig) string {
 	if len(cfgs) < 2 {
-		return fmt.Sprintf("only %s ran ok: nothing to compare", libName(cfgs[0].Label))
+		return fmt.Sprintf("only %s ran ok: nothing to compare", load.LibName(cfgs[0].Label))
 	}
 	base, other := cfgs[0], cfgs[1]
-	a := other.values(func(r *dbiRun) float64 { return r.Rate })
-	bb := base.values(func(r *dbiRun) float64 { return r.Rate })
-	ratio := meanOf(a) / meanOf(bb)
+	a := other.Values(func(r *load.DBIRun) float64 { return r.Rate })
+	bb := base.Values(func(r *load.DBIRun) float64 { return r.Rate })
+	ratio := load.MeanOf(a) / load.MeanOf(bb)
 	ci := "no interval (fewer than 2 runs each)"
 	if iv, err := FiellerCI(a, bb); err == nil {
 		ci = fmt.Sprintf("ratio's 95%% CI [%.2f, %.2f] over %d and %d runs", iv.Low, iv.High, len(a), len(bb))
@@ -90,9 +92,9 @@ func dbiAnswer(cfgs []*dbiConfig) string {
 		ci = "interval " + err.Error()
 	}
 	out := fmt.Sprintf("%s inserted %.2fx as fast as the %s in all (%s vs %s insertions/s; %s)",
-		libName(other.Label), ratio, libName(base.Label), thousands(meanOf(a)), thousands(meanOf(bb)), ci)
-	sa := meanOf(other.values(func(r *dbiRun) float64 { return r.Bytes }))
-	sb := meanOf(base.values(func(r *dbiRun) float64 { return r.Bytes }))
+		load.LibName(other.Label), ratio, load.LibName(base.Label), thousands(load.MeanOf(a)), thousands(load.MeanOf(bb)), ci)
+	sa := load.MeanOf(other.Values(func(r *load.DBIRun) float64 { return r.Bytes }))
+	sb := load.MeanOf(base.Values(func(r *load.DBIRun) float64 { return r.Bytes }))
 	if !math.IsNaN(sa) && !math.IsNaN(sb) && sb > 0 {
 		out += fmt.Sprintf("; its files took %.2fx the bytes on disk (%s vs %s)", sa/sb, dbiMiB(sa), dbiMiB(sb))
 	}
@@ -101,29 +103,29 @@ func dbiAnswer(cfgs []*dbiConfig) string {
 
 // dbiWhy explains with the collapse (or its absence) and the costs per
 // insertion.
-func dbiWhy(cfgs []*dbiConfig) []string {
+func dbiWhy(cfgs []*load.DBIConfig) []string {
 	var out []string
 	for _, c := range cfgs {
 		r0 := c.Runs[0]
-		if i := collapse(c); i > 0 {
+		if i := load.Collapse(c); i > 0 {
 			cache := "the library's default cache"
 			if !math.IsNaN(r0.CacheSize) {
 				cache = "the " + dbiMiB(r0.CacheSize) + " cache"
 			}
 			out = append(out, fmt.Sprintf("%s: random insertions collapsed at batch %d, to %s/s from %s/s in batch 0, "+
 				"once %s of records had been inserted against %s (records only; the files hold more, see bytes on disk).",
-				libName(c.Label), i, thousands(c.batchMean(i, true)), thousands(c.batchMean(0, true)), dbiMiB(dataAfter(r0, i-1)), cache))
+				load.LibName(c.Label), i, thousands(c.BatchMean(i, true)), thousands(c.BatchMean(0, true)), dbiMiB(dataAfter(r0, i-1)), cache))
 		} else {
 			out = append(out, fmt.Sprintf("%s: no collapse of random insertions (no batch under a tenth of batch 0's %s/s; last batch %s/s).",
-				libName(c.Label), thousands(c.batchMean(0, true)), thousands(c.batchMean(c.batches()-1, true))))
+				load.LibName(c.Label), thousands(c.BatchMean(0, true)), thousands(c.BatchMean(c.Batches()-1, true))))
 		}
 	}
 	for _, c := range cfgs {
 		out = append(out, fmt.Sprintf("%s: %s µs of CPU per insertion (user+sys of the program), %s bytes written to the host's disk "+
-			"and %s disk flushes per 10^6 insertions.", libName(c.Label),
-			fixed(meanOf(c.values(perInsertion(func(r *dbiRun) float64 { return r.CPUS * 1e6 }))), 2),
-			fixed(meanOf(c.values(perInsertion(func(r *dbiRun) float64 { return r.DiskWriteMB * 1e6 }))), 1),
-			fixed(meanOf(c.values(perInsertion(func(r *dbiRun) float64 { return r.Flushes * 1e6 }))), 1)))
+			"and %s disk flushes per 10^6 insertions.", load.LibName(c.Label),
+			fixed(load.MeanOf(c.Values(perInsertion(func(r *load.DBIRun) float64 { return r.CPUS * 1e6 }))), 2),
+			fixed(load.MeanOf(c.Values(perInsertion(func(r *load.DBIRun) float64 { return r.DiskWriteMB * 1e6 }))), 1),
+			fixed(load.MeanOf(c.Values(perInsertion(func(r *load.DBIRun) float64 { return r.Flushes * 1e6 }))), 1)))
 	}
 	out = append(out, "Disk writes and flushes are the host's disk over the monitored seconds (/proc/diskstats; flushes are what fsyncs "+
 		"reach a disk with a volatile cache as): on a host shared with other work, as the lab's kernel is, they count that work too; "+
@@ -131,8 +133,8 @@ func dbiWhy(cfgs []*dbiConfig) []string {
 	return out
 }
 
-func perInsertion(f func(*dbiRun) float64) func(*dbiRun) float64 {
-	return func(r *dbiRun) float64 {
+func perInsertion(f func(*load.DBIRun) float64) func(*load.DBIRun) float64 {
+	return func(r *load.DBIRun) float64 {
 		if r.Insertions <= 0 {
 			return math.NaN()
 		}
@@ -142,7 +144,7 @@ func perInsertion(f func(*dbiRun) float64) func(*dbiRun) float64 {
 
 // dataAfter is the records' bytes inserted by the end of batch i (both
 // halves).
-func dataAfter(r *dbiRun, i int) float64 {
+func dataAfter(r *load.DBIRun, i int) float64 {
 	halves := 2.0
 	if len(r.Serial) > 0 && math.IsNaN(r.Serial[0]) || len(r.Random) > 0 && math.IsNaN(r.Random[0]) {
 		halves = 1
@@ -150,7 +152,7 @@ func dataAfter(r *dbiRun, i int) float64 {
 	return float64(i+1) * halves * float64(r.BatchSize) * r.RecordBytes
 }
 
-func runCounts(cfgs []*dbiConfig) string {
+func runCounts(cfgs []*load.DBIConfig) string {
 	var s []string
 	for _, c := range cfgs {
 		s = append(s, fmt.Sprintf("%s %d", c.Label, len(c.Runs)))
@@ -189,7 +191,7 @@ func thousands(v float64) string {
 }
 
 // dbiPlot draws each library's mean random rate per batch, log scale.
-func dbiPlot(cfgs []*dbiConfig) ([]byte, error) {
+func dbiPlot(cfgs []*load.DBIConfig) ([]byte, error) {
 	ch := newChart()
 	ch.p.Title.Text = "db-insert: random insertions per batch"
 	ch.p.X.Label.Text = "batch"
@@ -197,8 +199,8 @@ func dbiPlot(cfgs []*dbiConfig) ([]byte, error) {
 	colors := []color.Color{color.RGBA{0x1f, 0x77, 0xb4, 0xff}, color.RGBA{0xd6, 0x27, 0x28, 0xff}, color.RGBA{0x2c, 0xa0, 0x2c, 0xff}}
 	for k, c := range cfgs {
 		var pts plotter.XYs
-		for i := range c.batches() {
-			if v := c.batchMean(i, true); !math.IsNaN(v) && v > 0 {
+		for i := range c.Batches() {
+			if v := c.BatchMean(i, true); !math.IsNaN(v) && v > 0 {
 				pts = append(pts, plotter.XY{X: float64(i), Y: v})
 			}
 		}
@@ -212,7 +214,7 @@ func dbiPlot(cfgs []*dbiConfig) ([]byte, error) {
 		l.Color, s.Color = colors[k%len(colors)], colors[k%len(colors)]
 		l.Width = vg.Points(1.5)
 		ch.p.Add(l, s)
-		ch.legend.Add(libName(c.Label), l, s)
+		ch.legend.Add(load.LibName(c.Label), l, s)
 	}
 	ch.p.Y.Min = 0
 	return renderSVG(ch)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/orch-bench/orch/orchestrator/bench"
+	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
 // driverSamples are real outputs of each format the driver table names
@@ -29,7 +30,7 @@ func TestBenchReadersCoverDrivers(t *testing.T) {
 		if d.Tool == "" {
 			continue // custom: its workload names another driver's format
 		}
-		if _, ok := benchReaders[d.Tool]; !ok {
+		if _, ok := load.BenchReaders[d.Tool]; !ok {
 			t.Errorf("driver %s: the report has no reader of %s results (benchReaders)", d.Kind, d.Tool)
 			continue
 		}
@@ -51,12 +52,12 @@ func TestBenchReadersCoverDrivers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := decodeBench(raw, "")
+		b, err := load.DecodeBench(raw, "")
 		if err != nil || b == nil {
 			t.Errorf("driver %s: report reads %s: %v", d.Kind, sample, err)
 			continue
 		}
-		metric := chooseMetric([]*Run{{Bench: b}})
+		metric := load.ChooseMetric([]*load.Run{{Bench: b}})
 		i := slices.IndexFunc(d.Metrics, func(m bench.Metric) bool { return m.Name == metric })
 		if i < 0 {
 			t.Errorf("driver %s: the report compares by %q, not one of its metrics %v", d.Kind, metric, d.Metrics)
@@ -65,7 +66,7 @@ func TestBenchReadersCoverDrivers(t *testing.T) {
 		if bench.LowerIsBetter(metric) != d.Metrics[i].LowerIsBetter {
 			t.Errorf("driver %s: %q's direction differs from its entry", d.Kind, metric)
 		}
-		if r := b.rates[metric]; math.IsNaN(r.Final) || r.Final <= 0 {
+		if r := b.Rates[metric]; math.IsNaN(r.Final) || r.Final <= 0 {
 			t.Errorf("driver %s: %s of a complete real run is %v", d.Kind, metric, r.Final)
 		}
 	}

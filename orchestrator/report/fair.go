@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/orch-bench/orch/orchestrator/fairness"
+	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
 // lintFairness compares the configurations' effective variables (each
@@ -37,9 +38,9 @@ func (t *Table) lintFairness() {
 	t.Fairness = fairness.Lint(configs, axes)
 }
 
-func firstWithVariables(g *Group) *Run {
+func firstWithVariables(g *Group) *load.Run {
 	for _, r := range g.Runs {
-		if r.usable() && r.Evidence != nil && len(r.Evidence.Variables) > 0 {
+		if r.Usable() && r.Evidence != nil && len(r.Evidence.Variables) > 0 {
 			return r
 		}
 	}
@@ -47,7 +48,7 @@ func firstWithVariables(g *Group) *Run {
 }
 
 // memoryOf is a host's RAM from its facts (memory_mb), 0 when unknown.
-func memoryOf(ev *Evidence, host string) float64 {
+func memoryOf(ev *load.Evidence, host string) float64 {
 	for _, hf := range ev.Facts {
 		if hf.Host != host {
 			continue

@@ -5,21 +5,22 @@ import (
 	"testing"
 
 	"github.com/orch-bench/orch/orchestrator/fairness"
+	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
 // A matrix knob set alike on both engines that is InnoDB's flush policy
 // is reported as an asymmetry the knob made, from the servers' variables.
 func TestReportKnobOfOneEngine(t *testing.T) {
-	run := func(label, engine string) *Run {
+	run := func(label, engine string) *load.Run {
 		vars := map[string]string{"innodb_flush_log_at_trx_commit": "1", "rocksdb_flush_log_at_trx_commit": "2",
 			"sync_binlog": "0", "gtid_pos_auto_engines": "ROCKSDB"}
-		return &Run{ID: label, Label: label, Engine: engine, State: stateOK, Bench: &Bench{Complete: true},
-			Knobs: []Knob{{Name: "innodb_flush_log_at_trx_commit", Value: "1"}},
-			Evidence: &Evidence{Hosts: []string{"master"}, Roles: map[string]string{"master": "master"},
+		return &load.Run{ID: label, Label: label, Engine: engine, State: load.StateOK, Bench: &load.Bench{Complete: true},
+			Knobs: []load.Knob{{Name: "innodb_flush_log_at_trx_commit", Value: "1"}},
+			Evidence: &load.Evidence{Hosts: []string{"master"}, Roles: map[string]string{"master": "master"},
 				Variables: map[string]map[string]string{"master": vars}}}
 	}
-	tb := &Table{Groups: []*Group{{Label: "innodb k=1", Runs: []*Run{run("innodb k=1", "innodb")}},
-		{Label: "rocksdb k=1", Runs: []*Run{run("rocksdb k=1", "rocksdb")}}}}
+	tb := &Table{Groups: []*Group{{Label: "innodb k=1", Runs: []*load.Run{run("innodb k=1", "innodb")}},
+		{Label: "rocksdb k=1", Runs: []*load.Run{run("rocksdb k=1", "rocksdb")}}}}
 	tb.lintFairness()
 	lines := tb.fairnessLines()
 	if len(lines) != 1 || !strings.HasPrefix(lines[0], "UNFAIR: master: flush policy of the engine under test differs (durability): ") ||

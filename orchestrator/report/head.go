@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
 // durabilityVars are the server settings that decide how much a commit
@@ -30,7 +32,7 @@ func (rep *Report) head(t *Table) []string {
 	}
 	// What the client really did with its parameters: oltp_insert with
 	// auto_inc=off takes table_size and still starts from empty tables.
-	if d := t.firstRunWith(func(r *Run) bool { return r.Data != "" }); d != nil {
+	if d := t.firstRunWith(func(r *load.Run) bool { return r.Data != "" }); d != nil {
 		out = append(out, "Data: "+d.Data)
 	}
 	if ax := t.axes(); ax != "" {
@@ -49,7 +51,7 @@ func (rep *Report) head(t *Table) []string {
 	return out
 }
 
-func (t *Table) firstRunWith(ok func(*Run) bool) *Run {
+func (t *Table) firstRunWith(ok func(*load.Run) bool) *load.Run {
 	for _, r := range t.Runs {
 		if ok(r) {
 			return r
@@ -87,7 +89,7 @@ func (t *Table) axes() string {
 		parts = append(parts, "engine ("+strings.Join(engines, ", ")+")")
 	}
 	for _, k := range knobs {
-		if vs := sortedKeys(values[k]); len(vs) == 1 && t.knobOnEveryRun(k) {
+		if vs := load.SortedKeys(values[k]); len(vs) == 1 && t.knobOnEveryRun(k) {
 			fixed = append(fixed, k+"="+vs[0])
 			continue
 		}
@@ -103,7 +105,7 @@ func (t *Table) axes() string {
 // knobOnEveryRun reports whether every run of t set the knob name.
 func (t *Table) knobOnEveryRun(name string) bool {
 	for _, r := range t.Runs {
-		if !slices.ContainsFunc(r.Knobs, func(k Knob) bool { return k.Name == name }) {
+		if !slices.ContainsFunc(r.Knobs, func(k load.Knob) bool { return k.Name == name }) {
 			return false
 		}
 	}
@@ -139,7 +141,7 @@ func durability(g *Group) string {
 // hasReplicas reports whether any run of the table had replicas.
 func (t *Table) hasReplicas() bool {
 	for _, g := range t.Groups {
-		if g.Replica.Known() {
+		if Known(g.Replica) {
 			return true
 		}
 	}
@@ -166,14 +168,14 @@ func (t *Table) replicaRows() [][]string {
 	for _, g := range t.Groups {
 		f := g.Replica
 		applied, sust := "baseline", "baseline"
-		if !f.Known() {
+		if !Known(f) {
 			applied, sust = "—", "—"
 		}
-		if g != t.Baseline && f.Known() {
+		if g != t.Baseline && Known(f) {
 			applied, sust = Ratio(g.ApplyRatio), Ratio(g.SustainedRatio)+ciPhrase(g.SustainedCI, nil)
 		}
 		rr, kept, peak := g.ReplicaRuns, "—", "—"
-		if f.Known() && rr.N > 0 {
+		if Known(f) && rr.N > 0 {
 			kept = fmt.Sprintf("%d of %d", rr.Behind, rr.N)
 		}
 		if p := rr.Peak; p != nil {
@@ -228,7 +230,7 @@ func (t *Table) warmupLine() float64 {
 			ws = append(ws, r.WarmupS)
 		}
 	}
-	if m := Median(ws); !math.IsNaN(m) {
+	if m := load.Median(ws); !math.IsNaN(m) {
 		return m
 	}
 	return 0
@@ -243,7 +245,7 @@ func (rep *Report) warmupSummary() string {
 			if r.Bench == nil {
 				continue
 			}
-			if rt, ok := r.Bench.rates[t.Metric]; ok && len(rt.Series) > 0 && !rt.plotOnly {
+			if rt, ok := r.Bench.Rates[t.Metric]; ok && len(rt.Series) > 0 && !rt.PlotOnly {
 				intervals = true
 			}
 			if r.WarmupHow == "detected" {
@@ -259,14 +261,14 @@ func (rep *Report) warmupSummary() string {
 	switch rep.WarmupFrom {
 	case "--warmup":
 		return fmt.Sprintf("Warm-up: given: %s s (orch report --warmup), the warm-up of every run; not detected (a given warm-up is used as given).", num(rep.WarmupS, 0))
-	case FileMatrix:
-		return fmt.Sprintf("Warm-up: given: %s s (orch matrix --warmup, %s), the warm-up of every run; not detected (a given warm-up is used as given).", num(rep.WarmupS, 0), FileMatrix)
+	case load.FileMatrix:
+		return fmt.Sprintf("Warm-up: given: %s s (orch matrix --warmup, %s), the warm-up of every run; not detected (a given warm-up is used as given).", num(rep.WarmupS, 0), load.FileMatrix)
 	}
 	s := "Warm-up: none given (--warmup)"
 	if len(detected) > 0 {
 		slices.Sort(detected)
 		s = fmt.Sprintf("Warm-up: detected: %s-%s s (median %s s) over %s; none given (--warmup)", num(detected[0], 0), num(detected[len(detected)-1], 0),
-			num(Median(detected), 0), plural(len(detected), "run"))
+			num(load.Median(detected), 0), plural(len(detected), "run"))
 	}
 	s += ", so detected per run as a sustained level change from the start of its per-second rate " +
 		"(a dip that recovers within the first half is not a warm-up)"

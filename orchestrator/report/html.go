@@ -5,15 +5,17 @@ import (
 	"html/template"
 	"io"
 	"strings"
+
+	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
 // htmlRun is one run's evidence, shown in a <details>.
 type htmlRun struct {
-	*Run
+	*load.Run
 	Summary  string
 	Baseline bool
-	Diffs    []string   // versions and host facts against the baseline run
-	Hosts    []HostDiff // configuration against the baseline run
+	Diffs    []string        // versions and host facts against the baseline run
+	Hosts    []load.HostDiff // configuration against the baseline run
 }
 
 type htmlWorkload struct {
@@ -79,7 +81,7 @@ func (rep *Report) WriteHTML(w io.Writer) error {
 			hr := htmlRun{Run: r, Baseline: r == base, Summary: r.ID + " — " + r.Label + " — " + dash(r.State)}
 			if base != nil && r != base {
 				hr.Diffs = t.evidenceDiffs(base, r)
-				hr.Hosts = diffEvidence(base.Evidence, r.Evidence)
+				hr.Hosts = load.DiffEvidence(base.Evidence, r.Evidence)
 			}
 			hw.Evidence = append(hw.Evidence, hr)
 		}
@@ -106,7 +108,7 @@ func wbr(s string) template.HTML {
 }
 
 // evidenceAnchor is the id of a run's evidence <details>.
-func evidenceAnchor(t *Table, r *Run) string {
+func evidenceAnchor(t *Table, r *load.Run) string {
 	return "ev-" + slugify(t.Workload) + "-" + slugify(r.ID)
 }
 

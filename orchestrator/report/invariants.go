@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/orch-bench/orch/orchestrator/bench"
+	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
 // Invariants a run's figures must satisfy. A run that violates one keeps
@@ -30,14 +31,14 @@ const (
 )
 
 // checkInvariants sets r.Flags from its figures (after runReplicas).
-func (t *Table) checkInvariants(r *Run) {
+func (t *Table) checkInvariants(r *load.Run) {
 	r.Flags = nil
 	if r.Bench == nil {
 		return
 	}
 	if d := r.Bench.IntervalsDropped; d > 0 {
 		r.Flags = append(r.Flags, fmt.Sprintf("long: %d interval lines after the first %d not kept; its figures end there", d, bench.MaxIntervals))
-	} else if miss, of := r.missingIntervals(t.Metric); miss > 0 {
+	} else if miss, of := missingIntervals(r, t.Metric); miss > 0 {
 		r.Flags = append(r.Flags, fmt.Sprintf("incomplete: %d of %d intervals missing", miss, of))
 	}
 	steady, _ := t.steadyOf(r)
@@ -45,8 +46,8 @@ func (t *Table) checkInvariants(r *Run) {
 	if !t.LowerIsBetter && f.Sustained > steady*(1+sustainedSlack) {
 		r.Flags = append(r.Flags, fmt.Sprintf("sustained %s above steady %s", num(f.Sustained, 2), num(steady, 2)))
 	}
-	if tps, how := r.Bench.steady(metricTPS, r.Win); how == "intervals" && f.MasterTxPS > 0 && tps > 0 {
-		if gap, edges := math.Abs(tps/f.MasterTxPS-1), r.masterEdgeShare(f.MasterTxPS); gap > MaxClientServerGap+edges {
+	if tps, how := r.Bench.Steady(load.MetricTPS, r.Win); how == "intervals" && f.MasterTxPS > 0 && tps > 0 {
+		if gap, edges := math.Abs(tps/f.MasterTxPS-1), masterEdgeShare(r, f.MasterTxPS); gap > MaxClientServerGap+edges {
 			allow := ""
 			if edges >= 0.0005 {
 				// No "; ": results.csv's flags column is "; "-separated.
@@ -56,7 +57,7 @@ func (t *Table) checkInvariants(r *Run) {
 		}
 	}
 	for _, rp := range r.Replicas {
-		if s := rp.catchUpFlag(r.Win); s != "" {
+		if s := catchUpFlag(rp, r.Win); s != "" {
 			r.Flags = append(r.Flags, s)
 		}
 	}
@@ -66,19 +67,19 @@ func (t *Table) checkInvariants(r *Run) {
 // window that its samples cannot place at the window's ends, had the
 // commits moved second by second as the client's transactions did (0
 // without a master series or client intervals).
-func (r *Run) masterEdgeShare(rate float64) float64 {
-	if r.master == nil || r.Bench == nil || !(rate > 0) {
+func masterEdgeShare(r *load.Run, rate float64) float64 {
+	if r.Master == nil || r.Bench == nil || !(rate > 0) {
 		return 0
 	}
-	rt, ok := r.Bench.rates[metricTPS]
-	if !ok || rt.plotOnly || len(rt.Series) == 0 {
+	rt, ok := r.Bench.Rates[load.MetricTPS]
+	if !ok || rt.PlotOnly || len(rt.Series) == 0 {
 		return 0
 	}
-	_, secs, ok := r.master.total("gtid_tx_ps", r.Win)
+	_, secs, ok := r.Master.Total("gtid_tx_ps", r.Win)
 	if !ok {
 		return 0
 	}
-	step, off := stepOf(rt.Series), r.Win.ClientOffsetS
+	step, off := load.StepOf(rt.Series), r.Win.ClientOffsetS
 	// The client's transactions in load seconds a..b, and the seconds of
 	// them its intervals hold.
 	client := func(a, b float64) (n, known float64) {
@@ -89,17 +90,17 @@ func (r *Run) masterEdgeShare(rate float64) float64 {
 		}
 		return n, known
 	}
-	return r.master.edgeError("gtid_tx_ps", r.Win, client) / (rate * secs)
+	return r.Master.EdgeError("gtid_tx_ps", r.Win, client) / (rate * secs)
 }
 
 // missingIntervals is how many of the intervals the client should have
 // printed over its duration it did not (0 when it cannot tell).
-func (r *Run) missingIntervals(metric string) (missing, of int) {
-	rt, ok := r.benchRate(metric)
-	if !ok || rt.plotOnly || len(rt.Series) == 0 || math.IsNaN(r.Bench.DurationS) {
+func missingIntervals(r *load.Run, metric string) (missing, of int) {
+	rt, ok := benchRate(r, metric)
+	if !ok || rt.PlotOnly || len(rt.Series) == 0 || math.IsNaN(r.Bench.DurationS) {
 		return 0, 0
 	}
-	step := stepOf(rt.Series)
+	step := load.StepOf(rt.Series)
 	of = int(math.Floor(r.Bench.DurationS/step + 0.01))
 	// sysbench's report at the very end of the run races the run's end and
 	// is often not printed (t=1..9 of a 10 s run, on the lab one run in
@@ -114,15 +115,15 @@ func (r *Run) missingIntervals(metric string) (missing, of int) {
 // catchUpFlag says when a slave's catch-up is inconsistent with its lag at
 // the window's end: applying it in that time would take an apply rate far
 // above any the slave showed.
-func (rp Replica) catchUpFlag(w Window) string {
+func catchUpFlag(rp load.Replica, w load.Window) string {
 	if math.IsNaN(rp.CatchUpS) || !rp.CaughtUp {
 		return ""
 	}
 	lag := rp.BehindTx
 	if math.IsNaN(lag) {
-		lag = rp.my.last("lag_tx", w)
+		lag = rp.My.Last("lag_tx", w)
 	}
-	fastest := rp.my.max("gtid_tx_ps", allTime)
+	fastest := rp.My.Max("gtid_tx_ps", load.AllTime)
 	if math.IsNaN(lag) || lag <= 0 || math.IsNaN(fastest) || fastest <= 0 {
 		return ""
 	}
@@ -138,7 +139,7 @@ func (rp Replica) catchUpFlag(w Window) string {
 }
 
 // flagText is the Runs table's invariants cell.
-func flagText(r *Run) string {
+func flagText(r *load.Run) string {
 	if r.Bench == nil {
 		return "—"
 	}
@@ -149,7 +150,7 @@ func flagText(r *Run) string {
 }
 
 // steadyCell is a run's steady rate, saying when intervals are missing.
-func steadyCell(v float64, r *Run) string {
+func steadyCell(v float64, r *load.Run) string {
 	s := num(v, 2)
 	for _, f := range r.Flags {
 		if strings.HasPrefix(f, "incomplete: ") {
@@ -164,7 +165,7 @@ func steadyCell(v float64, r *Run) string {
 func (g *Group) flagged() int {
 	n := 0
 	for _, r := range g.Runs {
-		if r.usable() && len(r.Flags) > 0 {
+		if r.Usable() && len(r.Flags) > 0 {
 			n++
 		}
 	}

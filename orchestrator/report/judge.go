@@ -2,20 +2,12 @@ package report
 
 import (
 	"fmt"
-	"github.com/orch-bench/orch/orchestrator/schema"
 	"math"
 	"strconv"
 
+	"github.com/orch-bench/orch/orchestrator/report/load"
 	"github.com/orch-bench/orch/orchestrator/stats"
 )
-
-// untilDoc is matrix.json's stopping rule, as the report reads it.
-type untilDoc struct {
-	schema.Until
-	// round is the round being judged (JudgeMatrix), 0 for the report of
-	// the rounds judged so far.
-	round int
-}
 
 // rule is the table's stopping rule as stats applies it: the matrix's,
 // or significance at Alpha for a table without one.
@@ -37,7 +29,7 @@ func (t *Table) round() int {
 	if u == nil {
 		return 0
 	}
-	k := u.round
+	k := u.Round
 	if k == 0 {
 		k = u.Judged
 	}
@@ -81,12 +73,12 @@ func intervalOf(s stats.Status) (*RatioCI, error) {
 // disagree). Labels are "other/baseline"; several tables' comparisons are
 // all listed.
 func JudgeMatrix(dir string, rounds int) ([]stats.Status, error) {
-	in, err := Load([]string{dir})
+	in, err := load.Load([]string{dir})
 	if err != nil {
 		return nil, err
 	}
 	if in.Until != nil {
-		in.Until.round = rounds
+		in.Until.Round = rounds
 	}
 	rep, err := Build(in, Options{})
 	if err != nil {
@@ -100,7 +92,7 @@ func JudgeMatrix(dir string, rounds int) ([]stats.Status, error) {
 }
 
 // statuses are the table's comparisons as the stopping rule sees them.
-func (t *Table) statuses(u *untilDoc) []stats.Status {
+func (t *Table) statuses(u *load.UntilDoc) []stats.Status {
 	var out []stats.Status
 	b := t.Baseline
 	for _, g := range t.Groups {
@@ -116,7 +108,7 @@ func (t *Table) statuses(u *untilDoc) []stats.Status {
 // decided it (take); a comparison the judge could not test (no runs, one
 // run, no variation) is not comparable, or what its interval at Alpha says
 // when it has one (no variation: the ratio itself).
-func (g *Group) status(b *Group, u *untilDoc) stats.Status {
+func (g *Group) status(b *Group, u *load.UntilDoc) stats.Status {
 	if g.judged != nil {
 		return *g.judged
 	}
@@ -137,7 +129,7 @@ func (g *Group) status(b *Group, u *untilDoc) stats.Status {
 // outcomeWords is the equivalence outcome of a matrix with a band:
 // "equivalent within ±10%", "different by more than ±10%" or "not
 // resolved: the interval overlaps ±10%"; "" without a band.
-func (g *Group) outcomeWords(b *Group, u *untilDoc) string {
+func (g *Group) outcomeWords(b *Group, u *load.UntilDoc) string {
 	if u == nil || u.Equivalence <= 0 {
 		return ""
 	}
@@ -197,7 +189,7 @@ func pctPlain(x float64) string { return strconv.FormatFloat(100*x, 'g', 4, 64) 
 // measured (its arms' CVs pooled as the root mean square), for planning
 // how many rounds a stopping rule will need.
 func NoiseCV(dir string) (float64, error) {
-	in, err := Load([]string{dir})
+	in, err := load.Load([]string{dir})
 	if err != nil {
 		return math.NaN(), err
 	}

@@ -2,13 +2,14 @@ package report
 
 import (
 	"encoding/json"
-	"github.com/orch-bench/orch/orchestrator/schema"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/orch-bench/orch/orchestrator/report/load"
+	"github.com/orch-bench/orch/orchestrator/schema"
 	"github.com/orch-bench/orch/orchestrator/stats"
 )
 
@@ -28,7 +29,7 @@ func TestMatrixWithStoppingRule(t *testing.T) {
 	if err := os.WriteFile(man, []byte(strings.Replace(string(mb), `"TimeS": 15`, `"TimeS": 10`, 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(dir, FileMatrix)
+	path := filepath.Join(dir, load.FileMatrix)
 	var m map[string]any
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -49,7 +50,7 @@ func TestMatrixWithStoppingRule(t *testing.T) {
 	if err := os.WriteFile(path, out, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	in, err := Load([]string{dir})
+	in, err := load.Load([]string{dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +111,7 @@ func TestNoiseCV(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in, err := Load([]string{dir})
+	in, err := load.Load([]string{dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,16 +141,16 @@ func TestNoiseCV(t *testing.T) {
 // Under a significance rule a table decides at its round's share of the
 // 5%, the same level the rule judged that round at.
 func TestSignificanceRuleLevel(t *testing.T) {
-	u := &untilDoc{Until: schema.Until{Goal: stats.GoalSignificant, MinRounds: 3, MaxRounds: 5, Judged: 4}}
+	u := &load.UntilDoc{Until: schema.Until{Goal: stats.GoalSignificant, MinRounds: 3, MaxRounds: 5, Judged: 4}}
 	tb := &Table{Until: u}
 	if got, want := tb.familyAlpha(), stats.RuleOf(&u.Until).Level(4); got != want || got >= Alpha {
 		t.Errorf("report level %v, rule's round-4 level %v", got, want)
 	}
-	u.round = 5
+	u.Round = 5
 	if got := tb.familyAlpha(); got != stats.RuleOf(&u.Until).Level(5) {
 		t.Errorf("judging round 5 at %v", got)
 	}
-	if got := (&Table{Until: &untilDoc{Until: schema.Until{Precision: 0.1, MinRounds: 3, MaxRounds: 5, Judged: 4}}}).familyAlpha(); got != Alpha {
+	if got := (&Table{Until: &load.UntilDoc{Until: schema.Until{Precision: 0.1, MinRounds: 3, MaxRounds: 5, Judged: 4}}}).familyAlpha(); got != Alpha {
 		t.Errorf("precision rule level %v", got)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"math/rand"
 	"sort"
 	"sync"
+
+	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
 // ShiftAlpha is the level-shift test's false-alarm rate per run: the
@@ -22,29 +24,6 @@ const ShiftMinRel = 0.10
 // one or two seconds is a transient, not a level.
 const shiftMinSeg = 3
 
-// Shift is the outcome of one run's level-shift test over its window.
-type Shift struct {
-	// Tested: the window had enough intervals (2·shiftMinSeg).
-	Tested bool
-	// Found: the best two-segment split is significant at ShiftAlpha and
-	// moves the level by at least ShiftMinRel.
-	Found bool
-	// AtS is the client second where the later phase begins (the end of
-	// the last interval before it) and NextS the start of the first
-	// interval after it: the shift happened in (AtS, NextS], a gap when
-	// the window left seconds out between them. Before and After are the
-	// phases' mean rates; Rel = After/Before - 1 (negative: a drop).
-	AtS, NextS, Before, After, Rel float64
-	// Stat is the test statistic and Crit its critical value at
-	// ShiftAlpha for the window's length N; CritLo, CritHi the simulated
-	// quantile's own uncertainty (shiftCrit): a statistic between them is
-	// a borderline decision, which another simulation could turn.
-	Stat, Crit, CritLo, CritHi float64
-	N                          int
-	// FromS, ToS are the window's ends (client seconds) the test ran on.
-	FromS, ToS float64
-}
-
 // TestShift tests a window's per-interval rates for one level shift: the
 // least-squares two-segment split (each segment at least shiftMinSeg
 // intervals), its mean difference standardised by the residual standard
@@ -53,7 +32,7 @@ type Shift struct {
 // The statistic is the maximum over all splits, so its critical value is
 // that maximum's 1-ShiftAlpha quantile for autocorrelated noise of the same length,
 // found by simulation (shiftCrit).
-func TestShift(ps []Point) Shift {
+func TestShift(ps []load.Point) load.Shift {
 	var ts, xs []float64
 	for _, p := range ps {
 		if !math.IsNaN(p.V) && !math.IsInf(p.V, 0) {
@@ -62,17 +41,17 @@ func TestShift(ps []Point) Shift {
 	}
 	ts, xs = binned(ts, xs)
 	n := len(xs)
-	s := Shift{N: n}
+	s := load.Shift{N: n}
 	if n < 2*shiftMinSeg {
 		return s
 	}
 	s.Tested = true
-	step := stepOf(ps) * float64(binOf(len(ps)))
+	step := load.StepOf(ps) * float64(binOf(len(ps)))
 	s.FromS, s.ToS = ts[0]-step, ts[n-1]
 	k, stat := shiftStat(xs)
 	s.Stat = stat
 	s.CritLo, s.Crit, s.CritHi = shiftCrit(n)
-	s.Before, s.After = meanOf(xs[:k]), meanOf(xs[k:])
+	s.Before, s.After = load.MeanOf(xs[:k]), load.MeanOf(xs[k:])
 	s.AtS, s.NextS = ts[k-1], ts[k]-step
 	if s.Before != 0 {
 		s.Rel = s.After/s.Before - 1
@@ -100,7 +79,7 @@ func shiftStat(xs []float64) (int, float64) {
 			bestK, bestGain = k, g
 		}
 	}
-	ml, mr := meanOf(xs[:bestK]), meanOf(xs[bestK:])
+	ml, mr := load.MeanOf(xs[:bestK]), load.MeanOf(xs[bestK:])
 	res := make([]float64, n)
 	ss := 0.0
 	for i, x := range xs {
@@ -200,7 +179,7 @@ func binned(ts, xs []float64) ([]float64, []float64) {
 	var bt, bx []float64
 	for i := 0; i < len(xs); i += k {
 		j := min(i+k, len(xs))
-		bt, bx = append(bt, ts[j-1]), append(bx, meanOf(xs[i:j]))
+		bt, bx = append(bt, ts[j-1]), append(bx, load.MeanOf(xs[i:j]))
 	}
 	return bt, bx
 }

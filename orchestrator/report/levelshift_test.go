@@ -4,16 +4,18 @@ import (
 	"math"
 	"math/rand"
 	"testing"
+
+	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
 // ar1 is n points of level·(1 + cv·e_t), e an AR(1) process with
 // coefficient phi and unit variance.
-func ar1(rng *rand.Rand, n int, level, cv, phi float64) []Point {
-	ps := make([]Point, n)
+func ar1(rng *rand.Rand, n int, level, cv, phi float64) []load.Point {
+	ps := make([]load.Point, n)
 	e := rng.NormFloat64()
 	for i := range ps {
 		e = phi*e + math.Sqrt(1-phi*phi)*rng.NormFloat64()
-		ps[i] = Point{T: float64(i + 1), V: level * (1 + cv*e)}
+		ps[i] = load.Point{T: float64(i + 1), V: level * (1 + cv*e)}
 	}
 	return ps
 }

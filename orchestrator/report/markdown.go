@@ -6,6 +6,8 @@ import (
 	"path"
 	"strconv"
 	"strings"
+
+	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
 // WriteMarkdown writes report.md; plots are referenced as plots/<name>.svg
@@ -118,7 +120,7 @@ func (rep *Report) mdTable(b *strings.Builder, t *Table) {
 		b.WriteString("\n### Plots\n\n")
 		b.WriteString(shadingNote + "\n\n")
 		for _, p := range t.Plots {
-			fmt.Fprintf(b, "![%s](%s)\n\n", md(p.Title), path.Join(PlotsDir, p.Name+".svg"))
+			fmt.Fprintf(b, "![%s](%s)\n\n", md(p.Title), path.Join(load.PlotsDir, p.Name+".svg"))
 		}
 	}
 	rep.mdEvidence(b, t)
@@ -205,7 +207,7 @@ func (t *Table) runRows() [][]string {
 		v, how := t.steadyOf(r)
 		b := r.Bench
 		if b == nil {
-			b = &Bench{LatAvg: nan(), LatPct: nan(), LatMax: nan(), Errors: nan()}
+			b = &load.Bench{LatAvg: load.NaN(), LatPct: load.NaN(), LatMax: load.NaN(), Errors: load.NaN()}
 		}
 		rep := "—"
 		if r.Rep > 0 {
@@ -220,7 +222,7 @@ func (t *Table) runRows() [][]string {
 		}
 		h := r.Health
 		rows = append(rows, []string{r.ID, r.Label, rep, state, flagText(r), steadyCell(v, r), dash(steadyText(how, r)), secsCell(r.Repl.CatchUpS),
-			num(b.windowLatAvg(r.Win), 2), num(b.windowLat(r.Win), 2), num(b.Errors, 0),
+			num(b.WindowLatAvg(r.Win), 2), num(b.WindowLat(r.Win), 2), num(b.Errors, 0),
 			semiText(h.FallbackS, h.NoTx), lagText(h.MaxLagS, h.MaxLagTx), dash(h.Consistency)})
 	}
 	return rows
@@ -297,14 +299,14 @@ func (s *sameBlocks) add(text, name string) {
 
 // mdEvidenceDiff writes how run r's evidence differs from the baseline
 // run's.
-func (rep *Report) mdEvidenceDiff(b *strings.Builder, t *Table, base, r *Run) {
+func (rep *Report) mdEvidenceDiff(b *strings.Builder, t *Table, base, r *load.Run) {
 	for _, d := range t.evidenceDiffs(base, r) {
 		b.WriteString("- " + md(d) + "\n")
 	}
 	// Hosts with the same differences (a configuration's profile on
 	// every server) share one block.
 	var hosts sameBlocks
-	for _, hd := range diffEvidence(base.Evidence, r.Evidence) {
+	for _, hd := range load.DiffEvidence(base.Evidence, r.Evidence) {
 		var body strings.Builder
 		switch {
 		case hd.Missing != "":
@@ -348,7 +350,7 @@ func kv(m map[string]string) string {
 		return "—"
 	}
 	parts := make([]string, 0, len(m))
-	for _, k := range sortedKeys(m) {
+	for _, k := range load.SortedKeys(m) {
 		parts = append(parts, k+": "+m[k])
 	}
 	return strings.Join(parts, ", ")

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
 // An A/A matrix (`orch matrix --aa`) runs one configuration as two arms,
@@ -198,19 +200,19 @@ func (u *FloorUse) note() string {
 // its floors, one per workload. A directory that is not an A/A matrix is
 // an input error.
 func LoadNoiseFloors(dir string) ([]*NoiseFloor, error) {
-	in, err := Load([]string{dir})
+	in, err := load.Load([]string{dir})
 	if err != nil {
 		return nil, err
 	}
 	if !in.AA {
-		return nil, &InputError{Path: dir, Err: errors.New("not an A/A matrix (orch matrix --aa makes one)")}
+		return nil, &load.InputError{Path: dir, Err: errors.New("not an A/A matrix (orch matrix --aa makes one)")}
 	}
 	rep, err := Build(in, Options{})
 	if err != nil {
 		return nil, err
 	}
 	if len(rep.Floors) == 0 {
-		return nil, &InputError{Path: dir, Err: errors.New("the A/A matrix has no noise floor (no two arms with runs that ended ok)")}
+		return nil, &load.InputError{Path: dir, Err: errors.New("the A/A matrix has no noise floor (no two arms with runs that ended ok)")}
 	}
 	return rep.Floors, nil
 }

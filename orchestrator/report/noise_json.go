@@ -6,10 +6,6 @@ import (
 	"math"
 )
 
-// FileNoiseFloor is the machine-readable noise floor: the floors an A/A
-// matrix measured, and how a regular report held its verdicts against one.
-const FileNoiseFloor = "noise-floor.json"
-
 // floorJSON is a NoiseFloor in JSON, null where not measured.
 func floorJSON(f *NoiseFloor) map[string]any {
 	v := func(x float64) any {

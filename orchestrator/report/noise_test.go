@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
 // armGroup is a configuration with the given steady-state rates.
@@ -56,13 +58,13 @@ func TestUseFloor(t *testing.T) {
 	floor := &NoiseFloor{Source: "2026-12-01T120000Z-matrix-w", Date: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC),
 		Workload: "w", Metric: "writes/s", Ratio: 1.01, CI: &RatioCI{Low: 0.97, High: 1.05}, NA: 3, NB: 3,
 		aspects: map[string]string{"threads": "2", "topology": "master -> slave1, slave2"}}
-	run := &Run{Bench: &Bench{}, Params: []Param{{"threads", "2"}}, Topology: "master -> slave1, slave2"}
+	run := &load.Run{Bench: &load.Bench{}, Params: []load.Param{{Name: "threads", Value: "2"}}, Topology: "master -> slave1, slave2"}
 	base := armGroup("innodb", 100, 100)
 	in, edge, out := armGroup("knob=1", 102, 102), armGroup("knob=2", 97, 97), armGroup("knob=3", 110, 110)
 	for _, g := range []*Group{in, edge, out} {
 		g.Ratio, g.Verdict = g.Rate.Mean/100, g.Label+": verdict"
 	}
-	tb := &Table{Workload: "w", Metric: "writes/s", Baseline: base, Groups: []*Group{base, in, edge, out}, Runs: []*Run{run}}
+	tb := &Table{Workload: "w", Metric: "writes/s", Baseline: base, Groups: []*Group{base, in, edge, out}, Runs: []*load.Run{run}}
 	u := tb.useFloor([]*NoiseFloor{floor})
 	if u == nil || u.NotApplicable != "" {
 		t.Fatalf("floor not applied: %+v", u)
@@ -82,10 +84,10 @@ func TestUseFloor(t *testing.T) {
 	}
 
 	// Another thread count: the floor says nothing about this table.
-	run.Params = []Param{{"threads", "8"}}
+	run.Params = []load.Param{{Name: "threads", Value: "8"}}
 	g := armGroup("k", 101, 101)
 	g.Ratio, g.Verdict = 1.01, "k: verdict"
-	tb = &Table{Workload: "w", Metric: "writes/s", Baseline: base, Groups: []*Group{base, g}, Runs: []*Run{run}}
+	tb = &Table{Workload: "w", Metric: "writes/s", Baseline: base, Groups: []*Group{base, g}, Runs: []*load.Run{run}}
 	u = tb.useFloor([]*NoiseFloor{floor})
 	if u.NotApplicable != "threads: 2 (A/A) vs 8" || g.InsideFloor || g.Verdict != "k: verdict" {
 		t.Errorf("other threads: %+v, verdict %q", u, g.Verdict)
@@ -119,7 +121,7 @@ func aaFixture(t *testing.T, root string) string {
 	m := map[string]any{"version": 1, "workload": "pure-random-writes", "engines": []string{"rocksdb"}, "knobs": []any{},
 		"repeat": 2, "baseline": "rocksdb (a)", "aa": true, "warmup_s": 2, "cells": docs}
 	data, _ := json.Marshal(m)
-	if err := os.WriteFile(filepath.Join(dir, FileMatrix), data, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, load.FileMatrix), data, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return dir
@@ -143,14 +145,14 @@ func TestAAReportEndToEnd(t *testing.T) {
 	if !strings.Contains(rep.Summary(), "A/A: 1.00x [") || !strings.Contains(rep.Summary(), "(n=2 each, p=1): the noise floor of this cluster") {
 		t.Errorf("summary without the A/A line:\n%s", rep.Summary())
 	}
-	md, _ := os.ReadFile(filepath.Join(aa, FileMarkdown))
+	md, _ := os.ReadFile(filepath.Join(aa, load.FileMarkdown))
 	if !strings.Contains(string(md), "A/A: 1.00x [") {
 		t.Errorf("report.md without the A/A line")
 	}
 	var nf struct {
 		Measured []map[string]any `json:"measured"`
 	}
-	data, err := os.ReadFile(filepath.Join(aa, FileNoiseFloor))
+	data, err := os.ReadFile(filepath.Join(aa, load.FileNoiseFloor))
 	if err != nil || json.Unmarshal(data, &nf) != nil || len(nf.Measured) != 1 || nf.Measured[0]["ratio"] != 1.0 || nf.Measured[0]["ci95_low"] == nil {
 		t.Errorf("noise-floor.json %s (%v) in %v", data, err, paths)
 	}
@@ -171,9 +173,9 @@ func TestAAReportEndToEnd(t *testing.T) {
 	}
 }
 
-func loadOne(t *testing.T, p string) *Input {
+func loadOne(t *testing.T, p string) *load.Input {
 	t.Helper()
-	in, err := Load([]string{p})
+	in, err := load.Load([]string{p})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
 // TestPivot2x2: an engine x knob design of four configurations gets the
@@ -13,7 +15,7 @@ import (
 // configurations, or a factor with three levels, get none.
 func TestPivot2x2(t *testing.T) {
 	grp := func(label, engine, sb string, mean float64) *Group {
-		return &Group{Label: label, Runs: []*Run{{Engine: engine, Knobs: []Knob{{Name: "sync_binlog", Value: sb}}}}, Rate: Sample{N: 3, Mean: mean}}
+		return &Group{Label: label, Runs: []*load.Run{{Engine: engine, Knobs: []load.Knob{{Name: "sync_binlog", Value: sb}}}}, Rate: Sample{N: 3, Mean: mean}}
 	}
 	tb := &Table{Metric: "writes/s", Groups: []*Group{
 		grp("innodb sync_binlog=0", "innodb", "0", 1000), grp("innodb sync_binlog=1", "innodb", "1", 900),

@@ -17,6 +17,8 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
 // Plot is one rendered chart.
@@ -84,23 +86,23 @@ func (t *Table) plots(warmupS float64) ([]Plot, error) {
 		out = append(out, Plot{Name: slug + "-" + name, Title: title, SVG: svg})
 		return nil
 	}
-	rate := func(r *Run) []Point {
+	rate := func(r *load.Run) []load.Point {
 		if r.Bench == nil {
 			return nil
 		}
-		return r.Bench.series(t.Metric)
+		return r.Bench.Series(t.Metric)
 	}
-	lat := func(r *Run) []Point {
+	lat := func(r *load.Run) []load.Point {
 		if r.Bench == nil {
 			return nil
 		}
 		return r.Bench.LatSeries
 	}
-	lag := func(r *Run) []Point { return r.Lag }
+	lag := func(r *load.Run) []load.Point { return r.Lag }
 	pctl := pctlName(t.pctl())
 	steps := []struct {
 		name, title, ylabel string
-		series              func(*Run) []Point
+		series              func(*load.Run) []load.Point
 	}{
 		{"throughput", t.Workload + ": " + t.Metric + " per second", t.Metric, rate},
 		{"latency", t.Workload + ": " + pctl + " latency per second (log scale)", pctl + " latency (ms, log scale)", lat},
@@ -139,10 +141,10 @@ func (t *Table) pctl() int {
 // plotRuns is the group's runs a time chart shows: those in the
 // statistics, or all of them when none ended ok (an interrupted run's
 // curve still tells what happened).
-func plotRuns(g *Group) []*Run {
-	var ok []*Run
+func plotRuns(g *Group) []*load.Run {
+	var ok []*load.Run
 	for _, r := range g.Runs {
-		if r.usable() {
+		if r.Usable() {
 			ok = append(ok, r)
 		}
 	}
@@ -153,7 +155,7 @@ func plotRuns(g *Group) []*Run {
 }
 
 // timePlot overlays one line per label; nil when no run has the series.
-func (t *Table) timePlot(title, ylabel string, series func(*Run) []Point, warmupS float64, logY bool) (*chart, error) {
+func (t *Table) timePlot(title, ylabel string, series func(*load.Run) []load.Point, warmupS float64, logY bool) (*chart, error) {
 	ch := newChart()
 	p := ch.p
 	p.Title.Text = title
@@ -163,7 +165,7 @@ func (t *Table) timePlot(title, ylabel string, series func(*Run) []Point, warmup
 	ymin := math.Inf(1) // smallest positive value, for a log axis
 	// keep drops what a log axis cannot show (0 ms: no transaction).
 	keep := func(v float64) bool { return !math.IsNaN(v) && (!logY || v > 0) }
-	points := func(pts []Point) plotter.XYs {
+	points := func(pts []load.Point) plotter.XYs {
 		xys := make(plotter.XYs, 0, len(pts))
 		for _, pt := range pts {
 			if keep(pt.V) {
@@ -177,7 +179,7 @@ func (t *Table) timePlot(title, ylabel string, series func(*Run) []Point, warmup
 	var lines, spread []*plotter.Line
 	var names []string
 	for _, g := range t.Groups {
-		var all [][]Point
+		var all [][]load.Point
 		for _, r := range plotRuns(g) {
 			if s := series(r); len(s) > 0 {
 				all = append(all, s)
@@ -253,7 +255,7 @@ func (t *Table) timePlot(title, ylabel string, series func(*Run) []Point, warmup
 
 // meanSeries averages runs second by second (points rounded to the
 // second); a second only some runs reached averages those.
-func meanSeries(runs [][]Point) []Point {
+func meanSeries(runs [][]load.Point) []load.Point {
 	sums, counts := map[int]float64{}, map[int]int{}
 	for _, s := range runs {
 		for _, p := range s {
@@ -270,9 +272,9 @@ func meanSeries(runs [][]Point) []Point {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	out := make([]Point, len(keys))
+	out := make([]load.Point, len(keys))
 	for i, k := range keys {
-		out[i] = Point{float64(k), sums[k] / float64(counts[k])}
+		out[i] = load.Point{T: float64(k), V: sums[k] / float64(counts[k])}
 	}
 	return out
 }
@@ -334,7 +336,7 @@ func (t *Table) barPlot() (*chart, error) {
 		bars.Color, _ = t.groupColor(g)
 		bars.LineStyle.Width = 0
 		p.Add(bars)
-		for _, v := range finite(g.Steady) {
+		for _, v := range load.Finite(g.Steady) {
 			dots = append(dots, plotter.XY{X: v, Y: float64(y)})
 			xmax = math.Max(xmax, v)
 		}

@@ -9,6 +9,8 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
+
+	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
 // spanColors shades the periods the monitors flagged: translucent, one
@@ -21,7 +23,7 @@ var spanColors = map[string]color.NRGBA{
 	"fault":              {R: 128, B: 160, A: 50},
 	"replica stopped":    {R: 120, G: 120, B: 120, A: 45},
 	"host not answering": {R: 90, G: 90, B: 90, A: 45},
-	spanStacks:           {R: 230, G: 200, B: 40, A: 60},
+	load.SpanStacks:      {R: 230, G: 200, B: 40, A: 60},
 }
 
 func spanColor(what string) (string, color.NRGBA) {

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
 func TestMergePeriods(t *testing.T) {
@@ -55,7 +57,7 @@ func TestShadeDrawnOncePerPeriod(t *testing.T) {
 	for _, r := range tb.Runs {
 		n := len(ps)
 		for _, s := range r.Spans {
-			if s.What == spanStacks {
+			if s.What == load.SpanStacks {
 				ps = append(ps, [2]float64{s.From, s.To})
 			}
 		}
@@ -67,7 +69,7 @@ func TestShadeDrawnOncePerPeriod(t *testing.T) {
 	if runs < 2 || merged >= len(ps) {
 		t.Fatalf("the demo should have overlapping stack samples in several runs: %d runs, %d periods, %d merged", runs, len(ps), merged)
 	}
-	_, c := spanColor(spanStacks)
+	_, c := spanColor(load.SpanStacks)
 	// As the SVG writer spells a translucent colour (un-premultiplied,
 	// truncated).
 	r, g, b, a := c.RGBA()

@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"strings"
+
+	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
 // README markers around the generated column tables: the block between
@@ -44,13 +46,13 @@ func mdTable(parts ...[][2]string) string {
 // from the definitions the writers use.
 func ColumnsMarkdown() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "#### %s: one row per run\n\n", FileCSV)
+	fmt.Fprintf(&b, "#### %s: one row per run\n\n", load.FileCSV)
 	b.WriteString(mdTable(columnRows(tableColumns), columnRows(runColumns)))
 	fmt.Fprintf(&b, "\nthen every column of %s from `%s` on: the figures of the run's configuration, repeated on each of its runs.\n\n",
-		FileConfigurationsCSV, confColumns[0].Name)
-	fmt.Fprintf(&b, "#### %s: one row per configuration\n\n", FileConfigurationsCSV)
+		load.FileConfigurationsCSV, confColumns[0].Name)
+	fmt.Fprintf(&b, "#### %s: one row per configuration\n\n", load.FileConfigurationsCSV)
 	b.WriteString(mdTable(columnRows(tableColumns), columnRows(confColumns)))
-	fmt.Fprintf(&b, "\n#### %s: one row per run and host\n\n", FileHostsCSV)
+	fmt.Fprintf(&b, "\n#### %s: one row per run and host\n\n", load.FileHostsCSV)
 	b.WriteString(mdTable(columnRows(hostColumns)))
 	fmt.Fprintf(&b, "\n#### %s: one row per cell of the report's tables\n\n", FileTablesCSV)
 	b.WriteString(mdTable(columnRows(sectionColumns)))

@@ -4,6 +4,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
 const readmePath = "../../docs/reports.md"
@@ -35,8 +37,8 @@ func TestREADMEColumns(t *testing.T) {
 // spelling the README does not define (a rate is _per_s, a fraction
 // 0..1 is _frac, a percent _pct).
 func TestColumnNames(t *testing.T) {
-	for file, names := range map[string][]string{FileCSV: ResultsHeader(), FileHostsCSV: header(hostColumns),
-		FileConfigurationsCSV: append(header(tableColumns), header(confColumns)...)} {
+	for file, names := range map[string][]string{load.FileCSV: ResultsHeader(), load.FileHostsCSV: header(hostColumns),
+		load.FileConfigurationsCSV: append(header(tableColumns), header(confColumns)...)} {
 		seen := map[string]bool{}
 		for _, n := range names {
 			if seen[n] {

@@ -2,6 +2,8 @@ package report
 
 import (
 	"math"
+
+	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
 // RunRecord is one run as the report computes it, for the results history
@@ -10,7 +12,7 @@ import (
 // and in a report is one number.
 type RunRecord struct {
 	// Run is the run as loaded (its evidence, parameters, topology, knobs).
-	Run *Run
+	Run *load.Run
 	// Workload, Tool and Metric are its table's; LowerIsBetter when the
 	// metric is a time (mysqlslap).
 	Workload, Tool, Metric string
@@ -26,13 +28,13 @@ type RunRecord struct {
 // RunRecords loads the inputs (run or matrix directories) and computes
 // each run's figures without comparing configurations or drawing plots.
 func RunRecords(paths []string) ([]RunRecord, error) {
-	in, err := Load(paths)
+	in, err := load.Load(paths)
 	if err != nil {
 		return nil, err
 	}
 	warm, from := float64(DefaultWarmupS), "default"
 	if in.WarmupS != nil {
-		warm, from = *in.WarmupS, FileMatrix
+		warm, from = *in.WarmupS, load.FileMatrix
 	}
 	var out []RunRecord
 	for _, t := range tables(in.Runs) {
@@ -52,11 +54,11 @@ func RunRecords(paths []string) ([]RunRecord, error) {
 				}
 			}
 			v, _ := t.steadyOf(r)
-			if !r.usable() {
+			if !r.Usable() {
 				v = math.NaN()
 			}
 			out = append(out, RunRecord{Run: r, Workload: t.Workload, Tool: t.Tool, Metric: t.Metric,
-				LowerIsBetter: t.LowerIsBetter, Steady: v, InStatistics: r.usable(), Figures: figs})
+				LowerIsBetter: t.LowerIsBetter, Steady: v, InStatistics: r.Usable(), Figures: figs})
 		}
 	}
 	return out, nil

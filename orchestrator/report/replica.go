@@ -2,28 +2,9 @@ package report
 
 import (
 	"math"
-	"path/filepath"
-	"slices"
-	"strings"
 
-	"github.com/orch-bench/orch/orchestrator/schema"
+	"github.com/orch-bench/orch/orchestrator/report/load"
 )
-
-// Replica is what one slave did during a run, from its monitor time series
-// (timeseries/<host>-mysql.csv: gtid_tx_ps, lag_tx, lag_s) and the
-// catch-up wait after the benchmark (results.json catch_up).
-type Replica struct {
-	Host string
-	// my is the slave's mysql.csv on the load's clock (nil: none).
-	my *series
-	// CatchUpS is how long the slave took after the benchmark to apply
-	// the master's last transaction: catch_up_ns (from the load's end)
-	// when recorded, else the wait's own time (NaN when not waited for).
-	// BehindTx is how far behind it was when the wait began (NaN: not
-	// recorded).
-	CatchUpS, BehindTx float64
-	CaughtUp           bool
-}
 
 // Thresholds of "the replicas kept up".
 const (
@@ -39,61 +20,15 @@ const (
 	EndTrendS = 5.0
 )
 
-// ReplicaFigures sums up the replicas of one run (or, averaged, of a
-// configuration) over the run's window. Rates are transactions per
-// second; NaN when unknown.
-type ReplicaFigures struct {
-	// MasterTxPS is the master's commit rate (gtid_tx_ps) over the window;
-	// ApplyTxPS the slowest slave's (Slowest) apply rate over it, both
-	// counter deltas over the seconds they cover.
-	MasterTxPS, ApplyTxPS float64
-	Slowest               string
-	// Worst is the slave furthest behind at the window's end; LagEndTx and
-	// LagEndS its lag then, LagGrowthTxPS how fast its own lag grew through
-	// the window (least-squares slope; negative: it shrank).
-	Worst                            string
-	LagEndTx, LagEndS, LagGrowthTxPS float64
-	// EndSlopeTxPS is a slave's lag slope over the window's last
-	// EndTrendS seconds (least squares; negative: shrinking) and EndLagTx
-	// its lag at the window's end: the steepest slave's, or one that fell
-	// behind (EndBehind: its lag grew by more than MaxLagGrowthShare of
-	// the master's rate and was, at the end, more than the master commits
-	// in MaxCatchUpShare of the window, so neither a blip nor a backlog of
-	// a fraction of a second): the per-run test of keeping up.
-	EndSlopeTxPS, EndLagTx float64
-	EndBehind              bool
-	// PeakLagTx is the largest lag of any slave in the window (PeakHost),
-	// at load second PeakAtS, rising since PeakFromS (its last sample
-	// before the peak at most a tenth of it).
-	PeakLagTx, PeakAtS, PeakFromS float64
-	PeakHost                      string
-	// CatchUpS is the time after the benchmark until every slave had
-	// applied the master's last transaction.
-	CatchUpS float64
-	// RunS is the window's length (seconds it covers, exclusions out).
-	RunS float64
-	// Sustained is the cluster's rate in the table's metric: what the
-	// window's steady rate did over the window plus catch-up time, so
-	// never above the steady rate.
-	Sustained float64
-	// NotCaughtUp is set when a slave never caught up. AtFirstLook is set
-	// when every slave had already applied the master's last transaction
-	// when orch first looked (behind_at_wait_tx 0): CatchUpS is then when
-	// it looked, an upper bound, not how long applying the backlog took.
-	NotCaughtUp, AtFirstLook bool
-	// Has is set when the run had replicas to account for.
-	Has bool
-}
-
 // emptyReplicaFigures has every figure unknown.
-func emptyReplicaFigures() ReplicaFigures {
+func emptyReplicaFigures() load.ReplicaFigures {
 	n := math.NaN()
-	return ReplicaFigures{MasterTxPS: n, ApplyTxPS: n, LagEndTx: n, LagEndS: n, LagGrowthTxPS: n, EndSlopeTxPS: n, EndLagTx: n,
+	return load.ReplicaFigures{MasterTxPS: n, ApplyTxPS: n, LagEndTx: n, LagEndS: n, LagGrowthTxPS: n, EndSlopeTxPS: n, EndLagTx: n,
 		PeakLagTx: n, PeakAtS: n, PeakFromS: n, CatchUpS: n, RunS: n, Sustained: n}
 }
 
 // Known reports whether the run had replicas to account for.
-func (f ReplicaFigures) Known() bool { return f.Has }
+func Known(f load.ReplicaFigures) bool { return f.Has }
 
 // KeptUp reports whether one run's replicas sustained the master's rate:
 // every slave caught up, none fell behind over the window's last
@@ -101,7 +36,7 @@ func (f ReplicaFigures) Known() bool { return f.Has }
 // MaxCatchUpShare of the run. Unknown figures do not count against it. It
 // judges a run, never a mean of runs: a configuration says how many of
 // its runs fell behind (ReplicaRuns).
-func (f ReplicaFigures) KeptUp() bool {
+func KeptUp(f load.ReplicaFigures) bool {
 	if f.NotCaughtUp || f.EndBehind {
 		return false
 	}
@@ -109,83 +44,6 @@ func (f ReplicaFigures) KeptUp() bool {
 		return false
 	}
 	return true
-}
-
-// readReplicas reads each slave's series and the master's, on the load's
-// clock (offset: the load's start on the monitors' clock).
-// Each slave's lag_tx is recomputed at its samples' instants (instantLag)
-// against the master's positions and its final one.
-func readReplicas(dir string, roles map[string]string, catchUp map[string]catchUpDoc, offset float64, final finalPosition) ([]Replica, *series, error) {
-	files, err := filepath.Glob(filepath.Join(dir, filepath.Dir(schema.TimeseriesMySQL("x")), "*-mysql.csv"))
-	if err != nil {
-		return nil, nil, err
-	}
-	slices.Sort(files)
-	var out []Replica
-	var master *series
-	for _, f := range files {
-		host := strings.TrimSuffix(filepath.Base(f), "-mysql.csv")
-		role := roles[host]
-		if role == "" && host == "master" {
-			role = "master"
-		}
-		my, err := readSeries(f)
-		if err != nil || my == nil {
-			if err != nil {
-				return nil, nil, err
-			}
-			continue
-		}
-		my.offset, my.applier = offset, role != "master"
-		if role == "master" {
-			master = my
-			continue
-		}
-		if _, hasLag := my.col["lag_tx"]; role != "slave" && (!hasLag || len(my.points("lag_tx", allTime)) == 0) {
-			continue // older manifests without roles: only slaves have lag
-		}
-		out = append(out, newReplica(host, my, catchUp))
-	}
-	knots, hold := masterKnots(master, final)
-	for _, rp := range out {
-		instantLag(rp.my, knots, hold)
-	}
-	// A slave waited for but without a time series still counts.
-	for _, h := range sortedKeys(catchUp) {
-		if !slices.ContainsFunc(out, func(r Replica) bool { return r.Host == h }) {
-			out = append(out, newReplica(h, nil, catchUp))
-		}
-	}
-	return out, master, nil
-}
-
-// allTime is a window that keeps every sample.
-var allTime = loadWindow(math.Inf(-1), math.Inf(1))
-
-func newReplica(host string, my *series, catchUp map[string]catchUpDoc) Replica {
-	rp := Replica{Host: host, my: my, CatchUpS: math.NaN(), BehindTx: math.NaN()}
-	if cu, ok := catchUp[host]; ok {
-		rp.CatchUpS, rp.CaughtUp = float64(cu.WaitedNS)/1e9, cu.CaughtUp
-		if cu.CatchUpNS != nil {
-			rp.CatchUpS = float64(*cu.CatchUpNS) / 1e9
-		}
-		if cu.BehindTx != nil {
-			rp.BehindTx = float64(*cu.BehindTx)
-		}
-	}
-	return rp
-}
-
-// catchUpDoc is one slave of results.json's catch_up.
-type catchUpDoc struct {
-	Host     string `json:"host"`
-	WaitedNS int64  `json:"waited_ns"`
-	CaughtUp bool   `json:"caught_up"`
-	// CatchUpNS: from the load's end until the slave had applied the
-	// master's final position; BehindTx: transactions behind when the
-	// wait began (newer runs).
-	CatchUpNS *int64 `json:"catch_up_ns"`
-	BehindTx  *int64 `json:"behind_at_wait_tx"`
 }
 
 // behindMore says whether a slave with lag (transactions at the window's
@@ -210,27 +68,27 @@ func behindMore(lag, growth float64, host string, worstLag, worstGrowth float64,
 
 // replicaFigures computes a run's replica figures over its window w;
 // steady is the run's steady rate in the table's metric over w.
-func (r *Run) replicaFigures(w Window, steady float64) ReplicaFigures {
+func replicaFigures(r *load.Run, w load.Window, steady float64) load.ReplicaFigures {
 	f := emptyReplicaFigures()
-	f.RunS = w.lengthS()
+	f.RunS = lengthS(w)
 	if len(r.Replicas) == 0 {
 		return f
 	}
 	f.Has = true
-	f.MasterTxPS = r.master.rate("gtid_tx_ps", w)
+	f.MasterTxPS = r.Master.Rate("gtid_tx_ps", w)
 	f.CatchUpS = 0
 	f.AtFirstLook = true
 	worstLag := math.Inf(-1)
 	for _, rp := range r.Replicas {
-		if a := rp.my.rate("gtid_tx_ps", w); !math.IsNaN(a) && (math.IsNaN(f.ApplyTxPS) || a < f.ApplyTxPS) {
+		if a := rp.My.Rate("gtid_tx_ps", w); !math.IsNaN(a) && (math.IsNaN(f.ApplyTxPS) || a < f.ApplyTxPS) {
 			f.ApplyTxPS, f.Slowest = a, rp.Host
 		}
-		f.notePeak(rp, w)
-		if lag := rp.my.last("lag_tx", w); !math.IsNaN(lag) {
-			growth := slope(rp.my.points("lag_tx", w))
+		notePeak(&f, rp, w)
+		if lag := rp.My.Last("lag_tx", w); !math.IsNaN(lag) {
+			growth := slope(rp.My.Points("lag_tx", w))
 			if behindMore(lag, growth, rp.Host, worstLag, f.LagGrowthTxPS, f.Worst) {
 				worstLag, f.Worst = lag, rp.Host
-				f.LagEndTx, f.LagEndS = lag, rp.my.last("lag_s", w)
+				f.LagEndTx, f.LagEndS = lag, rp.My.Last("lag_s", w)
 				f.LagGrowthTxPS = growth
 			}
 		}
@@ -252,8 +110,8 @@ func (r *Run) replicaFigures(w Window, steady float64) ReplicaFigures {
 
 // notePeak keeps rp's lag figures of the window if they are the worst so
 // far: its slope over the window's last EndTrendS seconds and its peak.
-func (f *ReplicaFigures) notePeak(rp Replica, w Window) {
-	pts := rp.my.points("lag_tx", w)
+func notePeak(f *load.ReplicaFigures, rp load.Replica, w load.Window) {
+	pts := rp.My.Points("lag_tx", w)
 	if len(pts) == 0 {
 		return
 	}
@@ -284,9 +142,9 @@ func (f *ReplicaFigures) notePeak(rp Replica, w Window) {
 // window's lag points, its lag at the last, and whether that is falling
 // behind (ReplicaFigures.EndBehind) for a master committing masterTxPS
 // over a window of runS seconds.
-func endTrend(pts []Point, masterTxPS, runS float64) (s, lag float64, behind bool) {
+func endTrend(pts []load.Point, masterTxPS, runS float64) (s, lag float64, behind bool) {
 	end := pts[len(pts)-1].T
-	var tail []Point
+	var tail []load.Point
 	for _, p := range pts {
 		if p.T >= end-EndTrendS {
 			tail = append(tail, p)
@@ -298,7 +156,7 @@ func endTrend(pts []Point, masterTxPS, runS float64) (s, lag float64, behind boo
 
 // slope is the least-squares slope of the points (per second); NaN with
 // fewer than three.
-func slope(ps []Point) float64 {
+func slope(ps []load.Point) float64 {
 	var sx, sy, sxx, sxy, n float64
 	for _, p := range ps {
 		sx, sy, sxx, sxy, n = sx+p.T, sy+p.V, sxx+p.T*p.T, sxy+p.T*p.V, n+1

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
 // TestLagAtSlaveInstant: on the demo's real run directories, every
@@ -24,15 +26,15 @@ func TestLagAtSlaveInstant(t *testing.T) {
 		{"01-innodb-r1", "slave1", 2975, 792},
 	} {
 		dir := filepath.Join(demoDir, "cells", c.cell)
-		r, err := readRunDir(dir)
+		r, err := load.ReadRunDir(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
-		raw, err := readSeries(filepath.Join(dir, "timeseries", c.slave+"-mysql.csv"))
+		raw, err := load.ReadSeries(filepath.Join(dir, "timeseries", c.slave+"-mysql.csv"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		var rp *Replica
+		var rp *load.Replica
 		for i := range r.Replicas {
 			if r.Replicas[i].Host == c.slave {
 				rp = &r.Replicas[i]
@@ -43,10 +45,10 @@ func TestLagAtSlaveInstant(t *testing.T) {
 		}
 		// Within 1% (interpolation over elapsed_s's milliseconds): 10 tx
 		// is 1 ms of this master's commits.
-		if got := rp.my.max("lag_tx", allTime); math.Abs(got-c.max) > 0.01*c.max {
+		if got := rp.My.Max("lag_tx", load.AllTime); math.Abs(got-c.max) > 0.01*c.max {
 			t.Errorf("%s %s: max lag %.0f, want %.0f", c.cell, c.slave, got, c.max)
 		}
-		if got := raw.max("lag_tx", allTime); got != c.monitorMax {
+		if got := raw.Max("lag_tx", load.AllTime); got != c.monitorMax {
 			t.Errorf("%s %s: the monitor's own max lag_tx %.0f, want %.0f (fixture changed?)", c.cell, c.slave, got, c.monitorMax)
 		}
 		if r.Health.MaxLagTx < c.max*0.99 {
@@ -54,15 +56,15 @@ func TestLagAtSlaveInstant(t *testing.T) {
 		}
 		// No sample reads 0 while the slave lacked transactions the
 		// master had written before it (the master's previous sample).
-		knots, _ := masterKnots(r.master, finalPosition{at: math.NaN()})
-		for i, row := range rp.my.rows {
-			t0, lag := rp.my.value(row, "elapsed_s"), rp.my.value(row, "lag_tx")
+		knots, _ := load.MasterKnots(r.Master, load.FinalPosition{At: math.NaN()})
+		for i, row := range rp.My.Rows {
+			t0, lag := rp.My.Value(row, "elapsed_s"), rp.My.Value(row, "lag_tx")
 			if math.IsNaN(lag) {
 				continue
 			}
 			for j := len(knots) - 1; j >= 0; j-- {
-				if knots[j].t <= t0 {
-					if floor, _ := lagAt(knots[:j+1], true, t0, rp.my.text(row, "gtid_pos")); lag+1 < floor {
+				if knots[j].T <= t0 {
+					if floor, _ := load.LagAt(knots[:j+1], true, t0, rp.My.Text(row, "gtid_pos")); lag+1 < floor {
 						t.Errorf("%s %s row %d: lag %.0f below the lag %.0f against the master's earlier sample", c.cell, c.slave, i, lag, floor)
 					}
 					break
@@ -77,23 +79,23 @@ func TestLagAtSlaveInstant(t *testing.T) {
 // what the master had at 10.3 s, not at 10.0 s or 11.0 s; with no master
 // sample after it and none within 50 ms before, its lag is unknown.
 func TestLagAtInterpolates(t *testing.T) {
-	knots := []masterKnot{{10, "0-1-5000", 5000}, {11, "0-1-6000", 6000}}
-	if got, ok := lagAt(knots, false, 10.3, "0-1-4000"); !ok || math.Abs(got-1300) > 1e-9 {
+	knots := []load.MasterKnot{{T: 10, Pos: "0-1-5000", N: 5000}, {T: 11, Pos: "0-1-6000", N: 6000}}
+	if got, ok := load.LagAt(knots, false, 10.3, "0-1-4000"); !ok || math.Abs(got-1300) > 1e-9 {
 		t.Errorf("lag at 10.3 s = %v %v, want 1300", got, ok)
 	}
-	if got, ok := lagAt(knots, false, 11.02, "0-1-5900"); !ok || got != 100 {
+	if got, ok := load.LagAt(knots, false, 11.02, "0-1-5900"); !ok || got != 100 {
 		t.Errorf("lag 20 ms after the master's last sample = %v %v, want 100 against it", got, ok)
 	}
-	if _, ok := lagAt(knots, false, 11.5, "0-1-5900"); ok {
+	if _, ok := load.LagAt(knots, false, 11.5, "0-1-5900"); ok {
 		t.Error("a lag 0.5 s after the master's last sample was read against it")
 	}
-	if got, ok := lagAt(knots, true, 11.5, "0-1-5900"); !ok || got != 100 {
+	if got, ok := load.LagAt(knots, true, 11.5, "0-1-5900"); !ok || got != 100 {
 		t.Errorf("after the load's end (final position) = %v %v, want 100", got, ok)
 	}
 	// MySQL sets interpolate the same way.
 	u := "3e11fa47-71ca-11e1-9e33-c80aa9429562"
-	mk := []masterKnot{{1, u + ":1-100", 100}, {2, u + ":1-300", 300}}
-	if got, ok := lagAt(mk, false, 1.5, u+":1-150"); !ok || got != 50 {
+	mk := []load.MasterKnot{{T: 1, Pos: u + ":1-100", N: 100}, {T: 2, Pos: u + ":1-300", N: 300}}
+	if got, ok := load.LagAt(mk, false, 1.5, u+":1-150"); !ok || got != 50 {
 		t.Errorf("MySQL lag = %v %v, want 50", got, ok)
 	}
 }
@@ -114,8 +116,8 @@ func TestSlaveApplyEndsWithTheLoad(t *testing.T) {
 			}
 			for _, rp := range r.Replicas {
 				var c [][2]float64
-				for _, row := range rp.my.rows {
-					tt, pos := rp.my.value(row, "elapsed_s")-rp.my.offset, rp.my.text(row, "gtid_pos")
+				for _, row := range rp.My.Rows {
+					tt, pos := rp.My.Value(row, "elapsed_s")-rp.My.Offset, rp.My.Text(row, "gtid_pos")
 					if n, err := gtidCountOf(pos); err == nil {
 						c = append(c, [2]float64{tt, n})
 					}
@@ -125,7 +127,7 @@ func TestSlaveApplyEndsWithTheLoad(t *testing.T) {
 					moved += interp(c, sg[1]) - interp(c, sg[0])
 					secs += sg[1] - sg[0]
 				}
-				want, got := moved/secs, rp.my.rate("gtid_tx_ps", r.Win)
+				want, got := moved/secs, rp.My.Rate("gtid_tx_ps", r.Win)
 				if math.Abs(got/want-1) > 0.002 {
 					t.Errorf("%s %s: apply rate %.1f tx/s, its position moved %.1f tx/s over the window", r.ID, rp.Host, got, want)
 				}
@@ -183,7 +185,7 @@ func TestSlaveLagsIsTheReportsReading(t *testing.T) {
 	}
 	peak := math.Inf(-1)
 	for _, p := range lags["slave2"] {
-		peak = maxNaN(peak, p.V)
+		peak = load.MaxNaN(peak, p.V)
 	}
 	if math.Abs(peak-5392) > 0.01*5392 || len(lags["slave1"]) == 0 {
 		t.Errorf("slave2 peak %.0f, want 5392; slave1 %d samples", peak, len(lags["slave1"]))

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
 // Whether a configuration's replicas kept up is judged run by run
@@ -18,9 +20,9 @@ type ReplicaRuns struct {
 	N, Behind int
 	// Worst is the run that fell furthest behind (nil when none did):
 	// never caught up, else the steepest lag at its window's end.
-	Worst *Run
+	Worst *load.Run
 	// Peak is the run whose slave lagged most in its window.
-	Peak *Run
+	Peak *load.Run
 	// MaxCatchUpS is the longest catch-up after the load of any run (NaN:
 	// none measured); NotCaughtUp: a slave of some run never caught up.
 	MaxCatchUpS float64
@@ -35,24 +37,24 @@ type ReplicaRuns struct {
 }
 
 // judgeRuns counts the runs (with replica figures) that fell behind.
-func judgeRuns(runs []*Run) ReplicaRuns {
+func judgeRuns(runs []*load.Run) ReplicaRuns {
 	out := ReplicaRuns{MaxCatchUpS: math.NaN(), AtFirstLook: true}
 	for _, r := range runs {
 		f := r.Repl
-		if !f.Known() {
+		if !Known(f) {
 			continue
 		}
 		out.N++
-		out.MaxCatchUpS = maxNaN(out.MaxCatchUpS, f.CatchUpS)
+		out.MaxCatchUpS = load.MaxNaN(out.MaxCatchUpS, f.CatchUpS)
 		out.NotCaughtUp = out.NotCaughtUp || f.NotCaughtUp
 		out.AtFirstLook = out.AtFirstLook && f.AtFirstLook
-		if f.caughtUpInWindow() {
+		if caughtUpInWindow(f) {
 			out.CatchingUp++
 		}
 		if f.PeakHost != "" && !math.IsNaN(f.PeakLagTx) && (out.Peak == nil || f.PeakLagTx > out.Peak.Repl.PeakLagTx) {
 			out.Peak = r
 		}
-		if f.KeptUp() {
+		if KeptUp(f) {
 			continue
 		}
 		out.Behind++
@@ -65,7 +67,7 @@ func judgeRuns(runs []*Run) ReplicaRuns {
 
 // worseBehind: a slave that never caught up is worst; then the steeper
 // lag at the window's end; then the longer catch-up.
-func worseBehind(f, than ReplicaFigures) bool {
+func worseBehind(f, than load.ReplicaFigures) bool {
 	if f.NotCaughtUp != than.NotCaughtUp {
 		return f.NotCaughtUp
 	}
@@ -89,7 +91,7 @@ func nanTo(v, def float64) float64 {
 // behindWhy says why one run fell behind: "lag grew 1.1k tx/s over the
 // window's last 5 s", "never caught up", "catch-up 38 s (over 10% of
 // the 20 s window)".
-func behindWhy(f ReplicaFigures) string {
+func behindWhy(f load.ReplicaFigures) string {
 	switch {
 	case f.NotCaughtUp:
 		return "never caught up"
@@ -101,7 +103,7 @@ func behindWhy(f ReplicaFigures) string {
 
 // peakPhrase is "peak lag 10.7k tx (06-rocksdb-r2 slave1 at 18.2 s,
 // rising from 11.0 s)"; "" without lag figures.
-func peakPhrase(r *Run) string {
+func peakPhrase(r *load.Run) string {
 	if r == nil || r.Repl.PeakHost == "" || math.IsNaN(r.Repl.PeakLagTx) {
 		return ""
 	}

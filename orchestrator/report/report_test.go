@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orch-bench/orch/orchestrator/report/load"
 	"github.com/orch-bench/orch/orchestrator/stats"
 )
 
@@ -33,7 +34,7 @@ func mustTime(t *testing.T, s string) time.Time {
 func build(t *testing.T, opts Options, inputs ...string) *Report {
 	t.Helper()
 	opts.AllowMixed = true
-	in, err := Load(inputs)
+	in, err := load.Load(inputs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +71,7 @@ func TestMatrixComparison(t *testing.T) {
 		}
 		var sum float64
 		var n int
-		for _, p := range r.Bench.series(metricWrites) {
+		for _, p := range r.Bench.Series(load.MetricWrites) {
 			if p.T > r.WarmupS {
 				sum += p.V
 				n++
@@ -91,7 +92,7 @@ func TestMatrixComparison(t *testing.T) {
 	}
 	byRound := func(g *Group, round int) float64 {
 		for i, r := range g.Runs {
-			if r.Rep == round && r.usable() {
+			if r.Rep == round && r.Usable() {
 				return g.Steady[i]
 			}
 		}
@@ -122,7 +123,7 @@ func TestWarmupOptionOverridesMatrix(t *testing.T) {
 	inno := rep.Tables[0].group("innodb")
 	r := inno.Runs[1]
 	var sum float64
-	s := r.Bench.series(metricWrites)
+	s := r.Bench.Series(load.MetricWrites)
 	for _, p := range s {
 		sum += p.V
 	}
@@ -139,12 +140,12 @@ func TestBaselineOption(t *testing.T) {
 		!strings.Contains(tb.group("innodb").Verdict, "x rocksdb writes/s (client)") {
 		t.Errorf("baseline %s, innodb verdict %q", tb.Baseline.Label, tb.group("innodb").Verdict)
 	}
-	in, err := Load([]string{matrixDir})
+	in, err := load.Load([]string{matrixDir})
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, err = Build(in, Options{Baseline: "tokudb"})
-	var ie *InputError
+	var ie *load.InputError
 	if !errors.As(err, &ie) || !strings.Contains(err.Error(), `"innodb", "rocksdb"`) {
 		t.Errorf("unknown baseline: err = %v, want an InputError listing the labels", err)
 	}
@@ -173,7 +174,7 @@ func TestMixedParseOutputAndRunDir(t *testing.T) {
 	steady := (3305.0 + 3009 + 2808 + 3326 + 3619 + 3171 + 2891 + 2990) / 8
 	near(t, "lab steady", tb.Baseline.Rate.Mean, steady, 1)
 	var lsum float64
-	ls := legacy.Runs[0].Bench.series(metricWrites)
+	ls := legacy.Runs[0].Bench.Series(load.MetricWrites)
 	for _, p := range ls {
 		lsum += p.V
 	}
@@ -207,7 +208,7 @@ func TestNoEffectKnobIsNotAFinding(t *testing.T) {
  "cells":[
   {"id":"01-innodb-r1","label":"innodb binlog_order_commits=ON","engine":"innodb","knobs":[{"name":"binlog_order_commits","value":"ON"}],"rep":1,"state":"ok","dir":"cells/01-innodb-r1"},
   {"id":"03-innodb-r2","label":"innodb binlog_order_commits=OFF","engine":"innodb","knobs":[{"name":"binlog_order_commits","value":"OFF"}],"rep":1,"state":"ok","dir":"cells/03-innodb-r2"}]}`
-	if err := os.WriteFile(filepath.Join(dir, FileMatrix), []byte(m), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, load.FileMatrix), []byte(m), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	rep := build(t, Options{}, dir)
@@ -355,7 +356,7 @@ func TestGenerateWritesFiles(t *testing.T) {
 		r, _ := filepath.Rel(out, p)
 		rel = append(rel, r)
 	}
-	want := []string{"results.csv", FileConfigurationsCSV, FileHostsCSV, FileTablesCSV, FileWhy, "plots/pure-random-writes-throughput.svg", "plots/pure-random-writes-latency.svg",
+	want := []string{"results.csv", load.FileConfigurationsCSV, load.FileHostsCSV, FileTablesCSV, load.FileWhy, "plots/pure-random-writes-throughput.svg", "plots/pure-random-writes-latency.svg",
 		"plots/pure-random-writes-lag.svg", "plots/pure-random-writes-comparison.svg", "report.md"}
 	if !reflect.DeepEqual(rel, want) {
 		t.Errorf("written %q, want %q", rel, want)
@@ -365,7 +366,7 @@ func TestGenerateWritesFiles(t *testing.T) {
 			t.Errorf("%s: %v", p, err)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(out, FileHTML)); err == nil {
+	if _, err := os.Stat(filepath.Join(out, load.FileHTML)); err == nil {
 		t.Error("report.html written though not asked for")
 	}
 	if _, err := ParseFormats("md,pdf"); err == nil {
@@ -401,12 +402,12 @@ func TestRefusesIncomparable(t *testing.T) {
 	// The matrix fixture's first cell ran 15 s, the others 10 s; the
 	// legacy log is sysbench 0.5. Without --allow-mixed: refused, naming
 	// both differences and the runs on each side.
-	in, err := Load([]string{matrixDir, "testdata/parse/legacy-0.5.json"})
+	in, err := load.Load([]string{matrixDir, "testdata/parse/legacy-0.5.json"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, err = Build(in, Options{})
-	var ie *InputError
+	var ie *load.InputError
 	if !errors.As(err, &ie) {
 		t.Fatalf("err = %v, want an InputError", err)
 	}
@@ -427,9 +428,9 @@ func TestRefusesIncomparable(t *testing.T) {
 	}
 }
 
-func mustLoad(t *testing.T, paths ...string) *Input {
+func mustLoad(t *testing.T, paths ...string) *load.Input {
 	t.Helper()
-	in, err := Load(paths)
+	in, err := load.Load(paths)
 	if err != nil {
 		t.Fatal(err)
 	}

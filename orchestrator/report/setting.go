@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
 // setting says what was run, on what, in three or four lines under the
@@ -17,7 +19,7 @@ func (rep *Report) setting(t *Table) []string {
 	if l := t.serversLine(); l != "" {
 		out = append(out, l)
 	}
-	if first := t.firstRunWith(func(r *Run) bool { return len(r.Params) > 0 }); first != nil {
+	if first := t.firstRunWith(func(r *load.Run) bool { return len(r.Params) > 0 }); first != nil {
 		parts := make([]string, len(first.Params))
 		for i, p := range first.Params {
 			parts[i] = p.Name + "=" + p.Value
@@ -77,21 +79,21 @@ func (t *Table) serversLine() string {
 	var parts []string
 	switch {
 	case len(byServer) > 0:
-		vs := sortedKeys(byServer)
+		vs := load.SortedKeys(byServer)
 		for i, v := range vs {
 			vs[i] = v + " (" + holdersText(byServer[v], len(clusters) > 1) + ")"
 		}
 		s := "Servers: " + strings.Join(vs, ", ")
 		if len(engines) > 0 {
 			// An engine's own version (TokuDB's is not the server's).
-			s += " with " + strings.Join(sortedKeys(engines), ", ")
+			s += " with " + strings.Join(load.SortedKeys(engines), ", ")
 		}
 		if len(semi) > 0 {
-			s += ", " + strings.Join(sortedKeys(semi), ", ")
+			s += ", " + strings.Join(load.SortedKeys(semi), ", ")
 		}
 		parts = append(parts, s)
 	case len(topo) > 0:
-		parts = append(parts, "Servers: "+strings.Join(sortedKeys(topo), "; ")+" (versions not recorded)")
+		parts = append(parts, "Servers: "+strings.Join(load.SortedKeys(topo), "; ")+" (versions not recorded)")
 	}
 	var ran string
 	if len(starts) > 0 {
@@ -115,13 +117,13 @@ func (t *Table) serversLine() string {
 		if ran == "" {
 			ran = "ran"
 		}
-		ran += " on " + word + strings.Join(sortedKeys(clusters), ", ")
+		ran += " on " + word + strings.Join(load.SortedKeys(clusters), ", ")
 	}
 	if ran != "" {
 		parts = append(parts, ran)
 	}
 	if len(clients) > 0 {
-		parts = append(parts, "client "+strings.Join(sortedKeys(clients), ", "))
+		parts = append(parts, "client "+strings.Join(load.SortedKeys(clients), ", "))
 	}
 	s := strings.Join(parts, "; ")
 	if s == "" {
@@ -142,7 +144,7 @@ func holdersText(hs []serverHolder, byCluster bool) string {
 		groups[h.cluster] = append(groups[h.cluster], h)
 	}
 	var out []string
-	for _, cl := range sortedKeys(groups) {
+	for _, cl := range load.SortedKeys(groups) {
 		masters, replicas := 0, 0
 		var others []string
 		for _, h := range groups[cl] {
@@ -183,10 +185,10 @@ func holdersText(hs []serverHolder, byCluster bool) string {
 func (t *Table) hostLines() []string {
 	r := t.baselineRun()
 	if r == nil || r.Evidence == nil || len(r.Evidence.Facts) == 0 {
-		r = t.firstRunWith(func(r *Run) bool { return r.Evidence != nil && len(r.Evidence.Facts) > 0 })
+		r = t.firstRunWith(func(r *load.Run) bool { return r.Evidence != nil && len(r.Evidence.Facts) > 0 })
 	}
 	if r == nil {
-		if t.firstRunWith(func(r *Run) bool { return r.Evidence != nil }) != nil {
+		if t.firstRunWith(func(r *load.Run) bool { return r.Evidence != nil }) != nil {
 			return []string{"Hosts: hardware not recorded (no host facts in the runs' manifests)"}
 		}
 		return nil

@@ -2,10 +2,8 @@ package report
 
 import (
 	"errors"
-	"math"
 
-	"gonum.org/v1/gonum/stat"
-
+	"github.com/orch-bench/orch/orchestrator/report/load"
 	"github.com/orch-bench/orch/orchestrator/stats"
 )
 
@@ -55,7 +53,7 @@ var (
 // which does not assume equal variances: engines and settings differ in
 // how steady they are as much as in how fast. NaN values are skipped.
 func Welch(a, b []float64) (TTest, error) {
-	a, b = finite(a), finite(b)
+	a, b = load.Finite(a), load.Finite(b)
 	if len(a) < 2 || len(b) < 2 {
 		return TTest{}, ErrTooFew
 	}
@@ -67,15 +65,4 @@ func Welch(a, b []float64) (TTest, error) {
 		return TTest{}, err
 	}
 	return TTest{T: t.T, DF: t.DF, P: t.P}, nil
-}
-
-func finite(xs []float64) []float64 { return stats.Finite(xs) }
-
-// meanOf is the mean of the finite values, NaN when there are none.
-func meanOf(xs []float64) float64 {
-	xs = finite(xs)
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	return stat.Mean(xs, nil)
 }

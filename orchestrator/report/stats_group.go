@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/orch-bench/orch/orchestrator/report/load"
 	"github.com/orch-bench/orch/orchestrator/stats"
 )
 
@@ -34,7 +35,7 @@ type Stats struct {
 	needed int
 
 	// Replica holds the means of the runs' replica figures.
-	Replica ReplicaFigures
+	Replica load.ReplicaFigures
 	// KeptUp: none of the configuration's runs fell behind (each judged
 	// on its own: ReplicaFigures.KeptUp, ReplicaRuns), never its mean
 	// figures; each run's own judgement is in results.csv.
@@ -66,14 +67,14 @@ const (
 // describeMore adds the noise and replica figures of g's runs in the
 // statistics.
 func (t *Table) describeMore(g *Group) {
-	g.Median, g.CV = Median(g.Steady), CV(g.Rate)
+	g.Median, g.CV = load.Median(g.Steady), CV(g.Rate)
 	g.Noisy = !math.IsNaN(g.CV) && g.CV > MaxCV
-	var figs []ReplicaFigures
-	var usable []*Run
+	var figs []load.ReplicaFigures
+	var usable []*load.Run
 	for _, r := range g.Runs {
 		r.Repl = t.runReplicas(r)
 		t.checkInvariants(r)
-		if !r.usable() {
+		if !r.Usable() {
 			continue
 		}
 		g.Warmups = append(g.Warmups, r.WarmupS)
@@ -86,13 +87,13 @@ func (t *Table) describeMore(g *Group) {
 	g.SustainedRate = Describe(g.Sustained)
 	var disk, binlog, relay, amp []float64
 	for _, r := range g.Runs {
-		if r.usable() {
+		if r.Usable() {
 			h := r.Health
 			disk, binlog, relay = append(disk, h.DiskBytes), append(binlog, h.BinlogBytes), append(relay, h.RelayBytes)
-			amp = append(amp, r.spaceAmp())
+			amp = append(amp, spaceAmp(r))
 		}
 	}
-	g.DiskBytes, g.BinlogBytes, g.RelayBytes, g.SpaceAmp = meanOf(disk), meanOf(binlog), meanOf(relay), meanOf(amp)
+	g.DiskBytes, g.BinlogBytes, g.RelayBytes, g.SpaceAmp = load.MeanOf(disk), load.MeanOf(binlog), load.MeanOf(relay), load.MeanOf(amp)
 }
 
 // rowBytes are the logical bytes of one row of a workload's tables, where
@@ -102,7 +103,7 @@ var rowBytes = map[string]float64{"sysbench oltp": 4 + 4 + 120 + 60}
 
 // spaceAmp is the run's tables on disk over the logical bytes of its rows
 // (NaN when either is unknown).
-func (r *Run) spaceAmp() float64 {
+func spaceAmp(r *load.Run) float64 {
 	var tool, test string
 	for _, p := range r.Params {
 		switch p.Name {
@@ -121,12 +122,12 @@ func (r *Run) spaceAmp() float64 {
 
 // runReplicas is a run's replica figures in this table's metric, over
 // its window.
-func (t *Table) runReplicas(r *Run) ReplicaFigures {
+func (t *Table) runReplicas(r *load.Run) load.ReplicaFigures {
 	if r.Bench == nil {
 		return emptyReplicaFigures()
 	}
 	steady, _ := t.steadyOf(r)
-	f := r.replicaFigures(r.Win, steady)
+	f := replicaFigures(r, r.Win, steady)
 	if t.LowerIsBetter && f.Has {
 		// A time metric: the cluster is done when the slowest replica is.
 		runS := r.Bench.DurationS
@@ -137,24 +138,24 @@ func (t *Table) runReplicas(r *Run) ReplicaFigures {
 }
 
 // meanFigures averages each figure over the runs that have it.
-func meanFigures(fs []ReplicaFigures) ReplicaFigures {
+func meanFigures(fs []load.ReplicaFigures) load.ReplicaFigures {
 	out := emptyReplicaFigures()
-	pick := []func(*ReplicaFigures) *float64{
-		func(f *ReplicaFigures) *float64 { return &f.MasterTxPS },
-		func(f *ReplicaFigures) *float64 { return &f.ApplyTxPS },
-		func(f *ReplicaFigures) *float64 { return &f.LagEndTx },
-		func(f *ReplicaFigures) *float64 { return &f.LagEndS },
-		func(f *ReplicaFigures) *float64 { return &f.LagGrowthTxPS },
-		func(f *ReplicaFigures) *float64 { return &f.CatchUpS },
-		func(f *ReplicaFigures) *float64 { return &f.RunS },
-		func(f *ReplicaFigures) *float64 { return &f.Sustained },
+	pick := []func(*load.ReplicaFigures) *float64{
+		func(f *load.ReplicaFigures) *float64 { return &f.MasterTxPS },
+		func(f *load.ReplicaFigures) *float64 { return &f.ApplyTxPS },
+		func(f *load.ReplicaFigures) *float64 { return &f.LagEndTx },
+		func(f *load.ReplicaFigures) *float64 { return &f.LagEndS },
+		func(f *load.ReplicaFigures) *float64 { return &f.LagGrowthTxPS },
+		func(f *load.ReplicaFigures) *float64 { return &f.CatchUpS },
+		func(f *load.ReplicaFigures) *float64 { return &f.RunS },
+		func(f *load.ReplicaFigures) *float64 { return &f.Sustained },
 	}
 	for _, p := range pick {
 		var xs []float64
 		for i := range fs {
 			xs = append(xs, *p(&fs[i]))
 		}
-		*p(&out) = meanOf(xs)
+		*p(&out) = load.MeanOf(xs)
 	}
 	var worst, slowest []string
 	for _, f := range fs {
@@ -192,7 +193,7 @@ func (g *Group) compareWith(b *Group) {
 			g.RatioCIErr = err
 		}
 	}
-	if len(finite(g.Steady)) >= MinMannWhitney && len(finite(b.Steady)) >= MinMannWhitney {
+	if len(load.Finite(g.Steady)) >= MinMannWhitney && len(load.Finite(b.Steady)) >= MinMannWhitney {
 		if u, err := MannWhitney(g.Steady, b.Steady); err == nil {
 			g.UTest = &u
 		}

@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"github.com/orch-bench/orch/orchestrator/report/load"
 	"github.com/orch-bench/orch/orchestrator/stats"
 )
 
@@ -34,7 +35,7 @@ func FiellerCI(a, b []float64) (RatioCI, error) { return FiellerAt(a, b, Alpha) 
 // samples; ErrUnbounded when a side has no finite bound, and the error of
 // stats.Ratio when the baseline's mean is 0.
 func FiellerAt(a, b []float64, alpha float64) (RatioCI, error) {
-	a, b = finite(a), finite(b)
+	a, b = load.Finite(a), load.Finite(b)
 	if len(a) < 2 || len(b) < 2 {
 		return RatioCI{}, ErrTooFew
 	}
@@ -61,21 +62,6 @@ func CV(s Sample) float64 {
 // flagged as noisy (pbench's --max-stddev default).
 const MaxCV = 0.05
 
-// Median of the finite values, NaN when there are none.
-func Median(xs []float64) float64 {
-	xs = finite(xs)
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	s := append([]float64(nil), xs...)
-	slices.Sort(s)
-	m := len(s) / 2
-	if len(s)%2 == 1 {
-		return s[m]
-	}
-	return (s[m-1] + s[m]) / 2
-}
-
 // MinMannWhitney is the smallest n per side for which the report runs a
 // Mann-Whitney test: with fewer, even a complete separation cannot reach
 // p < 0.05 by much and the rank test says little.
@@ -94,7 +80,7 @@ type UTest struct {
 // MannWhitney tests whether a and b come from the same distribution without
 // assuming normality (benchstat's default for benchmark results).
 func MannWhitney(a, b []float64) (UTest, error) {
-	a, b = finite(a), finite(b)
+	a, b = load.Finite(a), load.Finite(b)
 	n1, n2 := len(a), len(b)
 	if n1 < 1 || n2 < 1 {
 		return UTest{}, ErrTooFew

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"math"
 	"testing"
+
+	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
 func TestFiellerHandComputed(t *testing.T) {
@@ -56,9 +58,9 @@ func TestCV(t *testing.T) {
 }
 
 func TestMedian(t *testing.T) {
-	near(t, "odd", Median([]float64{5, 1, 3}), 3, 0)
-	near(t, "even", Median([]float64{4, 1, 3, 2}), 2.5, 0)
-	if !math.IsNaN(Median(nil)) {
+	near(t, "odd", load.Median([]float64{5, 1, 3}), 3, 0)
+	near(t, "even", load.Median([]float64{4, 1, 3, 2}), 2.5, 0)
+	if !math.IsNaN(load.Median(nil)) {
 		t.Error("median of nothing should be NaN")
 	}
 }

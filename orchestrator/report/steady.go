@@ -2,6 +2,8 @@ package report
 
 import (
 	"math"
+
+	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
 // MinDetectPoints is the shortest per-second series warm-up detection
@@ -23,7 +25,7 @@ const MinDetectPoints = 8
 // level, so a dip that recovers within the first half (a shift down and
 // back up: a transient, e.g. an instrument's pause) ends no warm-up.
 // ok is false when the series is too short.
-func DetectWarmup(series []Point) (warmupS float64, ok bool) {
+func DetectWarmup(series []load.Point) (warmupS float64, ok bool) {
 	var ts, vs []float64
 	for _, p := range series {
 		if !math.IsNaN(p.V) && !math.IsInf(p.V, 0) {
@@ -80,7 +82,7 @@ func shiftGain(a, b []float64) float64 {
 	if na == 0 || nb == 0 {
 		return 0
 	}
-	d := meanOf(a) - meanOf(b)
+	d := load.MeanOf(a) - load.MeanOf(b)
 	return na * nb / (na + nb) * d * d
 }
 
@@ -123,15 +125,15 @@ func noiseVariance(xs []float64) float64 {
 	for i := 1; i < len(xs); i++ {
 		d[i-1] = xs[i] - xs[i-1]
 	}
-	med := Median(d)
+	med := load.Median(d)
 	for i := range d {
 		d[i] = math.Abs(d[i] - med)
 	}
-	sigma := Median(d) / 0.6745 / math.Sqrt2
+	sigma := load.Median(d) / 0.6745 / math.Sqrt2
 	if sigma == 0 {
 		// Flat differences (a constant or a perfect ramp): fall back to a
 		// small fraction of the level so only real shifts count.
-		m := meanOf(xs)
+		m := load.MeanOf(xs)
 		sigma = 0.01 * math.Abs(m)
 	}
 	return sigma * sigma

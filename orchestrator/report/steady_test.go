@@ -1,12 +1,16 @@
 package report
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/orch-bench/orch/orchestrator/report/load"
+)
 
 // series builds a per-second series t = 1, 2, ... from values.
-func perSecond(vs ...float64) []Point {
-	out := make([]Point, len(vs))
+func perSecond(vs ...float64) []load.Point {
+	out := make([]load.Point, len(vs))
 	for i, v := range vs {
-		out[i] = Point{float64(i + 1), v}
+		out[i] = load.Point{T: float64(i + 1), V: v}
 	}
 	return out
 }
@@ -75,27 +79,27 @@ func TestWindowExcludesInstrumentSpans(t *testing.T) {
 	// Stack sampling from 10.2 to 16.5 s on the load's clock: the client's
 	// intervals 11..17 touch it and are left out of the steady rate, of
 	// detection and of the window's seconds.
-	var pts []Point
+	var pts []load.Point
 	for i := 1; i <= 20; i++ {
 		v := 3000.0
 		if i >= 11 && i <= 17 {
 			v = 500
 		}
-		pts = append(pts, Point{float64(i), v})
+		pts = append(pts, load.Point{T: float64(i), V: v})
 	}
-	w := Window{FromS: 5, ToS: 20, Excluded: []Span{{From: 10.2, To: 16.5, What: spanStacks, Host: "master", Detail: "gdb"}}, How: "--warmup"}
-	w.setSegs(pts)
-	b := &Bench{rates: map[string]rate{metricWrites: {Series: pts}}}
-	if v, how := b.steady(metricWrites, w); v != 3000 || how != "intervals" {
+	w := load.Window{FromS: 5, ToS: 20, Excluded: []load.Span{{From: 10.2, To: 16.5, What: load.SpanStacks, Host: "master", Detail: "gdb"}}, How: "--warmup"}
+	w.SetSegs(pts)
+	b := &load.Bench{Rates: map[string]load.Rate{load.MetricWrites: {Series: pts}}}
+	if v, how := b.Steady(load.MetricWrites, w); v != 3000 || how != "intervals" {
 		t.Errorf("steady = %v (%s), want 3000 from the intervals outside the span", v, how)
 	}
-	if got := w.lengthS(); got != 8 {
+	if got := lengthS(w); got != 8 {
 		t.Errorf("window covers %v s, want 8 (5-10 and 17-20)", got)
 	}
-	if got := w.excludedText(); got != "excluded 7.0 s (6.3 s of gdb stack sampling on master)" {
+	if got := excludedText(w); got != "excluded 7.0 s (6.3 s of gdb stack sampling on master)" {
 		t.Errorf("excluded: %q", got)
 	}
-	if d, ok := DetectWarmup(w.clean(pts)); !ok || d != 0 {
+	if d, ok := DetectWarmup(clean(w, pts)); !ok || d != 0 {
 		t.Errorf("detection on the cleaned series: %v, %v; want 0 (the pause is not a warm-up)", d, ok)
 	}
 }

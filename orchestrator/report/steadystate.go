@@ -5,6 +5,8 @@ import (
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
 // Steady state is tested, not assumed: each run's window is tested for a
@@ -22,15 +24,15 @@ func (t *Table) testSteady() {
 
 // windowSeries is the run's per-interval rate in the table's metric over
 // its window (the intervals its steady rate is the mean of).
-func (t *Table) windowSeries(r *Run) []Point {
-	rt, ok := r.benchRate(t.Metric)
-	if !ok || rt.plotOnly {
+func (t *Table) windowSeries(r *load.Run) []load.Point {
+	rt, ok := benchRate(r, t.Metric)
+	if !ok || rt.PlotOnly {
 		return nil
 	}
-	step := stepOf(rt.Series)
-	var out []Point
+	step := load.StepOf(rt.Series)
+	var out []load.Point
 	for _, p := range rt.Series {
-		if r.Win.keeps(p.T, step) && !math.IsNaN(p.V) {
+		if r.Win.Keeps(p.T, step) && !math.IsNaN(p.V) {
 			out = append(out, p)
 		}
 	}
@@ -47,7 +49,7 @@ func (t *Table) windowSeries(r *Run) []Point {
 // shifted that way.
 type Phases struct {
 	// Pooled is the test of the runs' mean profile.
-	Pooled Shift
+	Pooled load.Shift
 	// Tested runs (usable, with enough intervals); Shifted among them the
 	// runs whose own best split moves the same way by ShiftMinRel or more
 	// within phaseTol of the pooled shift; Alone those among them whose
@@ -73,9 +75,9 @@ func phaseTol(windowS float64) float64 { return math.Max(3, windowS/5) }
 func (t *Table) phases(g *Group) Phases {
 	p := Phases{Rel: math.NaN(), AtS: math.NaN()}
 	sum, count := map[float64]float64{}, map[float64]int{}
-	var runs []*Run
+	var runs []*load.Run
 	for _, r := range g.Runs {
-		if !r.usable() || !r.Shift.Tested {
+		if !r.Usable() || !r.Shift.Tested {
 			continue
 		}
 		ps := t.windowSeries(r)
@@ -83,7 +85,7 @@ func (t *Table) phases(g *Group) Phases {
 		for _, pt := range ps {
 			vs = append(vs, pt.V)
 		}
-		m := meanOf(vs)
+		m := load.MeanOf(vs)
 		if m == 0 || math.IsNaN(m) {
 			continue
 		}
@@ -95,7 +97,7 @@ func (t *Table) phases(g *Group) Phases {
 		}
 	}
 	p.Tested = len(runs)
-	var pooled []Point
+	var pooled []load.Point
 	var seconds []float64
 	for ts := range count {
 		seconds = append(seconds, ts)
@@ -103,7 +105,7 @@ func (t *Table) phases(g *Group) Phases {
 	sort.Float64s(seconds)
 	for _, ts := range seconds {
 		if count[ts] == p.Tested {
-			pooled = append(pooled, Point{T: ts, V: sum[ts] / float64(p.Tested)})
+			pooled = append(pooled, load.Point{T: ts, V: sum[ts] / float64(p.Tested)})
 		}
 	}
 	p.Pooled = TestShift(pooled)
@@ -180,7 +182,7 @@ func phaseCut(a, b Phases) (float64, bool) {
 func (t *Table) phaseRates(g *Group, cut float64, later bool) []float64 {
 	var out []float64
 	for _, r := range g.Runs {
-		if !r.usable() {
+		if !r.Usable() {
 			continue
 		}
 		var xs []float64
@@ -190,7 +192,7 @@ func (t *Table) phaseRates(g *Group, cut float64, later bool) []float64 {
 			}
 		}
 		if len(xs) >= 2 {
-			out = append(out, meanOf(xs))
+			out = append(out, load.MeanOf(xs))
 		}
 	}
 	return out
@@ -223,10 +225,10 @@ func (t *Table) steadyLine(base, g *Group) string {
 	var phases []string
 	for _, later := range []bool{false, true} {
 		a, b := t.phaseRates(g, cut, later), t.phaseRates(base, cut, later)
-		if len(a) == 0 || len(b) == 0 || meanOf(b) == 0 {
+		if len(a) == 0 || len(b) == 0 || load.MeanOf(b) == 0 {
 			return s + "; too few intervals on one side of the shift for a ratio per phase"
 		}
-		ph := Ratio(meanOf(a) / meanOf(b))
+		ph := Ratio(load.MeanOf(a) / load.MeanOf(b))
 		if ci, err := FiellerCI(a, b); err == nil {
 			ph += ciPhrase(&ci, nil)
 		} else {
@@ -281,7 +283,7 @@ func (rep *Report) steadySummary() string {
 	tested := 0
 	for _, t := range rep.Tables {
 		for _, r := range t.Runs {
-			if r.usable() && r.Shift.Tested {
+			if r.Usable() && r.Shift.Tested {
 				tested++
 			}
 		}

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strconv"
 	"testing"
+
+	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
 // demoRaw builds a report of the demo matrix's four raw client logs
@@ -21,7 +23,7 @@ func demoRaw(t *testing.T, warmupS float64) *Table {
 			t.Fatal(err)
 		}
 	}
-	in, err := LoadLabelled(nil, []LabelGlob{{Name: "innodb", Glob: filepath.Join(dir, "*innodb*")}, {Name: "rocksdb", Glob: filepath.Join(dir, "*rocksdb*")}})
+	in, err := load.LoadLabelled(nil, []load.LabelGlob{{Name: "innodb", Glob: filepath.Join(dir, "*innodb*")}, {Name: "rocksdb", Glob: filepath.Join(dir, "*rocksdb*")}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +87,7 @@ func TestSteadyStateDemoSeries(t *testing.T) {
 				continue
 			}
 			sum, n := 0.0, 0
-			for _, pt := range r.Bench.series(tb.Metric) {
+			for _, pt := range r.Bench.Series(tb.Metric) {
 				if pt.T > warmup && (pt.T > cut) == later {
 					sum += pt.V
 					n++

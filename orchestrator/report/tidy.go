@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
 // The report's data is tidy: one table per kind of observation, each
@@ -34,8 +36,8 @@ type confRow struct {
 // stand-in of NaNs when it has none).
 type runRow struct {
 	confRow
-	r *Run
-	b *Bench
+	r *load.Run
+	b *load.Bench
 }
 
 func (c confRow) base() bool { return c.g == c.t.Baseline }
@@ -95,17 +97,17 @@ var runColumns = []Column[runRow]{
 	{"run", "run id, repetition, how the run ended, whether it counts in the statistics", func(r runRow) string { return r.r.ID }},
 	{"rep", "", func(r runRow) string { return count(r.r.Rep) }},
 	{"state", "", func(r runRow) string { return r.r.State }},
-	{"in_statistics", "", func(r runRow) string { return strconv.FormatBool(r.r.usable()) }},
+	{"in_statistics", "", func(r runRow) string { return strconv.FormatBool(r.r.Usable()) }},
 	{"engine", "the run's engine and knob settings", func(r runRow) string { return r.r.Engine }},
 	{"knobs", "", func(r runRow) string { return r.r.KnobString() }},
 	{"steady_metric", "steady-state figure over the run's window, and whether it is the mean of the `intervals` or the tool's `final` figure",
 		func(r runRow) string { v, _ := r.t.steadyOf(r.r); return f4(v) }},
 	{"steady_source", "", func(r runRow) string { _, how := r.t.steadyOf(r.r); return how }},
-	{"final_metric", "the tool's own whole-run figure", func(r runRow) string { return f(r.b.final(r.t.Metric)) }},
+	{"final_metric", "the tool's own whole-run figure", func(r runRow) string { return f(r.b.Final(r.t.Metric)) }},
 	{"lat_avg_window_ms", "the mean latency in the run's window: client threads over its transaction rate there (Little's law; empty for a --rate run)",
-		func(r runRow) string { return f(r.b.windowLatAvg(r.r.Win)) }},
+		func(r runRow) string { return f(r.b.WindowLatAvg(r.r.Win)) }},
 	{"lat_pctl_window_ms", "the mean of the client's per-interval pNN latency over the run's window (the rank is lat_percentile)",
-		func(r runRow) string { return f(r.b.windowLat(r.r.Win)) }},
+		func(r runRow) string { return f(r.b.WindowLat(r.r.Win)) }},
 	{"whole_run_lat_avg_ms", "the client's whole-run latency summary (warm-up included, so not of the window): average, the percentile's rank (95 for p95) and value, max; error count",
 		func(r runRow) string { return f(r.b.LatAvg) }},
 	{"lat_percentile", "", func(r runRow) string { return count(r.b.Pctl) }},
@@ -138,10 +140,10 @@ var runColumns = []Column[runRow]{
 		func(r runRow) string { return f4(r.r.Repl.CatchUpS) }},
 	{"sustained_metric", "steady x window / (window + catch-up), so never above `steady_metric` (mysqlslap: run + catch-up seconds); whether the replicas kept up",
 		func(r runRow) string { return f4(r.r.Repl.Sustained) }},
-	{"replicas_kept_up", "", func(r runRow) string { return boolText(r.r.Repl.Known(), r.r.Repl.KeptUp()) }},
+	{"replicas_kept_up", "", func(r runRow) string { return boolText(Known(r.r.Repl), KeptUp(r.r.Repl)) }},
 	{"replicas_behind_why", "why the run fell behind (empty when it kept up): a slave's lag grew over the window's last 5 s, never caught up, or caught up too slowly",
 		func(r runRow) string {
-			if !r.r.Repl.Known() || r.r.Repl.KeptUp() {
+			if !Known(r.r.Repl) || KeptUp(r.r.Repl) {
 				return ""
 			}
 			return behindWhy(r.r.Repl)
@@ -157,20 +159,22 @@ var runColumns = []Column[runRow]{
 	{"relay_log_bytes", "", func(r runRow) string { return f(r.r.Health.RelayBytes) }},
 	{"rows", "the master's rows after the run (consistency check); `disk_bytes` / (rows x logical row bytes, 188 for sysbench oltp tables)",
 		func(r runRow) string { return f(r.r.Health.Rows) }},
-	{"space_amp", "", func(r runRow) string { return f4(r.r.spaceAmp()) }},
+	{"space_amp", "", func(r runRow) string { return f4(spaceAmp(r.r)) }},
 	{"cluster", "the run's cluster, in a matrix over several", func(r runRow) string { return r.r.Cluster }},
 	{"window_from_s", "the run's window in the client's seconds, and the seconds of it left out for instrument spans", func(r runRow) string { return f4(r.r.Win.FromS) }},
 	{"window_to_s", "", func(r runRow) string { return f4(r.r.Win.ToS) }},
-	{"window_excluded_s", "", func(r runRow) string { return f4(r.r.Win.excludedS()) }},
+	{"window_excluded_s", "", func(r runRow) string { return f4(excludedS(r.r.Win)) }},
 	{"flags", "the invariants the run violates, `; `-separated (empty: none)", func(r runRow) string { return strings.Join(r.r.Flags, "; ") }},
 	{"shift_found", "the run's own level-shift test over its window (steady state; the report decides on its configuration's runs together): whether a shift of 10% or more is significant, the best split's relative change (later / earlier level - 1) and the client second where the later level begins; empty when the window had too few intervals",
-		func(r runRow) string { return r.shift(func(s Shift) string { return strconv.FormatBool(s.Found) }) }},
-	{"shift_rel", "", func(r runRow) string { return r.shift(func(s Shift) string { return f4(s.Rel) }) }},
-	{"shift_at_s", "", func(r runRow) string { return r.shift(func(s Shift) string { return f4(s.AtS) }) }},
+		func(r runRow) string {
+			return r.shift(func(s load.Shift) string { return strconv.FormatBool(s.Found) })
+		}},
+	{"shift_rel", "", func(r runRow) string { return r.shift(func(s load.Shift) string { return f4(s.Rel) }) }},
+	{"shift_at_s", "", func(r runRow) string { return r.shift(func(s load.Shift) string { return f4(s.AtS) }) }},
 }
 
 // shift is v of the run's level-shift test, empty when it was not tested.
-func (r runRow) shift(v func(Shift) string) string {
+func (r runRow) shift(v func(load.Shift) string) string {
 	if !r.r.Shift.Tested {
 		return ""
 	}
@@ -228,13 +232,13 @@ var confColumns = []Column[confRow]{
 	{"label_replica_apply_tx_per_s", "", func(c confRow) string { return f4(c.g.Replica.ApplyTxPS) }},
 	{"label_catchup_s", "", func(c confRow) string { return f4(c.g.Replica.CatchUpS) }},
 	{"label_sustained_mean_metric", "", func(c confRow) string { return f4(c.g.SustainedRate.Mean) }},
-	{"label_kept_up", "", func(c confRow) string { return boolText(c.g.Replica.Known(), c.g.KeptUp) }},
+	{"label_kept_up", "", func(c confRow) string { return boolText(Known(c.g.Replica), c.g.KeptUp) }},
 	{"sustained_ratio_vs_baseline", "sustained rate ratio (1 for the baseline) and its Fieller CI; slowest replicas' apply rate ratio",
 		func(c confRow) string { return c.vsBase(c.g.SustainedRatio, c.g.SustainedRate.Mean) }},
 	{"sustained_ratio_ci95_low", "", func(c confRow) string { return ciBound(c.g.SustainedCI, c.g.SustainedCIErr, false) }},
 	{"sustained_ratio_ci95_high", "", func(c confRow) string { return ciBound(c.g.SustainedCI, c.g.SustainedCIErr, true) }},
 	{"replica_apply_ratio_vs_baseline", "", func(c confRow) string {
-		if !c.g.Replica.Known() {
+		if !Known(c.g.Replica) {
 			return ""
 		}
 		return c.vsBase(c.g.ApplyRatio, c.g.Replica.ApplyTxPS)
@@ -273,7 +277,7 @@ func (c confRow) phases(v func(Phases) string) string {
 }
 
 // nanBench stands in for a run without benchmark output: every figure NaN.
-var nanBench = &Bench{LatAvg: math.NaN(), LatPct: math.NaN(), LatMax: math.NaN(), Errors: math.NaN(), DurationS: math.NaN()}
+var nanBench = &load.Bench{LatAvg: math.NaN(), LatPct: math.NaN(), LatMax: math.NaN(), Errors: math.NaN(), DurationS: math.NaN()}
 
 func header[T any](cols ...[]Column[T]) []string {
 	var out []string

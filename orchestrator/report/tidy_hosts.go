@@ -5,13 +5,14 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/orch-bench/orch/orchestrator/report/load"
 	"github.com/orch-bench/orch/orchestrator/stacks"
 )
 
 // hostRow is one host's figures in one run (hosts.csv).
 type hostRow struct {
 	t     *Table
-	r     *Run
+	r     *load.Run
 	c     *Cost
 	prof  *stacks.Profile // nil: no stack samples of the host
 	hosts []*Cost         // all the run's hosts, for kernel sharing
@@ -90,7 +91,7 @@ func metricColumns() []Column[hostRow] {
 
 // hostRows are the run's hosts.csv rows (none when the run has no host
 // figures).
-func (t *Table) hostRows(r *Run) []hostRow {
+func (t *Table) hostRows(r *load.Run) []hostRow {
 	if t.Why == nil || t.Why.Runs[r] == nil {
 		return nil
 	}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/orch-bench/orch/orchestrator/report/load"
 	"github.com/orch-bench/orch/orchestrator/stats"
 )
 
@@ -50,7 +51,7 @@ func verdict(t *Table, base, g *Group, noEffect map[string]string) string {
 	sig += ")"
 	var b strings.Builder
 	b.WriteString(g.Label + ": " + t.ratioPhrase(base, g, sig))
-	if g.Replica.Known() && base.Replica.Known() {
+	if Known(g.Replica) && Known(base.Replica) {
 		// The applied ratio is the Replicas line's (one figure, printed
 		// there); here whether the runs kept up.
 		fmt.Fprintf(&b, "; replicas: %s", runsPhrase(g.ReplicaRuns))
@@ -88,7 +89,7 @@ func (t *Table) ratioPhrase(base, g *Group, sig string) string {
 		return fmt.Sprintf("took %s %s's time%s", Ratio(g.Ratio), base.Label, ciPhrase(g.RatioCI, g.RatioCIErr)) + sig
 	}
 	master := fmt.Sprintf("%s %s %s", Ratio(g.Ratio), base.Label, t.Metric)
-	if !g.Replica.Known() || !base.Replica.Known() {
+	if !Known(g.Replica) || !Known(base.Replica) {
 		return master + ciPhrase(g.RatioCI, g.RatioCIErr) + sig
 	}
 	commits := masterCommits(base, g)
@@ -152,7 +153,7 @@ const catchingUp = 0.02
 
 // caughtUpInWindow: the slowest slave's lag fell through the window by
 // more than catchingUp of the master's rate.
-func (f ReplicaFigures) caughtUpInWindow() bool {
+func caughtUpInWindow(f load.ReplicaFigures) bool {
 	return !math.IsNaN(f.LagGrowthTxPS) && f.MasterTxPS > 0 && -f.LagGrowthTxPS > catchingUp*f.MasterTxPS && !math.IsNaN(f.LagEndTx)
 }
 

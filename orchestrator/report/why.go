@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/orch-bench/orch/orchestrator/flavor"
+	"github.com/orch-bench/orch/orchestrator/report/load"
 	"github.com/orch-bench/orch/orchestrator/schema"
 	"github.com/orch-bench/orch/orchestrator/stacks"
 )
@@ -126,30 +127,30 @@ type runWhy struct {
 // client's mean transaction latency in that window (for the semi-sync
 // share; NaN when unknown). Nil when
 // the run has no time series.
-func readRunWhy(dir string, w Window, offset, latUs float64) (*runWhy, error) {
+func readRunWhy(dir string, w load.Window, offset, latUs float64) (*runWhy, error) {
 	if dir == "" {
 		return nil, nil
 	}
-	var man manifestDoc
-	if _, err := readJSON(filepath.Join(dir, schema.FileManifest), &man); err != nil {
+	var man load.ManifestDoc
+	if _, err := load.ReadJSON(filepath.Join(dir, schema.FileManifest), &man); err != nil {
 		return nil, err
 	}
 	out := &runWhy{}
 	for _, h := range man.Inventory.Hosts {
-		my, err := readSeries(filepath.Join(dir, schema.TimeseriesMySQL(h.Name)))
+		my, err := load.ReadSeries(filepath.Join(dir, schema.TimeseriesMySQL(h.Name)))
 		if err != nil {
 			return nil, err
 		}
-		osr, err := readSeries(filepath.Join(dir, schema.TimeseriesOS(h.Name)))
+		osr, err := load.ReadSeries(filepath.Join(dir, schema.TimeseriesOS(h.Name)))
 		if err != nil {
 			return nil, err
 		}
 		if my == nil && osr == nil {
 			continue
 		}
-		for _, s := range []*series{my, osr} {
+		for _, s := range []*load.Series{my, osr} {
 			if s != nil {
-				s.offset, s.applier = offset, h.Role == "slave"
+				s.Offset, s.Applier = offset, h.Role == "slave"
 			}
 		}
 		c := hostCost(h.Name, h.Role, my, osr, w, latUs)
@@ -164,7 +165,7 @@ func readRunWhy(dir string, w Window, offset, latUs float64) (*runWhy, error) {
 	files, _ := filepath.Glob(filepath.Join(dir, "stacks", "*.json"))
 	for _, f := range files {
 		var p stacks.Profile
-		if ok, err := readJSON(f, &p); err == nil && ok && p.Samples > 0 {
+		if ok, err := load.ReadJSON(f, &p); err == nil && ok && p.Samples > 0 {
 			out.Profiles = append(out.Profiles, &p)
 		}
 	}
@@ -174,16 +175,16 @@ func readRunWhy(dir string, w Window, offset, latUs float64) (*runWhy, error) {
 	return out, nil
 }
 
-func hostCost(name, role string, my, osr *series, w Window, latUs float64) *Cost {
+func hostCost(name, role string, my, osr *load.Series, w load.Window, latUs float64) *Cost {
 	c := &Cost{Host: name, Role: role, FsyncParts: map[string]float64{}}
 	nan := math.NaN()
 	c.Tx, c.Seconds, c.TPS = nan, nan, nan
 	c.CPUUs, c.CS, c.ReadKiB, c.WriteKiB, c.Fsync, c.BinlogBytes, c.BinlogGroups, c.SemisyncShare = nan, nan, nan, nan, nan, nan, nan, nan
-	if tx, secs, ok := my.total("gtid_tx_ps", w); ok && tx > 0 && secs > 0 {
+	if tx, secs, ok := my.Total("gtid_tx_ps", w); ok && tx > 0 && secs > 0 {
 		c.Tx, c.Seconds, c.TPS = tx, secs, tx/secs
 	}
-	per := func(s *series, col string, scale float64) float64 {
-		v, _, ok := s.total(col, w)
+	per := func(s *load.Series, col string, scale float64) float64 {
+		v, _, ok := s.Total(col, w)
 		if !ok || math.IsNaN(c.Tx) {
 			return nan
 		}
@@ -207,12 +208,12 @@ func hostCost(name, role string, my, osr *series, w Window, latUs float64) *Cost
 		c.Engine = engineCounters(func(col string, scale float64) float64 { return per(my, col, scale) })
 		c.BinlogBytes = per(my, "binlog_bytes_written_bps", 1)
 		c.BinlogGroups = per(my, "binlog_group_commits_ps", 1)
-		c.ThreadsRunning = my.mean("threads_running", w)
+		c.ThreadsRunning = my.Mean("threads_running", w)
 		if role == "master" && latUs > 0 {
 			// Total ACK wait: the interval's average wait x commits that
 			// waited (acknowledged ones).
-			wait, _, ok := my.integral(w, func(r []string) float64 {
-				return my.value(r, "semisync_avg_wait_us") * my.value(r, "semisync_yes_tx_ps")
+			wait, _, ok := my.Integral(w, func(r []string) float64 {
+				return my.Value(r, "semisync_avg_wait_us") * my.Value(r, "semisync_yes_tx_ps")
 			}, true)
 			if ok && !math.IsNaN(c.Tx) {
 				c.SemisyncShare = wait / c.Tx / latUs
@@ -231,18 +232,18 @@ func hostCost(name, role string, my, osr *series, w Window, latUs float64) *Cost
 	}
 	c.ReadKiB = per(osr, "server_read_bps", 1.0/1024)
 	c.WriteKiB = per(osr, "server_write_bps", 1.0/1024)
-	c.NCPU = osr.mean("ncpu", w)
+	c.NCPU = osr.Mean("ncpu", w)
 	cores := func(us float64) float64 { return us / 1e6 / c.NCPU }
-	c.ServerCPU = cores(osr.mean("server_cpu_us_ps", w))
-	c.HostCPU = (100 - osr.mean("cpu_idle_pct", w)) / 100
-	c.RunQueue, c.RunQueueP90 = osr.spread("procs_running", w)
-	c.ServerRunnable = osr.mean("server_threads_runnable", w)
-	c.DiskBusy = osr.mean("disk_util_pct", w) / 100
-	c.ClientCPU = cores(osr.mean("client_cpu_us_ps", w))
-	c.BoxCPU = cores(osr.mean("box_cpu_us_ps", w))
-	c.BoxRunQueue, c.BoxRunQueueP90 = osr.spread("box_tasks_runnable", w)
-	c.SamplerCPU = cores(osr.mean("sampler_cpu_us_ps", w))
-	c.IOWait = osr.mean("cpu_iowait_pct", w) / 100
+	c.ServerCPU = cores(osr.Mean("server_cpu_us_ps", w))
+	c.HostCPU = (100 - osr.Mean("cpu_idle_pct", w)) / 100
+	c.RunQueue, c.RunQueueP90 = osr.Spread("procs_running", w)
+	c.ServerRunnable = osr.Mean("server_threads_runnable", w)
+	c.DiskBusy = osr.Mean("disk_util_pct", w) / 100
+	c.ClientCPU = cores(osr.Mean("client_cpu_us_ps", w))
+	c.BoxCPU = cores(osr.Mean("box_cpu_us_ps", w))
+	c.BoxRunQueue, c.BoxRunQueueP90 = osr.Spread("box_tasks_runnable", w)
+	c.SamplerCPU = cores(osr.Mean("sampler_cpu_us_ps", w))
+	c.IOWait = osr.Mean("cpu_iowait_pct", w) / 100
 	return c
 }
 
@@ -265,7 +266,7 @@ func meanCost(cs []*Cost) *Cost {
 				vals = append(vals, v)
 			}
 		}
-		*dst[i] = meanOf(vals)
+		*dst[i] = load.MeanOf(vals)
 	}
 	out.FsyncParts = meanParts(cs, func(c *Cost) map[string]float64 { return c.FsyncParts })
 	out.Engine = meanParts(cs, func(c *Cost) map[string]float64 { return c.Engine })
@@ -282,7 +283,7 @@ func meanParts(cs []*Cost, of func(*Cost) map[string]float64) map[string]float64
 	}
 	out := map[string]float64{}
 	for k, v := range parts {
-		out[k] = meanOf(v)
+		out[k] = load.MeanOf(v)
 	}
 	return out
 }

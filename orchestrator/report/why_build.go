@@ -7,13 +7,14 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/orch-bench/orch/orchestrator/report/load"
 	"github.com/orch-bench/orch/orchestrator/stacks"
 )
 
 // buildWhy computes the table's "where the time went" from its runs'
 // directories; nil when no run has time series (parse output, old runs).
 func (t *Table) buildWhy() *Why {
-	w := &Why{Runs: map[*Run]*runWhy{}}
+	w := &Why{Runs: map[*load.Run]*runWhy{}}
 	for _, g := range t.Groups {
 		gw := &GroupWhy{Label: g.Label, Ratio: g.Ratio, ApplyTxPS: g.Replica.ApplyTxPS, Profiles: map[string]*stacks.Profile{},
 			SidePosition: t.sidePosition(g.Label)}
@@ -29,10 +30,10 @@ func (t *Table) buildWhy() *Why {
 		var boxOrder []string
 		profiles := map[string][]*stacks.Profile{}
 		for _, r := range g.Runs {
-			if !r.usable() || r.Dir == "" {
+			if !r.Usable() || r.Dir == "" {
 				continue
 			}
-			rw, err := readRunWhy(r.Dir, r.Win, r.LoadOffsetS, r.Bench.windowLatAvg(r.Win)*1000)
+			rw, err := readRunWhy(r.Dir, r.Win, r.LoadOffsetS, r.Bench.WindowLatAvg(r.Win)*1000)
 			if err != nil {
 				w.Notes = append(w.Notes, fmt.Sprintf("%s: %v", r.ID, err))
 				continue

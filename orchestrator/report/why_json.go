@@ -9,10 +9,6 @@ import (
 	"github.com/orch-bench/orch/orchestrator/stacks"
 )
 
-// FileWhy is the machine-readable "Where the time went": the figures of
-// hosts.csv and the tables, with the sentences they make.
-const FileWhy = "why.json"
-
 // Schema versions of the JSON files the report writes (schema_version):
 // raised when a key is renamed or changes meaning. why.json 2: the host
 // figures' keys carry their units (host_tx_per_s, *_frac).
@@ -116,7 +112,7 @@ func (rep *Report) WriteWhyJSON(w io.Writer) error {
 				continue
 			}
 			rj := schema.WhyRun{Run: r.ID, Label: r.Label, Flags: r.Flags, Window: map[string]any{"from_s": jsonNum(r.Win.FromS), "to_s": jsonNum(r.Win.ToS),
-				"how": r.Win.How, "excluded_s": jsonNum(r.Win.excludedS()), "client_offset_s": jsonNum(r.Win.ClientOffsetS),
+				"how": r.Win.How, "excluded_s": jsonNum(excludedS(r.Win)), "client_offset_s": jsonNum(r.Win.ClientOffsetS),
 				"client_offset_how": map[bool]string{true: "load start", false: "fit"}[r.Win.LoadQuiet]}}
 			for _, c := range rw.Hosts {
 				rj.Hosts = append(rj.Hosts, costJSON(c))

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/orch-bench/orch/orchestrator/report/load"
 	"github.com/orch-bench/orch/orchestrator/stacks"
 )
 
@@ -15,7 +16,7 @@ type Why struct {
 	Groups []*GroupWhy
 	Base   *GroupWhy
 	// Runs holds each run's own figures, for results.csv.
-	Runs map[*Run]*runWhy
+	Runs map[*load.Run]*runWhy
 	// Notes say what could not be read.
 	Notes []string
 }
@@ -89,7 +90,7 @@ func clientBound(lb *Cost) (bool, string) {
 
 // cpuBusy is a host's CPU saturation figure: the larger of the server's
 // share of the cores and the whole host's busy share.
-func cpuBusy(c *Cost) float64 { return maxNaN(c.ServerCPU, c.HostCPU) }
+func cpuBusy(c *Cost) float64 { return load.MaxNaN(c.ServerCPU, c.HostCPU) }
 
 // diffs lists the per-transaction metrics whose ratio lies outside the
 // marks, largest first (by |log ratio|), ignoring values both under the

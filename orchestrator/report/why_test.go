@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orch-bench/orch/orchestrator/report/load"
 	"github.com/orch-bench/orch/orchestrator/stacks"
 )
 
@@ -206,7 +207,7 @@ func TestReadRunWhy(t *testing.T) {
 		"x,2,1,50,100\nx,3,1,50,100\n")
 	write("timeseries/lb-os.csv", "t,elapsed_s,interval_s,ncpu,client_cpu_us_ps,box_cpu_us_ps,box_tasks_runnable\n"+
 		"x,2,1,2,1800000,1900000,3\nx,3,1,2,1900000,1950000,5\n")
-	rw, err := readRunWhy(dir, loadWindow(1, 3), 0, 1000)
+	rw, err := readRunWhy(dir, load.LoadWindow(1, 3), 0, 1000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +248,7 @@ func TestReadRunWhy(t *testing.T) {
 	// run above, an older one, had their two parts.
 	write("timeseries/m-os.csv", "t,elapsed_s,interval_s,ncpu,server_cpu_us_ps,server_cs_ps\n"+
 		"x,1,1,2,9,9\nx,2,1,2,1000000,600\nx,3,1,2,1400000,400\nx,4,1,2,9,9\n")
-	if rw, err = readRunWhy(dir, loadWindow(1, 3), 0, 1000); err != nil {
+	if rw, err = readRunWhy(dir, load.LoadWindow(1, 3), 0, 1000); err != nil {
 		t.Fatal(err)
 	}
 	near("cs_per_tx from server_cs_ps", rw.Hosts[0].CS, 1000.0/200)
@@ -300,7 +301,7 @@ func TestWhyCSVRows(t *testing.T) {
 	for _, r := range rows[1:] {
 		perRun[r[col["run"]]] = append(perRun[r[col["run"]]], r[col["host"]]+"/"+r[col["host_role"]])
 		if r[col["run"]] == "01-innodb-r1" && r[col["host"]] == "slave1" {
-			var run *Run
+			var run *load.Run
 			for _, x := range tb.Runs {
 				if x.ID == "01-innodb-r1" {
 					run = x

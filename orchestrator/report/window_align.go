@@ -3,6 +3,8 @@ package report
 import (
 	"math"
 	"sort"
+
+	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
 // The client's clock is not the monitors': sysbench counts its intervals
@@ -31,9 +33,9 @@ const (
 
 // commitSeries is the client's per-interval transaction rate (nil when it
 // printed none): one commit on the master per transaction.
-func (r *Run) commitSeries() []Point {
-	rt, ok := r.benchRate(metricTPS)
-	if !ok || rt.plotOnly {
+func commitSeries(r *load.Run) []load.Point {
+	rt, ok := benchRate(r, load.MetricTPS)
+	if !ok || rt.PlotOnly {
 		return nil
 	}
 	return rt.Series
@@ -48,12 +50,12 @@ func (r *Run) commitSeries() []Point {
 // intervals, or when the master did not commit about one transaction per
 // client transaction (a read-only load: nothing to align on). fromStart
 // says it was read from the load's start.
-func alignOffset(client []Point, master *series) (d float64, fromStart bool) {
-	cum := master.cumulative(master.reader("gtid_tx_ps"))
+func alignOffset(client []load.Point, master *load.Series) (d float64, fromStart bool) {
+	cum := master.Cumulative(master.Reader("gtid_tx_ps"))
 	if len(cum) < 2 || len(client) == 0 {
 		return 0, false
 	}
-	step := stepOf(client)
+	step := load.StepOf(client)
 	// Read from the start first: it needs no more than two intervals (a
 	// 3 s run has three), where a fit needs five.
 	if d, ok := startOffset(client, cum, step); ok {
@@ -62,15 +64,15 @@ func alignOffset(client []Point, master *series) (d float64, fromStart bool) {
 	if len(client) < minAlignPoints {
 		return 0, false
 	}
-	lo, hi := cum[0].t, cum[len(cum)-1].t
+	lo, hi := cum[0].T, cum[len(cum)-1].T
 	fit := func(d float64) (sse, clientTx, masterTx float64, n int) {
 		for _, p := range client {
 			a, b := p.T-step+d, p.T+d
 			if math.IsNaN(p.V) || a < lo || b > hi {
 				continue
 			}
-			ca, _ := cumAt(cum, a)
-			cb, _ := cumAt(cum, b)
+			ca, _ := load.CumAt(cum, a)
+			cb, _ := load.CumAt(cum, b)
 			e := p.V*step - (cb - ca)
 			sse, clientTx, masterTx, n = sse+e*e, clientTx+p.V*step, masterTx+cb-ca, n+1
 		}
@@ -108,7 +110,7 @@ func alignOffset(client []Point, master *series) (d float64, fromStart bool) {
 // least minStartReadings readings agree (their middle half within
 // startAgreeS), which they do not when the master commits more or fewer
 // transactions than the client counts: the readings drift.
-func startOffset(client []Point, cum []cumPoint, step float64) (float64, bool) {
+func startOffset(client []load.Point, cum []load.CumPoint, step float64) (float64, bool) {
 	var ds []float64
 	count := 0.0
 	for i, p := range client {
@@ -119,8 +121,8 @@ func startOffset(client []Point, cum []cumPoint, step float64) (float64, bool) {
 		// Not in the master's last sample: the monitors' sample at Stop
 		// holds the load's end and idle time after it, so a count reached
 		// there reads late.
-		t, ok := cumTime(cum, cum[0].c+count)
-		if !ok || t > cum[len(cum)-2].t {
+		t, ok := cumTime(cum, cum[0].C+count)
+		if !ok || t > cum[len(cum)-2].T {
 			break
 		}
 		ds = append(ds, t-p.T)
@@ -134,7 +136,7 @@ func startOffset(client []Point, cum []cumPoint, step float64) (float64, bool) {
 	if n%2 == 0 {
 		med = (ds[n/2-1] + ds[n/2]) / 2
 	}
-	if q3-q1 > startAgreeS || med < cum[0].t || med < minClientOffsetS || med > maxClientOffsetS {
+	if q3-q1 > startAgreeS || med < cum[0].T || med < minClientOffsetS || med > maxClientOffsetS {
 		return 0, false
 	}
 	return math.Round(med*100) / 100, true
@@ -142,14 +144,14 @@ func startOffset(client []Point, cum []cumPoint, step float64) (float64, bool) {
 
 // cumTime is the load time at which the cumulative count first reaches c,
 // interpolated between samples; false when the series never does.
-func cumTime(pts []cumPoint, c float64) (float64, bool) {
+func cumTime(pts []load.CumPoint, c float64) (float64, bool) {
 	for i := 1; i < len(pts); i++ {
 		a, b := pts[i-1], pts[i]
-		if b.c >= c && b.c > a.c {
-			if c <= a.c {
-				return a.t, true
+		if b.C >= c && b.C > a.C {
+			if c <= a.C {
+				return a.T, true
 			}
-			return a.t + (c-a.c)/(b.c-a.c)*(b.t-a.t), true
+			return a.T + (c-a.C)/(b.C-a.C)*(b.T-a.T), true
 		}
 	}
 	return 0, false

@@ -6,6 +6,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
 // Ratio formats a ratio with three significant digits, the one form of
@@ -173,12 +175,12 @@ func semiText(fallbackS, noTx float64) string {
 }
 
 // steadyText says where a run's steady-state figure comes from.
-func steadyText(how string, r *Run) string {
+func steadyText(how string, r *load.Run) string {
 	switch how {
 	case "intervals":
-		return "mean of intervals in " + r.Win.text() + r.printedText()
+		return "mean of intervals in " + windowText(r.Win) + printedText(r)
 	case "final":
-		if r.Bench != nil && len(r.Bench.rates[r.tableMetric].Series) == 0 {
+		if r.Bench != nil && len(r.Bench.Rates[r.TableMetric].Series) == 0 {
 			return "the tool's figure (no intervals)"
 		}
 		return "final report (no interval after the warm-up)"
@@ -207,7 +209,7 @@ func (rep *Report) Summary() string {
 		bl := t.Baseline
 		fmt.Fprintf(&b, "%s (%s, %s): baseline %s: ", t.Workload, t.Tool, t.metricWords(), bl.Label)
 		b.WriteString(t.levelText(bl))
-		if bl.Replica.Known() {
+		if Known(bl.Replica) {
 			b.WriteString("; " + replicaText(bl))
 		}
 		b.WriteString("\n")
@@ -223,14 +225,14 @@ func (rep *Report) Summary() string {
 			fmt.Fprintf(&b, "  %s\n", l)
 		}
 		for _, r := range t.Runs {
-			if r.usable() && len(r.Flags) > 0 {
+			if r.Usable() && len(r.Flags) > 0 {
 				fmt.Fprintf(&b, "  flagged: %s: %s\n", r.ID, strings.Join(r.Flags, "; "))
 			}
 		}
 		// Runs left out still have figures worth a glance (an interrupted
 		// run reported alone would otherwise show nothing).
 		for _, r := range t.Runs {
-			if r.usable() {
+			if r.Usable() {
 				continue
 			}
 			state := r.State
@@ -240,7 +242,7 @@ func (rep *Report) Summary() string {
 			if r.Error != "" && r.Error != state {
 				state += ": " + r.Error
 			}
-			if r.Bench == nil && r.State == stateOK {
+			if r.Bench == nil && r.State == load.StateOK {
 				state += ": no benchmark result"
 			}
 			fmt.Fprintf(&b, "  not in the statistics: %s (%s)", r.ID, state)
@@ -257,12 +259,12 @@ func (rep *Report) Summary() string {
 // fewer interval lines than its run's length holds (the last one races the
 // run's end and is often lost: not flagged, but not hidden either); "" when
 // it printed them all or the length is unknown.
-func (r *Run) printedText() string {
-	rt, ok := r.benchRate(r.tableMetric)
-	if !ok || rt.plotOnly || len(rt.Series) == 0 || r.Bench == nil || math.IsNaN(r.Bench.DurationS) {
+func printedText(r *load.Run) string {
+	rt, ok := benchRate(r, r.TableMetric)
+	if !ok || rt.PlotOnly || len(rt.Series) == 0 || r.Bench == nil || math.IsNaN(r.Bench.DurationS) {
 		return ""
 	}
-	of := int(math.Floor(r.Bench.DurationS/stepOf(rt.Series) + 0.01))
+	of := int(math.Floor(r.Bench.DurationS/load.StepOf(rt.Series) + 0.01))
 	if n := len(rt.Series); n < of {
 		return fmt.Sprintf(", %d/%d interval lines printed", n, of)
 	}

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
 func TestWording(t *testing.T) {
@@ -76,10 +78,10 @@ func TestSummary(t *testing.T) {
 }
 
 func TestReplicaVerdict(t *testing.T) {
-	kept := ReplicaFigures{Has: true, MasterTxPS: 3500, ApplyTxPS: 3490, EndSlopeTxPS: -37, CatchUpS: 0.001, RunS: 20, PeakLagTx: 900, PeakAtS: 12, PeakFromS: 10, PeakHost: "slave1"}
+	kept := load.ReplicaFigures{Has: true, MasterTxPS: 3500, ApplyTxPS: 3490, EndSlopeTxPS: -37, CatchUpS: 0.001, RunS: 20, PeakLagTx: 900, PeakAtS: 12, PeakFromS: 10, PeakHost: "slave1"}
 	base := &Group{Label: "innodb", Rate: Sample{N: 3, Mean: 3500, SD: 20}, Stats: Stats{Replica: kept, KeptUp: true, CV: 20.0 / 3500,
 		ReplicaRuns: judgeRuns(runsWith("i", kept, kept, kept))}}
-	behind := ReplicaFigures{Has: true, MasterTxPS: 2765, ApplyTxPS: 872.5, EndSlopeTxPS: 2600, EndLagTx: 39000, EndBehind: true, CatchUpS: 38, RunS: 20,
+	behind := load.ReplicaFigures{Has: true, MasterTxPS: 2765, ApplyTxPS: 872.5, EndSlopeTxPS: 2600, EndLagTx: 39000, EndBehind: true, CatchUpS: 38, RunS: 20,
 		PeakLagTx: 39000, PeakAtS: 20, PeakFromS: 6, PeakHost: "slave2"}
 	rr := judgeRuns(runsWith("r", kept, behind, kept))
 	g := &Group{Label: "rocksdb", Rate: Sample{N: 3, Mean: 2765, SD: 30}, Ratio: 0.79, Test: &TTest{P: 0.003},
@@ -116,10 +118,10 @@ func TestReplicaVerdict(t *testing.T) {
 	}
 	g.Replica.MasterTxPS = 2765
 	// Catch-up alone: 3 s after a 20 s run is 15% > 10%.
-	if (ReplicaFigures{Has: true, MasterTxPS: 100, CatchUpS: 3, RunS: 20}).KeptUp() {
+	if KeptUp((load.ReplicaFigures{Has: true, MasterTxPS: 100, CatchUpS: 3, RunS: 20})) {
 		t.Error("catch-up of 15% of the run counts as kept up")
 	}
-	if !(ReplicaFigures{Has: true, MasterTxPS: 100, EndSlopeTxPS: 4, CatchUpS: 1.9, RunS: 20}).KeptUp() {
+	if !KeptUp((load.ReplicaFigures{Has: true, MasterTxPS: 100, EndSlopeTxPS: 4, CatchUpS: 1.9, RunS: 20})) {
 		t.Error("lag growth 4% and catch-up 9.5% count as not kept up")
 	}
 }
@@ -129,22 +131,22 @@ func TestReplicaVerdict(t *testing.T) {
 // failure; each run's lag was shrinking over its window's last 5 s, so
 // every run kept up, and the mean of their slopes is printed nowhere.
 func TestKeptUpJudgedPerRun(t *testing.T) {
-	var figs []ReplicaFigures
+	var figs []load.ReplicaFigures
 	for i, whole := range []float64{195, 1.7, 1123, -37} {
 		// Lag rising through the window, then falling over its last 5 s.
-		var pts []Point
+		var pts []load.Point
 		for s := 0; s <= 15; s++ {
 			v := whole * float64(s)
 			if s > 10 {
 				v = whole*10 - 400*float64(s-10)
 			}
-			pts = append(pts, Point{float64(s), math.Max(0, v)})
+			pts = append(pts, load.Point{T: float64(s), V: math.Max(0, v)})
 		}
 		slope, lag, behind := endTrend(pts, 6000, 15)
 		if behind || slope > 0 {
 			t.Errorf("run %d: end slope %.0f, lag %.0f, behind %v", i, slope, lag, behind)
 		}
-		figs = append(figs, ReplicaFigures{Has: true, MasterTxPS: 6000, RunS: 15, LagGrowthTxPS: whole, EndSlopeTxPS: slope, EndLagTx: lag, EndBehind: behind, CatchUpS: 0.25})
+		figs = append(figs, load.ReplicaFigures{Has: true, MasterTxPS: 6000, RunS: 15, LagGrowthTxPS: whole, EndSlopeTxPS: slope, EndLagTx: lag, EndBehind: behind, CatchUpS: 0.25})
 	}
 	rr := judgeRuns(runsWith("r", figs...))
 	if rr.Behind != 0 || rr.N != 4 {
@@ -156,9 +158,9 @@ func TestKeptUpJudgedPerRun(t *testing.T) {
 	// A lag growing by 800 tx/s at the end to 5,600 behind (1.9 s of a
 	// 3,000 tx/s master's commits, more than 10% of a 15 s window): fell
 	// behind; at 6,000 tx/s (0.9 s of commits) it is a transient.
-	var pts []Point
+	var pts []load.Point
 	for s := 0; s <= 15; s++ {
-		pts = append(pts, Point{float64(s), 800 * math.Max(0, float64(s)-8)})
+		pts = append(pts, load.Point{T: float64(s), V: 800 * math.Max(0, float64(s)-8)})
 	}
 	if _, lag, behind := endTrend(pts, 3000, 15); !behind || lag != 5600 {
 		t.Errorf("growing lag of 5.6k tx at 3k tx/s: behind %v, lag %.0f", behind, lag)
@@ -169,16 +171,16 @@ func TestKeptUpJudgedPerRun(t *testing.T) {
 }
 
 // runsWith makes runs named prefix1, prefix2... with the figures.
-func runsWith(prefix string, figs ...ReplicaFigures) []*Run {
-	var out []*Run
+func runsWith(prefix string, figs ...load.ReplicaFigures) []*load.Run {
+	var out []*load.Run
 	for i, f := range figs {
-		out = append(out, &Run{ID: fmt.Sprintf("%s%d", prefix, i+1), Repl: f})
+		out = append(out, &load.Run{ID: fmt.Sprintf("%s%d", prefix, i+1), Repl: f})
 	}
 	return out
 }
 
 func TestSlapVerdictLowerIsBetter(t *testing.T) {
-	tb := &Table{Metric: metricSeconds, LowerIsBetter: true}
+	tb := &Table{Metric: load.MetricSeconds, LowerIsBetter: true}
 	base := &Group{Label: "slap-innodb", Rate: Sample{N: 1, Mean: 0.084}}
 	g := &Group{Label: "slap-tokudb", Rate: Sample{N: 1, Mean: 0.044}, Ratio: 0.044 / 0.084, TestErr: ErrTooFew}
 	want := "slap-tokudb: took 0.524x slap-innodb's time (n/a (one run)); caveat: n=1, too few runs to judge the noise"

@@ -9,18 +9,7 @@ import (
 	"strings"
 
 	"github.com/orch-bench/orch/orchestrator/atomicfile"
-)
-
-// Files Write produces.
-const (
-	FileMarkdown = "report.md"
-	FileHTML     = "report.html"
-	FileCSV      = "results.csv"
-	// FileHostsCSV has one row per run and host, FileConfigurationsCSV one
-	// per configuration (tidy.go).
-	FileHostsCSV          = "hosts.csv"
-	FileConfigurationsCSV = "configurations.csv"
-	PlotsDir              = "plots"
+	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
 // Formats are the outputs Write produces.
@@ -85,30 +74,30 @@ func (rep *Report) Write(dir string, formats []string) ([]string, error) {
 			for _, t := range rep.Tables {
 				for _, p := range t.Plots {
 					svg := p.SVG
-					if err = put(filepath.Join(PlotsDir, p.Name+".svg"), func(b *bytes.Buffer) error { _, e := b.Write(svg); return e }); err != nil {
+					if err = put(filepath.Join(load.PlotsDir, p.Name+".svg"), func(b *bytes.Buffer) error { _, e := b.Write(svg); return e }); err != nil {
 						return written, err
 					}
 				}
 			}
-			err = put(FileMarkdown, func(b *bytes.Buffer) error { return rep.WriteMarkdown(b) })
+			err = put(load.FileMarkdown, func(b *bytes.Buffer) error { return rep.WriteMarkdown(b) })
 		case FormatHTML:
-			err = put(FileHTML, func(b *bytes.Buffer) error { return rep.WriteHTML(b) })
+			err = put(load.FileHTML, func(b *bytes.Buffer) error { return rep.WriteHTML(b) })
 		case FormatCSV:
-			err = put(FileCSV, func(b *bytes.Buffer) error { return rep.WriteCSV(b) })
+			err = put(load.FileCSV, func(b *bytes.Buffer) error { return rep.WriteCSV(b) })
 			if err == nil {
-				err = put(FileConfigurationsCSV, func(b *bytes.Buffer) error { return rep.WriteConfigurationsCSV(b) })
+				err = put(load.FileConfigurationsCSV, func(b *bytes.Buffer) error { return rep.WriteConfigurationsCSV(b) })
 			}
 			if err == nil {
-				err = put(FileHostsCSV, func(b *bytes.Buffer) error { return rep.WriteHostsCSV(b) })
+				err = put(load.FileHostsCSV, func(b *bytes.Buffer) error { return rep.WriteHostsCSV(b) })
 			}
 			if err == nil {
 				err = put(FileTablesCSV, func(b *bytes.Buffer) error { return rep.WriteTablesCSV(b) })
 			}
 			if err == nil {
-				err = put(FileWhy, func(b *bytes.Buffer) error { return rep.WriteWhyJSON(b) })
+				err = put(load.FileWhy, func(b *bytes.Buffer) error { return rep.WriteWhyJSON(b) })
 			}
 			if err == nil && rep.hasFloors() {
-				err = put(FileNoiseFloor, func(b *bytes.Buffer) error { return rep.WriteNoiseFloorJSON(b) })
+				err = put(load.FileNoiseFloor, func(b *bytes.Buffer) error { return rep.WriteNoiseFloorJSON(b) })
 			}
 		default:
 			err = fmt.Errorf("report: unknown format %q", f)
@@ -125,7 +114,7 @@ func (rep *Report) Write(dir string, formats []string) ([]string, error) {
 // input's directory, else ./report. It returns the report and the paths
 // written.
 func Generate(inputs []string, out string, formats []string, opts Options) (*Report, []string, error) {
-	in, err := LoadLabelled(inputs, opts.Labels)
+	in, err := load.LoadLabelled(inputs, opts.Labels)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -155,7 +144,7 @@ func WrittenLine(paths []string) string {
 	}
 	var dir string
 	for _, p := range paths {
-		if filepath.Base(filepath.Dir(p)) != PlotsDir {
+		if filepath.Base(filepath.Dir(p)) != load.PlotsDir {
 			dir = filepath.Dir(p)
 			break
 		}
@@ -171,7 +160,7 @@ func WrittenLine(paths []string) string {
 	}
 	line := "wrote " + filepath.Join(dir, "{"+strings.Join(names, ",")+"}")
 	if plots > 0 {
-		line += fmt.Sprintf(" and %d plots in %s", plots, filepath.Join(dir, PlotsDir))
+		line += fmt.Sprintf(" and %d plots in %s", plots, filepath.Join(dir, load.PlotsDir))
 	}
 	return line
 }

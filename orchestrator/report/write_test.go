@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
 func TestWrittenLine(t *testing.T) {
@@ -30,7 +32,7 @@ func TestJSONSchemaVersion(t *testing.T) {
 	if err := rep.WriteNoiseFloorJSON(&nf); err != nil {
 		t.Fatal(err)
 	}
-	docs := map[string][]byte{FileNoiseFloor: nf.Bytes()}
+	docs := map[string][]byte{load.FileNoiseFloor: nf.Bytes()}
 	for _, p := range paths {
 		if strings.HasSuffix(p, ".json") {
 			b, err := os.ReadFile(p)
@@ -40,10 +42,10 @@ func TestJSONSchemaVersion(t *testing.T) {
 			docs[filepath.Base(p)] = b
 		}
 	}
-	if _, ok := docs[FileWhy]; !ok {
-		t.Fatalf("no %s among %q", FileWhy, paths)
+	if _, ok := docs[load.FileWhy]; !ok {
+		t.Fatalf("no %s among %q", load.FileWhy, paths)
 	}
-	want := map[string]int{FileWhy: WhySchemaVersion, FileNoiseFloor: NoiseFloorSchemaVersion}
+	want := map[string]int{load.FileWhy: WhySchemaVersion, load.FileNoiseFloor: NoiseFloorSchemaVersion}
 	for name, b := range docs {
 		var doc struct {
 			Schema *int `json:"schema_version"`

@@ -1,10 +1,11 @@
-package report
+package load
 
 import (
-	"github.com/orch-bench/orch/orchestrator/schema"
 	"math"
 	"strings"
 	"time"
+
+	"github.com/orch-bench/orch/orchestrator/schema"
 )
 
 // Run is one benchmark result: a matrix cell, a run directory or one
@@ -41,7 +42,7 @@ type Run struct {
 	// Replicas are the slaves' apply rates, lags and catch-up; master is
 	// the master's mysql.csv (its commit rate gtid_tx_ps).
 	Replicas []Replica
-	master   *series
+	Master   *Series
 	// Repl is the run's replica figures in its table's metric.
 	Repl ReplicaFigures
 	// WarmupS is where this run's steady state starts (seconds since the
@@ -66,7 +67,7 @@ type Run struct {
 	// shown in the Runs table and results.csv, never silently averaged.
 	Flags []string
 	// tableMetric is the metric of the table the run is in.
-	tableMetric string
+	TableMetric string
 	// Params are the workload's effective parameters and Topology the
 	// cluster it ran on, for the report's head and the comparability check;
 	// SemiSync is Topology's semi-sync state ("semi-sync on", "" when not
@@ -94,7 +95,7 @@ type Bench struct {
 	Complete bool
 	// rates holds the throughput figures the output supports, by metric
 	// ("writes/s", "tps", "queries/s", "rows/s").
-	rates map[string]rate
+	Rates map[string]Rate
 	// Pctl is the rank of LatPct (95 for p95); 0 when not reported.
 	Pctl                   int
 	LatAvg, LatPct, LatMax float64 // milliseconds, whole run
@@ -102,8 +103,8 @@ type Bench struct {
 	// threads are the intervals' running client threads ("thds"), for
 	// the window's mean latency (windowLatAvg); openLoop: the client ran
 	// at a set --rate, so they are not all busy.
-	threads  []Point
-	openLoop bool
+	Threads  []Point
+	OpenLoop bool
 	Errors   float64
 	// DurationS is how long the benchmark ran (NaN when not printed).
 	DurationS float64
@@ -112,14 +113,14 @@ type Bench struct {
 	IntervalsDropped int64
 }
 
-// rate is one throughput metric: the tool's final figure and its
+// Rate is one throughput metric: the tool's final figure and its
 // per-interval values (empty when the tool printed none).
-type rate struct {
+type Rate struct {
 	Final  float64
 	Series []Point
 	// plotOnly: the series is not of equal-length intervals (db-insert's
 	// equal-row batches), so its plain mean is no steady-state rate.
-	plotOnly bool
+	PlotOnly bool
 }
 
 // Health is what the run's checks and monitors recorded besides the
@@ -189,20 +190,20 @@ type Event = schema.Event
 // Runs that end in these states enter the statistics; a matrix's skipped
 // cells never ran (its stopping rule did not need them).
 const (
-	stateOK      = "ok"
+	StateOK      = "ok"
 	stateSkipped = "skipped"
 )
 
-// usable reports whether the run's figures are clean enough for the
+// Usable reports whether the run's figures are clean enough for the
 // statistics: it ended ok (parse output: the tool's report is complete).
-func (r *Run) usable() bool {
+func (r *Run) Usable() bool {
 	if r.Bench == nil || r.Excluded != "" {
 		return false
 	}
 	if r.State == "" {
 		return r.Bench.Complete
 	}
-	return r.State == stateOK
+	return r.State == StateOK
 }
 
 // KnobString is the knobs as "name=value name=value".
@@ -214,27 +215,27 @@ func (r *Run) KnobString() string {
 	return strings.Join(parts, " ")
 }
 
-// has reports whether the output supports the throughput metric.
-func (b *Bench) has(metric string) bool {
-	_, ok := b.rates[metric]
+// Has reports whether the output supports the throughput metric.
+func (b *Bench) Has(metric string) bool {
+	_, ok := b.Rates[metric]
 	return ok
 }
 
-// steady is the run's steady-state rate for metric over its window: the
+// Steady is the run's steady-state rate for metric over its window: the
 // mean of the interval rates the window keeps (equal-length intervals, so
 // the time-weighted mean), else the final figure. how says which.
-func (b *Bench) steady(metric string, w Window) (v float64, how string) {
-	r, ok := b.rates[metric]
+func (b *Bench) Steady(metric string, w Window) (v float64, how string) {
+	r, ok := b.Rates[metric]
 	if !ok {
 		return math.NaN(), "no " + metric
 	}
-	step := stepOf(r.Series)
+	step := StepOf(r.Series)
 	sum, n := 0.0, 0
 	for _, p := range r.Series {
-		if r.plotOnly {
+		if r.PlotOnly {
 			break
 		}
-		if w.keeps(p.T, step) && !math.IsNaN(p.V) {
+		if w.Keeps(p.T, step) && !math.IsNaN(p.V) {
 			sum += p.V
 			n++
 		}
@@ -248,15 +249,15 @@ func (b *Bench) steady(metric string, w Window) (v float64, how string) {
 	return math.NaN(), "none"
 }
 
-// windowLat is the client's pNN latency over the window: the mean of its
+// WindowLat is the client's pNN latency over the window: the mean of its
 // per-interval pNN (ms) there, NaN when it printed none in the window.
 // Not the window's own percentile (the client prints no distribution per
 // interval), and so labelled.
-func (b *Bench) windowLat(w Window) float64 {
-	step := stepOf(b.LatSeries)
+func (b *Bench) WindowLat(w Window) float64 {
+	step := StepOf(b.LatSeries)
 	sum, n := 0.0, 0
 	for _, p := range b.LatSeries {
-		if w.keeps(p.T, step) && !math.IsNaN(p.V) {
+		if w.Keeps(p.T, step) && !math.IsNaN(p.V) {
 			sum += p.V
 			n++
 		}
@@ -267,7 +268,7 @@ func (b *Bench) windowLat(w Window) float64 {
 	return sum / float64(n)
 }
 
-// windowLatAvg is the mean latency (ms) of the events in the window, by
+// WindowLatAvg is the mean latency (ms) of the events in the window, by
 // Little's law: in a closed loop every client thread always has one event
 // in flight, so the mean latency is the threads over the event rate,
 // Σ threads / Σ tps over the window's intervals. The client prints no
@@ -275,21 +276,21 @@ func (b *Bench) windowLat(w Window) float64 {
 // mean within 2% (bench.TestLittlesLaw). NaN for an open-loop (--rate)
 // run, whose threads may idle, and when the intervals print no threads
 // or no transactions.
-func (b *Bench) windowLatAvg(w Window) float64 {
-	tps := b.series(metricTPS)
-	if b.openLoop || len(tps) == 0 || len(tps) != len(b.threads) {
+func (b *Bench) WindowLatAvg(w Window) float64 {
+	tps := b.Series(MetricTPS)
+	if b.OpenLoop || len(tps) == 0 || len(tps) != len(b.Threads) {
 		return math.NaN()
 	}
-	step := stepOf(tps)
+	step := StepOf(tps)
 	threads, rate := 0.0, 0.0
 	for i, p := range tps {
-		if !w.keeps(p.T, step) {
+		if !w.Keeps(p.T, step) {
 			continue
 		}
-		if math.IsNaN(p.V) || math.IsNaN(b.threads[i].V) {
+		if math.IsNaN(p.V) || math.IsNaN(b.Threads[i].V) {
 			return math.NaN()
 		}
-		threads += b.threads[i].V
+		threads += b.Threads[i].V
 		rate += p.V
 	}
 	if rate <= 0 {
@@ -298,20 +299,20 @@ func (b *Bench) windowLatAvg(w Window) float64 {
 	return 1000 * threads / rate
 }
 
-// final is the tool's own figure for metric (NaN when not printed).
-func (b *Bench) final(metric string) float64 {
-	if r, ok := b.rates[metric]; ok {
+// Final is the tool's own figure for metric (NaN when not printed).
+func (b *Bench) Final(metric string) float64 {
+	if r, ok := b.Rates[metric]; ok {
 		return r.Final
 	}
 	return math.NaN()
 }
 
-// series is the per-interval rate for metric.
-func (b *Bench) series(metric string) []Point {
-	return b.rates[metric].Series
+// Series is the per-interval rate for metric.
+func (b *Bench) Series(metric string) []Point {
+	return b.Rates[metric].Series
 }
 
-func nan() float64 { return math.NaN() }
+func NaN() float64 { return math.NaN() }
 
 // fl converts an optional JSON number to a float, NaN when absent.
 func fl(p *float64) float64 {
@@ -319,4 +320,27 @@ func fl(p *float64) float64 {
 		return math.NaN()
 	}
 	return *p
+}
+
+// Shift is the outcome of one run's level-shift test over its window.
+type Shift struct {
+	// Tested: the window had enough intervals (2·shiftMinSeg).
+	Tested bool
+	// Found: the best two-segment split is significant at ShiftAlpha and
+	// moves the level by at least ShiftMinRel.
+	Found bool
+	// AtS is the client second where the later phase begins (the end of
+	// the last interval before it) and NextS the start of the first
+	// interval after it: the shift happened in (AtS, NextS], a gap when
+	// the window left seconds out between them. Before and After are the
+	// phases' mean rates; Rel = After/Before - 1 (negative: a drop).
+	AtS, NextS, Before, After, Rel float64
+	// Stat is the test statistic and Crit its critical value at
+	// ShiftAlpha for the window's length N; CritLo, CritHi the simulated
+	// quantile's own uncertainty (shiftCrit): a statistic between them is
+	// a borderline decision, which another simulation could turn.
+	Stat, Crit, CritLo, CritHi float64
+	N                          int
+	// FromS, ToS are the window's ends (client seconds) the test ran on.
+	FromS, ToS float64
 }

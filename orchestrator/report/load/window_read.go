@@ -1,4 +1,4 @@
-package report
+package load
 
 import (
 	"math"
@@ -6,11 +6,11 @@ import (
 	"time"
 )
 
-// loadBounds reads the measured load from events.jsonl (load_start,
+// LoadBounds reads the measured load from events.jsonl (load_start,
 // load_end): the load's start on the monitors' clock (seconds after
 // start) and its end in load seconds. Older runs have neither: the load
 // starts with the monitors (0) and its end is not recorded (NaN).
-func loadBounds(events []Event, start time.Time) (offsetS, endS float64) {
+func LoadBounds(events []Event, start time.Time) (offsetS, endS float64) {
 	offsetS, endS = 0, math.NaN()
 	var from time.Time
 	for _, e := range events {
@@ -45,9 +45,9 @@ func stackTool(e Event) string {
 	return ""
 }
 
-// instrumentsText words results.json's instruments: "monitors on, stacks
+// InstrumentsText words results.json's instruments: "monitors on, stacks
 // gdb in the profiling tail".
-func instrumentsText(monitors bool, stacks, in string) string {
+func InstrumentsText(monitors bool, stacks, in string) string {
 	s := "monitors off"
 	if monitors {
 		s = "monitors on"

@@ -1,4 +1,4 @@
-package report
+package load
 
 import (
 	"errors"
@@ -67,7 +67,7 @@ func loadFolder(dir string) ([]*Run, error) {
 		case st.IsDir() && exists(filepath.Join(p, FileMatrix)):
 			return nil, &InputError{Path: p, Err: errors.New("a matrix inside a folder of repetitions: give the matrix on its own")}
 		case st.IsDir() && (exists(filepath.Join(p, schema.FileResults)) || exists(filepath.Join(p, schema.FileManifest))):
-			r, err := readRunDir(p)
+			r, err := ReadRunDir(p)
 			if err != nil {
 				return nil, &InputError{Path: p, Err: err}
 			}
@@ -78,7 +78,7 @@ func loadFolder(dir string) ([]*Run, error) {
 		case setupLog(name):
 			continue
 		default:
-			if got, err = readParseFile(p); err != nil {
+			if got, err = ReadParseFile(p); err != nil {
 				return nil, &InputError{Path: p, Err: err}
 			}
 		}

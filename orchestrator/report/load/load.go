@@ -1,4 +1,4 @@
-package report
+package load
 
 import (
 	"bufio"
@@ -46,7 +46,7 @@ type Input struct {
 	Started    time.Time
 	// Until is the matrix's stopping rule, Skipped the cells it did not
 	// need (left out of every table).
-	Until   *untilDoc
+	Until   *UntilDoc
 	Skipped int
 	// Analysis is the analysis the matrix pre-registered ("": none).
 	Analysis string
@@ -67,6 +67,7 @@ func (e *InputError) Error() string {
 	}
 	return e.Path + ": " + e.Err.Error()
 }
+
 func (e *InputError) Unwrap() error { return e.Err }
 
 // Load reads the inputs: matrix directories (or their matrix.json), run
@@ -153,7 +154,7 @@ func (in *Input) load(p string) ([]*Run, string, error) {
 			return runs, real, err
 		}
 		if exists(filepath.Join(real, schema.FileResults)) || exists(filepath.Join(real, schema.FileManifest)) {
-			r, err := readRunDir(real)
+			r, err := ReadRunDir(real)
 			if err != nil {
 				return nil, "", err
 			}
@@ -171,19 +172,19 @@ func (in *Input) load(p string) ([]*Run, string, error) {
 		return runs, dir, err
 	case schema.FileResults, schema.FileManifest:
 		dir := filepath.Dir(real)
-		r, err := readRunDir(dir)
+		r, err := ReadRunDir(dir)
 		if err != nil {
 			return nil, "", err
 		}
 		return []*Run{r}, dir, nil
 	}
-	runs, err := readParseFile(real)
+	runs, err := ReadParseFile(real)
 	return runs, "", err
 }
 
-// readParseFile reads the JSON documents `orch parse` printed into a file
+// ReadParseFile reads the JSON documents `orch parse` printed into a file
 // (one per parsed log, one after the other).
-func readParseFile(path string) ([]*Run, error) {
+func ReadParseFile(path string) ([]*Run, error) {
 	name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	// A raw client log streams through the parser (its memory is the
 	// intervals kept, bench.MaxIntervals at most, not the file); JSON is
@@ -215,7 +216,7 @@ func readParseFile(path string) ([]*Run, error) {
 		} else if err != nil {
 			return nil, fmt.Errorf("not JSON from orch parse (document %d): %w", i, err)
 		}
-		bench, err := decodeBench(raw, "")
+		bench, err := DecodeBench(raw, "")
 		if err != nil {
 			return nil, fmt.Errorf("document %d: %w", i, err)
 		}
@@ -273,7 +274,7 @@ func readRawLog(path, name string, r io.Reader) ([]*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	bn, err := decodeBench(raw, "")
+	bn, err := DecodeBench(raw, "")
 	if err != nil || bn == nil {
 		return nil, fmt.Errorf("not a benchmark log orch can parse: %v", err)
 	}
@@ -309,7 +310,7 @@ func parseBundle(b []byte) ([]bundleDoc, bool) {
 func bundleRuns(path string, docs []bundleDoc) ([]*Run, error) {
 	var runs []*Run
 	for i, d := range docs {
-		bn, err := decodeBench(d.Result, "")
+		bn, err := DecodeBench(d.Result, "")
 		if err != nil {
 			return nil, fmt.Errorf("document %d (%s): %w", i+1, d.File, err)
 		}

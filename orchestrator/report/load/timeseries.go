@@ -1,4 +1,4 @@
-package report
+package load
 
 import (
 	"math"
@@ -12,11 +12,11 @@ import (
 func worstLag(replicas []Replica) []Point {
 	worst := map[int]float64{}
 	for _, rp := range replicas {
-		if rp.my == nil {
+		if rp.My == nil {
 			continue
 		}
-		for _, r := range rp.my.rows {
-			t, v := rp.my.value(r, "elapsed_s"), rp.my.value(r, "lag_tx")
+		for _, r := range rp.My.Rows {
+			t, v := rp.My.Value(r, "elapsed_s"), rp.My.Value(r, "lag_tx")
 			if math.IsNaN(t) || math.IsNaN(v) {
 				continue
 			}
@@ -43,7 +43,7 @@ func worstLag(replicas []Replica) []Point {
 func maxLag(replicas []Replica) float64 {
 	m := math.NaN()
 	for _, rp := range replicas {
-		m = maxNaN(m, rp.my.max("lag_tx", allTime))
+		m = MaxNaN(m, rp.My.Max("lag_tx", AllTime))
 	}
 	return m
 }

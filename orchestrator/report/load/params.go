@@ -1,4 +1,4 @@
-package report
+package load
 
 import (
 	"encoding/json"

@@ -1,11 +1,12 @@
-package report
+package load
 
 import (
 	"fmt"
-	"github.com/orch-bench/orch/orchestrator/runs"
-	"github.com/orch-bench/orch/orchestrator/schema"
 	"path/filepath"
 	"strings"
+
+	"github.com/orch-bench/orch/orchestrator/runs"
+	"github.com/orch-bench/orch/orchestrator/schema"
 )
 
 // loadMatrix reads a matrix directory: every cell, executed or not, in
@@ -36,7 +37,7 @@ func (in *Input) loadMatrix(dir string) ([]*Run, error) {
 		in.NoiseFloor = runs.Resolve(m.NoiseFloor, dir)
 	}
 	if m.Until != nil {
-		in.Until = &untilDoc{Until: *m.Until}
+		in.Until = &UntilDoc{Until: *m.Until}
 	}
 	if m.Analysis != "" {
 		if in.Analysis != "" && in.Analysis != m.Analysis {
@@ -64,7 +65,7 @@ func (in *Input) loadMatrix(dir string) ([]*Run, error) {
 		cellDir = filepath.Join(dir, cellDir)
 		if exists(cellDir) {
 			var err error
-			if r, err = readRunDir(cellDir); err != nil {
+			if r, err = ReadRunDir(cellDir); err != nil {
 				return nil, fmt.Errorf("cell %s: %w", c.ID, err)
 			}
 		} else {
@@ -95,4 +96,12 @@ func (in *Input) loadMatrix(dir string) ([]*Run, error) {
 		in.Design = d
 	}
 	return runs, nil
+}
+
+// UntilDoc is matrix.json's stopping rule, as the report reads it.
+type UntilDoc struct {
+	schema.Until
+	// round is the round being judged (JudgeMatrix), 0 for the report of
+	// the rounds judged so far.
+	Round int
 }

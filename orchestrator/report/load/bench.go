@@ -1,4 +1,4 @@
-package report
+package load
 
 import (
 	"bytes"
@@ -12,17 +12,17 @@ import (
 // The metrics, as the driver table names them (bench.Drivers' Metrics,
 // with their directions: bench.LowerIsBetter).
 const (
-	metricWrites  = bench.MetricWrites
-	metricTPS     = bench.MetricTPS
-	metricQueries = bench.MetricQueries
-	metricRows    = bench.MetricRows
-	metricSeconds = bench.MetricSeconds // lower is better
+	MetricWrites  = bench.MetricWrites
+	MetricTPS     = bench.MetricTPS
+	MetricQueries = bench.MetricQueries
+	MetricRows    = bench.MetricRows
+	MetricSeconds = bench.MetricSeconds // lower is better
 )
 
-// benchReaders read one benchmark object by its "tool" (mysqlslap's array
+// BenchReaders read one benchmark object by its "tool" (mysqlslap's array
 // of blocks is told by its shape): one per output format of the driver
 // table, which TestBenchReadersCoverDrivers holds to it.
-var benchReaders = map[bench.Tool]func(raw json.RawMessage) (*Bench, error){
+var BenchReaders = map[bench.Tool]func(raw json.RawMessage) (*Bench, error){
 	bench.ToolSysbench: func(raw json.RawMessage) (*Bench, error) {
 		// One client's result (bench.Sysbench) or several clients' merged
 		// (bench.Merged, which names its clients): read as the merged one,
@@ -49,16 +49,16 @@ var benchReaders = map[bench.Tool]func(raw json.RawMessage) (*Bench, error){
 	},
 }
 
-// decodeBench reads one benchmark document: a sysbench or db-insert
+// DecodeBench reads one benchmark document: a sysbench or db-insert
 // object, or a mysqlslap array of blocks. tool names the tool when the
 // document does not (results.json says it beside the benchmark).
-func decodeBench(raw json.RawMessage, tool string) (*Bench, error) {
+func DecodeBench(raw json.RawMessage, tool string) (*Bench, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, nil
 	}
 	if raw[0] == '[' {
-		return benchReaders[bench.ToolMysqlslap](raw)
+		return BenchReaders[bench.ToolMysqlslap](raw)
 	}
 	var head struct {
 		Tool string `json:"tool"`
@@ -72,7 +72,7 @@ func decodeBench(raw json.RawMessage, tool string) (*Bench, error) {
 	if head.Tool == "" {
 		return nil, fmt.Errorf("benchmark result has no \"tool\" key: not orch parse output")
 	}
-	if read, ok := benchReaders[bench.Tool(head.Tool)]; ok {
+	if read, ok := BenchReaders[bench.Tool(head.Tool)]; ok {
 		return read(raw)
 	}
 	return nil, fmt.Errorf("benchmark result: unknown tool %q", head.Tool)
@@ -81,11 +81,11 @@ func decodeBench(raw json.RawMessage, tool string) (*Bench, error) {
 // sysbenchBench reads a sysbench result; merged: several clients' (their
 // intervals say whether every client reported for them).
 func sysbenchBench(d *bench.Merged, merged bool) *Bench {
-	b := &Bench{Tool: string(bench.ToolSysbench), Version: d.Version, Complete: d.Complete, rates: map[string]rate{},
-		Errors: float64(d.Errors), Pctl: d.Percentile, LatAvg: nan(), LatPct: nan(), LatMax: nan(), DurationS: printed(d.DurationS),
-		IntervalsDropped: d.IntervalsDropped, openLoop: d.RateLimited}
+	b := &Bench{Tool: string(bench.ToolSysbench), Version: d.Version, Complete: d.Complete, Rates: map[string]Rate{},
+		Errors: float64(d.Errors), Pctl: d.Percentile, LatAvg: NaN(), LatPct: NaN(), LatMax: NaN(), DurationS: printed(d.DurationS),
+		IntervalsDropped: d.IntervalsDropped, OpenLoop: d.RateLimited}
 	if !d.Complete {
-		b.Errors = nan() // an incomplete report's zero counts are not measurements
+		b.Errors = NaN() // an incomplete report's zero counts are not measurements
 	}
 	b.LatAvg, b.LatMax = printed(d.LatencyMS.Avg), printed(d.LatencyMS.Max)
 	if d.Percentile > 0 && d.LatencyMS.Percentile == d.Percentile {
@@ -93,7 +93,7 @@ func sysbenchBench(d *bench.Merged, merged bool) *Bench {
 	}
 	final := func(v float64) float64 {
 		if !d.Complete {
-			return nan()
+			return NaN()
 		}
 		return v
 	}
@@ -116,12 +116,12 @@ func sysbenchBench(d *bench.Merged, merged bool) *Bench {
 		qps = append(qps, Point{t, q})
 		writes = append(writes, Point{t, printed(iv.Writes)})
 		b.LatSeries = append(b.LatSeries, Point{t, printed(iv.LatMS)})
-		b.threads = append(b.threads, Point{t, float64(iv.Threads)})
+		b.Threads = append(b.Threads, Point{t, float64(iv.Threads)})
 	}
 	if d.Transactions > 0 || (!d.Complete && anyPositive(tps)) {
-		b.rates[metricTPS] = rate{Final: final(printed(d.TPS)), Series: tps}
+		b.Rates[MetricTPS] = Rate{Final: final(printed(d.TPS)), Series: tps}
 	}
-	b.rates[metricQueries] = rate{Final: final(printed(d.QPS)), Series: qps}
+	b.Rates[MetricQueries] = Rate{Final: final(printed(d.QPS)), Series: qps}
 	writeOnly := d.Reads == 0 && (d.Writes > 0 || (!d.Complete && anyPositive(writes)))
 	if writeOnly {
 		// With no "other" statements every query is a write, so the
@@ -130,14 +130,14 @@ func sysbenchBench(d *bench.Merged, merged bool) *Bench {
 		if d.Others > 0 {
 			w = float64(d.Writes) / printed(d.DurationS)
 		}
-		b.rates[metricWrites] = rate{Final: final(w), Series: writes}
+		b.Rates[MetricWrites] = Rate{Final: final(w), Series: writes}
 	}
 	return b
 }
 
 func slapBench(blocks bench.Mysqlslap) *Bench {
-	b := &Bench{Tool: string(bench.ToolMysqlslap), Complete: len(blocks) > 0, rates: map[string]rate{},
-		LatAvg: nan(), LatPct: nan(), LatMax: nan(), Errors: nan(), DurationS: nan()}
+	b := &Bench{Tool: string(bench.ToolMysqlslap), Complete: len(blocks) > 0, Rates: map[string]Rate{},
+		LatAvg: NaN(), LatPct: NaN(), LatMax: NaN(), Errors: NaN(), DurationS: NaN()}
 	// Every block is one concurrency level run `iterations` times; its
 	// average time covers clients x queries_per_client queries.
 	queries, secs := 0.0, 0.0
@@ -149,20 +149,20 @@ func slapBench(blocks bench.Mysqlslap) *Bench {
 		secs += blk.AvgS.Float64()
 	}
 	if secs > 0 {
-		b.rates[metricSeconds] = rate{Final: secs}
+		b.Rates[MetricSeconds] = Rate{Final: secs}
 		b.DurationS = secs
 		// Auto-generated SQL can report 0 queries per client; a rate of 0
 		// would compare as n/a, so the rate exists only when it means one.
 		if queries > 0 {
-			b.rates[metricQueries] = rate{Final: queries / secs}
+			b.Rates[MetricQueries] = Rate{Final: queries / secs}
 		}
 	}
 	return b
 }
 
 func dbInsertBench(d *bench.DBInsert) *Bench {
-	b := &Bench{Tool: string(bench.ToolDBInsert), Complete: d.Complete, rates: map[string]rate{},
-		LatAvg: nan(), LatPct: nan(), LatMax: nan(), Errors: nan(), DurationS: nan()}
+	b := &Bench{Tool: string(bench.ToolDBInsert), Complete: d.Complete, Rates: map[string]Rate{},
+		LatAvg: NaN(), LatPct: NaN(), LatMax: NaN(), Errors: NaN(), DurationS: NaN()}
 	var series []Point
 	for _, bt := range d.Batches {
 		// A batch inserts batch_size rows in each half it ran.
@@ -179,24 +179,24 @@ func dbInsertBench(d *bench.DBInsert) *Bench {
 	}
 	f := printed(d.Rate)
 	if !d.Complete {
-		f = nan()
+		f = NaN()
 	}
-	b.rates[metricRows] = rate{Final: f, Series: series, plotOnly: true}
+	b.Rates[MetricRows] = Rate{Final: f, Series: series, PlotOnly: true}
 	return b
 }
 
-// chooseMetric picks the metric every run of a table supports: writes/s
+// ChooseMetric picks the metric every run of a table supports: writes/s
 // when all are write-only, else tps, else mysqlslap's time, else
 // queries/s, else rows/s.
-func chooseMetric(runs []*Run) string {
-	for _, m := range []string{metricWrites, metricTPS, metricSeconds, metricQueries, metricRows} {
+func ChooseMetric(runs []*Run) string {
+	for _, m := range []string{MetricWrites, MetricTPS, MetricSeconds, MetricQueries, MetricRows} {
 		ok, any := true, false
 		for _, r := range runs {
 			if r.Bench == nil {
 				continue
 			}
 			any = true
-			if !r.Bench.has(m) {
+			if !r.Bench.Has(m) {
 				ok = false
 				break
 			}
@@ -205,7 +205,7 @@ func chooseMetric(runs []*Run) string {
 			return m
 		}
 	}
-	return metricQueries
+	return MetricQueries
 }
 
 // printed is a printed figure, NaN when it was not printed.

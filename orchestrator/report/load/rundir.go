@@ -1,4 +1,4 @@
-package report
+package load
 
 import (
 	"encoding/json"
@@ -15,17 +15,17 @@ import (
 	"github.com/orch-bench/orch/orchestrator/schema"
 )
 
-// manifestDoc is manifest.json as the runner writes it: the shared type
+// ManifestDoc is manifest.json as the runner writes it: the shared type
 // (why.go reads it under this name).
-type manifestDoc = schema.Manifest
+type ManifestDoc = schema.Manifest
 
-// readRunDir reads one run directory. A run without results.json (still
+// ReadRunDir reads one run directory. A run without results.json (still
 // running, or failed before the benchmark) is returned without figures.
-func readRunDir(dir string) (*Run, error) {
+func ReadRunDir(dir string) (*Run, error) {
 	r := &Run{ID: filepath.Base(dir), Source: dir, Dir: dir, Health: emptyHealth()}
 	r.Label = r.ID
-	var man manifestDoc
-	haveMan, err := readJSON(filepath.Join(dir, schema.FileManifest), &man)
+	var man ManifestDoc
+	haveMan, err := ReadJSON(filepath.Join(dir, schema.FileManifest), &man)
 	if err != nil {
 		return nil, err
 	}
@@ -40,7 +40,7 @@ func readRunDir(dir string) (*Run, error) {
 		return nil, fmt.Errorf("%s: neither %s nor %s: not a run directory", dir, schema.FileManifest, schema.FileResults)
 	}
 	r.State, r.Error, r.Engine, r.Workload = string(man.Status), man.Error, man.Engine, workloadName(man.Workload)
-	for _, k := range sortedKeys(man.Knobs) {
+	for _, k := range SortedKeys(man.Knobs) {
 		r.Knobs = append(r.Knobs, Knob{Name: k, Value: man.Knobs[k]})
 	}
 	if haveRes {
@@ -53,7 +53,7 @@ func readRunDir(dir string) (*Run, error) {
 		r.Tool = res.Tool
 		// A benchmark this report cannot read leaves the run without
 		// figures rather than failing the whole report.
-		if r.Bench, err = decodeBench(res.Benchmark.JSON(), res.Tool); err != nil {
+		if r.Bench, err = DecodeBench(res.Benchmark.JSON(), res.Tool); err != nil {
 			r.Bench, r.Error = nil, schema.FileResults+": "+err.Error()
 		}
 		if r.Bench != nil && r.Tool == "" {
@@ -65,9 +65,9 @@ func readRunDir(dir string) (*Run, error) {
 		}
 		r.Health = health(res, masterName(man.Inventory.Hosts))
 		if in := res.Instruments; in != nil {
-			r.Instruments = instrumentsText(in.Monitors, in.Stacks, in.StacksIn)
+			r.Instruments = InstrumentsText(in.Monitors, in.Stacks, in.StacksIn)
 		}
-	} else if r.State == stateOK {
+	} else if r.State == StateOK {
 		r.State = "ok, but no " + schema.FileResults
 	}
 	start := man.Start
@@ -84,17 +84,17 @@ func readRunDir(dir string) (*Run, error) {
 			break
 		}
 	}
-	r.Spans = spans(events, start)
-	r.LoadOffsetS, r.LoadEndS = loadBounds(events, start)
-	r.Instrument = instrumentSpans(r.Spans, r.LoadOffsetS, r.LoadEndS)
+	r.Spans = Spans(events, start)
+	r.LoadOffsetS, r.LoadEndS = LoadBounds(events, start)
+	r.Instrument = InstrumentSpans(r.Spans, r.LoadOffsetS, r.LoadEndS)
 	roles := map[string]string{}
 	for _, h := range man.Inventory.Hosts {
 		roles[h.Name] = h.Role
 	}
 	catchUp := map[string]catchUpDoc{}
-	final := finalPosition{at: math.NaN()}
+	final := FinalPosition{At: math.NaN()}
 	if res.CatchUp != nil {
-		final = finalPosition{pos: res.CatchUp.MasterGTID, at: r.LoadOffsetS + r.LoadEndS}
+		final = FinalPosition{pos: res.CatchUp.MasterGTID, At: r.LoadOffsetS + r.LoadEndS}
 		for _, s := range res.CatchUp.Slaves {
 			// The runner names hosts "slave1 10.99.0.12": the name is the
 			// first word.
@@ -102,7 +102,7 @@ func readRunDir(dir string) (*Run, error) {
 			catchUp[name] = catchUpFrom(s)
 		}
 	}
-	if r.Replicas, r.master, err = readReplicas(dir, roles, catchUp, r.LoadOffsetS, final); err != nil {
+	if r.Replicas, r.Master, err = readReplicas(dir, roles, catchUp, r.LoadOffsetS, final); err != nil {
 		return nil, err
 	}
 	r.Lag = worstLag(r.Replicas)
@@ -196,7 +196,7 @@ func health(res *schema.Results, master string) Health {
 	}
 	for host, s := range res.Sizes {
 		if host != master && s != nil {
-			h.RelayBytes = maxNaN(h.RelayBytes, logBytes(s.RelayLogBytes))
+			h.RelayBytes = MaxNaN(h.RelayBytes, logBytes(s.RelayLogBytes))
 		}
 	}
 	if c := res.Consistency; c != nil {
@@ -217,8 +217,8 @@ func health(res *schema.Results, master string) Health {
 			h.FallbackS, h.NoTx = ss.AsyncFallbackSeconds, float64(ss.NoTx)
 		}
 		for _, l := range m.Lag {
-			h.MaxLagS = maxNaN(h.MaxLagS, intNaN(l.MaxSeconds))
-			h.MaxLagTx = maxNaN(h.MaxLagTx, intNaN(l.MaxTransactions))
+			h.MaxLagS = MaxNaN(h.MaxLagS, intNaN(l.MaxSeconds))
+			h.MaxLagTx = MaxNaN(h.MaxLagTx, intNaN(l.MaxTransactions))
 		}
 		h.Stalls = len(m.Stalls)
 	}
@@ -233,8 +233,8 @@ func intNaN(p *int64) float64 {
 	return float64(*p)
 }
 
-// readJSON decodes path into v; a missing file is not an error (false).
-func readJSON(path string, v any) (bool, error) {
+// ReadJSON decodes path into v; a missing file is not an error (false).
+func ReadJSON(path string, v any) (bool, error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
@@ -283,7 +283,7 @@ var spanKinds = map[string]struct{ end, what string }{
 	"stall":           {"stall_cleared", "stall"},
 	"replica_stopped": {"replica_running", "replica stopped"},
 	"host_error":      {"host_recovered", "host not answering"},
-	"stacks_start":    {"stacks_end", spanStacks},
+	"stacks_start":    {"stacks_end", SpanStacks},
 }
 
 // isFault reports whether kind is a fault-injection event and whether it
@@ -301,10 +301,10 @@ func isFault(kind string) (fault, closes bool) {
 	return true, false
 }
 
-// spans turns events into shaded periods, in seconds since start. A period
+// Spans turns events into shaded periods, in seconds since start. A period
 // still open when the events end lasts until the monitor stopped (or the
 // last event); a fault without an end is shaded for one second.
-func spans(events []Event, start time.Time) []Span {
+func Spans(events []Event, start time.Time) []Span {
 	if start.IsZero() && len(events) > 0 {
 		start = events[0].T
 	}
@@ -357,7 +357,7 @@ func spans(events []Event, start time.Time) []Span {
 	return out
 }
 
-func maxNaN(a, b float64) float64 {
+func MaxNaN(a, b float64) float64 {
 	switch {
 	case math.IsNaN(a):
 		return b
@@ -367,7 +367,7 @@ func maxNaN(a, b float64) float64 {
 	return math.Max(a, b)
 }
 
-func sortedKeys[V any](m map[string]V) []string {
+func SortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
