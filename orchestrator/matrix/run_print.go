@@ -7,6 +7,7 @@ import (
 	"github.com/orch-bench/orch/orchestrator"
 	"github.com/orch-bench/orch/orchestrator/fairness"
 	"github.com/orch-bench/orch/orchestrator/report"
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
 	"github.com/orch-bench/orch/orchestrator/stats"
 	"github.com/orch-bench/orch/topology"
 )
@@ -115,7 +116,7 @@ func (u *useCase) writeEnd(m *Matrix) {
 // matrix directory, as `orch report DIR` would, and prints the verdicts.
 func (u *useCase) writeReport(dir string) error {
 	formats := []string{report.FormatMarkdown, report.FormatHTML, report.FormatCSV}
-	rep, paths, err := report.Generate([]string{dir}, dir, formats, report.Options{AllowMixed: u.AllowMixed})
+	rep, paths, err := report.Generate([]string{dir}, dir, formats, analyse.Options{AllowMixed: u.AllowMixed})
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}

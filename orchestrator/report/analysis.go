@@ -4,49 +4,10 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
 	"github.com/orch-bench/orch/orchestrator/report/load"
 	"github.com/orch-bench/orch/orchestrator/stats"
 )
-
-// Analysis is how a table's comparisons are analysed, chosen before the
-// data: a matrix runs every configuration once per round (and on every
-// cluster), so rounds and clusters are blocks and the design calls for
-// the blocked analysis; matrix.json records the one `orch matrix
-// --analysis` pre-registered instead, and `orch report --analysis` may
-// choose only for inputs that recorded none (said so in the Method).
-type Analysis struct {
-	// Asked is the analysis asked for ("" : the design's).
-	Asked string
-	// From says who asked: FileMatrix, "--analysis", or "" (the design).
-	From string
-	// Used is what the comparisons were analysed with
-	// (stats.AnalysisBlocked or stats.AnalysisUnpaired).
-	Used string
-}
-
-// checkAnalysis refuses an --analysis that contradicts the one the
-// matrix pre-registered: choosing the analysis after seeing the data
-// would make its error rates dishonest.
-func checkAnalysis(in *load.Input, opts Options) error {
-	if err := stats.ValidAnalysis(opts.Analysis); err != nil {
-		return &load.InputError{Err: err}
-	}
-	if opts.Analysis != "" && in.Analysis != "" && opts.Analysis != in.Analysis {
-		return &load.InputError{Path: "--analysis " + opts.Analysis, Err: fmt.Errorf("the matrix pre-registered --analysis %s in %s; a report cannot choose another after the data", in.Analysis, load.FileMatrix)}
-	}
-	return nil
-}
-
-// analysisOf is the analysis asked for the input's tables.
-func analysisOf(in *load.Input, opts Options) Analysis {
-	switch {
-	case in.Analysis != "":
-		return Analysis{Asked: in.Analysis, From: load.FileMatrix}
-	case opts.Analysis != "":
-		return Analysis{Asked: opts.Analysis, From: "--analysis"}
-	}
-	return Analysis{}
-}
 
 // blocked reports whether the table's runs name their blocks (every run
 // of the baseline and of a compared configuration came from a matrix's
@@ -109,24 +70,14 @@ func (rep *Report) analysisLines() []string {
 	return out
 }
 
-// ciMethod names how the analysis's intervals are computed, for
-// noise-floor.json's ci_method: "blocked" (t on the rounds' log ratios)
-// or "Fieller".
-func (a Analysis) ciMethod() string {
-	if a.Used == stats.AnalysisBlocked {
-		return stats.AnalysisBlocked
-	}
-	return "Fieller"
-}
-
 // sustainedByRounds replaces g's sustained ratio and interval (Fieller's,
 // compareWith) by the table's blocked analysis of the runs' sustained
 // rates, at the verdict's level: the verdict prints them beside its own
 // ratio and interval, so both come from one analysis.
 func (t *Table) sustainedByRounds(g, b *Group) {
-	level := Alpha
+	level := analyse.Alpha
 	if g.Test != nil {
-		level = g.Test.level()
+		level = g.Test.DecidedAt()
 	}
 	s := t.rule().At(stats.Comparison{Other: g.Sustained, Base: b.Sustained, OtherBlocks: g.Blocks, BaseBlocks: b.Blocks}, level)
 	g.SustainedRatio = s.Ratio

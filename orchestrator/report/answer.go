@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
 	"github.com/orch-bench/orch/orchestrator/stats"
 )
 
@@ -102,9 +103,9 @@ func (t *Table) levelText(g *Group) string {
 	case 0:
 		return "no run ended ok"
 	case 1:
-		return num(g.Rate.Mean, 2) + " " + t.Metric + " (n=1)"
+		return analyse.Num(g.Rate.Mean, 2) + " " + t.Metric + " (n=1)"
 	}
-	return fmt.Sprintf("%s %s ± %s (n=%d)", num(g.Rate.Mean, 2), t.Metric, num(g.Rate.SD, 2), g.Rate.N)
+	return fmt.Sprintf("%s %s ± %s (n=%d)", analyse.Num(g.Rate.Mean, 2), t.Metric, analyse.Num(g.Rate.SD, 2), g.Rate.N)
 }
 
 // comparisonLine is one comparison: significant
@@ -129,14 +130,14 @@ func (t *Table) comparisonLine(base, g *Group) string {
 		if g.TestErr != nil {
 			why = strings.TrimSuffix(strings.TrimPrefix(g.TestErr.Error(), "n/a ("), ")")
 		}
-		if errors.Is(g.TestErr, ErrTooFew) {
+		if errors.Is(g.TestErr, analyse.ErrTooFew) {
 			why = "too few runs, a test needs 2 or more each"
 		}
 		return head + pctChange(g.Ratio) + " " + t.changeOf() + ", untested: " + ns + ", " + why
 	}
 	p := PValue(g.Test.P)
 	if g.Test.M > 1 {
-		p += " at Holm's " + strconv.FormatFloat(g.Test.level(), 'g', 3, 64)
+		p += " at Holm's " + strconv.FormatFloat(g.Test.DecidedAt(), 'g', 3, 64)
 	}
 	var s string
 	// --headline sustained: the user asked for the cluster's sustained
@@ -144,7 +145,7 @@ func (t *Table) comparisonLine(base, g *Group) string {
 	// (the test is of the master's rate, named as such after it, so that
 	// "no significant difference" and an interval excluding 0 are never
 	// said of one quantity).
-	sustained := t.Headline == HeadlineSustained && Known(g.Replica) && Known(base.Replica) && !math.IsNaN(g.SustainedRatio)
+	sustained := t.Headline == analyse.HeadlineSustained && analyse.Known(g.Replica) && analyse.Known(base.Replica) && !math.IsNaN(g.SustainedRatio)
 	if sustained {
 		head += "sustained " + pctChange(g.SustainedRatio) + " " + t.changeOf() + pctInterval(g.SustainedCI, g.SustainedCIErr) +
 			" (an estimate with its interval, not tested); client: "
@@ -182,7 +183,7 @@ func pctChange(r float64) string {
 	if math.IsNaN(r) || math.IsInf(r, 0) {
 		return "n/a"
 	}
-	v, _ := strconv.ParseFloat(strings.ReplaceAll(strings.TrimSuffix(Ratio(r), "x"), ",", ""), 64)
+	v, _ := strconv.ParseFloat(strings.ReplaceAll(strings.TrimSuffix(analyse.Ratio(r), "x"), ",", ""), 64)
 	d := math.Round(100*v) - 100
 	if d == 0 {
 		return "±0%"
@@ -192,7 +193,7 @@ func pctChange(r float64) string {
 
 // pctInterval is the ratio's interval as changes, " [-41%, -27%]", as
 // ciPhrase prints it (a lower bound below 0 reads as 0, i.e. -100%).
-func pctInterval(ci *RatioCI, err error) string {
+func pctInterval(ci *analyse.RatioCI, err error) string {
 	switch {
 	case ci != nil:
 		lo := pctChange(math.Max(0, ci.Low))
@@ -200,11 +201,11 @@ func pctInterval(ci *RatioCI, err error) string {
 			lo += " (clipped from " + pctChange(ci.Low) + ")"
 		}
 		s := " [" + lo + ", " + pctChange(ci.High) + "]"
-		if ci.Level > 0 && ci.Level < Alpha {
+		if ci.Level > 0 && ci.Level < analyse.Alpha {
 			s += " (" + confidence(ci.Level) + " CI, Holm)"
 		}
 		return s
-	case errors.Is(err, ErrUnbounded):
+	case errors.Is(err, analyse.ErrUnbounded):
 		return " [CI unbounded]"
 	}
 	return ""
@@ -214,19 +215,19 @@ func pctInterval(ci *RatioCI, err error) string {
 // the verdicts print; "" without replica figures.
 func (t *Table) replicaLine() string {
 	base := t.Baseline
-	if !t.hasReplicas() || !Known(base.Replica) {
+	if !t.hasReplicas() || !analyse.Known(base.Replica) {
 		return ""
 	}
 	var behind, applied []string
 	for _, g := range t.Groups {
-		if !Known(g.Replica) {
+		if !analyse.Known(g.Replica) {
 			continue
 		}
 		if !g.KeptUp {
 			behind = append(behind, g.Label+" ("+runsPhrase(g.ReplicaRuns)+")")
 		}
 		if g != base {
-			a := g.Label + " " + Ratio(g.ApplyRatio)
+			a := g.Label + " " + analyse.Ratio(g.ApplyRatio)
 			// Judged run by run, never on the runs' mean slope.
 			if n := g.ReplicaRuns.CatchingUp + base.ReplicaRuns.CatchingUp; n > 0 {
 				a += fmt.Sprintf(" (a backlog from before the window in %s: not the master's pace)", plural(n, "run"))
@@ -245,10 +246,10 @@ func (t *Table) replicaLine() string {
 				// A time: the cluster's is the load's plus the slowest
 				// replica's catch-up, so "sustained 16.7x" read as a rate.
 				s += fmt.Sprintf("; %s's cluster took %s %s's time (the load and the slowest replica's catch-up)%s",
-					g.Label, Ratio(g.SustainedRatio), base.Label, ciPhrase(g.SustainedCI, g.SustainedCIErr))
+					g.Label, analyse.Ratio(g.SustainedRatio), base.Label, ciPhrase(g.SustainedCI, g.SustainedCIErr))
 				continue
 			}
-			s += fmt.Sprintf("; %s sustained %s%s", g.Label, Ratio(g.SustainedRatio), ciPhrase(g.SustainedCI, g.SustainedCIErr))
+			s += fmt.Sprintf("; %s sustained %s%s", g.Label, analyse.Ratio(g.SustainedRatio), ciPhrase(g.SustainedCI, g.SustainedCIErr))
 		}
 	}
 	if len(applied) > 0 {
@@ -268,7 +269,7 @@ func (t *Table) noiseLine() string {
 		}
 	}
 	if len(noisy) > 0 {
-		parts = append(parts, "CV above "+pct(MaxCV)+": "+strings.Join(noisy, ", "))
+		parts = append(parts, "CV above "+pct(analyse.MaxCV)+": "+strings.Join(noisy, ", "))
 	}
 	n := -1
 	flagged := 0
@@ -302,7 +303,7 @@ func noisePhrase(base, g *Group) string {
 			lo = append(lo, x.Label+" "+pct(x.CV))
 		}
 	}
-	s := "noisy: " + strings.Join(hi, ", ") + " above " + pct(MaxCV)
+	s := "noisy: " + strings.Join(hi, ", ") + " above " + pct(analyse.MaxCV)
 	if len(lo) > 0 {
 		s += " (" + strings.Join(lo, ", ") + ")"
 	}

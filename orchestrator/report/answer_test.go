@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
 	"github.com/orch-bench/orch/orchestrator/report/load"
 	"github.com/orch-bench/orch/orchestrator/schema"
 )
@@ -19,9 +20,9 @@ func answerTable(base *Group, gs ...*Group) *Table {
 }
 
 func TestAnswerSignificant(t *testing.T) {
-	base := &Group{Label: "innodb", Rate: Sample{N: 5, Mean: 1000}, Stats: Stats{CV: 0.02}}
-	g := &Group{Label: "rocksdb", Rate: Sample{N: 5, Mean: 660}, Ratio: 0.66, Test: &TTest{P: 0.003},
-		Stats: Stats{CV: 0.03, RatioCI: &RatioCI{Low: 0.59, High: 0.73}}}
+	base := &Group{Label: "innodb", Rate: analyse.Sample{N: 5, Mean: 1000}, Stats: analyse.Stats{CV: 0.02}}
+	g := &Group{Label: "rocksdb", Rate: analyse.Sample{N: 5, Mean: 660}, Ratio: 0.66, Test: &analyse.TTest{P: 0.003},
+		Stats: analyse.Stats{CV: 0.03, RatioCI: &analyse.RatioCI{Low: 0.59, High: 0.73}}}
 	got := answerTable(base, g).answer()
 	if want := []string{"rocksdb vs innodb: -34% writes/s [-41%, -27%] (p=0.003, n=5+5)"}; strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("answer = %q, want %q", got, want)
@@ -29,9 +30,9 @@ func TestAnswerSignificant(t *testing.T) {
 }
 
 func TestAnswerNotSignificant(t *testing.T) {
-	base := &Group{Label: "innodb", Rate: Sample{N: 2, Mean: 1000}, Stats: Stats{CV: 0.226, Noisy: true}}
-	g := &Group{Label: "rocksdb", Rate: Sample{N: 2, Mean: 660}, Ratio: 0.66, Test: &TTest{P: 0.276},
-		Stats: Stats{CV: 0.015, RepsNeeded: 6, RatioCI: &RatioCI{Low: 0.2, High: 2.1}}}
+	base := &Group{Label: "innodb", Rate: analyse.Sample{N: 2, Mean: 1000}, Stats: analyse.Stats{CV: 0.226, Noisy: true}}
+	g := &Group{Label: "rocksdb", Rate: analyse.Sample{N: 2, Mean: 660}, Ratio: 0.66, Test: &analyse.TTest{P: 0.276},
+		Stats: analyse.Stats{CV: 0.015, RepsNeeded: 6, RatioCI: &analyse.RatioCI{Low: 0.2, High: 2.1}}}
 	got := answerTable(base, g).answer()
 	want := []string{
 		// Not the ratio first: it is not a finding.
@@ -53,15 +54,15 @@ func TestAnswerNotSignificant(t *testing.T) {
 }
 
 func TestAnswerEquivalence(t *testing.T) {
-	base := &Group{Label: "innodb", Rate: Sample{N: 5, Mean: 1000}}
-	g := &Group{Label: "rocksdb", Rate: Sample{N: 5, Mean: 1010}, Ratio: 1.01, Test: &TTest{P: 0.41},
-		Stats: Stats{RatioCI: &RatioCI{Low: 0.97, High: 1.04}}}
+	base := &Group{Label: "innodb", Rate: analyse.Sample{N: 5, Mean: 1000}}
+	g := &Group{Label: "rocksdb", Rate: analyse.Sample{N: 5, Mean: 1010}, Ratio: 1.01, Test: &analyse.TTest{P: 0.41},
+		Stats: analyse.Stats{RatioCI: &analyse.RatioCI{Low: 0.97, High: 1.04}}}
 	tb := answerTable(base, g)
 	tb.Until = &load.UntilDoc{Until: schema.Until{Precision: 0.05, MinRounds: 2, MaxRounds: 10, Equivalence: 0.1, Judged: 5, Stopped: true, Why: "stopped"}}
 	if got, want := tb.comparisonLine(base, g), "rocksdb vs innodb: ~ no significant difference (p=0.41, n=5+5); equivalent within ±10% [-3%, +4%]"; got != want {
 		t.Errorf("equivalent:\n got %q\nwant %q", got, want)
 	}
-	g.RatioCI = &RatioCI{Low: 0.85, High: 1.04}
+	g.RatioCI = &analyse.RatioCI{Low: 0.85, High: 1.04}
 	if got, want := tb.comparisonLine(base, g), "rocksdb vs innodb: ~ no significant difference (p=0.41, n=5+5); not resolved: the interval overlaps ±10%"; got != want {
 		t.Errorf("unresolved:\n got %q\nwant %q", got, want)
 	}
@@ -71,11 +72,11 @@ func TestAnswerEquivalence(t *testing.T) {
 }
 
 func TestAnswerSeveralComparisons(t *testing.T) {
-	base := &Group{Label: "innodb", Rate: Sample{N: 3, Mean: 1000}}
-	rocks := &Group{Label: "rocksdb", Rate: Sample{N: 3, Mean: 790}, Ratio: 0.79, Test: &TTest{P: 0.003, Level: 0.025, M: 2},
-		Stats: Stats{RatioCI: &RatioCI{Low: 0.76, High: 0.82, Level: 0.025}}}
-	toku := &Group{Label: "tokudb", Rate: Sample{N: 3, Mean: 1040}, Ratio: 1.04, Test: &TTest{P: 0.3, Level: 0.05, M: 2},
-		Stats: Stats{RatioCI: &RatioCI{Low: 0.9, High: 1.2, Level: 0.05}, RepsNeeded: 40}}
+	base := &Group{Label: "innodb", Rate: analyse.Sample{N: 3, Mean: 1000}}
+	rocks := &Group{Label: "rocksdb", Rate: analyse.Sample{N: 3, Mean: 790}, Ratio: 0.79, Test: &analyse.TTest{P: 0.003, Level: 0.025, M: 2},
+		Stats: analyse.Stats{RatioCI: &analyse.RatioCI{Low: 0.76, High: 0.82, Level: 0.025}}}
+	toku := &Group{Label: "tokudb", Rate: analyse.Sample{N: 3, Mean: 1040}, Ratio: 1.04, Test: &analyse.TTest{P: 0.3, Level: 0.05, M: 2},
+		Stats: analyse.Stats{RatioCI: &analyse.RatioCI{Low: 0.9, High: 1.2, Level: 0.05}, RepsNeeded: 40}}
 	got := answerTable(base, rocks, toku).answer()
 	want := []string{
 		"rocksdb vs innodb: -21% writes/s [-24%, -18%] (97.5% CI, Holm) (p=0.003 at Holm's 0.025, n=3+3)",
@@ -87,8 +88,8 @@ func TestAnswerSeveralComparisons(t *testing.T) {
 }
 
 func TestAnswerTooFewRuns(t *testing.T) {
-	base := &Group{Label: "innodb", Rate: Sample{N: 1, Mean: 1000}, Stats: Stats{CV: math.NaN()}}
-	g := &Group{Label: "tokudb", Rate: Sample{N: 1, Mean: 1630}, Ratio: 1.63, TestErr: ErrTooFew, Stats: Stats{CV: math.NaN()}}
+	base := &Group{Label: "innodb", Rate: analyse.Sample{N: 1, Mean: 1000}, Stats: analyse.Stats{CV: math.NaN()}}
+	g := &Group{Label: "tokudb", Rate: analyse.Sample{N: 1, Mean: 1630}, Ratio: 1.63, TestErr: analyse.ErrTooFew, Stats: analyse.Stats{CV: math.NaN()}}
 	got := answerTable(base, g).answer()
 	want := []string{
 		"tokudb vs innodb: +63% writes/s, untested: n=1+1, too few runs, a test needs 2 or more each",
@@ -98,7 +99,7 @@ func TestAnswerTooFewRuns(t *testing.T) {
 		t.Errorf("answer =\n %q, want\n %q", got, want)
 	}
 	// One configuration: its level, nothing compared.
-	solo := &Group{Label: "innodb", Rate: Sample{N: 2, Mean: 9648.53, SD: 178.21}}
+	solo := &Group{Label: "innodb", Rate: analyse.Sample{N: 2, Mean: 9648.53, SD: 178.21}}
 	if got := answerTable(solo).answer(); len(got) != 2 || got[0] != "innodb: 9648.53 writes/s ± 178.21 (n=2); one configuration, nothing compared" {
 		t.Errorf("one configuration: %q", got)
 	}
@@ -107,12 +108,12 @@ func TestAnswerTooFewRuns(t *testing.T) {
 	if got, want := slap.comparisonLine(base, g), "tokudb vs innodb: +63% time ("+load.MetricSeconds+", lower is better), untested: n=1+1, too few runs, a test needs 2 or more each"; got != want {
 		t.Errorf("time:\n got %q\nwant %q", got, want)
 	}
-	none := &Group{Label: "tokudb", Rate: Sample{N: 0}, TestErr: ErrNoRuns}
+	none := &Group{Label: "tokudb", Rate: analyse.Sample{N: 0}, TestErr: analyse.ErrNoRuns}
 	if got := answerTable(base, none).comparisonLine(base, none); got != "tokudb vs innodb: nothing to compare (n=0+1: no run ended ok)" {
 		t.Errorf("no runs: %q", got)
 	}
 	// A mean's interval that runs below 0 is not printed as a range.
-	if got := ci(Sample{N: 2, Mean: 3623, CILow: -2819.81, CIHigh: 10066.55}, 2); got != "n=2 too small (interval reaches below 0)" {
+	if got := ci(analyse.Sample{N: 2, Mean: 3623, CILow: -2819.81, CIHigh: 10066.55}, 2); got != "n=2 too small (interval reaches below 0)" {
 		t.Errorf("ci below 0 = %q", got)
 	}
 }
@@ -120,11 +121,11 @@ func TestAnswerTooFewRuns(t *testing.T) {
 func TestAnswerReplicasBehind(t *testing.T) {
 	kept := load.ReplicaFigures{Has: true, MasterTxPS: 3500, ApplyTxPS: 3490, LagGrowthTxPS: 1, CatchUpS: 0.001, RunS: 20}
 	behind := load.ReplicaFigures{Has: true, MasterTxPS: 2765, ApplyTxPS: 872.5, LagGrowthTxPS: 2600, CatchUpS: 38, RunS: 20}
-	base := &Group{Label: "innodb", Rate: Sample{N: 3, Mean: 3500}, Stats: Stats{Replica: kept, KeptUp: true, ReplicaRuns: judgeRuns(runsWith("i", kept))}}
+	base := &Group{Label: "innodb", Rate: analyse.Sample{N: 3, Mean: 3500}, Stats: analyse.Stats{Replica: kept, KeptUp: true, ReplicaRuns: judgeRuns(runsWith("i", kept))}}
 	rr := judgeRuns(runsWith("r", behind))
-	g := &Group{Label: "rocksdb", Rate: Sample{N: 3, Mean: 2765}, Ratio: 0.79, Test: &TTest{P: 0.003},
-		Stats: Stats{Replica: behind, KeptUp: rr.Behind == 0, ReplicaRuns: rr, RatioCI: &RatioCI{Low: 0.76, High: 0.82},
-			SustainedRatio: 0.45, SustainedCI: &RatioCI{Low: 0.41, High: 0.49}, ApplyRatio: 0.25}}
+	g := &Group{Label: "rocksdb", Rate: analyse.Sample{N: 3, Mean: 2765}, Ratio: 0.79, Test: &analyse.TTest{P: 0.003},
+		Stats: analyse.Stats{Replica: behind, KeptUp: rr.Behind == 0, ReplicaRuns: rr, RatioCI: &analyse.RatioCI{Low: 0.76, High: 0.82},
+			SustainedRatio: 0.45, SustainedCI: &analyse.RatioCI{Low: 0.41, High: 0.49}, ApplyRatio: 0.25}}
 	want := "Replicas: did NOT keep up: rocksdb (1 of 1 run fell behind, worst: r1 (catch-up 38 s, over 10% of the 20 s window); after the load every slave caught up within 38 s of orch seeing the load end); " +
 		"rocksdb sustained 0.450x [0.410, 0.490]; applied vs innodb: rocksdb 0.250x"
 	tb := answerTable(base, g)
@@ -134,16 +135,16 @@ func TestAnswerReplicasBehind(t *testing.T) {
 	// A time (mysqlslap's seconds): the cluster's is the load's plus the
 	// catch-up, said as a time, not as a "sustained" rate.
 	slap := &Table{Metric: load.MetricSeconds, LowerIsBetter: true, Baseline: base, Groups: []*Group{base, g}}
-	g.SustainedRatio, g.SustainedCI = 16.7, &RatioCI{Low: 13.5, High: 21.2}
+	g.SustainedRatio, g.SustainedCI = 16.7, &analyse.RatioCI{Low: 13.5, High: 21.2}
 	if got, want := slap.replicaLine(), "Replicas: did NOT keep up: rocksdb (1 of 1 run fell behind, worst: r1 (catch-up 38 s, over 10% of the 20 s window); "+
 		"after the load every slave caught up within 38 s of orch seeing the load end); rocksdb's cluster took 16.7x innodb's time "+
 		"(the load and the slowest replica's catch-up) [13.5, 21.2]; applied vs innodb: rocksdb 0.250x"; got != want {
 		t.Errorf("time's replica line:\n got %q\nwant %q", got, want)
 	}
-	g.SustainedRatio, g.SustainedCI = 0.45, &RatioCI{Low: 0.41, High: 0.49}
+	g.SustainedRatio, g.SustainedCI = 0.45, &analyse.RatioCI{Low: 0.41, High: 0.49}
 	// --headline sustained: the comparison leads with the sustained ratio,
 	// an estimate with its interval, then the master's rate and its test.
-	tb.Headline = HeadlineSustained
+	tb.Headline = analyse.HeadlineSustained
 	if got, want := tb.comparisonLine(base, g), "rocksdb vs innodb: sustained -55% writes/s [-59%, -51%] (an estimate with its interval, not tested); "+
 		"client: -21% writes/s [-24%, -18%] (p=0.003, n=3+3)"; got != want {
 		t.Errorf("sustained headline:\n got %q\nwant %q", got, want)
@@ -151,7 +152,7 @@ func TestAnswerReplicasBehind(t *testing.T) {
 	// A master rate not significantly different beside a sustained
 	// interval that excludes 0: two quantities, each named, never "no
 	// significant difference" and an interval excluding 0 said of one.
-	g.Test, g.RatioCI = &TTest{P: 0.2}, &RatioCI{Low: 0.7, High: 1.1}
+	g.Test, g.RatioCI = &analyse.TTest{P: 0.2}, &analyse.RatioCI{Low: 0.7, High: 1.1}
 	if got, want := tb.comparisonLine(base, g), "rocksdb vs innodb: sustained -55% writes/s [-59%, -51%] (an estimate with its interval, not tested); "+
 		"client: ~ no significant difference (p=0.2, n=3+3)"; got != want {
 		t.Errorf("sustained headline, master not significant:\n got %q\nwant %q", got, want)
@@ -161,21 +162,21 @@ func TestAnswerReplicasBehind(t *testing.T) {
 // The answer's change is the verdict's ratio, never a digit apart.
 func TestPctChangeIsTheRatio(t *testing.T) {
 	for r := 0.0; r < 3; r += 0.0005 {
-		v, err := strconv.ParseFloat(strings.TrimSuffix(Ratio(r), "x"), 64)
+		v, err := strconv.ParseFloat(strings.TrimSuffix(analyse.Ratio(r), "x"), 64)
 		if err != nil {
 			t.Fatal(err)
 		}
 		want := int(math.Round(100*v)) - 100
 		got := pctChange(r)
 		if want == 0 && got != "±0%" || want != 0 && got != strconv.FormatInt(int64(want), 10)+"%" && got != "+"+strconv.Itoa(want)+"%" {
-			t.Fatalf("pctChange(%v) = %q, Ratio = %q", r, got, Ratio(r))
+			t.Fatalf("pctChange(%v) = %q, Ratio = %q", r, got, analyse.Ratio(r))
 		}
 	}
 }
 
 // On the demo, the head's figures are the verdict's.
 func TestAnswerReusesTheVerdictsFigures(t *testing.T) {
-	rep := build(t, Options{}, demoDir)
+	rep := build(t, analyse.Options{}, demoDir)
 	tb := rep.Tables[0]
 	g := tb.group("rocksdb")
 	line := tb.answer()[0]
@@ -190,7 +191,7 @@ func TestAnswerReusesTheVerdictsFigures(t *testing.T) {
 			t.Errorf("answer %q lacks %q", line, want)
 		}
 	}
-	for _, want := range []string{Ratio(g.Ratio) + " innodb writes/s", ciPhrase(g.RatioCI, g.RatioCIErr), PValue(g.Test.P)} {
+	for _, want := range []string{analyse.Ratio(g.Ratio) + " innodb writes/s", ciPhrase(g.RatioCI, g.RatioCIErr), PValue(g.Test.P)} {
 		if !strings.Contains(g.Verdict, want) {
 			t.Errorf("verdict %q lacks %q", g.Verdict, want)
 		}
@@ -243,7 +244,7 @@ func TestHostLines(t *testing.T) {
 
 // Several tables: each table's answer under its name, in report.md too.
 func TestAnswerSeveralTables(t *testing.T) {
-	rep := build(t, Options{}, matrixDir, "testdata/logs/slap-innodb.txt", "testdata/logs/slap-rocksdb.txt")
+	rep := build(t, analyse.Options{}, matrixDir, "testdata/logs/slap-innodb.txt", "testdata/logs/slap-rocksdb.txt")
 	if len(rep.Tables) != 2 {
 		t.Fatalf("%d tables, want 2", len(rep.Tables))
 	}
@@ -308,9 +309,9 @@ func TestServersLine(t *testing.T) {
 func TestAnswerReplicasCatchingUp(t *testing.T) {
 	kept := load.ReplicaFigures{Has: true, MasterTxPS: 4400, ApplyTxPS: 4392, LagGrowthTxPS: 9.4, LagEndTx: 117, CatchUpS: 0.031, RunS: 15}
 	catching := load.ReplicaFigures{Has: true, MasterTxPS: 3647, ApplyTxPS: 4421, LagGrowthTxPS: -1139.5, LagEndTx: 272, CatchUpS: 0.031, RunS: 15}
-	base := &Group{Label: "innodb", Rate: Sample{N: 4, Mean: 4400}, Stats: Stats{Replica: kept, KeptUp: true, ReplicaRuns: judgeRuns(runsWith("i", kept, kept))}}
+	base := &Group{Label: "innodb", Rate: analyse.Sample{N: 4, Mean: 4400}, Stats: analyse.Stats{Replica: kept, KeptUp: true, ReplicaRuns: judgeRuns(runsWith("i", kept, kept))}}
 	// Judged per run: one of rocksdb's two runs applied a backlog.
-	g := &Group{Label: "rocksdb", Rate: Sample{N: 4, Mean: 3650}, Ratio: 0.83, Stats: Stats{Replica: catching, KeptUp: true, ApplyRatio: 1.01,
+	g := &Group{Label: "rocksdb", Rate: analyse.Sample{N: 4, Mean: 3650}, Ratio: 0.83, Stats: analyse.Stats{Replica: catching, KeptUp: true, ApplyRatio: 1.01,
 		ReplicaRuns: judgeRuns(runsWith("r", catching, kept))}}
 	want := "Replicas: kept up in every configuration; applied vs innodb: rocksdb 1.01x (a backlog from before the window in 1 run: not the master's pace)"
 	if got := answerTable(base, g).replicaLine(); got != want {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
 	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
@@ -142,7 +143,7 @@ func TestRawMariadbSlapLogs(t *testing.T) {
 	// metric is the tool's own (seconds to run all queries, lower is
 	// better) and the verdict says whose time was longer: 9.340 / 4.890 =
 	// 1.91x.
-	rep := build(t, Options{}, "testdata/logs/slap-innodb.txt", "testdata/logs/slap-rocksdb.txt")
+	rep := build(t, analyse.Options{}, "testdata/logs/slap-innodb.txt", "testdata/logs/slap-rocksdb.txt")
 	tb := rep.Tables[0]
 	if tb.Metric != load.MetricSeconds || !tb.LowerIsBetter || tb.Baseline.Label != "slap-innodb" {
 		t.Fatalf("table metric %q lower-is-better %v baseline %s", tb.Metric, tb.LowerIsBetter, tb.Baseline.Label)

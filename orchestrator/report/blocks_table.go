@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
 	"github.com/orch-bench/orch/orchestrator/report/load"
 	"github.com/orch-bench/orch/orchestrator/stats"
 )
@@ -31,7 +32,7 @@ type ClusterSection struct {
 // across clusters.
 type BlockedGroup struct {
 	Label string
-	Blocked
+	analyse.Blocked
 }
 
 // clusters lists the clusters of the table's runs, in order of first run.
@@ -83,11 +84,11 @@ func (t *Table) compareBlocked(design *load.ClusterDesign) {
 		if g == t.Baseline {
 			continue
 		}
-		var pairs []ClusterPair
+		var pairs []analyse.ClusterPair
 		for _, c := range clusters {
-			pairs = append(pairs, ClusterPair{Cluster: c, Base: steady(t.Baseline, c), Other: steady(g, c)})
+			pairs = append(pairs, analyse.ClusterPair{Cluster: c, Base: steady(t.Baseline, c), Other: steady(g, c)})
 		}
-		bl := CompareBlocked(pairs)
+		bl := analyse.CompareBlocked(pairs)
 		t.judgeClusters(g, bl.Clusters)
 		// The combined row is the comparison's own (Table.compare: the
 		// one judge, over the clusters as blocks), so the answer, this
@@ -115,7 +116,7 @@ func (t *Table) compareBlocked(design *load.ClusterDesign) {
 // the cluster's rounds' log ratios; unpaired, the ratio of the means,
 // Fieller and Welch), so that the combined ratio is the geometric mean of
 // the rows above it.
-func (t *Table) judgeClusters(g *Group, cs []ClusterRatio) {
+func (t *Table) judgeClusters(g *Group, cs []analyse.ClusterRatio) {
 	blocked := t.rule().AnalysisOf(t.blocked()) == stats.AnalysisBlocked
 	pick := func(h *Group, cluster string) ([]float64, []stats.Block) {
 		var xs []float64
@@ -134,10 +135,10 @@ func (t *Table) judgeClusters(g *Group, cs []ClusterRatio) {
 		}
 		o, ob := pick(g, c.Cluster)
 		b, bb := pick(t.Baseline, c.Cluster)
-		s := t.rule().At(stats.Comparison{Other: o, Base: b, OtherBlocks: ob, BaseBlocks: bb}, Alpha)
+		s := t.rule().At(stats.Comparison{Other: o, Base: b, OtherBlocks: ob, BaseBlocks: bb}, analyse.Alpha)
 		c.Ratio, c.Test, c.TestErr, c.CILow, c.CIHigh = s.Ratio, nil, s.Err, math.NaN(), math.NaN()
 		if s.Test != nil {
-			c.Test = &TTest{T: s.Test.T, DF: s.Test.DF, P: s.Test.P}
+			c.Test = &analyse.TTest{T: s.Test.T, DF: s.Test.DF, P: s.Test.P}
 			if s.Err == nil && !s.Interval.Unbounded {
 				c.CILow, c.CIHigh = s.Interval.Low, s.Interval.High
 			}
@@ -155,10 +156,10 @@ func (t *Table) blockedRows(sec *ClusterSection) ([]string, [][]string) {
 	for _, g := range sec.Groups {
 		for _, c := range g.Clusters {
 			rows = append(rows, []string{g.Label, c.Cluster, strconv.Itoa(c.Base.N) + " / " + strconv.Itoa(c.Other.N),
-				num(c.Base.Mean, 2), num(c.Other.Mean, 2), Ratio(c.Ratio), ratioCI(c.CILow, c.CIHigh), Significance(c.Test, c.TestErr)})
+				analyse.Num(c.Base.Mean, 2), analyse.Num(c.Other.Mean, 2), analyse.Ratio(c.Ratio), ratioCI(c.CILow, c.CIHigh), Significance(c.Test, c.TestErr)})
 		}
 		rows = append(rows, []string{g.Label, fmt.Sprintf("combined (%d clusters)", g.Used), "", "", "",
-			Ratio(g.Ratio), ratioCI(g.CILow, g.CIHigh), Significance(g.Test, g.TestErr)})
+			analyse.Ratio(g.Ratio), ratioCI(g.CILow, g.CIHigh), Significance(g.Test, g.TestErr)})
 	}
 	return header, rows
 }
@@ -167,7 +168,7 @@ func ratioCI(lo, hi float64) string {
 	if lo != lo || hi != hi { // NaN
 		return "—"
 	}
-	return Ratio(lo) + "–" + Ratio(hi)
+	return analyse.Ratio(lo) + "–" + analyse.Ratio(hi)
 }
 
 // notes are the lines that introduce the by-cluster table.

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
 	"github.com/orch-bench/orch/orchestrator/report/load"
 	"github.com/orch-bench/orch/orchestrator/stats"
 )
@@ -75,11 +76,11 @@ func steadyOfRun(t *testing.T, rep *Report, id string) float64 {
 // Two clusters: per-cluster ratios, their geometric mean as the group's
 // ratio and verdict, a by-cluster section in the markdown.
 func TestReportBlockedByCluster(t *testing.T) {
-	plain := build(t, Options{}, matrixDir)
+	plain := build(t, analyse.Options{}, matrixDir)
 	rEast := steadyOfRun(t, plain, "02-rocksdb-r1") / steadyOfRun(t, plain, "01-innodb-r1")
 	rWest := steadyOfRun(t, plain, "04-rocksdb-r2") / steadyOfRun(t, plain, "03-innodb-r2")
 
-	rep := build(t, Options{}, blockedMatrix(t, twoBlocks, nil))
+	rep := build(t, analyse.Options{}, blockedMatrix(t, twoBlocks, nil))
 	tb := rep.Tables[0]
 	sec := tb.Blocks
 	if sec == nil || len(sec.Groups) != 1 || strings.Join(sec.Clusters, ",") != "east,west" {
@@ -93,7 +94,7 @@ func TestReportBlockedByCluster(t *testing.T) {
 	near(t, "west ratio", bg.Clusters[1].Ratio, rWest, 1e-12)
 	near(t, "combined", bg.Ratio, math.Sqrt(rEast*rWest), 1e-12)
 	rocks := tb.group("rocksdb")
-	if rocks.Ratio != bg.Ratio || !strings.HasSuffix(rocks.Verdict, "combined over 2 clusters") || !strings.Contains(rocks.Verdict, Ratio(bg.Ratio)) {
+	if rocks.Ratio != bg.Ratio || !strings.HasSuffix(rocks.Verdict, "combined over 2 clusters") || !strings.Contains(rocks.Verdict, analyse.Ratio(bg.Ratio)) {
 		t.Errorf("group ratio %v verdict %q: want the combined %v", rocks.Ratio, rocks.Verdict, bg.Ratio)
 	}
 	var md strings.Builder
@@ -128,9 +129,9 @@ func TestReportBlockedByCluster(t *testing.T) {
 // A run of a round its cluster did not complete is left out: here west's
 // rocksdb run, so only east compares both, and the note says why.
 func TestReportBlockedExcluded(t *testing.T) {
-	plain := build(t, Options{}, matrixDir)
+	plain := build(t, analyse.Options{}, matrixDir)
 	rEast := steadyOfRun(t, plain, "02-rocksdb-r1") / steadyOfRun(t, plain, "01-innodb-r1")
-	rep := build(t, Options{}, blockedMatrix(t, twoBlocks, map[string][]string{"west": {"04-rocksdb-r2"}}))
+	rep := build(t, analyse.Options{}, blockedMatrix(t, twoBlocks, map[string][]string{"west": {"04-rocksdb-r2"}}))
 	tb := rep.Tables[0]
 	if n := tb.group("rocksdb").Rate.N; n != 1 {
 		t.Errorf("rocksdb n = %d, want 1 (04 excluded)", n)
@@ -149,8 +150,8 @@ func TestReportBlockedExcluded(t *testing.T) {
 // cluster that ran everything, and a note saying what happened.
 func TestReportClusterTakenOut(t *testing.T) {
 	all := []string{"01-innodb-r1", "02-rocksdb-r1", "03-innodb-r2", "04-rocksdb-r2", "05-innodb-r3", "06-rocksdb-r3"}
-	plain := build(t, Options{}, matrixDir)
-	rep := build(t, Options{}, blockedMatrix(t, map[string][]string{"east": all, "west": {}}, nil, "west", "unreachable: west-m: no route to host"))
+	plain := build(t, analyse.Options{}, matrixDir)
+	rep := build(t, analyse.Options{}, blockedMatrix(t, map[string][]string{"east": all, "west": {}}, nil, "west", "unreachable: west-m: no route to host"))
 	tb := rep.Tables[0]
 	if tb.Blocks == nil || len(tb.Blocks.Rows) != 0 {
 		t.Fatalf("section %+v: want notes only", tb.Blocks)
@@ -169,9 +170,9 @@ func TestReportClusterTakenOut(t *testing.T) {
 
 // A design of one cluster is today's analysis, figure for figure.
 func TestReportOneClusterDesignIsPlain(t *testing.T) {
-	plain := build(t, Options{}, matrixDir)
+	plain := build(t, analyse.Options{}, matrixDir)
 	dir := blockedMatrix(t, map[string][]string{"east": {"01-innodb-r1", "02-rocksdb-r1", "03-innodb-r2", "04-rocksdb-r2", "05-innodb-r3", "06-rocksdb-r3"}}, nil)
-	one := build(t, Options{}, dir)
+	one := build(t, analyse.Options{}, dir)
 	if one.Tables[0].Blocks != nil {
 		t.Fatal("one cluster got a by-cluster section")
 	}
@@ -196,7 +197,7 @@ func TestReportOneClusterDesignIsPlain(t *testing.T) {
 // (issue 36: the answer printed one analysis's interval with another's p).
 func TestTwoClustersOneAnalysis(t *testing.T) {
 	dir := blockedMatrix(t, twoBlocks, nil)
-	for _, opts := range []Options{{}, {Analysis: "unpaired"}} {
+	for _, opts := range []analyse.Options{{}, {Analysis: "unpaired"}} {
 		rep := build(t, opts, dir)
 		tb := rep.Tables[0]
 		rocks := tb.group("rocksdb")
@@ -247,12 +248,12 @@ func TestAnalysisNotChosenAfterTheData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Build(in, Options{Analysis: "unpaired", AllowMixed: true})
+	_, err = Build(in, analyse.Options{Analysis: "unpaired", AllowMixed: true})
 	var ie *load.InputError
 	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "pre-registered --analysis blocked") {
 		t.Errorf("--analysis unpaired on a blocked matrix: %v", err)
 	}
-	rep, err := Build(in, Options{Analysis: "blocked", AllowMixed: true})
+	rep, err := Build(in, analyse.Options{Analysis: "blocked", AllowMixed: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -288,8 +289,8 @@ func TestClusterRowsByTheTablesAnalysis(t *testing.T) {
 	base := &Group{Label: "innodb", Steady: []float64{100, 200, 50}, Blocks: []stats.Block{blk("west", 1), blk("west", 2), blk("east", 1)}}
 	g := &Group{Label: "rocksdb", Steady: []float64{110, 240, 60}, Blocks: []stats.Block{blk("west", 1), blk("west", 2), blk("east", 1)}}
 	tb := &Table{Metric: "writes/s", Baseline: base, Groups: []*Group{base, g}}
-	cs := []ClusterRatio{{Cluster: "west", Base: Describe([]float64{100, 200}), Other: Describe([]float64{110, 240}), Ratio: 350.0 / 300},
-		{Cluster: "east", Base: Describe([]float64{50}), Other: Describe([]float64{60}), Ratio: 1.2}}
+	cs := []analyse.ClusterRatio{{Cluster: "west", Base: analyse.Describe([]float64{100, 200}), Other: analyse.Describe([]float64{110, 240}), Ratio: 350.0 / 300},
+		{Cluster: "east", Base: analyse.Describe([]float64{50}), Other: analyse.Describe([]float64{60}), Ratio: 1.2}}
 	tb.judgeClusters(g, cs)
 	near(t, "west, blocked", cs[0].Ratio, math.Sqrt(1.1*1.2), 1e-12)
 	if cs[0].Test == nil || !(cs[0].CILow < cs[0].Ratio && cs[0].Ratio < cs[0].CIHigh) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/orch-bench/orch/orchestrator/bench"
 	"github.com/orch-bench/orch/orchestrator/fairness"
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
 	"github.com/orch-bench/orch/orchestrator/report/load"
 	"github.com/orch-bench/orch/orchestrator/stats"
 )
@@ -16,31 +17,6 @@ import (
 // DefaultWarmupS is the warm-up excluded from steady-state figures when
 // neither the options nor a matrix say otherwise.
 const DefaultWarmupS = 10
-
-// Options tune a report.
-type Options struct {
-	// Baseline is the label others are compared with; default: the
-	// matrix's baseline, else the first label of each table.
-	Baseline string
-	// WarmupS, when not nil, overrides the warm-up detected per run.
-	WarmupS *float64
-	// Headline is the figure verdicts lead with: HeadlineMaster,
-	// HeadlineSustained or HeadlineBoth (the default, "").
-	Headline string
-	// AllowMixed compares runs whose servers (flavour or major.minor
-	// version), workload parameters, client or topology differ (labelled
-	// as such) instead of refusing.
-	AllowMixed bool
-	// NoiseFloor is an A/A matrix directory whose noise floor the verdicts
-	// are held against (default: the one the matrix names).
-	NoiseFloor string
-	// Labels group inputs explicitly (--label NAME=GLOB, load_group.go).
-	Labels []load.LabelGlob
-	// Analysis is --analysis (stats.AnalysisBlocked or
-	// stats.AnalysisUnpaired) for inputs whose matrix.json pre-registered
-	// none; "" leaves it to the design (analysis.go).
-	Analysis string
-}
 
 // Report is the comparison of the inputs' runs, ready to be written.
 type Report struct {
@@ -92,7 +68,7 @@ type Table struct {
 	Until   *load.UntilDoc
 	Skipped int
 	// Analysis is how the comparisons were analysed and why (analysis.go).
-	Analysis Analysis
+	Analysis analyse.Analysis
 }
 
 // Group is one configuration (label) of a table and its runs.
@@ -104,7 +80,7 @@ type Group struct {
 	// ran (its cluster and round), nil when a run's round is not known.
 	Steady []float64
 	Blocks []stats.Block
-	Rate   Sample
+	Rate   analyse.Sample
 	// Whole-run latency (ms: the client's summary) over the runs in the
 	// statistics: the mean of their avg and pNN, the largest of their max;
 	// and health.
@@ -127,7 +103,7 @@ type Group struct {
 	// Test is the analysis's test against the baseline (Welch's, or
 	// Student's t on the rounds' log ratios); TestErr says why there is
 	// none.
-	Test    *TTest
+	Test    *analyse.TTest
 	TestErr error
 	// NoEffect lists the knobs that set this label apart from the
 	// baseline but that the server ignores.
@@ -137,7 +113,7 @@ type Group struct {
 	// InsideFloor: Ratio lies inside the table's A/A noise floor.
 	InsideFloor bool
 
-	Stats // noise, ratio interval, rank test, replicas (stats_group.go)
+	analyse.Stats // noise, ratio interval, rank test, replicas (stats_group.go)
 }
 
 // steadyOf is a run's steady-state rate in its table and how it was got.
@@ -149,7 +125,7 @@ func (t *Table) steadyOf(r *load.Run) (float64, string) {
 }
 
 // Build compares the input's runs.
-func Build(in *load.Input, opts Options) (*Report, error) {
+func Build(in *load.Input, opts analyse.Options) (*Report, error) {
 	rep := &Report{Sources: in.Sources, WarmupS: DefaultWarmupS, WarmupFrom: "default"}
 	switch {
 	case opts.WarmupS != nil:
@@ -174,12 +150,12 @@ func Build(in *load.Input, opts Options) (*Report, error) {
 	if err := rep.checkComparable(opts.AllowMixed || in.AllowMixed); err != nil {
 		return nil, err
 	}
-	if err := checkAnalysis(in, opts); err != nil {
+	if err := analyse.CheckAnalysis(in, opts); err != nil {
 		return nil, err
 	}
 	for _, t := range rep.Tables {
 		t.Until, t.Skipped = in.Until, in.Skipped
-		t.Analysis = analysisOf(in, opts)
+		t.Analysis = analyse.AnalysisOf(in, opts)
 		t.setWindows(opts.WarmupS != nil || in.WarmupS != nil, rep.WarmupS, rep.WarmupFrom)
 		t.testSteady()
 		t.Headline = opts.Headline
@@ -196,7 +172,7 @@ func Build(in *load.Input, opts Options) (*Report, error) {
 
 // noiseFloors states an A/A input's floors, or holds the verdicts against
 // the floor of the A/A matrix named by the options or the matrix.
-func (rep *Report) noiseFloors(in *load.Input, opts Options) error {
+func (rep *Report) noiseFloors(in *load.Input, opts analyse.Options) error {
 	if in.AA {
 		src := in.Home
 		if src == "" {
@@ -333,7 +309,7 @@ func (t *Table) compare(baseline string, noEffect map[string]string) {
 		g.Ratio = g.Rate.Mean / b.Rate.Mean
 		switch {
 		case g.Rate.N == 0 || b.Rate.N == 0:
-			g.TestErr = ErrNoRuns
+			g.TestErr = analyse.ErrNoRuns
 		case b.Rate.Mean == 0:
 			g.Ratio, g.TestErr = math.NaN(), stats.ErrZeroBaseline
 		default:
@@ -354,7 +330,7 @@ func (t *Table) compare(baseline string, noEffect map[string]string) {
 	// Fieller's interval at each one's Holm level.
 	for i, s := range t.rule().Evaluate(t.round(), cs) {
 		judged[i].take(s)
-		judged[i].needed = t.rule().RunsNeeded(cs[i], Alpha)
+		judged[i].Needed = t.rule().RunsNeeded(cs[i], analyse.Alpha)
 	}
 	for _, g := range t.Groups {
 		if g == b {
@@ -399,7 +375,7 @@ func (t *Table) describe(g *Group) {
 	if slices.ContainsFunc(g.Blocks, func(b stats.Block) bool { return b.Round <= 0 }) {
 		g.Blocks = nil // a run outside a matrix's rounds: no blocks
 	}
-	g.Rate = Describe(g.Steady)
+	g.Rate = analyse.Describe(g.Steady)
 	g.LatAvg, g.LatPct, g.LatMax, g.WinLatPct, g.WinLatAvg = load.MeanOf(lavg), load.MeanOf(lpct), maxOf(lmax), load.MeanOf(lwin), load.MeanOf(lwinAvg)
 	g.TableBytes, g.DatadirBytes = load.MeanOf(tbl), load.MeanOf(ddir)
 	t.describeMore(g)

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"testing"
+
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
 )
 
 // layoutScript reports, once the page has loaded, the answer's lines with
@@ -64,7 +66,7 @@ type layout struct {
 // its box); at 1920 px every table shows whole.
 func TestDemoReportFirstScreen(t *testing.T) {
 	needChromium(t)
-	rep := build(t, Options{}, demoDir)
+	rep := build(t, analyse.Options{}, demoDir)
 	var page bytes.Buffer
 	if err := rep.WriteHTML(&page); err != nil {
 		t.Fatal(err)

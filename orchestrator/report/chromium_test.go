@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
 )
 
 const chromiumPath = "/usr/bin/chromium"
@@ -103,7 +105,7 @@ window.addEventListener("load", function () {
 // checks that its tables lay out and its inline plots decode, offline.
 func TestHTMLRendersInChromium(t *testing.T) {
 	needChromium(t)
-	rep := build(t, Options{}, matrixDir, "testdata/parse/legacy-0.5.json")
+	rep := build(t, analyse.Options{}, matrixDir, "testdata/parse/legacy-0.5.json")
 	var page bytes.Buffer
 	if err := rep.WriteHTML(&page); err != nil {
 		t.Fatal(err)

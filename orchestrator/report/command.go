@@ -6,6 +6,7 @@ import (
 	"io"
 	"path/filepath"
 
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
 	"github.com/orch-bench/orch/orchestrator/report/load"
 	"github.com/orch-bench/orch/orchestrator/runs"
 	"github.com/orch-bench/orch/orchestrator/schema"
@@ -13,7 +14,7 @@ import (
 
 // Request is `orch report`: the inputs and how to compare and write them.
 type Request struct {
-	Options
+	analyse.Options
 	// Inputs are run or matrix directories, folders, client logs and
 	// orch parse output; none (and no Labels): the latest run under Root.
 	Inputs []string
@@ -35,7 +36,7 @@ func Answer(req Request, w io.Writer) error {
 		return bad("--format: %v", err)
 	}
 	switch req.Headline {
-	case HeadlineBoth, HeadlineMaster, HeadlineSustained:
+	case analyse.HeadlineBoth, analyse.HeadlineMaster, analyse.HeadlineSustained:
 	default:
 		return bad("--headline %q: want both, master or sustained", req.Headline)
 	}

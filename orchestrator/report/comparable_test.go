@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
 	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
@@ -44,7 +45,7 @@ func TestRefusesMixedServers(t *testing.T) {
 	mysql := map[string]string{"master": "MySQL 9.7.4", "slave1": "MySQL 9.7.4", "slave2": "MySQL 9.7.4"}
 	setServers(t, b, mysql)
 
-	_, err := Build(mustLoad(t, a, b), Options{})
+	_, err := Build(mustLoad(t, a, b), analyse.Options{})
 	var ie *load.InputError
 	if !errors.As(err, &ie) {
 		t.Fatalf("MariaDB vs MySQL: err = %v, want an InputError", err)
@@ -54,7 +55,7 @@ func TestRefusesMixedServers(t *testing.T) {
 		t.Errorf("err = %q, want one line with %q and --allow-mixed", msg, want)
 	}
 
-	rep, err := Build(mustLoad(t, a, b), Options{AllowMixed: true})
+	rep, err := Build(mustLoad(t, a, b), analyse.Options{AllowMixed: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,12 +65,12 @@ func TestRefusesMixedServers(t *testing.T) {
 
 	// Another minor version of one flavour: refused too.
 	setServers(t, b, map[string]string{"master": "MariaDB 10.6.21", "slave1": "MariaDB 10.6.21", "slave2": "MariaDB 10.6.21"})
-	if _, err := Build(mustLoad(t, a, b), Options{}); err == nil || !strings.Contains(err.Error(), "server: MariaDB 10.11 (02-rocksdb-r1) vs MariaDB 10.6 (04-rocksdb-r2)") {
+	if _, err := Build(mustLoad(t, a, b), analyse.Options{}); err == nil || !strings.Contains(err.Error(), "server: MariaDB 10.11 (02-rocksdb-r1) vs MariaDB 10.6 (04-rocksdb-r2)") {
 		t.Errorf("10.11 vs 10.6: err = %v", err)
 	}
 	// A patch release apart: compared.
 	setServers(t, b, map[string]string{"master": "MariaDB 10.11.20", "slave1": "MariaDB 10.11.20", "slave2": "MariaDB 10.11.20"})
-	if _, err := Build(mustLoad(t, a, b), Options{}); err != nil {
+	if _, err := Build(mustLoad(t, a, b), analyse.Options{}); err != nil {
 		t.Errorf("10.11.19 vs 10.11.20 refused: %v", err)
 	}
 }
@@ -113,7 +114,7 @@ func TestMatrixRecordsAllowMixed(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dir, load.FileMatrix), raw, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		rep, err := Build(mustLoad(t, dir), Options{})
+		rep, err := Build(mustLoad(t, dir), analyse.Options{})
 		switch {
 		case allowed && err != nil:
 			t.Errorf("allow_mixed recorded: %v", err)

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
 	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
@@ -49,7 +50,7 @@ func dbiMarkdown(cfgs []*load.DBIConfig, failed []*load.DBIRun, plot string) (st
 	b.WriteString("\n## Totals\n\n| configuration | runs | total rate (insertions/s) | sd | bytes on disk | CPU µs per insertion | host disk writes per insertion (bytes) | host disk flushes per 10^6 insertions |\n|---|---|---|---|---|---|---|---|\n")
 	for _, c := range cfgs {
 		rates := c.Values(func(r *load.DBIRun) float64 { return r.Rate })
-		s := Describe(rates)
+		s := analyse.Describe(rates)
 		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s | %s |\n", load.LibName(c.Label), len(c.Runs), thousands(s.Mean), thousands(s.SD),
 			dbiMiB(load.MeanOf(c.Values(func(r *load.DBIRun) float64 { return r.Bytes }))),
 			fixed(load.MeanOf(c.Values(perInsertion(func(r *load.DBIRun) float64 { return r.CPUS * 1e6 }))), 2),
@@ -83,12 +84,12 @@ func dbiAnswer(cfgs []*load.DBIConfig) string {
 	bb := base.Values(func(r *load.DBIRun) float64 { return r.Rate })
 	ratio := load.MeanOf(a) / load.MeanOf(bb)
 	ci := "no interval (fewer than 2 runs each)"
-	if iv, err := FiellerCI(a, bb); err == nil {
+	if iv, err := analyse.FiellerCI(a, bb); err == nil {
 		ci = fmt.Sprintf("ratio's 95%% CI [%.2f, %.2f] over %d and %d runs", iv.Low, iv.High, len(a), len(bb))
 		if iv.Low <= 1 && 1 <= iv.High {
 			ci += ", which holds 1: not a significant difference"
 		}
-	} else if !errors.Is(err, ErrTooFew) {
+	} else if !errors.Is(err, analyse.ErrTooFew) {
 		ci = "interval " + err.Error()
 	}
 	out := fmt.Sprintf("%s inserted %.2fx as fast as the %s in all (%s vs %s insertions/s; %s)",

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
 	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
@@ -141,7 +142,7 @@ func durability(g *Group) string {
 // hasReplicas reports whether any run of the table had replicas.
 func (t *Table) hasReplicas() bool {
 	for _, g := range t.Groups {
-		if Known(g.Replica) {
+		if analyse.Known(g.Replica) {
 			return true
 		}
 	}
@@ -156,7 +157,7 @@ var replicaNote = fmt.Sprintf("Over each run's window, means of the runs: master
 	"load's end (older runs: from the wait's start) until every slave had applied the master's last transaction; sustained: the steady rate x window / "+
 	"(window + catch-up), never above the steady rate. Kept up is judged run by run, never on these means: a run fell behind when a slave's lag grew by more "+
 	"than %s of the master's rate over the window's last %s s to more than the master commits in %s of the window, a slave never caught up, or catch-up "+
-	"took more than %s of the window.", pct(MaxLagGrowthShare), num(EndTrendS, 0), pct(MaxCatchUpShare), pct(MaxCatchUpShare))
+	"took more than %s of the window.", pct(analyse.MaxLagGrowthShare), analyse.Num(analyse.EndTrendS, 0), pct(analyse.MaxCatchUpShare), pct(analyse.MaxCatchUpShare))
 
 func (t *Table) replicaHeader() []string {
 	return []string{"configuration", "master tx/s", "applied tx/s", "applied vs baseline", "lag at end tx / s", "peak lag tx",
@@ -168,22 +169,22 @@ func (t *Table) replicaRows() [][]string {
 	for _, g := range t.Groups {
 		f := g.Replica
 		applied, sust := "baseline", "baseline"
-		if !Known(f) {
+		if !analyse.Known(f) {
 			applied, sust = "—", "—"
 		}
-		if g != t.Baseline && Known(f) {
-			applied, sust = Ratio(g.ApplyRatio), Ratio(g.SustainedRatio)+ciPhrase(g.SustainedCI, nil)
+		if g != t.Baseline && analyse.Known(f) {
+			applied, sust = analyse.Ratio(g.ApplyRatio), analyse.Ratio(g.SustainedRatio)+ciPhrase(g.SustainedCI, nil)
 		}
 		rr, kept, peak := g.ReplicaRuns, "—", "—"
-		if Known(f) && rr.N > 0 {
+		if analyse.Known(f) && rr.N > 0 {
 			kept = fmt.Sprintf("%d of %d", rr.Behind, rr.N)
 		}
 		if p := rr.Peak; p != nil {
-			peak = fmt.Sprintf("%s (%s %s)", num(p.Repl.PeakLagTx, 0), p.ID, p.Repl.PeakHost)
+			peak = fmt.Sprintf("%s (%s %s)", analyse.Num(p.Repl.PeakLagTx, 0), p.ID, p.Repl.PeakHost)
 		}
-		rows = append(rows, []string{g.Label, num(f.MasterTxPS, 0), num(f.ApplyTxPS, 0), applied,
-			num(f.LagEndTx, 0) + " / " + lagSecs(f.LagEndS, f.LagEndTx) + slaveName(f.Worst), peak, secsCell(f.CatchUpS), num(f.RunS, 1),
-			num(f.Sustained, 2), sust, kept})
+		rows = append(rows, []string{g.Label, analyse.Num(f.MasterTxPS, 0), analyse.Num(f.ApplyTxPS, 0), applied,
+			analyse.Num(f.LagEndTx, 0) + " / " + lagSecs(f.LagEndS, f.LagEndTx) + slaveName(f.Worst), peak, secsCell(f.CatchUpS), analyse.Num(f.RunS, 1),
+			analyse.Num(f.Sustained, 2), sust, kept})
 	}
 	return rows
 }
@@ -219,7 +220,7 @@ func slaveName(h string) string {
 }
 
 // secsCell formats seconds with 3 decimals (catch-up is often ms).
-func secsCell(v float64) string { return num(v, 3) }
+func secsCell(v float64) string { return analyse.Num(v, 3) }
 
 // warmupLine is where the time charts mark the end of the warm-up: the
 // median of the runs' warm-ups.
@@ -260,20 +261,20 @@ func (rep *Report) warmupSummary() string {
 	}
 	switch rep.WarmupFrom {
 	case "--warmup":
-		return fmt.Sprintf("Warm-up: given: %s s (orch report --warmup), the warm-up of every run; not detected (a given warm-up is used as given).", num(rep.WarmupS, 0))
+		return fmt.Sprintf("Warm-up: given: %s s (orch report --warmup), the warm-up of every run; not detected (a given warm-up is used as given).", analyse.Num(rep.WarmupS, 0))
 	case load.FileMatrix:
-		return fmt.Sprintf("Warm-up: given: %s s (orch matrix --warmup, %s), the warm-up of every run; not detected (a given warm-up is used as given).", num(rep.WarmupS, 0), load.FileMatrix)
+		return fmt.Sprintf("Warm-up: given: %s s (orch matrix --warmup, %s), the warm-up of every run; not detected (a given warm-up is used as given).", analyse.Num(rep.WarmupS, 0), load.FileMatrix)
 	}
 	s := "Warm-up: none given (--warmup)"
 	if len(detected) > 0 {
 		slices.Sort(detected)
-		s = fmt.Sprintf("Warm-up: detected: %s-%s s (median %s s) over %s; none given (--warmup)", num(detected[0], 0), num(detected[len(detected)-1], 0),
-			num(load.Median(detected), 0), plural(len(detected), "run"))
+		s = fmt.Sprintf("Warm-up: detected: %s-%s s (median %s s) over %s; none given (--warmup)", analyse.Num(detected[0], 0), analyse.Num(detected[len(detected)-1], 0),
+			analyse.Num(load.Median(detected), 0), plural(len(detected), "run"))
 	}
 	s += ", so detected per run as a sustained level change from the start of its per-second rate " +
 		"(a dip that recovers within the first half is not a warm-up)"
 	if len(fixed) > 0 {
-		s += fmt.Sprintf("; %s s (%s) for %s with too few intervals to detect one", num(rep.WarmupS, 0), rep.WarmupFrom, plural(len(fixed), "run"))
+		s += fmt.Sprintf("; %s s (%s) for %s with too few intervals to detect one", analyse.Num(rep.WarmupS, 0), rep.WarmupFrom, plural(len(fixed), "run"))
 	}
 	return s + "."
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
 	"github.com/orch-bench/orch/orchestrator/stats"
 )
 
@@ -30,7 +31,7 @@ func TestHolmAcrossConfigurations(t *testing.T) {
 			gs = append(gs, g)
 			cs = append(cs, stats.Comparison{Label: g.Label, Other: g.Steady, Base: b.Steady})
 		}
-		for i, s := range (stats.Rule{Alpha: Alpha}).Evaluate(0, cs) {
+		for i, s := range (stats.Rule{Alpha: analyse.Alpha}).Evaluate(0, cs) {
 			gs[i].take(s)
 			if gs[i].Test == nil {
 				t.Fatal(s.Err)

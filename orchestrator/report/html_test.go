@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
 )
 
 // htmlDoc is what checkHTML found in a page.
@@ -84,7 +86,7 @@ func lineOf(d *xml.Decoder, page []byte) int {
 }
 
 func TestHTMLReport(t *testing.T) {
-	rep := build(t, Options{}, matrixDir, "testdata/parse/legacy-0.5.json")
+	rep := build(t, analyse.Options{}, matrixDir, "testdata/parse/legacy-0.5.json")
 	var b bytes.Buffer
 	if err := rep.WriteHTML(&b); err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/orch-bench/orch/orchestrator/bench"
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
 	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
@@ -44,16 +45,16 @@ func (t *Table) checkInvariants(r *load.Run) {
 	steady, _ := t.steadyOf(r)
 	f := r.Repl
 	if !t.LowerIsBetter && f.Sustained > steady*(1+sustainedSlack) {
-		r.Flags = append(r.Flags, fmt.Sprintf("sustained %s above steady %s", num(f.Sustained, 2), num(steady, 2)))
+		r.Flags = append(r.Flags, fmt.Sprintf("sustained %s above steady %s", analyse.Num(f.Sustained, 2), analyse.Num(steady, 2)))
 	}
 	if tps, how := r.Bench.Steady(load.MetricTPS, r.Win); how == "intervals" && f.MasterTxPS > 0 && tps > 0 {
 		if gap, edges := math.Abs(tps/f.MasterTxPS-1), masterEdgeShare(r, f.MasterTxPS); gap > MaxClientServerGap+edges {
 			allow := ""
 			if edges >= 0.0005 {
 				// No "; ": results.csv's flags column is "; "-separated.
-				allow = fmt.Sprintf(", beyond the %s allowed, %s of it for the window's ends inside the master's samples", pctFixed(MaxClientServerGap+edges), pctFixed(edges))
+				allow = fmt.Sprintf(", beyond the %s allowed, %s of it for the window's ends inside the master's samples", analyse.PctFixed(MaxClientServerGap+edges), analyse.PctFixed(edges))
 			}
-			r.Flags = append(r.Flags, fmt.Sprintf("client %s tps vs master %s tx/s in the window (%s apart%s)", num(tps, 0), num(f.MasterTxPS, 0), pctFixed(gap), allow))
+			r.Flags = append(r.Flags, fmt.Sprintf("client %s tps vs master %s tx/s in the window (%s apart%s)", analyse.Num(tps, 0), analyse.Num(f.MasterTxPS, 0), analyse.PctFixed(gap), allow))
 		}
 	}
 	for _, rp := range r.Replicas {
@@ -96,7 +97,7 @@ func masterEdgeShare(r *load.Run, rate float64) float64 {
 // missingIntervals is how many of the intervals the client should have
 // printed over its duration it did not (0 when it cannot tell).
 func missingIntervals(r *load.Run, metric string) (missing, of int) {
-	rt, ok := benchRate(r, metric)
+	rt, ok := analyse.BenchRate(r, metric)
 	if !ok || rt.PlotOnly || len(rt.Series) == 0 || math.IsNaN(r.Bench.DurationS) {
 		return 0, 0
 	}
@@ -151,7 +152,7 @@ func flagText(r *load.Run) string {
 
 // steadyCell is a run's steady rate, saying when intervals are missing.
 func steadyCell(v float64, r *load.Run) string {
-	s := num(v, 2)
+	s := analyse.Num(v, 2)
 	for _, f := range r.Flags {
 		if strings.HasPrefix(f, "incomplete: ") {
 			s += " (" + f + ")"

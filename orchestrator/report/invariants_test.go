@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
 	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
@@ -122,12 +123,12 @@ func TestAlignOffsetFindsTheClientsShift(t *testing.T) {
 		b, _ := load.CumAt(cum, T+0.3)
 		client = append(client, load.Point{T: T, V: b - a})
 	}
-	if d, fromStart := alignOffset(client, master); math.Abs(d-0.3) > 0.011 || fromStart {
+	if d, fromStart := analyse.AlignOffset(client, master); math.Abs(d-0.3) > 0.011 || fromStart {
 		t.Errorf("shift %v (from the start: %v), want 0.3 fitted", d, fromStart)
 	}
 	// A read-only load commits nothing on the master: no shift.
 	idle := monitorCSV(nil, map[string][]float64{"gtid_tx_ps": make([]float64, 12)})
-	if d, _ := alignOffset(client, idle); d != 0 {
+	if d, _ := analyse.AlignOffset(client, idle); d != 0 {
 		t.Errorf("shift against an idle master %v, want 0", d)
 	}
 }
@@ -178,7 +179,7 @@ func TestAlignOffsetReadsTheLoadsStart(t *testing.T) {
 		}
 		samples = append(samples, start+20.25)
 		client, master := loadOnMaster(start, rates, samples)
-		d, fromStart := alignOffset(client, master)
+		d, fromStart := analyse.AlignOffset(client, master)
 		if math.Abs(d-start) > 0.03 || !fromStart {
 			t.Errorf("client started at %v s: shift %v (from the start: %v)", start, d, fromStart)
 		}
@@ -211,7 +212,7 @@ func TestAlignOffsetReadsTheLoadsStart(t *testing.T) {
 	}
 	// A 3 s run (three intervals, too few for a fit): read from the start.
 	short, shortMaster := loadOnMaster(0.35, rates[:3], []float64{0.015, 1.03, 2.05, 3.04, 3.6})
-	if d, fromStart := alignOffset(short, shortMaster); math.Abs(d-0.35) > 0.03 || !fromStart {
+	if d, fromStart := analyse.AlignOffset(short, shortMaster); math.Abs(d-0.35) > 0.03 || !fromStart {
 		t.Errorf("3 s run started at 0.35 s: shift %v (from the start: %v)", d, fromStart)
 	}
 	// The master commits 1.3 times what the client counts: the start's
@@ -225,7 +226,7 @@ func TestAlignOffsetReadsTheLoadsStart(t *testing.T) {
 		client[i].V /= 1.3
 	}
 	cum := master.Cumulative(master.Reader("gtid_tx_ps"))
-	if d, ok := startOffset(client, cum, 1); ok {
+	if d, ok := analyse.StartOffset(client, cum, 1); ok {
 		t.Errorf("shift %v read from a start whose commits are not the client's", d)
 	}
 }

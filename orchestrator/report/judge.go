@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
 	"github.com/orch-bench/orch/orchestrator/report/load"
 	"github.com/orch-bench/orch/orchestrator/stats"
 )
@@ -12,7 +13,7 @@ import (
 // rule is the table's stopping rule as stats applies it: the matrix's,
 // or significance at Alpha for a table without one.
 func (t *Table) rule() stats.Rule {
-	r := stats.Rule{Alpha: Alpha}
+	r := stats.Rule{Alpha: analyse.Alpha}
 	if t.Until != nil {
 		r = stats.RuleOf(&t.Until.Until)
 	}
@@ -43,7 +44,7 @@ func (t *Table) familyAlpha() float64 { return t.rule().Level(t.round()) }
 
 // take sets g's test, interval and status from the judge's status s.
 func (g *Group) take(s stats.Status) {
-	g.judged = &s
+	g.Judged = &s
 	if !math.IsNaN(s.Ratio) {
 		g.Ratio = s.Ratio // the analysis's estimate, beside its interval
 	}
@@ -51,20 +52,20 @@ func (g *Group) take(s stats.Status) {
 		g.TestErr = s.Err
 		return
 	}
-	g.Test = &TTest{T: s.Test.T, DF: s.Test.DF, P: s.Test.P, Level: s.Decision.Alpha, M: s.Decision.M}
+	g.Test = &analyse.TTest{T: s.Test.T, DF: s.Test.DF, P: s.Test.P, Level: s.Decision.Alpha, M: s.Decision.M}
 	g.RatioCI, g.RatioCIErr = intervalOf(s)
 }
 
 // intervalOf is a judged status's interval as the report prints it, or
 // why there is none.
-func intervalOf(s stats.Status) (*RatioCI, error) {
+func intervalOf(s stats.Status) (*analyse.RatioCI, error) {
 	switch {
 	case s.Err != nil:
 		return nil, s.Err
 	case s.Interval.Unbounded:
-		return nil, ErrUnbounded
+		return nil, analyse.ErrUnbounded
 	}
-	return &RatioCI{Low: s.Interval.Low, High: s.Interval.High, Level: s.Interval.Alpha}, nil
+	return &analyse.RatioCI{Low: s.Interval.Low, High: s.Interval.High, Level: s.Interval.Alpha}, nil
 }
 
 // JudgeMatrix is how a matrix with a stopping rule judges itself after a
@@ -80,7 +81,7 @@ func JudgeMatrix(dir string, rounds int) ([]stats.Status, error) {
 	if in.Until != nil {
 		in.Until.Round = rounds
 	}
-	rep, err := Build(in, Options{})
+	rep, err := Build(in, analyse.Options{})
 	if err != nil {
 		return nil, err
 	}
@@ -109,12 +110,12 @@ func (t *Table) statuses(u *load.UntilDoc) []stats.Status {
 // run, no variation) is not comparable, or what its interval at Alpha says
 // when it has one (no variation: the ratio itself).
 func (g *Group) status(b *Group, u *load.UntilDoc) stats.Status {
-	if g.judged != nil {
-		return *g.judged
+	if g.Judged != nil {
+		return *g.Judged
 	}
 	s := stats.Status{Label: g.Label + "/" + b.Label, N: g.Rate.N, NBase: b.Rate.N, Ratio: g.Ratio,
 		HalfWidth: math.Inf(1), Outcome: stats.NotComparable, Err: g.TestErr}
-	rule := stats.Rule{Alpha: Alpha}
+	rule := stats.Rule{Alpha: analyse.Alpha}
 	if u != nil {
 		rule = stats.RuleOf(&u.Until)
 	}
@@ -158,7 +159,7 @@ func (t *Table) ruleLine() string {
 		bounds = fmt.Sprintf(" (rounds %d-%d, %s analysis)", u.MinRounds, u.MaxRounds, t.Analysis.Used)
 	}
 	if u.Goal == stats.GoalSignificant {
-		s := fmt.Sprintf("Stopping rule: rounds until every comparison is decided (at least %d, at most %d rounds), %g spent over the rounds (O'Brien-Fleming-type spending, Bonferroni over rounds): these comparisons are decided at α=%.3g", u.MinRounds, u.MaxRounds, Alpha, t.familyAlpha())
+		s := fmt.Sprintf("Stopping rule: rounds until every comparison is decided (at least %d, at most %d rounds), %g spent over the rounds (O'Brien-Fleming-type spending, Bonferroni over rounds): these comparisons are decided at α=%.3g", u.MinRounds, u.MaxRounds, analyse.Alpha, t.familyAlpha())
 		if u.Stopped {
 			return s + "; " + u.Why + t.skippedWords()
 		}
@@ -193,7 +194,7 @@ func NoiseCV(dir string) (float64, error) {
 	if err != nil {
 		return math.NaN(), err
 	}
-	rep, err := Build(in, Options{})
+	rep, err := Build(in, analyse.Options{})
 	if err != nil {
 		return math.NaN(), err
 	}

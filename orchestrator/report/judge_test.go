@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
 	"github.com/orch-bench/orch/orchestrator/report/load"
 	"github.com/orch-bench/orch/orchestrator/schema"
 	"github.com/orch-bench/orch/orchestrator/stats"
@@ -57,7 +58,7 @@ func TestMatrixWithStoppingRule(t *testing.T) {
 	if in.Skipped != 2 {
 		t.Errorf("skipped %d, want 2", in.Skipped)
 	}
-	rep, err := Build(in, Options{})
+	rep, err := Build(in, analyse.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +116,7 @@ func TestNoiseCV(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := Build(in, Options{})
+	rep, err := Build(in, analyse.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,14 +144,14 @@ func TestNoiseCV(t *testing.T) {
 func TestSignificanceRuleLevel(t *testing.T) {
 	u := &load.UntilDoc{Until: schema.Until{Goal: stats.GoalSignificant, MinRounds: 3, MaxRounds: 5, Judged: 4}}
 	tb := &Table{Until: u}
-	if got, want := tb.familyAlpha(), stats.RuleOf(&u.Until).Level(4); got != want || got >= Alpha {
+	if got, want := tb.familyAlpha(), stats.RuleOf(&u.Until).Level(4); got != want || got >= analyse.Alpha {
 		t.Errorf("report level %v, rule's round-4 level %v", got, want)
 	}
 	u.Round = 5
 	if got := tb.familyAlpha(); got != stats.RuleOf(&u.Until).Level(5) {
 		t.Errorf("judging round 5 at %v", got)
 	}
-	if got := (&Table{Until: &load.UntilDoc{Until: schema.Until{Precision: 0.1, MinRounds: 3, MaxRounds: 5, Judged: 4}}}).familyAlpha(); got != Alpha {
+	if got := (&Table{Until: &load.UntilDoc{Until: schema.Until{Precision: 0.1, MinRounds: 3, MaxRounds: 5, Judged: 4}}}).familyAlpha(); got != analyse.Alpha {
 		t.Errorf("precision rule level %v", got)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"math/rand"
 	"testing"
 
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
 	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
@@ -34,7 +35,7 @@ func TestShiftFalseAlarms(t *testing.T) {
 			for _, cv := range []float64{0.05, 0.15} {
 				alarms, found := 0, 0
 				for i := 0; i < sims; i++ {
-					s := TestShift(ar1(rng, n, 9000, cv, phi))
+					s := analyse.TestShift(ar1(rng, n, 9000, cv, phi))
 					if s.Stat > s.Crit {
 						alarms++
 					}
@@ -44,8 +45,8 @@ func TestShiftFalseAlarms(t *testing.T) {
 				}
 				rate := float64(alarms) / sims
 				t.Logf("n=%d phi=%.1f cv=%.2f: significant %.1f%%, reported (>=10%% shift) %.1f%%", n, phi, cv, 100*rate, 100*float64(found)/sims)
-				limit := ShiftAlpha + 0.03
-				if phi > shiftPhi {
+				limit := analyse.ShiftAlpha + 0.03
+				if phi > analyse.ShiftPhi {
 					limit = 0.15
 				}
 				if rate > limit {
@@ -70,7 +71,7 @@ func TestShiftPower(t *testing.T) {
 			for j := 7; j < len(ps); j++ {
 				ps[j].V *= 1 - c.drop
 			}
-			s := TestShift(ps)
+			s := analyse.TestShift(ps)
 			if s.Found && math.Abs(s.AtS-7) <= 1 {
 				near++
 			}
@@ -92,8 +93,8 @@ func TestShiftLongWindow(t *testing.T) {
 	for j := 2400; j < len(ps); j++ {
 		ps[j].V *= 0.7
 	}
-	s := TestShift(ps)
-	if s.N > shiftMaxN || !s.Found || math.Abs(s.AtS-2400) > 12 || math.Abs(s.Rel+0.3) > 0.03 {
+	s := analyse.TestShift(ps)
+	if s.N > analyse.ShiftMaxN || !s.Found || math.Abs(s.AtS-2400) > 12 || math.Abs(s.Rel+0.3) > 0.03 {
 		t.Errorf("n=%d found %v at %.0f s, %+.1f%%", s.N, s.Found, s.AtS, 100*s.Rel)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
 	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
@@ -191,7 +192,7 @@ func TestUnreadableBenchmarkLeavesRunWithoutFigures(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	rep := build(t, Options{}, dir)
+	rep := build(t, analyse.Options{}, dir)
 	r := rep.Tables[0].Runs[0]
 	if r.Bench != nil || r.Usable() || !strings.Contains(r.Error, `unknown tool "hammerdb"`) {
 		t.Errorf("run: bench %v usable %v error %q", r.Bench, r.Usable(), r.Error)

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
 	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
@@ -81,7 +82,7 @@ func (rep *Report) preamble(code func(string) string) []string {
 			"(the Welch-Satterthwaite degrees of freedom of each r, so at r = 1 it is Welch's t-test of equal means, whose p is printed); "+
 			"with several configurations against one baseline the level is Holm's step-down, and each interval is printed at its comparison's level; "+
 			"CV above %s is flagged noisy, with the runs per configuration the stated analysis would need to resolve the difference (80%% power, Student's t: unpaired, Welch's test of n runs a side; blocked, n rounds from the rounds' log ratios' spread; not given over several clusters); "+
-			"with at least %d runs on both sides, the median and a Mann-Whitney U test too.", Alpha, pct(MaxCV), MinMannWhitney),
+			"with at least %d runs on both sides, the median and a Mann-Whitney U test too.", analyse.Alpha, pct(analyse.MaxCV), analyse.MinMannWhitney),
 	)
 	return append(out, rep.analysisLines()...)
 }
@@ -160,14 +161,14 @@ func (t *Table) groupRows() [][]string {
 	for _, g := range t.Groups {
 		ratio, p := "baseline", ""
 		if g != t.Baseline {
-			ratio, p = Ratio(g.Ratio), pText(g)
+			ratio, p = analyse.Ratio(g.Ratio), pText(g)
 			if len(g.NoEffect) > 0 {
 				p = "no effect on this server"
 			}
 		}
-		rows = append(rows, []string{g.Label, nText(g), num(g.Rate.Mean, 2), num(g.Rate.SD, 2), ci(g.Rate, 2),
-			num(g.Median, 2), cvText(g), ratio, ratioCIText(g, t.Baseline), p, num(g.WinLatAvg, 2), num(g.WinLatPct, 2), num(g.Errors, 0),
-			mib(g.TableBytes), mib(g.DiskBytes), num(g.SpaceAmp, 2), mib(g.BinlogBytes), mib(g.RelayBytes), mib(g.DatadirBytes),
+		rows = append(rows, []string{g.Label, nText(g), analyse.Num(g.Rate.Mean, 2), analyse.Num(g.Rate.SD, 2), ci(g.Rate, 2),
+			analyse.Num(g.Median, 2), cvText(g), ratio, ratioCIText(g, t.Baseline), p, analyse.Num(g.WinLatAvg, 2), analyse.Num(g.WinLatPct, 2), analyse.Num(g.Errors, 0),
+			mib(g.TableBytes), mib(g.DiskBytes), analyse.Num(g.SpaceAmp, 2), mib(g.BinlogBytes), mib(g.RelayBytes), mib(g.DatadirBytes),
 			semiText(g.FallbackS, g.NoTx), lagText(g.MaxLagS, g.MaxLagTx), dash(g.Consistency)})
 	}
 	return rows
@@ -222,7 +223,7 @@ func (t *Table) runRows() [][]string {
 		}
 		h := r.Health
 		rows = append(rows, []string{r.ID, r.Label, rep, state, flagText(r), steadyCell(v, r), dash(steadyText(how, r)), secsCell(r.Repl.CatchUpS),
-			num(b.WindowLatAvg(r.Win), 2), num(b.WindowLat(r.Win), 2), num(b.Errors, 0),
+			analyse.Num(b.WindowLatAvg(r.Win), 2), analyse.Num(b.WindowLat(r.Win), 2), analyse.Num(b.Errors, 0),
 			semiText(h.FallbackS, h.NoTx), lagText(h.MaxLagS, h.MaxLagTx), dash(h.Consistency)})
 	}
 	return rows

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
 	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
@@ -36,14 +37,14 @@ type NoiseFloor struct {
 	// the table's analysis, Method (stats.AnalysisBlocked: by round;
 	// else Fieller's).
 	Ratio  float64
-	CI     *RatioCI
+	CI     *analyse.RatioCI
 	CIErr  error
 	Method string
 	NA, NB int
 	// Test is Welch's t-test between the arms: a significant difference
 	// between identical configurations means the runs drift or are not
 	// independent, and the floor understates the noise.
-	Test *TTest
+	Test *analyse.TTest
 	// aspects are the workload parameters, client and topology of its
 	// runs, which a compared table must share for the floor to apply.
 	aspects map[string]string
@@ -68,9 +69,9 @@ func (f *NoiseFloor) Line() string {
 	if f.Test != nil {
 		n += ", " + PValue(f.Test.P)
 	}
-	s := fmt.Sprintf("A/A: %s%s (%s): the noise floor of this cluster for %s (%s)", Ratio(f.Ratio), f.ciText(), n, f.Workload, f.Metric)
+	s := fmt.Sprintf("A/A: %s%s (%s): the noise floor of this cluster for %s (%s)", analyse.Ratio(f.Ratio), f.ciText(), n, f.Workload, f.Metric)
 	switch {
-	case f.CI == nil && !errors.Is(f.CIErr, ErrUnbounded):
+	case f.CI == nil && !errors.Is(f.CIErr, analyse.ErrUnbounded):
 		s += "; caveat: no interval with fewer than 2 runs per arm, --repeat 3 or more gives one"
 	case f.Test != nil && f.Test.Significant():
 		s += "; WARNING: the two identical arms differ significantly: the runs drift or are not independent, and this floor understates the noise"
@@ -102,7 +103,7 @@ func (f *NoiseFloor) phrase() string {
 	if !f.Date.IsZero() {
 		when = ", " + f.Date.UTC().Format("2006-01-02")
 	}
-	return fmt.Sprintf("inside the noise floor measured by A/A (%s%s): %s%s", f.Source, when, Ratio(f.Ratio), f.ciText())
+	return fmt.Sprintf("inside the noise floor measured by A/A (%s%s): %s%s", f.Source, when, analyse.Ratio(f.Ratio), f.ciText())
 }
 
 // measureFloor makes t's statement of an A/A matrix: the (b) arm's verdict
@@ -117,7 +118,7 @@ func (t *Table) measureFloor(source string, date time.Time) *NoiseFloor {
 		b = t.Groups[1]
 	}
 	f := &NoiseFloor{Source: source, Date: date, Workload: t.Workload, Tool: t.Tool, Metric: t.Metric,
-		Labels: [2]string{a.Label, b.Label}, Ratio: b.Ratio, CI: b.RatioCI, CIErr: b.RatioCIErr, Method: t.Analysis.ciMethod(),
+		Labels: [2]string{a.Label, b.Label}, Ratio: b.Ratio, CI: b.RatioCI, CIErr: b.RatioCIErr, Method: t.Analysis.CiMethod(),
 		NA: a.Rate.N, NB: b.Rate.N, Test: b.Test, aspects: t.aspects()}
 	b.Verdict = f.Line()
 	if w := b.outcomeWords(a, t.Until); w != "" {
@@ -193,7 +194,7 @@ func (u *FloorUse) note() string {
 	if u.NotApplicable != "" {
 		return fmt.Sprintf("Noise floor of %s not applicable: %s", f.Source, u.NotApplicable)
 	}
-	return fmt.Sprintf("Noise floor (A/A %s, %d+%d runs): %s%s; a verdict whose ratio lies inside it says so", f.Source, f.NA, f.NB, Ratio(f.Ratio), f.ciText())
+	return fmt.Sprintf("Noise floor (A/A %s, %d+%d runs): %s%s; a verdict whose ratio lies inside it says so", f.Source, f.NA, f.NB, analyse.Ratio(f.Ratio), f.ciText())
 }
 
 // LoadNoiseFloors builds the report of the A/A matrix in dir and returns
@@ -207,7 +208,7 @@ func LoadNoiseFloors(dir string) ([]*NoiseFloor, error) {
 	if !in.AA {
 		return nil, &load.InputError{Path: dir, Err: errors.New("not an A/A matrix (orch matrix --aa makes one)")}
 	}
-	rep, err := Build(in, Options{})
+	rep, err := Build(in, analyse.Options{})
 	if err != nil {
 		return nil, err
 	}

@@ -9,12 +9,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
 	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
 // armGroup is a configuration with the given steady-state rates.
 func armGroup(label string, xs ...float64) *Group {
-	return &Group{Label: label, Steady: xs, Rate: Describe(xs)}
+	return &Group{Label: label, Steady: xs, Rate: analyse.Describe(xs)}
 }
 
 func TestMeasureFloorHandComputed(t *testing.T) {
@@ -24,7 +25,7 @@ func TestMeasureFloorHandComputed(t *testing.T) {
 	// 1 ± 0.074524: [0.925476, 1.074524].
 	a, b := armGroup("innodb (a)", 100, 100, 100), armGroup("innodb (b)", 97, 100, 103)
 	b.Ratio = b.Rate.Mean / a.Rate.Mean
-	tt, err := Welch(b.Steady, a.Steady)
+	tt, err := analyse.Welch(b.Steady, a.Steady)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +46,7 @@ func TestMeasureFloorHandComputed(t *testing.T) {
 
 	// Two arms apart beyond chance: the floor warns about itself.
 	a2, b2 := armGroup("x (a)", 100, 101, 99), armGroup("x (b)", 110, 111, 109)
-	tt2, _ := Welch(b2.Steady, a2.Steady)
+	tt2, _ := analyse.Welch(b2.Steady, a2.Steady)
 	b2.Test, b2.Ratio = &tt2, 1.1
 	b2.compareWith(a2)
 	tb2 := &Table{Workload: "w", Metric: "tps", Baseline: a2, Groups: []*Group{a2, b2}}
@@ -56,7 +57,7 @@ func TestMeasureFloorHandComputed(t *testing.T) {
 
 func TestUseFloor(t *testing.T) {
 	floor := &NoiseFloor{Source: "2026-12-01T120000Z-matrix-w", Date: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC),
-		Workload: "w", Metric: "writes/s", Ratio: 1.01, CI: &RatioCI{Low: 0.97, High: 1.05}, NA: 3, NB: 3,
+		Workload: "w", Metric: "writes/s", Ratio: 1.01, CI: &analyse.RatioCI{Low: 0.97, High: 1.05}, NA: 3, NB: 3,
 		aspects: map[string]string{"threads": "2", "topology": "master -> slave1, slave2"}}
 	run := &load.Run{Bench: &load.Bench{}, Params: []load.Param{{Name: "threads", Value: "2"}}, Topology: "master -> slave1, slave2"}
 	base := armGroup("innodb", 100, 100)
@@ -130,7 +131,7 @@ func aaFixture(t *testing.T, root string) string {
 func TestAAReportEndToEnd(t *testing.T) {
 	root := t.TempDir()
 	aa := aaFixture(t, root)
-	rep, paths, err := Generate([]string{aa}, "", []string{FormatMarkdown, FormatCSV}, Options{})
+	rep, paths, err := Generate([]string{aa}, "", []string{FormatMarkdown, FormatCSV}, analyse.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +160,7 @@ func TestAAReportEndToEnd(t *testing.T) {
 
 	// The regular fixture matrix held against it: its first run lasted
 	// 15 s, the A/A's 10 s, so the floor is named and refused.
-	reg, err := Build(loadOne(t, filepath.Join("testdata", "matrix")), Options{NoiseFloor: aa, AllowMixed: true})
+	reg, err := Build(loadOne(t, filepath.Join("testdata", "matrix")), analyse.Options{NoiseFloor: aa, AllowMixed: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +169,7 @@ func TestAAReportEndToEnd(t *testing.T) {
 		t.Errorf("floor use %+v\n%s", u, reg.Summary())
 	}
 	// Not an A/A matrix: an input error naming it.
-	if _, err := Build(loadOne(t, filepath.Join("testdata", "matrix")), Options{NoiseFloor: filepath.Join("testdata", "matrix"), AllowMixed: true}); err == nil || !strings.Contains(err.Error(), "not an A/A matrix") {
+	if _, err := Build(loadOne(t, filepath.Join("testdata", "matrix")), analyse.Options{NoiseFloor: filepath.Join("testdata", "matrix"), AllowMixed: true}); err == nil || !strings.Contains(err.Error(), "not an A/A matrix") {
 		t.Errorf("a plain matrix as noise floor: %v", err)
 	}
 }

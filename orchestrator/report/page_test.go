@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
 )
 
 // TestPageOutline: report.md and report.html open with a table of contents
@@ -17,7 +19,7 @@ import (
 // same differences under one item (master, slave1, slave2); report.html's
 // Inputs line has no Markdown backticks.
 func TestPageOutline(t *testing.T) {
-	rep := build(t, Options{}, demoDir)
+	rep := build(t, analyse.Options{}, demoDir)
 	var md, html bytes.Buffer
 	if err := rep.WriteMarkdown(&md); err != nil {
 		t.Fatal(err)

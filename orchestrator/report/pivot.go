@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
 )
 
 // pivotSection is the 2x2 table of a design with two factors of two
@@ -38,11 +40,11 @@ func pivotSection(t *Table) *sectionTable {
 		r := g1.Rate.Mean / g0.Rate.Mean
 		ratios = append(ratios, r)
 		s.Rows = append(s.Rows, []string{f.names[0] + "=" + a,
-			fmt.Sprintf("%s (%d)", num(g0.Rate.Mean, 2), g0.Rate.N), fmt.Sprintf("%s (%d)", num(g1.Rate.Mean, 2), g1.Rate.N), Ratio(r)})
+			fmt.Sprintf("%s (%d)", analyse.Num(g0.Rate.Mean, 2), g0.Rate.N), fmt.Sprintf("%s (%d)", analyse.Num(g1.Rate.Mean, 2), g1.Rate.N), analyse.Ratio(r)})
 	}
 	inter := ratios[1] / ratios[0]
 	s.Notes = []string{fmt.Sprintf("Two factors of two levels: the effect of %s on each %s, and their interaction, the ratio of the two rows' ratios: %s "+
-		"(1 when %s does the same to both; means of the runs that ended ok, no interval).", f.names[1], f.names[0], Ratio(inter), f.names[1])}
+		"(1 when %s does the same to both; means of the runs that ended ok, no interval).", f.names[1], f.names[0], analyse.Ratio(inter), f.names[1])}
 	if math.IsNaN(inter) {
 		s.Notes[0] = fmt.Sprintf("Two factors of two levels: the effect of %s on each %s (a configuration without a run that ended ok: no interaction).", f.names[1], f.names[0])
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
 	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
@@ -15,7 +16,7 @@ import (
 // configurations, or a factor with three levels, get none.
 func TestPivot2x2(t *testing.T) {
 	grp := func(label, engine, sb string, mean float64) *Group {
-		return &Group{Label: label, Runs: []*load.Run{{Engine: engine, Knobs: []load.Knob{{Name: "sync_binlog", Value: sb}}}}, Rate: Sample{N: 3, Mean: mean}}
+		return &Group{Label: label, Runs: []*load.Run{{Engine: engine, Knobs: []load.Knob{{Name: "sync_binlog", Value: sb}}}}, Rate: analyse.Sample{N: 3, Mean: mean}}
 	}
 	tb := &Table{Metric: "writes/s", Groups: []*Group{
 		grp("innodb sync_binlog=0", "innodb", "0", 1000), grp("innodb sync_binlog=1", "innodb", "1", 900),

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
 	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
@@ -44,7 +45,7 @@ func TestLogTicks(t *testing.T) {
 // once per merged period, plus its legend swatch: stacked per run, the
 // translucent bands turned into a solid block over the lines.
 func TestShadeDrawnOncePerPeriod(t *testing.T) {
-	rep := build(t, Options{}, demoDir)
+	rep := build(t, analyse.Options{}, demoDir)
 	if err := rep.drawPlots(); err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
 	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
@@ -107,7 +108,7 @@ func TestLagAtInterpolates(t *testing.T) {
 // end" knot is not applied to slaves, which go on applying their backlog
 // after the load (counted there, a slave's rate took in its catch-up).
 func TestSlaveApplyEndsWithTheLoad(t *testing.T) {
-	rep := build(t, Options{}, filepath.Join("testdata", "lab2026"))
+	rep := build(t, analyse.Options{}, filepath.Join("testdata", "lab2026"))
 	checked := 0
 	for _, g := range rep.Tables[0].Groups {
 		for _, r := range g.Runs {
@@ -164,7 +165,7 @@ func interp(c [][2]float64, t float64) float64 {
 // (behind_at_wait_tx 0, catch_up_ns 8-15 ms): that is when orch looked,
 // not a catch-up, and the report says so rather than "catch-up 15 ms".
 func TestCatchUpAtFirstLook(t *testing.T) {
-	rep := build(t, Options{}, filepath.Join("testdata", "lab2026"))
+	rep := build(t, analyse.Options{}, filepath.Join("testdata", "lab2026"))
 	inno := rep.Tables[0].group("innodb")
 	if got := runsPhrase(inno.ReplicaRuns); !strings.Contains(got, "after the load every slave had caught up by orch's first look, 15 ms after it saw the load end") {
 		t.Errorf("innodb: %q", got)
@@ -179,7 +180,7 @@ func TestCatchUpAtFirstLook(t *testing.T) {
 // report reads from the same files (the figures of TestLagAtSlaveInstant).
 func TestSlaveLagsIsTheReportsReading(t *testing.T) {
 	dir := filepath.Join(demoDir, "cells", "03-rocksdb-r2")
-	lags, err := SlaveLags(dir, "master", []string{"slave1", "slave2"})
+	lags, err := analyse.SlaveLags(dir, "master", []string{"slave1", "slave2"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +191,7 @@ func TestSlaveLagsIsTheReportsReading(t *testing.T) {
 	if math.Abs(peak-5392) > 0.01*5392 || len(lags["slave1"]) == 0 {
 		t.Errorf("slave2 peak %.0f, want 5392; slave1 %d samples", peak, len(lags["slave1"]))
 	}
-	if _, err := SlaveLags(dir, "master", []string{"nobody"}); err == nil {
+	if _, err := analyse.SlaveLags(dir, "master", []string{"nobody"}); err == nil {
 		t.Error("a slave without a series read without error")
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
 	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
@@ -14,34 +15,12 @@ import (
 // grew 321 tx/s", a failure, when three of the four passed on their own
 // and every one's lag was shrinking over its window's last seconds.
 
-// ReplicaRuns are a configuration's runs judged one by one.
-type ReplicaRuns struct {
-	// N runs had replica figures; Behind of them fell behind.
-	N, Behind int
-	// Worst is the run that fell furthest behind (nil when none did):
-	// never caught up, else the steepest lag at its window's end.
-	Worst *load.Run
-	// Peak is the run whose slave lagged most in its window.
-	Peak *load.Run
-	// MaxCatchUpS is the longest catch-up after the load of any run (NaN:
-	// none measured); NotCaughtUp: a slave of some run never caught up.
-	MaxCatchUpS float64
-	NotCaughtUp bool
-	// AtFirstLook: in every run every slave had caught up when orch first
-	// looked (ReplicaFigures.AtFirstLook).
-	AtFirstLook bool
-	// CatchingUp counts the runs whose slave applied a backlog from
-	// before the window (ReplicaFigures.caughtUpInWindow): their apply
-	// rate is not the master's pace.
-	CatchingUp int
-}
-
 // judgeRuns counts the runs (with replica figures) that fell behind.
-func judgeRuns(runs []*load.Run) ReplicaRuns {
-	out := ReplicaRuns{MaxCatchUpS: math.NaN(), AtFirstLook: true}
+func judgeRuns(runs []*load.Run) analyse.ReplicaRuns {
+	out := analyse.ReplicaRuns{MaxCatchUpS: math.NaN(), AtFirstLook: true}
 	for _, r := range runs {
 		f := r.Repl
-		if !Known(f) {
+		if !analyse.Known(f) {
 			continue
 		}
 		out.N++
@@ -54,7 +33,7 @@ func judgeRuns(runs []*load.Run) ReplicaRuns {
 		if f.PeakHost != "" && !math.IsNaN(f.PeakLagTx) && (out.Peak == nil || f.PeakLagTx > out.Peak.Repl.PeakLagTx) {
 			out.Peak = r
 		}
-		if KeptUp(f) {
+		if analyse.KeptUp(f) {
 			continue
 		}
 		out.Behind++
@@ -96,9 +75,9 @@ func behindWhy(f load.ReplicaFigures) string {
 	case f.NotCaughtUp:
 		return "never caught up"
 	case f.EndBehind:
-		return fmt.Sprintf("lag grew %s tx/s over the window's last %s s, to %s tx", kilo(f.EndSlopeTxPS), num(EndTrendS, 0), kilo(f.EndLagTx))
+		return fmt.Sprintf("lag grew %s tx/s over the window's last %s s, to %s tx", kilo(f.EndSlopeTxPS), analyse.Num(analyse.EndTrendS, 0), kilo(f.EndLagTx))
 	}
-	return fmt.Sprintf("catch-up %s, over %s of the %s s window", secs(f.CatchUpS), pct(MaxCatchUpShare), num(f.RunS, 0))
+	return fmt.Sprintf("catch-up %s, over %s of the %s s window", secs(f.CatchUpS), pct(analyse.MaxCatchUpShare), analyse.Num(f.RunS, 0))
 }
 
 // peakPhrase is "peak lag 10.7k tx (06-rocksdb-r2 slave1 at 18.2 s,
@@ -108,9 +87,9 @@ func peakPhrase(r *load.Run) string {
 		return ""
 	}
 	f := r.Repl
-	s := fmt.Sprintf("peak lag %s tx (%s %s at %s s", kilo(f.PeakLagTx), r.ID, f.PeakHost, num(f.PeakAtS, 1))
+	s := fmt.Sprintf("peak lag %s tx (%s %s at %s s", kilo(f.PeakLagTx), r.ID, f.PeakHost, analyse.Num(f.PeakAtS, 1))
 	if f.PeakLagTx > 0 && f.PeakFromS < f.PeakAtS {
-		s += ", rising from " + num(f.PeakFromS, 1) + " s"
+		s += ", rising from " + analyse.Num(f.PeakFromS, 1) + " s"
 	}
 	return s + ")"
 }
@@ -119,7 +98,7 @@ func peakPhrase(r *load.Run) string {
 // runs fell behind, worst: 06-rocksdb-r2 (lag grew 1.1k tx/s over the
 // window's last 5 s); peak lag 10.7k tx (...); after the load every slave
 // caught up within 0.25 s", or "kept up in 4 of 4 runs; ...".
-func runsPhrase(rr ReplicaRuns) string {
+func runsPhrase(rr analyse.ReplicaRuns) string {
 	if rr.N == 0 {
 		return "no lag figures"
 	}
@@ -133,7 +112,7 @@ func runsPhrase(rr ReplicaRuns) string {
 	if p := peakPhrase(rr.Peak); p != "" {
 		parts = append(parts, p)
 	}
-	if a := rr.afterLoad(); a != "" {
+	if a := afterLoad(rr); a != "" {
 		parts = append(parts, a)
 	}
 	return strings.Join(parts, "; ")
@@ -146,7 +125,7 @@ func runsPhrase(rr ReplicaRuns) string {
 // first look, the figure is when orch looked, an upper bound, never a
 // catch-up time (the lab's "catch-up 67 ms" for ~4,800 transactions of
 // backlog implied 72k tx/s, six times any apply rate seen).
-func (rr ReplicaRuns) afterLoad() string {
+func afterLoad(rr analyse.ReplicaRuns) string {
 	switch {
 	case rr.NotCaughtUp:
 		return "after the load a slave never caught up"

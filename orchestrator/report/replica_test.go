@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
 	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
@@ -50,7 +51,7 @@ func TestReplicaFiguresHandComputed(t *testing.T) {
 	w := load.LoadWindow(1, 5)
 	// A steady 3000 writes/s over the 4 s window: 12000 writes done in
 	// 4 + 8 s of cluster time: sustained 1000/s.
-	f := replicaFigures(r, w, 3000)
+	f := analyse.ReplicaFigures(r, w, 3000)
 	near(t, "master", f.MasterTxPS, 3000, 1e-9)
 	near(t, "applied (slowest)", f.ApplyTxPS, 1000, 1e-9)
 	// Slope of lag over t=2..5 (points in the window): 2000 tx/s.
@@ -63,12 +64,12 @@ func TestReplicaFiguresHandComputed(t *testing.T) {
 		t.Errorf("slowest %q, worst %q: want slave1", f.Slowest, f.Worst)
 	}
 	// 2000 > 5% of 3000, and 8 s > 10% of 4 s.
-	if KeptUp(f) {
+	if analyse.KeptUp(f) {
 		t.Error("replicas 2000 tx/s behind counted as kept up")
 	}
 	// A slave that never caught up: no sustained rate.
 	r.Replicas[0].CaughtUp = false
-	if f := replicaFigures(r, w, 3000); !f.NotCaughtUp || !math.IsNaN(f.Sustained) || KeptUp(f) {
+	if f := analyse.ReplicaFigures(r, w, 3000); !f.NotCaughtUp || !math.IsNaN(f.Sustained) || analyse.KeptUp(f) {
 		t.Errorf("never caught up: %+v", f)
 	}
 }
@@ -85,7 +86,7 @@ func TestReplicaRatesAreTimeWeighted(t *testing.T) {
 		{Host: "b", My: monitorCSV(nil, map[string][]float64{"gtid_tx_ps": {1, 1, 1}, "lag_tx": {0, 900, 0}})},
 		{Host: "c", My: monitorCSV(nil, map[string][]float64{"gtid_tx_ps": {1, 1, 1}, "lag_tx": {400, 500, 500}})},
 	}}
-	f := replicaFigures(r, load.LoadWindow(0, 3), 1)
+	f := analyse.ReplicaFigures(r, load.LoadWindow(0, 3), 1)
 	if f.Worst != "c" || f.LagEndTx != 500 {
 		t.Errorf("worst %q at %v: want c at 500", f.Worst, f.LagEndTx)
 	}
@@ -108,7 +109,7 @@ func TestWorstReplicaOnATie(t *testing.T) {
 	w := load.LoadWindow(0, 5)
 	for _, order := range [][]load.Replica{{fast, slow}, {slow, fast}} {
 		r := &load.Run{Master: master, Replicas: order}
-		f := replicaFigures(r, w, 3000)
+		f := analyse.ReplicaFigures(r, w, 3000)
 		if f.Worst != "slave2" || f.LagEndTx != 0 {
 			t.Errorf("order %s, %s: worst %s at lag %v, want slave2 (its lag fell slowest)", order[0].Host, order[1].Host, f.Worst, f.LagEndTx)
 		}
@@ -116,7 +117,7 @@ func TestWorstReplicaOnATie(t *testing.T) {
 	}
 	a, b := slave("slave1", 0, 0, 0, 0, 0), slave("slave2", 0, 0, 0, 0, 0)
 	for _, order := range [][]load.Replica{{a, b}, {b, a}} {
-		if f := replicaFigures((&load.Run{Master: master, Replicas: order}), w, 3000); f.Worst != "slave1" {
+		if f := analyse.ReplicaFigures((&load.Run{Master: master, Replicas: order}), w, 3000); f.Worst != "slave1" {
 			t.Errorf("a tie of both: worst %s, want slave1 (first by name)", f.Worst)
 		}
 	}

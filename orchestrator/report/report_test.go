@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
 	"github.com/orch-bench/orch/orchestrator/report/load"
 	"github.com/orch-bench/orch/orchestrator/stats"
 )
@@ -31,7 +32,7 @@ func mustTime(t *testing.T, s string) time.Time {
 // 15 s against the others' 10 s (a real lab run, kept as it was) and the
 // legacy log is sysbench 0.5: tests of other features compare them anyway
 // (TestRefusesIncomparable covers the refusal).
-func build(t *testing.T, opts Options, inputs ...string) *Report {
+func build(t *testing.T, opts analyse.Options, inputs ...string) *Report {
 	t.Helper()
 	opts.AllowMixed = true
 	in, err := load.Load(inputs)
@@ -46,7 +47,7 @@ func build(t *testing.T, opts Options, inputs ...string) *Report {
 }
 
 func TestMatrixComparison(t *testing.T) {
-	rep := build(t, Options{}, matrixDir)
+	rep := build(t, analyse.Options{}, matrixDir)
 	if rep.WarmupS != 2 || rep.WarmupFrom != "matrix.json" || len(rep.Tables) != 1 {
 		t.Fatalf("warm-up %v from %s, %d tables", rep.WarmupS, rep.WarmupFrom, len(rep.Tables))
 	}
@@ -79,7 +80,7 @@ func TestMatrixComparison(t *testing.T) {
 		}
 		near(t, id+" steady", inno.Steady[i], sum/float64(n), 1e-9)
 	}
-	want := Describe(inno.Steady)
+	want := analyse.Describe(inno.Steady)
 	if !reflect.DeepEqual(inno.Rate, want) {
 		t.Errorf("innodb rate = %+v, want %+v", inno.Rate, want)
 	}
@@ -102,11 +103,11 @@ func TestMatrixComparison(t *testing.T) {
 	y1, y2 := math.Log(byRound(rocks, 1)/byRound(inno, 1)), math.Log(byRound(rocks, 2)/byRound(inno, 2))
 	near(t, "ratio", rocks.Ratio, math.Exp((y1+y2)/2), 1e-12)
 	tv := (y1 + y2) / math.Abs(y1-y2)
-	tt := TTest{P: 1 - 2/math.Pi*math.Atan(math.Abs(tv))}
+	tt := analyse.TTest{P: 1 - 2/math.Pi*math.Atan(math.Abs(tv))}
 	if rocks.Test == nil || math.Abs(rocks.Test.P-tt.P) > 1e-9 || rocks.Test.DF != 1 {
 		t.Fatalf("test = %+v, want p %v on 1 df", rocks.Test, tt.P)
 	}
-	wantVerdict := "rocksdb: " + Ratio(rocks.Ratio) + " innodb writes/s (client)"
+	wantVerdict := "rocksdb: " + analyse.Ratio(rocks.Ratio) + " innodb writes/s (client)"
 	if !strings.HasPrefix(rocks.Verdict, wantVerdict) || !strings.Contains(rocks.Verdict, "("+PValue(tt.P)+", not significant)") {
 		t.Errorf("verdict = %q, want %q", rocks.Verdict, wantVerdict)
 	}
@@ -119,7 +120,7 @@ func TestMatrixComparison(t *testing.T) {
 
 func TestWarmupOptionOverridesMatrix(t *testing.T) {
 	w := 0.0
-	rep := build(t, Options{WarmupS: &w}, matrixDir)
+	rep := build(t, analyse.Options{WarmupS: &w}, matrixDir)
 	inno := rep.Tables[0].group("innodb")
 	r := inno.Runs[1]
 	var sum float64
@@ -134,7 +135,7 @@ func TestWarmupOptionOverridesMatrix(t *testing.T) {
 }
 
 func TestBaselineOption(t *testing.T) {
-	rep := build(t, Options{Baseline: "rocksdb"}, matrixDir)
+	rep := build(t, analyse.Options{Baseline: "rocksdb"}, matrixDir)
 	tb := rep.Tables[0]
 	if tb.Baseline.Label != "rocksdb" || tb.group("rocksdb").Verdict != "" || !strings.HasPrefix(tb.group("innodb").Verdict, "innodb: ") ||
 		!strings.Contains(tb.group("innodb").Verdict, "x rocksdb writes/s (client)") {
@@ -144,7 +145,7 @@ func TestBaselineOption(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Build(in, Options{Baseline: "tokudb"})
+	_, err = Build(in, analyse.Options{Baseline: "tokudb"})
 	var ie *load.InputError
 	if !errors.As(err, &ie) || !strings.Contains(err.Error(), `"innodb", "rocksdb"`) {
 		t.Errorf("unknown baseline: err = %v, want an InputError listing the labels", err)
@@ -153,7 +154,7 @@ func TestBaselineOption(t *testing.T) {
 
 func TestMixedParseOutputAndRunDir(t *testing.T) {
 	// A hand-run legacy sysbench log (orch parse output) next to a new run.
-	rep := build(t, Options{}, "testdata/runs/20261129T221023Z-pure-random-writes-innodb", "testdata/parse/legacy-0.5.json")
+	rep := build(t, analyse.Options{}, "testdata/runs/20261129T221023Z-pure-random-writes-innodb", "testdata/parse/legacy-0.5.json")
 	if len(rep.Tables) != 1 {
 		t.Fatalf("%d tables, want the parse output in the run's table", len(rep.Tables))
 	}
@@ -187,10 +188,10 @@ func TestMixedParseOutputAndRunDir(t *testing.T) {
 }
 
 func TestParseOnlyTablesPerTool(t *testing.T) {
-	rep := build(t, Options{}, "testdata/parse/db-insert.json", "testdata/parse/mysqlslap.json")
+	rep := build(t, analyse.Options{}, "testdata/parse/db-insert.json", "testdata/parse/mysqlslap.json")
 	var got []string
 	for _, tb := range rep.Tables {
-		got = append(got, tb.Workload+" "+tb.Metric+" "+num(tb.Baseline.Rate.Mean, 0))
+		got = append(got, tb.Workload+" "+tb.Metric+" "+analyse.Num(tb.Baseline.Rate.Mean, 0))
 	}
 	if want := []string{"db-insert rows/s 123792", "mysqlslap s to run all queries 5"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("tables = %q, want %q", got, want)
@@ -211,7 +212,7 @@ func TestNoEffectKnobIsNotAFinding(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, load.FileMatrix), []byte(m), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	rep := build(t, Options{}, dir)
+	rep := build(t, analyse.Options{}, dir)
 	g := rep.Tables[0].group("innodb binlog_order_commits=OFF")
 	if !reflect.DeepEqual(g.NoEffect, []string{"binlog_order_commits"}) {
 		t.Fatalf("no effect = %v", g.NoEffect)
@@ -232,7 +233,7 @@ func TestNoEffectKnobIsNotAFinding(t *testing.T) {
 func TestCSV(t *testing.T) {
 	// Unpaired (--analysis): its Fieller interval of rocksdb's ratio is
 	// unbounded here, which the writer must print as -inf/inf.
-	rep := build(t, Options{Analysis: stats.AnalysisUnpaired}, matrixDir, "testdata/parse/legacy-0.5.json")
+	rep := build(t, analyse.Options{Analysis: stats.AnalysisUnpaired}, matrixDir, "testdata/parse/legacy-0.5.json")
 	var b bytes.Buffer
 	if err := rep.WriteCSV(&b); err != nil {
 		t.Fatal(err)
@@ -289,7 +290,7 @@ func TestCSV(t *testing.T) {
 
 func TestMarkdownTables(t *testing.T) {
 	// Unpaired (--analysis), as TestCSV: the unbounded interval's words.
-	rep := build(t, Options{Analysis: stats.AnalysisUnpaired}, matrixDir)
+	rep := build(t, analyse.Options{Analysis: stats.AnalysisUnpaired}, matrixDir)
 	var b bytes.Buffer
 	if err := rep.WriteMarkdown(&b); err != nil {
 		t.Fatal(err)
@@ -303,15 +304,15 @@ func TestMarkdownTables(t *testing.T) {
 		"- " + rocks.Verdict,
 		"| configuration | n | writes/s mean | sd | 95% CI | median | CV | vs baseline | ratio 95% CI | p |",
 		"| configuration | avg ms in the window (mean of runs) | p95 ms in the window (mean of runs) | errors |",
-		"| innodb | 2 | " + num(inno.Rate.Mean, 2) + " | " + num(inno.Rate.SD, 2) + " | " + ci(inno.Rate, 2) + " | " + num(inno.Median, 2) + " | 19.8% (noisy) | baseline |",
-		"| rocksdb | 2 (2 flagged) | " + num(rocks.Rate.Mean, 2) + " | " + num(rocks.Rate.SD, 2) + " | " + ci(rocks.Rate, 2) + " | " + num(rocks.Median, 2) + " | 3.3% | " +
-			Ratio(rocks.Ratio) + " | [95% CI unbounded] | " + PValue(rocks.Test.P) + " |",
+		"| innodb | 2 | " + analyse.Num(inno.Rate.Mean, 2) + " | " + analyse.Num(inno.Rate.SD, 2) + " | " + ci(inno.Rate, 2) + " | " + analyse.Num(inno.Median, 2) + " | 19.8% (noisy) | baseline |",
+		"| rocksdb | 2 (2 flagged) | " + analyse.Num(rocks.Rate.Mean, 2) + " | " + analyse.Num(rocks.Rate.SD, 2) + " | " + ci(rocks.Rate, 2) + " | " + analyse.Num(rocks.Median, 2) + " | 3.3% | " +
+			analyse.Ratio(rocks.Ratio) + " | [95% CI unbounded] | " + PValue(rocks.Test.P) + " |",
 		"| 05-innodb-r3 | innodb | 3 | failed: benchmark stopped: master stalled for 60s | — |",
-		"| 04-rocksdb-r2 | rocksdb | 2 | ok | FLAGGED: client 2066 tps vs master 3194 tx/s in the window (35.3% apart) | " + num(rocks.Steady[1], 2) +
+		"| 04-rocksdb-r2 | rocksdb | 2 | ok | FLAGGED: client 2066 tps vs master 3194 tx/s in the window (35.3% apart) | " + analyse.Num(rocks.Steady[1], 2) +
 			" | mean of intervals in 2-30 s (matrix.json) | 0.610 |",
 		// sysbench left out its report at the very end (t=1..9 of 10 s):
 		// not a gap, not flagged, but said.
-		"| 03-innodb-r2 | innodb | 2 | ok | ok | " + num(inno.Steady[1], 2) + " | mean of intervals in 2-9 s (matrix.json), 9/10 interval lines printed |",
+		"| 03-innodb-r2 | innodb | 2 | ok | ok | " + analyse.Num(inno.Steady[1], 2) + " | mean of intervals in 2-9 s (matrix.json), 9/10 interval lines printed |",
 		"| rocksdb | 3170 | 3049 | 0.850x | 1044 / <1 (slave1) | 1044 (02-rocksdb-r1 slave1) | 0.565 | 28.0 | 2073.14 | 0.583x | 0 of 2 |",
 		"![pure-random-writes: writes/s per second](plots/pure-random-writes-throughput.svg)",
 		"Warm-up: given: 2 s (orch matrix --warmup, matrix.json), the warm-up of every run; not detected (a given warm-up is used as given).",
@@ -347,7 +348,7 @@ func TestMarkdownTables(t *testing.T) {
 
 func TestGenerateWritesFiles(t *testing.T) {
 	out := t.TempDir()
-	_, paths, err := Generate([]string{matrixDir}, out, []string{FormatCSV, FormatMarkdown}, Options{AllowMixed: true})
+	_, paths, err := Generate([]string{matrixDir}, out, []string{FormatCSV, FormatMarkdown}, analyse.Options{AllowMixed: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -406,7 +407,7 @@ func TestRefusesIncomparable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Build(in, Options{})
+	_, err = Build(in, analyse.Options{})
 	var ie *load.InputError
 	if !errors.As(err, &ie) {
 		t.Fatalf("err = %v, want an InputError", err)
@@ -418,12 +419,12 @@ func TestRefusesIncomparable(t *testing.T) {
 		}
 	}
 	// Allowed: compared, and the head says they are not comparable.
-	rep := build(t, Options{}, matrixDir, "testdata/parse/legacy-0.5.json")
+	rep := build(t, analyse.Options{}, matrixDir, "testdata/parse/legacy-0.5.json")
 	if len(rep.Tables[0].Mixed) != 2 || !strings.HasPrefix(rep.head(rep.Tables[0])[0], "NOT COMPARABLE") || !strings.HasPrefix(rep.Tables[0].answer()[0], "NOT COMPARABLE") {
 		t.Errorf("mixed = %q, head %q", rep.Tables[0].Mixed, rep.head(rep.Tables[0]))
 	}
 	// Same parameters: no complaint.
-	if _, err := Build(mustLoad(t, "testdata/matrix/cells/02-rocksdb-r1", "testdata/matrix/cells/04-rocksdb-r2"), Options{}); err != nil {
+	if _, err := Build(mustLoad(t, "testdata/matrix/cells/02-rocksdb-r1", "testdata/matrix/cells/04-rocksdb-r2"), analyse.Options{}); err != nil {
 		t.Errorf("identical workloads refused: %v", err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
 	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
@@ -22,7 +23,7 @@ func RunSummary(dir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	rep, err := Build(in, Options{})
+	rep, err := Build(in, analyse.Options{})
 	if err != nil {
 		return "", err
 	}
@@ -38,14 +39,14 @@ func RunSummary(dir string) (string, error) {
 		fmt.Fprintf(&b, "%s (%s): no figure (%s)\n", t.Workload, t.Tool, orText(r.State, "no benchmark output"))
 		return b.String(), nil
 	case how == "intervals":
-		fmt.Fprintf(&b, "%s (%s): %s %s steady in the window %s\n", t.Workload, t.Tool, num(steady, 2), t.metricWords(), windowText(r.Win))
+		fmt.Fprintf(&b, "%s (%s): %s %s steady in the window %s\n", t.Workload, t.Tool, analyse.Num(steady, 2), t.metricWords(), analyse.WindowText(r.Win))
 	default:
-		fmt.Fprintf(&b, "%s (%s): %s %s (the tool's figure: no per-second intervals)\n", t.Workload, t.Tool, num(steady, 2), t.metricWords())
+		fmt.Fprintf(&b, "%s (%s): %s %s (the tool's figure: no per-second intervals)\n", t.Workload, t.Tool, analyse.Num(steady, 2), t.metricWords())
 	}
 	if lat := latencyInWindow(r); lat != "" {
 		b.WriteString("  latency in the window: " + lat + "\n")
 	}
-	if g := t.Groups; len(g) == 1 && Known(g[0].Replica) {
+	if g := t.Groups; len(g) == 1 && analyse.Known(g[0].Replica) {
 		b.WriteString("  " + replicaText(g[0]) + "\n")
 	}
 	for _, f := range r.Flags {
@@ -59,11 +60,11 @@ func RunSummary(dir string) (string, error) {
 func latencyInWindow(r *load.Run) string {
 	var parts []string
 	if v := r.Bench.WindowLatAvg(r.Win); !math.IsNaN(v) {
-		parts = append(parts, "avg "+num(v, 2)+" ms")
+		parts = append(parts, "avg "+analyse.Num(v, 2)+" ms")
 	}
 	if v := r.Bench.WindowLat(r.Win); !math.IsNaN(v) {
 		p := pctlName(r.Bench.Pctl)
-		parts = append(parts, fmt.Sprintf("%s %s ms (the mean of the client's per-second %s)", p, num(v, 2), p))
+		parts = append(parts, fmt.Sprintf("%s %s ms (the mean of the client's per-second %s)", p, analyse.Num(v, 2), p))
 	}
 	return strings.Join(parts, ", ")
 }

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
 )
 
 // TestRunSummaryIsTheReportsFigures: what `orch run` prints of a run is
@@ -23,7 +25,7 @@ func TestRunSummaryIsTheReportsFigures(t *testing.T) {
 		}
 		t.Logf("%s:\n%s", cell, sum)
 		out := t.TempDir()
-		if _, _, err := Generate([]string{dir}, out, []string{"csv"}, Options{}); err != nil {
+		if _, _, err := Generate([]string{dir}, out, []string{"csv"}, analyse.Options{}); err != nil {
 			t.Fatal(err)
 		}
 		row := oneCSVRow(t, filepath.Join(out, "results.csv"))
@@ -32,7 +34,7 @@ func TestRunSummaryIsTheReportsFigures(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: results.csv %s = %q", cell, col, row[col])
 			}
-			return num(v, 2)
+			return analyse.Num(v, 2)
 		}
 		for _, want := range []string{
 			two("steady_metric") + " writes/s steady in the window " + row["window_from_s"] + "-" + row["window_to_s"] + " s (",

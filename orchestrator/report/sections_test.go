@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
 )
 
 // mdTables splits report.md into its tables by the heading above each:
@@ -71,7 +73,7 @@ func column(rows [][]string, name string, key func(row []string) string) map[str
 // and master as disagreeing.
 func TestMasterRateAgreesAcrossSections(t *testing.T) {
 	for _, in := range []string{matrixDir, demoDir, "testdata/runs/20261129T221023Z-pure-random-writes-innodb"} {
-		rep := build(t, Options{}, in)
+		rep := build(t, analyse.Options{}, in)
 		var md, csvb, hostsb bytes.Buffer
 		if err := rep.WriteMarkdown(&md); err != nil {
 			t.Fatal(err)
@@ -173,7 +175,7 @@ func TestSectionInEveryFormat(t *testing.T) {
 		return &sectionTable{Notes: []string{"a note above it"}, Header: []string{"configuration", "runs_n"},
 			Rows: [][]string{{tb.Groups[0].Label, strconv.Itoa(len(tb.Groups[0].Runs))}}, Baseline: -1}
 	}})
-	rep := build(t, Options{}, matrixDir)
+	rep := build(t, analyse.Options{}, matrixDir)
 	var md, html, tab bytes.Buffer
 	for _, w := range []func() error{func() error { return rep.WriteMarkdown(&md) }, func() error { return rep.WriteHTML(&html) }, func() error { return rep.WriteTablesCSV(&tab) }} {
 		if err := w(); err != nil {
@@ -229,7 +231,7 @@ func TestSectionInEveryFormat(t *testing.T) {
 // TestTablesCSVIsWhatMarkdownShows: every cell tables.csv holds is the
 // cell of report.md's table of the same section, row and column.
 func TestTablesCSVIsWhatMarkdownShows(t *testing.T) {
-	rep := build(t, Options{}, demoDir)
+	rep := build(t, analyse.Options{}, demoDir)
 	var md, tab bytes.Buffer
 	if err := rep.WriteMarkdown(&md); err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
 	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
@@ -201,7 +202,7 @@ func (t *Table) hostLines() []string {
 		for _, kv := range hf.Facts {
 			f[kv[0]] = kv[1]
 		}
-		if k := kernelOf(f["kernel_id"], f["boot_id"]); k != "" {
+		if k := analyse.KernelOf(f["kernel_id"], f["boot_id"]); k != "" {
 			boots[k] = true
 		}
 		hw := hardware(f)

@@ -1,6 +1,10 @@
 package report
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
+)
 
 // TestStackShare: a stack's share comes with its Wilson interval and the
 // counts (values from the Wilson formula worked by hand: 70 of 258 is
@@ -16,7 +20,7 @@ func TestStackShare(t *testing.T) {
 		{150, 150, "100.0% [97.5%, 100.0%] (150/150)"},
 		{1, 0, "—"},
 	} {
-		if got := stackShare(c.k, c.n); got != c.want {
+		if got := analyse.StackShare(c.k, c.n); got != c.want {
 			t.Errorf("stackShare(%d, %d) = %q, want %q", c.k, c.n, got, c.want)
 		}
 	}

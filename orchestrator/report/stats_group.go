@@ -3,72 +3,17 @@ package report
 import (
 	"errors"
 	"math"
-	"slices"
-	"strings"
 
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
 	"github.com/orch-bench/orch/orchestrator/report/load"
 	"github.com/orch-bench/orch/orchestrator/stats"
-)
-
-// Stats are a configuration's noise figures, its comparison with the
-// baseline beyond the mean ratio, and its replicas.
-type Stats struct {
-	// Median of the steady-state rates; CV their coefficient of variation;
-	// Noisy when CV > MaxCV.
-	Median, CV float64
-	Noisy      bool
-	// RatioCI is Fieller's 95% interval of Ratio (nil: RatioCIErr says why).
-	RatioCI    *RatioCI
-	RatioCIErr error
-	// judged is the judge's status of the comparison (stats.Rule.Evaluate,
-	// Table.compare); nil for the baseline and a comparison without runs.
-	judged *stats.Status
-	// UTest is the Mann-Whitney test against the baseline, with at least
-	// MinMannWhitney runs on both sides.
-	UTest *UTest
-	// RepsNeeded is how many runs per configuration would resolve the
-	// observed difference (0: not computed); set when the difference is
-	// not significant or either side is noisy, under the analysis that
-	// judged it (stats.Rule.RunsNeeded: rounds when blocked).
-	RepsNeeded int
-	// needed is the judge's RunsNeeded, whatever the outcome.
-	needed int
-
-	// Replica holds the means of the runs' replica figures.
-	Replica load.ReplicaFigures
-	// KeptUp: none of the configuration's runs fell behind (each judged
-	// on its own: ReplicaFigures.KeptUp, ReplicaRuns), never its mean
-	// figures; each run's own judgement is in results.csv.
-	KeptUp      bool
-	ReplicaRuns ReplicaRuns
-	// Sustained are the runs' sustained cluster rates, SustainedRate their
-	// description; SustainedRatio/SustainedCI compare them with the
-	// baseline's, ApplyRatio the slowest replicas' apply rates.
-	Sustained      []float64
-	SustainedRate  Sample
-	SustainedRatio float64
-	SustainedCI    *RatioCI
-	SustainedCIErr error
-	ApplyRatio     float64
-	// Warmups are the runs' warm-ups (seconds), in the statistics' order.
-	Warmups []float64
-	// Footprint: means of the runs' tables on disk (the run's engine),
-	// binary and relay logs (bytes), and space amplification.
-	DiskBytes, BinlogBytes, RelayBytes, SpaceAmp float64
-}
-
-// Headline choices (Options.Headline).
-const (
-	HeadlineBoth      = "both"
-	HeadlineMaster    = "master"
-	HeadlineSustained = "sustained"
 )
 
 // describeMore adds the noise and replica figures of g's runs in the
 // statistics.
 func (t *Table) describeMore(g *Group) {
-	g.Median, g.CV = load.Median(g.Steady), CV(g.Rate)
-	g.Noisy = !math.IsNaN(g.CV) && g.CV > MaxCV
+	g.Median, g.CV = load.Median(g.Steady), analyse.CV(g.Rate)
+	g.Noisy = !math.IsNaN(g.CV) && g.CV > analyse.MaxCV
 	var figs []load.ReplicaFigures
 	var usable []*load.Run
 	for _, r := range g.Runs {
@@ -81,53 +26,29 @@ func (t *Table) describeMore(g *Group) {
 		figs, usable = append(figs, r.Repl), append(usable, r)
 		g.Sustained = append(g.Sustained, r.Repl.Sustained)
 	}
-	g.Replica = meanFigures(figs)
+	g.Replica = analyse.MeanFigures(figs)
 	g.ReplicaRuns = judgeRuns(usable)
 	g.KeptUp = g.ReplicaRuns.Behind == 0
-	g.SustainedRate = Describe(g.Sustained)
+	g.SustainedRate = analyse.Describe(g.Sustained)
 	var disk, binlog, relay, amp []float64
 	for _, r := range g.Runs {
 		if r.Usable() {
 			h := r.Health
 			disk, binlog, relay = append(disk, h.DiskBytes), append(binlog, h.BinlogBytes), append(relay, h.RelayBytes)
-			amp = append(amp, spaceAmp(r))
+			amp = append(amp, analyse.SpaceAmp(r))
 		}
 	}
 	g.DiskBytes, g.BinlogBytes, g.RelayBytes, g.SpaceAmp = load.MeanOf(disk), load.MeanOf(binlog), load.MeanOf(relay), load.MeanOf(amp)
-}
-
-// rowBytes are the logical bytes of one row of a workload's tables, where
-// the test's schema is known: sysbench's oltp_* tables are id INT (4),
-// k INT (4), c CHAR(120), pad CHAR(60) (sysbench oltp_common.lua).
-var rowBytes = map[string]float64{"sysbench oltp": 4 + 4 + 120 + 60}
-
-// spaceAmp is the run's tables on disk over the logical bytes of its rows
-// (NaN when either is unknown).
-func spaceAmp(r *load.Run) float64 {
-	var tool, test string
-	for _, p := range r.Params {
-		switch p.Name {
-		case "tool":
-			tool = p.Value
-		case "test":
-			test = p.Value
-		}
-	}
-	per, ok := rowBytes[tool+" "+strings.SplitN(test, "_", 2)[0]]
-	if !ok || math.IsNaN(r.Health.Rows) || r.Health.Rows <= 0 {
-		return math.NaN()
-	}
-	return r.Health.DiskBytes / (r.Health.Rows * per)
 }
 
 // runReplicas is a run's replica figures in this table's metric, over
 // its window.
 func (t *Table) runReplicas(r *load.Run) load.ReplicaFigures {
 	if r.Bench == nil {
-		return emptyReplicaFigures()
+		return analyse.EmptyReplicaFigures()
 	}
 	steady, _ := t.steadyOf(r)
-	f := replicaFigures(r, r.Win, steady)
+	f := analyse.ReplicaFigures(r, r.Win, steady)
 	if t.LowerIsBetter && f.Has {
 		// A time metric: the cluster is done when the slowest replica is.
 		runS := r.Bench.DurationS
@@ -137,72 +58,34 @@ func (t *Table) runReplicas(r *load.Run) load.ReplicaFigures {
 	return f
 }
 
-// meanFigures averages each figure over the runs that have it.
-func meanFigures(fs []load.ReplicaFigures) load.ReplicaFigures {
-	out := emptyReplicaFigures()
-	pick := []func(*load.ReplicaFigures) *float64{
-		func(f *load.ReplicaFigures) *float64 { return &f.MasterTxPS },
-		func(f *load.ReplicaFigures) *float64 { return &f.ApplyTxPS },
-		func(f *load.ReplicaFigures) *float64 { return &f.LagEndTx },
-		func(f *load.ReplicaFigures) *float64 { return &f.LagEndS },
-		func(f *load.ReplicaFigures) *float64 { return &f.LagGrowthTxPS },
-		func(f *load.ReplicaFigures) *float64 { return &f.CatchUpS },
-		func(f *load.ReplicaFigures) *float64 { return &f.RunS },
-		func(f *load.ReplicaFigures) *float64 { return &f.Sustained },
-	}
-	for _, p := range pick {
-		var xs []float64
-		for i := range fs {
-			xs = append(xs, *p(&fs[i]))
-		}
-		*p(&out) = load.MeanOf(xs)
-	}
-	var worst, slowest []string
-	for _, f := range fs {
-		out.NotCaughtUp = out.NotCaughtUp || f.NotCaughtUp
-		out.Has = out.Has || f.Has
-		if f.Worst != "" && !slices.Contains(worst, f.Worst) {
-			worst = append(worst, f.Worst)
-		}
-		if f.Slowest != "" && !slices.Contains(slowest, f.Slowest) {
-			slowest = append(slowest, f.Slowest)
-		}
-	}
-	// Each run's own worst slave: named, several when the runs differ.
-	slices.Sort(worst)
-	slices.Sort(slowest)
-	out.Worst, out.Slowest = strings.Join(worst, "/"), strings.Join(slowest, "/")
-	return out
-}
-
 // compareWith sets g's comparison figures against the baseline b.
 func (g *Group) compareWith(b *Group) {
-	level := Alpha
+	level := analyse.Alpha
 	if g.Test != nil {
-		level = g.Test.level()
+		level = g.Test.DecidedAt()
 	}
 	switch {
-	case g.judged != nil && g.Test != nil:
+	case g.Judged != nil && g.Test != nil:
 		// The judge's interval (take).
 	case g.TestErr != nil && errors.Is(g.TestErr, stats.ErrZeroBaseline):
 		g.RatioCIErr = g.TestErr
 	default:
-		if ci, err := FiellerAt(g.Steady, b.Steady, level); err == nil {
+		if ci, err := analyse.FiellerAt(g.Steady, b.Steady, level); err == nil {
 			g.RatioCI = &ci
 		} else {
 			g.RatioCIErr = err
 		}
 	}
-	if len(load.Finite(g.Steady)) >= MinMannWhitney && len(load.Finite(b.Steady)) >= MinMannWhitney {
-		if u, err := MannWhitney(g.Steady, b.Steady); err == nil {
+	if len(load.Finite(g.Steady)) >= analyse.MinMannWhitney && len(load.Finite(b.Steady)) >= analyse.MinMannWhitney {
+		if u, err := analyse.MannWhitney(g.Steady, b.Steady); err == nil {
 			g.UTest = &u
 		}
 	}
 	if (g.Test != nil && !g.Test.Significant()) || g.Noisy || b.Noisy {
-		g.RepsNeeded = g.needed
+		g.RepsNeeded = g.Needed
 	}
 	g.SustainedRatio = g.SustainedRate.Mean / b.SustainedRate.Mean
-	if ci, err := FiellerAt(g.Sustained, b.Sustained, level); err == nil {
+	if ci, err := analyse.FiellerAt(g.Sustained, b.Sustained, level); err == nil {
 		g.SustainedCI = &ci
 	} else {
 		g.SustainedCIErr = err

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
 	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
@@ -18,14 +19,14 @@ import (
 // testSteady tests every run's window for a level shift.
 func (t *Table) testSteady() {
 	for _, r := range t.Runs {
-		r.Shift = TestShift(t.windowSeries(r))
+		r.Shift = analyse.TestShift(t.windowSeries(r))
 	}
 }
 
 // windowSeries is the run's per-interval rate in the table's metric over
 // its window (the intervals its steady rate is the mean of).
 func (t *Table) windowSeries(r *load.Run) []load.Point {
-	rt, ok := benchRate(r, t.Metric)
+	rt, ok := analyse.BenchRate(r, t.Metric)
 	if !ok || rt.PlotOnly {
 		return nil
 	}
@@ -108,7 +109,7 @@ func (t *Table) phases(g *Group) Phases {
 			pooled = append(pooled, load.Point{T: ts, V: sum[ts] / float64(p.Tested)})
 		}
 	}
-	p.Pooled = TestShift(pooled)
+	p.Pooled = analyse.TestShift(pooled)
 	if !p.Pooled.Found {
 		return p
 	}
@@ -116,7 +117,7 @@ func (t *Table) phases(g *Group) Phases {
 	tol := phaseTol(p.WindowS)
 	for _, r := range runs {
 		s := r.Shift
-		if math.Abs(s.Rel) < ShiftMinRel || (s.Rel < 0) != (p.Rel < 0) || math.Abs(s.AtS-p.AtS) > tol {
+		if math.Abs(s.Rel) < analyse.ShiftMinRel || (s.Rel < 0) != (p.Rel < 0) || math.Abs(s.AtS-p.AtS) > tol {
 			continue
 		}
 		p.Shifted++
@@ -139,9 +140,9 @@ func (p Phases) text() string {
 	if p.Rel > 0 {
 		what = "rise"
 	}
-	at := "~" + num(p.AtS, 0) + " s"
+	at := "~" + analyse.Num(p.AtS, 0) + " s"
 	if p.AtMax-p.AtMin > 1.5 {
-		at += " (between " + num(p.AtMin, 0) + " and " + num(p.AtMax, 0) + " s)"
+		at += " (between " + analyse.Num(p.AtMin, 0) + " and " + analyse.Num(p.AtMax, 0) + " s)"
 	}
 	border := ""
 	if s := p.Pooled; s.Stat <= s.CritHi {
@@ -150,7 +151,7 @@ func (p Phases) text() string {
 		border = fmt.Sprintf("; borderline: statistic %.2f within its simulated critical value's uncertainty, %.2f-%.2f", s.Stat, s.CritLo, s.CritHi)
 	}
 	return fmt.Sprintf("no steady state: %.0f%% %s at %s in %d of %d runs (a level-shift test of the runs' mean, %s false alarm rate; %d of the runs significant alone%s)",
-		100*math.Abs(p.Rel), what, at, p.Shifted, p.Tested, pct(ShiftAlpha), p.Alone, border)
+		100*math.Abs(p.Rel), what, at, p.Shifted, p.Tested, pct(analyse.ShiftAlpha), p.Alone, border)
 }
 
 // phaseCut is the second where a comparison's phases divide: the shift of
@@ -228,16 +229,16 @@ func (t *Table) steadyLine(base, g *Group) string {
 		if len(a) == 0 || len(b) == 0 || load.MeanOf(b) == 0 {
 			return s + "; too few intervals on one side of the shift for a ratio per phase"
 		}
-		ph := Ratio(load.MeanOf(a) / load.MeanOf(b))
-		if ci, err := FiellerCI(a, b); err == nil {
+		ph := analyse.Ratio(load.MeanOf(a) / load.MeanOf(b))
+		if ci, err := analyse.FiellerCI(a, b); err == nil {
 			ph += ciPhrase(&ci, nil)
 		} else {
 			ph += ciPhrase(nil, err)
 		}
 		if later {
-			ph += " after ~" + num(cut, 0) + " s"
+			ph += " after ~" + analyse.Num(cut, 0) + " s"
 		} else {
-			ph += " up to ~" + num(cut, 0) + " s"
+			ph += " up to ~" + analyse.Num(cut, 0) + " s"
 		}
 		phases = append(phases, ph)
 	}
@@ -252,7 +253,7 @@ func (t *Table) steadyLine(base, g *Group) string {
 func laterPhaseAdvice(latest, windowS float64) string {
 	warm := math.Ceil(latest) + 1
 	return fmt.Sprintf("to measure the later phase alone, run at least %s s with --warmup %s (a %s s window after the shift; whether it is itself steady is then tested)",
-		num(warm+math.Ceil(windowS), 0), num(warm, 0), num(math.Ceil(windowS), 0))
+		analyse.Num(warm+math.Ceil(windowS), 0), analyse.Num(warm, 0), analyse.Num(math.Ceil(windowS), 0))
 }
 
 // trendWarning warns that the runs-needed figure or the stopping rule is
@@ -297,5 +298,5 @@ func (rep *Report) steadySummary() string {
 		"of the same statistic's maximum over all splits for autocorrelated noise (AR(1), coefficient %s, simulated): a %s false alarm rate for noise "+
 		"autocorrelated up to %s (the lab's steady runs measure -0.37 to 0.18). A significant shift of %s or more of the earlier level is reported as "+
 		"no steady state, under the verdict, with how many runs shifted the same way (each run's own test) and, when every run did, the ratio per phase. "+
-		"%s tested.", shiftMinSeg, pct(1-ShiftAlpha), num(shiftPhi, 1), pct(ShiftAlpha), num(shiftPhi, 1), pct(ShiftMinRel), plural(tested, "run"))
+		"%s tested.", analyse.ShiftMinSeg, pct(1-analyse.ShiftAlpha), analyse.Num(analyse.ShiftPhi, 1), pct(analyse.ShiftAlpha), analyse.Num(analyse.ShiftPhi, 1), pct(analyse.ShiftMinRel), plural(tested, "run"))
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
 	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
@@ -28,7 +29,7 @@ func demoRaw(t *testing.T, warmupS float64) *Table {
 		t.Fatal(err)
 	}
 	w := warmupS
-	rep, err := Build(in, Options{WarmupS: &w, Baseline: "innodb"})
+	rep, err := Build(in, analyse.Options{WarmupS: &w, Baseline: "innodb"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
 	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
@@ -53,15 +54,15 @@ func (c confRow) vsBase(v, own float64) string {
 
 // ciBound is one bound of a Fieller interval: -inf/inf when unbounded,
 // empty when not computed.
-func ciBound(ci *RatioCI, err error, high bool) string {
+func ciBound(ci *analyse.RatioCI, err error, high bool) string {
 	switch {
 	case ci != nil && high:
 		return f4(ci.High)
 	case ci != nil:
 		return f4(ci.Low)
-	case errors.Is(err, ErrUnbounded) && high:
+	case errors.Is(err, analyse.ErrUnbounded) && high:
 		return "inf"
-	case errors.Is(err, ErrUnbounded):
+	case errors.Is(err, analyse.ErrUnbounded):
 		return "-inf"
 	}
 	return ""
@@ -140,10 +141,10 @@ var runColumns = []Column[runRow]{
 		func(r runRow) string { return f4(r.r.Repl.CatchUpS) }},
 	{"sustained_metric", "steady x window / (window + catch-up), so never above `steady_metric` (mysqlslap: run + catch-up seconds); whether the replicas kept up",
 		func(r runRow) string { return f4(r.r.Repl.Sustained) }},
-	{"replicas_kept_up", "", func(r runRow) string { return boolText(Known(r.r.Repl), KeptUp(r.r.Repl)) }},
+	{"replicas_kept_up", "", func(r runRow) string { return boolText(analyse.Known(r.r.Repl), analyse.KeptUp(r.r.Repl)) }},
 	{"replicas_behind_why", "why the run fell behind (empty when it kept up): a slave's lag grew over the window's last 5 s, never caught up, or caught up too slowly",
 		func(r runRow) string {
-			if !Known(r.r.Repl) || KeptUp(r.r.Repl) {
+			if !analyse.Known(r.r.Repl) || analyse.KeptUp(r.r.Repl) {
 				return ""
 			}
 			return behindWhy(r.r.Repl)
@@ -159,11 +160,11 @@ var runColumns = []Column[runRow]{
 	{"relay_log_bytes", "", func(r runRow) string { return f(r.r.Health.RelayBytes) }},
 	{"rows", "the master's rows after the run (consistency check); `disk_bytes` / (rows x logical row bytes, 188 for sysbench oltp tables)",
 		func(r runRow) string { return f(r.r.Health.Rows) }},
-	{"space_amp", "", func(r runRow) string { return f4(spaceAmp(r.r)) }},
+	{"space_amp", "", func(r runRow) string { return f4(analyse.SpaceAmp(r.r)) }},
 	{"cluster", "the run's cluster, in a matrix over several", func(r runRow) string { return r.r.Cluster }},
 	{"window_from_s", "the run's window in the client's seconds, and the seconds of it left out for instrument spans", func(r runRow) string { return f4(r.r.Win.FromS) }},
 	{"window_to_s", "", func(r runRow) string { return f4(r.r.Win.ToS) }},
-	{"window_excluded_s", "", func(r runRow) string { return f4(excludedS(r.r.Win)) }},
+	{"window_excluded_s", "", func(r runRow) string { return f4(analyse.ExcludedS(r.r.Win)) }},
 	{"flags", "the invariants the run violates, `; `-separated (empty: none)", func(r runRow) string { return strings.Join(r.r.Flags, "; ") }},
 	{"shift_found", "the run's own level-shift test over its window (steady state; the report decides on its configuration's runs together): whether a shift of 10% or more is significant, the best split's relative change (later / earlier level - 1) and the client second where the later level begins; empty when the window had too few intervals",
 		func(r runRow) string {
@@ -232,13 +233,13 @@ var confColumns = []Column[confRow]{
 	{"label_replica_apply_tx_per_s", "", func(c confRow) string { return f4(c.g.Replica.ApplyTxPS) }},
 	{"label_catchup_s", "", func(c confRow) string { return f4(c.g.Replica.CatchUpS) }},
 	{"label_sustained_mean_metric", "", func(c confRow) string { return f4(c.g.SustainedRate.Mean) }},
-	{"label_kept_up", "", func(c confRow) string { return boolText(Known(c.g.Replica), c.g.KeptUp) }},
+	{"label_kept_up", "", func(c confRow) string { return boolText(analyse.Known(c.g.Replica), c.g.KeptUp) }},
 	{"sustained_ratio_vs_baseline", "sustained rate ratio (1 for the baseline) and its Fieller CI; slowest replicas' apply rate ratio",
 		func(c confRow) string { return c.vsBase(c.g.SustainedRatio, c.g.SustainedRate.Mean) }},
 	{"sustained_ratio_ci95_low", "", func(c confRow) string { return ciBound(c.g.SustainedCI, c.g.SustainedCIErr, false) }},
 	{"sustained_ratio_ci95_high", "", func(c confRow) string { return ciBound(c.g.SustainedCI, c.g.SustainedCIErr, true) }},
 	{"replica_apply_ratio_vs_baseline", "", func(c confRow) string {
-		if !Known(c.g.Replica) {
+		if !analyse.Known(c.g.Replica) {
 			return ""
 		}
 		return c.vsBase(c.g.ApplyRatio, c.g.Replica.ApplyTxPS)

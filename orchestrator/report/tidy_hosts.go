@@ -5,6 +5,7 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
 	"github.com/orch-bench/orch/orchestrator/report/load"
 	"github.com/orch-bench/orch/orchestrator/stacks"
 )
@@ -13,9 +14,9 @@ import (
 type hostRow struct {
 	t     *Table
 	r     *load.Run
-	c     *Cost
+	c     *analyse.Cost
 	prof  *stacks.Profile // nil: no stack samples of the host
-	hosts []*Cost         // all the run's hosts, for kernel sharing
+	hosts []*analyse.Cost // all the run's hosts, for kernel sharing
 }
 
 func (h hostRow) stack(v func(*stacks.Profile) string) string {
@@ -77,14 +78,14 @@ var hostColumns = append(append([]Column[hostRow]{
 
 // metricColumns are the per-transaction costs (why.go's metrics).
 func metricColumns() []Column[hostRow] {
-	out := make([]Column[hostRow], len(metrics))
-	for i, m := range metrics {
+	out := make([]Column[hostRow], len(analyse.Metrics))
+	for i, m := range analyse.Metrics {
 		doc := ""
 		if i == 0 {
 			doc = "costs per transaction the host did (\"Where the time went\": CPU µs, context switches, KiB read and written, fsyncs, binlog bytes; the fraction of commit time waiting for the semi-sync ACK)"
 		}
-		get := m.get
-		out[i] = Column[hostRow]{m.col, doc, func(h hostRow) string { return f4(get(h.c)) }}
+		get := m.Get
+		out[i] = Column[hostRow]{m.Col, doc, func(h hostRow) string { return f4(get(h.c)) }}
 	}
 	return out
 }
@@ -100,7 +101,7 @@ func (t *Table) hostRows(r *load.Run) []hostRow {
 	for _, p := range rw.Profiles {
 		prof[p.Host] = p
 	}
-	hosts := append(append([]*Cost(nil), rw.Hosts...), rw.LoadBoxes...)
+	hosts := append(append([]*analyse.Cost(nil), rw.Hosts...), rw.LoadBoxes...)
 	out := make([]hostRow, len(hosts))
 	for i, c := range hosts {
 		out[i] = hostRow{t: t, r: r, c: c, prof: prof[c.Host], hosts: hosts}

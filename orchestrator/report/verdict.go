@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
 	"github.com/orch-bench/orch/orchestrator/report/load"
 	"github.com/orch-bench/orch/orchestrator/stats"
 )
@@ -39,7 +40,7 @@ func verdict(t *Table, base, g *Group, noEffect map[string]string) string {
 			}
 		}
 		return fmt.Sprintf("%s: no effect on this server (%s); %s %s %s is noise, not a finding",
-			g.Label, strings.Join(why, "; "), Ratio(g.Ratio), base.Label, t.Metric)
+			g.Label, strings.Join(why, "; "), analyse.Ratio(g.Ratio), base.Label, t.Metric)
 	}
 	// The test's p goes right after the figure it tests (the master's
 	// rate), never after the replicas' words, where "not sustained (p=...)"
@@ -51,7 +52,7 @@ func verdict(t *Table, base, g *Group, noEffect map[string]string) string {
 	sig += ")"
 	var b strings.Builder
 	b.WriteString(g.Label + ": " + t.ratioPhrase(base, g, sig))
-	if Known(g.Replica) && Known(base.Replica) {
+	if analyse.Known(g.Replica) && analyse.Known(base.Replica) {
 		// The applied ratio is the Replicas line's (one figure, printed
 		// there); here whether the runs kept up.
 		fmt.Fprintf(&b, "; replicas: %s", runsPhrase(g.ReplicaRuns))
@@ -86,10 +87,10 @@ func verdict(t *Table, base, g *Group, noEffect map[string]string) string {
 // rate), or for a time metric "took 1.91x innodb's time [1.52, 2.40]".
 func (t *Table) ratioPhrase(base, g *Group, sig string) string {
 	if t.LowerIsBetter {
-		return fmt.Sprintf("took %s %s's time%s", Ratio(g.Ratio), base.Label, ciPhrase(g.RatioCI, g.RatioCIErr)) + sig
+		return fmt.Sprintf("took %s %s's time%s", analyse.Ratio(g.Ratio), base.Label, ciPhrase(g.RatioCI, g.RatioCIErr)) + sig
 	}
-	master := fmt.Sprintf("%s %s %s", Ratio(g.Ratio), base.Label, t.Metric)
-	if !Known(g.Replica) || !Known(base.Replica) {
+	master := fmt.Sprintf("%s %s %s", analyse.Ratio(g.Ratio), base.Label, t.Metric)
+	if !analyse.Known(g.Replica) || !analyse.Known(base.Replica) {
 		return master + ciPhrase(g.RatioCI, g.RatioCIErr) + sig
 	}
 	commits := masterCommits(base, g)
@@ -102,13 +103,13 @@ func (t *Table) ratioPhrase(base, g *Group, sig string) string {
 		estimate += " (an estimate with its interval, not tested)"
 	}
 	switch t.Headline {
-	case HeadlineMaster:
+	case analyse.HeadlineMaster:
 		return master
-	case HeadlineSustained:
-		return fmt.Sprintf("%s %s %s sustained%s; client %s%s%s%s", Ratio(g.SustainedRatio), base.Label, t.Metric, estimate,
-			Ratio(g.Ratio), ciPhrase(g.RatioCI, g.RatioCIErr), sig, commits)
+	case analyse.HeadlineSustained:
+		return fmt.Sprintf("%s %s %s sustained%s; client %s%s%s%s", analyse.Ratio(g.SustainedRatio), base.Label, t.Metric, estimate,
+			analyse.Ratio(g.Ratio), ciPhrase(g.RatioCI, g.RatioCIErr), sig, commits)
 	}
-	return master + ", " + Ratio(g.SustainedRatio) + " sustained" + estimate
+	return master + ", " + analyse.Ratio(g.SustainedRatio) + " sustained" + estimate
 }
 
 // masterCommits is ", master commits 0.744x" when the master's commit
@@ -120,25 +121,25 @@ func masterCommits(base, g *Group) string {
 	if base.Replica.MasterTxPS <= 0 || math.IsNaN(g.Replica.MasterTxPS) {
 		return ""
 	}
-	m := Ratio(g.Replica.MasterTxPS / base.Replica.MasterTxPS)
-	if m == Ratio(g.Ratio) || m == Ratio(math.NaN()) {
+	m := analyse.Ratio(g.Replica.MasterTxPS / base.Replica.MasterTxPS)
+	if m == analyse.Ratio(g.Ratio) || m == analyse.Ratio(math.NaN()) {
 		return ""
 	}
 	return ", master commits " + m
 }
 
 // ciPhrase is " [0.760, 0.820]" (the ratio's digits, Ratio), " [CI unbounded]" or "" (too few runs).
-func ciPhrase(ci *RatioCI, err error) string {
+func ciPhrase(ci *analyse.RatioCI, err error) string {
 	switch {
 	case ci != nil:
 		// Rates are never negative: a lower bound below 0 (the numerator's
 		// mean not significantly above 0) reads as 0.
 		s := " " + ratioInterval(ci.Low, ci.High)
-		if ci.Level > 0 && ci.Level < Alpha {
+		if ci.Level > 0 && ci.Level < analyse.Alpha {
 			s += " (" + confidence(ci.Level) + " CI, Holm)"
 		}
 		return s
-	case errors.Is(err, ErrUnbounded):
+	case errors.Is(err, analyse.ErrUnbounded):
 		return " [95% CI unbounded]"
 	case errors.Is(err, stats.ErrZeroBaseline):
 		return " (" + err.Error() + ")"
@@ -194,16 +195,6 @@ func secs(v float64) string {
 		return fmt.Sprintf("%.1f s", v)
 	}
 	return fmt.Sprintf("%.0f s", v)
-}
-
-// pctFixed formats a measured fraction as a percentage with one decimal,
-// always: "7.2%", "7.0%", so that a column or a sentence of measurements
-// never has "7%" beside "17.1%".
-func pctFixed(v float64) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return "—"
-	}
-	return fmt.Sprintf("%.1f", 100*v) + "%"
 }
 
 // pct formats a fraction as a percentage, a round one without its

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
 	"github.com/orch-bench/orch/orchestrator/report/load"
 	"github.com/orch-bench/orch/orchestrator/stacks"
 )
@@ -14,7 +15,7 @@ import (
 // buildWhy computes the table's "where the time went" from its runs'
 // directories; nil when no run has time series (parse output, old runs).
 func (t *Table) buildWhy() *Why {
-	w := &Why{Runs: map[*load.Run]*runWhy{}}
+	w := &Why{Runs: map[*load.Run]*analyse.RunWhy{}}
 	for _, g := range t.Groups {
 		gw := &GroupWhy{Label: g.Label, Ratio: g.Ratio, ApplyTxPS: g.Replica.ApplyTxPS, Profiles: map[string]*stacks.Profile{},
 			SidePosition: t.sidePosition(g.Label)}
@@ -22,18 +23,18 @@ func (t *Table) buildWhy() *Why {
 			gw.Ratio = 1
 			w.Base = gw
 		}
-		hosts := map[string][]*Cost{}
+		hosts := map[string][]*analyse.Cost{}
 		role := map[string]string{}
 		var order, slaves []string
-		var slaveCosts []*Cost
-		boxes := map[string][]*Cost{}
+		var slaveCosts []*analyse.Cost
+		boxes := map[string][]*analyse.Cost{}
 		var boxOrder []string
 		profiles := map[string][]*stacks.Profile{}
 		for _, r := range g.Runs {
 			if !r.Usable() || r.Dir == "" {
 				continue
 			}
-			rw, err := readRunWhy(r.Dir, r.Win, r.LoadOffsetS, r.Bench.WindowLatAvg(r.Win)*1000)
+			rw, err := analyse.ReadRunWhy(r.Dir, r.Win, r.LoadOffsetS, r.Bench.WindowLatAvg(r.Win)*1000)
 			if err != nil {
 				w.Notes = append(w.Notes, fmt.Sprintf("%s: %v", r.ID, err))
 				continue
@@ -65,25 +66,25 @@ func (t *Table) buildWhy() *Why {
 				profiles[p.Role] = append(profiles[p.Role], p)
 			}
 		}
-		for _, h := range roleOrder(order, role) {
-			gw.Hosts = append(gw.Hosts, meanCost(hosts[h]))
+		for _, h := range analyse.RoleOrder(order, role) {
+			gw.Hosts = append(gw.Hosts, analyse.MeanCost(hosts[h]))
 		}
 		if len(slaveCosts) > 0 {
-			gw.Slaves = meanCost(slaveCosts)
+			gw.Slaves = analyse.MeanCost(slaveCosts)
 			gw.Slaves.Host = "slaves"
 			if len(slaves) == 1 {
 				gw.Slaves.Host = slaves[0]
 			}
 		}
 		for _, h := range boxOrder {
-			gw.LoadBoxes = append(gw.LoadBoxes, meanCost(boxes[h]))
+			gw.LoadBoxes = append(gw.LoadBoxes, analyse.MeanCost(boxes[h]))
 		}
 		if len(gw.LoadBoxes) > 0 {
 			gw.LoadBox = gw.LoadBoxes[0]
 		}
 		gw.ClientBound, gw.ClientWhy = clientsBound(gw.LoadBoxes)
 		for r, ps := range profiles {
-			gw.Profiles[r] = mergeProfiles(ps)
+			gw.Profiles[r] = analyse.MergeProfiles(ps)
 		}
 		w.Groups = append(w.Groups, gw)
 	}
@@ -103,8 +104,8 @@ func (t *Table) buildWhy() *Why {
 // costTableHeader is the per-transaction table's header.
 func costTableHeader() []string {
 	h := []string{"configuration", "host", "role", "tx/s"}
-	for _, m := range metrics {
-		h = append(h, m.col)
+	for _, m := range analyse.Metrics {
+		h = append(h, m.Col)
 	}
 	return h
 }
@@ -119,7 +120,7 @@ func (w *Why) costRows(mark func(string) string) [][]string {
 			if g == w.Base {
 				base = nil
 			}
-			cell := func(get func(*Cost) float64, floor float64, format func(float64) string) string {
+			cell := func(get func(*analyse.Cost) float64, floor float64, format func(float64) string) string {
 				v := get(c)
 				s := format(v)
 				if base == nil || math.IsNaN(v) || math.IsNaN(get(base)) || get(base) == 0 {
@@ -135,21 +136,21 @@ func (w *Why) costRows(mark func(string) string) [][]string {
 					return s
 				}
 				r := v / get(base)
-				s += " (" + Ratio(r) + ")"
-				if r < markLow || r > markHigh {
+				s += " (" + analyse.Ratio(r) + ")"
+				if r < analyse.MarkLow || r > analyse.MarkHigh {
 					s = mark(s)
 				}
 				return s
 			}
-			tps := cell(func(c *Cost) float64 { return c.TPS }, 0, func(v float64) string { return num(v, 0) })
+			tps := cell(func(c *analyse.Cost) float64 { return c.TPS }, 0, func(v float64) string { return analyse.Num(v, 0) })
 			if c.Role == "slave" {
 				// A slave's own rate, without a ratio: the applied ratio is
 				// one figure (the slowest slave's, the Replicas line's).
-				tps = num(c.TPS, 0)
+				tps = analyse.Num(c.TPS, 0)
 			}
 			row := []string{g.Label, c.Host, c.Role, tps}
-			for _, m := range metrics {
-				row = append(row, cell(m.get, m.floor, func(v float64) string { return small(v, m.prec) }))
+			for _, m := range analyse.Metrics {
+				row = append(row, cell(m.Get, m.Floor, func(v float64) string { return small(v, m.Prec) }))
 			}
 			rows = append(rows, row)
 		}
@@ -162,7 +163,7 @@ func (w *Why) costRows(mark func(string) string) [][]string {
 // an exact 0 is "0".
 func small(v float64, prec int) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return num(v, 0)
+		return analyse.Num(v, 0)
 	}
 	if v == 0 {
 		return "0"
@@ -173,7 +174,7 @@ func small(v float64, prec int) string {
 		v, _ = strconv.ParseFloat(strconv.FormatFloat(v, 'g', prec, 64), 64)
 		d = prec - 1 - int(math.Floor(math.Log10(math.Abs(v))))
 	}
-	return num(v, max(0, d))
+	return analyse.Num(v, max(0, d))
 }
 
 // topStacks is one configuration's and role's five most frequent stacks.
@@ -212,7 +213,7 @@ func (w *Why) topStacks() []topStacks {
 				ts.Title += fmt.Sprintf("; the intervals count the %d stacks as independent, so they are the least uncertainty of shares from %d instants", p.Samples, p.Snapshots)
 			}
 			for _, s := range shown(p) {
-				ts.Rows = append(ts.Rows, [2]string{stackShare(s.Count, p.Samples), key(s.Frames)})
+				ts.Rows = append(ts.Rows, [2]string{analyse.StackShare(s.Count, p.Samples), key(s.Frames)})
 			}
 			out = append(out, ts)
 		}
@@ -250,7 +251,7 @@ func shown(p *stacks.Profile) []stacks.Stack {
 // clientsBound is clientBound over every load box of a configuration: it
 // is client-bound when any of them is, and the reason names which one when
 // there are several (each keeps its own row and flag).
-func clientsBound(boxes []*Cost) (bool, string) {
+func clientsBound(boxes []*analyse.Cost) (bool, string) {
 	var whys []string
 	for _, lb := range boxes {
 		if bound, why := clientBound(lb); bound {

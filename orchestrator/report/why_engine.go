@@ -5,27 +5,13 @@ import (
 	"slices"
 
 	"github.com/orch-bench/orch/orchestrator/flavor"
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
 )
 
 // The engine's own counters per transaction: what an engine exports
 // beyond the fsyncs every engine's row has (flavor.StatusCounter.PerTx:
 // TokuDB's engine status), in a table of their own under the
 // per-transaction one, only when a run read any.
-
-// engineCounters reads, with per(column, scale), every counter that has a
-// per-transaction name; the ones the run's series lack are left out.
-func engineCounters(per func(col string, scale float64) float64) map[string]float64 {
-	out := map[string]float64{}
-	for _, c := range flavor.IOCounters() {
-		if c.PerTx == "" {
-			continue
-		}
-		if v := per(c.Column, c.PerTxScale); !math.IsNaN(v) {
-			out[c.PerTx] = v
-		}
-	}
-	return out
-}
 
 // engineNote says where the engine counters come from.
 const engineNote = "The engine's own counters (SHOW GLOBAL STATUS, its engine status): per transaction as above; " +
@@ -70,7 +56,7 @@ func (w *Why) engineRows(header []string) [][]string {
 				if !ok {
 					v = math.NaN()
 				}
-				row = append(row, small(v, costDigits))
+				row = append(row, small(v, analyse.CostDigits))
 			}
 			rows = append(rows, row)
 		}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
 	"github.com/orch-bench/orch/orchestrator/schema"
 	"github.com/orch-bench/orch/orchestrator/stacks"
 )
@@ -29,7 +30,7 @@ func jsonNum(f float64) any {
 	return f
 }
 
-func costJSON(c *Cost) whyCostJSON {
+func costJSON(c *analyse.Cost) whyCostJSON {
 	if c == nil {
 		return nil
 	}
@@ -41,8 +42,8 @@ func costJSON(c *Cost) whyCostJSON {
 	if c.Kernel != "" {
 		out["kernel_id"] = c.Kernel // the shared-machine key: kernel_id, or boot_id before it
 	}
-	for _, m := range metrics {
-		out[m.col] = v(m.get(c))
+	for _, m := range analyse.Metrics {
+		out[m.Col] = v(m.Get(c))
 	}
 	if len(c.FsyncParts) > 0 {
 		out["fsync_per_tx_by_counter"] = c.FsyncParts
@@ -112,7 +113,7 @@ func (rep *Report) WriteWhyJSON(w io.Writer) error {
 				continue
 			}
 			rj := schema.WhyRun{Run: r.ID, Label: r.Label, Flags: r.Flags, Window: map[string]any{"from_s": jsonNum(r.Win.FromS), "to_s": jsonNum(r.Win.ToS),
-				"how": r.Win.How, "excluded_s": jsonNum(excludedS(r.Win)), "client_offset_s": jsonNum(r.Win.ClientOffsetS),
+				"how": r.Win.How, "excluded_s": jsonNum(analyse.ExcludedS(r.Win)), "client_offset_s": jsonNum(r.Win.ClientOffsetS),
 				"client_offset_how": map[bool]string{true: "load start", false: "fit"}[r.Win.LoadQuiet]}}
 			for _, c := range rw.Hosts {
 				rj.Hosts = append(rj.Hosts, costJSON(c))

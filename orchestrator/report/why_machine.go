@@ -1,10 +1,11 @@
 package report
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
 )
 
 // A shared machine: hosts whose kernels have one boot id (the lab's
@@ -34,39 +35,9 @@ type machine struct {
 	TPS float64
 }
 
-// kernelID names the kernel a host ran on, from its facts in the
-// manifest: kernel_id (release and boot time, the same in every container
-// on one kernel), else, for runs before it, boot_id (per container under
-// systemd-nspawn); "" when the host could not be probed.
-func kernelID(raw json.RawMessage) string {
-	var f struct {
-		KernelID string `json:"kernel_id"`
-		BootID   string `json:"boot_id"`
-	}
-	if len(raw) == 0 || json.Unmarshal(raw, &f) != nil {
-		return ""
-	}
-	return kernelOf(f.KernelID, f.BootID)
-}
-
-// kernelOf is the kernel key of a host's kernel_id and boot_id facts.
-func kernelOf(kernelID, bootID string) string {
-	if k := strings.TrimSpace(kernelID); k != "" {
-		return k
-	}
-	return strings.TrimSpace(bootID)
-}
-
-// setKernels records each host's kernel from the run's facts.
-func setKernels(rw *runWhy, facts map[string]json.RawMessage) {
-	for _, c := range append(append([]*Cost(nil), rw.Hosts...), rw.LoadBoxes...) {
-		c.Kernel = kernelID(facts[c.Host])
-	}
-}
-
 // machineOf is the shared machine c is on in g, seen from c; nil when c's
 // kernel is its own (or unknown).
-func (g *GroupWhy) machineOf(c *Cost) *machine {
+func (g *GroupWhy) machineOf(c *analyse.Cost) *machine {
 	if g == nil || c == nil || c.Kernel == "" {
 		return nil
 	}
@@ -155,9 +126,9 @@ func (m *machine) groups(iowait bool) []cpuGroup {
 func (m *machine) split() string {
 	var parts []string
 	for _, g := range m.groups(true) {
-		s := g.name + " " + pctFixed(g.share)
+		s := g.name + " " + analyse.PctFixed(g.share)
 		if g.name == "servers" && !math.IsNaN(m.Master) {
-			s += " (the master's " + pctFixed(m.Master) + ")"
+			s += " (the master's " + analyse.PctFixed(m.Master) + ")"
 		}
 		parts = append(parts, s)
 	}
@@ -173,7 +144,7 @@ func (m *machine) perTx() string {
 	if math.IsNaN(m.TPS) || m.TPS <= 0 || math.IsNaN(m.NCPU) {
 		return ""
 	}
-	us := func(share float64) string { return num(share*m.NCPU*1e6/m.TPS, 0) }
+	us := func(share float64) string { return analyse.Num(share*m.NCPU*1e6/m.TPS, 0) }
 	var parts []string
 	for _, g := range m.groups(false) {
 		parts = append(parts, g.name+" "+us(g.share))
@@ -184,13 +155,13 @@ func (m *machine) perTx() string {
 // machineCPU is the first clause of the master's explanation on a shared
 // machine, in place of "Master CPU ...": whether the machine is saturated
 // and where its CPU went in both configurations.
-func machineCPU(base, g *GroupWhy, bm, m *Cost) (string, bool) {
+func machineCPU(base, g *GroupWhy, bm, m *analyse.Cost) (string, bool) {
 	mm, bmm := g.machineOf(m), base.machineOf(bm)
 	if mm == nil || bmm == nil {
 		return "", false
 	}
 	state := "is not saturated"
-	switch rg, rb := mm.Busy >= saturatedShare, bmm.Busy >= saturatedShare; {
+	switch rg, rb := mm.Busy >= analyse.SaturatedShare, bmm.Busy >= analyse.SaturatedShare; {
 	case rg && rb:
 		state = "is saturated in both"
 	case rg:
@@ -199,15 +170,15 @@ func machineCPU(base, g *GroupWhy, bm, m *Cost) (string, bool) {
 		state = "is saturated in " + base.Label + " (the baseline) only"
 	}
 	s := fmt.Sprintf("%s %s (CPU %s vs %s busy of %s cores; %s: %s; %s: %s)", capitalize(mm.name()), state,
-		pctFixed(mm.Busy), pctFixed(bmm.Busy), num(mm.NCPU, 0), g.Label, mm.split(), base.Label, bmm.split())
-	if mm.Busy >= saturatedShare || bmm.Busy >= saturatedShare {
+		analyse.PctFixed(mm.Busy), analyse.PctFixed(bmm.Busy), analyse.Num(mm.NCPU, 0), g.Label, mm.split(), base.Label, bmm.split())
+	if mm.Busy >= analyse.SaturatedShare || bmm.Busy >= analyse.SaturatedShare {
 		s = "Machine-bound: " + mm.name() + strings.TrimPrefix(s, capitalize(mm.name()))
 	}
 	if p, bp := mm.perTx(), bmm.perTx(); p != "" && bp != "" {
 		s += fmt.Sprintf("; whole-machine CPU per committed transaction: %s %s vs %s %s", g.Label, p, base.Label, bp)
 	}
 	if !math.IsNaN(m.DiskBusy) || !math.IsNaN(bm.DiskBusy) {
-		s += fmt.Sprintf(", master disk %s vs %s busy", pctFixed(m.DiskBusy), pctFixed(bm.DiskBusy))
+		s += fmt.Sprintf(", master disk %s vs %s busy", analyse.PctFixed(m.DiskBusy), analyse.PctFixed(bm.DiskBusy))
 	}
 	return s, true
 }
@@ -236,7 +207,7 @@ func moved(base, g *GroupWhy, pred float64) string {
 	// measured ratio (the client's figure) not: then that is what moved.
 	if r := m.TPS / bm.TPS; !math.IsNaN(r) && math.Abs(r/pred-1) <= 0.10 {
 		parts = append(parts, fmt.Sprintf("the master's own commit rate, %s (%s vs %s tx/s), is what the cost predicts: the %s is the client's figure",
-			Ratio(r), num(m.TPS, 0), num(bm.TPS, 0), Ratio(g.Ratio)))
+			analyse.Ratio(r), analyse.Num(m.TPS, 0), analyse.Num(bm.TPS, 0), analyse.Ratio(g.Ratio)))
 	}
 	type item struct {
 		words   string
@@ -264,10 +235,10 @@ func moved(base, g *GroupWhy, pred float64) string {
 		}
 	}
 	for _, it := range items[:min(3, len(items))] {
-		parts = append(parts, fmt.Sprintf("%s %s vs %s of the cores (%s)", it.words, pctFixed(it.v), pctFixed(it.b), ratioText(it.v, it.b)))
+		parts = append(parts, fmt.Sprintf("%s %s vs %s of the cores (%s)", it.words, analyse.PctFixed(it.v), analyse.PctFixed(it.b), ratioText(it.v, it.b)))
 	}
 	if d, bd := m.DiskBusy, bm.DiskBusy; !math.IsNaN(d) && !math.IsNaN(bd) && math.Abs(d-bd) >= 0.10 {
-		parts = append(parts, fmt.Sprintf("master disk %s vs %s busy", pctFixed(d), pctFixed(bd)))
+		parts = append(parts, fmt.Sprintf("master disk %s vs %s busy", analyse.PctFixed(d), analyse.PctFixed(bd)))
 	}
 	if len(parts) == 0 {
 		return "no CPU share moved by 2 points or more"
@@ -276,13 +247,13 @@ func moved(base, g *GroupWhy, pred float64) string {
 }
 
 // machineBaseline is the baseline's line on a shared machine.
-func machineBaseline(g *GroupWhy, m *Cost) (string, bool) {
+func machineBaseline(g *GroupWhy, m *analyse.Cost) (string, bool) {
 	mm := g.machineOf(m)
 	if mm == nil {
 		return "", false
 	}
 	state := "is not saturated"
-	if mm.Busy >= saturatedShare {
+	if mm.Busy >= analyse.SaturatedShare {
 		state = "is saturated (machine-bound)"
 	}
 	whole := ""
@@ -290,7 +261,7 @@ func machineBaseline(g *GroupWhy, m *Cost) (string, bool) {
 		whole = "; whole-machine CPU per committed transaction " + p
 	}
 	return fmt.Sprintf("%s (baseline): %s %s (CPU %s busy of %s cores: %s%s), master disk %s busy%s",
-		g.Label, mm.name(), state, pctFixed(mm.Busy), num(mm.NCPU, 0), mm.split(), whole, pctFixed(m.DiskBusy), perTx(m)), true
+		g.Label, mm.name(), state, analyse.PctFixed(mm.Busy), analyse.Num(mm.NCPU, 0), mm.split(), whole, analyse.PctFixed(m.DiskBusy), perTx(m)), true
 }
 
 // machineRows are the USE table's rows of the shared machines of g, one
@@ -299,22 +270,22 @@ func machineBaseline(g *GroupWhy, m *Cost) (string, bool) {
 func (g *GroupWhy) machineRows() [][]string {
 	var rows [][]string
 	seen := map[string]bool{}
-	for _, c := range append(append([]*Cost(nil), g.Hosts...), g.LoadBoxes...) {
+	for _, c := range append(append([]*analyse.Cost(nil), g.Hosts...), g.LoadBoxes...) {
 		mm := g.machineOf(c)
 		if mm == nil || seen[c.Kernel] {
 			continue
 		}
 		seen[c.Kernel] = true
 		flag := mm.name() + " is not saturated"
-		if mm.Busy >= saturatedShare {
+		if mm.Busy >= analyse.SaturatedShare {
 			flag = mm.name() + " is saturated (machine-bound)"
 		}
 		client := ""
 		if mm.HasClient {
-			client = pctFixed(mm.Client)
+			client = analyse.PctFixed(mm.Client)
 		}
-		rows = append(rows, []string{g.Label, "machine", "shared by " + strings.Join(mm.Hosts, ", "), num(mm.NCPU, 0),
-			pctFixed(mm.Servers), pctFixed(mm.Busy), queueCell(c.RunQueue, c.RunQueueP90), "", "", "", client, flag + ": " + mm.split()})
+		rows = append(rows, []string{g.Label, "machine", "shared by " + strings.Join(mm.Hosts, ", "), analyse.Num(mm.NCPU, 0),
+			analyse.PctFixed(mm.Servers), analyse.PctFixed(mm.Busy), queueCell(c.RunQueue, c.RunQueueP90), "", "", "", client, flag + ": " + mm.split()})
 	}
 	return rows
 }

@@ -5,24 +5,26 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
 )
 
 // labGroup is a configuration on four hosts; kernel gives each host's boot
 // id (one id: the lab, all on one kernel and its 2 cores).
 func labGroup(label string, ratio float64, kernel func(host string) string, master, other, client, busy float64) *GroupWhy {
-	set := func(host string, f func(c *Cost)) func(c *Cost) {
-		return func(c *Cost) {
+	set := func(host string, f func(c *analyse.Cost)) func(c *analyse.Cost) {
+		return func(c *analyse.Cost) {
 			c.Kernel, c.SamplerCPU, c.IOWait, c.HostCPU, c.RunQueue = kernel(host), 0.01, 0, busy, 3
 			f(c)
 		}
 	}
 	return group(label, ratio,
-		cost("master", "master", set("master", func(c *Cost) {
+		cost("master", "master", set("master", func(c *analyse.Cost) {
 			c.TPS, c.CPUUs, c.ServerCPU, c.DiskBusy = 3000*ratio, master*2e6/(3000*ratio), master, 0.2
 		})),
-		cost("slave1", "slave", set("slave1", func(c *Cost) { c.ServerCPU, c.TPS = other, 3000*ratio })),
-		cost("slave2", "slave", set("slave2", func(c *Cost) { c.ServerCPU, c.TPS = other, 3000*ratio })),
-		cost("loadbox", "loadbox", set("loadbox", func(c *Cost) { c.ClientCPU, c.BoxCPU, c.BoxRunQueue = client, client+0.01, 1 })))
+		cost("slave1", "slave", set("slave1", func(c *analyse.Cost) { c.ServerCPU, c.TPS = other, 3000*ratio })),
+		cost("slave2", "slave", set("slave2", func(c *analyse.Cost) { c.ServerCPU, c.TPS = other, 3000*ratio })),
+		cost("loadbox", "loadbox", set("loadbox", func(c *analyse.Cost) { c.ClientCPU, c.BoxCPU, c.BoxRunQueue = client, client+0.01, 1 })))
 }
 
 func TestSharedMachineSaturated(t *testing.T) {
@@ -113,10 +115,10 @@ func TestSeparateHostsStayPerHost(t *testing.T) {
 // The cost predicts the master's own commit rate, the measured ratio is the
 // client's: the sentence says that is what differs.
 func TestMovedNamesTheMastersRate(t *testing.T) {
-	base := group("innodb", 1, cost("master", "master", func(c *Cost) {
+	base := group("innodb", 1, cost("master", "master", func(c *analyse.Cost) {
 		c.TPS, c.CPUUs, c.ServerCPU, c.HostCPU, c.DiskBusy = 6329, 102, 0.32, 0.986, 0.05
 	}))
-	g := group("rocksdb", 0.94, cost("master", "master", func(c *Cost) {
+	g := group("rocksdb", 0.94, cost("master", "master", func(c *analyse.Cost) {
 		c.TPS, c.CPUUs, c.ServerCPU, c.HostCPU, c.DiskBusy = 4710, 137, 0.32, 0.989, 0.02
 	}))
 	want := "which alone predicts 0.745x, not the 0.940x measured; what else moved: the master's own commit rate, 0.744x (4710 vs 6329 tx/s), " +
@@ -135,7 +137,7 @@ func TestKernelID(t *testing.T) {
 		`{"host": "master"}`:      "",
 		`not json`:                "",
 	} {
-		if got := kernelID([]byte(raw)); got != want {
+		if got := analyse.KernelID([]byte(raw)); got != want {
 			t.Errorf("kernelID(%s) = %q, want %q", raw, got, want)
 		}
 	}
@@ -149,7 +151,7 @@ func TestKernelID(t *testing.T) {
 // and 3.9 > 2 cores, made both configurations "client-bound" before).
 func TestLabSharedKernelNotClientBound(t *testing.T) {
 	out := t.TempDir()
-	if _, _, err := Generate([]string{filepath.Join("testdata", "lab2026")}, out, []string{"md"}, Options{}); err != nil {
+	if _, _, err := Generate([]string{filepath.Join("testdata", "lab2026")}, out, []string{"md"}, analyse.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(filepath.Join(out, "report.md"))

@@ -6,6 +6,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
 )
 
 // WhyHeading is the section's title, in report.md and report.html.
@@ -18,7 +20,7 @@ var whyNotes = []string{
 		"In parentheses: the ratio to the baseline's same host; marked when outside 0.95-1.05.",
 	"cpu_us_per_tx: the server process's utime+stime (/proc/PID/stat); cs_per_tx: its voluntary + involuntary context switches " +
 		"(/proc/PID/task/*/status); read_kib_per_tx, write_kib_per_tx: its storage reads and writes (/proc/PID/io) in KiB; fsync_per_tx: " +
-		fsyncSum() + "; binlog_bytes_per_tx: Binlog_bytes_written (MariaDB), the Performance Schema's bytes written to the binary log files (MySQL, Percona: wait/io/file/sql/binlog); binlog_groups_per_tx: Binlog_group_commits (MariaDB; the inverse of the mean group size; MySQL exports no such counter, so it shows —); " +
+		analyse.FsyncSum() + "; binlog_bytes_per_tx: Binlog_bytes_written (MariaDB), the Performance Schema's bytes written to the binary log files (MySQL, Percona: wait/io/file/sql/binlog); binlog_groups_per_tx: Binlog_group_commits (MariaDB; the inverse of the mean group size; MySQL exports no such counter, so it shows —); " +
 		"semisync_wait_frac: the master's ACK wait per transaction (avg wait x acknowledged commits) over the client's mean latency.",
 	"USE: server CPU is the server process's CPU as a share of the host's cores; host CPU busy and run queue are /proc/stat and " +
 		"/proc/loadavg (machine-wide: on hosts sharing a kernel, as in the lab, they count every host); a run queue is the median of the window's " +
@@ -64,7 +66,7 @@ func (rep *Report) mdWhy(b *strings.Builder, t *Table) {
 		for i, r := range ts.Rows {
 			rows[i] = []string{r[0], codeCell(r[1])}
 		}
-		mdRows(b, []string{stackShareHeader, "stack (innermost frame first)"}, rows)
+		mdRows(b, []string{analyse.StackShareHeader, "stack (innermost frame first)"}, rows)
 		b.WriteString("\n")
 	}
 	for _, n := range w.Notes {
@@ -95,7 +97,7 @@ func (t *Table) whyHTML() (template.HTML, error) {
 		// StackShareHeader heads the Top stacks tables.
 		StackShareHeader string
 	}{Heading: WhyHeading, Notes: whyNotes, CostHeader: costTableHeader(), UseHeader: useHeader(), Use: w.useRows(),
-		Stacks: w.topStacks(), ReadProblem: w.Notes, StackShareHeader: stackShareHeader}
+		Stacks: w.topStacks(), ReadProblem: w.Notes, StackShareHeader: analyse.StackShareHeader}
 	if h := w.engineHeader(); h != nil {
 		data.EngineHeader, data.Engine, data.EngineNote = h, w.engineRows(h), engineNote
 	}
@@ -166,29 +168,29 @@ func (w *Why) useRows() [][]string {
 			var flags []string
 			shared := g.machineOf(c) != nil
 			switch {
-			case shared && c.ServerCPU >= saturatedShare:
+			case shared && c.ServerCPU >= analyse.SaturatedShare:
 				flags = append(flags, "server CPU-bound")
 			case shared:
 			case saturation(c) == "cpu":
 				flags = append(flags, "CPU-bound")
 			}
-			if c.DiskBusy >= saturatedShare {
+			if c.DiskBusy >= analyse.SaturatedShare {
 				flags = append(flags, "disk-bound")
 			}
-			busy, queue := pctFixed(c.HostCPU), queueCell(c.RunQueue, c.RunQueueP90)
+			busy, queue := analyse.PctFixed(c.HostCPU), queueCell(c.RunQueue, c.RunQueueP90)
 			if shared {
 				busy, queue = busy+" (machine)", queue+" (machine)"
 			}
-			rows = append(rows, []string{g.Label, c.Host, c.Role, num(c.NCPU, 0), pctFixed(c.ServerCPU), busy,
-				queue, num(c.ServerRunnable, 1), pctFixed(c.DiskBusy), num(c.ThreadsRunning, 1), "", joinFlags(flags)})
+			rows = append(rows, []string{g.Label, c.Host, c.Role, analyse.Num(c.NCPU, 0), analyse.PctFixed(c.ServerCPU), busy,
+				queue, analyse.Num(c.ServerRunnable, 1), analyse.PctFixed(c.DiskBusy), analyse.Num(c.ThreadsRunning, 1), "", joinFlags(flags)})
 		}
 		for _, lb := range g.LoadBoxes {
 			flag := ""
 			if bound, why := clientBound(lb); bound {
 				flag = "client-bound: " + why
 			}
-			rows = append(rows, []string{g.Label, lb.Host, "loadbox", num(lb.NCPU, 0), "", pctFixed(lb.BoxCPU),
-				queueCell(lb.BoxRunQueue, lb.BoxRunQueueP90), "", "", "", pctFixed(lb.ClientCPU), flag})
+			rows = append(rows, []string{g.Label, lb.Host, "loadbox", analyse.Num(lb.NCPU, 0), "", analyse.PctFixed(lb.BoxCPU),
+				queueCell(lb.BoxRunQueue, lb.BoxRunQueueP90), "", "", "", analyse.PctFixed(lb.ClientCPU), flag})
 		}
 		rows = append(rows, g.machineRows()...)
 	}
@@ -200,14 +202,14 @@ func joinFlags(f []string) string { return strings.Join(f, ", ") }
 // queueCell is a run queue's median with its 90th percentile: "1.0 (p90 12.0)".
 func queueCell(median, p90 float64) string {
 	if math.IsNaN(p90) {
-		return num(median, 1)
+		return analyse.Num(median, 1)
 	}
-	return num(median, 1) + " (p90 " + num(p90, 1) + ")"
+	return analyse.Num(median, 1) + " (p90 " + analyse.Num(p90, 1) + ")"
 }
 
 // sharedBy is how many of the run's hosts share c's kernel ("" when its
 // boot id is unknown).
-func sharedBy(hosts []*Cost, c *Cost) string {
+func sharedBy(hosts []*analyse.Cost, c *analyse.Cost) string {
 	if c.Kernel == "" {
 		return ""
 	}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
 	"github.com/orch-bench/orch/orchestrator/report/load"
 	"github.com/orch-bench/orch/orchestrator/stacks"
 )
@@ -16,7 +17,7 @@ type Why struct {
 	Groups []*GroupWhy
 	Base   *GroupWhy
 	// Runs holds each run's own figures, for results.csv.
-	Runs map[*load.Run]*runWhy
+	Runs map[*load.Run]*analyse.RunWhy
 	// Notes say what could not be read.
 	Notes []string
 }
@@ -30,12 +31,12 @@ type GroupWhy struct {
 	ApplyTxPS float64
 	// Hosts are the database hosts, master first; Slaves their slaves'
 	// mean (the sentences speak of "the slaves").
-	Hosts  []*Cost
-	Slaves *Cost
+	Hosts  []*analyse.Cost
+	Slaves *analyse.Cost
 	// LoadBoxes are the load boxes' figures (one row each); LoadBox is
 	// the first's.
-	LoadBoxes []*Cost
-	LoadBox   *Cost
+	LoadBoxes []*analyse.Cost
+	LoadBox   *analyse.Cost
 	// ClientBound: a load box was saturated; ClientWhy says by what (and
 	// which, when there are several).
 	ClientBound bool
@@ -52,7 +53,7 @@ type GroupWhy struct {
 }
 
 // Master is the configuration's master figures (nil when unknown).
-func (g *GroupWhy) Master() *Cost {
+func (g *GroupWhy) Master() *analyse.Cost {
 	if g != nil && len(g.Hosts) > 0 && g.Hosts[0].Role == "master" {
 		return g.Hosts[0]
 	}
@@ -60,7 +61,7 @@ func (g *GroupWhy) Master() *Cost {
 }
 
 // host finds a host's figures by name.
-func (g *GroupWhy) host(name string) *Cost {
+func (g *GroupWhy) host(name string) *analyse.Cost {
 	for _, c := range g.Hosts {
 		if c.Host == name {
 			return c
@@ -77,44 +78,44 @@ func (g *GroupWhy) host(name string) *Cost {
 // queue whose mean of spikes reads 3.0 on 2 cores had a median of 1-2
 // while the client used 0.17-0.24 of a core. The run queue (median, p90)
 // is said beside a saturated client's CPU as evidence.
-func clientBound(lb *Cost) (bool, string) {
-	if lb == nil || math.IsNaN(lb.NCPU) || lb.NCPU <= 0 || !(lb.ClientCPU >= saturatedShare) {
+func clientBound(lb *analyse.Cost) (bool, string) {
+	if lb == nil || math.IsNaN(lb.NCPU) || lb.NCPU <= 0 || !(lb.ClientCPU >= analyse.SaturatedShare) {
 		return false, ""
 	}
-	why := fmt.Sprintf("client %s of %s cores", pctFixed(lb.ClientCPU), num(lb.NCPU, 0))
+	why := fmt.Sprintf("client %s of %s cores", analyse.PctFixed(lb.ClientCPU), analyse.Num(lb.NCPU, 0))
 	if lb.BoxRunQueue > lb.NCPU {
-		why += fmt.Sprintf(", run queue median %s > %s cores (p90 %s)", num(lb.BoxRunQueue, 1), num(lb.NCPU, 0), num(lb.BoxRunQueueP90, 1))
+		why += fmt.Sprintf(", run queue median %s > %s cores (p90 %s)", analyse.Num(lb.BoxRunQueue, 1), analyse.Num(lb.NCPU, 0), analyse.Num(lb.BoxRunQueueP90, 1))
 	}
 	return true, why
 }
 
 // cpuBusy is a host's CPU saturation figure: the larger of the server's
 // share of the cores and the whole host's busy share.
-func cpuBusy(c *Cost) float64 { return load.MaxNaN(c.ServerCPU, c.HostCPU) }
+func cpuBusy(c *analyse.Cost) float64 { return load.MaxNaN(c.ServerCPU, c.HostCPU) }
 
 // diffs lists the per-transaction metrics whose ratio lies outside the
 // marks, largest first (by |log ratio|), ignoring values both under the
 // metric's noise floor.
-func diffs(base, c *Cost) []metric {
-	var out []metric
+func diffs(base, c *analyse.Cost) []analyse.Metric {
+	var out []analyse.Metric
 	score := map[string]float64{}
-	for _, m := range metrics {
-		b, v := m.get(base), m.get(c)
-		if math.IsNaN(b) || math.IsNaN(v) || math.Max(b, v) < m.floor {
+	for _, m := range analyse.Metrics {
+		b, v := m.Get(base), m.Get(c)
+		if math.IsNaN(b) || math.IsNaN(v) || math.Max(b, v) < m.Floor {
 			continue
 		}
 		r := v / b
 		if b == 0 {
 			r = math.Inf(1)
 		}
-		if r >= markLow && r <= markHigh {
+		if r >= analyse.MarkLow && r <= analyse.MarkHigh {
 			continue
 		}
-		score[m.col] = math.Abs(math.Log(math.Max(r, 1e-9)))
+		score[m.Col] = math.Abs(math.Log(math.Max(r, 1e-9)))
 		out = append(out, m)
 	}
 	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && score[out[j].col] > score[out[j-1].col]; j-- {
+		for j := i; j > 0 && score[out[j].Col] > score[out[j-1].Col]; j-- {
 			out[j], out[j-1] = out[j-1], out[j]
 		}
 	}
@@ -123,26 +124,26 @@ func diffs(base, c *Cost) []metric {
 
 // costPhrase is "1.27x CPU per transaction (412 vs 325 us)"; per is
 // "transaction" or "applied transaction".
-func costPhrase(m metric, base, c *Cost, per string) string {
-	b, v := m.get(base), m.get(c)
-	inner := small(v, m.prec) + " vs " + small(b, m.prec)
-	if m.unit != "" {
-		inner += " " + m.unit
+func costPhrase(m analyse.Metric, base, c *analyse.Cost, per string) string {
+	b, v := m.Get(base), m.Get(c)
+	inner := small(v, m.Prec) + " vs " + small(b, m.Prec)
+	if m.Unit != "" {
+		inner += " " + m.Unit
 	}
-	if m.col == "fsync_per_tx" && len(c.FsyncParts) > 0 {
+	if m.Col == "fsync_per_tx" && len(c.FsyncParts) > 0 {
 		var parts []string
-		for _, fc := range fsyncCounters {
+		for _, fc := range analyse.FsyncCounters {
 			if p, ok := c.FsyncParts[fc[1]]; ok {
-				parts = append(parts, fmt.Sprintf("%s %s", fc[1], small(p, m.prec)))
+				parts = append(parts, fmt.Sprintf("%s %s", fc[1], small(p, m.Prec)))
 			}
 		}
 		inner += "; " + strings.Join(parts, ", ")
 	}
-	words := m.words
-	if m.col != "semisync_wait_frac" {
+	words := m.Words
+	if m.Col != "semisync_wait_frac" {
 		words += " per " + per
 	}
-	if b > 0 && b < m.floor {
+	if b > 0 && b < m.Floor {
 		// A ratio to a baseline near 0 ("5,300x") says nothing.
 		return fmt.Sprintf("%s (%s: the baseline's near 0, no ratio)", words, inner)
 	}
@@ -153,33 +154,33 @@ func ratioText(v, b float64) string {
 	if b == 0 {
 		return "from 0 to"
 	}
-	return Ratio(v / b)
+	return analyse.Ratio(v / b)
 }
 
 // predictor is the per-transaction cost that, at a saturated resource,
 // sets the throughput: CPU for a CPU-bound master, fsyncs or bytes written
 // for a disk-bound one.
-func predictor(resource string, base, c *Cost) (metric, bool) {
+func predictor(resource string, base, c *analyse.Cost) (analyse.Metric, bool) {
 	want := []string{"cpu_us_per_tx"}
 	if resource == "disk" {
 		want = []string{"fsync_per_tx", "write_kib_per_tx"}
 	}
 	for _, col := range want {
-		for _, m := range metrics {
-			if m.col == col && !math.IsNaN(m.get(base)) && !math.IsNaN(m.get(c)) && m.get(c) > 0 && m.get(base) > 0 {
+		for _, m := range analyse.Metrics {
+			if m.Col == col && !math.IsNaN(m.Get(base)) && !math.IsNaN(m.Get(c)) && m.Get(c) > 0 && m.Get(base) > 0 {
 				return m, true
 			}
 		}
 	}
-	return metric{}, false
+	return analyse.Metric{}, false
 }
 
 // saturation names a host's saturated resource ("cpu", "disk", "").
-func saturation(c *Cost) string {
+func saturation(c *analyse.Cost) string {
 	switch {
-	case cpuBusy(c) >= saturatedShare:
+	case cpuBusy(c) >= analyse.SaturatedShare:
 		return "cpu"
-	case c.DiskBusy >= saturatedShare:
+	case c.DiskBusy >= analyse.SaturatedShare:
 		return "disk"
 	}
 	return ""
@@ -208,32 +209,32 @@ func masterPart(base, g *GroupWhy) string {
 		// A shared kernel: its CPU is the machine's, not the master's.
 		b.WriteString(shared)
 	case rb == "cpu" && rg == "cpu":
-		fmt.Fprintf(&b, "Master CPU saturated in both (%s, %s of %s cores%s)", pctFixed(cpuBusy(m)), pctFixed(cpuBusy(bm)), num(m.NCPU, 0), serverShare(m, bm))
+		fmt.Fprintf(&b, "Master CPU saturated in both (%s, %s of %s cores%s)", analyse.PctFixed(cpuBusy(m)), analyse.PctFixed(cpuBusy(bm)), analyse.Num(m.NCPU, 0), serverShare(m, bm))
 		res = "cpu"
 	case rb == "disk" && rg == "disk":
-		fmt.Fprintf(&b, "Master disk saturated in both (%s, %s busy)", pctFixed(m.DiskBusy), pctFixed(bm.DiskBusy))
+		fmt.Fprintf(&b, "Master disk saturated in both (%s, %s busy)", analyse.PctFixed(m.DiskBusy), analyse.PctFixed(bm.DiskBusy))
 	case res == "cpu":
-		fmt.Fprintf(&b, "Master CPU saturated in %s only (%s vs %s of %s cores%s)", who(rg == "cpu", g, base), pctFixed(cpuBusy(m)), pctFixed(cpuBusy(bm)), num(m.NCPU, 0), serverShare(m, bm))
+		fmt.Fprintf(&b, "Master CPU saturated in %s only (%s vs %s of %s cores%s)", who(rg == "cpu", g, base), analyse.PctFixed(cpuBusy(m)), analyse.PctFixed(cpuBusy(bm)), analyse.Num(m.NCPU, 0), serverShare(m, bm))
 	case res == "disk":
-		fmt.Fprintf(&b, "Master disk saturated in %s only (%s vs %s busy)", who(rg == "disk", g, base), pctFixed(m.DiskBusy), pctFixed(bm.DiskBusy))
+		fmt.Fprintf(&b, "Master disk saturated in %s only (%s vs %s busy)", who(rg == "disk", g, base), analyse.PctFixed(m.DiskBusy), analyse.PctFixed(bm.DiskBusy))
 	default:
 		fmt.Fprintf(&b, "Master not saturated (CPU %s vs %s of %s cores, disk %s vs %s busy)",
-			pctFixed(cpuBusy(m)), pctFixed(cpuBusy(bm)), num(m.NCPU, 0), pctFixed(m.DiskBusy), pctFixed(bm.DiskBusy))
+			analyse.PctFixed(cpuBusy(m)), analyse.PctFixed(cpuBusy(bm)), analyse.Num(m.NCPU, 0), analyse.PctFixed(m.DiskBusy), analyse.PctFixed(bm.DiskBusy))
 	}
 	ds := diffs(bm, m)
 	named := ""
 	if res != "" {
 		if p, ok := predictor(res, bm, m); ok {
-			pred := p.get(bm) / p.get(m)
-			fmt.Fprintf(&b, "; %s used %s, which alone predicts %s", g.Label, costPhrase(p, bm, m, "transaction"), Ratio(pred))
+			pred := p.Get(bm) / p.Get(m)
+			fmt.Fprintf(&b, "; %s used %s, which alone predicts %s", g.Label, costPhrase(p, bm, m, "transaction"), analyse.Ratio(pred))
 			if !math.IsNaN(g.Ratio) && math.Abs(pred/g.Ratio-1) > 0.10 {
-				fmt.Fprintf(&b, ", not the %s measured; what else moved: %s", Ratio(g.Ratio), moved(base, g, pred))
+				fmt.Fprintf(&b, ", not the %s measured; what else moved: %s", analyse.Ratio(g.Ratio), moved(base, g, pred))
 			}
-			named = p.col
+			named = p.Col
 		}
 	}
 	for _, d := range ds {
-		if d.col == named {
+		if d.Col == named {
 			continue
 		}
 		if named == "" {
@@ -253,11 +254,11 @@ func masterPart(base, g *GroupWhy) string {
 // serverShare says, when the host's CPU and not the server's own is what
 // is saturated (other processes: on a shared kernel, the other hosts), how
 // much of it the server used.
-func serverShare(m, bm *Cost) string {
-	if m.ServerCPU >= saturatedShare && bm.ServerCPU >= saturatedShare || math.IsNaN(m.ServerCPU) {
+func serverShare(m, bm *analyse.Cost) string {
+	if m.ServerCPU >= analyse.SaturatedShare && bm.ServerCPU >= analyse.SaturatedShare || math.IsNaN(m.ServerCPU) {
 		return ""
 	}
-	return fmt.Sprintf(" busy on the host; the server itself used %s and %s", pctFixed(m.ServerCPU), pctFixed(bm.ServerCPU))
+	return fmt.Sprintf(" busy on the host; the server itself used %s and %s", analyse.PctFixed(m.ServerCPU), analyse.PctFixed(bm.ServerCPU))
 }
 
 func who(first bool, g, base *GroupWhy) string {
@@ -277,17 +278,17 @@ func slavePart(base, g *GroupWhy) string {
 	var b strings.Builder
 	// The applied rates are the Replicas line's (the slowest slave's), its
 	// ratio printed there only; the costs are the slaves' mean.
-	fmt.Fprintf(&b, "Slaves: the slowest applied %s vs %s tx/s (Replicas)", num(g.ApplyTxPS, 0), num(base.ApplyTxPS, 0))
+	fmt.Fprintf(&b, "Slaves: the slowest applied %s vs %s tx/s (Replicas)", analyse.Num(g.ApplyTxPS, 0), analyse.Num(base.ApplyTxPS, 0))
 	if ds := diffs(bs, s); len(ds) > 0 {
 		fmt.Fprintf(&b, ", with %s", costPhrase(ds[0], bs, s, "applied transaction"))
-		if ds[0].col == "fsync_per_tx" && g.SidePosition != "" {
+		if ds[0].Col == "fsync_per_tx" && g.SidePosition != "" {
 			// Named where it is paid: every applied transaction also
 			// commits the position table, at that engine's flush policy.
 			fmt.Fprintf(&b, "; its slaves keep their applied position in %s (Fairness)", g.SidePosition)
 		}
 	}
-	if m := g.Master(); m != nil && !math.IsNaN(m.TPS) && g.ApplyTxPS < markLow*m.TPS {
-		fmt.Fprintf(&b, "; they fell behind the master (%s of %s tx/s committed)", num(g.ApplyTxPS, 0), num(m.TPS, 0))
+	if m := g.Master(); m != nil && !math.IsNaN(m.TPS) && g.ApplyTxPS < analyse.MarkLow*m.TPS {
+		fmt.Fprintf(&b, "; they fell behind the master (%s of %s tx/s committed)", analyse.Num(g.ApplyTxPS, 0), analyse.Num(m.TPS, 0))
 		if r, mm := saturation(s), g.machineOf(s); r == "cpu" && mm != nil {
 			fmt.Fprintf(&b, ", %s saturated", mm.name())
 		} else if r != "" {
@@ -311,7 +312,7 @@ func stackPart(base, g *GroupWhy) string {
 			continue
 		}
 		if f, grow, was := grownFrame(bp, p); grow >= stackShift {
-			parts = append(parts, fmt.Sprintf("Stacks (%s): `%s` in %s of thread samples (%s %s).", role, f.Func, pctFixed(f.Share), base.Label, pctFixed(was)))
+			parts = append(parts, fmt.Sprintf("Stacks (%s): `%s` in %s of thread samples (%s %s).", role, f.Func, analyse.PctFixed(f.Share), base.Label, analyse.PctFixed(was)))
 		} else if role == "master" {
 			parts = append(parts, "Stacks (master): no server frame's share grew by 5 points or more.")
 		}
@@ -338,7 +339,7 @@ func grownFrame(bp, p *stacks.Profile) (best stacks.FuncShare, grow, was float64
 
 // attribution is a configuration's sentence against the baseline.
 func attribution(base, g *GroupWhy) string {
-	parts := []string{fmt.Sprintf("%s: %s %s.", g.Label, Ratio(g.Ratio), base.Label)}
+	parts := []string{fmt.Sprintf("%s: %s %s.", g.Label, analyse.Ratio(g.Ratio), base.Label)}
 	if g.ClientBound || base.ClientBound {
 		var who []string
 		if g.ClientBound {
@@ -379,17 +380,17 @@ func baselineLine(g *GroupWhy) string {
 // hostUse is the baseline master's utilisation, the figures measured
 // only: "master host CPU 93.4% busy (the server 41.6% of 2 cores), disk
 // 6.5% busy", "master utilisation not measured".
-func hostUse(m *Cost) string {
+func hostUse(m *analyse.Cost) string {
 	var parts []string
 	if !math.IsNaN(m.HostCPU) {
-		s := "master host CPU " + pctFixed(m.HostCPU) + " busy"
+		s := "master host CPU " + analyse.PctFixed(m.HostCPU) + " busy"
 		if !math.IsNaN(m.ServerCPU) && !math.IsNaN(m.NCPU) {
-			s += " (the server " + pctFixed(m.ServerCPU) + " of " + num(m.NCPU, 0) + " cores)"
+			s += " (the server " + analyse.PctFixed(m.ServerCPU) + " of " + analyse.Num(m.NCPU, 0) + " cores)"
 		}
 		parts = append(parts, s)
 	}
 	if !math.IsNaN(m.DiskBusy) {
-		parts = append(parts, "disk "+pctFixed(m.DiskBusy)+" busy")
+		parts = append(parts, "disk "+analyse.PctFixed(m.DiskBusy)+" busy")
 	}
 	if len(parts) == 0 {
 		return "master utilisation not measured"
@@ -400,13 +401,13 @@ func hostUse(m *Cost) string {
 // perTx is "; 86.3 us CPU, 0.00119 fsyncs per transaction", with the
 // digits of the per-transaction table's columns; "" when neither was
 // measured.
-func perTx(m *Cost) string {
+func perTx(m *analyse.Cost) string {
 	var parts []string
 	if !math.IsNaN(m.CPUUs) {
-		parts = append(parts, small(m.CPUUs, costDigits)+" us CPU")
+		parts = append(parts, small(m.CPUUs, analyse.CostDigits)+" us CPU")
 	}
 	if !math.IsNaN(m.Fsync) {
-		parts = append(parts, small(m.Fsync, costDigits)+" fsyncs")
+		parts = append(parts, small(m.Fsync, analyse.CostDigits)+" fsyncs")
 	}
 	if len(parts) == 0 {
 		return ""

@@ -11,21 +11,22 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
 	"github.com/orch-bench/orch/orchestrator/report/load"
 	"github.com/orch-bench/orch/orchestrator/stacks"
 )
 
 // cost is a hand-made host figure set; unset figures are NaN.
-func cost(host, role string, set func(c *Cost)) *Cost {
+func cost(host, role string, set func(c *analyse.Cost)) *analyse.Cost {
 	n := math.NaN()
-	c := &Cost{Host: host, Role: role, Tx: n, Seconds: n, TPS: n, CPUUs: n, CS: n, ReadKiB: n, WriteKiB: n, Fsync: n, BinlogBytes: n,
+	c := &analyse.Cost{Host: host, Role: role, Tx: n, Seconds: n, TPS: n, CPUUs: n, CS: n, ReadKiB: n, WriteKiB: n, Fsync: n, BinlogBytes: n,
 		SemisyncShare: n, NCPU: 2, ServerCPU: n, HostCPU: n, RunQueue: n, RunQueueP90: n, ServerRunnable: n, DiskBusy: n, ThreadsRunning: n,
 		ClientCPU: n, BoxCPU: n, BoxRunQueue: n, BoxRunQueueP90: n, FsyncParts: map[string]float64{}}
 	set(c)
 	return c
 }
 
-func group(label string, ratio float64, hosts ...*Cost) *GroupWhy {
+func group(label string, ratio float64, hosts ...*analyse.Cost) *GroupWhy {
 	g := &GroupWhy{Label: label, Ratio: ratio, Profiles: map[string]*stacks.Profile{}}
 	for _, h := range hosts {
 		if h.Role == "loadbox" {
@@ -43,10 +44,10 @@ func group(label string, ratio float64, hosts ...*Cost) *GroupWhy {
 }
 
 func TestAttributionCPUBound(t *testing.T) {
-	base := group("innodb", 1, cost("master", "master", func(c *Cost) {
+	base := group("innodb", 1, cost("master", "master", func(c *analyse.Cost) {
 		c.TPS, c.CPUUs, c.ServerCPU, c.HostCPU, c.DiskBusy, c.Fsync = 6000, 325, 0.98, 0.99, 0.2, 1.0
 	}))
-	g := group("rocksdb", 0.79, cost("master", "master", func(c *Cost) {
+	g := group("rocksdb", 0.79, cost("master", "master", func(c *analyse.Cost) {
 		c.TPS, c.CPUUs, c.ServerCPU, c.HostCPU, c.DiskBusy, c.Fsync = 4740, 412, 0.97, 0.98, 0.1, 1.01
 	}))
 	got := attribution(base, g)
@@ -68,11 +69,11 @@ func TestAttributionCPUBound(t *testing.T) {
 }
 
 func TestAttributionNamesFsyncs(t *testing.T) {
-	base := group("flush=1", 1, cost("master", "master", func(c *Cost) {
+	base := group("flush=1", 1, cost("master", "master", func(c *analyse.Cost) {
 		c.TPS, c.CPUUs, c.ServerCPU, c.HostCPU, c.DiskBusy, c.Fsync = 900, 300, 0.3, 0.4, 0.5, 1.2
 		c.FsyncParts["InnoDB"] = 1.2
 	}))
-	g := group("flush=2", 2.5, cost("master", "master", func(c *Cost) {
+	g := group("flush=2", 2.5, cost("master", "master", func(c *analyse.Cost) {
 		c.TPS, c.CPUUs, c.ServerCPU, c.HostCPU, c.DiskBusy, c.Fsync = 2250, 290, 0.5, 0.6, 0.2, 0.02
 		c.FsyncParts["InnoDB"] = 0.02
 	}))
@@ -88,8 +89,8 @@ func TestAttributionNamesFsyncs(t *testing.T) {
 func TestAttributionSlavesAndStacks(t *testing.T) {
 	mk := func(label string, ratio, slaveTPS, slaveFsync float64, ordered int) *GroupWhy {
 		g := group(label, ratio,
-			cost("master", "master", func(c *Cost) { c.TPS, c.HostCPU, c.DiskBusy = 1000*ratio, 0.5, 0.1 }),
-			cost("slave1", "slave", func(c *Cost) { c.TPS, c.Fsync, c.DiskBusy = slaveTPS, slaveFsync, 0.95 }))
+			cost("master", "master", func(c *analyse.Cost) { c.TPS, c.HostCPU, c.DiskBusy = 1000*ratio, 0.5, 0.1 }),
+			cost("slave1", "slave", func(c *analyse.Cost) { c.TPS, c.Fsync, c.DiskBusy = slaveTPS, slaveFsync, 0.95 }))
 		g.ApplyTxPS = slaveTPS // the Replicas line's applied rate
 		r := stacks.Raw{Snapshots: 1}
 		for i := 0; i < 10; i++ {
@@ -159,7 +160,7 @@ func TestClientBound(t *testing.T) {
 		{0.3, 0.5, 5.1, false, ""},
 		{0.5, 0.6, 2, false, ""},
 	} {
-		lb := cost("loadbox", "loadbox", func(x *Cost) {
+		lb := cost("loadbox", "loadbox", func(x *analyse.Cost) {
 			x.ClientCPU, x.BoxCPU, x.BoxRunQueue, x.BoxRunQueueP90 = c.client, c.box, c.runq, c.runq
 		})
 		bound, why := clientBound(lb)
@@ -167,9 +168,9 @@ func TestClientBound(t *testing.T) {
 			t.Errorf("%+v: got %v %q", c, bound, why)
 		}
 	}
-	base := group("a", 1, cost("master", "master", func(c *Cost) {}))
-	g := group("b", 1.1, cost("master", "master", func(c *Cost) {}),
-		cost("loadbox", "loadbox", func(x *Cost) { x.ClientCPU, x.BoxCPU, x.BoxRunQueue = 0.95, 0.97, 1 }))
+	base := group("a", 1, cost("master", "master", func(c *analyse.Cost) {}))
+	g := group("b", 1.1, cost("master", "master", func(c *analyse.Cost) {}),
+		cost("loadbox", "loadbox", func(x *analyse.Cost) { x.ClientCPU, x.BoxCPU, x.BoxRunQueue = 0.95, 0.97, 1 }))
 	if got := attribution(base, g); !strings.Contains(got, "Client-bound: the load box was saturated in b (client 95.0% of 2 cores): the comparison measures the load box") {
 		t.Errorf("client-bound not said: %s", got)
 	}
@@ -207,7 +208,7 @@ func TestReadRunWhy(t *testing.T) {
 		"x,2,1,50,100\nx,3,1,50,100\n")
 	write("timeseries/lb-os.csv", "t,elapsed_s,interval_s,ncpu,client_cpu_us_ps,box_cpu_us_ps,box_tasks_runnable\n"+
 		"x,2,1,2,1800000,1900000,3\nx,3,1,2,1900000,1950000,5\n")
-	rw, err := readRunWhy(dir, load.LoadWindow(1, 3), 0, 1000)
+	rw, err := analyse.ReadRunWhy(dir, load.LoadWindow(1, 3), 0, 1000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,7 +249,7 @@ func TestReadRunWhy(t *testing.T) {
 	// run above, an older one, had their two parts.
 	write("timeseries/m-os.csv", "t,elapsed_s,interval_s,ncpu,server_cpu_us_ps,server_cs_ps\n"+
 		"x,1,1,2,9,9\nx,2,1,2,1000000,600\nx,3,1,2,1400000,400\nx,4,1,2,9,9\n")
-	if rw, err = readRunWhy(dir, load.LoadWindow(1, 3), 0, 1000); err != nil {
+	if rw, err = analyse.ReadRunWhy(dir, load.LoadWindow(1, 3), 0, 1000); err != nil {
 		t.Fatal(err)
 	}
 	near("cs_per_tx from server_cs_ps", rw.Hosts[0].CS, 1000.0/200)
@@ -265,8 +266,8 @@ func TestSmallSignificantDigits(t *testing.T) {
 }
 
 func TestCostRowsMarks(t *testing.T) {
-	base := group("a", 1, cost("master", "master", func(c *Cost) { c.TPS, c.CPUUs, c.Fsync = 100, 100, 1 }))
-	g := group("b", 1.03, cost("master", "master", func(c *Cost) { c.TPS, c.CPUUs, c.Fsync = 103, 130, 1.02 }))
+	base := group("a", 1, cost("master", "master", func(c *analyse.Cost) { c.TPS, c.CPUUs, c.Fsync = 100, 100, 1 }))
+	g := group("b", 1.03, cost("master", "master", func(c *analyse.Cost) { c.TPS, c.CPUUs, c.Fsync = 103, 130, 1.02 }))
 	w := &Why{Groups: []*GroupWhy{base, g}, Base: base}
 	rows := w.costRows(func(s string) string { return "[" + s + "]" })
 	if rows[0][3] != "100" || rows[0][4] != "100" {
@@ -279,7 +280,7 @@ func TestCostRowsMarks(t *testing.T) {
 
 // hosts.csv carries the same figures, one row per run and host.
 func TestWhyCSVRows(t *testing.T) {
-	rep := build(t, Options{}, matrixDir)
+	rep := build(t, analyse.Options{}, matrixDir)
 	var b bytes.Buffer
 	if err := rep.WriteHostsCSV(&b); err != nil {
 		t.Fatal(err)
@@ -322,7 +323,7 @@ func TestWhyCSVRows(t *testing.T) {
 }
 
 func TestWhyHTML(t *testing.T) {
-	rep := build(t, Options{}, matrixDir)
+	rep := build(t, analyse.Options{}, matrixDir)
 	var b bytes.Buffer
 	if err := rep.WriteHTML(&b); err != nil {
 		t.Fatal(err)
@@ -339,7 +340,7 @@ func TestWhyHTML(t *testing.T) {
 		t.Errorf("the section is missing or not under the verdicts and the Configurations table (verdicts %d, configurations %d, why %d)", verdicts, configs, why)
 	}
 	for _, want := range []string{`<td class="marked"`, "<h4>Per transaction</h4>", "<h4>Utilisation and saturation (USE)</h4>",
-		"rocksdb: " + Ratio(rep.Tables[0].group("rocksdb").Ratio) + " innodb."} {
+		"rocksdb: " + analyse.Ratio(rep.Tables[0].group("rocksdb").Ratio) + " innodb."} {
 		if !strings.Contains(page, want) {
 			t.Errorf("report.html lacks %q", want)
 		}
@@ -347,7 +348,7 @@ func TestWhyHTML(t *testing.T) {
 }
 
 func TestWhyJSON(t *testing.T) {
-	rep := build(t, Options{}, matrixDir)
+	rep := build(t, analyse.Options{}, matrixDir)
 	var b bytes.Buffer
 	if err := rep.WriteWhyJSON(&b); err != nil {
 		t.Fatal(err)

@@ -7,73 +7,32 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
 	"github.com/orch-bench/orch/orchestrator/report/load"
 )
-
-// Ratio formats a ratio with three significant digits, the one form of
-// every ratio the report prints in prose and tables: "0.810x", "1.63x",
-// "0.0880x", "11,400x" (never "0.09x" beside "0.088x", nor "11388.41x").
-func Ratio(r float64) string {
-	if math.IsNaN(r) || math.IsInf(r, 0) {
-		return "n/a"
-	}
-	return sig(r, ratioDigits) + "x"
-}
 
 // RatioWithin is a ratio and its interval as the report prints them:
 // "0.740x [0.680, 0.800]", a lower bound below 0 read as 0 and said so
 // (rates are never negative). The matrix's round lines use it, so that
 // the console and the report print one number the same way.
 func RatioWithin(r, low, high float64) string {
-	return Ratio(r) + " " + ratioInterval(low, high)
+	return analyse.Ratio(r) + " " + ratioInterval(low, high)
 }
 
 // ratioInterval is "[0.680, 0.800]" in a ratio's digits; a lower bound
 // below 0 (the numerator's mean not significantly above 0) reads as 0, and
 // says it was clipped: "[0 (clipped from -0.248), 1.25]".
 func ratioInterval(low, high float64) string {
-	lo := sig(math.Max(0, low), ratioDigits)
+	lo := analyse.Sig(math.Max(0, low), analyse.RatioDigits)
 	if low < 0 {
-		lo += " (clipped from " + sig(low, ratioDigits) + ")"
+		lo += " (clipped from " + analyse.Sig(low, analyse.RatioDigits) + ")"
 	}
-	return "[" + lo + ", " + sig(high, ratioDigits) + "]"
-}
-
-// ratioDigits are the significant digits of a printed ratio.
-const ratioDigits = 3
-
-// sig formats v with n significant digits, trailing zeros kept (they say
-// the precision), thousands separated by commas, never in e-notation:
-// sig(0.81, 3) = "0.810", sig(11388.41, 3) = "11,400", sig(9.996, 3) = "10.0".
-func sig(v float64, n int) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return "—"
-	}
-	if v == 0 {
-		return "0"
-	}
-	// Round first, so that a value rounding up to the next power of ten
-	// (9.996 -> 10.0) gets that power's decimals.
-	v, _ = strconv.ParseFloat(strconv.FormatFloat(v, 'g', n, 64), 64)
-	e := int(math.Floor(math.Log10(math.Abs(v))))
-	if d := n - 1 - e; d > 0 {
-		return strconv.FormatFloat(v, 'f', d, 64)
-	}
-	s := strconv.FormatFloat(v, 'f', 0, 64)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	if neg {
-		s = "-" + s
-	}
-	return s
+	return "[" + lo + ", " + analyse.Sig(high, analyse.RatioDigits) + "]"
 }
 
 // Significance words a t-test outcome: "p=0.003, significant",
 // "p=0.412, not significant", or why there is none ("n/a (one run)").
-func Significance(t *TTest, err error) string {
+func Significance(t *analyse.TTest, err error) string {
 	if t == nil {
 		if err == nil {
 			err = errors.New("n/a")
@@ -86,7 +45,7 @@ func Significance(t *TTest, err error) string {
 	}
 	if t.M > 1 {
 		// Holm's level for this comparison, among the table's M.
-		word += fmt.Sprintf(" at %s, Holm over %d comparisons", strconv.FormatFloat(t.level(), 'g', 3, 64), t.M)
+		word += fmt.Sprintf(" at %s, Holm over %d comparisons", strconv.FormatFloat(t.DecidedAt(), 'g', 3, 64), t.M)
 	}
 	return PValue(t.P) + ", " + word
 }
@@ -100,14 +59,6 @@ func PValue(p float64) string {
 	return fmt.Sprintf("p=%.3g", p)
 }
 
-// num formats v with the given decimals; "—" when absent.
-func num(v float64, decimals int) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return "—"
-	}
-	return strconv.FormatFloat(v, 'f', decimals, 64)
-}
-
 // mib formats a byte count in MiB.
 func mib(v float64) string {
 	if math.IsNaN(v) {
@@ -119,14 +70,14 @@ func mib(v float64) string {
 // ci formats the confidence interval of a mean rate "[lo, hi]". A rate
 // is never negative: an interval that reaches below 0 says only that n is
 // too small for the spread, and is not printed as a range.
-func ci(s Sample, decimals int) string {
+func ci(s analyse.Sample, decimals int) string {
 	switch {
 	case math.IsNaN(s.CILow):
 		return "—"
 	case s.CILow < 0:
 		return fmt.Sprintf("n=%d too small (interval reaches below 0)", s.N)
 	}
-	return "[" + num(s.CILow, decimals) + ", " + num(s.CIHigh, decimals) + "]"
+	return "[" + analyse.Num(s.CILow, decimals) + ", " + analyse.Num(s.CIHigh, decimals) + "]"
 }
 
 // pText is a group's p-value cell.
@@ -145,7 +96,7 @@ func lagText(s, tx float64) string {
 	if math.IsNaN(s) && math.IsNaN(tx) {
 		return "—"
 	}
-	return lagSecs(s, tx) + " s / " + num(tx, 0) + " tx"
+	return lagSecs(s, tx) + " s / " + analyse.Num(tx, 0) + " tx"
 }
 
 // lagSecs formats a replica lag in seconds read from Seconds_Behind_Master,
@@ -160,9 +111,9 @@ func lagSecs(s, tx float64) string {
 	case s == 0 && tx > 0:
 		return "<1"
 	case s == math.Trunc(s):
-		return num(s, 0)
+		return analyse.Num(s, 0)
 	}
-	return num(s, 1)
+	return analyse.Num(s, 1)
 }
 
 // semiText is the semi-sync health: async fallback time and commits made
@@ -171,14 +122,14 @@ func semiText(fallbackS, noTx float64) string {
 	if math.IsNaN(fallbackS) && math.IsNaN(noTx) {
 		return "—"
 	}
-	return num(fallbackS, 1) + " s / " + num(noTx, 0)
+	return analyse.Num(fallbackS, 1) + " s / " + analyse.Num(noTx, 0)
 }
 
 // steadyText says where a run's steady-state figure comes from.
 func steadyText(how string, r *load.Run) string {
 	switch how {
 	case "intervals":
-		return "mean of intervals in " + windowText(r.Win) + printedText(r)
+		return "mean of intervals in " + analyse.WindowText(r.Win) + printedText(r)
 	case "final":
 		if r.Bench != nil && len(r.Bench.Rates[r.TableMetric].Series) == 0 {
 			return "the tool's figure (no intervals)"
@@ -209,7 +160,7 @@ func (rep *Report) Summary() string {
 		bl := t.Baseline
 		fmt.Fprintf(&b, "%s (%s, %s): baseline %s: ", t.Workload, t.Tool, t.metricWords(), bl.Label)
 		b.WriteString(t.levelText(bl))
-		if Known(bl.Replica) {
+		if analyse.Known(bl.Replica) {
 			b.WriteString("; " + replicaText(bl))
 		}
 		b.WriteString("\n")
@@ -247,7 +198,7 @@ func (rep *Report) Summary() string {
 			}
 			fmt.Fprintf(&b, "  not in the statistics: %s (%s)", r.ID, state)
 			if v, _ := t.steadyOf(r); !math.IsNaN(v) {
-				fmt.Fprintf(&b, ": %s %s", num(v, 2), t.Metric)
+				fmt.Fprintf(&b, ": %s %s", analyse.Num(v, 2), t.Metric)
 			}
 			b.WriteString("\n")
 		}
@@ -260,7 +211,7 @@ func (rep *Report) Summary() string {
 // run's end and is often lost: not flagged, but not hidden either); "" when
 // it printed them all or the length is unknown.
 func printedText(r *load.Run) string {
-	rt, ok := benchRate(r, r.TableMetric)
+	rt, ok := analyse.BenchRate(r, r.TableMetric)
 	if !ok || rt.PlotOnly || len(rt.Series) == 0 || r.Bench == nil || math.IsNaN(r.Bench.DurationS) {
 		return ""
 	}

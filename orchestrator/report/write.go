@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/orch-bench/orch/orchestrator/atomicfile"
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
 	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
@@ -113,7 +114,7 @@ func (rep *Report) Write(dir string, formats []string) ([]string, error) {
 // `orch report` and the end of a matrix do. out "" means the single
 // input's directory, else ./report. It returns the report and the paths
 // written.
-func Generate(inputs []string, out string, formats []string, opts Options) (*Report, []string, error) {
+func Generate(inputs []string, out string, formats []string, opts analyse.Options) (*Report, []string, error) {
 	in, err := load.LoadLabelled(inputs, opts.Labels)
 	if err != nil {
 		return nil, nil, err

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
 	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
@@ -23,11 +24,11 @@ func TestWrittenLine(t *testing.T) {
 
 // Every JSON file the report writes carries its schema_version.
 func TestJSONSchemaVersion(t *testing.T) {
-	_, paths, err := Generate([]string{demoDir}, t.TempDir(), AllFormats, Options{})
+	_, paths, err := Generate([]string{demoDir}, t.TempDir(), AllFormats, analyse.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := build(t, Options{}, demoDir)
+	rep := build(t, analyse.Options{}, demoDir)
 	var nf bytes.Buffer
 	if err := rep.WriteNoiseFloorJSON(&nf); err != nil {
 		t.Fatal(err)

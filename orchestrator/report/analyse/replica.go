@@ -1,9 +1,12 @@
-package report
+package analyse
 
 import (
+	"fmt"
 	"math"
+	"path/filepath"
 
 	"github.com/orch-bench/orch/orchestrator/report/load"
+	"github.com/orch-bench/orch/orchestrator/schema"
 )
 
 // Thresholds of "the replicas kept up".
@@ -20,8 +23,8 @@ const (
 	EndTrendS = 5.0
 )
 
-// emptyReplicaFigures has every figure unknown.
-func emptyReplicaFigures() load.ReplicaFigures {
+// EmptyReplicaFigures has every figure unknown.
+func EmptyReplicaFigures() load.ReplicaFigures {
 	n := math.NaN()
 	return load.ReplicaFigures{MasterTxPS: n, ApplyTxPS: n, LagEndTx: n, LagEndS: n, LagGrowthTxPS: n, EndSlopeTxPS: n, EndLagTx: n,
 		PeakLagTx: n, PeakAtS: n, PeakFromS: n, CatchUpS: n, RunS: n, Sustained: n}
@@ -66,11 +69,11 @@ func behindMore(lag, growth float64, host string, worstLag, worstGrowth float64,
 	return false
 }
 
-// replicaFigures computes a run's replica figures over its window w;
+// ReplicaFigures computes a run's replica figures over its window w;
 // steady is the run's steady rate in the table's metric over w.
-func replicaFigures(r *load.Run, w load.Window, steady float64) load.ReplicaFigures {
-	f := emptyReplicaFigures()
-	f.RunS = lengthS(w)
+func ReplicaFigures(r *load.Run, w load.Window, steady float64) load.ReplicaFigures {
+	f := EmptyReplicaFigures()
+	f.RunS = LengthS(w)
 	if len(r.Replicas) == 0 {
 		return f
 	}
@@ -115,7 +118,7 @@ func notePeak(f *load.ReplicaFigures, rp load.Replica, w load.Window) {
 	if len(pts) == 0 {
 		return
 	}
-	s, lag, behind := endTrend(pts, f.MasterTxPS, f.RunS)
+	s, lag, behind := EndTrend(pts, f.MasterTxPS, f.RunS)
 	if !math.IsNaN(s) && (behind && !f.EndBehind || behind == f.EndBehind && (math.IsNaN(f.EndSlopeTxPS) || s > f.EndSlopeTxPS)) {
 		f.EndSlopeTxPS, f.EndLagTx, f.EndBehind = s, lag, behind
 	}
@@ -138,11 +141,11 @@ func notePeak(f *load.ReplicaFigures, rp load.Replica, w load.Window) {
 	f.PeakLagTx, f.PeakAtS, f.PeakFromS, f.PeakHost = pts[peak].V, pts[peak].T, from, rp.Host
 }
 
-// endTrend is a slave's lag slope over the last EndTrendS seconds of its
+// EndTrend is a slave's lag slope over the last EndTrendS seconds of its
 // window's lag points, its lag at the last, and whether that is falling
 // behind (ReplicaFigures.EndBehind) for a master committing masterTxPS
 // over a window of runS seconds.
-func endTrend(pts []load.Point, masterTxPS, runS float64) (s, lag float64, behind bool) {
+func EndTrend(pts []load.Point, masterTxPS, runS float64) (s, lag float64, behind bool) {
 	end := pts[len(pts)-1].T
 	var tail []load.Point
 	for _, p := range pts {
@@ -166,4 +169,55 @@ func slope(ps []load.Point) float64 {
 		return math.NaN()
 	}
 	return (n*sxy - sx*sy) / d
+}
+
+// ReplicaRuns are a configuration's runs judged one by one.
+type ReplicaRuns struct {
+	// N runs had replica figures; Behind of them fell behind.
+	N, Behind int
+	// Worst is the run that fell furthest behind (nil when none did):
+	// never caught up, else the steepest lag at its window's end.
+	Worst *load.Run
+	// Peak is the run whose slave lagged most in its window.
+	Peak *load.Run
+	// MaxCatchUpS is the longest catch-up after the load of any run (NaN:
+	// none measured); NotCaughtUp: a slave of some run never caught up.
+	MaxCatchUpS float64
+	NotCaughtUp bool
+	// AtFirstLook: in every run every slave had caught up when orch first
+	// looked (ReplicaFigures.AtFirstLook).
+	AtFirstLook bool
+	// CatchingUp counts the runs whose slave applied a backlog from
+	// before the window (ReplicaFigures.caughtUpInWindow): their apply
+	// rate is not the master's pace.
+	CatchingUp int
+}
+
+// SlaveLags reads the monitor series under dir (timeseries/<host>-mysql.csv)
+// of the master and the slaves named and returns each slave's lag at its
+// samples as the report reads it: (elapsed_s, transactions) with the
+// master's position interpolated at the slave's sample time; NaN where it
+// is not known. The monitors' lab test holds it against the master's
+// position polled every few milliseconds on the same clock.
+func SlaveLags(dir, master string, slaves []string) (map[string][]load.Point, error) {
+	m, err := load.ReadSeries(filepath.Join(dir, schema.TimeseriesMySQL(master)))
+	if err != nil {
+		return nil, err
+	}
+	knots, hold := load.MasterKnots(m, load.FinalPosition{At: math.NaN()})
+	out := map[string][]load.Point{}
+	for _, h := range slaves {
+		s, err := load.ReadSeries(filepath.Join(dir, schema.TimeseriesMySQL(h)))
+		if err != nil {
+			return nil, err
+		}
+		if s == nil {
+			return nil, fmt.Errorf("%s: no mysql series in %s", h, dir)
+		}
+		load.InstantLag(s, knots, hold)
+		for _, r := range s.Rows {
+			out[h] = append(out[h], load.Point{T: s.Value(r, "elapsed_s"), V: s.Value(r, "lag_tx")})
+		}
+	}
+	return out, nil
 }

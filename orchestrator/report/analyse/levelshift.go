@@ -1,4 +1,4 @@
-package report
+package analyse
 
 import (
 	"math"
@@ -20,9 +20,9 @@ const ShiftAlpha = 0.05
 // noise for the comparison's purpose (a ±10% target).
 const ShiftMinRel = 0.10
 
-// shiftMinSeg is the fewest intervals on each side of a shift: a phase of
+// ShiftMinSeg is the fewest intervals on each side of a shift: a phase of
 // one or two seconds is a transient, not a level.
-const shiftMinSeg = 3
+const ShiftMinSeg = 3
 
 // TestShift tests a window's per-interval rates for one level shift: the
 // least-squares two-segment split (each segment at least shiftMinSeg
@@ -42,7 +42,7 @@ func TestShift(ps []load.Point) load.Shift {
 	ts, xs = binned(ts, xs)
 	n := len(xs)
 	s := load.Shift{N: n}
-	if n < 2*shiftMinSeg {
+	if n < 2*ShiftMinSeg {
 		return s
 	}
 	s.Tested = true
@@ -69,9 +69,9 @@ func shiftStat(xs []float64) (int, float64) {
 		total += x
 	}
 	bestK, bestGain, left := 0, -1.0, 0.0
-	for k := 1; k <= n-shiftMinSeg; k++ {
+	for k := 1; k <= n-ShiftMinSeg; k++ {
 		left += xs[k-1]
-		if k < shiftMinSeg {
+		if k < ShiftMinSeg {
 			continue
 		}
 		ml, mr := left/float64(k), (total-left)/float64(n-k)
@@ -119,14 +119,14 @@ var (
 // quantile's standard error is then about 0.3% of the false-alarm rate.
 const shiftSims = 4000
 
-// shiftPhi is the lag-1 autocorrelation the critical value is set for:
+// ShiftPhi is the lag-1 autocorrelation the critical value is set for:
 // the test's false-alarm rate is at most ShiftAlpha for stationary noise
 // autocorrelated up to it (TestShiftFalseAlarms: 0.5% at 0, 5% at 0.3,
 // about 10% at 0.5). The lab's stationary runs measure -0.37 to 0.18
 // (the demo's InnoDB runs, the shared sysbench samples); the estimate of
 // rho that shiftStat corrects for is too noisy on 15-60 points to rely on
 // alone.
-const shiftPhi = 0.3
+const ShiftPhi = 0.3
 
 // shiftCrit is the 1-ShiftAlpha quantile of shiftStat on n points of
 // Gaussian AR(1) noise with coefficient shiftPhi, simulated with a fixed
@@ -146,7 +146,7 @@ func shiftCrit(n int) (lo, crit, hi float64) {
 	for i := range stats {
 		e := rng.NormFloat64()
 		for j := range xs {
-			e = shiftPhi*e + math.Sqrt(1-shiftPhi*shiftPhi)*rng.NormFloat64()
+			e = ShiftPhi*e + math.Sqrt(1-ShiftPhi*ShiftPhi)*rng.NormFloat64()
 			xs[j] = e
 		}
 		_, stats[i] = shiftStat(xs)
@@ -161,13 +161,13 @@ func shiftCrit(n int) (lo, crit, hi float64) {
 	return c[0], c[1], c[2]
 }
 
-// shiftMaxN is the most points TestShift tests: a longer window (an
+// ShiftMaxN is the most points TestShift tests: a longer window (an
 // hour of seconds) is tested on the means of consecutive intervals, at
 // most shiftMaxN of them, so that simulating its critical value stays a
 // fraction of a second.
-const shiftMaxN = 600
+const ShiftMaxN = 600
 
-func binOf(n int) int { return (n + shiftMaxN - 1) / shiftMaxN }
+func binOf(n int) int { return (n + ShiftMaxN - 1) / ShiftMaxN }
 
 // binned is the series as means of binOf(n) consecutive points, each at
 // its last point's time (the series itself when short enough).

@@ -1,4 +1,4 @@
-package report
+package analyse
 
 import (
 	"math"
@@ -6,15 +6,6 @@ import (
 
 	"github.com/orch-bench/orch/orchestrator/report/load"
 )
-
-// The client's clock is not the monitors': sysbench counts its intervals
-// from its own start, some time after load_start (an SSH round trip and
-// its connections: 0.2-0.5 s on the lab; older runs count from the
-// monitors' start, before that). Misaligned by a few tenths of a second,
-// a window's edges and an excluded pause read different seconds on the two
-// sides, and on a rate that falls or rises the client's and the master's
-// rates of one window disagree by percents. alignOffset measures the
-// shift instead of assuming it.
 
 // Offsets alignOffset tries, in seconds, and its step.
 const (
@@ -31,17 +22,17 @@ const (
 	startAgreeS = 0.1
 )
 
-// commitSeries is the client's per-interval transaction rate (nil when it
+// CommitSeries is the client's per-interval transaction rate (nil when it
 // printed none): one commit on the master per transaction.
-func commitSeries(r *load.Run) []load.Point {
-	rt, ok := benchRate(r, load.MetricTPS)
+func CommitSeries(r *load.Run) []load.Point {
+	rt, ok := BenchRate(r, load.MetricTPS)
 	if !ok || rt.PlotOnly {
 		return nil
 	}
 	return rt.Series
 }
 
-// alignOffset is the shift d by which the client's interval ending at T
+// AlignOffset is the shift d by which the client's interval ending at T
 // is the master's (T-step+d, T+d]. It is read from the load's start when
 // the master's commits allow (startOffset); else it is the shift for which
 // the master's commits in each client interval, interpolated from its
@@ -50,7 +41,7 @@ func commitSeries(r *load.Run) []load.Point {
 // intervals, or when the master did not commit about one transaction per
 // client transaction (a read-only load: nothing to align on). fromStart
 // says it was read from the load's start.
-func alignOffset(client []load.Point, master *load.Series) (d float64, fromStart bool) {
+func AlignOffset(client []load.Point, master *load.Series) (d float64, fromStart bool) {
 	cum := master.Cumulative(master.Reader("gtid_tx_ps"))
 	if len(cum) < 2 || len(client) == 0 {
 		return 0, false
@@ -58,7 +49,7 @@ func alignOffset(client []load.Point, master *load.Series) (d float64, fromStart
 	step := load.StepOf(client)
 	// Read from the start first: it needs no more than two intervals (a
 	// 3 s run has three), where a fit needs five.
-	if d, ok := startOffset(client, cum, step); ok {
+	if d, ok := StartOffset(client, cum, step); ok {
 		return d, true
 	}
 	if len(client) < minAlignPoints {
@@ -97,7 +88,7 @@ func alignOffset(client []load.Point, master *load.Series) (d float64, fromStart
 	return math.Round(best*100) / 100, false
 }
 
-// startOffset reads the shift from the load's start. The monitors sample
+// StartOffset reads the shift from the load's start. The monitors sample
 // the master before the client begins, so the client's transactions are
 // the master's commits since the series' first sample, in order: the
 // client's running count at the end of its interval T is reached on the
@@ -110,7 +101,7 @@ func alignOffset(client []load.Point, master *load.Series) (d float64, fromStart
 // least minStartReadings readings agree (their middle half within
 // startAgreeS), which they do not when the master commits more or fewer
 // transactions than the client counts: the readings drift.
-func startOffset(client []load.Point, cum []load.CumPoint, step float64) (float64, bool) {
+func StartOffset(client []load.Point, cum []load.CumPoint, step float64) (float64, bool) {
 	var ds []float64
 	count := 0.0
 	for i, p := range client {

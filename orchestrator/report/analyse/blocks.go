@@ -1,36 +1,16 @@
-package report
+package analyse
 
 import (
 	"errors"
 	"fmt"
-	"github.com/orch-bench/orch/orchestrator/stats"
 	"math"
 	"strings"
 
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
-)
 
-// A matrix spread over several clusters is a block design (matrix.Design):
-// every configuration ran on every cluster. Comparisons are then made
-// within each cluster, where hardware and placement are the same for both
-// sides, and combined across clusters; pooling all runs instead would add
-// the clusters' differences to the noise, or, with unequal counts per
-// cluster, to the effect.
-//
-// The combined ratio is the geometric mean of the per-cluster ratios (each
-// the ratio of that cluster's means): clusters count equally, whatever
-// their speed, and a cluster's own speed cancels in its ratio. Its 95%
-// interval comes from Student's t over the clusters' log ratios (k-1
-// degrees of freedom), so it reflects how much the effect varies between
-// clusters: with two clusters it is wide, honestly. It is never narrower
-// than the runs' own noise allows (the delta-method standard error of the
-// mean log ratio), since two clusters can agree by chance. Cochran's Q tests
-// whether the clusters' ratios differ by more than their own run-to-run
-// noise allows; when they do, the report warns that the clusters disagree.
-//
-// With one cluster every figure is the plain analysis: the ratio of
-// means and Welch's test, as in Table.compare.
+	"github.com/orch-bench/orch/orchestrator/stats"
+)
 
 // ClusterPair is one cluster's steady-state rates of the baseline and of
 // the configuration compared with it.
@@ -159,13 +139,13 @@ func compareWithin(p ClusterPair) ClusterRatio {
 	} else {
 		cr.Test = &tt
 	}
-	cr.CILow, cr.CIHigh = fieller(cr.Other, cr.Base)
+	cr.CILow, cr.CIHigh = Fieller(cr.Other, cr.Base)
 	return cr
 }
 
-// fieller is the 95% interval of mean(a)/mean(b) (stats.Fieller); NaN
+// Fieller is the 95% interval of mean(a)/mean(b) (stats.Fieller); NaN
 // when it cannot be computed or is unbounded.
-func fieller(a, b Sample) (lo, hi float64) {
+func Fieller(a, b Sample) (lo, hi float64) {
 	iv, err := stats.Fieller(stats.Sample{N: a.N, Mean: a.Mean, SD: a.SD}, stats.Sample{N: b.N, Mean: b.Mean, SD: b.SD}, Alpha)
 	if err != nil || iv.Unbounded {
 		return math.NaN(), math.NaN()

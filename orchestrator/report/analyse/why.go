@@ -1,6 +1,7 @@
-package report
+package analyse
 
 import (
+	"encoding/json"
 	"math"
 	"path/filepath"
 	"slices"
@@ -13,21 +14,16 @@ import (
 	"github.com/orch-bench/orch/orchestrator/stacks"
 )
 
-// "Where the time went": per-transaction costs, utilisation and stack
-// samples per host, over each run's steady state, read from the run
-// directory's time series (see orchestrator/monitor's package doc for the
-// columns) and stacks/.
-
 // Marks outside which a per-transaction ratio to the baseline is a
 // difference worth naming (Mark Callaghan's 0.95/1.05).
 const (
-	markLow  = 0.95
-	markHigh = 1.05
+	MarkLow  = 0.95
+	MarkHigh = 1.05
 )
 
 // Saturation thresholds of the USE table.
 const (
-	saturatedShare = 0.90 // of a host's cores, or of the disk's time
+	SaturatedShare = 0.90 // of a host's cores, or of the disk's time
 )
 
 // Cost is one host's steady-state figures in one run, or a
@@ -68,35 +64,35 @@ type Cost struct {
 	SamplerCPU, IOWait float64
 }
 
-// metric is one per-transaction column: its hosts.csv name, its words in
+// Metric is one per-transaction column: its hosts.csv name, its words in
 // a sentence, its unit and how to read it from a Cost. floor is the value
 // below which both sides are noise, not a difference.
-type metric struct {
-	col, words, unit string
-	get              func(*Cost) float64
-	floor            float64
-	prec             int // significant digits
+type Metric struct {
+	Col, Words, Unit string
+	Get              func(*Cost) float64
+	Floor            float64
+	Prec             int // significant digits
 }
 
-// costDigits are the significant digits of a per-transaction cost, in the
+// CostDigits are the significant digits of a per-transaction cost, in the
 // table and in the sentences.
-const costDigits = 3
+const CostDigits = 3
 
-var metrics = []metric{
-	{"cpu_us_per_tx", "CPU", "us", func(c *Cost) float64 { return c.CPUUs }, 1, costDigits},
-	{"cs_per_tx", "context switches", "", func(c *Cost) float64 { return c.CS }, 0.1, costDigits},
-	{"read_kib_per_tx", "KiB read from storage", "KiB", func(c *Cost) float64 { return c.ReadKiB }, 0.1, costDigits},
-	{"write_kib_per_tx", "KiB written to storage", "KiB", func(c *Cost) float64 { return c.WriteKiB }, 0.1, costDigits},
-	{"fsync_per_tx", "fsyncs", "", func(c *Cost) float64 { return c.Fsync }, 0.01, costDigits},
-	{"binlog_bytes_per_tx", "binlog bytes", "B", func(c *Cost) float64 { return c.BinlogBytes }, 10, costDigits},
-	{"binlog_groups_per_tx", "binlog group commits", "", func(c *Cost) float64 { return c.BinlogGroups }, 0.01, costDigits},
+var Metrics = []Metric{
+	{"cpu_us_per_tx", "CPU", "us", func(c *Cost) float64 { return c.CPUUs }, 1, CostDigits},
+	{"cs_per_tx", "context switches", "", func(c *Cost) float64 { return c.CS }, 0.1, CostDigits},
+	{"read_kib_per_tx", "KiB read from storage", "KiB", func(c *Cost) float64 { return c.ReadKiB }, 0.1, CostDigits},
+	{"write_kib_per_tx", "KiB written to storage", "KiB", func(c *Cost) float64 { return c.WriteKiB }, 0.1, CostDigits},
+	{"fsync_per_tx", "fsyncs", "", func(c *Cost) float64 { return c.Fsync }, 0.01, CostDigits},
+	{"binlog_bytes_per_tx", "binlog bytes", "B", func(c *Cost) float64 { return c.BinlogBytes }, 10, CostDigits},
+	{"binlog_groups_per_tx", "binlog group commits", "", func(c *Cost) float64 { return c.BinlogGroups }, 0.01, CostDigits},
 	// A share, not a count: no "per transaction" after its words.
-	{"semisync_wait_frac", "share of commit time waiting for the semi-sync ACK", "", func(c *Cost) float64 { return c.SemisyncShare }, 0.01, costDigits},
+	{"semisync_wait_frac", "share of commit time waiting for the semi-sync ACK", "", func(c *Cost) float64 { return c.SemisyncShare }, 0.01, CostDigits},
 }
 
-// fsyncCounters are the mysql.csv rate columns whose sum is fsync_per_tx
+// FsyncCounters are the mysql.csv rate columns whose sum is fsync_per_tx
 // and their labels, from the engine table (flavor.FsyncCounters).
-var fsyncCounters = func() [][2]string {
+var FsyncCounters = func() [][2]string {
 	var out [][2]string
 	for _, c := range flavor.FsyncCounters() {
 		out = append(out, [2]string{c.Column, c.FsyncLabel})
@@ -104,8 +100,8 @@ var fsyncCounters = func() [][2]string {
 	return out
 }()
 
-// fsyncSum names the status counters fsync_per_tx adds up, for the notes.
-func fsyncSum() string {
+// FsyncSum names the status counters fsync_per_tx adds up, for the notes.
+func FsyncSum() string {
 	var names []string
 	for _, c := range flavor.FsyncCounters() {
 		names = append(names, c.Status)
@@ -113,8 +109,8 @@ func fsyncSum() string {
 	return strings.Join(names, " + ")
 }
 
-// runWhy is one run's figures.
-type runWhy struct {
+// RunWhy is one run's figures.
+type RunWhy struct {
 	Hosts []*Cost // database hosts, master first
 	// LoadBoxes are the clients' hosts in inventory order (several when
 	// the run drove the cluster from several load boxes at once).
@@ -122,12 +118,12 @@ type runWhy struct {
 	Profiles  []*stacks.Profile
 }
 
-// readRunWhy computes a run's costs over its window w (load seconds;
+// ReadRunWhy computes a run's costs over its window w (load seconds;
 // offset is the load's start on the monitors' clock); latUs is the
 // client's mean transaction latency in that window (for the semi-sync
 // share; NaN when unknown). Nil when
 // the run has no time series.
-func readRunWhy(dir string, w load.Window, offset, latUs float64) (*runWhy, error) {
+func ReadRunWhy(dir string, w load.Window, offset, latUs float64) (*RunWhy, error) {
 	if dir == "" {
 		return nil, nil
 	}
@@ -135,7 +131,7 @@ func readRunWhy(dir string, w load.Window, offset, latUs float64) (*runWhy, erro
 	if _, err := load.ReadJSON(filepath.Join(dir, schema.FileManifest), &man); err != nil {
 		return nil, err
 	}
-	out := &runWhy{}
+	out := &RunWhy{}
 	for _, h := range man.Inventory.Hosts {
 		my, err := load.ReadSeries(filepath.Join(dir, schema.TimeseriesMySQL(h.Name)))
 		if err != nil {
@@ -193,7 +189,7 @@ func hostCost(name, role string, my, osr *load.Series, w load.Window, latUs floa
 	if my != nil {
 		fs := 0.0
 		have := false
-		for _, fc := range fsyncCounters {
+		for _, fc := range FsyncCounters {
 			if v := per(my, fc[0], 1); !math.IsNaN(v) && v > 0 {
 				c.FsyncParts[fc[1]] = v
 				fs += v
@@ -247,8 +243,8 @@ func hostCost(name, role string, my, osr *load.Series, w load.Window, latUs floa
 	return c
 }
 
-// meanCost averages the runs' costs of one host (NaN-aware).
-func meanCost(cs []*Cost) *Cost {
+// MeanCost averages the runs' costs of one host (NaN-aware).
+func MeanCost(cs []*Cost) *Cost {
 	if len(cs) == 0 {
 		return nil
 	}
@@ -288,9 +284,9 @@ func meanParts(cs []*Cost, of func(*Cost) map[string]float64) map[string]float64
 	return out
 }
 
-// mergeProfiles pools one role's stack samples over runs: counts of
+// MergeProfiles pools one role's stack samples over runs: counts of
 // identical stacks add up.
-func mergeProfiles(ps []*stacks.Profile) *stacks.Profile {
+func MergeProfiles(ps []*stacks.Profile) *stacks.Profile {
 	if len(ps) == 0 {
 		return nil
 	}
@@ -315,8 +311,8 @@ func mergeProfiles(ps []*stacks.Profile) *stacks.Profile {
 	return out
 }
 
-// roleOrder sorts master first, then slaves by name.
-func roleOrder(hosts []string, role map[string]string) []string {
+// RoleOrder sorts master first, then slaves by name.
+func RoleOrder(hosts []string, role map[string]string) []string {
 	out := slices.Clone(hosts)
 	sort.SliceStable(out, func(i, j int) bool {
 		ri, rj := role[out[i]] == "master", role[out[j]] == "master"
@@ -326,4 +322,49 @@ func roleOrder(hosts []string, role map[string]string) []string {
 		return out[i] < out[j]
 	})
 	return out
+}
+
+// engineCounters reads, with per(column, scale), every counter that has a
+// per-transaction name; the ones the run's series lack are left out.
+func engineCounters(per func(col string, scale float64) float64) map[string]float64 {
+	out := map[string]float64{}
+	for _, c := range flavor.IOCounters() {
+		if c.PerTx == "" {
+			continue
+		}
+		if v := per(c.Column, c.PerTxScale); !math.IsNaN(v) {
+			out[c.PerTx] = v
+		}
+	}
+	return out
+}
+
+// KernelID names the kernel a host ran on, from its facts in the
+// manifest: kernel_id (release and boot time, the same in every container
+// on one kernel), else, for runs before it, boot_id (per container under
+// systemd-nspawn); "" when the host could not be probed.
+func KernelID(raw json.RawMessage) string {
+	var f struct {
+		KernelID string `json:"kernel_id"`
+		BootID   string `json:"boot_id"`
+	}
+	if len(raw) == 0 || json.Unmarshal(raw, &f) != nil {
+		return ""
+	}
+	return KernelOf(f.KernelID, f.BootID)
+}
+
+// KernelOf is the kernel key of a host's kernel_id and boot_id facts.
+func KernelOf(kernelID, bootID string) string {
+	if k := strings.TrimSpace(kernelID); k != "" {
+		return k
+	}
+	return strings.TrimSpace(bootID)
+}
+
+// setKernels records each host's kernel from the run's facts.
+func setKernels(rw *RunWhy, facts map[string]json.RawMessage) {
+	for _, c := range append(append([]*Cost(nil), rw.Hosts...), rw.LoadBoxes...) {
+		c.Kernel = KernelID(facts[c.Host])
+	}
 }

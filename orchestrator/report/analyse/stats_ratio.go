@@ -1,4 +1,4 @@
-package report
+package analyse
 
 import (
 	"errors"

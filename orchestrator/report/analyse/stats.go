@@ -1,4 +1,4 @@
-package report
+package analyse
 
 import (
 	"errors"
@@ -32,9 +32,9 @@ type TTest struct {
 }
 
 // Significant reports p below the comparison's level.
-func (t TTest) Significant() bool { return t.P < t.level() }
+func (t TTest) Significant() bool { return t.P < t.DecidedAt() }
 
-func (t TTest) level() float64 {
+func (t TTest) DecidedAt() float64 {
 	if t.Level > 0 {
 		return t.Level
 	}

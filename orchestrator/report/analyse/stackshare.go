@@ -1,26 +1,26 @@
-package report
+package analyse
 
 import (
 	"fmt"
 	"math"
 )
 
-// stackShareHeader is the Top stacks tables' first column.
-const stackShareHeader = "share [95% CI] (count/samples)"
+// StackShareHeader is the Top stacks tables' first column.
+const StackShareHeader = "share [95% CI] (count/samples)"
 
-// stackShare is a stack's share of a profile's samples with its 95%
+// StackShare is a stack's share of a profile's samples with its 95%
 // Wilson score interval and the count it is read from: "27.1% [22.0%,
 // 32.9%] (70/258)". A few hundred samples of one round leave a share a
 // few points either way; the interval treats samples as independent,
 // which the threads of one gdb snapshot are not, so it is the least the
 // uncertainty is (the profile's title says how many snapshots).
-func stackShare(count, samples int) string {
+func StackShare(count, samples int) string {
 	if samples <= 0 {
 		return "—"
 	}
 	lo, hi := wilson(count, samples)
 	p := float64(count) / float64(samples)
-	return fmt.Sprintf("%s [%s, %s] (%d/%d)", pctFixed(p), pctFixed(lo), pctFixed(hi), count, samples)
+	return fmt.Sprintf("%s [%s, %s] (%d/%d)", PctFixed(p), PctFixed(lo), PctFixed(hi), count, samples)
 }
 
 // wilson is the 95% Wilson score interval of k successes in n trials.
