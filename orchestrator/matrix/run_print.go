@@ -8,6 +8,7 @@ import (
 	"github.com/orch-bench/orch/orchestrator/fairness"
 	"github.com/orch-bench/orch/orchestrator/report"
 	"github.com/orch-bench/orch/orchestrator/report/analyse"
+	"github.com/orch-bench/orch/orchestrator/report/judge"
 	"github.com/orch-bench/orch/orchestrator/stats"
 	"github.com/orch-bench/orch/topology"
 )
@@ -75,7 +76,7 @@ func (u *useCase) expectRounds(m *Matrix, dir, whose string) {
 	if r == nil || r.Precision <= 0 {
 		return
 	}
-	cv, err := report.NoiseCV(dir)
+	cv, err := judge.NoiseCV(dir)
 	if err != nil || !(cv > 0) {
 		return
 	}
@@ -122,8 +123,8 @@ func (u *useCase) writeReport(dir string) error {
 	}
 	// The verdicts (and fairness warnings), where they are, and last the
 	// answer, as the report's head gives it.
-	fmt.Fprint(u.Out, rep.Summary())
+	fmt.Fprint(u.Out, report.Summary(rep))
 	fmt.Fprintln(u.Out, "report: "+report.WrittenLine(paths))
-	fmt.Fprint(u.Out, rep.AnswerText())
+	fmt.Fprint(u.Out, report.AnswerText(rep))
 	return nil
 }

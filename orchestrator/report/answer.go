@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/orch-bench/orch/orchestrator/report/analyse"
+	"github.com/orch-bench/orch/orchestrator/report/judge"
 	"github.com/orch-bench/orch/orchestrator/stats"
 )
 
@@ -17,24 +18,24 @@ import (
 // computed (Group.Ratio, RatioCI, Test, RepsNeeded): nothing here is
 // recomputed, so a number the head prints is the one the details print.
 
-// Answer is the report's answer lines, every table's, as report.md opens
+// ReportAnswer is the report's answer lines, every table's, as report.md opens
 // with them (a table's workload first when there are several): for a
 // console that ends with the answer.
-func (rep *Report) Answer() []string {
+func ReportAnswer(rep *judge.Report) []string {
 	var out []string
 	for _, t := range rep.Tables {
 		if len(rep.Tables) > 1 {
-			out = append(out, t.answerFor()+":")
+			out = append(out, answerFor(t)+":")
 		}
-		out = append(out, t.answer()...)
+		out = append(out, answer(t)...)
 	}
 	return out
 }
 
 // AnswerText is the console's last lines: "answer:" and the answer lines,
 // indented ("" when there is nothing to answer).
-func (rep *Report) AnswerText() string {
-	lines := rep.Answer()
+func AnswerText(rep *judge.Report) string {
+	lines := ReportAnswer(rep)
 	if len(lines) == 0 {
 		return ""
 	}
@@ -42,19 +43,19 @@ func (rep *Report) AnswerText() string {
 }
 
 // answerFor names the table an answer is about.
-func (t *Table) answerFor() string {
-	return t.Workload + " (" + t.Tool + ", " + t.metricWords() + "), baseline " + t.Baseline.Label
+func answerFor(t *judge.Table) string {
+	return t.Workload + " (" + t.Tool + ", " + t.MetricWords() + "), baseline " + t.Baseline.Label
 }
 
 // answer is the table's answer lines.
-func (t *Table) answer() []string {
-	lead, more := t.answerParts()
+func answer(t *judge.Table) []string {
+	lead, more := answerParts(t)
 	return append(lead, more...)
 }
 
 // answerParts are the answer's comparisons (lead: report.html sets them
 // in bold) and the lines that qualify them.
-func (t *Table) answerParts() (lead, more []string) {
+func answerParts(t *judge.Table) (lead, more []string) {
 	var out []string
 	if len(t.Mixed) > 0 {
 		out = append(out, "NOT COMPARABLE, compared as asked (--allow-mixed): "+strings.Join(t.Mixed, "; "))
@@ -62,25 +63,25 @@ func (t *Table) answerParts() (lead, more []string) {
 	base := t.Baseline
 	for _, g := range t.Groups {
 		if g != base {
-			out = append(out, t.comparisonLine(base, g))
+			out = append(out, comparisonLine(t, base, g))
 			// A caveat that limits the answer goes right under it.
-			out = append(out, t.caveats(base, g)...)
+			out = append(out, t.Caveats(base, g)...)
 		}
 	}
 	if len(t.Groups) == 1 {
-		out = append(out, base.Label+": "+t.levelText(base)+"; one configuration, nothing compared")
+		out = append(out, base.Label+": "+levelText(t, base)+"; one configuration, nothing compared")
 	}
 	lead, out = out, nil
 	if t.Floor != nil {
-		out = append(out, t.Floor.note())
+		out = append(out, t.Floor.Note())
 	}
-	if l := t.ruleLine(); l != "" {
+	if l := t.RuleLine(); l != "" {
 		out = append(out, l)
 	}
-	if l := t.trendWarning(); l != "" {
+	if l := t.TrendWarning(); l != "" {
 		out = append(out, l)
 	}
-	if l := t.replicaLine(); l != "" {
+	if l := replicaLine(t); l != "" {
 		out = append(out, l)
 	}
 	if len(t.Fairness) > 0 {
@@ -90,7 +91,7 @@ func (t *Table) answerParts() (lead, more []string) {
 		}
 		out = append(out, l)
 	}
-	if l := t.noiseLine(); l != "" {
+	if l := noiseLine(t); l != "" {
 		out = append(out, l)
 	}
 	return lead, out
@@ -98,7 +99,7 @@ func (t *Table) answerParts() (lead, more []string) {
 
 // levelText is a configuration's rate as the console summary prints it:
 // "9648.53 writes/s ± 178.21 (n=2)".
-func (t *Table) levelText(g *Group) string {
+func levelText(t *judge.Table, g *judge.Group) string {
 	switch g.Rate.N {
 	case 0:
 		return "no run ended ok"
@@ -117,7 +118,7 @@ func (t *Table) levelText(g *Group) string {
 //	rocksdb vs innodb: ~ no significant difference (p=0.276, n=2+2): need ~6 runs each
 //
 // and why there is no test when there is none.
-func (t *Table) comparisonLine(base, g *Group) string {
+func comparisonLine(t *judge.Table, base, g *judge.Group) string {
 	head := g.Label + " vs " + base.Label + ": "
 	ns := fmt.Sprintf("n=%d+%d", g.Rate.N, base.Rate.N)
 	switch {
@@ -133,9 +134,9 @@ func (t *Table) comparisonLine(base, g *Group) string {
 		if errors.Is(g.TestErr, analyse.ErrTooFew) {
 			why = "too few runs, a test needs 2 or more each"
 		}
-		return head + pctChange(g.Ratio) + " " + t.changeOf() + ", untested: " + ns + ", " + why
+		return head + pctChange(g.Ratio) + " " + changeOf(t) + ", untested: " + ns + ", " + why
 	}
-	p := PValue(g.Test.P)
+	p := judge.PValue(g.Test.P)
 	if g.Test.M > 1 {
 		p += " at Holm's " + strconv.FormatFloat(g.Test.DecidedAt(), 'g', 3, 64)
 	}
@@ -147,19 +148,19 @@ func (t *Table) comparisonLine(base, g *Group) string {
 	// said of one quantity).
 	sustained := t.Headline == analyse.HeadlineSustained && analyse.Known(g.Replica) && analyse.Known(base.Replica) && !math.IsNaN(g.SustainedRatio)
 	if sustained {
-		head += "sustained " + pctChange(g.SustainedRatio) + " " + t.changeOf() + pctInterval(g.SustainedCI, g.SustainedCIErr) +
+		head += "sustained " + pctChange(g.SustainedRatio) + " " + changeOf(t) + pctInterval(g.SustainedCI, g.SustainedCIErr) +
 			" (an estimate with its interval, not tested); client: "
 	}
 	if g.Test.Significant() {
-		s = head + pctChange(g.Ratio) + " " + t.changeOf() + pctInterval(g.RatioCI, g.RatioCIErr) + " (" + p + ", " + ns + ")"
+		s = head + pctChange(g.Ratio) + " " + changeOf(t) + pctInterval(g.RatioCI, g.RatioCIErr) + " (" + p + ", " + ns + ")"
 	} else {
 		s = head + "~ no significant difference (" + p + ", " + ns + ")"
 		if g.RepsNeeded > min(g.Rate.N, base.Rate.N) {
 			s += fmt.Sprintf(": need ~%d runs each", g.RepsNeeded)
 		}
 	}
-	if w := g.outcomeWords(base, t.Until); w != "" {
-		if g.status(base, t.Until).Outcome == stats.Equivalent {
+	if w := g.OutcomeWords(base, t.Until); w != "" {
+		if g.Status(base, t.Until).Outcome == stats.Equivalent {
 			w += pctInterval(g.RatioCI, g.RatioCIErr)
 		}
 		s += "; " + w
@@ -169,9 +170,9 @@ func (t *Table) comparisonLine(base, g *Group) string {
 
 // changeOf names what a change is of: "writes/s", or for a time "time
 // (s to run all queries, lower is better)".
-func (t *Table) changeOf() string {
+func changeOf(t *judge.Table) string {
 	if t.LowerIsBetter {
-		return "time (" + t.metricWords() + ")"
+		return "time (" + t.MetricWords() + ")"
 	}
 	return t.Metric
 }
@@ -202,7 +203,7 @@ func pctInterval(ci *analyse.RatioCI, err error) string {
 		}
 		s := " [" + lo + ", " + pctChange(ci.High) + "]"
 		if ci.Level > 0 && ci.Level < analyse.Alpha {
-			s += " (" + confidence(ci.Level) + " CI, Holm)"
+			s += " (" + judge.Confidence(ci.Level) + " CI, Holm)"
 		}
 		return s
 	case errors.Is(err, analyse.ErrUnbounded):
@@ -213,9 +214,9 @@ func pctInterval(ci *analyse.RatioCI, err error) string {
 
 // replicaLine says whether the replicas kept up, with the apply ratios
 // the verdicts print; "" without replica figures.
-func (t *Table) replicaLine() string {
+func replicaLine(t *judge.Table) string {
 	base := t.Baseline
-	if !t.hasReplicas() || !analyse.Known(base.Replica) {
+	if !hasReplicas(t) || !analyse.Known(base.Replica) {
 		return ""
 	}
 	var behind, applied []string
@@ -224,13 +225,13 @@ func (t *Table) replicaLine() string {
 			continue
 		}
 		if !g.KeptUp {
-			behind = append(behind, g.Label+" ("+runsPhrase(g.ReplicaRuns)+")")
+			behind = append(behind, g.Label+" ("+judge.RunsPhrase(g.ReplicaRuns)+")")
 		}
 		if g != base {
 			a := g.Label + " " + analyse.Ratio(g.ApplyRatio)
 			// Judged run by run, never on the runs' mean slope.
 			if n := g.ReplicaRuns.CatchingUp + base.ReplicaRuns.CatchingUp; n > 0 {
-				a += fmt.Sprintf(" (a backlog from before the window in %s: not the master's pace)", plural(n, "run"))
+				a += fmt.Sprintf(" (a backlog from before the window in %s: not the master's pace)", judge.Plural(n, "run"))
 			}
 			applied = append(applied, a)
 		}
@@ -246,10 +247,10 @@ func (t *Table) replicaLine() string {
 				// A time: the cluster's is the load's plus the slowest
 				// replica's catch-up, so "sustained 16.7x" read as a rate.
 				s += fmt.Sprintf("; %s's cluster took %s %s's time (the load and the slowest replica's catch-up)%s",
-					g.Label, analyse.Ratio(g.SustainedRatio), base.Label, ciPhrase(g.SustainedCI, g.SustainedCIErr))
+					g.Label, analyse.Ratio(g.SustainedRatio), base.Label, judge.CIPhrase(g.SustainedCI, g.SustainedCIErr))
 				continue
 			}
-			s += fmt.Sprintf("; %s sustained %s%s", g.Label, analyse.Ratio(g.SustainedRatio), ciPhrase(g.SustainedCI, g.SustainedCIErr))
+			s += fmt.Sprintf("; %s sustained %s%s", g.Label, analyse.Ratio(g.SustainedRatio), judge.CIPhrase(g.SustainedCI, g.SustainedCIErr))
 		}
 	}
 	if len(applied) > 0 {
@@ -260,16 +261,16 @@ func (t *Table) replicaLine() string {
 
 // noiseLine flags noisy configurations, too few runs and runs flagged for
 // a broken invariant; "" when none of these applies.
-func (t *Table) noiseLine() string {
+func noiseLine(t *judge.Table) string {
 	var parts []string
 	var noisy []string
 	for _, g := range t.Groups {
 		if g.Noisy {
-			noisy = append(noisy, g.Label+" "+pct(g.CV))
+			noisy = append(noisy, g.Label+" "+judge.Pct(g.CV))
 		}
 	}
 	if len(noisy) > 0 {
-		parts = append(parts, "CV above "+pct(analyse.MaxCV)+": "+strings.Join(noisy, ", "))
+		parts = append(parts, "CV above "+judge.Pct(analyse.MaxCV)+": "+strings.Join(noisy, ", "))
 	}
 	n := -1
 	flagged := 0
@@ -277,35 +278,16 @@ func (t *Table) noiseLine() string {
 		if n < 0 || g.Rate.N < n {
 			n = g.Rate.N
 		}
-		flagged += g.flagged()
+		flagged += g.Flagged()
 	}
 	if n > 0 && n < 3 {
 		parts = append(parts, fmt.Sprintf("n=%d: too few runs to judge the noise", n))
 	}
 	if flagged > 0 {
-		parts = append(parts, plural(flagged, "run")+" flagged for a broken invariant (Runs table)")
+		parts = append(parts, judge.Plural(flagged, "run")+" flagged for a broken invariant (Runs table)")
 	}
 	if len(parts) == 0 {
 		return ""
 	}
 	return "Noise: " + strings.Join(parts, "; ")
-}
-
-// noisePhrase is the verdict's noise clause: which side is noisy, with
-// both CVs named, "noisy: innodb CV 22.6% above 5% (rocksdb 1.5%)".
-func noisePhrase(base, g *Group) string {
-	var hi, lo []string
-	for _, x := range []*Group{g, base} {
-		switch {
-		case x.Noisy:
-			hi = append(hi, x.Label+" CV "+pct(x.CV))
-		case !math.IsNaN(x.CV):
-			lo = append(lo, x.Label+" "+pct(x.CV))
-		}
-	}
-	s := "noisy: " + strings.Join(hi, ", ") + " above " + pct(analyse.MaxCV)
-	if len(lo) > 0 {
-		s += " (" + strings.Join(lo, ", ") + ")"
-	}
-	return s
 }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"github.com/orch-bench/orch/orchestrator/report/analyse"
+	"github.com/orch-bench/orch/orchestrator/report/judge"
 	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
@@ -10,4 +11,5 @@ import (
 type InputError = load.InputError
 type Options = analyse.Options
 
+const DefaultWarmupS = judge.DefaultWarmupS
 const HeadlineBoth = analyse.HeadlineBoth

@@ -3,6 +3,7 @@ package report
 import (
 	"testing"
 
+	"github.com/orch-bench/orch/orchestrator/report/judge"
 	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
@@ -13,8 +14,8 @@ func TestAxesStateAOneValuedKnobOnce(t *testing.T) {
 	run := func(engine, sb string) *load.Run {
 		return &load.Run{Engine: engine, Knobs: []load.Knob{{Name: "innodb_flush_log_at_trx_commit", Value: "1"}, {Name: "sync_binlog", Value: sb}}}
 	}
-	tb := &Table{Runs: []*load.Run{run("innodb", "0"), run("innodb", "1"), run("rocksdb", "0"), run("rocksdb", "1")}}
-	if got, want := tb.axes(), "engine (innodb, rocksdb), sync_binlog; set on every configuration: innodb_flush_log_at_trx_commit=1"; got != want {
+	tb := &judge.Table{Runs: []*load.Run{run("innodb", "0"), run("innodb", "1"), run("rocksdb", "0"), run("rocksdb", "1")}}
+	if got, want := axes(tb), "engine (innodb, rocksdb), sync_binlog; set on every configuration: innodb_flush_log_at_trx_commit=1"; got != want {
 		t.Errorf("axes %q, want %q", got, want)
 	}
 }

@@ -149,11 +149,11 @@ func TestRawMariadbSlapLogs(t *testing.T) {
 		t.Fatalf("table metric %q lower-is-better %v baseline %s", tb.Metric, tb.LowerIsBetter, tb.Baseline.Label)
 	}
 	want := "slap-rocksdb: took 1.91x slap-innodb's time (n/a (one run)); caveat: n=1, too few runs to judge the noise"
-	if got := tb.group("slap-rocksdb").Verdict; got != want {
+	if got := tb.Group("slap-rocksdb").Verdict; got != want {
 		t.Errorf("verdict = %q, want %q", got, want)
 	}
 	var md strings.Builder
-	if err := rep.WriteMarkdown(&md); err != nil {
+	if err := WriteMarkdown(rep, &md); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(md.String(), "Warm-up") {

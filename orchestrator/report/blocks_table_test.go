@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/orch-bench/orch/orchestrator/report/analyse"
+	"github.com/orch-bench/orch/orchestrator/report/judge"
 	"github.com/orch-bench/orch/orchestrator/report/load"
 	"github.com/orch-bench/orch/orchestrator/stats"
 )
@@ -59,7 +60,7 @@ var twoBlocks = map[string][]string{
 }
 
 // steadyOfRun is a run's steady rate as the plain table computes it.
-func steadyOfRun(t *testing.T, rep *Report, id string) float64 {
+func steadyOfRun(t *testing.T, rep *judge.Report, id string) float64 {
 	t.Helper()
 	tb := rep.Tables[0]
 	for _, g := range tb.Groups {
@@ -93,12 +94,12 @@ func TestReportBlockedByCluster(t *testing.T) {
 	near(t, "east ratio", bg.Clusters[0].Ratio, rEast, 1e-12)
 	near(t, "west ratio", bg.Clusters[1].Ratio, rWest, 1e-12)
 	near(t, "combined", bg.Ratio, math.Sqrt(rEast*rWest), 1e-12)
-	rocks := tb.group("rocksdb")
+	rocks := tb.Group("rocksdb")
 	if rocks.Ratio != bg.Ratio || !strings.HasSuffix(rocks.Verdict, "combined over 2 clusters") || !strings.Contains(rocks.Verdict, analyse.Ratio(bg.Ratio)) {
 		t.Errorf("group ratio %v verdict %q: want the combined %v", rocks.Ratio, rocks.Verdict, bg.Ratio)
 	}
 	var md strings.Builder
-	if err := rep.WriteMarkdown(&md); err != nil {
+	if err := WriteMarkdown(rep, &md); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"### By cluster", "seed 42 (orch matrix --seed 42 reproduces it)",
@@ -107,7 +108,7 @@ func TestReportBlockedByCluster(t *testing.T) {
 			t.Errorf("markdown lacks %q:\n%s", want, md.String())
 		}
 	}
-	recs, col := csvOf(t, rep.WriteCSV)
+	recs, col := csvOf(t, func(p0 io.Writer) error { return WriteCSV(rep, p0) })
 	for run, cluster := range map[string]string{"01-innodb-r1": "east", "04-rocksdb-r2": "west"} {
 		found := false
 		for _, rec := range recs[1:] {
@@ -118,7 +119,7 @@ func TestReportBlockedByCluster(t *testing.T) {
 		}
 	}
 	var html strings.Builder
-	if err := rep.WriteHTML(&html); err != nil {
+	if err := WriteHTML(rep, &html); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(html.String(), `-clusters">By cluster</h3>`) || !strings.Contains(html.String(), "combined (2 clusters)") {
@@ -133,7 +134,7 @@ func TestReportBlockedExcluded(t *testing.T) {
 	rEast := steadyOfRun(t, plain, "02-rocksdb-r1") / steadyOfRun(t, plain, "01-innodb-r1")
 	rep := build(t, analyse.Options{}, blockedMatrix(t, twoBlocks, map[string][]string{"west": {"04-rocksdb-r2"}}))
 	tb := rep.Tables[0]
-	if n := tb.group("rocksdb").Rate.N; n != 1 {
+	if n := tb.Group("rocksdb").Rate.N; n != 1 {
 		t.Errorf("rocksdb n = %d, want 1 (04 excluded)", n)
 	}
 	bg := tb.Blocks.Groups[0]
@@ -156,11 +157,11 @@ func TestReportClusterTakenOut(t *testing.T) {
 	if tb.Blocks == nil || len(tb.Blocks.Rows) != 0 {
 		t.Fatalf("section %+v: want notes only", tb.Blocks)
 	}
-	if got, want := tb.group("rocksdb").Ratio, plain.Tables[0].group("rocksdb").Ratio; got != want {
+	if got, want := tb.Group("rocksdb").Ratio, plain.Tables[0].Group("rocksdb").Ratio; got != want {
 		t.Errorf("ratio %v, want the plain %v", got, want)
 	}
 	var md strings.Builder
-	if err := rep.WriteMarkdown(&md); err != nil {
+	if err := WriteMarkdown(rep, &md); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(md.String(), "Cluster west was taken out of the schedule: unreachable: west-m: no route to host.") {
@@ -177,10 +178,10 @@ func TestReportOneClusterDesignIsPlain(t *testing.T) {
 		t.Fatal("one cluster got a by-cluster section")
 	}
 	var a, b strings.Builder
-	if err := plain.WriteMarkdown(&a); err != nil {
+	if err := WriteMarkdown(plain, &a); err != nil {
 		t.Fatal(err)
 	}
-	if err := one.WriteMarkdown(&b); err != nil {
+	if err := WriteMarkdown(one, &b); err != nil {
 		t.Fatal(err)
 	}
 	strip := func(s, dir string) string { // the inputs' paths differ, and the head names the design's cluster
@@ -200,7 +201,7 @@ func TestTwoClustersOneAnalysis(t *testing.T) {
 	for _, opts := range []analyse.Options{{}, {Analysis: "unpaired"}} {
 		rep := build(t, opts, dir)
 		tb := rep.Tables[0]
-		rocks := tb.group("rocksdb")
+		rocks := tb.Group("rocksdb")
 		bg := tb.Blocks.Groups[0]
 		if rocks.Test == nil || rocks.RatioCI == nil {
 			t.Fatalf("%+v: rocksdb has no test or interval: %v %v", opts, rocks.TestErr, rocks.RatioCIErr)
@@ -215,7 +216,7 @@ func TestTwoClustersOneAnalysis(t *testing.T) {
 		if rocks.Test.Significant() != excludes1 {
 			t.Errorf("%+v: significant %v, interval [%v, %v]", opts, rocks.Test.Significant(), rocks.RatioCI.Low, rocks.RatioCI.High)
 		}
-		recs, col := csvOf(t, rep.WriteConfigurationsCSV)
+		recs, col := csvOf(t, func(p0 io.Writer) error { return WriteConfigurationsCSV(rep, p0) })
 		for _, rec := range recs[1:] {
 			if rec[col["label"]] != "rocksdb" {
 				continue
@@ -248,16 +249,16 @@ func TestAnalysisNotChosenAfterTheData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Build(in, analyse.Options{Analysis: "unpaired", AllowMixed: true})
+	_, err = judge.Build(in, analyse.Options{Analysis: "unpaired", AllowMixed: true})
 	var ie *load.InputError
 	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "pre-registered --analysis blocked") {
 		t.Errorf("--analysis unpaired on a blocked matrix: %v", err)
 	}
-	rep, err := Build(in, analyse.Options{Analysis: "blocked", AllowMixed: true})
+	rep, err := judge.Build(in, analyse.Options{Analysis: "blocked", AllowMixed: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if l := rep.Tables[0].methodLine(); !strings.Contains(l, "recorded in matrix.json before the runs") {
+	if l := rep.Tables[0].MethodLine(); !strings.Contains(l, "recorded in matrix.json before the runs") {
 		t.Errorf("method line: %s", l)
 	}
 }
@@ -286,12 +287,12 @@ func csvOf(t *testing.T, write func(io.Writer) error) ([][]string, map[string]in
 // where the ratio of means is 350/300 = 1.16667.
 func TestClusterRowsByTheTablesAnalysis(t *testing.T) {
 	blk := func(c string, r int) stats.Block { return stats.Block{Cluster: c, Round: r} }
-	base := &Group{Label: "innodb", Steady: []float64{100, 200, 50}, Blocks: []stats.Block{blk("west", 1), blk("west", 2), blk("east", 1)}}
-	g := &Group{Label: "rocksdb", Steady: []float64{110, 240, 60}, Blocks: []stats.Block{blk("west", 1), blk("west", 2), blk("east", 1)}}
-	tb := &Table{Metric: "writes/s", Baseline: base, Groups: []*Group{base, g}}
+	base := &judge.Group{Label: "innodb", Steady: []float64{100, 200, 50}, Blocks: []stats.Block{blk("west", 1), blk("west", 2), blk("east", 1)}}
+	g := &judge.Group{Label: "rocksdb", Steady: []float64{110, 240, 60}, Blocks: []stats.Block{blk("west", 1), blk("west", 2), blk("east", 1)}}
+	tb := &judge.Table{Metric: "writes/s", Baseline: base, Groups: []*judge.Group{base, g}}
 	cs := []analyse.ClusterRatio{{Cluster: "west", Base: analyse.Describe([]float64{100, 200}), Other: analyse.Describe([]float64{110, 240}), Ratio: 350.0 / 300},
 		{Cluster: "east", Base: analyse.Describe([]float64{50}), Other: analyse.Describe([]float64{60}), Ratio: 1.2}}
-	tb.judgeClusters(g, cs)
+	tb.JudgeClusters(g, cs)
 	near(t, "west, blocked", cs[0].Ratio, math.Sqrt(1.1*1.2), 1e-12)
 	if cs[0].Test == nil || !(cs[0].CILow < cs[0].Ratio && cs[0].Ratio < cs[0].CIHigh) {
 		t.Errorf("west: test %+v interval [%v, %v]", cs[0].Test, cs[0].CILow, cs[0].CIHigh)
@@ -303,6 +304,6 @@ func TestClusterRowsByTheTablesAnalysis(t *testing.T) {
 	// Pre-registered unpaired: the rows stay the ratio of the means.
 	tb.Analysis.Asked = "unpaired"
 	cs[0].Ratio = 350.0 / 300
-	tb.judgeClusters(g, cs)
+	tb.JudgeClusters(g, cs)
 	near(t, "west, unpaired", cs[0].Ratio, 350.0/300, 1e-12)
 }

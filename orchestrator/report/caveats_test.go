@@ -1,22 +1,26 @@
 package report
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/orch-bench/orch/orchestrator/report/judge"
+)
 
 // TestClientBoundCaveatUnderTheVerdict: when Where the time went finds a
 // load box saturated, the caveat is one of the lines right under the
 // comparison (it was only in the diagnostics), naming the side and why;
 // without it, no line.
 func TestClientBoundCaveatUnderTheVerdict(t *testing.T) {
-	base, g := &Group{Label: "innodb"}, &Group{Label: "rocksdb"}
-	tb := &Table{Groups: []*Group{base, g}, Baseline: base, Why: &Why{Groups: []*GroupWhy{
+	base, g := &judge.Group{Label: "innodb"}, &judge.Group{Label: "rocksdb"}
+	tb := &judge.Table{Groups: []*judge.Group{base, g}, Baseline: base, Why: &judge.Why{Groups: []*judge.GroupWhy{
 		{Label: "innodb", ClientBound: true, ClientWhy: "loadbox: client 95.0% of 2 cores"}, {Label: "rocksdb"}}}}
 	want := "Client-bound (rocksdb vs innodb): the load box was saturated in innodb (loadbox: client 95.0% of 2 cores): " +
 		"the comparison measures the load box, not the engines"
-	if got := tb.caveats(base, g); len(got) != 1 || got[0] != want {
+	if got := tb.Caveats(base, g); len(got) != 1 || got[0] != want {
 		t.Errorf("caveats %q, want [%q]", got, want)
 	}
 	tb.Why.Groups[0].ClientBound = false
-	if got := tb.caveats(base, g); len(got) != 0 {
+	if got := tb.Caveats(base, g); len(got) != 0 {
 		t.Errorf("caveats %q without a saturated load box", got)
 	}
 }

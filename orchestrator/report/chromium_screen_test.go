@@ -68,10 +68,10 @@ func TestDemoReportFirstScreen(t *testing.T) {
 	needChromium(t)
 	rep := build(t, analyse.Options{}, demoDir)
 	var page bytes.Buffer
-	if err := rep.WriteHTML(&page); err != nil {
+	if err := WriteHTML(rep, &page); err != nil {
 		t.Fatal(err)
 	}
-	want := rep.Tables[0].answer()
+	want := answer(rep.Tables[0])
 	if len(want) == 0 || !regexp.MustCompile(`^rocksdb vs innodb: ([-+]\d+% writes/s \[[-+±]\d+%, [-+±]\d+%\]|~ no significant difference) \(p=`).MatchString(want[0]) {
 		t.Fatalf("the demo's answer does not open with its comparison: %q", want)
 	}

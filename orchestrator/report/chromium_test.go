@@ -107,7 +107,7 @@ func TestHTMLRendersInChromium(t *testing.T) {
 	needChromium(t)
 	rep := build(t, analyse.Options{}, matrixDir, "testdata/parse/legacy-0.5.json")
 	var page bytes.Buffer
-	if err := rep.WriteHTML(&page); err != nil {
+	if err := WriteHTML(rep, &page); err != nil {
 		t.Fatal(err)
 	}
 	var got struct {

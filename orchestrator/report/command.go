@@ -66,9 +66,9 @@ func Answer(req Request, w io.Writer) error {
 		}
 		return err
 	}
-	fmt.Fprint(w, rep.Summary())
+	fmt.Fprint(w, Summary(rep))
 	fmt.Fprintln(w, WrittenLine(paths))
-	fmt.Fprint(w, rep.AnswerText())
+	fmt.Fprint(w, AnswerText(rep))
 	answer, dbiPaths, err := regenerateDBInsert(inputs)
 	for _, p := range dbiPaths {
 		fmt.Fprintln(w, "db-insert report: "+p)

@@ -19,8 +19,8 @@ var update = flag.Bool("update", false, "rewrite testdata/golden from the curren
 func TestGolden(t *testing.T) {
 	rep := build(t, analyse.Options{}, matrixDir, "testdata/parse/legacy-0.5.json")
 	for name, write := range map[string]func(*bytes.Buffer) error{
-		"report.md":   func(b *bytes.Buffer) error { return rep.WriteMarkdown(b) },
-		"results.csv": func(b *bytes.Buffer) error { return rep.WriteCSV(b) },
+		"report.md":   func(b *bytes.Buffer) error { return WriteMarkdown(rep, b) },
+		"results.csv": func(b *bytes.Buffer) error { return WriteCSV(rep, b) },
 	} {
 		var got bytes.Buffer
 		if err := write(&got); err != nil {

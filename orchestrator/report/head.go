@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/orch-bench/orch/orchestrator/report/analyse"
+	"github.com/orch-bench/orch/orchestrator/report/judge"
 	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
@@ -26,17 +26,17 @@ var durabilityVars = []string{
 // head is the details under a table's verdicts (what was run and on
 // what is in setting): comparability, the data the tables held, the axes,
 // n per configuration and the durability settings, one line each.
-func (rep *Report) head(t *Table) []string {
+func head(rep *judge.Report, t *judge.Table) []string {
 	var out []string
 	if len(t.Mixed) > 0 {
 		out = append(out, "NOT COMPARABLE, compared as asked (--allow-mixed): "+strings.Join(t.Mixed, "; "))
 	}
 	// What the client really did with its parameters: oltp_insert with
 	// auto_inc=off takes table_size and still starts from empty tables.
-	if d := t.firstRunWith(func(r *load.Run) bool { return r.Data != "" }); d != nil {
+	if d := firstRunWith(t, func(r *load.Run) bool { return r.Data != "" }); d != nil {
 		out = append(out, "Data: "+d.Data)
 	}
-	if ax := t.axes(); ax != "" {
+	if ax := axes(t); ax != "" {
 		out = append(out, "Axes: "+ax)
 	}
 	ns := make([]string, len(t.Groups))
@@ -52,7 +52,7 @@ func (rep *Report) head(t *Table) []string {
 	return out
 }
 
-func (t *Table) firstRunWith(ok func(*load.Run) bool) *load.Run {
+func firstRunWith(t *judge.Table, ok func(*load.Run) bool) *load.Run {
 	for _, r := range t.Runs {
 		if ok(r) {
 			return r
@@ -62,7 +62,7 @@ func (t *Table) firstRunWith(ok func(*load.Run) bool) *load.Run {
 }
 
 // axes lists what the configurations vary: engines and knob names.
-func (t *Table) axes() string {
+func axes(t *judge.Table) string {
 	var engines, knobs []string
 	for _, r := range t.Runs {
 		if r.Engine != "" && !slices.Contains(engines, r.Engine) {
@@ -90,7 +90,7 @@ func (t *Table) axes() string {
 		parts = append(parts, "engine ("+strings.Join(engines, ", ")+")")
 	}
 	for _, k := range knobs {
-		if vs := load.SortedKeys(values[k]); len(vs) == 1 && t.knobOnEveryRun(k) {
+		if vs := load.SortedKeys(values[k]); len(vs) == 1 && knobOnEveryRun(t, k) {
 			fixed = append(fixed, k+"="+vs[0])
 			continue
 		}
@@ -104,7 +104,7 @@ func (t *Table) axes() string {
 }
 
 // knobOnEveryRun reports whether every run of t set the knob name.
-func (t *Table) knobOnEveryRun(name string) bool {
+func knobOnEveryRun(t *judge.Table, name string) bool {
 	for _, r := range t.Runs {
 		if !slices.ContainsFunc(r.Knobs, func(k load.Knob) bool { return k.Name == name }) {
 			return false
@@ -115,7 +115,7 @@ func (t *Table) knobOnEveryRun(name string) bool {
 
 // durability is the master's durability and cache settings of the
 // group's first run with evidence.
-func durability(g *Group) string {
+func durability(g *judge.Group) string {
 	for _, r := range g.Runs {
 		if r.Evidence == nil || len(r.Evidence.Variables) == 0 {
 			continue
@@ -140,7 +140,7 @@ func durability(g *Group) string {
 }
 
 // hasReplicas reports whether any run of the table had replicas.
-func (t *Table) hasReplicas() bool {
+func hasReplicas(t *judge.Table) bool {
 	for _, g := range t.Groups {
 		if analyse.Known(g.Replica) {
 			return true
@@ -157,14 +157,14 @@ var replicaNote = fmt.Sprintf("Over each run's window, means of the runs: master
 	"load's end (older runs: from the wait's start) until every slave had applied the master's last transaction; sustained: the steady rate x window / "+
 	"(window + catch-up), never above the steady rate. Kept up is judged run by run, never on these means: a run fell behind when a slave's lag grew by more "+
 	"than %s of the master's rate over the window's last %s s to more than the master commits in %s of the window, a slave never caught up, or catch-up "+
-	"took more than %s of the window.", pct(analyse.MaxLagGrowthShare), analyse.Num(analyse.EndTrendS, 0), pct(analyse.MaxCatchUpShare), pct(analyse.MaxCatchUpShare))
+	"took more than %s of the window.", judge.Pct(analyse.MaxLagGrowthShare), analyse.Num(analyse.EndTrendS, 0), judge.Pct(analyse.MaxCatchUpShare), judge.Pct(analyse.MaxCatchUpShare))
 
-func (t *Table) replicaHeader() []string {
+func replicaHeader(t *judge.Table) []string {
 	return []string{"configuration", "master tx/s", "applied tx/s", "applied vs baseline", "lag at end tx / s", "peak lag tx",
 		"catch-up s", "window s", "sustained " + t.Metric, "sustained vs baseline", "runs behind"}
 }
 
-func (t *Table) replicaRows() [][]string {
+func replicaRows(t *judge.Table) [][]string {
 	var rows [][]string
 	for _, g := range t.Groups {
 		f := g.Replica
@@ -173,7 +173,7 @@ func (t *Table) replicaRows() [][]string {
 			applied, sust = "—", "—"
 		}
 		if g != t.Baseline && analyse.Known(f) {
-			applied, sust = analyse.Ratio(g.ApplyRatio), analyse.Ratio(g.SustainedRatio)+ciPhrase(g.SustainedCI, nil)
+			applied, sust = analyse.Ratio(g.ApplyRatio), analyse.Ratio(g.SustainedRatio)+judge.CIPhrase(g.SustainedCI, nil)
 		}
 		rr, kept, peak := g.ReplicaRuns, "—", "—"
 		if analyse.Known(f) && rr.N > 0 {
@@ -190,22 +190,22 @@ func (t *Table) replicaRows() [][]string {
 }
 
 // cvText is the CV cell, flagged above MaxCV.
-func cvText(g *Group) string {
+func cvText(g *judge.Group) string {
 	if math.IsNaN(g.CV) {
 		return "—"
 	}
 	if g.Noisy {
-		return pct(g.CV) + " (noisy)"
+		return judge.Pct(g.CV) + " (noisy)"
 	}
-	return pct(g.CV)
+	return judge.Pct(g.CV)
 }
 
 // ratioCIText is the ratio's 95% CI cell.
-func ratioCIText(g, base *Group) string {
+func ratioCIText(g, base *judge.Group) string {
 	if g == base {
 		return ""
 	}
-	if s := strings.TrimSpace(ciPhrase(g.RatioCI, g.RatioCIErr)); s != "" {
+	if s := strings.TrimSpace(judge.CIPhrase(g.RatioCI, g.RatioCIErr)); s != "" {
 		return s
 	}
 	return "—"
@@ -224,7 +224,7 @@ func secsCell(v float64) string { return analyse.Num(v, 3) }
 
 // warmupLine is where the time charts mark the end of the warm-up: the
 // median of the runs' warm-ups.
-func (t *Table) warmupLine() float64 {
+func warmupLine(t *judge.Table) float64 {
 	var ws []float64
 	for _, r := range t.Runs {
 		if r.Bench != nil {
@@ -238,7 +238,7 @@ func (t *Table) warmupLine() float64 {
 }
 
 // warmupSummary says how the warm-ups were decided and what they were.
-func (rep *Report) warmupSummary() string {
+func warmupSummary(rep *judge.Report) string {
 	var detected, fixed []float64
 	intervals := false
 	for _, t := range rep.Tables {
@@ -269,19 +269,12 @@ func (rep *Report) warmupSummary() string {
 	if len(detected) > 0 {
 		slices.Sort(detected)
 		s = fmt.Sprintf("Warm-up: detected: %s-%s s (median %s s) over %s; none given (--warmup)", analyse.Num(detected[0], 0), analyse.Num(detected[len(detected)-1], 0),
-			analyse.Num(load.Median(detected), 0), plural(len(detected), "run"))
+			analyse.Num(load.Median(detected), 0), judge.Plural(len(detected), "run"))
 	}
 	s += ", so detected per run as a sustained level change from the start of its per-second rate " +
 		"(a dip that recovers within the first half is not a warm-up)"
 	if len(fixed) > 0 {
-		s += fmt.Sprintf("; %s s (%s) for %s with too few intervals to detect one", analyse.Num(rep.WarmupS, 0), rep.WarmupFrom, plural(len(fixed), "run"))
+		s += fmt.Sprintf("; %s s (%s) for %s with too few intervals to detect one", analyse.Num(rep.WarmupS, 0), rep.WarmupFrom, judge.Plural(len(fixed), "run"))
 	}
 	return s + "."
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return strconv.Itoa(n) + " " + what + "s"
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/orch-bench/orch/orchestrator/report/judge"
 	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
@@ -19,7 +20,7 @@ type htmlRun struct {
 }
 
 type htmlWorkload struct {
-	*Table
+	*judge.Table
 	// Answer and Setting open the page (answer.go, setting.go).
 	Answer, More, Setting []string
 	AnswerFor             string // which table, when there are several
@@ -41,8 +42,8 @@ type htmlImage struct {
 
 // WriteHTML writes report.html: one file that opens offline, plots as SVG
 // data URIs, each run's evidence one click away in a <details>.
-func (rep *Report) WriteHTML(w io.Writer) error {
-	if err := rep.drawPlots(); err != nil {
+func WriteHTML(rep *judge.Report, w io.Writer) error {
+	if err := drawPlots(rep); err != nil {
 		return err
 	}
 	data := struct {
@@ -52,25 +53,25 @@ func (rep *Report) WriteHTML(w io.Writer) error {
 		Tables   []htmlWorkload
 		Several  bool // tables: the answer names each one's workload
 		Contents []heading
-	}{Several: len(rep.Tables) > 1, Preamble: rep.preamble(func(s string) string { return s }), NoEffect: rep.NoEffect, Shading: shadingNote,
-		Contents: rep.outline()}
+	}{Several: len(rep.Tables) > 1, Preamble: preamble(rep, func(s string) string { return s }), NoEffect: rep.NoEffect, Shading: shadingNote,
+		Contents: outline(rep)}
 	for _, t := range rep.Tables {
-		hw := htmlWorkload{Table: t, AnswerFor: t.answerFor(), Setting: rep.setting(t), Verdicts: t.verdicts(), Head: rep.head(t), Fairness: t.fairnessLines(),
-			FairnessOK: len(t.Fairness) == 0 && len(t.Groups) > 1 && t.hasVariables(),
+		hw := htmlWorkload{Table: t, AnswerFor: answerFor(t), Setting: setting(rep, t), Verdicts: verdicts(t), Head: head(rep, t), Fairness: t.FairnessLines(),
+			FairnessOK: len(t.Fairness) == 0 && len(t.Groups) > 1 && t.HasVariables(),
 			Sections:   sectionsOf(t)}
-		hw.Answer, hw.More = t.answerParts()
+		hw.Answer, hw.More = answerParts(t)
 		for _, p := range t.Plots {
 			// The URI is built here from SVG this package rendered, so it
 			// is safe to mark as a URL.
 			src := "data:image/svg+xml;base64," + base64.StdEncoding.EncodeToString(p.SVG)
 			hw.Images = append(hw.Images, htmlImage{Title: p.Title, Src: template.URL(src)})
 		}
-		why, err := t.whyHTML()
+		why, err := whyHTML(t)
 		if err != nil {
 			return err
 		}
 		hw.Why = why
-		base := t.baselineRun()
+		base := t.BaselineRun()
 		if base != nil {
 			hw.BaseRun = base.ID
 		}
@@ -78,9 +79,9 @@ func (rep *Report) WriteHTML(w io.Writer) error {
 			if r.Evidence == nil {
 				continue
 			}
-			hr := htmlRun{Run: r, Baseline: r == base, Summary: r.ID + " — " + r.Label + " — " + dash(r.State)}
+			hr := htmlRun{Run: r, Baseline: r == base, Summary: r.ID + " — " + r.Label + " — " + judge.Dash(r.State)}
 			if base != nil && r != base {
-				hr.Diffs = t.evidenceDiffs(base, r)
+				hr.Diffs = t.EvidenceDiffs(base, r)
 				hr.Hosts = load.DiffEvidence(base.Evidence, r.Evidence)
 			}
 			hw.Evidence = append(hw.Evidence, hr)
@@ -108,7 +109,7 @@ func wbr(s string) template.HTML {
 }
 
 // evidenceAnchor is the id of a run's evidence <details>.
-func evidenceAnchor(t *Table, r *load.Run) string {
+func evidenceAnchor(t *judge.Table, r *load.Run) string {
 	return "ev-" + slugify(t.Workload) + "-" + slugify(r.ID)
 }
 

@@ -88,7 +88,7 @@ func lineOf(d *xml.Decoder, page []byte) int {
 func TestHTMLReport(t *testing.T) {
 	rep := build(t, analyse.Options{}, matrixDir, "testdata/parse/legacy-0.5.json")
 	var b bytes.Buffer
-	if err := rep.WriteHTML(&b); err != nil {
+	if err := WriteHTML(rep, &b); err != nil {
 		t.Fatal(err)
 	}
 	doc, err := checkHTML(b.Bytes())
@@ -133,7 +133,7 @@ func TestHTMLReport(t *testing.T) {
 			t.Errorf("throughput chart has no legend entry %q", label)
 		}
 	}
-	for _, want := range []string{rep.Tables[0].group("rocksdb").Verdict, "+ default_storage_engine = ROCKSDB", "Knobs with no effect on this server"} {
+	for _, want := range []string{rep.Tables[0].Group("rocksdb").Verdict, "+ default_storage_engine = ROCKSDB", "Knobs with no effect on this server"} {
 		if !strings.Contains(doc.text, want) {
 			t.Errorf("report.html lacks %q", want)
 		}

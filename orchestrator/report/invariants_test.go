@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/orch-bench/orch/orchestrator/report/analyse"
+	"github.com/orch-bench/orch/orchestrator/report/judge"
 	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
@@ -20,18 +21,18 @@ func TestCatchUpInconsistentWithTheFinalLagIsFlagged(t *testing.T) {
 	// 98 ms catch-up: 42k tx/s, 7x the fastest apply seen (6000 tx/s).
 	my := monitorCSV(nil, map[string][]float64{"gtid_tx_ps": {5000, 6000, 5500}, "lag_tx": {1000, 3000, 4161}})
 	rp := load.Replica{Host: "slave1", My: my, CatchUpS: 0.098, CaughtUp: true, BehindTx: load.NaN()}
-	got := catchUpFlag(rp, load.LoadWindow(0, 3))
+	got := judge.CatchUpFlag(rp, load.LoadWindow(0, 3))
 	if !strings.Contains(got, "catch-up 98 ms of slave1 with 4.2k tx behind implies 42.5k tx/s, above 3x the fastest apply seen (6k tx/s)") {
 		t.Errorf("flag = %q", got)
 	}
 	// 1 s to apply 4161 transactions at up to 6000/s: consistent.
 	rp.CatchUpS = 1
-	if got := catchUpFlag(rp, load.LoadWindow(0, 3)); got != "" {
+	if got := judge.CatchUpFlag(rp, load.LoadWindow(0, 3)); got != "" {
 		t.Errorf("consistent catch-up flagged: %q", got)
 	}
 	// Newer runs say how far behind the slave was when the wait began.
 	rp.CatchUpS, rp.BehindTx = 0.001, 0
-	if got := catchUpFlag(rp, load.LoadWindow(0, 3)); got != "" {
+	if got := judge.CatchUpFlag(rp, load.LoadWindow(0, 3)); got != "" {
 		t.Errorf("caught up at the wait's start, flagged: %q", got)
 	}
 }
@@ -66,7 +67,7 @@ func TestMissingIntervalsAreCounted(t *testing.T) {
 		{"the last two", upTo(18), 2, 20},
 	} {
 		r := &load.Run{Bench: &load.Bench{DurationS: 20.0055, Rates: map[string]load.Rate{load.MetricWrites: {Series: series(c.ts...)}}}}
-		if miss, of := missingIntervals(r, load.MetricWrites); miss != c.miss || of != c.of {
+		if miss, of := judge.MissingIntervals(r, load.MetricWrites); miss != c.miss || of != c.of {
 			t.Errorf("%s: missing %d of %d, want %d of %d", c.name, miss, of, c.miss, c.of)
 		}
 	}
@@ -241,7 +242,7 @@ func TestDroppedIntervalsAreFlagged(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := &load.Run{Bench: b}
-	(&Table{Metric: load.MetricWrites}).checkInvariants(r)
+	(&judge.Table{Metric: load.MetricWrites}).CheckInvariants(r)
 	if len(r.Flags) != 1 || r.Flags[0] != "long: 5 interval lines after the first 100000 not kept; its figures end there" {
 		t.Errorf("flags %q", r.Flags)
 	}
@@ -250,10 +251,10 @@ func TestDroppedIntervalsAreFlagged(t *testing.T) {
 // A steady figure computed over a series with a gap says so beside it.
 func TestSteadyCellSaysIntervalsAreMissing(t *testing.T) {
 	r := &load.Run{Flags: []string{"client 2164 tps vs master 3147 tx/s in the window (31.2% apart)", "incomplete: 1 of 20 intervals missing"}}
-	if got := steadyCell(3116.28, r); got != "3116.28 (incomplete: 1 of 20 intervals missing)" {
+	if got := judge.SteadyCell(3116.28, r); got != "3116.28 (incomplete: 1 of 20 intervals missing)" {
 		t.Errorf("steady cell %q", got)
 	}
-	if got := steadyCell(3116.28, &load.Run{}); got != "3116.28" {
+	if got := judge.SteadyCell(3116.28, &load.Run{}); got != "3116.28" {
 		t.Errorf("steady cell of an unflagged run %q", got)
 	}
 }
@@ -310,7 +311,7 @@ func TestClientServerGapAllowsTheWindowsEnds(t *testing.T) {
 			Segs: [][2]float64{{warmup + start, n + start}}}
 		r := &load.Run{Bench: benchOf(t, rates), Master: master, Win: w}
 		r.Repl.MasterTxPS = master.Rate("gtid_tx_ps", w)
-		(&Table{Metric: load.MetricWrites}).checkInvariants(r)
+		(&judge.Table{Metric: load.MetricWrites}).CheckInvariants(r)
 		tps, _ := r.Bench.Steady(load.MetricTPS, w)
 		return r, math.Abs(tps/r.Repl.MasterTxPS - 1)
 	}
@@ -318,16 +319,16 @@ func TestClientServerGapAllowsTheWindowsEnds(t *testing.T) {
 		// A 3 s run with a 1 s warm-up: one commit per transaction, yet
 		// apart by more than 1% in some of these.
 		r, gap := check(start, rates[:3], 1, 1)
-		t.Logf("start %v: 2 s window %.1f%% apart, allowance %.2f%%", start, 100*gap, 100*masterEdgeShare(r, r.Repl.MasterTxPS))
+		t.Logf("start %v: 2 s window %.1f%% apart, allowance %.2f%%", start, 100*gap, 100*judge.MasterEdgeShare(r, r.Repl.MasterTxPS))
 		if len(r.Flags) != 0 {
 			t.Errorf("start %v: a consistent 2 s window flagged: %q", start, r.Flags)
 		}
-		if e := masterEdgeShare(r, r.Repl.MasterTxPS); gap > e+1e-9 {
+		if e := judge.MasterEdgeShare(r, r.Repl.MasterTxPS); gap > e+1e-9 {
 			t.Errorf("start %v: %.2f%% apart, beyond the %.2f%% the edges allow", start, 100*gap, 100*e)
 		}
 		// Over 18 s the same swings leave the ends a fraction of that.
 		long, _ := check(start, rates, 2, 1)
-		if e := masterEdgeShare(long, long.Repl.MasterTxPS); e > 0.01 || len(long.Flags) != 0 {
+		if e := judge.MasterEdgeShare(long, long.Repl.MasterTxPS); e > 0.01 || len(long.Flags) != 0 {
 			t.Errorf("start %v: 18 s window allows %.2f%% for its ends, flags %q", start, 100*e, long.Flags)
 		}
 		// A master that commits 3% more than the client counted (2.2-2.6%
@@ -339,7 +340,7 @@ func TestClientServerGapAllowsTheWindowsEnds(t *testing.T) {
 		}
 	}
 	// That case is no straw man: the old fixed 1% flagged it.
-	if _, gap := check(0.53, rates[:3], 1, 1); gap <= MaxClientServerGap {
+	if _, gap := check(0.53, rates[:3], 1, 1); gap <= judge.MaxClientServerGap {
 		t.Errorf("the 2 s window is %.2f%% apart: not past the fixed 1%%", 100*gap)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/orch-bench/orch/orchestrator/report/analyse"
+	"github.com/orch-bench/orch/orchestrator/report/judge"
 	"github.com/orch-bench/orch/orchestrator/report/load"
 	"github.com/orch-bench/orch/orchestrator/schema"
 	"github.com/orch-bench/orch/orchestrator/stats"
@@ -58,12 +59,12 @@ func TestMatrixWithStoppingRule(t *testing.T) {
 	if in.Skipped != 2 {
 		t.Errorf("skipped %d, want 2", in.Skipped)
 	}
-	rep, err := Build(in, analyse.Options{})
+	rep, err := judge.Build(in, analyse.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var md strings.Builder
-	if err := rep.WriteMarkdown(&md); err != nil {
+	if err := WriteMarkdown(rep, &md); err != nil {
 		t.Fatal(err)
 	}
 	head := strings.SplitN(md.String(), "\n## ", 2)[0]
@@ -79,11 +80,11 @@ func TestMatrixWithStoppingRule(t *testing.T) {
 			t.Errorf("skipped cell %s is in the table", r.ID)
 		}
 	}
-	sts, err := JudgeMatrix(dir, 2)
+	sts, err := judge.JudgeMatrix(dir, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var g *Group
+	var g *judge.Group
 	for _, x := range rep.Tables[0].Groups {
 		if x.Label == "rocksdb" {
 			g = x
@@ -108,7 +109,7 @@ func TestMatrixWithStoppingRule(t *testing.T) {
 func TestNoiseCV(t *testing.T) {
 	root := t.TempDir()
 	dir := aaFixture(t, root)
-	cv, err := NoiseCV(dir)
+	cv, err := judge.NoiseCV(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +117,7 @@ func TestNoiseCV(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := Build(in, analyse.Options{})
+	rep, err := judge.Build(in, analyse.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,15 +144,15 @@ func TestNoiseCV(t *testing.T) {
 // 5%, the same level the rule judged that round at.
 func TestSignificanceRuleLevel(t *testing.T) {
 	u := &load.UntilDoc{Until: schema.Until{Goal: stats.GoalSignificant, MinRounds: 3, MaxRounds: 5, Judged: 4}}
-	tb := &Table{Until: u}
-	if got, want := tb.familyAlpha(), stats.RuleOf(&u.Until).Level(4); got != want || got >= analyse.Alpha {
+	tb := &judge.Table{Until: u}
+	if got, want := tb.FamilyAlpha(), stats.RuleOf(&u.Until).Level(4); got != want || got >= analyse.Alpha {
 		t.Errorf("report level %v, rule's round-4 level %v", got, want)
 	}
 	u.Round = 5
-	if got := tb.familyAlpha(); got != stats.RuleOf(&u.Until).Level(5) {
+	if got := tb.FamilyAlpha(); got != stats.RuleOf(&u.Until).Level(5) {
 		t.Errorf("judging round 5 at %v", got)
 	}
-	if got := (&Table{Until: &load.UntilDoc{Until: schema.Until{Precision: 0.1, MinRounds: 3, MaxRounds: 5, Judged: 4}}}).familyAlpha(); got != analyse.Alpha {
+	if got := (&judge.Table{Until: &load.UntilDoc{Until: schema.Until{Precision: 0.1, MinRounds: 3, MaxRounds: 5, Judged: 4}}}).FamilyAlpha(); got != analyse.Alpha {
 		t.Errorf("precision rule level %v", got)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/orch-bench/orch/orchestrator/report/analyse"
+	"github.com/orch-bench/orch/orchestrator/report/judge"
 	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
@@ -74,7 +75,7 @@ func TestLoadFoldersAreConfigurations(t *testing.T) {
 	if want := []string{"innodb/run", "innodb/run2", "rocksdb/run", "rocksdb/run2"}; !reflect.DeepEqual(ids, want) {
 		t.Errorf("run ids %q, want %q", ids, want)
 	}
-	rep, err := Build(in, analyse.Options{})
+	rep, err := judge.Build(in, analyse.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,35 +8,36 @@ import (
 	"strings"
 
 	"github.com/orch-bench/orch/orchestrator/report/analyse"
+	"github.com/orch-bench/orch/orchestrator/report/judge"
 	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
 // WriteMarkdown writes report.md; plots are referenced as plots/<name>.svg
 // (Write puts them there).
-func (rep *Report) WriteMarkdown(w io.Writer) error {
-	if err := rep.drawPlots(); err != nil {
+func WriteMarkdown(rep *judge.Report, w io.Writer) error {
+	if err := drawPlots(rep); err != nil {
 		return err
 	}
 	var b strings.Builder
 	b.WriteString("# Benchmark report\n\n")
 	for _, t := range rep.Tables {
 		if len(rep.Tables) > 1 {
-			b.WriteString(md(t.answerFor()) + ":\n\n")
+			b.WriteString(md(answerFor(t)) + ":\n\n")
 		}
-		for _, l := range t.answer() {
+		for _, l := range answer(t) {
 			b.WriteString("- " + md(l) + "\n")
 		}
 		b.WriteString("\n")
-		if set := rep.setting(t); len(set) > 0 {
+		if set := setting(rep, t); len(set) > 0 {
 			for _, l := range set {
 				b.WriteString(md(l) + "  \n")
 			}
 			b.WriteString("\n")
 		}
 	}
-	b.WriteString(rep.mdContents() + "\n")
+	b.WriteString(mdContents(rep) + "\n")
 	b.WriteString("## Method\n\n")
-	for _, l := range rep.preamble(mdCode) {
+	for _, l := range preamble(rep, mdCode) {
 		b.WriteString(l + "\n\n")
 	}
 	if len(rep.NoEffect) > 0 {
@@ -47,26 +48,26 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 		b.WriteString("\n")
 	}
 	for _, t := range rep.Tables {
-		rep.mdTable(&b, t)
+		reportMdTable(rep, &b, t)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
 // preamble explains the method in a few lines, shared by md and html.
-func (rep *Report) preamble(code func(string) string) []string {
+func preamble(rep *judge.Report, code func(string) string) []string {
 	src := make([]string, len(rep.Sources))
 	for i, s := range rep.Sources {
 		src[i] = code(s)
 	}
 	out := []string{"Inputs: " + strings.Join(src, ", ") + "."}
-	if w := rep.warmupSummary(); w != "" {
+	if w := warmupSummary(rep); w != "" {
 		out = append(out, w)
 	}
-	if w := rep.windowSummary(); w != "" {
+	if w := rep.WindowSummary(); w != "" {
 		out = append(out, w)
 	}
-	if w := rep.steadySummary(); w != "" {
+	if w := rep.SteadySummary(); w != "" {
 		out = append(out, w)
 	}
 	out = append(out,
@@ -82,41 +83,41 @@ func (rep *Report) preamble(code func(string) string) []string {
 			"(the Welch-Satterthwaite degrees of freedom of each r, so at r = 1 it is Welch's t-test of equal means, whose p is printed); "+
 			"with several configurations against one baseline the level is Holm's step-down, and each interval is printed at its comparison's level; "+
 			"CV above %s is flagged noisy, with the runs per configuration the stated analysis would need to resolve the difference (80%% power, Student's t: unpaired, Welch's test of n runs a side; blocked, n rounds from the rounds' log ratios' spread; not given over several clusters); "+
-			"with at least %d runs on both sides, the median and a Mann-Whitney U test too.", analyse.Alpha, pct(analyse.MaxCV), analyse.MinMannWhitney),
+			"with at least %d runs on both sides, the median and a Mann-Whitney U test too.", analyse.Alpha, judge.Pct(analyse.MaxCV), analyse.MinMannWhitney),
 	)
-	return append(out, rep.analysisLines()...)
+	return append(out, rep.AnalysisLines()...)
 }
 
-func (rep *Report) mdTable(b *strings.Builder, t *Table) {
+func reportMdTable(rep *judge.Report, b *strings.Builder, t *judge.Table) {
 	fmt.Fprintf(b, "## %s (%s, %s)\n\n", md(t.Workload), md(t.Tool), md(t.Metric))
 	fmt.Fprintf(b, "Baseline: **%s**", md(t.Baseline.Label))
 	if t.BaselineNote != "" {
 		fmt.Fprintf(b, " (%s)", md(t.BaselineNote))
 	}
 	b.WriteString("\n\n")
-	if vs := t.verdicts(); len(vs) > 0 {
+	if vs := verdicts(t); len(vs) > 0 {
 		for _, v := range vs {
 			b.WriteString("- " + md(v) + "\n")
 		}
 		b.WriteString("\n")
 	}
-	if fl := t.fairnessLines(); len(fl) > 0 {
+	if fl := t.FairnessLines(); len(fl) > 0 {
 		b.WriteString("Fairness: differences between the configurations that are not on the comparison's axes:\n\n")
 		for _, l := range fl {
 			b.WriteString("- " + md(l) + "\n")
 		}
 		b.WriteString("\n")
-	} else if len(t.Groups) > 1 && t.hasVariables() {
+	} else if len(t.Groups) > 1 && t.HasVariables() {
 		b.WriteString("Fairness: no durability, caching or IO difference between the configurations beyond their axes.\n\n")
 	}
-	for _, l := range rep.head(t) {
+	for _, l := range head(rep, t) {
 		b.WriteString("- " + md(l) + "\n")
 	}
 	b.WriteString("\n")
 	// The configurations' tables first, the diagnostics after them.
 	mdSections(b, t)
 	b.WriteString("\n")
-	rep.mdWhy(b, t)
+	mdWhy(rep, b, t)
 	if len(t.Plots) > 0 {
 		b.WriteString("\n### Plots\n\n")
 		b.WriteString(shadingNote + "\n\n")
@@ -124,39 +125,39 @@ func (rep *Report) mdTable(b *strings.Builder, t *Table) {
 			fmt.Fprintf(b, "![%s](%s)\n\n", md(p.Title), path.Join(load.PlotsDir, p.Name+".svg"))
 		}
 	}
-	rep.mdEvidence(b, t)
+	mdEvidence(rep, b, t)
 }
 
 // shadingNote explains the shaded bands of the time charts.
 const shadingNote = "Each configuration has one colour in every chart; a time chart's thick line is the mean of its runs at each second, the faint lines each run. Shaded: semi-sync off (orange), stalls (red), faults (purple), replica stopped or host not answering (grey), stack samples (yellow: taken in a profiling tail after the load unless the run sampled inside it, as older runs did; a gdb sample pauses the server, so one inside the load is left out of every figure); the periods of all the runs merged, so a shade never darkens over the lines; " +
 	"the dashed line ends the warm-up. The latency chart has a log scale. Time counts from the monitors' start, right before the benchmark."
 
-func (t *Table) verdicts() []string {
+func verdicts(t *judge.Table) []string {
 	var out []string
 	for _, g := range t.Groups {
 		if g.Verdict != "" {
 			out = append(out, g.Verdict)
 			// A caveat that limits the verdict goes right under it.
-			out = append(out, t.caveats(t.Baseline, g)...)
+			out = append(out, t.Caveats(t.Baseline, g)...)
 		}
 	}
 	if t.Floor != nil {
-		out = append(out, t.Floor.note())
+		out = append(out, t.Floor.Note())
 	}
-	if l := t.ruleLine(); l != "" {
+	if l := t.RuleLine(); l != "" {
 		out = append(out, l)
 	}
 	return out
 }
 
-func (t *Table) groupHeader() []string {
-	p := pctlName(t.pctl())
+func groupHeader(t *judge.Table) []string {
+	p := pctlName(pctl(t))
 	return []string{"configuration", "n", t.Metric + " mean", "sd", "95% CI", "median", "CV", "vs baseline", "ratio 95% CI", "p",
 		"avg ms in the window (mean of runs)", p + " ms in the window (mean of runs)", "errors", "tables MiB", "on disk MiB", "space amp", "binlog MiB", "relay MiB", "datadir MiB",
 		"async s / no_tx", "max lag s / tx (whole run)", "consistency"}
 }
 
-func (t *Table) groupRows() [][]string {
+func groupRows(t *judge.Table) [][]string {
 	var rows [][]string
 	for _, g := range t.Groups {
 		ratio, p := "baseline", ""
@@ -166,10 +167,10 @@ func (t *Table) groupRows() [][]string {
 				p = "no effect on this server"
 			}
 		}
-		rows = append(rows, []string{g.Label, nText(g), analyse.Num(g.Rate.Mean, 2), analyse.Num(g.Rate.SD, 2), ci(g.Rate, 2),
+		rows = append(rows, []string{g.Label, judge.NText(g), analyse.Num(g.Rate.Mean, 2), analyse.Num(g.Rate.SD, 2), ci(g.Rate, 2),
 			analyse.Num(g.Median, 2), cvText(g), ratio, ratioCIText(g, t.Baseline), p, analyse.Num(g.WinLatAvg, 2), analyse.Num(g.WinLatPct, 2), analyse.Num(g.Errors, 0),
 			mib(g.TableBytes), mib(g.DiskBytes), analyse.Num(g.SpaceAmp, 2), mib(g.BinlogBytes), mib(g.RelayBytes), mib(g.DatadirBytes),
-			semiText(g.FallbackS, g.NoTx), lagText(g.MaxLagS, g.MaxLagTx), dash(g.Consistency)})
+			semiText(g.FallbackS, g.NoTx), lagText(g.MaxLagS, g.MaxLagTx), judge.Dash(g.Consistency)})
 	}
 	return rows
 }
@@ -197,15 +198,15 @@ func healthCols(rows [][]string) [][]string {
 	return out
 }
 
-func (t *Table) runHeader() []string {
-	p := pctlName(t.pctl())
+func runHeader(t *judge.Table) []string {
+	p := pctlName(pctl(t))
 	return []string{"run", "configuration", "rep", "state", "invariants", t.Metric + " steady", "from", "catch-up s", "avg ms in the window", p + " ms in the window", "errors", "async s / no_tx", "max lag s / tx (whole run)", "consistency"}
 }
 
-func (t *Table) runRows() [][]string {
+func runRows(t *judge.Table) [][]string {
 	var rows [][]string
 	for _, r := range t.Runs {
-		v, how := t.steadyOf(r)
+		v, how := t.SteadyOf(r)
 		b := r.Bench
 		if b == nil {
 			b = &load.Bench{LatAvg: load.NaN(), LatPct: load.NaN(), LatMax: load.NaN(), Errors: load.NaN()}
@@ -214,7 +215,7 @@ func (t *Table) runRows() [][]string {
 		if r.Rep > 0 {
 			rep = strconv.Itoa(r.Rep)
 		}
-		state := dash(r.State)
+		state := judge.Dash(r.State)
 		if r.State == "" {
 			state = "parsed log"
 		}
@@ -222,9 +223,9 @@ func (t *Table) runRows() [][]string {
 			state += ": " + r.Error
 		}
 		h := r.Health
-		rows = append(rows, []string{r.ID, r.Label, rep, state, flagText(r), steadyCell(v, r), dash(steadyText(how, r)), secsCell(r.Repl.CatchUpS),
+		rows = append(rows, []string{r.ID, r.Label, rep, state, judge.FlagText(r), judge.SteadyCell(v, r), judge.Dash(steadyText(how, r)), secsCell(r.Repl.CatchUpS),
 			analyse.Num(b.WindowLatAvg(r.Win), 2), analyse.Num(b.WindowLat(r.Win), 2), analyse.Num(b.Errors, 0),
-			semiText(h.FallbackS, h.NoTx), lagText(h.MaxLagS, h.MaxLagTx), dash(h.Consistency)})
+			semiText(h.FallbackS, h.NoTx), lagText(h.MaxLagS, h.MaxLagTx), judge.Dash(h.Consistency)})
 	}
 	return rows
 }
@@ -246,8 +247,8 @@ func mdRows(b *strings.Builder, header []string, rows [][]string) {
 
 // mdEvidence lists per run what differs from the baseline run: versions,
 // host facts, rendered config and server variables.
-func (rep *Report) mdEvidence(b *strings.Builder, t *Table) {
-	base := t.baselineRun()
+func mdEvidence(rep *judge.Report, b *strings.Builder, t *judge.Table) {
+	base := t.BaselineRun()
 	if base == nil {
 		return
 	}
@@ -265,10 +266,10 @@ func (rep *Report) mdEvidence(b *strings.Builder, t *Table) {
 		var blk strings.Builder
 		if r == base {
 			ev := r.Evidence
-			fmt.Fprintf(&blk, "- orch %s; servers: %s; clients: %s\n", md(dash(ev.OrchVersion)), md(kv(ev.Servers)), md(kv(ev.Clients)))
+			fmt.Fprintf(&blk, "- orch %s; servers: %s; clients: %s\n", md(judge.Dash(ev.OrchVersion)), md(kv(ev.Servers)), md(kv(ev.Clients)))
 			blk.WriteString("- baseline run\n")
 		} else {
-			rep.mdEvidenceDiff(&blk, t, base, r)
+			mdEvidenceDiff(rep, &blk, t, base, r)
 		}
 		runs.add(blk.String(), md(r.ID))
 	}
@@ -300,8 +301,8 @@ func (s *sameBlocks) add(text, name string) {
 
 // mdEvidenceDiff writes how run r's evidence differs from the baseline
 // run's.
-func (rep *Report) mdEvidenceDiff(b *strings.Builder, t *Table, base, r *load.Run) {
-	for _, d := range t.evidenceDiffs(base, r) {
+func mdEvidenceDiff(rep *judge.Report, b *strings.Builder, t *judge.Table, base, r *load.Run) {
+	for _, d := range t.EvidenceDiffs(base, r) {
 		b.WriteString("- " + md(d) + "\n")
 	}
 	// Hosts with the same differences (a configuration's profile on
@@ -337,13 +338,6 @@ func (rep *Report) mdEvidenceDiff(b *strings.Builder, t *Table, base, r *load.Ru
 
 // md escapes text for a Markdown table cell or list item.
 func md(s string) string { return mdText(s) }
-
-func dash(s string) string {
-	if s == "" {
-		return "—"
-	}
-	return s
-}
 
 // kv formats a map as "k: v, k: v" sorted by key.
 func kv(m map[string]string) string {

@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"io"
 	"math"
+
+	"github.com/orch-bench/orch/orchestrator/report/judge"
 )
 
 // floorJSON is a NoiseFloor in JSON, null where not measured.
-func floorJSON(f *NoiseFloor) map[string]any {
+func floorJSON(f *judge.NoiseFloor) map[string]any {
 	v := func(x float64) any {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
 			return nil
@@ -33,7 +35,7 @@ func floorJSON(f *NoiseFloor) map[string]any {
 }
 
 // hasFloors reports whether the report measured or used a noise floor.
-func (rep *Report) hasFloors() bool {
+func hasFloors(rep *judge.Report) bool {
 	if len(rep.Floors) > 0 {
 		return true
 	}
@@ -48,7 +50,7 @@ func (rep *Report) hasFloors() bool {
 // WriteNoiseFloorJSON writes noise-floor.json: "measured" lists an A/A
 // report's floors, "used" each table's floor, whether it applies and which
 // configurations' ratios lie inside it.
-func (rep *Report) WriteNoiseFloorJSON(w io.Writer) error {
+func WriteNoiseFloorJSON(rep *judge.Report, w io.Writer) error {
 	type config struct {
 		Label  string `json:"label"`
 		Ratio  any    `json:"ratio_vs_baseline"`

@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/orch-bench/orch/orchestrator/report/judge"
 )
 
 // The page's outline: the headings report.md and report.html show after
@@ -21,7 +23,7 @@ type heading struct {
 }
 
 // outline is the page's headings in order.
-func (rep *Report) outline() []heading {
+func outline(rep *judge.Report) []heading {
 	out := []heading{{"Method", 2, "method"}}
 	if len(rep.NoEffect) > 0 {
 		out = append(out, heading{"Knobs with no effect on this server", 2, "no-effect"})
@@ -38,7 +40,7 @@ func (rep *Report) outline() []heading {
 		if len(t.Plots) > 0 {
 			out = append(out, heading{"Plots", 3, w + "-plots"})
 		}
-		if t.hasEvidence() {
+		if hasEvidence(t) {
 			out = append(out, heading{"Evidence", 3, w + "-evidence"})
 		}
 	}
@@ -47,12 +49,12 @@ func (rep *Report) outline() []heading {
 
 // hasEvidence: the workload's Evidence part is shown (a baseline run with
 // its evidence).
-func (t *Table) hasEvidence() bool { return t.baselineRun() != nil }
+func hasEvidence(t *judge.Table) bool { return t.BaselineRun() != nil }
 
 // mdContents is report.md's table of contents: one line for the Method and
 // one per workload, each heading a link to its anchor as GitHub-style
 // renderers make it (mdAnchors).
-func (rep *Report) mdContents() string {
+func mdContents(rep *judge.Report) string {
 	a := mdAnchors{}
 	var lines []string
 	var cur []string
@@ -62,7 +64,7 @@ func (rep *Report) mdContents() string {
 		}
 		cur = nil
 	}
-	for _, h := range rep.outline() {
+	for _, h := range outline(rep) {
 		link := "[" + mdText(h.Text) + "](#" + a.of(h.Text) + ")"
 		if h.Level == 2 {
 			flush()

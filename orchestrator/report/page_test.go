@@ -21,10 +21,10 @@ import (
 func TestPageOutline(t *testing.T) {
 	rep := build(t, analyse.Options{}, demoDir)
 	var md, html bytes.Buffer
-	if err := rep.WriteMarkdown(&md); err != nil {
+	if err := WriteMarkdown(rep, &md); err != nil {
 		t.Fatal(err)
 	}
-	if err := rep.WriteHTML(&html); err != nil {
+	if err := WriteHTML(rep, &html); err != nil {
 		t.Fatal(err)
 	}
 	page := md.String()

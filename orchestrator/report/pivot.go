@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/orch-bench/orch/orchestrator/report/analyse"
+	"github.com/orch-bench/orch/orchestrator/report/judge"
 )
 
 // pivotSection is the 2x2 table of a design with two factors of two
@@ -15,14 +16,14 @@ import (
 // mean rate and n, and each row's ratio of its second column to its first;
 // the interaction is the ratio of the two rows' ratios (1 when the knob
 // does the same to both engines). nil for any other design.
-func pivotSection(t *Table) *sectionTable {
-	f := t.factors()
+func pivotSection(t *judge.Table) *sectionTable {
+	f := factors(t)
 	if f == nil {
 		return nil
 	}
-	cell := func(a, b string) *Group {
+	cell := func(a, b string) *judge.Group {
 		for _, g := range t.Groups {
-			if lv := t.levels(g); lv[f.names[0]] == a && lv[f.names[1]] == b {
+			if lv := tableLevels(t, g); lv[f.names[0]] == a && lv[f.names[1]] == b {
 				return g
 			}
 		}
@@ -58,8 +59,8 @@ type factors2 struct {
 	levels [2][]string
 }
 
-// levels is a configuration's level of each factor: its engine and knobs.
-func (t *Table) levels(g *Group) map[string]string {
+// tableLevels is a configuration's level of each factor: its engine and knobs.
+func tableLevels(t *judge.Table, g *judge.Group) map[string]string {
 	out := map[string]string{}
 	if len(g.Runs) == 0 {
 		return out
@@ -77,14 +78,14 @@ func (t *Table) levels(g *Group) map[string]string {
 // factors is the table's 2x2 design, nil when it is not one: four
 // configurations, exactly two factors with two levels each, every
 // combination present once.
-func (t *Table) factors() *factors2 {
+func factors(t *judge.Table) *factors2 {
 	if len(t.Groups) != 4 {
 		return nil
 	}
 	var names []string
 	levels := map[string][]string{}
 	for _, g := range t.Groups {
-		for name, v := range t.levels(g) {
+		for name, v := range tableLevels(t, g) {
 			if !slices.Contains(names, name) {
 				names = append(names, name)
 			}
@@ -118,7 +119,7 @@ func (t *Table) factors() *factors2 {
 	f := &factors2{names: [2]string{two[0], two[1]}}
 	seen := map[[2]string]bool{}
 	for _, g := range t.Groups {
-		lv := t.levels(g)
+		lv := tableLevels(t, g)
 		seen[[2]string{lv[two[0]], lv[two[1]]}] = true
 	}
 	if len(seen) != 4 {

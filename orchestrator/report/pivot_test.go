@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/orch-bench/orch/orchestrator/report/analyse"
+	"github.com/orch-bench/orch/orchestrator/report/judge"
 	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
@@ -15,10 +16,10 @@ import (
 // sync_binlog=1 costs rocksdb half its rate and innodb a tenth). Three
 // configurations, or a factor with three levels, get none.
 func TestPivot2x2(t *testing.T) {
-	grp := func(label, engine, sb string, mean float64) *Group {
-		return &Group{Label: label, Runs: []*load.Run{{Engine: engine, Knobs: []load.Knob{{Name: "sync_binlog", Value: sb}}}}, Rate: analyse.Sample{N: 3, Mean: mean}}
+	grp := func(label, engine, sb string, mean float64) *judge.Group {
+		return &judge.Group{Label: label, Runs: []*load.Run{{Engine: engine, Knobs: []load.Knob{{Name: "sync_binlog", Value: sb}}}}, Rate: analyse.Sample{N: 3, Mean: mean}}
 	}
-	tb := &Table{Metric: "writes/s", Groups: []*Group{
+	tb := &judge.Table{Metric: "writes/s", Groups: []*judge.Group{
 		grp("innodb sync_binlog=0", "innodb", "0", 1000), grp("innodb sync_binlog=1", "innodb", "1", 900),
 		grp("rocksdb sync_binlog=0", "rocksdb", "0", 2000), grp("rocksdb sync_binlog=1", "rocksdb", "1", 1000),
 	}}

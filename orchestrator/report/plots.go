@@ -18,16 +18,9 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
 
+	"github.com/orch-bench/orch/orchestrator/report/judge"
 	"github.com/orch-bench/orch/orchestrator/report/load"
 )
-
-// Plot is one rendered chart.
-type Plot struct {
-	// Name is the file stem under plots/ ("pure-random-writes-throughput").
-	Name  string
-	Title string
-	SVG   []byte
-}
 
 // chart is a plot and the legend drawn to its right, outside the data
 // (inside, it would hide the lines it names).
@@ -58,12 +51,12 @@ const (
 // second) on a time axis that starts with the monitors, which start right
 // before the benchmark.
 // drawPlots draws each table's plots once, when a writer first needs them.
-func (rep *Report) drawPlots() error {
+func drawPlots(rep *judge.Report) error {
 	for _, t := range rep.Tables {
 		if t.PlotsDrawn {
 			continue
 		}
-		plots, err := t.plots(t.warmupLine())
+		plots, err := plots(t, warmupLine(t))
 		if err != nil {
 			return fmt.Errorf("%s: plots: %w", t.Workload, err)
 		}
@@ -72,9 +65,9 @@ func (rep *Report) drawPlots() error {
 	return nil
 }
 
-func (t *Table) plots(warmupS float64) ([]Plot, error) {
+func plots(t *judge.Table, warmupS float64) ([]judge.Plot, error) {
 	slug := slugify(t.Workload)
-	var out []Plot
+	var out []judge.Plot
 	add := func(name, title string, ch *chart, err error) error {
 		if err != nil || ch == nil {
 			return err
@@ -83,7 +76,7 @@ func (t *Table) plots(warmupS float64) ([]Plot, error) {
 		if err != nil {
 			return err
 		}
-		out = append(out, Plot{Name: slug + "-" + name, Title: title, SVG: svg})
+		out = append(out, judge.Plot{Name: slug + "-" + name, Title: title, SVG: svg})
 		return nil
 	}
 	rate := func(r *load.Run) []load.Point {
@@ -99,7 +92,7 @@ func (t *Table) plots(warmupS float64) ([]Plot, error) {
 		return r.Bench.LatSeries
 	}
 	lag := func(r *load.Run) []load.Point { return r.Lag }
-	pctl := pctlName(t.pctl())
+	pctl := pctlName(pctl(t))
 	steps := []struct {
 		name, title, ylabel string
 		series              func(*load.Run) []load.Point
@@ -111,12 +104,12 @@ func (t *Table) plots(warmupS float64) ([]Plot, error) {
 	for _, s := range steps {
 		// Latency spans decades (one 1 s stall next to 3 ms): on a
 		// linear axis the spike flattens every other second.
-		p, err := t.timePlot(s.title, s.ylabel, s.series, warmupS, s.name == "latency")
+		p, err := timePlot(t, s.title, s.ylabel, s.series, warmupS, s.name == "latency")
 		if err := add(s.name, s.title, p, err); err != nil {
 			return nil, fmt.Errorf("%s: %w", s.name, err)
 		}
 	}
-	p, err := t.barPlot()
+	p, err := barPlot(t)
 	title := t.Workload + ": steady-state " + t.Metric + ", mean and 95% CI"
 	if err := add("comparison", title, p, err); err != nil {
 		return nil, fmt.Errorf("comparison: %w", err)
@@ -124,7 +117,7 @@ func (t *Table) plots(warmupS float64) ([]Plot, error) {
 	return out, nil
 }
 
-func (t *Table) pctl() int {
+func pctl(t *judge.Table) int {
 	for _, g := range t.Groups {
 		if g.Pctl > 0 {
 			return g.Pctl
@@ -141,7 +134,7 @@ func (t *Table) pctl() int {
 // plotRuns is the group's runs a time chart shows: those in the
 // statistics, or all of them when none ended ok (an interrupted run's
 // curve still tells what happened).
-func plotRuns(g *Group) []*load.Run {
+func plotRuns(g *judge.Group) []*load.Run {
 	var ok []*load.Run
 	for _, r := range g.Runs {
 		if r.Usable() {
@@ -155,7 +148,7 @@ func plotRuns(g *Group) []*load.Run {
 }
 
 // timePlot overlays one line per label; nil when no run has the series.
-func (t *Table) timePlot(title, ylabel string, series func(*load.Run) []load.Point, warmupS float64, logY bool) (*chart, error) {
+func timePlot(t *judge.Table, title, ylabel string, series func(*load.Run) []load.Point, warmupS float64, logY bool) (*chart, error) {
 	ch := newChart()
 	p := ch.p
 	p.Title.Text = title
@@ -189,7 +182,7 @@ func (t *Table) timePlot(title, ylabel string, series func(*load.Run) []load.Poi
 		if len(mean) == 0 {
 			continue
 		}
-		col, dashes := t.groupColor(g)
+		col, dashes := groupColor(t, g)
 		if len(all) > 1 {
 			// Each repetition faintly under the mean: the spread shows.
 			for _, run := range all {
@@ -230,7 +223,7 @@ func (t *Table) timePlot(title, ylabel string, series func(*load.Run) []load.Poi
 		p.Y.Min, p.Y.Max = ymin/1.25, ymax*1.25
 	}
 	p.X.Min, p.X.Max = 0, xmax
-	if err := t.shade(ch, p.Y.Min, p.Y.Max, xmax); err != nil {
+	if err := shade(t, ch, p.Y.Min, p.Y.Max, xmax); err != nil {
 		return nil, err
 	}
 	if warmupS > 0 && warmupS < xmax {
@@ -283,8 +276,8 @@ func meanSeries(runs [][]load.Point) []load.Point {
 // horizontal bars, the baseline on top: labels are long ("rocksdb
 // sync_binlog=1 binlog_order_commits=OFF") and read best on their own
 // lines. nil when no label has a figure.
-func (t *Table) barPlot() (*chart, error) {
-	var shown []*Group
+func barPlot(t *judge.Table) (*chart, error) {
+	var shown []*judge.Group
 	for _, g := range t.Groups {
 		if g.Rate.N > 0 {
 			shown = append(shown, g)
@@ -333,7 +326,7 @@ func (t *Table) barPlot() (*chart, error) {
 			return nil, err
 		}
 		bars.Horizontal = true
-		bars.Color, _ = t.groupColor(g)
+		bars.Color, _ = groupColor(t, g)
 		bars.LineStyle.Width = 0
 		p.Add(bars)
 		for _, v := range load.Finite(g.Steady) {
@@ -455,7 +448,7 @@ func (plainTicks) Ticks(min, max float64) []plot.Tick {
 
 // groupColor is a configuration's colour, the same in every chart of the
 // report: its place among the table's configurations.
-func (t *Table) groupColor(g *Group) (color.Color, []vg.Length) {
+func groupColor(t *judge.Table, g *judge.Group) (color.Color, []vg.Length) {
 	i := slices.Index(t.Groups, g)
 	if i < 0 {
 		i = 0

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 
+	"github.com/orch-bench/orch/orchestrator/report/judge"
 	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
@@ -41,7 +42,7 @@ func spanColor(what string) (string, color.NRGBA) {
 // runs flagged, the runs' periods merged (a second any run spent in it
 // is shaded once: overlapping runs never darken a band into a solid
 // block that hides the lines), one legend entry per kind.
-func (t *Table) shade(ch *chart, ymin, ymax, xmax float64) error {
+func shade(t *judge.Table, ch *chart, ymin, ymax, xmax float64) error {
 	var kinds []string
 	periods := map[string][][2]float64{}
 	for _, r := range t.Runs {

@@ -46,7 +46,7 @@ func TestLogTicks(t *testing.T) {
 // translucent bands turned into a solid block over the lines.
 func TestShadeDrawnOncePerPeriod(t *testing.T) {
 	rep := build(t, analyse.Options{}, demoDir)
-	if err := rep.drawPlots(); err != nil {
+	if err := drawPlots(rep); err != nil {
 		t.Fatal(err)
 	}
 	tb := rep.Tables[0]

@@ -3,6 +3,7 @@ package report
 import (
 	"math"
 
+	"github.com/orch-bench/orch/orchestrator/report/judge"
 	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
@@ -32,20 +33,20 @@ func RunRecords(paths []string) ([]RunRecord, error) {
 	if err != nil {
 		return nil, err
 	}
-	warm, from := float64(DefaultWarmupS), "default"
+	warm, from := float64(judge.DefaultWarmupS), "default"
 	if in.WarmupS != nil {
 		warm, from = *in.WarmupS, load.FileMatrix
 	}
 	var out []RunRecord
-	for _, t := range tables(in.Runs) {
-		t.setWindows(in.WarmupS != nil, warm, from)
-		t.compare(in.Baseline, in.NoEffect)
+	for _, t := range judge.Tables(in.Runs) {
+		t.SetWindows(in.WarmupS != nil, warm, from)
+		t.Compare(in.Baseline, in.NoEffect)
 		for _, r := range t.Runs {
 			b := r.Bench
 			if b == nil {
 				b = nanBench
 			}
-			row := runRow{confRow{nil, t, t.group(r.Label)}, r, b}
+			row := runRow{confRow{nil, t, t.Group(r.Label)}, r, b}
 			cols := values(row, runColumns)
 			figs := make(map[string]string, len(cols))
 			for i, c := range runColumns {
@@ -53,7 +54,7 @@ func RunRecords(paths []string) ([]RunRecord, error) {
 					figs[c.Name] = cols[i]
 				}
 			}
-			v, _ := t.steadyOf(r)
+			v, _ := t.SteadyOf(r)
 			if !r.Usable() {
 				v = math.NaN()
 			}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/orch-bench/orch/orchestrator/report/analyse"
+	"github.com/orch-bench/orch/orchestrator/report/judge"
 	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
@@ -166,12 +167,12 @@ func interp(c [][2]float64, t float64) float64 {
 // not a catch-up, and the report says so rather than "catch-up 15 ms".
 func TestCatchUpAtFirstLook(t *testing.T) {
 	rep := build(t, analyse.Options{}, filepath.Join("testdata", "lab2026"))
-	inno := rep.Tables[0].group("innodb")
-	if got := runsPhrase(inno.ReplicaRuns); !strings.Contains(got, "after the load every slave had caught up by orch's first look, 15 ms after it saw the load end") {
+	inno := rep.Tables[0].Group("innodb")
+	if got := judge.RunsPhrase(inno.ReplicaRuns); !strings.Contains(got, "after the load every slave had caught up by orch's first look, 15 ms after it saw the load end") {
 		t.Errorf("innodb: %q", got)
 	}
-	rocks := rep.Tables[0].group("rocksdb")
-	if got := runsPhrase(rocks.ReplicaRuns); strings.Contains(got, "first look") || !strings.Contains(got, "caught up within 0.2 s of orch seeing the load end") {
+	rocks := rep.Tables[0].Group("rocksdb")
+	if got := judge.RunsPhrase(rocks.ReplicaRuns); strings.Contains(got, "first look") || !strings.Contains(got, "caught up within 0.2 s of orch seeing the load end") {
 		t.Errorf("rocksdb (a slave 2,523 tx behind at the first look): %q", got)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/orch-bench/orch/orchestrator/report/analyse"
+	"github.com/orch-bench/orch/orchestrator/report/judge"
 	"github.com/orch-bench/orch/orchestrator/report/load"
 	"github.com/orch-bench/orch/orchestrator/stats"
 )
@@ -32,14 +33,14 @@ func mustTime(t *testing.T, s string) time.Time {
 // 15 s against the others' 10 s (a real lab run, kept as it was) and the
 // legacy log is sysbench 0.5: tests of other features compare them anyway
 // (TestRefusesIncomparable covers the refusal).
-func build(t *testing.T, opts analyse.Options, inputs ...string) *Report {
+func build(t *testing.T, opts analyse.Options, inputs ...string) *judge.Report {
 	t.Helper()
 	opts.AllowMixed = true
 	in, err := load.Load(inputs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := Build(in, opts)
+	rep, err := judge.Build(in, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +56,7 @@ func TestMatrixComparison(t *testing.T) {
 	if tb.Workload != "pure-random-writes" || tb.Tool != "sysbench" || tb.Metric != "writes/s" || tb.Baseline.Label != "innodb" {
 		t.Fatalf("table %s/%s/%s baseline %s", tb.Workload, tb.Tool, tb.Metric, tb.Baseline.Label)
 	}
-	inno, rocks := tb.group("innodb"), tb.group("rocksdb")
+	inno, rocks := tb.Group("innodb"), tb.Group("rocksdb")
 	// Only the cells that ended ok count: r3 failed (innodb) or is pending.
 	if inno.Rate.N != 2 || rocks.Rate.N != 2 || len(inno.Runs) != 3 {
 		t.Fatalf("n = %d/%d, runs %d", inno.Rate.N, rocks.Rate.N, len(inno.Runs))
@@ -91,7 +92,7 @@ func TestMatrixComparison(t *testing.T) {
 	if tb.Analysis.Used != stats.AnalysisBlocked {
 		t.Fatalf("analysis %+v, want blocked (the design's)", tb.Analysis)
 	}
-	byRound := func(g *Group, round int) float64 {
+	byRound := func(g *judge.Group, round int) float64 {
 		for i, r := range g.Runs {
 			if r.Rep == round && r.Usable() {
 				return g.Steady[i]
@@ -108,7 +109,7 @@ func TestMatrixComparison(t *testing.T) {
 		t.Fatalf("test = %+v, want p %v on 1 df", rocks.Test, tt.P)
 	}
 	wantVerdict := "rocksdb: " + analyse.Ratio(rocks.Ratio) + " innodb writes/s (client)"
-	if !strings.HasPrefix(rocks.Verdict, wantVerdict) || !strings.Contains(rocks.Verdict, "("+PValue(tt.P)+", not significant)") {
+	if !strings.HasPrefix(rocks.Verdict, wantVerdict) || !strings.Contains(rocks.Verdict, "("+judge.PValue(tt.P)+", not significant)") {
 		t.Errorf("verdict = %q, want %q", rocks.Verdict, wantVerdict)
 	}
 	// Health over the ok runs: r2's 3 s of async fallback and its commits
@@ -121,7 +122,7 @@ func TestMatrixComparison(t *testing.T) {
 func TestWarmupOptionOverridesMatrix(t *testing.T) {
 	w := 0.0
 	rep := build(t, analyse.Options{WarmupS: &w}, matrixDir)
-	inno := rep.Tables[0].group("innodb")
+	inno := rep.Tables[0].Group("innodb")
 	r := inno.Runs[1]
 	var sum float64
 	s := r.Bench.Series(load.MetricWrites)
@@ -137,15 +138,15 @@ func TestWarmupOptionOverridesMatrix(t *testing.T) {
 func TestBaselineOption(t *testing.T) {
 	rep := build(t, analyse.Options{Baseline: "rocksdb"}, matrixDir)
 	tb := rep.Tables[0]
-	if tb.Baseline.Label != "rocksdb" || tb.group("rocksdb").Verdict != "" || !strings.HasPrefix(tb.group("innodb").Verdict, "innodb: ") ||
-		!strings.Contains(tb.group("innodb").Verdict, "x rocksdb writes/s (client)") {
-		t.Errorf("baseline %s, innodb verdict %q", tb.Baseline.Label, tb.group("innodb").Verdict)
+	if tb.Baseline.Label != "rocksdb" || tb.Group("rocksdb").Verdict != "" || !strings.HasPrefix(tb.Group("innodb").Verdict, "innodb: ") ||
+		!strings.Contains(tb.Group("innodb").Verdict, "x rocksdb writes/s (client)") {
+		t.Errorf("baseline %s, innodb verdict %q", tb.Baseline.Label, tb.Group("innodb").Verdict)
 	}
 	in, err := load.Load([]string{matrixDir})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Build(in, analyse.Options{Baseline: "tokudb"})
+	_, err = judge.Build(in, analyse.Options{Baseline: "tokudb"})
 	var ie *load.InputError
 	if !errors.As(err, &ie) || !strings.Contains(err.Error(), `"innodb", "rocksdb"`) {
 		t.Errorf("unknown baseline: err = %v, want an InputError listing the labels", err)
@@ -162,7 +163,7 @@ func TestMixedParseOutputAndRunDir(t *testing.T) {
 	if tb.Workload != "pure-random-writes" || tb.Metric != "writes/s" || tb.Baseline.Label != "20261129T221023Z-pure-random-writes-innodb" {
 		t.Fatalf("table %s %s baseline %s", tb.Workload, tb.Metric, tb.Baseline.Label)
 	}
-	legacy := tb.group("legacy-0.5")
+	legacy := tb.Group("legacy-0.5")
 	// The legacy log printed 5 intervals, too few to detect a warm-up,
 	// and the default 10 s covers them all: its window is the whole run,
 	// the mean of its 5 intervals. The lab run's 9
@@ -213,7 +214,7 @@ func TestNoEffectKnobIsNotAFinding(t *testing.T) {
 		t.Fatal(err)
 	}
 	rep := build(t, analyse.Options{}, dir)
-	g := rep.Tables[0].group("innodb binlog_order_commits=OFF")
+	g := rep.Tables[0].Group("innodb binlog_order_commits=OFF")
 	if !reflect.DeepEqual(g.NoEffect, []string{"binlog_order_commits"}) {
 		t.Fatalf("no effect = %v", g.NoEffect)
 	}
@@ -222,7 +223,7 @@ func TestNoEffectKnobIsNotAFinding(t *testing.T) {
 		t.Errorf("verdict = %q", g.Verdict)
 	}
 	var md bytes.Buffer
-	if err := rep.WriteMarkdown(&md); err != nil {
+	if err := WriteMarkdown(rep, &md); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(md.String(), "## Knobs with no effect on this server") || !strings.Contains(md.String(), "| no effect on this server |") {
@@ -235,7 +236,7 @@ func TestCSV(t *testing.T) {
 	// unbounded here, which the writer must print as -inf/inf.
 	rep := build(t, analyse.Options{Analysis: stats.AnalysisUnpaired}, matrixDir, "testdata/parse/legacy-0.5.json")
 	var b bytes.Buffer
-	if err := rep.WriteCSV(&b); err != nil {
+	if err := WriteCSV(rep, &b); err != nil {
 		t.Fatal(err)
 	}
 	all, err := csv.NewReader(&b).ReadAll()
@@ -256,7 +257,7 @@ func TestCSV(t *testing.T) {
 	}
 	get := func(row int, c string) string { return rows[row][col[c]] }
 	tb := rep.Tables[0]
-	rocks := tb.group("rocksdb")
+	rocks := tb.Group("rocksdb")
 	// Row 2 is 02-rocksdb-r1.
 	if get(2, "run") != "02-rocksdb-r1" || get(2, "label") != "rocksdb" || get(2, "rep") != "1" || get(2, "in_statistics") != "true" ||
 		get(2, "final_metric") != "2155.97" || get(2, "steady_metric") != f4(rocks.Steady[0]) || get(2, "steady_source") != "intervals" ||
@@ -292,12 +293,12 @@ func TestMarkdownTables(t *testing.T) {
 	// Unpaired (--analysis), as TestCSV: the unbounded interval's words.
 	rep := build(t, analyse.Options{Analysis: stats.AnalysisUnpaired}, matrixDir)
 	var b bytes.Buffer
-	if err := rep.WriteMarkdown(&b); err != nil {
+	if err := WriteMarkdown(rep, &b); err != nil {
 		t.Fatal(err)
 	}
 	md := b.String()
 	tb := rep.Tables[0]
-	inno, rocks := tb.group("innodb"), tb.group("rocksdb")
+	inno, rocks := tb.Group("innodb"), tb.Group("rocksdb")
 	for _, want := range []string{
 		"## pure-random-writes (sysbench, writes/s)",
 		"Baseline: **innodb**",
@@ -306,7 +307,7 @@ func TestMarkdownTables(t *testing.T) {
 		"| configuration | avg ms in the window (mean of runs) | p95 ms in the window (mean of runs) | errors |",
 		"| innodb | 2 | " + analyse.Num(inno.Rate.Mean, 2) + " | " + analyse.Num(inno.Rate.SD, 2) + " | " + ci(inno.Rate, 2) + " | " + analyse.Num(inno.Median, 2) + " | 19.8% (noisy) | baseline |",
 		"| rocksdb | 2 (2 flagged) | " + analyse.Num(rocks.Rate.Mean, 2) + " | " + analyse.Num(rocks.Rate.SD, 2) + " | " + ci(rocks.Rate, 2) + " | " + analyse.Num(rocks.Median, 2) + " | 3.3% | " +
-			analyse.Ratio(rocks.Ratio) + " | [95% CI unbounded] | " + PValue(rocks.Test.P) + " |",
+			analyse.Ratio(rocks.Ratio) + " | [95% CI unbounded] | " + judge.PValue(rocks.Test.P) + " |",
 		"| 05-innodb-r3 | innodb | 3 | failed: benchmark stopped: master stalled for 60s | — |",
 		"| 04-rocksdb-r2 | rocksdb | 2 | ok | FLAGGED: client 2066 tps vs master 3194 tx/s in the window (35.3% apart) | " + analyse.Num(rocks.Steady[1], 2) +
 			" | mean of intervals in 2-30 s (matrix.json) | 0.610 |",
@@ -407,7 +408,7 @@ func TestRefusesIncomparable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Build(in, analyse.Options{})
+	_, err = judge.Build(in, analyse.Options{})
 	var ie *load.InputError
 	if !errors.As(err, &ie) {
 		t.Fatalf("err = %v, want an InputError", err)
@@ -420,11 +421,11 @@ func TestRefusesIncomparable(t *testing.T) {
 	}
 	// Allowed: compared, and the head says they are not comparable.
 	rep := build(t, analyse.Options{}, matrixDir, "testdata/parse/legacy-0.5.json")
-	if len(rep.Tables[0].Mixed) != 2 || !strings.HasPrefix(rep.head(rep.Tables[0])[0], "NOT COMPARABLE") || !strings.HasPrefix(rep.Tables[0].answer()[0], "NOT COMPARABLE") {
-		t.Errorf("mixed = %q, head %q", rep.Tables[0].Mixed, rep.head(rep.Tables[0]))
+	if len(rep.Tables[0].Mixed) != 2 || !strings.HasPrefix(head(rep, rep.Tables[0])[0], "NOT COMPARABLE") || !strings.HasPrefix(answer(rep.Tables[0])[0], "NOT COMPARABLE") {
+		t.Errorf("mixed = %q, head %q", rep.Tables[0].Mixed, head(rep, rep.Tables[0]))
 	}
 	// Same parameters: no complaint.
-	if _, err := Build(mustLoad(t, "testdata/matrix/cells/02-rocksdb-r1", "testdata/matrix/cells/04-rocksdb-r2"), analyse.Options{}); err != nil {
+	if _, err := judge.Build(mustLoad(t, "testdata/matrix/cells/02-rocksdb-r1", "testdata/matrix/cells/04-rocksdb-r2"), analyse.Options{}); err != nil {
 		t.Errorf("identical workloads refused: %v", err)
 	}
 }

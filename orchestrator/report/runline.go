@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/orch-bench/orch/orchestrator/report/analyse"
+	"github.com/orch-bench/orch/orchestrator/report/judge"
 	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
@@ -23,7 +24,7 @@ func RunSummary(dir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	rep, err := Build(in, analyse.Options{})
+	rep, err := judge.Build(in, analyse.Options{})
 	if err != nil {
 		return "", err
 	}
@@ -33,21 +34,21 @@ func RunSummary(dir string) (string, error) {
 	t := rep.Tables[0]
 	r := t.Runs[0]
 	var b strings.Builder
-	steady, how := t.steadyOf(r)
+	steady, how := t.SteadyOf(r)
 	switch {
 	case r.Bench == nil || math.IsNaN(steady):
 		fmt.Fprintf(&b, "%s (%s): no figure (%s)\n", t.Workload, t.Tool, orText(r.State, "no benchmark output"))
 		return b.String(), nil
 	case how == "intervals":
-		fmt.Fprintf(&b, "%s (%s): %s %s steady in the window %s\n", t.Workload, t.Tool, analyse.Num(steady, 2), t.metricWords(), analyse.WindowText(r.Win))
+		fmt.Fprintf(&b, "%s (%s): %s %s steady in the window %s\n", t.Workload, t.Tool, analyse.Num(steady, 2), t.MetricWords(), analyse.WindowText(r.Win))
 	default:
-		fmt.Fprintf(&b, "%s (%s): %s %s (the tool's figure: no per-second intervals)\n", t.Workload, t.Tool, analyse.Num(steady, 2), t.metricWords())
+		fmt.Fprintf(&b, "%s (%s): %s %s (the tool's figure: no per-second intervals)\n", t.Workload, t.Tool, analyse.Num(steady, 2), t.MetricWords())
 	}
 	if lat := latencyInWindow(r); lat != "" {
 		b.WriteString("  latency in the window: " + lat + "\n")
 	}
 	if g := t.Groups; len(g) == 1 && analyse.Known(g[0].Replica) {
-		b.WriteString("  " + replicaText(g[0]) + "\n")
+		b.WriteString("  " + judge.ReplicaText(g[0]) + "\n")
 	}
 	for _, f := range r.Flags {
 		b.WriteString("  flagged: " + f + "\n")

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/orch-bench/orch/orchestrator/report/analyse"
+	"github.com/orch-bench/orch/orchestrator/report/judge"
 )
 
 // TestRunSummaryIsTheReportsFigures: what `orch run` prints of a run is
@@ -39,7 +40,7 @@ func TestRunSummaryIsTheReportsFigures(t *testing.T) {
 		for _, want := range []string{
 			two("steady_metric") + " writes/s steady in the window " + row["window_from_s"] + "-" + row["window_to_s"] + " s (",
 			"latency in the window: avg " + two("lat_avg_window_ms") + " ms, p" + row["lat_percentile"] + " " + two("lat_pctl_window_ms") + " ms",
-			"replicas applied " + kilo(mustFloat(t, row["replica_apply_tx_per_s"])) + " tx/s (master " + kilo(mustFloat(t, row["master_tx_per_s"])) + " tx/s",
+			"replicas applied " + judge.Kilo(mustFloat(t, row["replica_apply_tx_per_s"])) + " tx/s (master " + judge.Kilo(mustFloat(t, row["master_tx_per_s"])) + " tx/s",
 		} {
 			if !strings.Contains(sum, want) {
 				t.Errorf("%s: the summary lacks %q:\n%s", cell, want, sum)

@@ -4,6 +4,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/orch-bench/orch/orchestrator/report/judge"
 )
 
 // A section is one titled table of a workload's part of the report,
@@ -15,7 +17,7 @@ type section struct {
 	ID, Title string
 	// Of is the section's content for one workload's table; nil leaves
 	// the section out of that table.
-	Of func(t *Table) *sectionTable
+	Of func(t *judge.Table) *sectionTable
 }
 
 // sectionTable is a section's content for one workload's table.
@@ -45,8 +47,8 @@ func (s *sectionTable) Link(i int) string {
 // rendered on their own (why_render.go, plots.go): they are not tables of
 // cells.
 var tableSections = []section{
-	{"configurations", "Configurations", func(t *Table) *sectionTable {
-		h, rows := t.groupHeader(), t.groupRows()
+	{"configurations", "Configurations", func(t *judge.Table) *sectionTable {
+		h, rows := groupHeader(t), groupRows(t)
 		s := &sectionTable{Header: h[:statCols], Rows: colsOf(rows, 0, statCols), Baseline: -1}
 		for i, r := range rows {
 			if t.Baseline != nil && r[0] == t.Baseline.Label {
@@ -56,25 +58,25 @@ var tableSections = []section{
 		return s
 	}},
 	{"pivot", "Two factors (2x2)", pivotSection},
-	{"health", "Latency, footprint and health", func(t *Table) *sectionTable {
-		h, rows := t.groupHeader(), t.groupRows()
+	{"health", "Latency, footprint and health", func(t *judge.Table) *sectionTable {
+		h, rows := groupHeader(t), groupRows(t)
 		return &sectionTable{Header: append(h[:1:1], h[statCols:]...), Rows: healthCols(rows), Baseline: -1}
 	}},
-	{"replicas", "Replicas", func(t *Table) *sectionTable {
-		if !t.hasReplicas() {
+	{"replicas", "Replicas", func(t *judge.Table) *sectionTable {
+		if !hasReplicas(t) {
 			return nil
 		}
-		return &sectionTable{Notes: []string{replicaNote}, Header: t.replicaHeader(), Rows: t.replicaRows(), Baseline: -1}
+		return &sectionTable{Notes: []string{replicaNote}, Header: replicaHeader(t), Rows: replicaRows(t), Baseline: -1}
 	}},
-	{"clusters", "By cluster", func(t *Table) *sectionTable {
+	{"clusters", "By cluster", func(t *judge.Table) *sectionTable {
 		b := t.Blocks
 		if b == nil {
 			return nil
 		}
 		return &sectionTable{Notes: b.Notes, Warnings: b.Warnings, Header: b.Header, Rows: b.Rows, Baseline: -1}
 	}},
-	{"runs", "Runs", func(t *Table) *sectionTable {
-		s := &sectionTable{Header: t.runHeader(), Rows: t.runRows(), Baseline: -1}
+	{"runs", "Runs", func(t *judge.Table) *sectionTable {
+		s := &sectionTable{Header: runHeader(t), Rows: runRows(t), Baseline: -1}
 		for _, r := range t.Runs {
 			link := ""
 			if r.Evidence != nil {
@@ -93,7 +95,7 @@ type shownSection struct {
 }
 
 // sectionsOf are the sections t shows, in order.
-func sectionsOf(t *Table) []shownSection {
+func sectionsOf(t *judge.Table) []shownSection {
 	var out []shownSection
 	for _, s := range tableSections {
 		if st := s.Of(t); st != nil {
@@ -104,7 +106,7 @@ func sectionsOf(t *Table) []shownSection {
 }
 
 // mdSections writes t's sections as markdown.
-func mdSections(b *strings.Builder, t *Table) {
+func mdSections(b *strings.Builder, t *judge.Table) {
 	for i, s := range sectionsOf(t) {
 		if i > 0 {
 			b.WriteString("\n")
@@ -130,7 +132,7 @@ func mdSections(b *strings.Builder, t *Table) {
 
 // cellRow is one cell of a section's table: a row of tables.csv.
 type cellRow struct {
-	t      *Table
+	t      *judge.Table
 	s      shownSection
 	row    int // 0-based
 	column int
@@ -155,7 +157,7 @@ var sectionColumns = []Column[cellRow]{
 const FileTablesCSV = "tables.csv"
 
 // WriteTablesCSV writes tables.csv.
-func (rep *Report) WriteTablesCSV(w io.Writer) error {
+func WriteTablesCSV(rep *judge.Report, w io.Writer) error {
 	var rows [][]string
 	for _, t := range rep.Tables {
 		for _, s := range sectionsOf(t) {

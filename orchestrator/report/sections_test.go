@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/orch-bench/orch/orchestrator/report/analyse"
+	"github.com/orch-bench/orch/orchestrator/report/judge"
 )
 
 // mdTables splits report.md into its tables by the heading above each:
@@ -75,13 +76,13 @@ func TestMasterRateAgreesAcrossSections(t *testing.T) {
 	for _, in := range []string{matrixDir, demoDir, "testdata/runs/20261129T221023Z-pure-random-writes-innodb"} {
 		rep := build(t, analyse.Options{}, in)
 		var md, csvb, hostsb bytes.Buffer
-		if err := rep.WriteMarkdown(&md); err != nil {
+		if err := WriteMarkdown(rep, &md); err != nil {
 			t.Fatal(err)
 		}
-		if err := rep.WriteCSV(&csvb); err != nil {
+		if err := WriteCSV(rep, &csvb); err != nil {
 			t.Fatal(err)
 		}
-		if err := rep.WriteHostsCSV(&hostsb); err != nil {
+		if err := WriteHostsCSV(rep, &hostsb); err != nil {
 			t.Fatal(err)
 		}
 		hosts, err := csv.NewReader(&hostsb).ReadAll()
@@ -171,13 +172,13 @@ func TestMasterRateAgreesAcrossSections(t *testing.T) {
 func TestSectionInEveryFormat(t *testing.T) {
 	saved := tableSections
 	defer func() { tableSections = saved }()
-	tableSections = append(slices.Clip(saved), section{"probe-section", "A section added in one place", func(tb *Table) *sectionTable {
+	tableSections = append(slices.Clip(saved), section{"probe-section", "A section added in one place", func(tb *judge.Table) *sectionTable {
 		return &sectionTable{Notes: []string{"a note above it"}, Header: []string{"configuration", "runs_n"},
 			Rows: [][]string{{tb.Groups[0].Label, strconv.Itoa(len(tb.Groups[0].Runs))}}, Baseline: -1}
 	}})
 	rep := build(t, analyse.Options{}, matrixDir)
 	var md, html, tab bytes.Buffer
-	for _, w := range []func() error{func() error { return rep.WriteMarkdown(&md) }, func() error { return rep.WriteHTML(&html) }, func() error { return rep.WriteTablesCSV(&tab) }} {
+	for _, w := range []func() error{func() error { return WriteMarkdown(rep, &md) }, func() error { return WriteHTML(rep, &html) }, func() error { return WriteTablesCSV(rep, &tab) }} {
 		if err := w(); err != nil {
 			t.Fatal(err)
 		}
@@ -233,10 +234,10 @@ func TestSectionInEveryFormat(t *testing.T) {
 func TestTablesCSVIsWhatMarkdownShows(t *testing.T) {
 	rep := build(t, analyse.Options{}, demoDir)
 	var md, tab bytes.Buffer
-	if err := rep.WriteMarkdown(&md); err != nil {
+	if err := WriteMarkdown(rep, &md); err != nil {
 		t.Fatal(err)
 	}
-	if err := rep.WriteTablesCSV(&tab); err != nil {
+	if err := WriteTablesCSV(rep, &tab); err != nil {
 		t.Fatal(err)
 	}
 	mdt := mdTables(md.String())

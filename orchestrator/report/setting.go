@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/orch-bench/orch/orchestrator/report/analyse"
+	"github.com/orch-bench/orch/orchestrator/report/judge"
 	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
@@ -15,19 +16,19 @@ import (
 // answer: the servers (flavour and version, roles, semi-sync), when and on
 // which cluster, the client; the workload and its parameters; and the
 // hosts' hardware as their facts recorded it.
-func (rep *Report) setting(t *Table) []string {
+func setting(rep *judge.Report, t *judge.Table) []string {
 	var out []string
-	if l := t.serversLine(); l != "" {
+	if l := serversLine(t); l != "" {
 		out = append(out, l)
 	}
-	if first := t.firstRunWith(func(r *load.Run) bool { return len(r.Params) > 0 }); first != nil {
+	if first := firstRunWith(t, func(r *load.Run) bool { return len(r.Params) > 0 }); first != nil {
 		parts := make([]string, len(first.Params))
 		for i, p := range first.Params {
 			parts[i] = p.Name + "=" + p.Value
 		}
 		out = append(out, "Workload "+t.Workload+": "+strings.Join(parts, ", "))
 	}
-	return append(out, t.hostLines()...)
+	return append(out, hostLines(t)...)
 }
 
 // serversLine is "Servers: MySQL 9.7.4 (master, 2 replicas), semi-sync
@@ -37,7 +38,7 @@ func (rep *Report) setting(t *Table) []string {
 // 10.11.19 (master, 1 replica), MySQL 9.7.4 (1 replica)"), by cluster when
 // the runs span several. Runs that recorded no servers show their
 // topology, else (parsed logs) the line starts with "Ran" or "Client".
-func (t *Table) serversLine() string {
+func serversLine(t *judge.Table) string {
 	var starts []time.Time
 	clusters, semi, topo, clients, engines := map[string]bool{}, map[string]bool{}, map[string]bool{}, map[string]bool{}, map[string]bool{}
 	byServer := map[string][]serverHolder{}
@@ -163,10 +164,10 @@ func holdersText(hs []serverHolder, byCluster bool) string {
 		case masters == 1:
 			roles = append(roles, "master")
 		case masters > 1:
-			roles = append(roles, plural(masters, "master"))
+			roles = append(roles, judge.Plural(masters, "master"))
 		}
 		if replicas > 0 {
-			roles = append(roles, plural(replicas, "replica"))
+			roles = append(roles, judge.Plural(replicas, "replica"))
 		}
 		slices.Sort(others)
 		roles = append(roles, others...)
@@ -183,13 +184,13 @@ func holdersText(hs []serverHolder, byCluster bool) string {
 // hosts with the same hardware on one line: "Hosts master, slave1: AMD
 // EPYC x 2 cores, 23.5 GiB RAM; datadir /var/lib/mysql: ext4 on /dev/vda,
 // 252 GiB, rotational".
-func (t *Table) hostLines() []string {
-	r := t.baselineRun()
+func hostLines(t *judge.Table) []string {
+	r := t.BaselineRun()
 	if r == nil || r.Evidence == nil || len(r.Evidence.Facts) == 0 {
-		r = t.firstRunWith(func(r *load.Run) bool { return r.Evidence != nil && len(r.Evidence.Facts) > 0 })
+		r = firstRunWith(t, func(r *load.Run) bool { return r.Evidence != nil && len(r.Evidence.Facts) > 0 })
 	}
 	if r == nil {
-		if t.firstRunWith(func(r *load.Run) bool { return r.Evidence != nil }) != nil {
+		if firstRunWith(t, func(r *load.Run) bool { return r.Evidence != nil }) != nil {
 			return []string{"Hosts: hardware not recorded (no host facts in the runs' manifests)"}
 		}
 		return nil
@@ -247,7 +248,7 @@ func hardware(f map[string]string) string {
 	}
 	var disk []string
 	if f["disk_fs"] != "" {
-		disk = append(disk, f["disk_fs"]+" on "+dash(f["disk_device"]))
+		disk = append(disk, f["disk_fs"]+" on "+judge.Dash(f["disk_device"]))
 	}
 	if mb, err := strconv.ParseFloat(f["disk_size_mb"], 64); err == nil {
 		disk = append(disk, fmt.Sprintf("%.0f GiB", mb/1024))

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/orch-bench/orch/orchestrator/report/analyse"
+	"github.com/orch-bench/orch/orchestrator/report/judge"
 	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
@@ -28,9 +29,9 @@ type Column[T any] struct {
 
 // confRow is what a configuration's columns are computed from.
 type confRow struct {
-	rep *Report
-	t   *Table
-	g   *Group
+	rep *judge.Report
+	t   *judge.Table
+	g   *judge.Group
 }
 
 // runRow is a run's row: its configuration, the run, its benchmark (a
@@ -102,8 +103,8 @@ var runColumns = []Column[runRow]{
 	{"engine", "the run's engine and knob settings", func(r runRow) string { return r.r.Engine }},
 	{"knobs", "", func(r runRow) string { return r.r.KnobString() }},
 	{"steady_metric", "steady-state figure over the run's window, and whether it is the mean of the `intervals` or the tool's `final` figure",
-		func(r runRow) string { v, _ := r.t.steadyOf(r.r); return f4(v) }},
-	{"steady_source", "", func(r runRow) string { _, how := r.t.steadyOf(r.r); return how }},
+		func(r runRow) string { v, _ := r.t.SteadyOf(r.r); return f4(v) }},
+	{"steady_source", "", func(r runRow) string { _, how := r.t.SteadyOf(r.r); return how }},
 	{"final_metric", "the tool's own whole-run figure", func(r runRow) string { return f(r.b.Final(r.t.Metric)) }},
 	{"lat_avg_window_ms", "the mean latency in the run's window: client threads over its transaction rate there (Little's law; empty for a --rate run)",
 		func(r runRow) string { return f(r.b.WindowLatAvg(r.r.Win)) }},
@@ -147,7 +148,7 @@ var runColumns = []Column[runRow]{
 			if !analyse.Known(r.r.Repl) || analyse.KeptUp(r.r.Repl) {
 				return ""
 			}
-			return behindWhy(r.r.Repl)
+			return judge.BehindWhy(r.r.Repl)
 		}},
 	{"peak_lag_tx", "the largest lag of any slave in the window (transactions, each slave's sample against the master's position interpolated at its instant), that slave, when it peaked and since when it rose (load seconds)",
 		func(r runRow) string { return f4(r.r.Repl.PeakLagTx) }},
@@ -260,17 +261,19 @@ var confColumns = []Column[confRow]{
 	{"label_space_amp", "", func(c confRow) string { return f4(c.g.SpaceAmp) }},
 	{"label_steady_state", "the level-shift test of the configuration's runs together (their mean per-second profile over the seconds their windows share, each run over its own mean): `false` when a shift of 10% or more is significant at 5%, empty when no window had enough intervals; the shift's relative change, the client second where the later level begins, and the runs that shifted with it",
 		func(c confRow) string {
-			return c.phases(func(p Phases) string { return strconv.FormatBool(!p.Pooled.Found) })
+			return c.phases(func(p judge.Phases) string { return strconv.FormatBool(!p.Pooled.Found) })
 		}},
-	{"label_shift_rel", "", func(c confRow) string { return c.phases(func(p Phases) string { return f4(p.Rel) }) }},
-	{"label_shift_at_s", "", func(c confRow) string { return c.phases(func(p Phases) string { return f4(p.AtS) }) }},
-	{"label_shift_runs", "", func(c confRow) string { return c.phases(func(p Phases) string { return strconv.Itoa(p.Shifted) }) }},
+	{"label_shift_rel", "", func(c confRow) string { return c.phases(func(p judge.Phases) string { return f4(p.Rel) }) }},
+	{"label_shift_at_s", "", func(c confRow) string { return c.phases(func(p judge.Phases) string { return f4(p.AtS) }) }},
+	{"label_shift_runs", "", func(c confRow) string {
+		return c.phases(func(p judge.Phases) string { return strconv.Itoa(p.Shifted) })
+	}},
 }
 
 // phases is v of the configuration's level-shift test, empty when none
 // of its runs was tested.
-func (c confRow) phases(v func(Phases) string) string {
-	p := c.t.phases(c.g)
+func (c confRow) phases(v func(judge.Phases) string) string {
+	p := c.t.Phases(c.g)
 	if !p.Pooled.Tested {
 		return ""
 	}

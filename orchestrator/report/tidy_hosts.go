@@ -6,13 +6,14 @@ import (
 	"strconv"
 
 	"github.com/orch-bench/orch/orchestrator/report/analyse"
+	"github.com/orch-bench/orch/orchestrator/report/judge"
 	"github.com/orch-bench/orch/orchestrator/report/load"
 	"github.com/orch-bench/orch/orchestrator/stacks"
 )
 
 // hostRow is one host's figures in one run (hosts.csv).
 type hostRow struct {
-	t     *Table
+	t     *judge.Table
 	r     *load.Run
 	c     *analyse.Cost
 	prof  *stacks.Profile // nil: no stack samples of the host
@@ -55,7 +56,7 @@ var hostColumns = append(append([]Column[hostRow]{
 		if h.c.Role != "loadbox" {
 			return ""
 		}
-		bound, _ := clientBound(h.c)
+		bound, _ := judge.ClientBound(h.c)
 		return strconv.FormatBool(bound)
 	}},
 	Column[hostRow]{"stack_mode", "stack sampling of the host: tool, samples, the longest pause it caused",
@@ -92,7 +93,7 @@ func metricColumns() []Column[hostRow] {
 
 // hostRows are the run's hosts.csv rows (none when the run has no host
 // figures).
-func (t *Table) hostRows(r *load.Run) []hostRow {
+func hostRows(t *judge.Table, r *load.Run) []hostRow {
 	if t.Why == nil || t.Why.Runs[r] == nil {
 		return nil
 	}
@@ -127,11 +128,11 @@ func writeRows(w io.Writer, head []string, rows [][]string) error {
 
 // WriteCSV writes results.csv: one row per run, its configuration's
 // statistics repeated on it.
-func (rep *Report) WriteCSV(w io.Writer) error {
+func WriteCSV(rep *judge.Report, w io.Writer) error {
 	var rows [][]string
 	for _, t := range rep.Tables {
 		for _, r := range t.Runs {
-			c := confRow{rep, t, t.group(r.Label)}
+			c := confRow{rep, t, t.Group(r.Label)}
 			b := r.Bench
 			if b == nil {
 				b = nanBench
@@ -144,11 +145,11 @@ func (rep *Report) WriteCSV(w io.Writer) error {
 }
 
 // WriteHostsCSV writes hosts.csv: one row per run and host.
-func (rep *Report) WriteHostsCSV(w io.Writer) error {
+func WriteHostsCSV(rep *judge.Report, w io.Writer) error {
 	var rows [][]string
 	for _, t := range rep.Tables {
 		for _, r := range t.Runs {
-			for _, h := range t.hostRows(r) {
+			for _, h := range hostRows(t, r) {
 				rows = append(rows, values(h, hostColumns))
 			}
 		}
@@ -158,7 +159,7 @@ func (rep *Report) WriteHostsCSV(w io.Writer) error {
 
 // WriteConfigurationsCSV writes configurations.csv: one row per table and
 // configuration.
-func (rep *Report) WriteConfigurationsCSV(w io.Writer) error {
+func WriteConfigurationsCSV(rep *judge.Report, w io.Writer) error {
 	var rows [][]string
 	for _, t := range rep.Tables {
 		for _, g := range t.Groups {

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/orch-bench/orch/orchestrator/report/analyse"
+	"github.com/orch-bench/orch/orchestrator/report/judge"
 	"github.com/orch-bench/orch/orchestrator/schema"
 	"github.com/orch-bench/orch/orchestrator/stacks"
 )
@@ -52,7 +53,7 @@ func costJSON(c *analyse.Cost) whyCostJSON {
 		out["engine_counters_per_tx"] = c.Engine
 	}
 	if c.Role == "loadbox" {
-		bound, why := clientBound(c)
+		bound, why := judge.ClientBound(c)
 		out["client_cpu_frac"], out["box_cpu_frac"], out["box_run_queue"] = v(c.ClientCPU), v(c.BoxCPU), v(c.BoxRunQueue)
 		out["box_run_queue_p90"] = v(c.BoxRunQueueP90)
 		out["client_bound"], out["client_bound_why"] = bound, why
@@ -64,7 +65,7 @@ type whyStacksJSON = schema.WhyStacks
 
 func stacksJSON(p *stacks.Profile) whyStacksJSON {
 	out := whyStacksJSON{Host: p.Host, Mode: string(p.Mode), Snapshots: p.Snapshots, Samples: p.Samples, MaxPauseMs: p.MaxPauseMs}
-	for _, s := range shown(p) {
+	for _, s := range judge.Shown(p) {
 		var names []string
 		for _, f := range s.Frames {
 			names = append(names, f.Func)
@@ -76,7 +77,7 @@ func stacksJSON(p *stacks.Profile) whyStacksJSON {
 
 // WriteWhyJSON writes why.json: per table, each configuration's means,
 // sentence, USE figures and top stacks, and each run's own host figures.
-func (rep *Report) WriteWhyJSON(w io.Writer) error {
+func WriteWhyJSON(rep *judge.Report, w io.Writer) error {
 	out := schema.Why{SchemaVersion: WhySchemaVersion, WarmupS: rep.WarmupS, Tables: []schema.WhyTable{}}
 	for _, t := range rep.Tables {
 		if t.Why == nil {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/orch-bench/orch/orchestrator/report/analyse"
+	"github.com/orch-bench/orch/orchestrator/report/judge"
 )
 
 // A configuration driven from two load boxes keeps a row and a flag per
@@ -16,9 +17,9 @@ func TestWhyRowPerLoadBox(t *testing.T) {
 	if !g.ClientBound || g.ClientWhy != "loadbox: client 95.0% of 2 cores" || g.LoadBox != busy {
 		t.Errorf("client-bound %v %q, first load box %v", g.ClientBound, g.ClientWhy, g.LoadBox)
 	}
-	w := &Why{Groups: []*GroupWhy{g}, Base: g}
+	w := &judge.Why{Groups: []*judge.GroupWhy{g}, Base: g}
 	flags := map[string]string{}
-	for _, row := range w.useRows() {
+	for _, row := range useRows(w) {
 		if row[2] == "loadbox" {
 			flags[row[1]] = row[len(row)-1]
 		}
@@ -27,7 +28,7 @@ func TestWhyRowPerLoadBox(t *testing.T) {
 		t.Errorf("load box rows and flags: %q", flags)
 	}
 	base := group("a", 1, cost("master", "master", func(c *analyse.Cost) {}))
-	if got := attribution(base, g); !strings.Contains(got, "(loadbox: client 95.0% of 2 cores)") {
+	if got := judge.Attribution(base, g); !strings.Contains(got, "(loadbox: client 95.0% of 2 cores)") {
 		t.Errorf("the sentence does not name the saturated load box: %s", got)
 	}
 }

@@ -3,11 +3,11 @@ package report
 import (
 	"bytes"
 	"html/template"
-	"math"
 	"strconv"
 	"strings"
 
 	"github.com/orch-bench/orch/orchestrator/report/analyse"
+	"github.com/orch-bench/orch/orchestrator/report/judge"
 )
 
 // WhyHeading is the section's title, in report.md and report.html.
@@ -34,7 +34,7 @@ var whyNotes = []string{
 }
 
 // mdWhy writes the section under a table's verdicts.
-func (rep *Report) mdWhy(b *strings.Builder, t *Table) {
+func mdWhy(rep *judge.Report, b *strings.Builder, t *judge.Table) {
 	w := t.Why
 	if w == nil {
 		return
@@ -48,15 +48,15 @@ func (rep *Report) mdWhy(b *strings.Builder, t *Table) {
 		b.WriteString(n + "\n\n")
 	}
 	b.WriteString("#### Per transaction\n\n")
-	mdRows(b, costTableHeader(), w.costRows(func(s string) string { return "**" + s + "**" }))
-	if h := w.engineHeader(); h != nil {
-		b.WriteString("\n#### The engine's own counters, per transaction\n\n" + engineNote + "\n\n")
-		mdRows(b, h, w.engineRows(h))
+	mdRows(b, judge.CostTableHeader(), w.CostRows(func(s string) string { return "**" + s + "**" }))
+	if h := w.EngineHeader(); h != nil {
+		b.WriteString("\n#### The engine's own counters, per transaction\n\n" + judge.EngineNote + "\n\n")
+		mdRows(b, h, w.EngineRows(h))
 	}
 	b.WriteString("\n#### Utilisation and saturation (USE)\n\n")
-	mdRows(b, useHeader(), w.useRows())
+	mdRows(b, useHeader(), useRows(w))
 	b.WriteString("\n#### Top stacks\n\n")
-	tops := w.topStacks()
+	tops := w.TopStacks()
 	if len(tops) == 0 {
 		b.WriteString("No stack samples (--stacks=off, or no gdb/perf on the hosts).\n\n")
 	}
@@ -75,7 +75,7 @@ func (rep *Report) mdWhy(b *strings.Builder, t *Table) {
 }
 
 // whyHTML renders the section for report.html.
-func (t *Table) whyHTML() (template.HTML, error) {
+func whyHTML(t *judge.Table) (template.HTML, error) {
 	w := t.Why
 	if w == nil {
 		return "", nil
@@ -92,19 +92,19 @@ func (t *Table) whyHTML() (template.HTML, error) {
 		EngineNote   string
 		UseHeader    []string
 		Use          [][]string
-		Stacks       []topStacks
+		Stacks       []judge.TopStacks
 		ReadProblem  []string
 		// StackShareHeader heads the Top stacks tables.
 		StackShareHeader string
-	}{Heading: WhyHeading, Notes: whyNotes, CostHeader: costTableHeader(), UseHeader: useHeader(), Use: w.useRows(),
-		Stacks: w.topStacks(), ReadProblem: w.Notes, StackShareHeader: analyse.StackShareHeader}
-	if h := w.engineHeader(); h != nil {
-		data.EngineHeader, data.Engine, data.EngineNote = h, w.engineRows(h), engineNote
+	}{Heading: WhyHeading, Notes: whyNotes, CostHeader: judge.CostTableHeader(), UseHeader: useHeader(), Use: useRows(w),
+		Stacks: w.TopStacks(), ReadProblem: w.Notes, StackShareHeader: analyse.StackShareHeader}
+	if h := w.EngineHeader(); h != nil {
+		data.EngineHeader, data.Engine, data.EngineNote = h, w.EngineRows(h), judge.EngineNote
 	}
 	for _, g := range w.Groups {
 		data.Sentences = append(data.Sentences, g.Sentence)
 	}
-	for _, row := range w.costRows(func(s string) string { return s + mark }) {
+	for _, row := range w.CostRows(func(s string) string { return s + mark }) {
 		cells := make([]htmlCell, len(row))
 		for i, c := range row {
 			cells[i] = htmlCell{Text: strings.TrimSuffix(c, mark), Marked: strings.HasSuffix(c, mark)}
@@ -161,23 +161,23 @@ func useHeader() []string {
 // load boxes and, for hosts that share a kernel, the machine: there a
 // host's CPU busy and run queue are the machine's (marked so), and the
 // machine's row says whether it is saturated and where its CPU went.
-func (w *Why) useRows() [][]string {
+func useRows(w *judge.Why) [][]string {
 	var rows [][]string
 	for _, g := range w.Groups {
 		for _, c := range g.Hosts {
 			var flags []string
-			shared := g.machineOf(c) != nil
+			shared := g.MachineOf(c) != nil
 			switch {
 			case shared && c.ServerCPU >= analyse.SaturatedShare:
 				flags = append(flags, "server CPU-bound")
 			case shared:
-			case saturation(c) == "cpu":
+			case judge.Saturation(c) == "cpu":
 				flags = append(flags, "CPU-bound")
 			}
 			if c.DiskBusy >= analyse.SaturatedShare {
 				flags = append(flags, "disk-bound")
 			}
-			busy, queue := analyse.PctFixed(c.HostCPU), queueCell(c.RunQueue, c.RunQueueP90)
+			busy, queue := analyse.PctFixed(c.HostCPU), judge.QueueCell(c.RunQueue, c.RunQueueP90)
 			if shared {
 				busy, queue = busy+" (machine)", queue+" (machine)"
 			}
@@ -186,26 +186,18 @@ func (w *Why) useRows() [][]string {
 		}
 		for _, lb := range g.LoadBoxes {
 			flag := ""
-			if bound, why := clientBound(lb); bound {
+			if bound, why := judge.ClientBound(lb); bound {
 				flag = "client-bound: " + why
 			}
 			rows = append(rows, []string{g.Label, lb.Host, "loadbox", analyse.Num(lb.NCPU, 0), "", analyse.PctFixed(lb.BoxCPU),
-				queueCell(lb.BoxRunQueue, lb.BoxRunQueueP90), "", "", "", analyse.PctFixed(lb.ClientCPU), flag})
+				judge.QueueCell(lb.BoxRunQueue, lb.BoxRunQueueP90), "", "", "", analyse.PctFixed(lb.ClientCPU), flag})
 		}
-		rows = append(rows, g.machineRows()...)
+		rows = append(rows, g.MachineRows()...)
 	}
 	return rows
 }
 
 func joinFlags(f []string) string { return strings.Join(f, ", ") }
-
-// queueCell is a run queue's median with its 90th percentile: "1.0 (p90 12.0)".
-func queueCell(median, p90 float64) string {
-	if math.IsNaN(p90) {
-		return analyse.Num(median, 1)
-	}
-	return analyse.Num(median, 1) + " (p90 " + analyse.Num(p90, 1) + ")"
-}
 
 // sharedBy is how many of the run's hosts share c's kernel ("" when its
 // boot id is unknown).

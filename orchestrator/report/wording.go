@@ -1,13 +1,13 @@
 package report
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
 
 	"github.com/orch-bench/orch/orchestrator/report/analyse"
+	"github.com/orch-bench/orch/orchestrator/report/judge"
 	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
@@ -16,47 +16,7 @@ import (
 // (rates are never negative). The matrix's round lines use it, so that
 // the console and the report print one number the same way.
 func RatioWithin(r, low, high float64) string {
-	return analyse.Ratio(r) + " " + ratioInterval(low, high)
-}
-
-// ratioInterval is "[0.680, 0.800]" in a ratio's digits; a lower bound
-// below 0 (the numerator's mean not significantly above 0) reads as 0, and
-// says it was clipped: "[0 (clipped from -0.248), 1.25]".
-func ratioInterval(low, high float64) string {
-	lo := analyse.Sig(math.Max(0, low), analyse.RatioDigits)
-	if low < 0 {
-		lo += " (clipped from " + analyse.Sig(low, analyse.RatioDigits) + ")"
-	}
-	return "[" + lo + ", " + analyse.Sig(high, analyse.RatioDigits) + "]"
-}
-
-// Significance words a t-test outcome: "p=0.003, significant",
-// "p=0.412, not significant", or why there is none ("n/a (one run)").
-func Significance(t *analyse.TTest, err error) string {
-	if t == nil {
-		if err == nil {
-			err = errors.New("n/a")
-		}
-		return err.Error()
-	}
-	word := "not significant"
-	if t.Significant() {
-		word = "significant"
-	}
-	if t.M > 1 {
-		// Holm's level for this comparison, among the table's M.
-		word += fmt.Sprintf(" at %s, Holm over %d comparisons", strconv.FormatFloat(t.DecidedAt(), 'g', 3, 64), t.M)
-	}
-	return PValue(t.P) + ", " + word
-}
-
-// PValue formats a p-value with three significant digits, so that one
-// just under 0.05 never reads as 0.050: "p=0.0499", "p=0.204", "p<0.001".
-func PValue(p float64) string {
-	if p < 0.001 {
-		return "p<0.001"
-	}
-	return fmt.Sprintf("p=%.3g", p)
+	return analyse.Ratio(r) + " " + judge.RatioInterval(low, high)
 }
 
 // mib formats a byte count in MiB.
@@ -81,10 +41,10 @@ func ci(s analyse.Sample, decimals int) string {
 }
 
 // pText is a group's p-value cell.
-func pText(g *Group) string {
+func pText(g *judge.Group) string {
 	switch {
 	case g.Test != nil:
-		return PValue(g.Test.P)
+		return judge.PValue(g.Test.P)
 	case g.TestErr != nil:
 		return g.TestErr.Error()
 	}
@@ -151,17 +111,17 @@ func pctlName(rank int) string {
 
 // Summary is the short text `orch report` prints: per table its baseline
 // and verdicts.
-func (rep *Report) Summary() string {
+func Summary(rep *judge.Report) string {
 	var b strings.Builder
-	if w := rep.warmupSummary(); w != "" {
+	if w := warmupSummary(rep); w != "" {
 		b.WriteString(w + "\n")
 	}
 	for _, t := range rep.Tables {
 		bl := t.Baseline
-		fmt.Fprintf(&b, "%s (%s, %s): baseline %s: ", t.Workload, t.Tool, t.metricWords(), bl.Label)
-		b.WriteString(t.levelText(bl))
+		fmt.Fprintf(&b, "%s (%s, %s): baseline %s: ", t.Workload, t.Tool, t.MetricWords(), bl.Label)
+		b.WriteString(levelText(t, bl))
 		if analyse.Known(bl.Replica) {
-			b.WriteString("; " + replicaText(bl))
+			b.WriteString("; " + judge.ReplicaText(bl))
 		}
 		b.WriteString("\n")
 		for _, g := range t.Groups {
@@ -170,9 +130,9 @@ func (rep *Report) Summary() string {
 			}
 		}
 		if t.Floor != nil {
-			fmt.Fprintf(&b, "  %s\n", t.Floor.note())
+			fmt.Fprintf(&b, "  %s\n", t.Floor.Note())
 		}
-		for _, l := range t.fairnessLines() {
+		for _, l := range t.FairnessLines() {
 			fmt.Fprintf(&b, "  %s\n", l)
 		}
 		for _, r := range t.Runs {
@@ -197,7 +157,7 @@ func (rep *Report) Summary() string {
 				state += ": no benchmark result"
 			}
 			fmt.Fprintf(&b, "  not in the statistics: %s (%s)", r.ID, state)
-			if v, _ := t.steadyOf(r); !math.IsNaN(v) {
+			if v, _ := t.SteadyOf(r); !math.IsNaN(v) {
 				fmt.Fprintf(&b, ": %s %s", analyse.Num(v, 2), t.Metric)
 			}
 			b.WriteString("\n")

@@ -7,18 +7,19 @@ import (
 	"testing"
 
 	"github.com/orch-bench/orch/orchestrator/report/analyse"
+	"github.com/orch-bench/orch/orchestrator/report/judge"
 	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
 func TestWording(t *testing.T) {
-	base := &Group{Label: "innodb sync_binlog=0", Rate: analyse.Sample{N: 3, Mean: 1000}}
-	g := &Group{Label: "rocksdb sync_binlog=1", Rate: analyse.Sample{N: 3, Mean: 840}, Ratio: 0.84, Test: &analyse.TTest{P: 0.003}}
-	tb := &Table{Metric: "writes/s"}
-	if got, want := verdict(tb, base, g, nil), "rocksdb sync_binlog=1: 0.840x innodb sync_binlog=0 writes/s (p=0.003, significant)"; got != want {
+	base := &judge.Group{Label: "innodb sync_binlog=0", Rate: analyse.Sample{N: 3, Mean: 1000}}
+	g := &judge.Group{Label: "rocksdb sync_binlog=1", Rate: analyse.Sample{N: 3, Mean: 840}, Ratio: 0.84, Test: &analyse.TTest{P: 0.003}}
+	tb := &judge.Table{Metric: "writes/s"}
+	if got, want := judge.Verdict(tb, base, g, nil), "rocksdb sync_binlog=1: 0.840x innodb sync_binlog=0 writes/s (p=0.003, significant)"; got != want {
 		t.Errorf("verdict = %q, want %q", got, want)
 	}
-	g = &Group{Label: "tokudb", Rate: analyse.Sample{N: 1, Mean: 1630}, Ratio: 1.63, TestErr: analyse.ErrTooFew}
-	if got, want := verdict(tb, &Group{Label: "innodb", Rate: analyse.Sample{N: 1}}, g, nil),
+	g = &judge.Group{Label: "tokudb", Rate: analyse.Sample{N: 1, Mean: 1630}, Ratio: 1.63, TestErr: analyse.ErrTooFew}
+	if got, want := judge.Verdict(tb, &judge.Group{Label: "innodb", Rate: analyse.Sample{N: 1}}, g, nil),
 		"tokudb: 1.63x innodb writes/s (n/a (one run)); caveat: n=1, too few runs to judge the noise"; got != want {
 		t.Errorf("verdict = %q, want %q", got, want)
 	}
@@ -32,7 +33,7 @@ func TestWording(t *testing.T) {
 		{&analyse.TTest{P: 0.412}, "p=0.412, not significant"},
 		{nil, "n/a"},
 	} {
-		if got := Significance(c.t, nil); got != c.want {
+		if got := judge.Significance(c.t, nil); got != c.want {
 			t.Errorf("Significance(%v) = %q, want %q", c.t, got, c.want)
 		}
 	}
@@ -52,23 +53,23 @@ func TestRatioDigits(t *testing.T) {
 			t.Errorf("Ratio(%v) = %q, want %q", r, got, want)
 		}
 	}
-	if got, want := ratioText(0.257, 0.0000226), "11,400x"; got != want {
+	if got, want := judge.RatioText(0.257, 0.0000226), "11,400x"; got != want {
 		t.Errorf("ratioText = %q, want %q", got, want)
 	}
-	if got, want := ciPhrase(&analyse.RatioCI{Low: 0.7512, High: 0.8888}, nil), " [0.751, 0.889]"; got != want {
+	if got, want := judge.CIPhrase(&analyse.RatioCI{Low: 0.7512, High: 0.8888}, nil), " [0.751, 0.889]"; got != want {
 		t.Errorf("ciPhrase = %q, want %q", got, want)
 	}
 }
 
 func TestSummary(t *testing.T) {
 	rep := build(t, analyse.Options{}, matrixDir)
-	s := rep.Summary()
+	s := Summary(rep)
 	inno := rep.Tables[0].Baseline
 	for _, want := range []string{
 		"Warm-up: given: 2 s (orch matrix --warmup, matrix.json), the warm-up of every run; not detected (a given warm-up is used as given).",
 		"; replicas applied 3.6k tx/s (master 3.6k tx/s; kept up in 2 of 2 runs; peak lag 594 tx (01-innodb-r1 slave2 at 4.0 s, rising from 2.1 s); after the load every slave caught up within 0.3 s of orch seeing the load end)\n",
 		"pure-random-writes (sysbench, writes/s): baseline innodb: " + analyse.Num(inno.Rate.Mean, 2) + " writes/s ± " + analyse.Num(inno.Rate.SD, 2) + " (n=2)",
-		"  " + rep.Tables[0].group("rocksdb").Verdict,
+		"  " + rep.Tables[0].Group("rocksdb").Verdict,
 		"  not in the statistics: 05-innodb-r3 (failed: benchmark stopped: master stalled for 60s)\n",
 		"  not in the statistics: 06-rocksdb-r3 (pending)\n",
 	} {
@@ -80,33 +81,33 @@ func TestSummary(t *testing.T) {
 
 func TestReplicaVerdict(t *testing.T) {
 	kept := load.ReplicaFigures{Has: true, MasterTxPS: 3500, ApplyTxPS: 3490, EndSlopeTxPS: -37, CatchUpS: 0.001, RunS: 20, PeakLagTx: 900, PeakAtS: 12, PeakFromS: 10, PeakHost: "slave1"}
-	base := &Group{Label: "innodb", Rate: analyse.Sample{N: 3, Mean: 3500, SD: 20}, Stats: analyse.Stats{Replica: kept, KeptUp: true, CV: 20.0 / 3500,
-		ReplicaRuns: judgeRuns(runsWith("i", kept, kept, kept))}}
+	base := &judge.Group{Label: "innodb", Rate: analyse.Sample{N: 3, Mean: 3500, SD: 20}, Stats: analyse.Stats{Replica: kept, KeptUp: true, CV: 20.0 / 3500,
+		ReplicaRuns: judge.JudgeRuns(runsWith("i", kept, kept, kept))}}
 	behind := load.ReplicaFigures{Has: true, MasterTxPS: 2765, ApplyTxPS: 872.5, EndSlopeTxPS: 2600, EndLagTx: 39000, EndBehind: true, CatchUpS: 38, RunS: 20,
 		PeakLagTx: 39000, PeakAtS: 20, PeakFromS: 6, PeakHost: "slave2"}
-	rr := judgeRuns(runsWith("r", kept, behind, kept))
-	g := &Group{Label: "rocksdb", Rate: analyse.Sample{N: 3, Mean: 2765, SD: 30}, Ratio: 0.79, Test: &analyse.TTest{P: 0.003},
+	rr := judge.JudgeRuns(runsWith("r", kept, behind, kept))
+	g := &judge.Group{Label: "rocksdb", Rate: analyse.Sample{N: 3, Mean: 2765, SD: 30}, Ratio: 0.79, Test: &analyse.TTest{P: 0.003},
 		Stats: analyse.Stats{Replica: behind, KeptUp: rr.Behind == 0, ReplicaRuns: rr, CV: 30.0 / 2765, RatioCI: &analyse.RatioCI{Low: 0.76, High: 0.82},
 			SustainedRatio: 0.45, SustainedCI: &analyse.RatioCI{Low: 0.41, High: 0.49}, ApplyRatio: 0.25}}
 	if g.KeptUp {
 		t.Fatal("a run whose lag grew 2600 tx/s against 2765 tx/s committed counts as kept up")
 	}
-	tb := &Table{Metric: "writes/s"}
+	tb := &judge.Table{Metric: "writes/s"}
 	// The p is the master rate's test, right after it; the sustained ratio
 	// is an estimate with its interval, said so.
 	want := "rocksdb: 0.790x innodb writes/s (client) [0.760, 0.820] (p=0.003, significant), " +
 		"0.450x sustained [0.410, 0.490] (an estimate with its interval, not tested); " +
 		"replicas: 1 of 3 runs fell behind, worst: r2 (lag grew 2.6k tx/s over the window's last 5 s, to 39k tx); " +
 		"peak lag 39k tx (r2 slave2 at 20.0 s, rising from 6.0 s); after the load every slave caught up within 38 s of orch seeing the load end: not sustained"
-	if got := verdict(tb, base, g, nil); got != want {
+	if got := judge.Verdict(tb, base, g, nil); got != want {
 		t.Errorf("verdict =\n %q, want\n %q", got, want)
 	}
 	tb.Headline = analyse.HeadlineMaster
-	if got := verdict(tb, base, g, nil); !strings.HasPrefix(got, "rocksdb: 0.790x innodb writes/s (client) [0.760, 0.820] (p=0.003, significant); replicas") {
+	if got := judge.Verdict(tb, base, g, nil); !strings.HasPrefix(got, "rocksdb: 0.790x innodb writes/s (client) [0.760, 0.820] (p=0.003, significant); replicas") {
 		t.Errorf("master headline: %q", got)
 	}
 	tb.Headline = analyse.HeadlineSustained
-	if got := verdict(tb, base, g, nil); !strings.HasPrefix(got, "rocksdb: 0.450x innodb writes/s sustained [0.410, 0.490] (an estimate with its interval, not tested); "+
+	if got := judge.Verdict(tb, base, g, nil); !strings.HasPrefix(got, "rocksdb: 0.450x innodb writes/s sustained [0.410, 0.490] (an estimate with its interval, not tested); "+
 		"client 0.790x [0.760, 0.820] (p=0.003, significant); replicas") {
 		t.Errorf("sustained headline: %q", got)
 	}
@@ -114,7 +115,7 @@ func TestReplicaVerdict(t *testing.T) {
 	// quantities, both said, the test's after the client's.
 	g.Replica.MasterTxPS = 3000
 	tb.Headline = analyse.HeadlineMaster
-	if got := verdict(tb, base, g, nil); !strings.HasPrefix(got, "rocksdb: 0.790x innodb writes/s (client) [0.760, 0.820] (p=0.003, significant), master commits 0.857x; replicas") {
+	if got := judge.Verdict(tb, base, g, nil); !strings.HasPrefix(got, "rocksdb: 0.790x innodb writes/s (client) [0.760, 0.820] (p=0.003, significant), master commits 0.857x; replicas") {
 		t.Errorf("client and master apart: %q", got)
 	}
 	g.Replica.MasterTxPS = 2765
@@ -149,11 +150,11 @@ func TestKeptUpJudgedPerRun(t *testing.T) {
 		}
 		figs = append(figs, load.ReplicaFigures{Has: true, MasterTxPS: 6000, RunS: 15, LagGrowthTxPS: whole, EndSlopeTxPS: slope, EndLagTx: lag, EndBehind: behind, CatchUpS: 0.25})
 	}
-	rr := judgeRuns(runsWith("r", figs...))
+	rr := judge.JudgeRuns(runsWith("r", figs...))
 	if rr.Behind != 0 || rr.N != 4 {
 		t.Errorf("%d of %d runs fell behind", rr.Behind, rr.N)
 	}
-	if got := runsPhrase(rr); !strings.HasPrefix(got, "kept up in 4 of 4 runs") || strings.Contains(got, "321") {
+	if got := judge.RunsPhrase(rr); !strings.HasPrefix(got, "kept up in 4 of 4 runs") || strings.Contains(got, "321") {
 		t.Errorf("phrase %q", got)
 	}
 	// A lag growing by 800 tx/s at the end to 5,600 behind (1.9 s of a
@@ -181,11 +182,11 @@ func runsWith(prefix string, figs ...load.ReplicaFigures) []*load.Run {
 }
 
 func TestSlapVerdictLowerIsBetter(t *testing.T) {
-	tb := &Table{Metric: load.MetricSeconds, LowerIsBetter: true}
-	base := &Group{Label: "slap-innodb", Rate: analyse.Sample{N: 1, Mean: 0.084}}
-	g := &Group{Label: "slap-tokudb", Rate: analyse.Sample{N: 1, Mean: 0.044}, Ratio: 0.044 / 0.084, TestErr: analyse.ErrTooFew}
+	tb := &judge.Table{Metric: load.MetricSeconds, LowerIsBetter: true}
+	base := &judge.Group{Label: "slap-innodb", Rate: analyse.Sample{N: 1, Mean: 0.084}}
+	g := &judge.Group{Label: "slap-tokudb", Rate: analyse.Sample{N: 1, Mean: 0.044}, Ratio: 0.044 / 0.084, TestErr: analyse.ErrTooFew}
 	want := "slap-tokudb: took 0.524x slap-innodb's time (n/a (one run)); caveat: n=1, too few runs to judge the noise"
-	if got := verdict(tb, base, g, nil); got != want {
+	if got := judge.Verdict(tb, base, g, nil); got != want {
 		t.Errorf("verdict = %q, want %q", got, want)
 	}
 }
@@ -216,10 +217,10 @@ func TestPctFixedDecimal(t *testing.T) {
 	if got := analyse.PctFixed(0.07) + " " + analyse.PctFixed(0.171) + " " + analyse.PctFixed(0); got != "7.0% 17.1% 0.0%" {
 		t.Errorf("pctFixed = %q", got)
 	}
-	if got := pct(0.05) + " " + pct(0.025); got != "5% 2.5%" {
+	if got := judge.Pct(0.05) + " " + judge.Pct(0.025); got != "5% 2.5%" {
 		t.Errorf("pct = %q", got)
 	}
-	if got := small(9.996, 3) + " " + small(0.00119, 3); got != "10.0 0.00119" {
+	if got := judge.Small(9.996, 3) + " " + judge.Small(0.00119, 3); got != "10.0 0.00119" {
 		t.Errorf("small = %q", got)
 	}
 }
@@ -228,11 +229,11 @@ func TestPctFixedDecimal(t *testing.T) {
 // table's digits and leaves out what was not measured (no "—" busy).
 func TestBaselineLineMeasuredOnly(t *testing.T) {
 	m := cost("master", "master", func(c *analyse.Cost) { c.Fsync = 0.001748 })
-	if got, want := baselineLine(group("innodb", 1, m)), "innodb (baseline): master utilisation not measured; 0.00175 fsyncs per transaction."; got != want {
+	if got, want := judge.BaselineLine(group("innodb", 1, m)), "innodb (baseline): master utilisation not measured; 0.00175 fsyncs per transaction."; got != want {
 		t.Errorf("baseline line:\n got %q\nwant %q", got, want)
 	}
 	m.HostCPU, m.ServerCPU, m.DiskBusy, m.CPUUs = 0.934, 0.416, 0.065, 86.31
-	if got, want := baselineLine(group("innodb", 1, m)), "innodb (baseline): master host CPU 93.4% busy (the server 41.6% of 2 cores), disk 6.5% busy; 86.3 us CPU, 0.00175 fsyncs per transaction."; got != want {
+	if got, want := judge.BaselineLine(group("innodb", 1, m)), "innodb (baseline): master host CPU 93.4% busy (the server 41.6% of 2 cores), disk 6.5% busy; 86.3 us CPU, 0.00175 fsyncs per transaction."; got != want {
 		t.Errorf("baseline line:\n got %q\nwant %q", got, want)
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/orch-bench/orch/orchestrator/atomicfile"
 	"github.com/orch-bench/orch/orchestrator/report/analyse"
+	"github.com/orch-bench/orch/orchestrator/report/judge"
 	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
@@ -48,11 +49,11 @@ func ParseFormats(s string) ([]string, error) {
 // Write writes the formats into dir (created if missing) and returns the
 // paths written. Markdown references its plots, so with md the plots are
 // written under dir/plots/ too. Each file is replaced atomically.
-func (rep *Report) Write(dir string, formats []string) ([]string, error) {
+func Write(rep *judge.Report, dir string, formats []string) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}
-	if err := rep.drawPlots(); err != nil {
+	if err := drawPlots(rep); err != nil {
 		return nil, err
 	}
 	var written []string
@@ -80,25 +81,25 @@ func (rep *Report) Write(dir string, formats []string) ([]string, error) {
 					}
 				}
 			}
-			err = put(load.FileMarkdown, func(b *bytes.Buffer) error { return rep.WriteMarkdown(b) })
+			err = put(load.FileMarkdown, func(b *bytes.Buffer) error { return WriteMarkdown(rep, b) })
 		case FormatHTML:
-			err = put(load.FileHTML, func(b *bytes.Buffer) error { return rep.WriteHTML(b) })
+			err = put(load.FileHTML, func(b *bytes.Buffer) error { return WriteHTML(rep, b) })
 		case FormatCSV:
-			err = put(load.FileCSV, func(b *bytes.Buffer) error { return rep.WriteCSV(b) })
+			err = put(load.FileCSV, func(b *bytes.Buffer) error { return WriteCSV(rep, b) })
 			if err == nil {
-				err = put(load.FileConfigurationsCSV, func(b *bytes.Buffer) error { return rep.WriteConfigurationsCSV(b) })
+				err = put(load.FileConfigurationsCSV, func(b *bytes.Buffer) error { return WriteConfigurationsCSV(rep, b) })
 			}
 			if err == nil {
-				err = put(load.FileHostsCSV, func(b *bytes.Buffer) error { return rep.WriteHostsCSV(b) })
+				err = put(load.FileHostsCSV, func(b *bytes.Buffer) error { return WriteHostsCSV(rep, b) })
 			}
 			if err == nil {
-				err = put(FileTablesCSV, func(b *bytes.Buffer) error { return rep.WriteTablesCSV(b) })
+				err = put(FileTablesCSV, func(b *bytes.Buffer) error { return WriteTablesCSV(rep, b) })
 			}
 			if err == nil {
-				err = put(load.FileWhy, func(b *bytes.Buffer) error { return rep.WriteWhyJSON(b) })
+				err = put(load.FileWhy, func(b *bytes.Buffer) error { return WriteWhyJSON(rep, b) })
 			}
-			if err == nil && rep.hasFloors() {
-				err = put(load.FileNoiseFloor, func(b *bytes.Buffer) error { return rep.WriteNoiseFloorJSON(b) })
+			if err == nil && hasFloors(rep) {
+				err = put(load.FileNoiseFloor, func(b *bytes.Buffer) error { return WriteNoiseFloorJSON(rep, b) })
 			}
 		default:
 			err = fmt.Errorf("report: unknown format %q", f)
@@ -114,12 +115,12 @@ func (rep *Report) Write(dir string, formats []string) ([]string, error) {
 // `orch report` and the end of a matrix do. out "" means the single
 // input's directory, else ./report. It returns the report and the paths
 // written.
-func Generate(inputs []string, out string, formats []string, opts analyse.Options) (*Report, []string, error) {
+func Generate(inputs []string, out string, formats []string, opts analyse.Options) (*judge.Report, []string, error) {
 	in, err := load.LoadLabelled(inputs, opts.Labels)
 	if err != nil {
 		return nil, nil, err
 	}
-	rep, err := Build(in, opts)
+	rep, err := judge.Build(in, opts)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -132,7 +133,7 @@ func Generate(inputs []string, out string, formats []string, opts analyse.Option
 	if len(formats) == 0 {
 		formats = AllFormats
 	}
-	paths, err := rep.Write(out, formats)
+	paths, err := Write(rep, out, formats)
 	return rep, paths, err
 }
 

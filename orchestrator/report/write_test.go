@@ -30,7 +30,7 @@ func TestJSONSchemaVersion(t *testing.T) {
 	}
 	rep := build(t, analyse.Options{}, demoDir)
 	var nf bytes.Buffer
-	if err := rep.WriteNoiseFloorJSON(&nf); err != nil {
+	if err := WriteNoiseFloorJSON(rep, &nf); err != nil {
 		t.Fatal(err)
 	}
 	docs := map[string][]byte{load.FileNoiseFloor: nf.Bytes()}

@@ -1,4 +1,4 @@
-package report
+package judge
 
 import (
 	"fmt"
@@ -70,7 +70,7 @@ func (g *GroupWhy) host(name string) *analyse.Cost {
 	return nil
 }
 
-// clientBound applies the rule: the client saturates its host only when
+// ClientBound applies the rule: the client saturates its host only when
 // its own processes (the benchmark clients) use >= 90% of the host's
 // cores. Neither the box's other processes nor its run queue make a
 // verdict on their own: on a kernel shared with the servers (the lab) a
@@ -78,7 +78,7 @@ func (g *GroupWhy) host(name string) *analyse.Cost {
 // queue whose mean of spikes reads 3.0 on 2 cores had a median of 1-2
 // while the client used 0.17-0.24 of a core. The run queue (median, p90)
 // is said beside a saturated client's CPU as evidence.
-func clientBound(lb *analyse.Cost) (bool, string) {
+func ClientBound(lb *analyse.Cost) (bool, string) {
 	if lb == nil || math.IsNaN(lb.NCPU) || lb.NCPU <= 0 || !(lb.ClientCPU >= analyse.SaturatedShare) {
 		return false, ""
 	}
@@ -126,7 +126,7 @@ func diffs(base, c *analyse.Cost) []analyse.Metric {
 // "transaction" or "applied transaction".
 func costPhrase(m analyse.Metric, base, c *analyse.Cost, per string) string {
 	b, v := m.Get(base), m.Get(c)
-	inner := small(v, m.Prec) + " vs " + small(b, m.Prec)
+	inner := Small(v, m.Prec) + " vs " + Small(b, m.Prec)
 	if m.Unit != "" {
 		inner += " " + m.Unit
 	}
@@ -134,7 +134,7 @@ func costPhrase(m analyse.Metric, base, c *analyse.Cost, per string) string {
 		var parts []string
 		for _, fc := range analyse.FsyncCounters {
 			if p, ok := c.FsyncParts[fc[1]]; ok {
-				parts = append(parts, fmt.Sprintf("%s %s", fc[1], small(p, m.Prec)))
+				parts = append(parts, fmt.Sprintf("%s %s", fc[1], Small(p, m.Prec)))
 			}
 		}
 		inner += "; " + strings.Join(parts, ", ")
@@ -147,10 +147,10 @@ func costPhrase(m analyse.Metric, base, c *analyse.Cost, per string) string {
 		// A ratio to a baseline near 0 ("5,300x") says nothing.
 		return fmt.Sprintf("%s (%s: the baseline's near 0, no ratio)", words, inner)
 	}
-	return fmt.Sprintf("%s %s (%s)", ratioText(v, b), words, inner)
+	return fmt.Sprintf("%s %s (%s)", RatioText(v, b), words, inner)
 }
 
-func ratioText(v, b float64) string {
+func RatioText(v, b float64) string {
 	if b == 0 {
 		return "from 0 to"
 	}
@@ -175,8 +175,8 @@ func predictor(resource string, base, c *analyse.Cost) (analyse.Metric, bool) {
 	return analyse.Metric{}, false
 }
 
-// saturation names a host's saturated resource ("cpu", "disk", "").
-func saturation(c *analyse.Cost) string {
+// Saturation names a host's saturated resource ("cpu", "disk", "").
+func Saturation(c *analyse.Cost) string {
 	switch {
 	case cpuBusy(c) >= analyse.SaturatedShare:
 		return "cpu"
@@ -194,7 +194,7 @@ func masterPart(base, g *GroupWhy) string {
 		return "No master time series to explain it with."
 	}
 	var b strings.Builder
-	rb, rg := saturation(bm), saturation(m)
+	rb, rg := Saturation(bm), Saturation(m)
 	res := rg
 	if res == "" {
 		res = rb
@@ -268,9 +268,9 @@ func who(first bool, g, base *GroupWhy) string {
 	return base.Label + " (the baseline)"
 }
 
-// slavePart explains the slaves: how fast they applied and the cost that
+// SlavePart explains the slaves: how fast they applied and the cost that
 // differs most per applied transaction.
-func slavePart(base, g *GroupWhy) string {
+func SlavePart(base, g *GroupWhy) string {
 	bs, s := base.Slaves, g.Slaves
 	if bs == nil || s == nil || math.IsNaN(g.ApplyTxPS) || math.IsNaN(base.ApplyTxPS) {
 		return ""
@@ -289,7 +289,7 @@ func slavePart(base, g *GroupWhy) string {
 	}
 	if m := g.Master(); m != nil && !math.IsNaN(m.TPS) && g.ApplyTxPS < analyse.MarkLow*m.TPS {
 		fmt.Fprintf(&b, "; they fell behind the master (%s of %s tx/s committed)", analyse.Num(g.ApplyTxPS, 0), analyse.Num(m.TPS, 0))
-		if r, mm := saturation(s), g.machineOf(s); r == "cpu" && mm != nil {
+		if r, mm := Saturation(s), g.MachineOf(s); r == "cpu" && mm != nil {
 			fmt.Fprintf(&b, ", %s saturated", mm.name())
 		} else if r != "" {
 			fmt.Fprintf(&b, ", %s-bound", r)
@@ -337,8 +337,8 @@ func grownFrame(bp, p *stacks.Profile) (best stacks.FuncShare, grow, was float64
 	return best, grow, before[best.Func]
 }
 
-// attribution is a configuration's sentence against the baseline.
-func attribution(base, g *GroupWhy) string {
+// Attribution is a configuration's sentence against the baseline.
+func Attribution(base, g *GroupWhy) string {
 	parts := []string{fmt.Sprintf("%s: %s %s.", g.Label, analyse.Ratio(g.Ratio), base.Label)}
 	if g.ClientBound || base.ClientBound {
 		var who []string
@@ -352,7 +352,7 @@ func attribution(base, g *GroupWhy) string {
 			": the comparison measures the load box, not the engines.")
 	}
 	parts = append(parts, masterPart(base, g))
-	if s := slavePart(base, g); s != "" {
+	if s := SlavePart(base, g); s != "" {
 		parts = append(parts, s)
 	}
 	if s := stackPart(base, g); s != "" {
@@ -361,8 +361,8 @@ func attribution(base, g *GroupWhy) string {
 	return strings.Join(parts, " ")
 }
 
-// baselineLine describes the baseline itself.
-func baselineLine(g *GroupWhy) string {
+// BaselineLine describes the baseline itself.
+func BaselineLine(g *GroupWhy) string {
 	m := g.Master()
 	if m == nil {
 		return g.Label + " (baseline): no master time series."
@@ -404,10 +404,10 @@ func hostUse(m *analyse.Cost) string {
 func perTx(m *analyse.Cost) string {
 	var parts []string
 	if !math.IsNaN(m.CPUUs) {
-		parts = append(parts, small(m.CPUUs, analyse.CostDigits)+" us CPU")
+		parts = append(parts, Small(m.CPUUs, analyse.CostDigits)+" us CPU")
 	}
 	if !math.IsNaN(m.Fsync) {
-		parts = append(parts, small(m.Fsync, analyse.CostDigits)+" fsyncs")
+		parts = append(parts, Small(m.Fsync, analyse.CostDigits)+" fsyncs")
 	}
 	if len(parts) == 0 {
 		return ""

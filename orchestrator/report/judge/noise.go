@@ -1,4 +1,4 @@
-package report
+package judge
 
 import (
 	"errors"
@@ -12,16 +12,6 @@ import (
 	"github.com/orch-bench/orch/orchestrator/report/analyse"
 	"github.com/orch-bench/orch/orchestrator/report/load"
 )
-
-// An A/A matrix (`orch matrix --aa`) runs one configuration as two arms,
-// "(a)" and "(b)". Their ratio and its Fieller interval are the noise floor
-// of the cluster for that workload: what two identical configurations
-// differ by when nothing but chance separates them. Its report states it
-// in place of a verdict; a later report that names the A/A matrix (its
-// matrix.json's noise_floor, or Options.NoiseFloor) says of each verdict
-// whose ratio lies inside the floor that the difference is within the
-// noise, naming the A/A run and its date so that the statement can be
-// checked and is the same whenever the report is made.
 
 // NoiseFloor is what an A/A matrix measured for one workload.
 type NoiseFloor struct {
@@ -47,7 +37,7 @@ type NoiseFloor struct {
 	Test *analyse.TTest
 	// aspects are the workload parameters, client and topology of its
 	// runs, which a compared table must share for the floor to apply.
-	aspects map[string]string
+	Aspects map[string]string
 }
 
 // FloorUse is how a table used a noise floor.
@@ -83,7 +73,7 @@ func (f *NoiseFloor) ciText() string {
 	if f.CI == nil && f.CIErr == nil {
 		return " [no CI]"
 	}
-	return ciPhrase(f.CI, f.CIErr)
+	return CIPhrase(f.CI, f.CIErr)
 }
 
 // Inside reports whether a ratio lies within the floor's interval. A floor
@@ -106,9 +96,9 @@ func (f *NoiseFloor) phrase() string {
 	return fmt.Sprintf("inside the noise floor measured by A/A (%s%s): %s%s", f.Source, when, analyse.Ratio(f.Ratio), f.ciText())
 }
 
-// measureFloor makes t's statement of an A/A matrix: the (b) arm's verdict
+// MeasureFloor makes t's statement of an A/A matrix: the (b) arm's verdict
 // becomes the floor's line.
-func (t *Table) measureFloor(source string, date time.Time) *NoiseFloor {
+func (t *Table) MeasureFloor(source string, date time.Time) *NoiseFloor {
 	a := t.Baseline
 	if a == nil || len(t.Groups) != 2 {
 		return nil
@@ -119,9 +109,9 @@ func (t *Table) measureFloor(source string, date time.Time) *NoiseFloor {
 	}
 	f := &NoiseFloor{Source: source, Date: date, Workload: t.Workload, Tool: t.Tool, Metric: t.Metric,
 		Labels: [2]string{a.Label, b.Label}, Ratio: b.Ratio, CI: b.RatioCI, CIErr: b.RatioCIErr, Method: t.Analysis.CiMethod(),
-		NA: a.Rate.N, NB: b.Rate.N, Test: b.Test, aspects: t.aspects()}
+		NA: a.Rate.N, NB: b.Rate.N, Test: b.Test, Aspects: t.aspects()}
 	b.Verdict = f.Line()
-	if w := b.outcomeWords(a, t.Until); w != "" {
+	if w := b.OutcomeWords(a, t.Until); w != "" {
 		// An A/A under a stopping rule ends equivalent or not resolved.
 		b.Verdict += "; " + w
 	}
@@ -139,9 +129,9 @@ func (t *Table) aspects() map[string]string {
 	return map[string]string{}
 }
 
-// useFloor marks the verdicts of t whose ratio lies inside the floor
+// UseFloor marks the verdicts of t whose ratio lies inside the floor
 // measured for t's workload among floors, or says why none applies.
-func (t *Table) useFloor(floors []*NoiseFloor) *FloorUse {
+func (t *Table) UseFloor(floors []*NoiseFloor) *FloorUse {
 	var f *NoiseFloor
 	for _, c := range floors {
 		if c.Workload == t.Workload && c.Metric == t.Metric {
@@ -154,7 +144,7 @@ func (t *Table) useFloor(floors []*NoiseFloor) *FloorUse {
 		}
 		return &FloorUse{Floor: floors[0], NotApplicable: fmt.Sprintf("it measured %s (%s), not %s (%s)", floors[0].Workload, floors[0].Metric, t.Workload, t.Metric)}
 	}
-	if diff := aspectDiff(f.aspects, t.aspects()); diff != "" {
+	if diff := aspectDiff(f.Aspects, t.aspects()); diff != "" {
 		return &FloorUse{Floor: f, NotApplicable: diff}
 	}
 	for _, g := range t.Groups {
@@ -189,7 +179,7 @@ func aspectDiff(floor, table map[string]string) string {
 
 // floorNote is the line a table shows about its floor: where it came from,
 // or why it does not apply.
-func (u *FloorUse) note() string {
+func (u *FloorUse) Note() string {
 	f := u.Floor
 	if u.NotApplicable != "" {
 		return fmt.Sprintf("Noise floor of %s not applicable: %s", f.Source, u.NotApplicable)

@@ -1,4 +1,4 @@
-package report
+package judge
 
 import (
 	"fmt"
@@ -8,11 +8,11 @@ import (
 	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
-// setWindows decides each run's window once: its warm-up is the user's
+// SetWindows decides each run's window once: its warm-up is the user's
 // when one was given (fixed), else detected on its per-second rate with
 // the excluded spans taken out, else (too few intervals) the fallback;
 // it ends with the client's last interval.
-func (t *Table) setWindows(fixed bool, fallback float64, from string) {
+func (t *Table) SetWindows(fixed bool, fallback float64, from string) {
 	for _, r := range t.Runs {
 		r.TableMetric = t.Metric
 		w := load.Window{FromS: fallback, ToS: analyse.LoadEndS(r, t.Metric), Excluded: r.Instrument, How: from}
@@ -39,8 +39,8 @@ func (t *Table) setWindows(fixed bool, fallback float64, from string) {
 	}
 }
 
-// windowSummary states the window once for the report's Method.
-func (rep *Report) windowSummary() string {
+// WindowSummary states the window once for the report's Method.
+func (rep *Report) WindowSummary() string {
 	var runs, excl int
 	var exclS float64
 	what, instr := map[string]bool{}, map[string]bool{}
@@ -73,7 +73,7 @@ func (rep *Report) windowSummary() string {
 		"and when the offset was read from the load's start, the servers' transaction counters count nothing before the client's start or after its end."
 	if excl > 0 {
 		s += fmt.Sprintf(" Excluded from every figure and from warm-up detection: %s s over %s, the client's intervals that touch %s "+
-			"inside the measured load (each run's share is in the Runs table).", analyse.Num(exclS, 1), plural(excl, "run"), strings.Join(load.SortedKeys(what), ", "))
+			"inside the measured load (each run's share is in the Runs table).", analyse.Num(exclS, 1), Plural(excl, "run"), strings.Join(load.SortedKeys(what), ", "))
 	}
 	if len(instr) > 0 {
 		s += " What watched the runs: " + strings.Join(load.SortedKeys(instr), "; ") + "."

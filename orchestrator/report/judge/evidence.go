@@ -1,4 +1,4 @@
-package report
+package judge
 
 import (
 	"fmt"
@@ -6,10 +6,10 @@ import (
 	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
-// baselineRun is the run whose configuration the others are compared
+// BaselineRun is the run whose configuration the others are compared
 // with: the baseline label's first run in the statistics, else its first
 // run with evidence.
-func (t *Table) baselineRun() *load.Run {
+func (t *Table) BaselineRun() *load.Run {
 	var first *load.Run
 	for _, r := range t.Baseline.Runs {
 		if r.Evidence == nil {
@@ -25,18 +25,18 @@ func (t *Table) baselineRun() *load.Run {
 	return first
 }
 
-// evidenceDiffs words how a run's versions and host facts differ from the
+// EvidenceDiffs words how a run's versions and host facts differ from the
 // baseline run's.
-func (t *Table) evidenceDiffs(base, r *load.Run) []string {
+func (t *Table) EvidenceDiffs(base, r *load.Run) []string {
 	a, b := base.Evidence, r.Evidence
 	var out []string
 	if a.OrchVersion != b.OrchVersion {
-		out = append(out, fmt.Sprintf("orch version: %s → %s", dash(a.OrchVersion), dash(b.OrchVersion)))
+		out = append(out, fmt.Sprintf("orch version: %s → %s", Dash(a.OrchVersion), Dash(b.OrchVersion)))
 	}
 	mapDiff := func(what string, x, y map[string]string) {
 		for _, k := range load.SortedKeys(mergeKeys(x, y)) {
 			if x[k] != y[k] {
-				out = append(out, fmt.Sprintf("%s %s: %s → %s", what, k, dash(x[k]), dash(y[k])))
+				out = append(out, fmt.Sprintf("%s %s: %s → %s", what, k, Dash(x[k]), Dash(y[k])))
 			}
 		}
 	}

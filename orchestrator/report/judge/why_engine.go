@@ -1,4 +1,4 @@
-package report
+package judge
 
 import (
 	"math"
@@ -8,19 +8,14 @@ import (
 	"github.com/orch-bench/orch/orchestrator/report/analyse"
 )
 
-// The engine's own counters per transaction: what an engine exports
-// beyond the fsyncs every engine's row has (flavor.StatusCounter.PerTx:
-// TokuDB's engine status), in a table of their own under the
-// per-transaction one, only when a run read any.
-
-// engineNote says where the engine counters come from.
-const engineNote = "The engine's own counters (SHOW GLOBAL STATUS, its engine status): per transaction as above; " +
+// EngineNote says where the engine counters come from.
+const EngineNote = "The engine's own counters (SHOW GLOBAL STATUS, its engine status): per transaction as above; " +
 	"tokudb_fsync_ms is Tokudb_filesystem_fsync_time, tokudb_log_kib Tokudb_logger_writes_bytes, tokudb_checkpoint_leaf_kib " +
 	"and tokudb_evicted_leaf_kib the leaf nodes written at checkpoints and evicted between them."
 
-// engineHeader lists the engine counters any host of the section has, in
+// EngineHeader lists the engine counters any host of the section has, in
 // the monitor's order; nil when none has any that is not zero everywhere.
-func (w *Why) engineHeader() []string {
+func (w *Why) EngineHeader() []string {
 	seen := map[string]bool{}
 	for _, g := range w.Groups {
 		for _, c := range g.Hosts {
@@ -41,9 +36,9 @@ func (w *Why) engineHeader() []string {
 	return append([]string{"configuration", "host", "role"}, cols...)
 }
 
-// engineRows are the engine table's rows: a configuration's hosts whose
+// EngineRows are the engine table's rows: a configuration's hosts whose
 // engine read any of the columns.
-func (w *Why) engineRows(header []string) [][]string {
+func (w *Why) EngineRows(header []string) [][]string {
 	var rows [][]string
 	for _, g := range w.Groups {
 		for _, c := range g.Hosts {
@@ -56,7 +51,7 @@ func (w *Why) engineRows(header []string) [][]string {
 				if !ok {
 					v = math.NaN()
 				}
-				row = append(row, small(v, analyse.CostDigits))
+				row = append(row, Small(v, analyse.CostDigits))
 			}
 			rows = append(rows, row)
 		}

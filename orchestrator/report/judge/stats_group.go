@@ -1,4 +1,4 @@
-package report
+package judge
 
 import (
 	"errors"
@@ -18,7 +18,7 @@ func (t *Table) describeMore(g *Group) {
 	var usable []*load.Run
 	for _, r := range g.Runs {
 		r.Repl = t.runReplicas(r)
-		t.checkInvariants(r)
+		t.CheckInvariants(r)
 		if !r.Usable() {
 			continue
 		}
@@ -27,7 +27,7 @@ func (t *Table) describeMore(g *Group) {
 		g.Sustained = append(g.Sustained, r.Repl.Sustained)
 	}
 	g.Replica = analyse.MeanFigures(figs)
-	g.ReplicaRuns = judgeRuns(usable)
+	g.ReplicaRuns = JudgeRuns(usable)
 	g.KeptUp = g.ReplicaRuns.Behind == 0
 	g.SustainedRate = analyse.Describe(g.Sustained)
 	var disk, binlog, relay, amp []float64
@@ -47,7 +47,7 @@ func (t *Table) runReplicas(r *load.Run) load.ReplicaFigures {
 	if r.Bench == nil {
 		return analyse.EmptyReplicaFigures()
 	}
-	steady, _ := t.steadyOf(r)
+	steady, _ := t.SteadyOf(r)
 	f := analyse.ReplicaFigures(r, r.Win, steady)
 	if t.LowerIsBetter && f.Has {
 		// A time metric: the cluster is done when the slowest replica is.
@@ -58,8 +58,8 @@ func (t *Table) runReplicas(r *load.Run) load.ReplicaFigures {
 	return f
 }
 
-// compareWith sets g's comparison figures against the baseline b.
-func (g *Group) compareWith(b *Group) {
+// CompareWith sets g's comparison figures against the baseline b.
+func (g *Group) CompareWith(b *Group) {
 	level := analyse.Alpha
 	if g.Test != nil {
 		level = g.Test.DecidedAt()

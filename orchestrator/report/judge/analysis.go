@@ -1,4 +1,4 @@
-package report
+package judge
 
 import (
 	"fmt"
@@ -24,9 +24,9 @@ func (t *Table) blocked() bool {
 	return true
 }
 
-// methodLine states the analysis in the report's Method: which, why,
+// MethodLine states the analysis in the report's Method: which, why,
 // and how its ratio, interval and p are computed.
-func (t *Table) methodLine() string {
+func (t *Table) MethodLine() string {
 	a := t.Analysis
 	var why string
 	switch {
@@ -59,11 +59,11 @@ func (t *Table) methodLine() string {
 	return s
 }
 
-// analysisLines are the tables' Method lines, each said once.
-func (rep *Report) analysisLines() []string {
+// AnalysisLines are the tables' Method lines, each said once.
+func (rep *Report) AnalysisLines() []string {
 	var out []string
 	for _, t := range rep.Tables {
-		if l := t.methodLine(); !slices.Contains(out, l) {
+		if l := t.MethodLine(); !slices.Contains(out, l) {
 			out = append(out, l)
 		}
 	}

@@ -1,4 +1,4 @@
-package report
+package judge
 
 import (
 	"fmt"
@@ -37,13 +37,13 @@ func (t *Table) round() int {
 	return max(k, u.MinRounds)
 }
 
-// familyAlpha is the level a table's comparisons are decided at together
+// FamilyAlpha is the level a table's comparisons are decided at together
 // (Holm over them): Alpha, or under a significance rule the share of Alpha
 // its round spends (stats.Rule.Level).
-func (t *Table) familyAlpha() float64 { return t.rule().Level(t.round()) }
+func (t *Table) FamilyAlpha() float64 { return t.rule().Level(t.round()) }
 
-// take sets g's test, interval and status from the judge's status s.
-func (g *Group) take(s stats.Status) {
+// Take sets g's test, interval and status from the judge's status s.
+func (g *Group) Take(s stats.Status) {
 	g.Judged = &s
 	if !math.IsNaN(s.Ratio) {
 		g.Ratio = s.Ratio // the analysis's estimate, beside its interval
@@ -100,16 +100,16 @@ func (t *Table) statuses(u *load.UntilDoc) []stats.Status {
 		if g == b {
 			continue
 		}
-		out = append(out, g.status(b, u))
+		out = append(out, g.Status(b, u))
 	}
 	return out
 }
 
-// status is the group's comparison with the baseline b as the judge
+// Status is the group's comparison with the baseline b as the judge
 // decided it (take); a comparison the judge could not test (no runs, one
 // run, no variation) is not comparable, or what its interval at Alpha says
 // when it has one (no variation: the ratio itself).
-func (g *Group) status(b *Group, u *load.UntilDoc) stats.Status {
+func (g *Group) Status(b *Group, u *load.UntilDoc) stats.Status {
 	if g.Judged != nil {
 		return *g.Judged
 	}
@@ -127,15 +127,15 @@ func (g *Group) status(b *Group, u *load.UntilDoc) stats.Status {
 	return s
 }
 
-// outcomeWords is the equivalence outcome of a matrix with a band:
+// OutcomeWords is the equivalence outcome of a matrix with a band:
 // "equivalent within ±10%", "different by more than ±10%" or "not
 // resolved: the interval overlaps ±10%"; "" without a band.
-func (g *Group) outcomeWords(b *Group, u *load.UntilDoc) string {
+func (g *Group) OutcomeWords(b *Group, u *load.UntilDoc) string {
 	if u == nil || u.Equivalence <= 0 {
 		return ""
 	}
 	band := pctPlain(u.Equivalence)
-	switch g.status(b, u).Outcome {
+	switch g.Status(b, u).Outcome {
 	case stats.Equivalent:
 		return "equivalent within ±" + band
 	case stats.Different:
@@ -144,12 +144,12 @@ func (g *Group) outcomeWords(b *Group, u *load.UntilDoc) string {
 	return "not resolved: the interval overlaps ±" + band
 }
 
-// ruleLine says how a matrix with a stopping rule ended, judged by this
+// RuleLine says how a matrix with a stopping rule ended, judged by this
 // report's analysis: "±10% not reached: ±19.7% after 4 rounds", not the
 // rule restated; the rule's bounds and analysis in brackets, and the
 // matrix's own words when it stopped on a judgement this report does not
 // share (a matrix.json older than its analysis).
-func (t *Table) ruleLine() string {
+func (t *Table) RuleLine() string {
 	u := t.Until
 	if u == nil {
 		return ""
@@ -159,7 +159,7 @@ func (t *Table) ruleLine() string {
 		bounds = fmt.Sprintf(" (rounds %d-%d, %s analysis)", u.MinRounds, u.MaxRounds, t.Analysis.Used)
 	}
 	if u.Goal == stats.GoalSignificant {
-		s := fmt.Sprintf("Stopping rule: rounds until every comparison is decided (at least %d, at most %d rounds), %g spent over the rounds (O'Brien-Fleming-type spending, Bonferroni over rounds): these comparisons are decided at α=%.3g", u.MinRounds, u.MaxRounds, analyse.Alpha, t.familyAlpha())
+		s := fmt.Sprintf("Stopping rule: rounds until every comparison is decided (at least %d, at most %d rounds), %g spent over the rounds (O'Brien-Fleming-type spending, Bonferroni over rounds): these comparisons are decided at α=%.3g", u.MinRounds, u.MaxRounds, analyse.Alpha, t.FamilyAlpha())
 		if u.Stopped {
 			return s + "; " + u.Why + t.skippedWords()
 		}

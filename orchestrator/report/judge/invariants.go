@@ -1,4 +1,4 @@
-package report
+package judge
 
 import (
 	"fmt"
@@ -31,24 +31,24 @@ const (
 	sustainedSlack = 0.005
 )
 
-// checkInvariants sets r.Flags from its figures (after runReplicas).
-func (t *Table) checkInvariants(r *load.Run) {
+// CheckInvariants sets r.Flags from its figures (after runReplicas).
+func (t *Table) CheckInvariants(r *load.Run) {
 	r.Flags = nil
 	if r.Bench == nil {
 		return
 	}
 	if d := r.Bench.IntervalsDropped; d > 0 {
 		r.Flags = append(r.Flags, fmt.Sprintf("long: %d interval lines after the first %d not kept; its figures end there", d, bench.MaxIntervals))
-	} else if miss, of := missingIntervals(r, t.Metric); miss > 0 {
+	} else if miss, of := MissingIntervals(r, t.Metric); miss > 0 {
 		r.Flags = append(r.Flags, fmt.Sprintf("incomplete: %d of %d intervals missing", miss, of))
 	}
-	steady, _ := t.steadyOf(r)
+	steady, _ := t.SteadyOf(r)
 	f := r.Repl
 	if !t.LowerIsBetter && f.Sustained > steady*(1+sustainedSlack) {
 		r.Flags = append(r.Flags, fmt.Sprintf("sustained %s above steady %s", analyse.Num(f.Sustained, 2), analyse.Num(steady, 2)))
 	}
 	if tps, how := r.Bench.Steady(load.MetricTPS, r.Win); how == "intervals" && f.MasterTxPS > 0 && tps > 0 {
-		if gap, edges := math.Abs(tps/f.MasterTxPS-1), masterEdgeShare(r, f.MasterTxPS); gap > MaxClientServerGap+edges {
+		if gap, edges := math.Abs(tps/f.MasterTxPS-1), MasterEdgeShare(r, f.MasterTxPS); gap > MaxClientServerGap+edges {
 			allow := ""
 			if edges >= 0.0005 {
 				// No "; ": results.csv's flags column is "; "-separated.
@@ -58,17 +58,17 @@ func (t *Table) checkInvariants(r *load.Run) {
 		}
 	}
 	for _, rp := range r.Replicas {
-		if s := catchUpFlag(rp, r.Win); s != "" {
+		if s := CatchUpFlag(rp, r.Win); s != "" {
 			r.Flags = append(r.Flags, s)
 		}
 	}
 }
 
-// masterEdgeShare is the share of the master's commits over the run's
+// MasterEdgeShare is the share of the master's commits over the run's
 // window that its samples cannot place at the window's ends, had the
 // commits moved second by second as the client's transactions did (0
 // without a master series or client intervals).
-func masterEdgeShare(r *load.Run, rate float64) float64 {
+func MasterEdgeShare(r *load.Run, rate float64) float64 {
 	if r.Master == nil || r.Bench == nil || !(rate > 0) {
 		return 0
 	}
@@ -94,9 +94,9 @@ func masterEdgeShare(r *load.Run, rate float64) float64 {
 	return r.Master.EdgeError("gtid_tx_ps", r.Win, client) / (rate * secs)
 }
 
-// missingIntervals is how many of the intervals the client should have
+// MissingIntervals is how many of the intervals the client should have
 // printed over its duration it did not (0 when it cannot tell).
-func missingIntervals(r *load.Run, metric string) (missing, of int) {
+func MissingIntervals(r *load.Run, metric string) (missing, of int) {
 	rt, ok := analyse.BenchRate(r, metric)
 	if !ok || rt.PlotOnly || len(rt.Series) == 0 || math.IsNaN(r.Bench.DurationS) {
 		return 0, 0
@@ -113,10 +113,10 @@ func missingIntervals(r *load.Run, metric string) (missing, of int) {
 	return max(0, of-len(rt.Series)), of
 }
 
-// catchUpFlag says when a slave's catch-up is inconsistent with its lag at
+// CatchUpFlag says when a slave's catch-up is inconsistent with its lag at
 // the window's end: applying it in that time would take an apply rate far
 // above any the slave showed.
-func catchUpFlag(rp load.Replica, w load.Window) string {
+func CatchUpFlag(rp load.Replica, w load.Window) string {
 	if math.IsNaN(rp.CatchUpS) || !rp.CaughtUp {
 		return ""
 	}
@@ -136,11 +136,11 @@ func catchUpFlag(rp load.Replica, w load.Window) string {
 		return ""
 	}
 	return fmt.Sprintf("catch-up %s of %s with %s tx behind implies %s tx/s, above %sx the fastest apply seen (%s tx/s)",
-		secs(rp.CatchUpS), rp.Host, kilo(lag), kilo(implied), strconv.FormatFloat(MaxCatchUpSpeedup, 'f', -1, 64), kilo(fastest))
+		secs(rp.CatchUpS), rp.Host, Kilo(lag), Kilo(implied), strconv.FormatFloat(MaxCatchUpSpeedup, 'f', -1, 64), Kilo(fastest))
 }
 
-// flagText is the Runs table's invariants cell.
-func flagText(r *load.Run) string {
+// FlagText is the Runs table's invariants cell.
+func FlagText(r *load.Run) string {
 	if r.Bench == nil {
 		return "—"
 	}
@@ -150,8 +150,8 @@ func flagText(r *load.Run) string {
 	return "FLAGGED: " + strings.Join(r.Flags, "; ")
 }
 
-// steadyCell is a run's steady rate, saying when intervals are missing.
-func steadyCell(v float64, r *load.Run) string {
+// SteadyCell is a run's steady rate, saying when intervals are missing.
+func SteadyCell(v float64, r *load.Run) string {
 	s := analyse.Num(v, 2)
 	for _, f := range r.Flags {
 		if strings.HasPrefix(f, "incomplete: ") {
@@ -161,9 +161,9 @@ func steadyCell(v float64, r *load.Run) string {
 	return s
 }
 
-// flagged counts a group's runs in the statistics that violate an
+// Flagged counts a group's runs in the statistics that violate an
 // invariant.
-func (g *Group) flagged() int {
+func (g *Group) Flagged() int {
 	n := 0
 	for _, r := range g.Runs {
 		if r.Usable() && len(r.Flags) > 0 {
@@ -173,10 +173,10 @@ func (g *Group) flagged() int {
 	return n
 }
 
-// nText is the Configurations n cell: "2", or "2 (1 flagged)".
-func nText(g *Group) string {
+// NText is the Configurations n cell: "2", or "2 (1 flagged)".
+func NText(g *Group) string {
 	s := strconv.Itoa(g.Rate.N)
-	if k := g.flagged(); k > 0 {
+	if k := g.Flagged(); k > 0 {
 		s += fmt.Sprintf(" (%d flagged)", k)
 	}
 	return s

@@ -1,14 +1,14 @@
-package report
+package judge
 
 import "strings"
 
-// caveats are the lines right under a comparison's verdict and answer
+// Caveats are the lines right under a comparison's verdict and answer
 // line that limit it: no steady state (steadyLine), and a saturated load
 // box (Where the time went's client-bound rule), which was said only on
 // screen 3, in the diagnostics, never where the answer is read.
-func (t *Table) caveats(base, g *Group) []string {
+func (t *Table) Caveats(base, g *Group) []string {
 	var out []string
-	if l := t.steadyLine(base, g); l != "" {
+	if l := t.SteadyLine(base, g); l != "" {
 		out = append(out, l)
 	}
 	if l := t.clientBoundLine(base, g); l != "" {

@@ -1,4 +1,4 @@
-package report
+package judge
 
 import (
 	"fmt"
@@ -116,8 +116,8 @@ type Group struct {
 	analyse.Stats // noise, ratio interval, rank test, replicas (stats_group.go)
 }
 
-// steadyOf is a run's steady-state rate in its table and how it was got.
-func (t *Table) steadyOf(r *load.Run) (float64, string) {
+// SteadyOf is a run's steady-state rate in its table and how it was got.
+func (t *Table) SteadyOf(r *load.Run) (float64, string) {
 	if r.Bench == nil {
 		return math.NaN(), ""
 	}
@@ -139,12 +139,12 @@ func Build(in *load.Input, opts analyse.Options) (*Report, error) {
 	for _, k := range load.SortedKeys(in.NoEffect) {
 		rep.NoEffect = append(rep.NoEffect, [2]string{k, in.NoEffect[k]})
 	}
-	rep.Tables = tables(in.Runs)
+	rep.Tables = Tables(in.Runs)
 	baseline := opts.Baseline
 	if baseline == "" {
 		baseline = in.Baseline
 	}
-	if opts.Baseline != "" && !slices.ContainsFunc(rep.Tables, func(t *Table) bool { return t.group(opts.Baseline) != nil }) {
+	if opts.Baseline != "" && !slices.ContainsFunc(rep.Tables, func(t *Table) bool { return t.Group(opts.Baseline) != nil }) {
 		return nil, &load.InputError{Path: "--baseline " + opts.Baseline, Err: fmt.Errorf("no such label; the labels are %s", strings.Join(rep.labels(), ", "))}
 	}
 	if err := rep.checkComparable(opts.AllowMixed || in.AllowMixed); err != nil {
@@ -156,11 +156,11 @@ func Build(in *load.Input, opts analyse.Options) (*Report, error) {
 	for _, t := range rep.Tables {
 		t.Until, t.Skipped = in.Until, in.Skipped
 		t.Analysis = analyse.AnalysisOf(in, opts)
-		t.setWindows(opts.WarmupS != nil || in.WarmupS != nil, rep.WarmupS, rep.WarmupFrom)
+		t.SetWindows(opts.WarmupS != nil || in.WarmupS != nil, rep.WarmupS, rep.WarmupFrom)
 		t.testSteady()
 		t.Headline = opts.Headline
-		t.compare(baseline, in.NoEffect)
-		t.lintFairness()
+		t.Compare(baseline, in.NoEffect)
+		t.LintFairness()
 		t.Why = t.buildWhy()
 		t.compareBlocked(in.Design)
 	}
@@ -179,7 +179,7 @@ func (rep *Report) noiseFloors(in *load.Input, opts analyse.Options) error {
 			src = strings.Join(in.Sources, ", ")
 		}
 		for _, t := range rep.Tables {
-			if f := t.measureFloor(floorSource(src, src), in.Started); f != nil {
+			if f := t.MeasureFloor(floorSource(src, src), in.Started); f != nil {
 				rep.Floors = append(rep.Floors, f)
 			}
 		}
@@ -200,14 +200,14 @@ func (rep *Report) noiseFloors(in *load.Input, opts analyse.Options) error {
 		f.Source = floorSource(dir, in.Home)
 	}
 	for _, t := range rep.Tables {
-		t.Floor = t.useFloor(floors)
+		t.Floor = t.UseFloor(floors)
 	}
 	return nil
 }
 
-// tables groups runs by workload. Parse output has no workload name: it
+// Tables groups runs by workload. Parse output has no workload name: it
 // joins the only workload run with the same tool, or a table of its own.
-func tables(runs []*load.Run) []*Table {
+func Tables(runs []*load.Run) []*Table {
 	var out []*Table
 	byKey := map[string]*Table{}
 	add := func(key, tool string, r *load.Run) {
@@ -251,7 +251,7 @@ func tables(runs []*load.Run) []*Table {
 		t.Metric = load.ChooseMetric(t.Runs)
 		t.LowerIsBetter = bench.LowerIsBetter(t.Metric)
 		for _, r := range t.Runs {
-			g := t.group(r.Label)
+			g := t.Group(r.Label)
 			if g == nil {
 				g = &Group{Label: r.Label}
 				t.Groups = append(t.Groups, g)
@@ -262,7 +262,7 @@ func tables(runs []*load.Run) []*Table {
 	return out
 }
 
-func (t *Table) group(label string) *Group {
+func (t *Table) Group(label string) *Group {
 	for _, g := range t.Groups {
 		if g.Label == label {
 			return g
@@ -283,13 +283,13 @@ func (rep *Report) labels() []string {
 	return out
 }
 
-// compare computes each group's figures and compares them with the
+// Compare computes each group's figures and compares them with the
 // baseline group's.
-func (t *Table) compare(baseline string, noEffect map[string]string) {
+func (t *Table) Compare(baseline string, noEffect map[string]string) {
 	for _, g := range t.Groups {
 		t.describe(g)
 	}
-	t.Baseline = t.group(baseline)
+	t.Baseline = t.Group(baseline)
 	if t.Baseline == nil {
 		t.Baseline = t.Groups[0]
 		if baseline != "" {
@@ -329,18 +329,18 @@ func (t *Table) compare(baseline string, noEffect map[string]string) {
 	// of one false "significant"; seven at 5% each had about 30%), and
 	// Fieller's interval at each one's Holm level.
 	for i, s := range t.rule().Evaluate(t.round(), cs) {
-		judged[i].take(s)
+		judged[i].Take(s)
 		judged[i].Needed = t.rule().RunsNeeded(cs[i], analyse.Alpha)
 	}
 	for _, g := range t.Groups {
 		if g == b {
 			continue
 		}
-		g.compareWith(b)
+		g.CompareWith(b)
 		if blocked {
 			t.sustainedByRounds(g, b)
 		}
-		g.Verdict = verdict(t, b, g, noEffect)
+		g.Verdict = Verdict(t, b, g, noEffect)
 	}
 }
 
@@ -352,7 +352,7 @@ func (t *Table) describe(g *Group) {
 		if !r.Usable() {
 			continue
 		}
-		v, _ := t.steadyOf(r)
+		v, _ := t.SteadyOf(r)
 		g.Steady = append(g.Steady, v)
 		g.Blocks = append(g.Blocks, stats.Block{Cluster: r.Cluster, Round: r.Rep})
 		b, h := r.Bench, r.Health
@@ -442,4 +442,12 @@ func addNaN(a, b float64) float64 {
 		return a
 	}
 	return a + b
+}
+
+// Plot is one rendered chart.
+type Plot struct {
+	// Name is the file stem under plots/ ("pure-random-writes-throughput").
+	Name  string
+	Title string
+	SVG   []byte
 }

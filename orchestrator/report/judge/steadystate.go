@@ -1,4 +1,4 @@
-package report
+package judge
 
 import (
 	"fmt"
@@ -9,12 +9,6 @@ import (
 	"github.com/orch-bench/orch/orchestrator/report/analyse"
 	"github.com/orch-bench/orch/orchestrator/report/load"
 )
-
-// Steady state is tested, not assumed: each run's window is tested for a
-// level shift (levelshift.go); a configuration whose runs shift is said to
-// have no steady state, with the drop, when and in how many runs; when the
-// phases agree across runs the comparison is also given per phase, with
-// how long runs must be to measure the later one.
 
 // testSteady tests every run's window for a level shift.
 func (t *Table) testSteady() {
@@ -72,8 +66,8 @@ type Phases struct {
 // be one phase change: 3 s or a fifth of the window, the larger.
 func phaseTol(windowS float64) float64 { return math.Max(3, windowS/5) }
 
-// phases tests g's usable runs together and sums up their own tests.
-func (t *Table) phases(g *Group) Phases {
+// Phases tests g's usable runs together and sums up their own tests.
+func (t *Table) Phases(g *Group) Phases {
 	p := Phases{Rel: math.NaN(), AtS: math.NaN()}
 	sum, count := map[float64]float64{}, map[float64]int{}
 	var runs []*load.Run
@@ -151,7 +145,7 @@ func (p Phases) text() string {
 		border = fmt.Sprintf("; borderline: statistic %.2f within its simulated critical value's uncertainty, %.2f-%.2f", s.Stat, s.CritLo, s.CritHi)
 	}
 	return fmt.Sprintf("no steady state: %.0f%% %s at %s in %d of %d runs (a level-shift test of the runs' mean, %s false alarm rate; %d of the runs significant alone%s)",
-		100*math.Abs(p.Rel), what, at, p.Shifted, p.Tested, pct(analyse.ShiftAlpha), p.Alone, border)
+		100*math.Abs(p.Rel), what, at, p.Shifted, p.Tested, Pct(analyse.ShiftAlpha), p.Alone, border)
 }
 
 // phaseCut is the second where a comparison's phases divide: the shift of
@@ -199,13 +193,13 @@ func (t *Table) phaseRates(g *Group, cut float64, later bool) []float64 {
 	return out
 }
 
-// steadyLine is the caveat right under a comparison's answer line when
+// SteadyLine is the caveat right under a comparison's answer line when
 // either side has no steady state: which side, the drop, when, in how
 // many runs; the ratio per phase when the phases agree across runs; and
 // how long runs must be to measure the later phase. "" when both sides'
 // runs held one level.
-func (t *Table) steadyLine(base, g *Group) string {
-	pg, pb := t.phases(g), t.phases(base)
+func (t *Table) SteadyLine(base, g *Group) string {
+	pg, pb := t.Phases(g), t.Phases(base)
 	var sides []string
 	for _, x := range []struct {
 		g *Group
@@ -231,9 +225,9 @@ func (t *Table) steadyLine(base, g *Group) string {
 		}
 		ph := analyse.Ratio(load.MeanOf(a) / load.MeanOf(b))
 		if ci, err := analyse.FiellerCI(a, b); err == nil {
-			ph += ciPhrase(&ci, nil)
+			ph += CIPhrase(&ci, nil)
 		} else {
-			ph += ciPhrase(nil, err)
+			ph += CIPhrase(nil, err)
 		}
 		if later {
 			ph += " after ~" + analyse.Num(cut, 0) + " s"
@@ -256,13 +250,13 @@ func laterPhaseAdvice(latest, windowS float64) string {
 		analyse.Num(warm+math.Ceil(windowS), 0), analyse.Num(warm, 0), analyse.Num(math.Ceil(windowS), 0))
 }
 
-// trendWarning warns that the runs-needed figure or the stopping rule is
+// TrendWarning warns that the runs-needed figure or the stopping rule is
 // driven by a level shift inside the runs rather than by noise: "" when no
 // configuration shifted or there is nothing it would drive.
-func (t *Table) trendWarning() string {
+func (t *Table) TrendWarning() string {
 	var shifted []string
 	for _, g := range t.Groups {
-		if p := t.phases(g); p.Pooled.Found {
+		if p := t.Phases(g); p.Pooled.Found {
 			shifted = append(shifted, g.Label)
 		}
 	}
@@ -278,9 +272,9 @@ func (t *Table) trendWarning() string {
 		strings.Join(shifted, ", "), what)
 }
 
-// steadySummary states the steady-state test once for the Method; "" when
+// SteadySummary states the steady-state test once for the Method; "" when
 // no run had a window long enough to test.
-func (rep *Report) steadySummary() string {
+func (rep *Report) SteadySummary() string {
 	tested := 0
 	for _, t := range rep.Tables {
 		for _, r := range t.Runs {
@@ -298,5 +292,5 @@ func (rep *Report) steadySummary() string {
 		"of the same statistic's maximum over all splits for autocorrelated noise (AR(1), coefficient %s, simulated): a %s false alarm rate for noise "+
 		"autocorrelated up to %s (the lab's steady runs measure -0.37 to 0.18). A significant shift of %s or more of the earlier level is reported as "+
 		"no steady state, under the verdict, with how many runs shifted the same way (each run's own test) and, when every run did, the ratio per phase. "+
-		"%s tested.", analyse.ShiftMinSeg, pct(1-analyse.ShiftAlpha), analyse.Num(analyse.ShiftPhi, 1), pct(analyse.ShiftAlpha), analyse.Num(analyse.ShiftPhi, 1), pct(analyse.ShiftMinRel), plural(tested, "run"))
+		"%s tested.", analyse.ShiftMinSeg, Pct(1-analyse.ShiftAlpha), analyse.Num(analyse.ShiftPhi, 1), Pct(analyse.ShiftAlpha), analyse.Num(analyse.ShiftPhi, 1), Pct(analyse.ShiftMinRel), Plural(tested, "run"))
 }

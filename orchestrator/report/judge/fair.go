@@ -1,4 +1,4 @@
-package report
+package judge
 
 import (
 	"strconv"
@@ -8,10 +8,10 @@ import (
 	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
-// lintFairness compares the configurations' effective variables (each
+// LintFairness compares the configurations' effective variables (each
 // label's first run in the statistics that recorded them) for asymmetries
 // the comparison did not ask for.
-func (t *Table) lintFairness() {
+func (t *Table) LintFairness() {
 	var configs []fairness.Config
 	var axes []string
 	for _, g := range t.Groups {
@@ -64,9 +64,9 @@ func memoryOf(ev *load.Evidence, host string) float64 {
 	return 0
 }
 
-// fairnessLines are the warnings as the report lists them under the
+// FairnessLines are the warnings as the report lists them under the
 // verdicts.
-func (t *Table) fairnessLines() []string {
+func (t *Table) FairnessLines() []string {
 	out := make([]string, len(t.Fairness))
 	for i, w := range t.Fairness {
 		out[i] = "UNFAIR: " + w.String()
@@ -74,8 +74,8 @@ func (t *Table) fairnessLines() []string {
 	return out
 }
 
-// hasVariables reports whether the lint had variables to read.
-func (t *Table) hasVariables() bool {
+// HasVariables reports whether the lint had variables to read.
+func (t *Table) HasVariables() bool {
 	for _, g := range t.Groups {
 		if firstWithVariables(g) != nil {
 			return true
@@ -84,11 +84,11 @@ func (t *Table) hasVariables() bool {
 	return false
 }
 
-// sidePosition is what the fairness lint found of a configuration's
+// SidePosition is what the fairness lint found of a configuration's
 // replica side tables (where its slaves keep their applied position, and
 // at which flush policy) when they differ between the configurations; ""
 // when they do not, or the lint did not look.
-func (t *Table) sidePosition(label string) string {
+func (t *Table) SidePosition(label string) string {
 	for _, w := range t.Fairness {
 		if w.What != fairness.SideTables {
 			continue

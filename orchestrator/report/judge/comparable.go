@@ -1,4 +1,4 @@
-package report
+package judge
 
 import (
 	"fmt"
@@ -39,7 +39,7 @@ func runAspects(r *load.Run) map[string]string {
 	for _, p := range r.Params {
 		m[p.Name] = p.Value
 	}
-	if s := serverAspect(r.Evidence); s != "" {
+	if s := ServerAspect(r.Evidence); s != "" {
 		m["server"] = s
 	}
 	if r.Bench != nil && r.Bench.Version != "" {
@@ -86,25 +86,25 @@ func (t *Table) differences() []string {
 	return out
 }
 
-// serverAspect is what a run's servers are for the comparison: each
+// ServerAspect is what a run's servers are for the comparison: each
 // distinct flavour and major.minor ("MariaDB 10.11, MySQL 9.7" when its
 // hosts differ), sorted; "" when the run did not record them. A patch
 // release is not an aspect: the head names it (serversText).
-func serverAspect(ev *load.Evidence) string {
+func ServerAspect(ev *load.Evidence) string {
 	if ev == nil {
 		return ""
 	}
 	seen := map[string]bool{}
 	for _, v := range ev.Servers {
-		seen[serverMinor(v)] = true
+		seen[ServerMinor(v)] = true
 	}
 	return strings.Join(load.SortedKeys(seen), ", ")
 }
 
-// serverMinor is a recorded server ("MySQL 9.7.4", flavor.Server's
+// ServerMinor is a recorded server ("MySQL 9.7.4", flavor.Server's
 // String) without its patch release: "MySQL 9.7". A string it cannot read
 // is compared whole.
-func serverMinor(s string) string {
+func ServerMinor(s string) string {
 	i := strings.LastIndexByte(s, ' ')
 	if i < 0 {
 		return s

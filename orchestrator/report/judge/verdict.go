@@ -1,4 +1,4 @@
-package report
+package judge
 
 import (
 	"errors"
@@ -12,19 +12,19 @@ import (
 	"github.com/orch-bench/orch/orchestrator/stats"
 )
 
-// confidence is 1-alpha as a percentage: 0.025 -> "97.5%".
-func confidence(alpha float64) string {
+// Confidence is 1-alpha as a percentage: 0.025 -> "97.5%".
+func Confidence(alpha float64) string {
 	return strconv.FormatFloat(100*(1-alpha), 'g', 4, 64) + "%"
 }
 
-// verdict words a comparison the way engineers say it, with everything a
+// Verdict words a comparison the way engineers say it, with everything a
 // reviewer needs on the same line:
 //
 //	rocksdb: 0.79x innodb writes/s (client) [0.76, 0.82] (p=0.003,
 //	significant), 0.45x sustained [0.41, 0.49] (an estimate with its 95%
 //	interval, not tested); replicas applied 0.25x (lag grew 2.6k tx/s,
 //	catch-up 38 s): not sustained
-func verdict(t *Table, base, g *Group, noEffect map[string]string) string {
+func Verdict(t *Table, base, g *Group, noEffect map[string]string) string {
 	switch {
 	case g.Rate.N == 0:
 		return fmt.Sprintf("%s: no run ended ok, nothing to compare", g.Label)
@@ -55,25 +55,25 @@ func verdict(t *Table, base, g *Group, noEffect map[string]string) string {
 	if analyse.Known(g.Replica) && analyse.Known(base.Replica) {
 		// The applied ratio is the Replicas line's (one figure, printed
 		// there); here whether the runs kept up.
-		fmt.Fprintf(&b, "; replicas: %s", runsPhrase(g.ReplicaRuns))
+		fmt.Fprintf(&b, "; replicas: %s", RunsPhrase(g.ReplicaRuns))
 		if !g.KeptUp {
 			b.WriteString(": not sustained")
 		}
 		if !base.KeptUp {
-			fmt.Fprintf(&b, "; %s's replicas: %s", base.Label, runsPhrase(base.ReplicaRuns))
+			fmt.Fprintf(&b, "; %s's replicas: %s", base.Label, RunsPhrase(base.ReplicaRuns))
 		}
 	}
 	if g.Noisy || base.Noisy {
 		b.WriteString("; " + noisePhrase(base, g))
 	}
-	if w := g.outcomeWords(base, t.Until); w != "" {
+	if w := g.OutcomeWords(base, t.Until); w != "" {
 		b.WriteString("; " + w)
 	}
 	if g.RepsNeeded > 0 && g.RepsNeeded > min(g.Rate.N, base.Rate.N) {
 		fmt.Fprintf(&b, "; about %d runs per configuration would resolve this difference", g.RepsNeeded)
 	}
-	if k := g.flagged() + base.flagged(); k > 0 {
-		fmt.Fprintf(&b, "; %s flagged for a broken invariant (Runs table)", plural(k, "run"))
+	if k := g.Flagged() + base.Flagged(); k > 0 {
+		fmt.Fprintf(&b, "; %s flagged for a broken invariant (Runs table)", Plural(k, "run"))
 	}
 	if n := min(g.Rate.N, base.Rate.N); n < 3 {
 		fmt.Fprintf(&b, "; caveat: n=%d, too few runs to judge the noise", n)
@@ -87,18 +87,18 @@ func verdict(t *Table, base, g *Group, noEffect map[string]string) string {
 // rate), or for a time metric "took 1.91x innodb's time [1.52, 2.40]".
 func (t *Table) ratioPhrase(base, g *Group, sig string) string {
 	if t.LowerIsBetter {
-		return fmt.Sprintf("took %s %s's time%s", analyse.Ratio(g.Ratio), base.Label, ciPhrase(g.RatioCI, g.RatioCIErr)) + sig
+		return fmt.Sprintf("took %s %s's time%s", analyse.Ratio(g.Ratio), base.Label, CIPhrase(g.RatioCI, g.RatioCIErr)) + sig
 	}
 	master := fmt.Sprintf("%s %s %s", analyse.Ratio(g.Ratio), base.Label, t.Metric)
 	if !analyse.Known(g.Replica) || !analyse.Known(base.Replica) {
-		return master + ciPhrase(g.RatioCI, g.RatioCIErr) + sig
+		return master + CIPhrase(g.RatioCI, g.RatioCIErr) + sig
 	}
 	commits := masterCommits(base, g)
-	master += " (client)" + ciPhrase(g.RatioCI, g.RatioCIErr) + sig + commits
+	master += " (client)" + CIPhrase(g.RatioCI, g.RatioCIErr) + sig + commits
 	if math.IsNaN(g.SustainedRatio) {
 		return master // no catch-up measured: no sustained rate
 	}
-	estimate := ciPhrase(g.SustainedCI, g.SustainedCIErr)
+	estimate := CIPhrase(g.SustainedCI, g.SustainedCIErr)
 	if g.SustainedCI != nil {
 		estimate += " (an estimate with its interval, not tested)"
 	}
@@ -107,7 +107,7 @@ func (t *Table) ratioPhrase(base, g *Group, sig string) string {
 		return master
 	case analyse.HeadlineSustained:
 		return fmt.Sprintf("%s %s %s sustained%s; client %s%s%s%s", analyse.Ratio(g.SustainedRatio), base.Label, t.Metric, estimate,
-			analyse.Ratio(g.Ratio), ciPhrase(g.RatioCI, g.RatioCIErr), sig, commits)
+			analyse.Ratio(g.Ratio), CIPhrase(g.RatioCI, g.RatioCIErr), sig, commits)
 	}
 	return master + ", " + analyse.Ratio(g.SustainedRatio) + " sustained" + estimate
 }
@@ -128,15 +128,15 @@ func masterCommits(base, g *Group) string {
 	return ", master commits " + m
 }
 
-// ciPhrase is " [0.760, 0.820]" (the ratio's digits, Ratio), " [CI unbounded]" or "" (too few runs).
-func ciPhrase(ci *analyse.RatioCI, err error) string {
+// CIPhrase is " [0.760, 0.820]" (the ratio's digits, Ratio), " [CI unbounded]" or "" (too few runs).
+func CIPhrase(ci *analyse.RatioCI, err error) string {
 	switch {
 	case ci != nil:
 		// Rates are never negative: a lower bound below 0 (the numerator's
 		// mean not significantly above 0) reads as 0.
-		s := " " + ratioInterval(ci.Low, ci.High)
+		s := " " + RatioInterval(ci.Low, ci.High)
 		if ci.Level > 0 && ci.Level < analyse.Alpha {
-			s += " (" + confidence(ci.Level) + " CI, Holm)"
+			s += " (" + Confidence(ci.Level) + " CI, Holm)"
 		}
 		return s
 	case errors.Is(err, analyse.ErrUnbounded):
@@ -158,18 +158,18 @@ func caughtUpInWindow(f load.ReplicaFigures) bool {
 	return !math.IsNaN(f.LagGrowthTxPS) && f.MasterTxPS > 0 && -f.LagGrowthTxPS > catchingUp*f.MasterTxPS && !math.IsNaN(f.LagEndTx)
 }
 
-// replicaText sums up a configuration's replicas for the console.
-func replicaText(g *Group) string {
+// ReplicaText sums up a configuration's replicas for the console.
+func ReplicaText(g *Group) string {
 	f := g.Replica
-	s := fmt.Sprintf("replicas applied %s tx/s (master %s tx/s; %s)", kilo(f.ApplyTxPS), kilo(f.MasterTxPS), runsPhrase(g.ReplicaRuns))
+	s := fmt.Sprintf("replicas applied %s tx/s (master %s tx/s; %s)", Kilo(f.ApplyTxPS), Kilo(f.MasterTxPS), RunsPhrase(g.ReplicaRuns))
 	if !g.KeptUp {
 		s += ": not sustained"
 	}
 	return s
 }
 
-// kilo formats a count readably: 875, 2.6k, 1.2M.
-func kilo(v float64) string {
+// Kilo formats a count readably: 875, 2.6k, 1.2M.
+func Kilo(v float64) string {
 	a := math.Abs(v)
 	switch {
 	case math.IsNaN(v):
@@ -197,17 +197,17 @@ func secs(v float64) string {
 	return fmt.Sprintf("%.0f s", v)
 }
 
-// pct formats a fraction as a percentage, a round one without its
+// Pct formats a fraction as a percentage, a round one without its
 // decimal: "7.2%", "5%" (a rule's threshold; a CV).
-func pct(v float64) string {
+func Pct(v float64) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return "—"
 	}
 	return strings.TrimSuffix(fmt.Sprintf("%.1f", 100*v), ".0") + "%"
 }
 
-// metricWords names the metric with its direction.
-func (t *Table) metricWords() string {
+// MetricWords names the metric with its direction.
+func (t *Table) MetricWords() string {
 	if t.LowerIsBetter {
 		return t.Metric + ", lower is better"
 	}

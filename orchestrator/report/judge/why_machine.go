@@ -1,4 +1,4 @@
-package report
+package judge
 
 import (
 	"fmt"
@@ -7,16 +7,6 @@ import (
 
 	"github.com/orch-bench/orch/orchestrator/report/analyse"
 )
-
-// A shared machine: hosts whose kernels have one boot id (the lab's
-// namespaces, containers on one computer) read the same /proc/stat and
-// /proc/loadavg, so "host CPU busy" on each of them is the whole
-// machine's. Saturation there is the machine's, not the master's, and
-// the explanation accounts for where its CPU went: the servers (each
-// host's own server process), the benchmark clients, orch's /proc
-// samplers (sampler_cpu_us_ps) and everything else (the busy share less
-// those: orch itself when it runs there, sshd, any other process; iowait
-// is said on its own, it is idle time).
 
 // machine is one shared kernel's CPU in a configuration, shares of its
 // cores (means over the runs, from the hosts' own figures).
@@ -35,9 +25,9 @@ type machine struct {
 	TPS float64
 }
 
-// machineOf is the shared machine c is on in g, seen from c; nil when c's
+// MachineOf is the shared machine c is on in g, seen from c; nil when c's
 // kernel is its own (or unknown).
-func (g *GroupWhy) machineOf(c *analyse.Cost) *machine {
+func (g *GroupWhy) MachineOf(c *analyse.Cost) *machine {
 	if g == nil || c == nil || c.Kernel == "" {
 		return nil
 	}
@@ -156,7 +146,7 @@ func (m *machine) perTx() string {
 // machine, in place of "Master CPU ...": whether the machine is saturated
 // and where its CPU went in both configurations.
 func machineCPU(base, g *GroupWhy, bm, m *analyse.Cost) (string, bool) {
-	mm, bmm := g.machineOf(m), base.machineOf(bm)
+	mm, bmm := g.MachineOf(m), base.MachineOf(bm)
 	if mm == nil || bmm == nil {
 		return "", false
 	}
@@ -221,7 +211,7 @@ func moved(base, g *GroupWhy, pred float64) string {
 		items = append(items, item{words, v, b, math.Abs(v - b)})
 	}
 	addItem("the master's server got", m.ServerCPU, bm.ServerCPU)
-	if mm, bmm := g.machineOf(m), base.machineOf(bm); mm != nil && bmm != nil {
+	if mm, bmm := g.MachineOf(m), base.MachineOf(bm); mm != nil && bmm != nil {
 		addItem("the other servers", mm.Servers-mm.Master, bmm.Servers-bmm.Master)
 		if mm.HasClient && bmm.HasClient {
 			addItem("the client", mm.Client, bmm.Client)
@@ -235,7 +225,7 @@ func moved(base, g *GroupWhy, pred float64) string {
 		}
 	}
 	for _, it := range items[:min(3, len(items))] {
-		parts = append(parts, fmt.Sprintf("%s %s vs %s of the cores (%s)", it.words, analyse.PctFixed(it.v), analyse.PctFixed(it.b), ratioText(it.v, it.b)))
+		parts = append(parts, fmt.Sprintf("%s %s vs %s of the cores (%s)", it.words, analyse.PctFixed(it.v), analyse.PctFixed(it.b), RatioText(it.v, it.b)))
 	}
 	if d, bd := m.DiskBusy, bm.DiskBusy; !math.IsNaN(d) && !math.IsNaN(bd) && math.Abs(d-bd) >= 0.10 {
 		parts = append(parts, fmt.Sprintf("master disk %s vs %s busy", analyse.PctFixed(d), analyse.PctFixed(bd)))
@@ -248,7 +238,7 @@ func moved(base, g *GroupWhy, pred float64) string {
 
 // machineBaseline is the baseline's line on a shared machine.
 func machineBaseline(g *GroupWhy, m *analyse.Cost) (string, bool) {
-	mm := g.machineOf(m)
+	mm := g.MachineOf(m)
 	if mm == nil {
 		return "", false
 	}
@@ -264,14 +254,14 @@ func machineBaseline(g *GroupWhy, m *analyse.Cost) (string, bool) {
 		g.Label, mm.name(), state, analyse.PctFixed(mm.Busy), analyse.Num(mm.NCPU, 0), mm.split(), whole, analyse.PctFixed(m.DiskBusy), perTx(m)), true
 }
 
-// machineRows are the USE table's rows of the shared machines of g, one
+// MachineRows are the USE table's rows of the shared machines of g, one
 // per machine: its cores, the servers' CPU, its busy share and run queue
 // (machine-wide), the client's CPU, and the split.
-func (g *GroupWhy) machineRows() [][]string {
+func (g *GroupWhy) MachineRows() [][]string {
 	var rows [][]string
 	seen := map[string]bool{}
 	for _, c := range append(append([]*analyse.Cost(nil), g.Hosts...), g.LoadBoxes...) {
-		mm := g.machineOf(c)
+		mm := g.MachineOf(c)
 		if mm == nil || seen[c.Kernel] {
 			continue
 		}
@@ -285,7 +275,7 @@ func (g *GroupWhy) machineRows() [][]string {
 			client = analyse.PctFixed(mm.Client)
 		}
 		rows = append(rows, []string{g.Label, "machine", "shared by " + strings.Join(mm.Hosts, ", "), analyse.Num(mm.NCPU, 0),
-			analyse.PctFixed(mm.Servers), analyse.PctFixed(mm.Busy), queueCell(c.RunQueue, c.RunQueueP90), "", "", "", client, flag + ": " + mm.split()})
+			analyse.PctFixed(mm.Servers), analyse.PctFixed(mm.Busy), QueueCell(c.RunQueue, c.RunQueueP90), "", "", "", client, flag + ": " + mm.split()})
 	}
 	return rows
 }

@@ -1,4 +1,4 @@
-package report
+package judge
 
 import (
 	"fmt"
@@ -74,7 +74,7 @@ func (t *Table) compareBlocked(design *load.ClusterDesign) {
 		var out []float64
 		for _, r := range g.Runs {
 			if r.Cluster == cluster && r.Usable() {
-				v, _ := t.steadyOf(r)
+				v, _ := t.SteadyOf(r)
 				out = append(out, v)
 			}
 		}
@@ -89,7 +89,7 @@ func (t *Table) compareBlocked(design *load.ClusterDesign) {
 			pairs = append(pairs, analyse.ClusterPair{Cluster: c, Base: steady(t.Baseline, c), Other: steady(g, c)})
 		}
 		bl := analyse.CompareBlocked(pairs)
-		t.judgeClusters(g, bl.Clusters)
+		t.JudgeClusters(g, bl.Clusters)
 		// The combined row is the comparison's own (Table.compare: the
 		// one judge, over the clusters as blocks), so the answer, this
 		// table and configurations.csv print one interval and one p.
@@ -111,12 +111,12 @@ func (t *Table) compareBlocked(design *load.ClusterDesign) {
 	t.Blocks = sec
 }
 
-// judgeClusters sets each cluster's ratio, interval and test by the
+// JudgeClusters sets each cluster's ratio, interval and test by the
 // analysis the combined row is judged with (Table.rule: blocked, each of
 // the cluster's rounds' log ratios; unpaired, the ratio of the means,
 // Fieller and Welch), so that the combined ratio is the geometric mean of
 // the rows above it.
-func (t *Table) judgeClusters(g *Group, cs []analyse.ClusterRatio) {
+func (t *Table) JudgeClusters(g *Group, cs []analyse.ClusterRatio) {
 	blocked := t.rule().AnalysisOf(t.blocked()) == stats.AnalysisBlocked
 	pick := func(h *Group, cluster string) ([]float64, []stats.Block) {
 		var xs []float64

@@ -1,4 +1,4 @@
-package report
+package judge
 
 import (
 	"fmt"
@@ -9,14 +9,8 @@ import (
 	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
-// Whether a configuration's replicas kept up is judged run by run
-// (ReplicaFigures.KeptUp), never on a mean of the runs' lag slopes: on the
-// lab four runs' slopes of 195, 1.7, 1,123 and -37 tx/s averaged to "lag
-// grew 321 tx/s", a failure, when three of the four passed on their own
-// and every one's lag was shrinking over its window's last seconds.
-
-// judgeRuns counts the runs (with replica figures) that fell behind.
-func judgeRuns(runs []*load.Run) analyse.ReplicaRuns {
+// JudgeRuns counts the runs (with replica figures) that fell behind.
+func JudgeRuns(runs []*load.Run) analyse.ReplicaRuns {
 	out := analyse.ReplicaRuns{MaxCatchUpS: math.NaN(), AtFirstLook: true}
 	for _, r := range runs {
 		f := r.Repl
@@ -67,17 +61,17 @@ func nanTo(v, def float64) float64 {
 	return v
 }
 
-// behindWhy says why one run fell behind: "lag grew 1.1k tx/s over the
+// BehindWhy says why one run fell behind: "lag grew 1.1k tx/s over the
 // window's last 5 s", "never caught up", "catch-up 38 s (over 10% of
 // the 20 s window)".
-func behindWhy(f load.ReplicaFigures) string {
+func BehindWhy(f load.ReplicaFigures) string {
 	switch {
 	case f.NotCaughtUp:
 		return "never caught up"
 	case f.EndBehind:
-		return fmt.Sprintf("lag grew %s tx/s over the window's last %s s, to %s tx", kilo(f.EndSlopeTxPS), analyse.Num(analyse.EndTrendS, 0), kilo(f.EndLagTx))
+		return fmt.Sprintf("lag grew %s tx/s over the window's last %s s, to %s tx", Kilo(f.EndSlopeTxPS), analyse.Num(analyse.EndTrendS, 0), Kilo(f.EndLagTx))
 	}
-	return fmt.Sprintf("catch-up %s, over %s of the %s s window", secs(f.CatchUpS), pct(analyse.MaxCatchUpShare), analyse.Num(f.RunS, 0))
+	return fmt.Sprintf("catch-up %s, over %s of the %s s window", secs(f.CatchUpS), Pct(analyse.MaxCatchUpShare), analyse.Num(f.RunS, 0))
 }
 
 // peakPhrase is "peak lag 10.7k tx (06-rocksdb-r2 slave1 at 18.2 s,
@@ -87,27 +81,27 @@ func peakPhrase(r *load.Run) string {
 		return ""
 	}
 	f := r.Repl
-	s := fmt.Sprintf("peak lag %s tx (%s %s at %s s", kilo(f.PeakLagTx), r.ID, f.PeakHost, analyse.Num(f.PeakAtS, 1))
+	s := fmt.Sprintf("peak lag %s tx (%s %s at %s s", Kilo(f.PeakLagTx), r.ID, f.PeakHost, analyse.Num(f.PeakAtS, 1))
 	if f.PeakLagTx > 0 && f.PeakFromS < f.PeakAtS {
 		s += ", rising from " + analyse.Num(f.PeakFromS, 1) + " s"
 	}
 	return s + ")"
 }
 
-// runsPhrase sums up a configuration's replicas over its runs: "1 of 4
+// RunsPhrase sums up a configuration's replicas over its runs: "1 of 4
 // runs fell behind, worst: 06-rocksdb-r2 (lag grew 1.1k tx/s over the
 // window's last 5 s); peak lag 10.7k tx (...); after the load every slave
 // caught up within 0.25 s", or "kept up in 4 of 4 runs; ...".
-func runsPhrase(rr analyse.ReplicaRuns) string {
+func RunsPhrase(rr analyse.ReplicaRuns) string {
 	if rr.N == 0 {
 		return "no lag figures"
 	}
 	var parts []string
 	if rr.Behind == 0 {
-		parts = append(parts, fmt.Sprintf("kept up in %d of %s", rr.N, plural(rr.N, "run")))
+		parts = append(parts, fmt.Sprintf("kept up in %d of %s", rr.N, Plural(rr.N, "run")))
 	} else {
-		parts = append(parts, fmt.Sprintf("%d of %s fell behind, worst: %s (%s)", rr.Behind, plural(rr.N, "run"),
-			rr.Worst.ID, behindWhy(rr.Worst.Repl)))
+		parts = append(parts, fmt.Sprintf("%d of %s fell behind, worst: %s (%s)", rr.Behind, Plural(rr.N, "run"),
+			rr.Worst.ID, BehindWhy(rr.Worst.Repl)))
 	}
 	if p := peakPhrase(rr.Peak); p != "" {
 		parts = append(parts, p)

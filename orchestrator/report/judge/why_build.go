@@ -1,4 +1,4 @@
-package report
+package judge
 
 import (
 	"fmt"
@@ -18,7 +18,7 @@ func (t *Table) buildWhy() *Why {
 	w := &Why{Runs: map[*load.Run]*analyse.RunWhy{}}
 	for _, g := range t.Groups {
 		gw := &GroupWhy{Label: g.Label, Ratio: g.Ratio, ApplyTxPS: g.Replica.ApplyTxPS, Profiles: map[string]*stacks.Profile{},
-			SidePosition: t.sidePosition(g.Label)}
+			SidePosition: t.SidePosition(g.Label)}
 		if g == t.Baseline {
 			gw.Ratio = 1
 			w.Base = gw
@@ -82,7 +82,7 @@ func (t *Table) buildWhy() *Why {
 		if len(gw.LoadBoxes) > 0 {
 			gw.LoadBox = gw.LoadBoxes[0]
 		}
-		gw.ClientBound, gw.ClientWhy = clientsBound(gw.LoadBoxes)
+		gw.ClientBound, gw.ClientWhy = ClientsBound(gw.LoadBoxes)
 		for r, ps := range profiles {
 			gw.Profiles[r] = analyse.MergeProfiles(ps)
 		}
@@ -93,16 +93,16 @@ func (t *Table) buildWhy() *Why {
 	}
 	for _, g := range w.Groups {
 		if g == w.Base {
-			g.Sentence = baselineLine(g)
+			g.Sentence = BaselineLine(g)
 		} else {
-			g.Sentence = attribution(w.Base, g)
+			g.Sentence = Attribution(w.Base, g)
 		}
 	}
 	return w
 }
 
-// costTableHeader is the per-transaction table's header.
-func costTableHeader() []string {
+// CostTableHeader is the per-transaction table's header.
+func CostTableHeader() []string {
 	h := []string{"configuration", "host", "role", "tx/s"}
 	for _, m := range analyse.Metrics {
 		h = append(h, m.Col)
@@ -110,9 +110,9 @@ func costTableHeader() []string {
 	return h
 }
 
-// costRows renders the per-transaction table: each value with its ratio to
+// CostRows renders the per-transaction table: each value with its ratio to
 // the baseline's same host; mark wraps the cells outside 0.95-1.05.
-func (w *Why) costRows(mark func(string) string) [][]string {
+func (w *Why) CostRows(mark func(string) string) [][]string {
 	var rows [][]string
 	for _, g := range w.Groups {
 		for _, c := range g.Hosts {
@@ -150,7 +150,7 @@ func (w *Why) costRows(mark func(string) string) [][]string {
 			}
 			row := []string{g.Label, c.Host, c.Role, tps}
 			for _, m := range analyse.Metrics {
-				row = append(row, cell(m.Get, m.Floor, func(v float64) string { return small(v, m.Prec) }))
+				row = append(row, cell(m.Get, m.Floor, func(v float64) string { return Small(v, m.Prec) }))
 			}
 			rows = append(rows, row)
 		}
@@ -158,10 +158,10 @@ func (w *Why) costRows(mark func(string) string) [][]string {
 	return rows
 }
 
-// small formats v with prec significant digits, in plain decimals, so a
+// Small formats v with prec significant digits, in plain decimals, so a
 // column reads alike from 0.000044 to 4400 (never 4.4e-05 beside 0.00);
 // an exact 0 is "0".
-func small(v float64, prec int) string {
+func Small(v float64, prec int) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return analyse.Num(v, 0)
 	}
@@ -177,8 +177,8 @@ func small(v float64, prec int) string {
 	return analyse.Num(v, max(0, d))
 }
 
-// topStacks is one configuration's and role's five most frequent stacks.
-type topStacks struct {
+// TopStacks is one configuration's and role's five most frequent stacks.
+type TopStacks struct {
 	Label, Role, Title string
 	Rows               [][2]string // share, stack
 }
@@ -186,8 +186,8 @@ type topStacks struct {
 // stackFrames is how many innermost frames a stack shows in the report.
 const stackFrames = 8
 
-func (w *Why) topStacks() []topStacks {
-	var out []topStacks
+func (w *Why) TopStacks() []TopStacks {
+	var out []TopStacks
 	for _, g := range w.Groups {
 		roles := make([]string, 0, len(g.Profiles))
 		for r := range g.Profiles {
@@ -202,7 +202,7 @@ func (w *Why) topStacks() []topStacks {
 			if p.Host != "" && p.Host != role {
 				who = p.Host + " (" + role + ")"
 			}
-			ts := topStacks{Label: g.Label, Role: role,
+			ts := TopStacks{Label: g.Label, Role: role,
 				Title: fmt.Sprintf("%s, %s: %d %s stacks from %d snapshot(s)", g.Label, who, p.Samples, p.Mode, p.Snapshots)}
 			if p.MaxPauseMs != nil {
 				ts.Title += fmt.Sprintf(", longest server pause %.0f ms", *p.MaxPauseMs)
@@ -212,7 +212,7 @@ func (w *Why) topStacks() []topStacks {
 				// intervals count them as independent samples.
 				ts.Title += fmt.Sprintf("; the intervals count the %d stacks as independent, so they are the least uncertainty of shares from %d instants", p.Samples, p.Snapshots)
 			}
-			for _, s := range shown(p) {
+			for _, s := range Shown(p) {
 				ts.Rows = append(ts.Rows, [2]string{analyse.StackShare(s.Count, p.Samples), key(s.Frames)})
 			}
 			out = append(out, ts)
@@ -223,12 +223,12 @@ func (w *Why) topStacks() []topStacks {
 
 func key(fr []stacks.Frame) string { return stacks.Stack{Frames: fr}.Key() }
 
-// shown is a profile's five most frequent stacks as the report prints
+// Shown is a profile's five most frequent stacks as the report prints
 // them: the innermost frame (where the thread is: a futex, poll, fsync),
 // then the server's own frames, up to stackFrames; library frames between
 // them (glibc's layers of a condition wait) are left out, and stacks that
 // then read the same are counted together. stacks/ keeps them whole.
-func shown(p *stacks.Profile) []stacks.Stack {
+func Shown(p *stacks.Profile) []stacks.Stack {
 	var all [][]stacks.Frame
 	for _, s := range p.Stacks {
 		var fr []stacks.Frame
@@ -248,13 +248,13 @@ func shown(p *stacks.Profile) []stacks.Stack {
 	return top[:min(5, len(top))]
 }
 
-// clientsBound is clientBound over every load box of a configuration: it
+// ClientsBound is clientBound over every load box of a configuration: it
 // is client-bound when any of them is, and the reason names which one when
 // there are several (each keeps its own row and flag).
-func clientsBound(boxes []*analyse.Cost) (bool, string) {
+func ClientsBound(boxes []*analyse.Cost) (bool, string) {
 	var whys []string
 	for _, lb := range boxes {
-		if bound, why := clientBound(lb); bound {
+		if bound, why := ClientBound(lb); bound {
 			if len(boxes) > 1 {
 				why = lb.Host + ": " + why
 			}
