@@ -3,8 +3,8 @@ package matrix
 import (
 	"fmt"
 
-	"github.com/orch-bench/orch/orchestrator/report"
 	"github.com/orch-bench/orch/orchestrator/report/load"
+	"github.com/orch-bench/orch/orchestrator/report/render"
 )
 
 // writeDBInsert adds the db-insert report (report.WriteDBInsert: the
@@ -16,7 +16,7 @@ func (u *useCase) writeDBInsert(m *Matrix) error {
 	if err != nil || runs == nil {
 		return err
 	}
-	answer, paths, err := report.WriteDBInsert(m.Dir(), runs)
+	answer, paths, err := render.WriteDBInsert(m.Dir(), runs)
 	for _, p := range paths {
 		fmt.Fprintln(u.Out, "db-insert report: "+p)
 	}

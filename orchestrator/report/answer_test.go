@@ -11,6 +11,7 @@ import (
 	"github.com/orch-bench/orch/orchestrator/report/analyse"
 	"github.com/orch-bench/orch/orchestrator/report/judge"
 	"github.com/orch-bench/orch/orchestrator/report/load"
+	"github.com/orch-bench/orch/orchestrator/report/render"
 	"github.com/orch-bench/orch/orchestrator/schema"
 )
 
@@ -24,7 +25,7 @@ func TestAnswerSignificant(t *testing.T) {
 	base := &judge.Group{Label: "innodb", Rate: analyse.Sample{N: 5, Mean: 1000}, Stats: analyse.Stats{CV: 0.02}}
 	g := &judge.Group{Label: "rocksdb", Rate: analyse.Sample{N: 5, Mean: 660}, Ratio: 0.66, Test: &analyse.TTest{P: 0.003},
 		Stats: analyse.Stats{CV: 0.03, RatioCI: &analyse.RatioCI{Low: 0.59, High: 0.73}}}
-	got := answer(answerTable(base, g))
+	got := render.TableAnswer(answerTable(base, g))
 	if want := []string{"rocksdb vs innodb: -34% writes/s [-41%, -27%] (p=0.003, n=5+5)"}; strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("answer = %q, want %q", got, want)
 	}
@@ -34,7 +35,7 @@ func TestAnswerNotSignificant(t *testing.T) {
 	base := &judge.Group{Label: "innodb", Rate: analyse.Sample{N: 2, Mean: 1000}, Stats: analyse.Stats{CV: 0.226, Noisy: true}}
 	g := &judge.Group{Label: "rocksdb", Rate: analyse.Sample{N: 2, Mean: 660}, Ratio: 0.66, Test: &analyse.TTest{P: 0.276},
 		Stats: analyse.Stats{CV: 0.015, RepsNeeded: 6, RatioCI: &analyse.RatioCI{Low: 0.2, High: 2.1}}}
-	got := answer(answerTable(base, g))
+	got := render.TableAnswer(answerTable(base, g))
 	want := []string{
 		// Not the ratio first: it is not a finding.
 		"rocksdb vs innodb: ~ no significant difference (p=0.276, n=2+2): need ~6 runs each",
@@ -49,7 +50,7 @@ func TestAnswerNotSignificant(t *testing.T) {
 	}
 	// Enough runs already: no advice.
 	g.RepsNeeded = 2
-	if got := comparisonLine(answerTable(base, g), base, g); got != "rocksdb vs innodb: ~ no significant difference (p=0.276, n=2+2)" {
+	if got := render.ComparisonLine(answerTable(base, g), base, g); got != "rocksdb vs innodb: ~ no significant difference (p=0.276, n=2+2)" {
 		t.Errorf("no advice when n suffices: %q", got)
 	}
 }
@@ -60,14 +61,14 @@ func TestAnswerEquivalence(t *testing.T) {
 		Stats: analyse.Stats{RatioCI: &analyse.RatioCI{Low: 0.97, High: 1.04}}}
 	tb := answerTable(base, g)
 	tb.Until = &load.UntilDoc{Until: schema.Until{Precision: 0.05, MinRounds: 2, MaxRounds: 10, Equivalence: 0.1, Judged: 5, Stopped: true, Why: "stopped"}}
-	if got, want := comparisonLine(tb, base, g), "rocksdb vs innodb: ~ no significant difference (p=0.41, n=5+5); equivalent within ±10% [-3%, +4%]"; got != want {
+	if got, want := render.ComparisonLine(tb, base, g), "rocksdb vs innodb: ~ no significant difference (p=0.41, n=5+5); equivalent within ±10% [-3%, +4%]"; got != want {
 		t.Errorf("equivalent:\n got %q\nwant %q", got, want)
 	}
 	g.RatioCI = &analyse.RatioCI{Low: 0.85, High: 1.04}
-	if got, want := comparisonLine(tb, base, g), "rocksdb vs innodb: ~ no significant difference (p=0.41, n=5+5); not resolved: the interval overlaps ±10%"; got != want {
+	if got, want := render.ComparisonLine(tb, base, g), "rocksdb vs innodb: ~ no significant difference (p=0.41, n=5+5); not resolved: the interval overlaps ±10%"; got != want {
 		t.Errorf("unresolved:\n got %q\nwant %q", got, want)
 	}
-	if lines := answer(tb); len(lines) != 2 || !strings.HasPrefix(lines[1], "Stopping rule: ") {
+	if lines := render.TableAnswer(tb); len(lines) != 2 || !strings.HasPrefix(lines[1], "Stopping rule: ") {
 		t.Errorf("the stopping rule belongs to the answer: %q", lines)
 	}
 }
@@ -78,7 +79,7 @@ func TestAnswerSeveralComparisons(t *testing.T) {
 		Stats: analyse.Stats{RatioCI: &analyse.RatioCI{Low: 0.76, High: 0.82, Level: 0.025}}}
 	toku := &judge.Group{Label: "tokudb", Rate: analyse.Sample{N: 3, Mean: 1040}, Ratio: 1.04, Test: &analyse.TTest{P: 0.3, Level: 0.05, M: 2},
 		Stats: analyse.Stats{RatioCI: &analyse.RatioCI{Low: 0.9, High: 1.2, Level: 0.05}, RepsNeeded: 40}}
-	got := answer(answerTable(base, rocks, toku))
+	got := render.TableAnswer(answerTable(base, rocks, toku))
 	want := []string{
 		"rocksdb vs innodb: -21% writes/s [-24%, -18%] (97.5% CI, Holm) (p=0.003 at Holm's 0.025, n=3+3)",
 		"tokudb vs innodb: ~ no significant difference (p=0.3 at Holm's 0.05, n=3+3): need ~40 runs each",
@@ -91,7 +92,7 @@ func TestAnswerSeveralComparisons(t *testing.T) {
 func TestAnswerTooFewRuns(t *testing.T) {
 	base := &judge.Group{Label: "innodb", Rate: analyse.Sample{N: 1, Mean: 1000}, Stats: analyse.Stats{CV: math.NaN()}}
 	g := &judge.Group{Label: "tokudb", Rate: analyse.Sample{N: 1, Mean: 1630}, Ratio: 1.63, TestErr: analyse.ErrTooFew, Stats: analyse.Stats{CV: math.NaN()}}
-	got := answer(answerTable(base, g))
+	got := render.TableAnswer(answerTable(base, g))
 	want := []string{
 		"tokudb vs innodb: +63% writes/s, untested: n=1+1, too few runs, a test needs 2 or more each",
 		"Noise: n=1: too few runs to judge the noise",
@@ -101,20 +102,20 @@ func TestAnswerTooFewRuns(t *testing.T) {
 	}
 	// One configuration: its level, nothing compared.
 	solo := &judge.Group{Label: "innodb", Rate: analyse.Sample{N: 2, Mean: 9648.53, SD: 178.21}}
-	if got := answer(answerTable(solo)); len(got) != 2 || got[0] != "innodb: 9648.53 writes/s ± 178.21 (n=2); one configuration, nothing compared" {
+	if got := render.TableAnswer(answerTable(solo)); len(got) != 2 || got[0] != "innodb: 9648.53 writes/s ± 178.21 (n=2); one configuration, nothing compared" {
 		t.Errorf("one configuration: %q", got)
 	}
 	// A time: its change says so.
 	slap := &judge.Table{Metric: load.MetricSeconds, LowerIsBetter: true, Baseline: base, Groups: []*judge.Group{base, g}}
-	if got, want := comparisonLine(slap, base, g), "tokudb vs innodb: +63% time ("+load.MetricSeconds+", lower is better), untested: n=1+1, too few runs, a test needs 2 or more each"; got != want {
+	if got, want := render.ComparisonLine(slap, base, g), "tokudb vs innodb: +63% time ("+load.MetricSeconds+", lower is better), untested: n=1+1, too few runs, a test needs 2 or more each"; got != want {
 		t.Errorf("time:\n got %q\nwant %q", got, want)
 	}
 	none := &judge.Group{Label: "tokudb", Rate: analyse.Sample{N: 0}, TestErr: analyse.ErrNoRuns}
-	if got := comparisonLine(answerTable(base, none), base, none); got != "tokudb vs innodb: nothing to compare (n=0+1: no run ended ok)" {
+	if got := render.ComparisonLine(answerTable(base, none), base, none); got != "tokudb vs innodb: nothing to compare (n=0+1: no run ended ok)" {
 		t.Errorf("no runs: %q", got)
 	}
 	// A mean's interval that runs below 0 is not printed as a range.
-	if got := ci(analyse.Sample{N: 2, Mean: 3623, CILow: -2819.81, CIHigh: 10066.55}, 2); got != "n=2 too small (interval reaches below 0)" {
+	if got := render.CI(analyse.Sample{N: 2, Mean: 3623, CILow: -2819.81, CIHigh: 10066.55}, 2); got != "n=2 too small (interval reaches below 0)" {
 		t.Errorf("ci below 0 = %q", got)
 	}
 }
@@ -130,14 +131,14 @@ func TestAnswerReplicasBehind(t *testing.T) {
 	want := "Replicas: did NOT keep up: rocksdb (1 of 1 run fell behind, worst: r1 (catch-up 38 s, over 10% of the 20 s window); after the load every slave caught up within 38 s of orch seeing the load end); " +
 		"rocksdb sustained 0.450x [0.410, 0.490]; applied vs innodb: rocksdb 0.250x"
 	tb := answerTable(base, g)
-	if got := replicaLine(tb); got != want {
+	if got := render.ReplicaLine(tb); got != want {
 		t.Errorf("replica line:\n got %q\nwant %q", got, want)
 	}
 	// A time (mysqlslap's seconds): the cluster's is the load's plus the
 	// catch-up, said as a time, not as a "sustained" rate.
 	slap := &judge.Table{Metric: load.MetricSeconds, LowerIsBetter: true, Baseline: base, Groups: []*judge.Group{base, g}}
 	g.SustainedRatio, g.SustainedCI = 16.7, &analyse.RatioCI{Low: 13.5, High: 21.2}
-	if got, want := replicaLine(slap), "Replicas: did NOT keep up: rocksdb (1 of 1 run fell behind, worst: r1 (catch-up 38 s, over 10% of the 20 s window); "+
+	if got, want := render.ReplicaLine(slap), "Replicas: did NOT keep up: rocksdb (1 of 1 run fell behind, worst: r1 (catch-up 38 s, over 10% of the 20 s window); "+
 		"after the load every slave caught up within 38 s of orch seeing the load end); rocksdb's cluster took 16.7x innodb's time "+
 		"(the load and the slowest replica's catch-up) [13.5, 21.2]; applied vs innodb: rocksdb 0.250x"; got != want {
 		t.Errorf("time's replica line:\n got %q\nwant %q", got, want)
@@ -146,7 +147,7 @@ func TestAnswerReplicasBehind(t *testing.T) {
 	// --headline sustained: the comparison leads with the sustained ratio,
 	// an estimate with its interval, then the master's rate and its test.
 	tb.Headline = analyse.HeadlineSustained
-	if got, want := comparisonLine(tb, base, g), "rocksdb vs innodb: sustained -55% writes/s [-59%, -51%] (an estimate with its interval, not tested); "+
+	if got, want := render.ComparisonLine(tb, base, g), "rocksdb vs innodb: sustained -55% writes/s [-59%, -51%] (an estimate with its interval, not tested); "+
 		"client: -21% writes/s [-24%, -18%] (p=0.003, n=3+3)"; got != want {
 		t.Errorf("sustained headline:\n got %q\nwant %q", got, want)
 	}
@@ -154,7 +155,7 @@ func TestAnswerReplicasBehind(t *testing.T) {
 	// interval that excludes 0: two quantities, each named, never "no
 	// significant difference" and an interval excluding 0 said of one.
 	g.Test, g.RatioCI = &analyse.TTest{P: 0.2}, &analyse.RatioCI{Low: 0.7, High: 1.1}
-	if got, want := comparisonLine(tb, base, g), "rocksdb vs innodb: sustained -55% writes/s [-59%, -51%] (an estimate with its interval, not tested); "+
+	if got, want := render.ComparisonLine(tb, base, g), "rocksdb vs innodb: sustained -55% writes/s [-59%, -51%] (an estimate with its interval, not tested); "+
 		"client: ~ no significant difference (p=0.2, n=3+3)"; got != want {
 		t.Errorf("sustained headline, master not significant:\n got %q\nwant %q", got, want)
 	}
@@ -168,7 +169,7 @@ func TestPctChangeIsTheRatio(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := int(math.Round(100*v)) - 100
-		got := pctChange(r)
+		got := render.PctChange(r)
 		if want == 0 && got != "±0%" || want != 0 && got != strconv.FormatInt(int64(want), 10)+"%" && got != "+"+strconv.Itoa(want)+"%" {
 			t.Fatalf("pctChange(%v) = %q, Ratio = %q", r, got, analyse.Ratio(r))
 		}
@@ -180,12 +181,12 @@ func TestAnswerReusesTheVerdictsFigures(t *testing.T) {
 	rep := build(t, analyse.Options{}, demoDir)
 	tb := rep.Tables[0]
 	g := tb.Group("rocksdb")
-	line := answer(tb)[0]
+	line := render.TableAnswer(tb)[0]
 	// The demo's two runs each sit at the edge (p=0.0501): whichever side
 	// its figures fall on, the answer says it with the verdict's numbers.
 	wants := []string{"rocksdb vs innodb: ~ no significant difference (" + judge.PValue(g.Test.P) + ", n=2+2)"}
 	if g.Test.Significant() {
-		wants = []string{pctChange(g.Ratio) + " writes/s", pctInterval(g.RatioCI, g.RatioCIErr), judge.PValue(g.Test.P) + ", n=2+2"}
+		wants = []string{render.PctChange(g.Ratio) + " writes/s", render.PctInterval(g.RatioCI, g.RatioCIErr), judge.PValue(g.Test.P) + ", n=2+2"}
 	}
 	for _, want := range wants {
 		if !strings.Contains(line, want) {
@@ -198,7 +199,7 @@ func TestAnswerReusesTheVerdictsFigures(t *testing.T) {
 		}
 	}
 	// Hosts not recorded in the demo's trimmed manifests: said so.
-	if s := setting(rep, tb); len(s) != 3 || !strings.HasPrefix(s[0], "Servers: MariaDB 10.11.19 (master, 2 replicas), semi-sync on; ran 2026-12-01 20:05-20:06 UTC on cluster lab; client sysbench 1.0.20") {
+	if s := render.Setting(rep, tb); len(s) != 3 || !strings.HasPrefix(s[0], "Servers: MariaDB 10.11.19 (master, 2 replicas), semi-sync on; ran 2026-12-01 20:05-20:06 UTC on cluster lab; client sysbench 1.0.20") {
 		t.Errorf("setting = %q", s)
 	}
 }
@@ -216,7 +217,7 @@ func TestHostLines(t *testing.T) {
 		"Host loadbox: AMD EPYC 7B13 x 4 cores, 23.5 GiB RAM; datadir /var/lib/mysql: ext4 on /dev/vda, 252 GiB, rotational",
 		"All 3 hosts share one kernel: one machine, its cores shared",
 	}
-	if got := hostLines(tb); strings.Join(got, "\n") != strings.Join(want, "\n") {
+	if got := render.HostLines(tb); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("hostLines =\n %q, want\n %q", got, want)
 	}
 	// systemd-nspawn containers: a boot id each, one kernel (release and
@@ -232,13 +233,13 @@ func TestHostLines(t *testing.T) {
 			h.Facts[3] = [2]string{"boot_id", "container-" + h.Host}
 			r.Evidence.Facts[i].Facts = append(h.Facts[:9:9], [2]string{"kernel_id", c.kernel[i]})
 		}
-		got := hostLines(tb)
+		got := render.HostLines(tb)
 		if shared := strings.Contains(strings.Join(got, "\n"), "All 3 hosts share one kernel"); shared != c.shared {
 			t.Errorf("%s: hostLines %q: shared kernel said %v, want %v", name, got, shared, c.shared)
 		}
 	}
 	r.Evidence.Facts = nil
-	if got := hostLines(tb); len(got) != 1 || !strings.Contains(got[0], "not recorded") {
+	if got := render.HostLines(tb); len(got) != 1 || !strings.Contains(got[0], "not recorded") {
 		t.Errorf("no facts: %q", got)
 	}
 }
@@ -249,19 +250,19 @@ func TestAnswerSeveralTables(t *testing.T) {
 	if len(rep.Tables) != 2 {
 		t.Fatalf("%d tables, want 2", len(rep.Tables))
 	}
-	got := ReportAnswer(rep)
+	got := render.ReportAnswer(rep)
 	var md strings.Builder
-	if err := WriteMarkdown(rep, &md); err != nil {
+	if err := render.WriteMarkdown(rep, &md); err != nil {
 		t.Fatal(err)
 	}
 	head, _, _ := strings.Cut(md.String(), "\n## ")
 	for _, tb := range rep.Tables {
-		name := answerFor(tb) + ":"
+		name := render.AnswerFor(tb) + ":"
 		i := slices.Index(got, name)
-		if i < 0 || i+1 >= len(got) || got[i+1] != answer(tb)[0] {
+		if i < 0 || i+1 >= len(got) || got[i+1] != render.TableAnswer(tb)[0] {
 			t.Errorf("Answer() lacks %q followed by its first line: %q", name, got)
 		}
-		if !strings.Contains(head, name+"\n\n- "+answer(tb)[0]+"\n") {
+		if !strings.Contains(head, name+"\n\n- "+render.TableAnswer(tb)[0]+"\n") {
 			t.Errorf("report.md's head lacks %q and its answer:\n%s", name, head)
 		}
 	}
@@ -299,7 +300,7 @@ func TestServersLine(t *testing.T) {
 		{[]*load.Run{parsed}, "Client sysbench 1.0.20"},
 	} {
 		tb := &judge.Table{Runs: c.runs}
-		if got := serversLine(tb); got != c.want {
+		if got := render.ServersLine(tb); got != c.want {
 			t.Errorf("serversLine =\n %q, want\n %q", got, c.want)
 		}
 	}
@@ -315,7 +316,7 @@ func TestAnswerReplicasCatchingUp(t *testing.T) {
 	g := &judge.Group{Label: "rocksdb", Rate: analyse.Sample{N: 4, Mean: 3650}, Ratio: 0.83, Stats: analyse.Stats{Replica: catching, KeptUp: true, ApplyRatio: 1.01,
 		ReplicaRuns: judge.JudgeRuns(runsWith("r", catching, kept))}}
 	want := "Replicas: kept up in every configuration; applied vs innodb: rocksdb 1.01x (a backlog from before the window in 1 run: not the master's pace)"
-	if got := replicaLine(answerTable(base, g)); got != want {
+	if got := render.ReplicaLine(answerTable(base, g)); got != want {
 		t.Errorf("replica line:\n got %q\nwant %q", got, want)
 	}
 }

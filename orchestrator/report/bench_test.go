@@ -8,6 +8,7 @@ import (
 
 	"github.com/orch-bench/orch/orchestrator/report/analyse"
 	"github.com/orch-bench/orch/orchestrator/report/load"
+	"github.com/orch-bench/orch/orchestrator/report/render"
 )
 
 func readBench(t *testing.T, path string) *load.Bench {
@@ -153,7 +154,7 @@ func TestRawMariadbSlapLogs(t *testing.T) {
 		t.Errorf("verdict = %q, want %q", got, want)
 	}
 	var md strings.Builder
-	if err := WriteMarkdown(rep, &md); err != nil {
+	if err := render.WriteMarkdown(rep, &md); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(md.String(), "Warm-up") {

@@ -16,6 +16,7 @@ import (
 	"github.com/orch-bench/orch/orchestrator/report/analyse"
 	"github.com/orch-bench/orch/orchestrator/report/judge"
 	"github.com/orch-bench/orch/orchestrator/report/load"
+	"github.com/orch-bench/orch/orchestrator/report/render"
 	"github.com/orch-bench/orch/orchestrator/stats"
 )
 
@@ -99,7 +100,7 @@ func TestReportBlockedByCluster(t *testing.T) {
 		t.Errorf("group ratio %v verdict %q: want the combined %v", rocks.Ratio, rocks.Verdict, bg.Ratio)
 	}
 	var md strings.Builder
-	if err := WriteMarkdown(rep, &md); err != nil {
+	if err := render.WriteMarkdown(rep, &md); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"### By cluster", "seed 42 (orch matrix --seed 42 reproduces it)",
@@ -108,7 +109,7 @@ func TestReportBlockedByCluster(t *testing.T) {
 			t.Errorf("markdown lacks %q:\n%s", want, md.String())
 		}
 	}
-	recs, col := csvOf(t, func(p0 io.Writer) error { return WriteCSV(rep, p0) })
+	recs, col := csvOf(t, func(p0 io.Writer) error { return render.WriteCSV(rep, p0) })
 	for run, cluster := range map[string]string{"01-innodb-r1": "east", "04-rocksdb-r2": "west"} {
 		found := false
 		for _, rec := range recs[1:] {
@@ -119,7 +120,7 @@ func TestReportBlockedByCluster(t *testing.T) {
 		}
 	}
 	var html strings.Builder
-	if err := WriteHTML(rep, &html); err != nil {
+	if err := render.WriteHTML(rep, &html); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(html.String(), `-clusters">By cluster</h3>`) || !strings.Contains(html.String(), "combined (2 clusters)") {
@@ -161,7 +162,7 @@ func TestReportClusterTakenOut(t *testing.T) {
 		t.Errorf("ratio %v, want the plain %v", got, want)
 	}
 	var md strings.Builder
-	if err := WriteMarkdown(rep, &md); err != nil {
+	if err := render.WriteMarkdown(rep, &md); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(md.String(), "Cluster west was taken out of the schedule: unreachable: west-m: no route to host.") {
@@ -178,10 +179,10 @@ func TestReportOneClusterDesignIsPlain(t *testing.T) {
 		t.Fatal("one cluster got a by-cluster section")
 	}
 	var a, b strings.Builder
-	if err := WriteMarkdown(plain, &a); err != nil {
+	if err := render.WriteMarkdown(plain, &a); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteMarkdown(one, &b); err != nil {
+	if err := render.WriteMarkdown(one, &b); err != nil {
 		t.Fatal(err)
 	}
 	strip := func(s, dir string) string { // the inputs' paths differ, and the head names the design's cluster
@@ -216,14 +217,14 @@ func TestTwoClustersOneAnalysis(t *testing.T) {
 		if rocks.Test.Significant() != excludes1 {
 			t.Errorf("%+v: significant %v, interval [%v, %v]", opts, rocks.Test.Significant(), rocks.RatioCI.Low, rocks.RatioCI.High)
 		}
-		recs, col := csvOf(t, func(p0 io.Writer) error { return WriteConfigurationsCSV(rep, p0) })
+		recs, col := csvOf(t, func(p0 io.Writer) error { return render.WriteConfigurationsCSV(rep, p0) })
 		for _, rec := range recs[1:] {
 			if rec[col["label"]] != "rocksdb" {
 				continue
 			}
-			if rec[col["ratio_ci95_low"]] != f4(rocks.RatioCI.Low) || rec[col["ratio_ci95_high"]] != f4(rocks.RatioCI.High) ||
+			if rec[col["ratio_ci95_low"]] != render.F4(rocks.RatioCI.Low) || rec[col["ratio_ci95_high"]] != render.F4(rocks.RatioCI.High) ||
 				rec[col["significant"]] != strconv.FormatBool(excludes1) {
-				t.Errorf("%+v: configurations.csv %q, want [%s, %s] significant %v", opts, rec, f4(rocks.RatioCI.Low), f4(rocks.RatioCI.High), excludes1)
+				t.Errorf("%+v: configurations.csv %q, want [%s, %s] significant %v", opts, rec, render.F4(rocks.RatioCI.Low), render.F4(rocks.RatioCI.High), excludes1)
 			}
 		}
 		if want := map[string]string{"": "blocked", "unpaired": "unpaired"}[opts.Analysis]; tb.Analysis.Used != want {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/orch-bench/orch/orchestrator/report/analyse"
+	"github.com/orch-bench/orch/orchestrator/report/render"
 )
 
 // layoutScript reports, once the page has loaded, the answer's lines with
@@ -68,10 +69,10 @@ func TestDemoReportFirstScreen(t *testing.T) {
 	needChromium(t)
 	rep := build(t, analyse.Options{}, demoDir)
 	var page bytes.Buffer
-	if err := WriteHTML(rep, &page); err != nil {
+	if err := render.WriteHTML(rep, &page); err != nil {
 		t.Fatal(err)
 	}
-	want := answer(rep.Tables[0])
+	want := render.TableAnswer(rep.Tables[0])
 	if len(want) == 0 || !regexp.MustCompile(`^rocksdb vs innodb: ([-+]\d+% writes/s \[[-+±]\d+%, [-+±]\d+%\]|~ no significant difference) \(p=`).MatchString(want[0]) {
 		t.Fatalf("the demo's answer does not open with its comparison: %q", want)
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/orch-bench/orch/orchestrator/report/analyse"
+	"github.com/orch-bench/orch/orchestrator/report/render"
 )
 
 const chromiumPath = "/usr/bin/chromium"
@@ -107,7 +108,7 @@ func TestHTMLRendersInChromium(t *testing.T) {
 	needChromium(t)
 	rep := build(t, analyse.Options{}, matrixDir, "testdata/parse/legacy-0.5.json")
 	var page bytes.Buffer
-	if err := WriteHTML(rep, &page); err != nil {
+	if err := render.WriteHTML(rep, &page); err != nil {
 		t.Fatal(err)
 	}
 	var got struct {

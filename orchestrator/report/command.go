@@ -8,6 +8,7 @@ import (
 
 	"github.com/orch-bench/orch/orchestrator/report/analyse"
 	"github.com/orch-bench/orch/orchestrator/report/load"
+	"github.com/orch-bench/orch/orchestrator/report/render"
 	"github.com/orch-bench/orch/orchestrator/runs"
 	"github.com/orch-bench/orch/orchestrator/schema"
 )
@@ -31,7 +32,7 @@ type Request struct {
 // went and its answer to w. Bad input (flags, inputs) is an *InputError.
 func Answer(req Request, w io.Writer) error {
 	bad := func(format string, args ...any) error { return &load.InputError{Err: fmt.Errorf(format, args...)} }
-	fs, err := ParseFormats(req.Formats)
+	fs, err := render.ParseFormats(req.Formats)
 	if err != nil {
 		return bad("--format: %v", err)
 	}
@@ -58,18 +59,18 @@ func Answer(req Request, w io.Writer) error {
 		}
 		inputs = []string{latest}
 	}
-	rep, paths, err := Generate(inputs, req.Out, fs, req.Options)
+	rep, paths, err := render.Generate(inputs, req.Out, fs, req.Options)
 	var inErr *load.InputError
 	if err != nil {
 		if len(paths) > 0 && !errors.As(err, &inErr) {
-			fmt.Fprintln(w, WrittenLine(paths))
+			fmt.Fprintln(w, render.WrittenLine(paths))
 		}
 		return err
 	}
-	fmt.Fprint(w, Summary(rep))
-	fmt.Fprintln(w, WrittenLine(paths))
-	fmt.Fprint(w, AnswerText(rep))
-	answer, dbiPaths, err := regenerateDBInsert(inputs)
+	fmt.Fprint(w, render.Summary(rep))
+	fmt.Fprintln(w, render.WrittenLine(paths))
+	fmt.Fprint(w, render.AnswerText(rep))
+	answer, dbiPaths, err := render.RegenerateDBInsert(inputs)
 	for _, p := range dbiPaths {
 		fmt.Fprintln(w, "db-insert report: "+p)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/orch-bench/orch/orchestrator/report/analyse"
 	"github.com/orch-bench/orch/orchestrator/report/judge"
 	"github.com/orch-bench/orch/orchestrator/report/load"
+	"github.com/orch-bench/orch/orchestrator/report/render"
 )
 
 // setServers rewrites the servers a run directory's manifest recorded.
@@ -60,8 +61,8 @@ func TestRefusesMixedServers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tb := rep.Tables[0]; len(tb.Mixed) != 1 || tb.Mixed[0] != want || !strings.Contains(answer(tb)[0], "NOT COMPARABLE, compared as asked (--allow-mixed): "+want) {
-		t.Errorf("allowed: mixed = %q, answer %q", tb.Mixed, answer(tb))
+	if tb := rep.Tables[0]; len(tb.Mixed) != 1 || tb.Mixed[0] != want || !strings.Contains(render.TableAnswer(tb)[0], "NOT COMPARABLE, compared as asked (--allow-mixed): "+want) {
+		t.Errorf("allowed: mixed = %q, answer %q", tb.Mixed, render.TableAnswer(tb))
 	}
 
 	// Another minor version of one flavour: refused too.
@@ -119,8 +120,8 @@ func TestMatrixRecordsAllowMixed(t *testing.T) {
 		switch {
 		case allowed && err != nil:
 			t.Errorf("allow_mixed recorded: %v", err)
-		case allowed && !strings.Contains(strings.Join(answer(rep.Tables[0]), "\n"), "NOT COMPARABLE, compared as asked (--allow-mixed): server: MariaDB 10.11"):
-			t.Errorf("allow_mixed recorded: answer %q does not label the mixed servers", answer(rep.Tables[0]))
+		case allowed && !strings.Contains(strings.Join(render.TableAnswer(rep.Tables[0]), "\n"), "NOT COMPARABLE, compared as asked (--allow-mixed): server: MariaDB 10.11"):
+			t.Errorf("allow_mixed recorded: answer %q does not label the mixed servers", render.TableAnswer(rep.Tables[0]))
 		case !allowed && (err == nil || !strings.Contains(err.Error(), "--allow-mixed")):
 			t.Errorf("no allow_mixed: err = %v, want the refusal", err)
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/orch-bench/orch/orchestrator/bench"
 	"github.com/orch-bench/orch/orchestrator/report/load"
+	"github.com/orch-bench/orch/orchestrator/report/render"
 	"github.com/orch-bench/orch/orchestrator/schema"
 )
 
@@ -49,7 +50,7 @@ func dbiCells(t *testing.T) (string, []load.DBInsertRun) {
 
 func TestDBInsertReport(t *testing.T) {
 	root, runs := dbiCells(t)
-	answer, paths, err := WriteDBInsert(root, runs)
+	answer, paths, err := render.WriteDBInsert(root, runs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +103,7 @@ func TestDBInsertReportFailedRun(t *testing.T) {
 	doc, _ := json.Marshal(map[string]any{"benchmark": lines})
 	os.WriteFile(cut, doc, 0o644)
 	runs[0].State = "failed"
-	answer, _, err := WriteDBInsert(root, runs)
+	answer, _, err := render.WriteDBInsert(root, runs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +131,7 @@ func TestDBInsertCollapse(t *testing.T) {
 	if i := load.Collapse(c); i != 3 {
 		t.Fatalf("collapse at %d, want 3", i)
 	}
-	why := strings.Join(dbiWhy([]*load.DBIConfig{c}), "\n")
+	why := strings.Join(render.DBIWhy([]*load.DBIConfig{c}), "\n")
 	if !strings.Contains(why, "Berkeley DB (bdb): random insertions collapsed at batch 3, to 1,500/s from 690,000/s in batch 0, "+
 		"once 96.0 MiB of records had been inserted against the 64.0 MiB cache") {
 		t.Error(why)
@@ -145,7 +146,7 @@ func TestDBInsertCollapse(t *testing.T) {
 // matrix printed at its end; a matrix over a server workload has none.
 func TestDBInsertFromMatrixDir(t *testing.T) {
 	root, runs := dbiCells(t)
-	want, _, err := WriteDBInsert(root, runs)
+	want, _, err := render.WriteDBInsert(root, runs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +163,7 @@ func TestDBInsertFromMatrixDir(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, schema.FileMatrix), doc, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	answer, paths, err := regenerateDBInsert([]string{root})
+	answer, paths, err := render.RegenerateDBInsert([]string{root})
 	if err != nil || answer != want || len(paths) != 2 {
 		t.Fatalf("answer %q (want %q), paths %v, %v", answer, want, paths, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/orch-bench/orch/orchestrator/report/analyse"
+	"github.com/orch-bench/orch/orchestrator/report/render"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/golden from the current output")
@@ -19,8 +20,8 @@ var update = flag.Bool("update", false, "rewrite testdata/golden from the curren
 func TestGolden(t *testing.T) {
 	rep := build(t, analyse.Options{}, matrixDir, "testdata/parse/legacy-0.5.json")
 	for name, write := range map[string]func(*bytes.Buffer) error{
-		"report.md":   func(b *bytes.Buffer) error { return WriteMarkdown(rep, b) },
-		"results.csv": func(b *bytes.Buffer) error { return WriteCSV(rep, b) },
+		"report.md":   func(b *bytes.Buffer) error { return render.WriteMarkdown(rep, b) },
+		"results.csv": func(b *bytes.Buffer) error { return render.WriteCSV(rep, b) },
 	} {
 		var got bytes.Buffer
 		if err := write(&got); err != nil {

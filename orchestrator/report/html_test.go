@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/orch-bench/orch/orchestrator/report/analyse"
+	"github.com/orch-bench/orch/orchestrator/report/render"
 )
 
 // htmlDoc is what checkHTML found in a page.
@@ -88,7 +89,7 @@ func lineOf(d *xml.Decoder, page []byte) int {
 func TestHTMLReport(t *testing.T) {
 	rep := build(t, analyse.Options{}, matrixDir, "testdata/parse/legacy-0.5.json")
 	var b bytes.Buffer
-	if err := WriteHTML(rep, &b); err != nil {
+	if err := render.WriteHTML(rep, &b); err != nil {
 		t.Fatal(err)
 	}
 	doc, err := checkHTML(b.Bytes())

@@ -11,6 +11,7 @@ import (
 	"github.com/orch-bench/orch/orchestrator/report/analyse"
 	"github.com/orch-bench/orch/orchestrator/report/judge"
 	"github.com/orch-bench/orch/orchestrator/report/load"
+	"github.com/orch-bench/orch/orchestrator/report/render"
 	"github.com/orch-bench/orch/orchestrator/schema"
 	"github.com/orch-bench/orch/orchestrator/stats"
 )
@@ -64,7 +65,7 @@ func TestMatrixWithStoppingRule(t *testing.T) {
 		t.Fatal(err)
 	}
 	var md strings.Builder
-	if err := WriteMarkdown(rep, &md); err != nil {
+	if err := render.WriteMarkdown(rep, &md); err != nil {
 		t.Fatal(err)
 	}
 	head := strings.SplitN(md.String(), "\n## ", 2)[0]

@@ -12,6 +12,7 @@ import (
 	"github.com/orch-bench/orch/orchestrator/report/analyse"
 	"github.com/orch-bench/orch/orchestrator/report/judge"
 	"github.com/orch-bench/orch/orchestrator/report/load"
+	"github.com/orch-bench/orch/orchestrator/report/render"
 )
 
 // armGroup is a configuration with the given steady-state rates.
@@ -132,7 +133,7 @@ func aaFixture(t *testing.T, root string) string {
 func TestAAReportEndToEnd(t *testing.T) {
 	root := t.TempDir()
 	aa := aaFixture(t, root)
-	rep, paths, err := Generate([]string{aa}, "", []string{FormatMarkdown, FormatCSV}, analyse.Options{})
+	rep, paths, err := render.Generate([]string{aa}, "", []string{render.FormatMarkdown, render.FormatCSV}, analyse.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,8 +145,8 @@ func TestAAReportEndToEnd(t *testing.T) {
 	if f.Ratio != 1 || f.CI == nil || f.CI.Low >= 1 || f.CI.High <= 1 || f.NA != 2 || f.Source != filepath.Base(aa) || f.Date.Format("2006-01-02") != "2026-12-01" {
 		t.Errorf("floor %+v", f)
 	}
-	if !strings.Contains(Summary(rep), "A/A: 1.00x [") || !strings.Contains(Summary(rep), "(n=2 each, p=1): the noise floor of this cluster") {
-		t.Errorf("summary without the A/A line:\n%s", Summary(rep))
+	if !strings.Contains(render.Summary(rep), "A/A: 1.00x [") || !strings.Contains(render.Summary(rep), "(n=2 each, p=1): the noise floor of this cluster") {
+		t.Errorf("summary without the A/A line:\n%s", render.Summary(rep))
 	}
 	md, _ := os.ReadFile(filepath.Join(aa, load.FileMarkdown))
 	if !strings.Contains(string(md), "A/A: 1.00x [") {
@@ -166,8 +167,8 @@ func TestAAReportEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	u := reg.Tables[0].Floor
-	if u == nil || u.NotApplicable != "time_s: 10 (A/A) vs 15" || !strings.Contains(Summary(reg), "Noise floor of "+aa+" not applicable: time_s: 10 (A/A) vs 15") {
-		t.Errorf("floor use %+v\n%s", u, Summary(reg))
+	if u == nil || u.NotApplicable != "time_s: 10 (A/A) vs 15" || !strings.Contains(render.Summary(reg), "Noise floor of "+aa+" not applicable: time_s: 10 (A/A) vs 15") {
+		t.Errorf("floor use %+v\n%s", u, render.Summary(reg))
 	}
 	// Not an A/A matrix: an input error naming it.
 	if _, err := judge.Build(loadOne(t, filepath.Join("testdata", "matrix")), analyse.Options{NoiseFloor: filepath.Join("testdata", "matrix"), AllowMixed: true}); err == nil || !strings.Contains(err.Error(), "not an A/A matrix") {

@@ -8,6 +8,7 @@ import (
 	"github.com/orch-bench/orch/orchestrator/report/analyse"
 	"github.com/orch-bench/orch/orchestrator/report/judge"
 	"github.com/orch-bench/orch/orchestrator/report/load"
+	"github.com/orch-bench/orch/orchestrator/report/render"
 )
 
 // TestPivot2x2: an engine x knob design of four configurations gets the
@@ -23,7 +24,7 @@ func TestPivot2x2(t *testing.T) {
 		grp("innodb sync_binlog=0", "innodb", "0", 1000), grp("innodb sync_binlog=1", "innodb", "1", 900),
 		grp("rocksdb sync_binlog=0", "rocksdb", "0", 2000), grp("rocksdb sync_binlog=1", "rocksdb", "1", 1000),
 	}}
-	s := pivotSection(tb)
+	s := render.PivotSection(tb)
 	if s == nil {
 		t.Fatal("no 2x2 table")
 	}
@@ -41,7 +42,7 @@ func TestPivot2x2(t *testing.T) {
 		t.Errorf("note %q", n)
 	}
 	tb.Groups = tb.Groups[:3]
-	if pivotSection(tb) != nil {
+	if render.PivotSection(tb) != nil {
 		t.Error("a 2x2 table for three configurations")
 	}
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/orch-bench/orch/orchestrator/report/judge"
 	"github.com/orch-bench/orch/orchestrator/report/load"
+	"github.com/orch-bench/orch/orchestrator/report/render"
 )
 
 // RunRecord is one run as the report computes it, for the results history
@@ -44,12 +45,12 @@ func RunRecords(paths []string) ([]RunRecord, error) {
 		for _, r := range t.Runs {
 			b := r.Bench
 			if b == nil {
-				b = nanBench
+				b = render.NanBench
 			}
-			row := runRow{confRow{nil, t, t.Group(r.Label)}, r, b}
-			cols := values(row, runColumns)
+			row := render.RunRow{ConfRow: render.ConfRow{Rep: nil, T: t, G: t.Group(r.Label)}, R: r, B: b}
+			cols := render.Values(row, render.RunColumns)
 			figs := make(map[string]string, len(cols))
-			for i, c := range runColumns {
+			for i, c := range render.RunColumns {
 				if cols[i] != "" {
 					figs[c.Name] = cols[i]
 				}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/orch-bench/orch/internal/recheck"
 	"github.com/orch-bench/orch/orchestrator/report/analyse"
+	"github.com/orch-bench/orch/orchestrator/report/render"
 )
 
 // TestAppliedIsOneNumber: every section that prints a configuration's
@@ -24,7 +25,7 @@ import (
 func TestAppliedIsOneNumber(t *testing.T) {
 	for _, dir := range []string{filepath.Join("testdata", "lab2026"), demoDir, matrixDir} {
 		out := t.TempDir()
-		if _, _, err := Generate([]string{dir}, out, []string{"md", "csv"}, analyse.Options{AllowMixed: true}); err != nil {
+		if _, _, err := render.Generate([]string{dir}, out, []string{"md", "csv"}, analyse.Options{AllowMixed: true}); err != nil {
 			t.Fatal(err)
 		}
 		md, err := os.ReadFile(filepath.Join(out, "report.md"))
@@ -111,7 +112,7 @@ func TestAppliedIsOneNumber(t *testing.T) {
 // the slaves' do not), and finds every figure within its tolerance.
 func TestRecheckCurrentRuns(t *testing.T) {
 	dir, out := filepath.Join("testdata", "lab2026"), t.TempDir()
-	if _, _, err := Generate([]string{dir}, out, []string{"md", "csv"}, analyse.Options{}); err != nil {
+	if _, _, err := render.Generate([]string{dir}, out, []string{"md", "csv"}, analyse.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	res, err := recheck.Matrix(dir, out)

@@ -17,6 +17,7 @@ import (
 	"github.com/orch-bench/orch/orchestrator/report/analyse"
 	"github.com/orch-bench/orch/orchestrator/report/judge"
 	"github.com/orch-bench/orch/orchestrator/report/load"
+	"github.com/orch-bench/orch/orchestrator/report/render"
 	"github.com/orch-bench/orch/orchestrator/stats"
 )
 
@@ -223,7 +224,7 @@ func TestNoEffectKnobIsNotAFinding(t *testing.T) {
 		t.Errorf("verdict = %q", g.Verdict)
 	}
 	var md bytes.Buffer
-	if err := WriteMarkdown(rep, &md); err != nil {
+	if err := render.WriteMarkdown(rep, &md); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(md.String(), "## Knobs with no effect on this server") || !strings.Contains(md.String(), "| no effect on this server |") {
@@ -236,14 +237,14 @@ func TestCSV(t *testing.T) {
 	// unbounded here, which the writer must print as -inf/inf.
 	rep := build(t, analyse.Options{Analysis: stats.AnalysisUnpaired}, matrixDir, "testdata/parse/legacy-0.5.json")
 	var b bytes.Buffer
-	if err := WriteCSV(rep, &b); err != nil {
+	if err := render.WriteCSV(rep, &b); err != nil {
 		t.Fatal(err)
 	}
 	all, err := csv.NewReader(&b).ReadAll()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(all[0], ResultsHeader()) {
+	if !reflect.DeepEqual(all[0], render.ResultsHeader()) {
 		t.Fatalf("header = %q", all[0])
 	}
 	// One row per run.
@@ -260,9 +261,9 @@ func TestCSV(t *testing.T) {
 	rocks := tb.Group("rocksdb")
 	// Row 2 is 02-rocksdb-r1.
 	if get(2, "run") != "02-rocksdb-r1" || get(2, "label") != "rocksdb" || get(2, "rep") != "1" || get(2, "in_statistics") != "true" ||
-		get(2, "final_metric") != "2155.97" || get(2, "steady_metric") != f4(rocks.Steady[0]) || get(2, "steady_source") != "intervals" ||
+		get(2, "final_metric") != "2155.97" || get(2, "steady_metric") != render.F4(rocks.Steady[0]) || get(2, "steady_source") != "intervals" ||
 		get(2, "lat_percentile") != "95" || get(2, "whole_run_lat_pctl_ms") != "29.72" || get(2, "label_n") != "2" ||
-		get(2, "ratio_vs_baseline") != f4(rocks.Ratio) || get(2, "p_value") != strconv.FormatFloat(rocks.Test.P, 'g', 4, 64) || get(2, "significant") != "false" {
+		get(2, "ratio_vs_baseline") != render.F4(rocks.Ratio) || get(2, "p_value") != strconv.FormatFloat(rocks.Test.P, 'g', 4, 64) || get(2, "significant") != "false" {
 		t.Errorf("rocksdb row = %q", rows[2])
 	}
 	// The pending cell: no figures, empty cells, not in the statistics.
@@ -285,7 +286,7 @@ func TestCSV(t *testing.T) {
 		t.Errorf("unbounded CI = [%q, %q], want [-inf, inf]", get(2, "ratio_ci95_low"), get(2, "ratio_ci95_high"))
 	}
 	if cv, err := parseFloat(get(2, "label_cv_pct")); err != nil || fmt.Sprintf("%.1f%%", cv) != "3.3%" {
-		t.Errorf("label_cv_pct = %q, want %s (3.3%% in report.md)", get(2, "label_cv_pct"), f4(100*rocks.CV))
+		t.Errorf("label_cv_pct = %q, want %s (3.3%% in report.md)", get(2, "label_cv_pct"), render.F4(100*rocks.CV))
 	}
 }
 
@@ -293,7 +294,7 @@ func TestMarkdownTables(t *testing.T) {
 	// Unpaired (--analysis), as TestCSV: the unbounded interval's words.
 	rep := build(t, analyse.Options{Analysis: stats.AnalysisUnpaired}, matrixDir)
 	var b bytes.Buffer
-	if err := WriteMarkdown(rep, &b); err != nil {
+	if err := render.WriteMarkdown(rep, &b); err != nil {
 		t.Fatal(err)
 	}
 	md := b.String()
@@ -305,8 +306,8 @@ func TestMarkdownTables(t *testing.T) {
 		"- " + rocks.Verdict,
 		"| configuration | n | writes/s mean | sd | 95% CI | median | CV | vs baseline | ratio 95% CI | p |",
 		"| configuration | avg ms in the window (mean of runs) | p95 ms in the window (mean of runs) | errors |",
-		"| innodb | 2 | " + analyse.Num(inno.Rate.Mean, 2) + " | " + analyse.Num(inno.Rate.SD, 2) + " | " + ci(inno.Rate, 2) + " | " + analyse.Num(inno.Median, 2) + " | 19.8% (noisy) | baseline |",
-		"| rocksdb | 2 (2 flagged) | " + analyse.Num(rocks.Rate.Mean, 2) + " | " + analyse.Num(rocks.Rate.SD, 2) + " | " + ci(rocks.Rate, 2) + " | " + analyse.Num(rocks.Median, 2) + " | 3.3% | " +
+		"| innodb | 2 | " + analyse.Num(inno.Rate.Mean, 2) + " | " + analyse.Num(inno.Rate.SD, 2) + " | " + render.CI(inno.Rate, 2) + " | " + analyse.Num(inno.Median, 2) + " | 19.8% (noisy) | baseline |",
+		"| rocksdb | 2 (2 flagged) | " + analyse.Num(rocks.Rate.Mean, 2) + " | " + analyse.Num(rocks.Rate.SD, 2) + " | " + render.CI(rocks.Rate, 2) + " | " + analyse.Num(rocks.Median, 2) + " | 3.3% | " +
 			analyse.Ratio(rocks.Ratio) + " | [95% CI unbounded] | " + judge.PValue(rocks.Test.P) + " |",
 		"| 05-innodb-r3 | innodb | 3 | failed: benchmark stopped: master stalled for 60s | — |",
 		"| 04-rocksdb-r2 | rocksdb | 2 | ok | FLAGGED: client 2066 tps vs master 3194 tx/s in the window (35.3% apart) | " + analyse.Num(rocks.Steady[1], 2) +
@@ -332,7 +333,7 @@ func TestMarkdownTables(t *testing.T) {
 	cells, inWhy := 0, false
 	for _, line := range strings.Split(md, "\n") {
 		if strings.HasPrefix(line, "### ") {
-			inWhy = line == "### "+WhyHeading
+			inWhy = line == "### "+render.WhyHeading
 		}
 		if inWhy {
 			continue
@@ -349,7 +350,7 @@ func TestMarkdownTables(t *testing.T) {
 
 func TestGenerateWritesFiles(t *testing.T) {
 	out := t.TempDir()
-	_, paths, err := Generate([]string{matrixDir}, out, []string{FormatCSV, FormatMarkdown}, analyse.Options{AllowMixed: true})
+	_, paths, err := render.Generate([]string{matrixDir}, out, []string{render.FormatCSV, render.FormatMarkdown}, analyse.Options{AllowMixed: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -358,7 +359,7 @@ func TestGenerateWritesFiles(t *testing.T) {
 		r, _ := filepath.Rel(out, p)
 		rel = append(rel, r)
 	}
-	want := []string{"results.csv", load.FileConfigurationsCSV, load.FileHostsCSV, FileTablesCSV, load.FileWhy, "plots/pure-random-writes-throughput.svg", "plots/pure-random-writes-latency.svg",
+	want := []string{"results.csv", load.FileConfigurationsCSV, load.FileHostsCSV, render.FileTablesCSV, load.FileWhy, "plots/pure-random-writes-throughput.svg", "plots/pure-random-writes-latency.svg",
 		"plots/pure-random-writes-lag.svg", "plots/pure-random-writes-comparison.svg", "report.md"}
 	if !reflect.DeepEqual(rel, want) {
 		t.Errorf("written %q, want %q", rel, want)
@@ -371,7 +372,7 @@ func TestGenerateWritesFiles(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(out, load.FileHTML)); err == nil {
 		t.Error("report.html written though not asked for")
 	}
-	if _, err := ParseFormats("md,pdf"); err == nil {
+	if _, err := render.ParseFormats("md,pdf"); err == nil {
 		t.Error("format pdf accepted")
 	}
 }
@@ -421,8 +422,8 @@ func TestRefusesIncomparable(t *testing.T) {
 	}
 	// Allowed: compared, and the head says they are not comparable.
 	rep := build(t, analyse.Options{}, matrixDir, "testdata/parse/legacy-0.5.json")
-	if len(rep.Tables[0].Mixed) != 2 || !strings.HasPrefix(head(rep, rep.Tables[0])[0], "NOT COMPARABLE") || !strings.HasPrefix(answer(rep.Tables[0])[0], "NOT COMPARABLE") {
-		t.Errorf("mixed = %q, head %q", rep.Tables[0].Mixed, head(rep, rep.Tables[0]))
+	if len(rep.Tables[0].Mixed) != 2 || !strings.HasPrefix(render.Head(rep, rep.Tables[0])[0], "NOT COMPARABLE") || !strings.HasPrefix(render.TableAnswer(rep.Tables[0])[0], "NOT COMPARABLE") {
+		t.Errorf("mixed = %q, head %q", rep.Tables[0].Mixed, render.Head(rep, rep.Tables[0]))
 	}
 	// Same parameters: no complaint.
 	if _, err := judge.Build(mustLoad(t, "testdata/matrix/cells/02-rocksdb-r1", "testdata/matrix/cells/04-rocksdb-r2"), analyse.Options{}); err != nil {

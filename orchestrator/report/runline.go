@@ -8,6 +8,7 @@ import (
 	"github.com/orch-bench/orch/orchestrator/report/analyse"
 	"github.com/orch-bench/orch/orchestrator/report/judge"
 	"github.com/orch-bench/orch/orchestrator/report/load"
+	"github.com/orch-bench/orch/orchestrator/report/render"
 )
 
 // RunSummary is what `orch run` prints of the run in dir once it ended:
@@ -64,7 +65,7 @@ func latencyInWindow(r *load.Run) string {
 		parts = append(parts, "avg "+analyse.Num(v, 2)+" ms")
 	}
 	if v := r.Bench.WindowLat(r.Win); !math.IsNaN(v) {
-		p := pctlName(r.Bench.Pctl)
+		p := render.PctlName(r.Bench.Pctl)
 		parts = append(parts, fmt.Sprintf("%s %s ms (the mean of the client's per-second %s)", p, analyse.Num(v, 2), p))
 	}
 	return strings.Join(parts, ", ")

@@ -10,6 +10,7 @@ import (
 
 	"github.com/orch-bench/orch/orchestrator/report/analyse"
 	"github.com/orch-bench/orch/orchestrator/report/judge"
+	"github.com/orch-bench/orch/orchestrator/report/render"
 )
 
 // TestRunSummaryIsTheReportsFigures: what `orch run` prints of a run is
@@ -26,7 +27,7 @@ func TestRunSummaryIsTheReportsFigures(t *testing.T) {
 		}
 		t.Logf("%s:\n%s", cell, sum)
 		out := t.TempDir()
-		if _, _, err := Generate([]string{dir}, out, []string{"csv"}, analyse.Options{}); err != nil {
+		if _, _, err := render.Generate([]string{dir}, out, []string{"csv"}, analyse.Options{}); err != nil {
 			t.Fatal(err)
 		}
 		row := oneCSVRow(t, filepath.Join(out, "results.csv"))

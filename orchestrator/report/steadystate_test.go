@@ -11,6 +11,7 @@ import (
 	"github.com/orch-bench/orch/orchestrator/report/analyse"
 	"github.com/orch-bench/orch/orchestrator/report/judge"
 	"github.com/orch-bench/orch/orchestrator/report/load"
+	"github.com/orch-bench/orch/orchestrator/report/render"
 )
 
 // demoRaw builds a report of the demo matrix's four raw client logs
@@ -111,7 +112,7 @@ func TestSteadyStateDemoSeries(t *testing.T) {
 	}
 	// The answer carries it right under the comparison, and the trend
 	// warning follows.
-	lead, more := answerParts(tb)
+	lead, more := render.AnswerParts(tb)
 	if len(lead) != 2 || lead[1] != line {
 		t.Errorf("answer lead %q, want the comparison then %q", lead, line)
 	}

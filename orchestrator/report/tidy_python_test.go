@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/orch-bench/orch/orchestrator/report/analyse"
+	"github.com/orch-bench/orch/orchestrator/report/render"
 )
 
 // TestTidyCSVsInPython reads the demo matrix's report as an analyst would,
@@ -30,7 +31,7 @@ func TestTidyCSVsInPython(t *testing.T) {
 		}
 	}
 	out := t.TempDir()
-	if _, _, err := Generate([]string{demoDir}, out, []string{FormatCSV}, analyse.Options{}); err != nil {
+	if _, _, err := render.Generate([]string{demoDir}, out, []string{render.FormatCSV}, analyse.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	b, err := exec.Command(py, filepath.Join("testdata", "tidy", "check.py"), demoDir, out).CombinedOutput()

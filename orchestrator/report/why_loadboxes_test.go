@@ -6,6 +6,7 @@ import (
 
 	"github.com/orch-bench/orch/orchestrator/report/analyse"
 	"github.com/orch-bench/orch/orchestrator/report/judge"
+	"github.com/orch-bench/orch/orchestrator/report/render"
 )
 
 // A configuration driven from two load boxes keeps a row and a flag per
@@ -19,7 +20,7 @@ func TestWhyRowPerLoadBox(t *testing.T) {
 	}
 	w := &judge.Why{Groups: []*judge.GroupWhy{g}, Base: g}
 	flags := map[string]string{}
-	for _, row := range useRows(w) {
+	for _, row := range render.UseRows(w) {
 		if row[2] == "loadbox" {
 			flags[row[1]] = row[len(row)-1]
 		}

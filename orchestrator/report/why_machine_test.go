@@ -8,6 +8,7 @@ import (
 
 	"github.com/orch-bench/orch/orchestrator/report/analyse"
 	"github.com/orch-bench/orch/orchestrator/report/judge"
+	"github.com/orch-bench/orch/orchestrator/report/render"
 )
 
 // labGroup is a configuration on four hosts; kernel gives each host's boot
@@ -69,7 +70,7 @@ func TestSharedMachineSaturated(t *testing.T) {
 	}
 	w := &judge.Why{Groups: []*judge.GroupWhy{base, g}, Base: base}
 	var machineRows, flagged int
-	for _, r := range useRows(w) {
+	for _, r := range render.UseRows(w) {
 		if r[1] == "machine" {
 			machineRows++
 			if r[2] != "shared by master, slave1, slave2, loadbox" || !strings.HasPrefix(r[11], "the machine (shared by 4 hosts) is saturated (machine-bound): servers ") {
@@ -102,7 +103,7 @@ func TestSeparateHostsStayPerHost(t *testing.T) {
 			t.Errorf("%s: %s", name, got)
 		}
 		w := &judge.Why{Groups: []*judge.GroupWhy{base, g}, Base: base}
-		for _, r := range useRows(w) {
+		for _, r := range render.UseRows(w) {
 			if r[1] == "machine" || strings.Contains(r[5], "machine") {
 				t.Errorf("%s: USE row %q", name, r)
 			}
@@ -152,7 +153,7 @@ func TestKernelID(t *testing.T) {
 // and 3.9 > 2 cores, made both configurations "client-bound" before).
 func TestLabSharedKernelNotClientBound(t *testing.T) {
 	out := t.TempDir()
-	if _, _, err := Generate([]string{filepath.Join("testdata", "lab2026")}, out, []string{"md"}, analyse.Options{}); err != nil {
+	if _, _, err := render.Generate([]string{filepath.Join("testdata", "lab2026")}, out, []string{"md"}, analyse.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(filepath.Join(out, "report.md"))

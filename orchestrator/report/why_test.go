@@ -14,6 +14,7 @@ import (
 	"github.com/orch-bench/orch/orchestrator/report/analyse"
 	"github.com/orch-bench/orch/orchestrator/report/judge"
 	"github.com/orch-bench/orch/orchestrator/report/load"
+	"github.com/orch-bench/orch/orchestrator/report/render"
 	"github.com/orch-bench/orch/orchestrator/stacks"
 )
 
@@ -283,7 +284,7 @@ func TestCostRowsMarks(t *testing.T) {
 func TestWhyCSVRows(t *testing.T) {
 	rep := build(t, analyse.Options{}, matrixDir)
 	var b bytes.Buffer
-	if err := WriteHostsCSV(rep, &b); err != nil {
+	if err := render.WriteHostsCSV(rep, &b); err != nil {
 		t.Fatal(err)
 	}
 	rows, err := csv.NewReader(&b).ReadAll()
@@ -310,7 +311,7 @@ func TestWhyCSVRows(t *testing.T) {
 				}
 			}
 			c := w.Runs[run].Hosts[1]
-			if c.Host != "slave1" || r[col["fsync_per_tx"]] != f4(c.Fsync) || r[col["host_tx_per_s"]] != f4(c.TPS) || r[col["fsync_per_tx"]] == "" {
+			if c.Host != "slave1" || r[col["fsync_per_tx"]] != render.F4(c.Fsync) || r[col["host_tx_per_s"]] != render.F4(c.TPS) || r[col["fsync_per_tx"]] == "" {
 				t.Errorf("slave1 row %q, figures %+v", r, c)
 			}
 		}
@@ -326,7 +327,7 @@ func TestWhyCSVRows(t *testing.T) {
 func TestWhyHTML(t *testing.T) {
 	rep := build(t, analyse.Options{}, matrixDir)
 	var b bytes.Buffer
-	if err := WriteHTML(rep, &b); err != nil {
+	if err := render.WriteHTML(rep, &b); err != nil {
 		t.Fatal(err)
 	}
 	page := b.String()
@@ -334,7 +335,7 @@ func TestWhyHTML(t *testing.T) {
 		t.Fatalf("report.html is not well-formed: %v", err)
 	}
 	verdicts := strings.Index(page, `<ul class="verdicts">`)
-	why := strings.Index(page, "<h3>"+WhyHeading+"</h3>")
+	why := strings.Index(page, "<h3>"+render.WhyHeading+"</h3>")
 	configs := strings.Index(page, `-configurations">Configurations</h3>`)
 	// The configurations' table comes first, the diagnostics after it.
 	if why < 0 || !(verdicts < configs && configs < why) {
@@ -351,7 +352,7 @@ func TestWhyHTML(t *testing.T) {
 func TestWhyJSON(t *testing.T) {
 	rep := build(t, analyse.Options{}, matrixDir)
 	var b bytes.Buffer
-	if err := WriteWhyJSON(rep, &b); err != nil {
+	if err := render.WriteWhyJSON(rep, &b); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {

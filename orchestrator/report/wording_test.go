@@ -9,6 +9,7 @@ import (
 	"github.com/orch-bench/orch/orchestrator/report/analyse"
 	"github.com/orch-bench/orch/orchestrator/report/judge"
 	"github.com/orch-bench/orch/orchestrator/report/load"
+	"github.com/orch-bench/orch/orchestrator/report/render"
 )
 
 func TestWording(t *testing.T) {
@@ -63,7 +64,7 @@ func TestRatioDigits(t *testing.T) {
 
 func TestSummary(t *testing.T) {
 	rep := build(t, analyse.Options{}, matrixDir)
-	s := Summary(rep)
+	s := render.Summary(rep)
 	inno := rep.Tables[0].Baseline
 	for _, want := range []string{
 		"Warm-up: given: 2 s (orch matrix --warmup, matrix.json), the warm-up of every run; not detected (a given warm-up is used as given).",
@@ -205,7 +206,7 @@ func TestLagSeconds(t *testing.T) {
 		{math.NaN(), 12, "— s / 12 tx"},
 		{math.NaN(), math.NaN(), "—"},
 	} {
-		if got := lagText(c.s, c.tx); got != c.want {
+		if got := render.LagText(c.s, c.tx); got != c.want {
 			t.Errorf("lagText(%v, %v) = %q, want %q", c.s, c.tx, got, c.want)
 		}
 	}

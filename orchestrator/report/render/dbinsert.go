@@ -1,10 +1,12 @@
-package report
+package render
 
 import (
 	"errors"
 	"fmt"
 	"image/color"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"gonum.org/v1/plot/plotter"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/orch-bench/orch/orchestrator/report/analyse"
 	"github.com/orch-bench/orch/orchestrator/report/load"
+	"github.com/orch-bench/orch/orchestrator/schema"
 )
 
 // dbiMarkdown is dbinsert.md and its answer line: the seed's table (per
@@ -61,7 +64,7 @@ func dbiMarkdown(cfgs []*load.DBIConfig, failed []*load.DBIRun, plot string) (st
 		fmt.Fprintf(&b, "\n## Random insertions per batch\n\n![random insertions per batch](%s)\n", plot)
 	}
 	b.WriteString("\n## Why\n\n")
-	for _, l := range dbiWhy(cfgs) {
+	for _, l := range DBIWhy(cfgs) {
 		b.WriteString("- " + l + "\n")
 	}
 	if len(failed) > 0 {
@@ -102,9 +105,9 @@ func dbiAnswer(cfgs []*load.DBIConfig) string {
 	return out + "."
 }
 
-// dbiWhy explains with the collapse (or its absence) and the costs per
+// DBIWhy explains with the collapse (or its absence) and the costs per
 // insertion.
-func dbiWhy(cfgs []*load.DBIConfig) []string {
+func DBIWhy(cfgs []*load.DBIConfig) []string {
 	var out []string
 	for _, c := range cfgs {
 		r0 := c.Runs[0]
@@ -219,4 +222,64 @@ func dbiPlot(cfgs []*load.DBIConfig) ([]byte, error) {
 	}
 	ch.p.Y.Min = 0
 	return renderSVG(ch)
+}
+
+// WriteDBInsert reads the runs and writes dir/dbinsert.md and its plot. It
+// returns the answer line and the paths written.
+func WriteDBInsert(dir string, runs []load.DBInsertRun) (string, []string, error) {
+	var read []*load.DBIRun
+	var errs []error
+	for _, r := range runs {
+		if r.State != "ok" && r.State != "failed" {
+			continue
+		}
+		d, err := load.ReadDBInsertRun(r)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		read = append(read, d)
+	}
+	cfgs, failed := load.DBIConfigs(read)
+	if len(cfgs) == 0 {
+		return "", nil, errors.Join(append(errs, errors.New("db-insert report: no run ended ok"))...)
+	}
+	var paths []string
+	plotRel := filepath.Join(load.PlotsDir, "dbinsert-random.svg")
+	svg, err := dbiPlot(cfgs)
+	if err == nil {
+		p := filepath.Join(dir, plotRel)
+		if err = os.MkdirAll(filepath.Dir(p), 0o755); err == nil {
+			err = os.WriteFile(p, svg, 0o644)
+		}
+		paths = append(paths, p)
+	}
+	if err != nil {
+		errs = append(errs, fmt.Errorf("db-insert plot: %w", err))
+		plotRel = ""
+	}
+	answer, md := dbiMarkdown(cfgs, failed, plotRel)
+	p := filepath.Join(dir, load.FileDBInsert)
+	if err := os.WriteFile(p, []byte(md), 0o644); err != nil {
+		return answer, paths, err
+	}
+	return answer, append(paths, p), errors.Join(errs...)
+}
+
+// RegenerateDBInsert writes dbinsert.md again when the one input is a
+// db-insert matrix, returning its answer line and paths ("" and none for
+// any other input).
+func RegenerateDBInsert(inputs []string) (string, []string, error) {
+	if len(inputs) != 1 {
+		return "", nil, nil
+	}
+	m, err := schema.ReadMatrix(filepath.Join(inputs[0], schema.FileMatrix), false)
+	if err != nil {
+		return "", nil, nil // not a matrix: Generate has judged the input
+	}
+	runs, err := load.DBInsertRuns(inputs[0], m)
+	if err != nil || runs == nil {
+		return "", nil, err
+	}
+	return WriteDBInsert(inputs[0], runs)
 }

@@ -1,4 +1,4 @@
-package report
+package render
 
 import (
 	"fmt"
@@ -10,13 +10,13 @@ import (
 	"github.com/orch-bench/orch/orchestrator/report/judge"
 )
 
-// pivotSection is the 2x2 table of a design with two factors of two
+// PivotSection is the 2x2 table of a design with two factors of two
 // levels each (engine x knob, or two knobs): one row per level of the
 // first, one column per level of the second, each cell the configuration's
 // mean rate and n, and each row's ratio of its second column to its first;
 // the interaction is the ratio of the two rows' ratios (1 when the knob
 // does the same to both engines). nil for any other design.
-func pivotSection(t *judge.Table) *sectionTable {
+func PivotSection(t *judge.Table) *SectionTable {
 	f := factors(t)
 	if f == nil {
 		return nil
@@ -29,7 +29,7 @@ func pivotSection(t *judge.Table) *sectionTable {
 		}
 		return nil
 	}
-	s := &sectionTable{Baseline: -1, Header: []string{
+	s := &SectionTable{Baseline: -1, Header: []string{
 		f.names[0] + " (rows) x " + f.names[1] + " (columns)",
 		f.names[1] + "=" + f.levels[1][0] + " " + t.Metric + " mean (n)",
 		f.names[1] + "=" + f.levels[1][1] + " " + t.Metric + " mean (n)",

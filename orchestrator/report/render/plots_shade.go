@@ -1,4 +1,4 @@
-package report
+package render
 
 import (
 	"image/color"
@@ -27,7 +27,7 @@ var spanColors = map[string]color.NRGBA{
 	load.SpanStacks:      {R: 230, G: 200, B: 40, A: 60},
 }
 
-func spanColor(what string) (string, color.NRGBA) {
+func SpanColor(what string) (string, color.NRGBA) {
 	if strings.HasPrefix(what, "fault") {
 		what = "fault"
 	}
@@ -51,7 +51,7 @@ func shade(t *judge.Table, ch *chart, ymin, ymax, xmax float64) error {
 			if math.IsNaN(to) || to <= from {
 				continue
 			}
-			kind, _ := spanColor(s.What)
+			kind, _ := SpanColor(s.What)
 			if !slices.Contains(kinds, kind) {
 				kinds = append(kinds, kind)
 			}
@@ -59,8 +59,8 @@ func shade(t *judge.Table, ch *chart, ymin, ymax, xmax float64) error {
 		}
 	}
 	for _, kind := range kinds {
-		_, c := spanColor(kind)
-		for i, p := range mergePeriods(periods[kind]) {
+		_, c := SpanColor(kind)
+		for i, p := range MergePeriods(periods[kind]) {
 			poly, err := plotter.NewPolygon(plotter.XYs{{X: p[0], Y: ymin}, {X: p[1], Y: ymin}, {X: p[1], Y: ymax}, {X: p[0], Y: ymax}})
 			if err != nil {
 				return err
@@ -75,8 +75,8 @@ func shade(t *judge.Table, ch *chart, ymin, ymax, xmax float64) error {
 	return nil
 }
 
-// mergePeriods is the union of [from, to] periods, sorted.
-func mergePeriods(ps [][2]float64) [][2]float64 {
+// MergePeriods is the union of [from, to] periods, sorted.
+func MergePeriods(ps [][2]float64) [][2]float64 {
 	slices.SortFunc(ps, func(a, b [2]float64) int {
 		switch {
 		case a[0] < b[0]:
@@ -105,12 +105,12 @@ func positiveMin(m, v float64) float64 {
 	return m
 }
 
-// logTicks label a log axis at 1, 2 and 5 times the powers of ten in its
+// LogTicks label a log axis at 1, 2 and 5 times the powers of ten in its
 // range (every digit when that leaves fewer than three labels: a 2-8 ms
 // range still reads), the other digits as unlabelled minor ticks.
-type logTicks struct{}
+type LogTicks struct{}
 
-func (logTicks) Ticks(min, max float64) []plot.Tick {
+func (LogTicks) Ticks(min, max float64) []plot.Tick {
 	if min <= 0 || max <= min {
 		return nil
 	}

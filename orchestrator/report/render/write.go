@@ -1,4 +1,4 @@
-package report
+package render
 
 import (
 	"bytes"
@@ -53,7 +53,7 @@ func Write(rep *judge.Report, dir string, formats []string) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}
-	if err := drawPlots(rep); err != nil {
+	if err := DrawPlots(rep); err != nil {
 		return nil, err
 	}
 	var written []string

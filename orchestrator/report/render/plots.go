@@ -1,4 +1,4 @@
-package report
+package render
 
 import (
 	"bytes"
@@ -51,7 +51,7 @@ const (
 // second) on a time axis that starts with the monitors, which start right
 // before the benchmark.
 // drawPlots draws each table's plots once, when a writer first needs them.
-func drawPlots(rep *judge.Report) error {
+func DrawPlots(rep *judge.Report) error {
 	for _, t := range rep.Tables {
 		if t.PlotsDrawn {
 			continue
@@ -92,7 +92,7 @@ func plots(t *judge.Table, warmupS float64) ([]judge.Plot, error) {
 		return r.Bench.LatSeries
 	}
 	lag := func(r *load.Run) []load.Point { return r.Lag }
-	pctl := pctlName(pctl(t))
+	pctl := PctlName(pctl(t))
 	steps := []struct {
 		name, title, ylabel string
 		series              func(*load.Run) []load.Point
@@ -219,7 +219,7 @@ func timePlot(t *judge.Table, title, ylabel string, series func(*load.Run) []loa
 	}
 	p.Y.Min, p.Y.Max = 0, ymax*1.1
 	if logY {
-		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, logTicks{}
+		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, LogTicks{}
 		p.Y.Min, p.Y.Max = ymin/1.25, ymax*1.25
 	}
 	p.X.Min, p.X.Max = 0, xmax

@@ -1,4 +1,4 @@
-package report
+package render
 
 import (
 	"fmt"
@@ -23,10 +23,10 @@ var durabilityVars = []string{
 	"rpl_semi_sync_master_enabled", "rpl_semi_sync_master_wait_point", "binlog_format",
 }
 
-// head is the details under a table's verdicts (what was run and on
+// Head is the details under a table's verdicts (what was run and on
 // what is in setting): comparability, the data the tables held, the axes,
 // n per configuration and the durability settings, one line each.
-func head(rep *judge.Report, t *judge.Table) []string {
+func Head(rep *judge.Report, t *judge.Table) []string {
 	var out []string
 	if len(t.Mixed) > 0 {
 		out = append(out, "NOT COMPARABLE, compared as asked (--allow-mixed): "+strings.Join(t.Mixed, "; "))
@@ -36,7 +36,7 @@ func head(rep *judge.Report, t *judge.Table) []string {
 	if d := firstRunWith(t, func(r *load.Run) bool { return r.Data != "" }); d != nil {
 		out = append(out, "Data: "+d.Data)
 	}
-	if ax := axes(t); ax != "" {
+	if ax := Axes(t); ax != "" {
 		out = append(out, "Axes: "+ax)
 	}
 	ns := make([]string, len(t.Groups))
@@ -61,8 +61,8 @@ func firstRunWith(t *judge.Table, ok func(*load.Run) bool) *load.Run {
 	return nil
 }
 
-// axes lists what the configurations vary: engines and knob names.
-func axes(t *judge.Table) string {
+// Axes lists what the configurations vary: engines and knob names.
+func Axes(t *judge.Table) string {
 	var engines, knobs []string
 	for _, r := range t.Runs {
 		if r.Engine != "" && !slices.Contains(engines, r.Engine) {

@@ -1,12 +1,10 @@
-package report
+package render
 
 import (
 	"math"
 	"strconv"
 	"strings"
 )
-
-// The CSV files' columns and writers are in tidy.go and tidy_hosts.go.
 
 // f formats a figure as the tool printed it: the fewest digits that read
 // back exactly. NaN (no value) is empty.
@@ -17,9 +15,9 @@ func f(v float64) string {
 	return strconv.FormatFloat(v, 'f', -1, 64)
 }
 
-// f4 formats a derived figure (a mean, a ratio) to 4 decimals, without
+// F4 formats a derived figure (a mean, a ratio) to 4 decimals, without
 // trailing zeros: more would be noise, and differ across CPUs.
-func f4(v float64) string {
+func F4(v float64) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return ""
 	}

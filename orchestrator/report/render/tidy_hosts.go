@@ -1,4 +1,4 @@
-package report
+package render
 
 import (
 	"encoding/csv"
@@ -27,31 +27,31 @@ func (h hostRow) stack(v func(*stacks.Profile) string) string {
 	return v(h.prof)
 }
 
-// hostColumns are hosts.csv: one row per run and host (master, each
+// HostColumns are hosts.csv: one row per run and host (master, each
 // slave, each load box) over the run's window, "Where the time went".
-var hostColumns = append(append([]Column[hostRow]{
+var HostColumns = append(append([]Column[hostRow]{
 	{"workload", "the run's table, configuration and id (as in results.csv)", func(h hostRow) string { return h.t.Workload }},
 	{"label", "", func(h hostRow) string { return h.r.Label }},
 	{"run", "", func(h hostRow) string { return h.r.ID }},
 	{"host", "the host, its role (`master`, `slave`, `loadbox`), the transactions it did in the window (committed on the master, applied on a slave) and their rate",
 		func(h hostRow) string { return h.c.Host }},
 	{"host_role", "", func(h hostRow) string { return h.c.Role }},
-	{"host_tx", "", func(h hostRow) string { return f4(h.c.Tx) }},
-	{"host_tx_per_s", "", func(h hostRow) string { return f4(h.c.TPS) }},
+	{"host_tx", "", func(h hostRow) string { return F4(h.c.Tx) }},
+	{"host_tx_per_s", "", func(h hostRow) string { return F4(h.c.TPS) }},
 }, metricColumns()...),
 	Column[hostRow]{"server_cpu_frac", "USE: the server's CPU as a fraction of the host's cores, the host's CPU busy fraction (all CPUs) and run queue (median of the window's samples, and their 90th percentile), the server's runnable threads, the datadir disk's busy fraction, `Threads_running`",
-		func(h hostRow) string { return f4(h.c.ServerCPU) }},
-	Column[hostRow]{"host_cpu_busy_frac", "", func(h hostRow) string { return f4(h.c.HostCPU) }},
-	Column[hostRow]{"run_queue", "", func(h hostRow) string { return f4(h.c.RunQueue) }},
-	Column[hostRow]{"run_queue_p90", "", func(h hostRow) string { return f4(h.c.RunQueueP90) }},
-	Column[hostRow]{"server_threads_runnable", "", func(h hostRow) string { return f4(h.c.ServerRunnable) }},
-	Column[hostRow]{"disk_busy_frac", "", func(h hostRow) string { return f4(h.c.DiskBusy) }},
-	Column[hostRow]{"threads_running", "", func(h hostRow) string { return f4(h.c.ThreadsRunning) }},
+		func(h hostRow) string { return F4(h.c.ServerCPU) }},
+	Column[hostRow]{"host_cpu_busy_frac", "", func(h hostRow) string { return F4(h.c.HostCPU) }},
+	Column[hostRow]{"run_queue", "", func(h hostRow) string { return F4(h.c.RunQueue) }},
+	Column[hostRow]{"run_queue_p90", "", func(h hostRow) string { return F4(h.c.RunQueueP90) }},
+	Column[hostRow]{"server_threads_runnable", "", func(h hostRow) string { return F4(h.c.ServerRunnable) }},
+	Column[hostRow]{"disk_busy_frac", "", func(h hostRow) string { return F4(h.c.DiskBusy) }},
+	Column[hostRow]{"threads_running", "", func(h hostRow) string { return F4(h.c.ThreadsRunning) }},
 	Column[hostRow]{"client_cpu_frac", "load box: the clients' and all its processes' CPU as fractions of its cores, its runnable tasks (median, 90th percentile), whether the run is client-bound (its clients at 90% of its cores)",
-		func(h hostRow) string { return f4(h.c.ClientCPU) }},
-	Column[hostRow]{"box_cpu_frac", "", func(h hostRow) string { return f4(h.c.BoxCPU) }},
-	Column[hostRow]{"box_run_queue", "", func(h hostRow) string { return f4(h.c.BoxRunQueue) }},
-	Column[hostRow]{"box_run_queue_p90", "", func(h hostRow) string { return f4(h.c.BoxRunQueueP90) }},
+		func(h hostRow) string { return F4(h.c.ClientCPU) }},
+	Column[hostRow]{"box_cpu_frac", "", func(h hostRow) string { return F4(h.c.BoxCPU) }},
+	Column[hostRow]{"box_run_queue", "", func(h hostRow) string { return F4(h.c.BoxRunQueue) }},
+	Column[hostRow]{"box_run_queue_p90", "", func(h hostRow) string { return F4(h.c.BoxRunQueueP90) }},
 	Column[hostRow]{"client_bound", "", func(h hostRow) string {
 		if h.c.Role != "loadbox" {
 			return ""
@@ -69,11 +69,11 @@ var hostColumns = append(append([]Column[hostRow]{
 			if p.MaxPauseMs == nil {
 				return ""
 			}
-			return f4(*p.MaxPauseMs)
+			return F4(*p.MaxPauseMs)
 		})
 	}},
 	Column[hostRow]{"sampler_cpu_frac", "orch's `/proc` sampler's CPU as a fraction of the host's cores; how many of the run's hosts share its kernel (boot id)",
-		func(h hostRow) string { return f4(h.c.SamplerCPU) }},
+		func(h hostRow) string { return F4(h.c.SamplerCPU) }},
 	Column[hostRow]{"kernel_shared_by", "", func(h hostRow) string { return sharedBy(h.hosts, h.c) }},
 )
 
@@ -86,7 +86,7 @@ func metricColumns() []Column[hostRow] {
 			doc = "costs per transaction the host did (\"Where the time went\": CPU µs, context switches, KiB read and written, fsyncs, binlog bytes; the fraction of commit time waiting for the semi-sync ACK)"
 		}
 		get := m.Get
-		out[i] = Column[hostRow]{m.Col, doc, func(h hostRow) string { return f4(get(h.c)) }}
+		out[i] = Column[hostRow]{m.Col, doc, func(h hostRow) string { return F4(get(h.c)) }}
 	}
 	return out
 }
@@ -132,13 +132,13 @@ func WriteCSV(rep *judge.Report, w io.Writer) error {
 	var rows [][]string
 	for _, t := range rep.Tables {
 		for _, r := range t.Runs {
-			c := confRow{rep, t, t.Group(r.Label)}
+			c := ConfRow{rep, t, t.Group(r.Label)}
 			b := r.Bench
 			if b == nil {
-				b = nanBench
+				b = NanBench
 			}
-			row := append(values(c, tableColumns), values(runRow{c, r, b}, runColumns)...)
-			rows = append(rows, append(row, values(c, confColumns)...))
+			row := append(Values(c, TableColumns), Values(RunRow{c, r, b}, RunColumns)...)
+			rows = append(rows, append(row, Values(c, ConfColumns)...))
 		}
 	}
 	return writeRows(w, ResultsHeader(), rows)
@@ -150,11 +150,11 @@ func WriteHostsCSV(rep *judge.Report, w io.Writer) error {
 	for _, t := range rep.Tables {
 		for _, r := range t.Runs {
 			for _, h := range hostRows(t, r) {
-				rows = append(rows, values(h, hostColumns))
+				rows = append(rows, Values(h, HostColumns))
 			}
 		}
 	}
-	return writeRows(w, header(hostColumns), rows)
+	return writeRows(w, Header(HostColumns), rows)
 }
 
 // WriteConfigurationsCSV writes configurations.csv: one row per table and
@@ -163,14 +163,14 @@ func WriteConfigurationsCSV(rep *judge.Report, w io.Writer) error {
 	var rows [][]string
 	for _, t := range rep.Tables {
 		for _, g := range t.Groups {
-			c := confRow{rep, t, g}
-			rows = append(rows, append(values(c, tableColumns), values(c, confColumns)...))
+			c := ConfRow{rep, t, g}
+			rows = append(rows, append(Values(c, TableColumns), Values(c, ConfColumns)...))
 		}
 	}
-	return writeRows(w, append(header(tableColumns), header(confColumns)...), rows)
+	return writeRows(w, append(Header(TableColumns), Header(ConfColumns)...), rows)
 }
 
 // ResultsHeader is results.csv's header.
 func ResultsHeader() []string {
-	return append(append(header(tableColumns), header(runColumns)...), header(confColumns)...)
+	return append(append(Header(TableColumns), Header(RunColumns)...), Header(ConfColumns)...)
 }

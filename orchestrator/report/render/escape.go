@@ -1,16 +1,10 @@
-package report
+package render
 
 import (
 	"regexp"
 	"strconv"
 	"strings"
 )
-
-// Every value in a report that came from the inputs (file names, labels,
-// manifest fields, host names, function names from stacks) is text, never
-// markup: report.md is read in renderers that pass raw HTML through, and
-// results.csv in spreadsheets that run a cell starting with = as a formula.
-// html/template escapes report.html and the SVG plots escape their text.
 
 // mdHTMLStart is what a renderer takes for the start of an HTML tag, a
 // comment or an autolink: '<' before a letter, '/', '!' or '?'. A bare
@@ -81,10 +75,10 @@ func mdFence(lines []string) string {
 	return strings.Repeat("`", max(3, longest+1))
 }
 
-// csvCell neutralises a cell a spreadsheet would run as a formula
+// CSVCell neutralises a cell a spreadsheet would run as a formula
 // (OWASP's rule: one starting with = + - @, a tab or a carriage return
 // gets a leading '); numbers, negative ones included, stay numbers.
-func csvCell(s string) string {
+func CSVCell(s string) string {
 	if s == "" || !strings.ContainsRune("=+-@\t\r", rune(s[0])) {
 		return s
 	}
@@ -98,7 +92,7 @@ func csvCell(s string) string {
 func csvRow(row []string) []string {
 	out := make([]string, len(row))
 	for i, c := range row {
-		out[i] = csvCell(c)
+		out[i] = CSVCell(c)
 	}
 	return out
 }

@@ -1,4 +1,4 @@
-package report
+package render
 
 import (
 	"fmt"
@@ -12,13 +12,13 @@ import (
 	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
-// setting says what was run, on what, in three or four lines under the
+// Setting says what was run, on what, in three or four lines under the
 // answer: the servers (flavour and version, roles, semi-sync), when and on
 // which cluster, the client; the workload and its parameters; and the
 // hosts' hardware as their facts recorded it.
-func setting(rep *judge.Report, t *judge.Table) []string {
+func Setting(rep *judge.Report, t *judge.Table) []string {
 	var out []string
-	if l := serversLine(t); l != "" {
+	if l := ServersLine(t); l != "" {
 		out = append(out, l)
 	}
 	if first := firstRunWith(t, func(r *load.Run) bool { return len(r.Params) > 0 }); first != nil {
@@ -28,17 +28,17 @@ func setting(rep *judge.Report, t *judge.Table) []string {
 		}
 		out = append(out, "Workload "+t.Workload+": "+strings.Join(parts, ", "))
 	}
-	return append(out, hostLines(t)...)
+	return append(out, HostLines(t)...)
 }
 
-// serversLine is "Servers: MySQL 9.7.4 (master, 2 replicas), semi-sync
+// ServersLine is "Servers: MySQL 9.7.4 (master, 2 replicas), semi-sync
 // on; ran 2026-12-01 20:05-20:06 UTC on cluster lab; client sysbench
 // 1.0.20": every server of the table's runs by flavour and version, one
 // value when they agree, else each with the hosts that ran it ("MariaDB
 // 10.11.19 (master, 1 replica), MySQL 9.7.4 (1 replica)"), by cluster when
 // the runs span several. Runs that recorded no servers show their
 // topology, else (parsed logs) the line starts with "Ran" or "Client".
-func serversLine(t *judge.Table) string {
+func ServersLine(t *judge.Table) string {
 	var starts []time.Time
 	clusters, semi, topo, clients, engines := map[string]bool{}, map[string]bool{}, map[string]bool{}, map[string]bool{}, map[string]bool{}
 	byServer := map[string][]serverHolder{}
@@ -180,11 +180,11 @@ func holdersText(hs []serverHolder, byCluster bool) string {
 	return strings.Join(out, "; ")
 }
 
-// hostLines describe the hosts of the baseline's first run with facts,
+// HostLines describe the hosts of the baseline's first run with facts,
 // hosts with the same hardware on one line: "Hosts master, slave1: AMD
 // EPYC x 2 cores, 23.5 GiB RAM; datadir /var/lib/mysql: ext4 on /dev/vda,
 // 252 GiB, rotational".
-func hostLines(t *judge.Table) []string {
+func HostLines(t *judge.Table) []string {
 	r := t.BaselineRun()
 	if r == nil || r.Evidence == nil || len(r.Evidence.Facts) == 0 {
 		r = firstRunWith(t, func(r *load.Run) bool { return r.Evidence != nil && len(r.Evidence.Facts) > 0 })

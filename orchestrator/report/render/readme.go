@@ -1,4 +1,4 @@
-package report
+package render
 
 import (
 	"fmt"
@@ -47,13 +47,13 @@ func mdTable(parts ...[][2]string) string {
 func ColumnsMarkdown() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "#### %s: one row per run\n\n", load.FileCSV)
-	b.WriteString(mdTable(columnRows(tableColumns), columnRows(runColumns)))
+	b.WriteString(mdTable(columnRows(TableColumns), columnRows(RunColumns)))
 	fmt.Fprintf(&b, "\nthen every column of %s from `%s` on: the figures of the run's configuration, repeated on each of its runs.\n\n",
-		load.FileConfigurationsCSV, confColumns[0].Name)
+		load.FileConfigurationsCSV, ConfColumns[0].Name)
 	fmt.Fprintf(&b, "#### %s: one row per configuration\n\n", load.FileConfigurationsCSV)
-	b.WriteString(mdTable(columnRows(tableColumns), columnRows(confColumns)))
+	b.WriteString(mdTable(columnRows(TableColumns), columnRows(ConfColumns)))
 	fmt.Fprintf(&b, "\n#### %s: one row per run and host\n\n", load.FileHostsCSV)
-	b.WriteString(mdTable(columnRows(hostColumns)))
+	b.WriteString(mdTable(columnRows(HostColumns)))
 	fmt.Fprintf(&b, "\n#### %s: one row per cell of the report's tables\n\n", FileTablesCSV)
 	b.WriteString(mdTable(columnRows(sectionColumns)))
 	return b.String()

@@ -1,4 +1,4 @@
-package report
+package render
 
 import (
 	"fmt"
@@ -15,20 +15,20 @@ import (
 // WriteMarkdown writes report.md; plots are referenced as plots/<name>.svg
 // (Write puts them there).
 func WriteMarkdown(rep *judge.Report, w io.Writer) error {
-	if err := drawPlots(rep); err != nil {
+	if err := DrawPlots(rep); err != nil {
 		return err
 	}
 	var b strings.Builder
 	b.WriteString("# Benchmark report\n\n")
 	for _, t := range rep.Tables {
 		if len(rep.Tables) > 1 {
-			b.WriteString(md(answerFor(t)) + ":\n\n")
+			b.WriteString(md(AnswerFor(t)) + ":\n\n")
 		}
-		for _, l := range answer(t) {
+		for _, l := range TableAnswer(t) {
 			b.WriteString("- " + md(l) + "\n")
 		}
 		b.WriteString("\n")
-		if set := setting(rep, t); len(set) > 0 {
+		if set := Setting(rep, t); len(set) > 0 {
 			for _, l := range set {
 				b.WriteString(md(l) + "  \n")
 			}
@@ -110,7 +110,7 @@ func reportMdTable(rep *judge.Report, b *strings.Builder, t *judge.Table) {
 	} else if len(t.Groups) > 1 && t.HasVariables() {
 		b.WriteString("Fairness: no durability, caching or IO difference between the configurations beyond their axes.\n\n")
 	}
-	for _, l := range head(rep, t) {
+	for _, l := range Head(rep, t) {
 		b.WriteString("- " + md(l) + "\n")
 	}
 	b.WriteString("\n")
@@ -151,7 +151,7 @@ func verdicts(t *judge.Table) []string {
 }
 
 func groupHeader(t *judge.Table) []string {
-	p := pctlName(pctl(t))
+	p := PctlName(pctl(t))
 	return []string{"configuration", "n", t.Metric + " mean", "sd", "95% CI", "median", "CV", "vs baseline", "ratio 95% CI", "p",
 		"avg ms in the window (mean of runs)", p + " ms in the window (mean of runs)", "errors", "tables MiB", "on disk MiB", "space amp", "binlog MiB", "relay MiB", "datadir MiB",
 		"async s / no_tx", "max lag s / tx (whole run)", "consistency"}
@@ -167,10 +167,10 @@ func groupRows(t *judge.Table) [][]string {
 				p = "no effect on this server"
 			}
 		}
-		rows = append(rows, []string{g.Label, judge.NText(g), analyse.Num(g.Rate.Mean, 2), analyse.Num(g.Rate.SD, 2), ci(g.Rate, 2),
+		rows = append(rows, []string{g.Label, judge.NText(g), analyse.Num(g.Rate.Mean, 2), analyse.Num(g.Rate.SD, 2), CI(g.Rate, 2),
 			analyse.Num(g.Median, 2), cvText(g), ratio, ratioCIText(g, t.Baseline), p, analyse.Num(g.WinLatAvg, 2), analyse.Num(g.WinLatPct, 2), analyse.Num(g.Errors, 0),
 			mib(g.TableBytes), mib(g.DiskBytes), analyse.Num(g.SpaceAmp, 2), mib(g.BinlogBytes), mib(g.RelayBytes), mib(g.DatadirBytes),
-			semiText(g.FallbackS, g.NoTx), lagText(g.MaxLagS, g.MaxLagTx), judge.Dash(g.Consistency)})
+			semiText(g.FallbackS, g.NoTx), LagText(g.MaxLagS, g.MaxLagTx), judge.Dash(g.Consistency)})
 	}
 	return rows
 }
@@ -199,7 +199,7 @@ func healthCols(rows [][]string) [][]string {
 }
 
 func runHeader(t *judge.Table) []string {
-	p := pctlName(pctl(t))
+	p := PctlName(pctl(t))
 	return []string{"run", "configuration", "rep", "state", "invariants", t.Metric + " steady", "from", "catch-up s", "avg ms in the window", p + " ms in the window", "errors", "async s / no_tx", "max lag s / tx (whole run)", "consistency"}
 }
 
@@ -225,7 +225,7 @@ func runRows(t *judge.Table) [][]string {
 		h := r.Health
 		rows = append(rows, []string{r.ID, r.Label, rep, state, judge.FlagText(r), judge.SteadyCell(v, r), judge.Dash(steadyText(how, r)), secsCell(r.Repl.CatchUpS),
 			analyse.Num(b.WindowLatAvg(r.Win), 2), analyse.Num(b.WindowLat(r.Win), 2), analyse.Num(b.Errors, 0),
-			semiText(h.FallbackS, h.NoTx), lagText(h.MaxLagS, h.MaxLagTx), judge.Dash(h.Consistency)})
+			semiText(h.FallbackS, h.NoTx), LagText(h.MaxLagS, h.MaxLagTx), judge.Dash(h.Consistency)})
 	}
 	return rows
 }

@@ -1,4 +1,4 @@
-package report
+package render
 
 import (
 	"bytes"
@@ -54,7 +54,7 @@ func mdWhy(rep *judge.Report, b *strings.Builder, t *judge.Table) {
 		mdRows(b, h, w.EngineRows(h))
 	}
 	b.WriteString("\n#### Utilisation and saturation (USE)\n\n")
-	mdRows(b, useHeader(), useRows(w))
+	mdRows(b, useHeader(), UseRows(w))
 	b.WriteString("\n#### Top stacks\n\n")
 	tops := w.TopStacks()
 	if len(tops) == 0 {
@@ -96,7 +96,7 @@ func whyHTML(t *judge.Table) (template.HTML, error) {
 		ReadProblem  []string
 		// StackShareHeader heads the Top stacks tables.
 		StackShareHeader string
-	}{Heading: WhyHeading, Notes: whyNotes, CostHeader: judge.CostTableHeader(), UseHeader: useHeader(), Use: useRows(w),
+	}{Heading: WhyHeading, Notes: whyNotes, CostHeader: judge.CostTableHeader(), UseHeader: useHeader(), Use: UseRows(w),
 		Stacks: w.TopStacks(), ReadProblem: w.Notes, StackShareHeader: analyse.StackShareHeader}
 	if h := w.EngineHeader(); h != nil {
 		data.EngineHeader, data.Engine, data.EngineNote = h, w.EngineRows(h), judge.EngineNote
@@ -157,11 +157,11 @@ func useHeader() []string {
 		"server threads runnable", "disk busy", "threads_running", "client CPU", "flags"}
 }
 
-// useRows are the USE table's rows: per configuration its database hosts,
+// UseRows are the USE table's rows: per configuration its database hosts,
 // load boxes and, for hosts that share a kernel, the machine: there a
 // host's CPU busy and run queue are the machine's (marked so), and the
 // machine's row says whether it is saturated and where its CPU went.
-func useRows(w *judge.Why) [][]string {
+func UseRows(w *judge.Why) [][]string {
 	var rows [][]string
 	for _, g := range w.Groups {
 		for _, c := range g.Hosts {

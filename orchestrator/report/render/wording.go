@@ -1,4 +1,4 @@
-package report
+package render
 
 import (
 	"fmt"
@@ -27,10 +27,10 @@ func mib(v float64) string {
 	return strconv.FormatFloat(v/(1<<20), 'f', 1, 64)
 }
 
-// ci formats the confidence interval of a mean rate "[lo, hi]". A rate
+// CI formats the confidence interval of a mean rate "[lo, hi]". A rate
 // is never negative: an interval that reaches below 0 says only that n is
 // too small for the spread, and is not printed as a range.
-func ci(s analyse.Sample, decimals int) string {
+func CI(s analyse.Sample, decimals int) string {
 	switch {
 	case math.IsNaN(s.CILow):
 		return "—"
@@ -51,8 +51,8 @@ func pText(g *judge.Group) string {
 	return ""
 }
 
-// lagText is "s / tx" of the worst replica lag (0.5 s is not 0).
-func lagText(s, tx float64) string {
+// LagText is "s / tx" of the worst replica lag (0.5 s is not 0).
+func LagText(s, tx float64) string {
 	if math.IsNaN(s) && math.IsNaN(tx) {
 		return "—"
 	}
@@ -101,8 +101,8 @@ func steadyText(how string, r *load.Run) string {
 	return how
 }
 
-// pctlName is "p95" for rank 95, "pNN" when unknown.
-func pctlName(rank int) string {
+// PctlName is "p95" for rank 95, "pNN" when unknown.
+func PctlName(rank int) string {
 	if rank <= 0 {
 		return "pNN"
 	}

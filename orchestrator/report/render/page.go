@@ -1,4 +1,4 @@
-package report
+package render
 
 import (
 	"strconv"
@@ -7,12 +7,6 @@ import (
 
 	"github.com/orch-bench/orch/orchestrator/report/judge"
 )
-
-// The page's outline: the headings report.md and report.html show after
-// the answer, in order, for the table of contents. mdTable and the HTML
-// template show a workload's parts in this order: its tables
-// (Configurations first), then the diagnostics (Where the time went),
-// the plots and the evidence.
 
 // heading is one entry of the table of contents: its text, its level (2 or
 // 3) and the id report.html gives it.
@@ -31,7 +25,7 @@ func outline(rep *judge.Report) []heading {
 	for _, t := range rep.Tables {
 		w := "w-" + slugify(t.Workload)
 		out = append(out, heading{t.Workload + " (" + t.Tool + ", " + t.Metric + ")", 2, w})
-		for _, s := range sectionsOf(t) {
+		for _, s := range SectionsOf(t) {
 			out = append(out, heading{s.Title, 3, w + "-" + s.ID})
 		}
 		if t.Why != nil {
@@ -55,7 +49,7 @@ func hasEvidence(t *judge.Table) bool { return t.BaselineRun() != nil }
 // one per workload, each heading a link to its anchor as GitHub-style
 // renderers make it (mdAnchors).
 func mdContents(rep *judge.Report) string {
-	a := mdAnchors{}
+	a := MDAnchors{}
 	var lines []string
 	var cur []string
 	flush := func() {
@@ -65,7 +59,7 @@ func mdContents(rep *judge.Report) string {
 		cur = nil
 	}
 	for _, h := range outline(rep) {
-		link := "[" + mdText(h.Text) + "](#" + a.of(h.Text) + ")"
+		link := "[" + mdText(h.Text) + "](#" + a.Of(h.Text) + ")"
 		if h.Level == 2 {
 			flush()
 			cur = []string{link + ": "}
@@ -80,12 +74,12 @@ func mdContents(rep *judge.Report) string {
 	return "Contents:\n\n" + strings.Join(lines, "\n") + "\n"
 }
 
-// mdAnchors gives headings the anchors GitHub-style Markdown renderers
+// MDAnchors gives headings the anchors GitHub-style Markdown renderers
 // make: lower case, letters, digits, '-' and '_' kept, spaces as '-',
 // everything else dropped; a repeated heading gets -1, -2, ...
-type mdAnchors map[string]int
+type MDAnchors map[string]int
 
-func (a mdAnchors) of(text string) string {
+func (a MDAnchors) Of(text string) string {
 	var b strings.Builder
 	for _, r := range strings.ToLower(text) {
 		switch {

@@ -1,4 +1,4 @@
-package report
+package render
 
 import (
 	"io"
@@ -12,16 +12,16 @@ import (
 // defined once here: report.md and report.html render tableSections in
 // this order and tables.csv holds every cell of them, so a section added
 // to the list appears in the three (TestSectionInEveryFormat).
-type section struct {
+type Section struct {
 	// ID is the HTML table's class and tables.csv's section column.
 	ID, Title string
 	// Of is the section's content for one workload's table; nil leaves
 	// the section out of that table.
-	Of func(t *judge.Table) *sectionTable
+	Of func(t *judge.Table) *SectionTable
 }
 
-// sectionTable is a section's content for one workload's table.
-type sectionTable struct {
+// SectionTable is a section's content for one workload's table.
+type SectionTable struct {
 	Notes    []string // paragraphs above the table
 	Warnings []string
 	Header   []string
@@ -35,21 +35,21 @@ type sectionTable struct {
 }
 
 // Link is row i's anchor, "" for none.
-func (s *sectionTable) Link(i int) string {
+func (s *SectionTable) Link(i int) string {
 	if i < len(s.Links) {
 		return s.Links[i]
 	}
 	return ""
 }
 
-// tableSections are the tables of each workload, in the order they are
+// TableSections are the tables of each workload, in the order they are
 // shown. "Where the time went" and the plots come before and after them,
 // rendered on their own (why_render.go, plots.go): they are not tables of
 // cells.
-var tableSections = []section{
-	{"configurations", "Configurations", func(t *judge.Table) *sectionTable {
+var TableSections = []Section{
+	{"configurations", "Configurations", func(t *judge.Table) *SectionTable {
 		h, rows := groupHeader(t), groupRows(t)
-		s := &sectionTable{Header: h[:statCols], Rows: colsOf(rows, 0, statCols), Baseline: -1}
+		s := &SectionTable{Header: h[:statCols], Rows: colsOf(rows, 0, statCols), Baseline: -1}
 		for i, r := range rows {
 			if t.Baseline != nil && r[0] == t.Baseline.Label {
 				s.Baseline = i
@@ -57,26 +57,26 @@ var tableSections = []section{
 		}
 		return s
 	}},
-	{"pivot", "Two factors (2x2)", pivotSection},
-	{"health", "Latency, footprint and health", func(t *judge.Table) *sectionTable {
+	{"pivot", "Two factors (2x2)", PivotSection},
+	{"health", "Latency, footprint and health", func(t *judge.Table) *SectionTable {
 		h, rows := groupHeader(t), groupRows(t)
-		return &sectionTable{Header: append(h[:1:1], h[statCols:]...), Rows: healthCols(rows), Baseline: -1}
+		return &SectionTable{Header: append(h[:1:1], h[statCols:]...), Rows: healthCols(rows), Baseline: -1}
 	}},
-	{"replicas", "Replicas", func(t *judge.Table) *sectionTable {
+	{"replicas", "Replicas", func(t *judge.Table) *SectionTable {
 		if !hasReplicas(t) {
 			return nil
 		}
-		return &sectionTable{Notes: []string{replicaNote}, Header: replicaHeader(t), Rows: replicaRows(t), Baseline: -1}
+		return &SectionTable{Notes: []string{replicaNote}, Header: replicaHeader(t), Rows: replicaRows(t), Baseline: -1}
 	}},
-	{"clusters", "By cluster", func(t *judge.Table) *sectionTable {
+	{"clusters", "By cluster", func(t *judge.Table) *SectionTable {
 		b := t.Blocks
 		if b == nil {
 			return nil
 		}
-		return &sectionTable{Notes: b.Notes, Warnings: b.Warnings, Header: b.Header, Rows: b.Rows, Baseline: -1}
+		return &SectionTable{Notes: b.Notes, Warnings: b.Warnings, Header: b.Header, Rows: b.Rows, Baseline: -1}
 	}},
-	{"runs", "Runs", func(t *judge.Table) *sectionTable {
-		s := &sectionTable{Header: runHeader(t), Rows: runRows(t), Baseline: -1}
+	{"runs", "Runs", func(t *judge.Table) *SectionTable {
+		s := &SectionTable{Header: runHeader(t), Rows: runRows(t), Baseline: -1}
 		for _, r := range t.Runs {
 			link := ""
 			if r.Evidence != nil {
@@ -91,13 +91,13 @@ var tableSections = []section{
 // shownSection is a section as a workload's table shows it.
 type shownSection struct {
 	ID, Title string
-	*sectionTable
+	*SectionTable
 }
 
-// sectionsOf are the sections t shows, in order.
-func sectionsOf(t *judge.Table) []shownSection {
+// SectionsOf are the sections t shows, in order.
+func SectionsOf(t *judge.Table) []shownSection {
 	var out []shownSection
-	for _, s := range tableSections {
+	for _, s := range TableSections {
 		if st := s.Of(t); st != nil {
 			out = append(out, shownSection{s.ID, s.Title, st})
 		}
@@ -107,7 +107,7 @@ func sectionsOf(t *judge.Table) []shownSection {
 
 // mdSections writes t's sections as markdown.
 func mdSections(b *strings.Builder, t *judge.Table) {
-	for i, s := range sectionsOf(t) {
+	for i, s := range SectionsOf(t) {
 		if i > 0 {
 			b.WriteString("\n")
 		}
@@ -160,15 +160,15 @@ const FileTablesCSV = "tables.csv"
 func WriteTablesCSV(rep *judge.Report, w io.Writer) error {
 	var rows [][]string
 	for _, t := range rep.Tables {
-		for _, s := range sectionsOf(t) {
+		for _, s := range SectionsOf(t) {
 			for i, r := range s.Rows {
 				for j := range r {
 					if j < len(s.Header) {
-						rows = append(rows, values(cellRow{t, s, i, j}, sectionColumns))
+						rows = append(rows, Values(cellRow{t, s, i, j}, sectionColumns))
 					}
 				}
 			}
 		}
 	}
-	return writeRows(w, header(sectionColumns), rows)
+	return writeRows(w, Header(sectionColumns), rows)
 }

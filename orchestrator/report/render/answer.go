@@ -1,4 +1,4 @@
-package report
+package render
 
 import (
 	"errors"
@@ -12,12 +12,6 @@ import (
 	"github.com/orch-bench/orch/orchestrator/stats"
 )
 
-// The answer is the first thing report.md and report.html say: one line
-// per comparison in benchstat's spirit, then one line each for replicas,
-// fairness and noise when they matter. It words the figures the verdicts
-// computed (Group.Ratio, RatioCI, Test, RepsNeeded): nothing here is
-// recomputed, so a number the head prints is the one the details print.
-
 // ReportAnswer is the report's answer lines, every table's, as report.md opens
 // with them (a table's workload first when there are several): for a
 // console that ends with the answer.
@@ -25,9 +19,9 @@ func ReportAnswer(rep *judge.Report) []string {
 	var out []string
 	for _, t := range rep.Tables {
 		if len(rep.Tables) > 1 {
-			out = append(out, answerFor(t)+":")
+			out = append(out, AnswerFor(t)+":")
 		}
-		out = append(out, answer(t)...)
+		out = append(out, TableAnswer(t)...)
 	}
 	return out
 }
@@ -42,20 +36,20 @@ func AnswerText(rep *judge.Report) string {
 	return "answer:\n  " + strings.Join(lines, "\n  ") + "\n"
 }
 
-// answerFor names the table an answer is about.
-func answerFor(t *judge.Table) string {
+// AnswerFor names the table an answer is about.
+func AnswerFor(t *judge.Table) string {
 	return t.Workload + " (" + t.Tool + ", " + t.MetricWords() + "), baseline " + t.Baseline.Label
 }
 
-// answer is the table's answer lines.
-func answer(t *judge.Table) []string {
-	lead, more := answerParts(t)
+// TableAnswer is the table's answer lines.
+func TableAnswer(t *judge.Table) []string {
+	lead, more := AnswerParts(t)
 	return append(lead, more...)
 }
 
-// answerParts are the answer's comparisons (lead: report.html sets them
+// AnswerParts are the answer's comparisons (lead: report.html sets them
 // in bold) and the lines that qualify them.
-func answerParts(t *judge.Table) (lead, more []string) {
+func AnswerParts(t *judge.Table) (lead, more []string) {
 	var out []string
 	if len(t.Mixed) > 0 {
 		out = append(out, "NOT COMPARABLE, compared as asked (--allow-mixed): "+strings.Join(t.Mixed, "; "))
@@ -63,7 +57,7 @@ func answerParts(t *judge.Table) (lead, more []string) {
 	base := t.Baseline
 	for _, g := range t.Groups {
 		if g != base {
-			out = append(out, comparisonLine(t, base, g))
+			out = append(out, ComparisonLine(t, base, g))
 			// A caveat that limits the answer goes right under it.
 			out = append(out, t.Caveats(base, g)...)
 		}
@@ -81,7 +75,7 @@ func answerParts(t *judge.Table) (lead, more []string) {
 	if l := t.TrendWarning(); l != "" {
 		out = append(out, l)
 	}
-	if l := replicaLine(t); l != "" {
+	if l := ReplicaLine(t); l != "" {
 		out = append(out, l)
 	}
 	if len(t.Fairness) > 0 {
@@ -109,7 +103,7 @@ func levelText(t *judge.Table, g *judge.Group) string {
 	return fmt.Sprintf("%s %s ± %s (n=%d)", analyse.Num(g.Rate.Mean, 2), t.Metric, analyse.Num(g.Rate.SD, 2), g.Rate.N)
 }
 
-// comparisonLine is one comparison: significant
+// ComparisonLine is one comparison: significant
 //
 //	rocksdb vs innodb: -34% writes/s [-41%, -27%] (p=0.003, n=5+5)
 //
@@ -118,7 +112,7 @@ func levelText(t *judge.Table, g *judge.Group) string {
 //	rocksdb vs innodb: ~ no significant difference (p=0.276, n=2+2): need ~6 runs each
 //
 // and why there is no test when there is none.
-func comparisonLine(t *judge.Table, base, g *judge.Group) string {
+func ComparisonLine(t *judge.Table, base, g *judge.Group) string {
 	head := g.Label + " vs " + base.Label + ": "
 	ns := fmt.Sprintf("n=%d+%d", g.Rate.N, base.Rate.N)
 	switch {
@@ -134,7 +128,7 @@ func comparisonLine(t *judge.Table, base, g *judge.Group) string {
 		if errors.Is(g.TestErr, analyse.ErrTooFew) {
 			why = "too few runs, a test needs 2 or more each"
 		}
-		return head + pctChange(g.Ratio) + " " + changeOf(t) + ", untested: " + ns + ", " + why
+		return head + PctChange(g.Ratio) + " " + changeOf(t) + ", untested: " + ns + ", " + why
 	}
 	p := judge.PValue(g.Test.P)
 	if g.Test.M > 1 {
@@ -148,11 +142,11 @@ func comparisonLine(t *judge.Table, base, g *judge.Group) string {
 	// said of one quantity).
 	sustained := t.Headline == analyse.HeadlineSustained && analyse.Known(g.Replica) && analyse.Known(base.Replica) && !math.IsNaN(g.SustainedRatio)
 	if sustained {
-		head += "sustained " + pctChange(g.SustainedRatio) + " " + changeOf(t) + pctInterval(g.SustainedCI, g.SustainedCIErr) +
+		head += "sustained " + PctChange(g.SustainedRatio) + " " + changeOf(t) + PctInterval(g.SustainedCI, g.SustainedCIErr) +
 			" (an estimate with its interval, not tested); client: "
 	}
 	if g.Test.Significant() {
-		s = head + pctChange(g.Ratio) + " " + changeOf(t) + pctInterval(g.RatioCI, g.RatioCIErr) + " (" + p + ", " + ns + ")"
+		s = head + PctChange(g.Ratio) + " " + changeOf(t) + PctInterval(g.RatioCI, g.RatioCIErr) + " (" + p + ", " + ns + ")"
 	} else {
 		s = head + "~ no significant difference (" + p + ", " + ns + ")"
 		if g.RepsNeeded > min(g.Rate.N, base.Rate.N) {
@@ -161,7 +155,7 @@ func comparisonLine(t *judge.Table, base, g *judge.Group) string {
 	}
 	if w := g.OutcomeWords(base, t.Until); w != "" {
 		if g.Status(base, t.Until).Outcome == stats.Equivalent {
-			w += pctInterval(g.RatioCI, g.RatioCIErr)
+			w += PctInterval(g.RatioCI, g.RatioCIErr)
 		}
 		s += "; " + w
 	}
@@ -177,10 +171,10 @@ func changeOf(t *judge.Table) string {
 	return t.Metric
 }
 
-// pctChange is a ratio as a change: 0.81x is "-19%", 1.63x "+63%". It is
+// PctChange is a ratio as a change: 0.81x is "-19%", 1.63x "+63%". It is
 // read back from the ratio as Ratio prints it, so the two forms never
 // disagree in their last digit.
-func pctChange(r float64) string {
+func PctChange(r float64) string {
 	if math.IsNaN(r) || math.IsInf(r, 0) {
 		return "n/a"
 	}
@@ -192,16 +186,16 @@ func pctChange(r float64) string {
 	return fmt.Sprintf("%+.0f%%", d)
 }
 
-// pctInterval is the ratio's interval as changes, " [-41%, -27%]", as
+// PctInterval is the ratio's interval as changes, " [-41%, -27%]", as
 // ciPhrase prints it (a lower bound below 0 reads as 0, i.e. -100%).
-func pctInterval(ci *analyse.RatioCI, err error) string {
+func PctInterval(ci *analyse.RatioCI, err error) string {
 	switch {
 	case ci != nil:
-		lo := pctChange(math.Max(0, ci.Low))
+		lo := PctChange(math.Max(0, ci.Low))
 		if ci.Low < 0 {
-			lo += " (clipped from " + pctChange(ci.Low) + ")"
+			lo += " (clipped from " + PctChange(ci.Low) + ")"
 		}
-		s := " [" + lo + ", " + pctChange(ci.High) + "]"
+		s := " [" + lo + ", " + PctChange(ci.High) + "]"
 		if ci.Level > 0 && ci.Level < analyse.Alpha {
 			s += " (" + judge.Confidence(ci.Level) + " CI, Holm)"
 		}
@@ -212,9 +206,9 @@ func pctInterval(ci *analyse.RatioCI, err error) string {
 	return ""
 }
 
-// replicaLine says whether the replicas kept up, with the apply ratios
+// ReplicaLine says whether the replicas kept up, with the apply ratios
 // the verdicts print; "" without replica figures.
-func replicaLine(t *judge.Table) string {
+func ReplicaLine(t *judge.Table) string {
 	base := t.Baseline
 	if !hasReplicas(t) || !analyse.Known(base.Replica) {
 		return ""

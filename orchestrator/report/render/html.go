@@ -1,4 +1,4 @@
-package report
+package render
 
 import (
 	"encoding/base64"
@@ -43,7 +43,7 @@ type htmlImage struct {
 // WriteHTML writes report.html: one file that opens offline, plots as SVG
 // data URIs, each run's evidence one click away in a <details>.
 func WriteHTML(rep *judge.Report, w io.Writer) error {
-	if err := drawPlots(rep); err != nil {
+	if err := DrawPlots(rep); err != nil {
 		return err
 	}
 	data := struct {
@@ -56,10 +56,10 @@ func WriteHTML(rep *judge.Report, w io.Writer) error {
 	}{Several: len(rep.Tables) > 1, Preamble: preamble(rep, func(s string) string { return s }), NoEffect: rep.NoEffect, Shading: shadingNote,
 		Contents: outline(rep)}
 	for _, t := range rep.Tables {
-		hw := htmlWorkload{Table: t, AnswerFor: answerFor(t), Setting: setting(rep, t), Verdicts: verdicts(t), Head: head(rep, t), Fairness: t.FairnessLines(),
+		hw := htmlWorkload{Table: t, AnswerFor: AnswerFor(t), Setting: Setting(rep, t), Verdicts: verdicts(t), Head: Head(rep, t), Fairness: t.FairnessLines(),
 			FairnessOK: len(t.Fairness) == 0 && len(t.Groups) > 1 && t.HasVariables(),
-			Sections:   sectionsOf(t)}
-		hw.Answer, hw.More = answerParts(t)
+			Sections:   SectionsOf(t)}
+		hw.Answer, hw.More = AnswerParts(t)
 		for _, p := range t.Plots {
 			// The URI is built here from SVG this package rendered, so it
 			// is safe to mark as a URL.
