@@ -11,7 +11,7 @@ import (
 // them is ColumnsMarkdown, kept equal by TestREADMEColumns and rewritten
 // by `make readme` (go test ./orchestrator/report -run TestREADMEColumns -update).
 const (
-	ReadmeBegin = "<!-- BEGIN columns: generated from orchestrator/report/tidy*.go by `make readme`; do not edit -->"
+	ReadmeBegin = "<!-- BEGIN columns: generated from orchestrator/report/render/tidy*.go by `make readme`; do not edit -->"
 	ReadmeEnd   = "<!-- END columns -->"
 )
 
