@@ -1,10 +1,8 @@
-package report
+package load
 
 import (
 	"math"
 	"testing"
-
-	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
 // TestWindowLatAvg: the window's mean latency is Σ threads / Σ tps over
@@ -14,17 +12,17 @@ func TestWindowLatAvg(t *testing.T) {
 	// 4 threads; a slow warm-up second (100 tps: 40 ms) then 1000 and
 	// 500 tps (4 and 8 ms each): over seconds 2-3 the events' mean
 	// latency is 2 thread-seconds of 4 threads over 1500 events.
-	closed := func() *load.Bench {
-		return &load.Bench{
-			Rates:   map[string]load.Rate{load.MetricTPS: {Series: []load.Point{{T: 1, V: 100}, {T: 2, V: 1000}, {T: 3, V: 500}}}},
-			Threads: []load.Point{{T: 1, V: 4}, {T: 2, V: 4}, {T: 3, V: 4}},
+	closed := func() *Bench {
+		return &Bench{
+			Rates:   map[string]Rate{MetricTPS: {Series: []Point{{T: 1, V: 100}, {T: 2, V: 1000}, {T: 3, V: 500}}}},
+			Threads: []Point{{T: 1, V: 4}, {T: 2, V: 4}, {T: 3, V: 4}},
 		}
 	}
-	w := load.Window{FromS: 1, ToS: 3}
+	w := Window{FromS: 1, ToS: 3}
 	if got, want := closed().WindowLatAvg(w), 1000*8.0/1500; math.Abs(got-want) > 1e-9 {
 		t.Errorf("window 1-3 s: %v ms, want %v (not the mean of 4 and 8 ms)", got, want)
 	}
-	if got := closed().WindowLatAvg(load.Window{FromS: 0, ToS: 3}); math.Abs(got-1000*12.0/1600) > 1e-9 {
+	if got := closed().WindowLatAvg(Window{FromS: 0, ToS: 3}); math.Abs(got-1000*12.0/1600) > 1e-9 {
 		t.Errorf("whole run: %v ms, want %v", got, 1000*12.0/1600)
 	}
 	open := closed()
@@ -37,7 +35,7 @@ func TestWindowLatAvg(t *testing.T) {
 	if got := noThreads.WindowLatAvg(w); !math.IsNaN(got) {
 		t.Errorf("an interval without threads: %v, want none", got)
 	}
-	if got := closed().WindowLatAvg(load.Window{FromS: 5, ToS: 9}); !math.IsNaN(got) {
+	if got := closed().WindowLatAvg(Window{FromS: 5, ToS: 9}); !math.IsNaN(got) {
 		t.Errorf("no interval in the window: %v, want none", got)
 	}
 }

@@ -1,9 +1,7 @@
-package report
+package analyse
 
 import (
 	"testing"
-
-	"github.com/orch-bench/orch/orchestrator/report/analyse"
 )
 
 // TestStackShare: a stack's share comes with its Wilson interval and the
@@ -20,7 +18,7 @@ func TestStackShare(t *testing.T) {
 		{150, 150, "100.0% [97.5%, 100.0%] (150/150)"},
 		{1, 0, "—"},
 	} {
-		if got := analyse.StackShare(c.k, c.n); got != c.want {
+		if got := StackShare(c.k, c.n); got != c.want {
 			t.Errorf("stackShare(%d, %d) = %q, want %q", c.k, c.n, got, c.want)
 		}
 	}

@@ -1,4 +1,4 @@
-package report
+package load
 
 import (
 	"fmt"
@@ -6,14 +6,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
 // runFigures prints what the report reads from a run directory: every
 // figure, health value, replica, span and piece of evidence, so that two
 // readings of the same run can be compared whole.
-func runFigures(r *load.Run) string {
+func runFigures(r *Run) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "id=%s workload=%s tool=%s engine=%s state=%q error=%q\n", r.ID, r.Workload, r.Tool, r.Engine, r.State, r.Error)
 	fmt.Fprintf(&b, "knobs=%v\n", r.Knobs)
@@ -45,7 +43,7 @@ func runFigures(r *load.Run) string {
 func TestRunDirV0(t *testing.T) {
 	for _, name := range []string{"01-innodb-r1", "20261129T221023Z-pure-random-writes-innodb"} {
 		t.Run(name, func(t *testing.T) {
-			r, err := load.ReadRunDir(filepath.Join("testdata", "rundir-v0", name))
+			r, err := ReadRunDir(filepath.Join("..", "testdata", "rundir-v0", name))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -53,7 +51,7 @@ func TestRunDirV0(t *testing.T) {
 			if strings.Contains(got, "0xc") {
 				t.Fatalf("figures print a pointer:\n%s", got)
 			}
-			wantPath := filepath.Join("testdata", "rundir-v0", name+".figures.txt")
+			wantPath := filepath.Join("..", "testdata", "rundir-v0", name+".figures.txt")
 			want, err := os.ReadFile(wantPath)
 			if err != nil {
 				t.Fatal(err)

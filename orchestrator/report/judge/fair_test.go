@@ -1,11 +1,10 @@
-package report
+package judge
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/orch-bench/orch/orchestrator/fairness"
-	"github.com/orch-bench/orch/orchestrator/report/judge"
 	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
@@ -20,7 +19,7 @@ func TestReportKnobOfOneEngine(t *testing.T) {
 			Evidence: &load.Evidence{Hosts: []string{"master"}, Roles: map[string]string{"master": "master"},
 				Variables: map[string]map[string]string{"master": vars}}}
 	}
-	tb := &judge.Table{Groups: []*judge.Group{{Label: "innodb k=1", Runs: []*load.Run{run("innodb k=1", "innodb")}},
+	tb := &Table{Groups: []*Group{{Label: "innodb k=1", Runs: []*load.Run{run("innodb k=1", "innodb")}},
 		{Label: "rocksdb k=1", Runs: []*load.Run{run("rocksdb k=1", "rocksdb")}}}}
 	tb.LintFairness()
 	lines := tb.FairnessLines()
@@ -33,7 +32,7 @@ func TestReportKnobOfOneEngine(t *testing.T) {
 // The slaves' applied position, as the lint words it for a configuration,
 // is what the "why" names beside their fsyncs; other aspects are not.
 func TestSidePositionFromTheLint(t *testing.T) {
-	tb := &judge.Table{Fairness: []fairness.Warning{
+	tb := &Table{Fairness: []fairness.Warning{
 		{What: "flush policy of the engine under test", Values: []string{"innodb: x", "tokudb: y"}},
 		{What: fairness.SideTables, Values: []string{"innodb: mysql.gtid_slave_pos in innodb", "tokudb sync_binlog=1: mysql.gtid_slave_pos in innodb, innodb_flush_log_at_trx_commit=1"}},
 	}}
@@ -43,7 +42,7 @@ func TestSidePositionFromTheLint(t *testing.T) {
 	if got := tb.SidePosition("tokudb"); got != "" {
 		t.Errorf("a label that is only a prefix of another's: %q", got)
 	}
-	if got := (&judge.Table{}).SidePosition("innodb"); got != "" {
+	if got := (&Table{}).SidePosition("innodb"); got != "" {
 		t.Errorf("no lint: %q", got)
 	}
 }

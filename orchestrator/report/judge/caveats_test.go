@@ -1,9 +1,7 @@
-package report
+package judge
 
 import (
 	"testing"
-
-	"github.com/orch-bench/orch/orchestrator/report/judge"
 )
 
 // TestClientBoundCaveatUnderTheVerdict: when Where the time went finds a
@@ -11,8 +9,8 @@ import (
 // comparison (it was only in the diagnostics), naming the side and why;
 // without it, no line.
 func TestClientBoundCaveatUnderTheVerdict(t *testing.T) {
-	base, g := &judge.Group{Label: "innodb"}, &judge.Group{Label: "rocksdb"}
-	tb := &judge.Table{Groups: []*judge.Group{base, g}, Baseline: base, Why: &judge.Why{Groups: []*judge.GroupWhy{
+	base, g := &Group{Label: "innodb"}, &Group{Label: "rocksdb"}
+	tb := &Table{Groups: []*Group{base, g}, Baseline: base, Why: &Why{Groups: []*GroupWhy{
 		{Label: "innodb", ClientBound: true, ClientWhy: "loadbox: client 95.0% of 2 cores"}, {Label: "rocksdb"}}}}
 	want := "Client-bound (rocksdb vs innodb): the load box was saturated in innodb (loadbox: client 95.0% of 2 cores): " +
 		"the comparison measures the load box, not the engines"

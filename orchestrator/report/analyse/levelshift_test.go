@@ -1,11 +1,10 @@
-package report
+package analyse
 
 import (
 	"math"
 	"math/rand"
 	"testing"
 
-	"github.com/orch-bench/orch/orchestrator/report/analyse"
 	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
@@ -35,7 +34,7 @@ func TestShiftFalseAlarms(t *testing.T) {
 			for _, cv := range []float64{0.05, 0.15} {
 				alarms, found := 0, 0
 				for i := 0; i < sims; i++ {
-					s := analyse.TestShift(ar1(rng, n, 9000, cv, phi))
+					s := TestShift(ar1(rng, n, 9000, cv, phi))
 					if s.Stat > s.Crit {
 						alarms++
 					}
@@ -45,8 +44,8 @@ func TestShiftFalseAlarms(t *testing.T) {
 				}
 				rate := float64(alarms) / sims
 				t.Logf("n=%d phi=%.1f cv=%.2f: significant %.1f%%, reported (>=10%% shift) %.1f%%", n, phi, cv, 100*rate, 100*float64(found)/sims)
-				limit := analyse.ShiftAlpha + 0.03
-				if phi > analyse.ShiftPhi {
+				limit := ShiftAlpha + 0.03
+				if phi > ShiftPhi {
 					limit = 0.15
 				}
 				if rate > limit {
@@ -71,7 +70,7 @@ func TestShiftPower(t *testing.T) {
 			for j := 7; j < len(ps); j++ {
 				ps[j].V *= 1 - c.drop
 			}
-			s := analyse.TestShift(ps)
+			s := TestShift(ps)
 			if s.Found && math.Abs(s.AtS-7) <= 1 {
 				near++
 			}
@@ -93,8 +92,8 @@ func TestShiftLongWindow(t *testing.T) {
 	for j := 2400; j < len(ps); j++ {
 		ps[j].V *= 0.7
 	}
-	s := analyse.TestShift(ps)
-	if s.N > analyse.ShiftMaxN || !s.Found || math.Abs(s.AtS-2400) > 12 || math.Abs(s.Rel+0.3) > 0.03 {
+	s := TestShift(ps)
+	if s.N > ShiftMaxN || !s.Found || math.Abs(s.AtS-2400) > 12 || math.Abs(s.Rel+0.3) > 0.03 {
 		t.Errorf("n=%d found %v at %.0f s, %+.1f%%", s.N, s.Found, s.AtS, 100*s.Rel)
 	}
 }

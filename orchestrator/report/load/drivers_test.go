@@ -1,4 +1,4 @@
-package report
+package load
 
 import (
 	"encoding/json"
@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/orch-bench/orch/orchestrator/bench"
-	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
 // driverSamples are real outputs of each format the driver table names
@@ -30,7 +29,7 @@ func TestBenchReadersCoverDrivers(t *testing.T) {
 		if d.Tool == "" {
 			continue // custom: its workload names another driver's format
 		}
-		if _, ok := load.BenchReaders[d.Tool]; !ok {
+		if _, ok := BenchReaders[d.Tool]; !ok {
 			t.Errorf("driver %s: the report has no reader of %s results (benchReaders)", d.Kind, d.Tool)
 			continue
 		}
@@ -39,7 +38,7 @@ func TestBenchReadersCoverDrivers(t *testing.T) {
 			t.Errorf("driver %s: no real %s output in driverSamples", d.Kind, d.Tool)
 			continue
 		}
-		f, err := os.Open(filepath.Join("..", "bench", "testdata", sample))
+		f, err := os.Open(filepath.Join("..", "..", "bench", "testdata", sample))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -52,12 +51,12 @@ func TestBenchReadersCoverDrivers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := load.DecodeBench(raw, "")
+		b, err := DecodeBench(raw, "")
 		if err != nil || b == nil {
 			t.Errorf("driver %s: report reads %s: %v", d.Kind, sample, err)
 			continue
 		}
-		metric := load.ChooseMetric([]*load.Run{{Bench: b}})
+		metric := ChooseMetric([]*Run{{Bench: b}})
 		i := slices.IndexFunc(d.Metrics, func(m bench.Metric) bool { return m.Name == metric })
 		if i < 0 {
 			t.Errorf("driver %s: the report compares by %q, not one of its metrics %v", d.Kind, metric, d.Metrics)
