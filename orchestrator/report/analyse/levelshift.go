@@ -161,13 +161,13 @@ func shiftCrit(n int) (lo, crit, hi float64) {
 	return c[0], c[1], c[2]
 }
 
-// ShiftMaxN is the most points TestShift tests: a longer window (an
+// shiftMaxN is the most points TestShift tests: a longer window (an
 // hour of seconds) is tested on the means of consecutive intervals, at
 // most shiftMaxN of them, so that simulating its critical value stays a
 // fraction of a second.
-const ShiftMaxN = 600
+const shiftMaxN = 600
 
-func binOf(n int) int { return (n + ShiftMaxN - 1) / ShiftMaxN }
+func binOf(n int) int { return (n + shiftMaxN - 1) / shiftMaxN }
 
 // binned is the series as means of binOf(n) consecutive points, each at
 // its last point's time (the series itself when short enough).

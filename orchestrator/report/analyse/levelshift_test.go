@@ -93,7 +93,7 @@ func TestShiftLongWindow(t *testing.T) {
 		ps[j].V *= 0.7
 	}
 	s := TestShift(ps)
-	if s.N > ShiftMaxN || !s.Found || math.Abs(s.AtS-2400) > 12 || math.Abs(s.Rel+0.3) > 0.03 {
+	if s.N > shiftMaxN || !s.Found || math.Abs(s.AtS-2400) > 12 || math.Abs(s.Rel+0.3) > 0.03 {
 		t.Errorf("n=%d found %v at %.0f s, %+.1f%%", s.N, s.Found, s.AtS, 100*s.Rel)
 	}
 }

@@ -73,7 +73,7 @@ func behindMore(lag, growth float64, host string, worstLag, worstGrowth float64,
 // steady is the run's steady rate in the table's metric over w.
 func ReplicaFigures(r *load.Run, w load.Window, steady float64) load.ReplicaFigures {
 	f := EmptyReplicaFigures()
-	f.RunS = LengthS(w)
+	f.RunS = lengthS(w)
 	if len(r.Replicas) == 0 {
 		return f
 	}

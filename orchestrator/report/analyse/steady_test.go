@@ -93,10 +93,10 @@ func TestWindowExcludesInstrumentSpans(t *testing.T) {
 	if v, how := b.Steady(load.MetricWrites, w); v != 3000 || how != "intervals" {
 		t.Errorf("steady = %v (%s), want 3000 from the intervals outside the span", v, how)
 	}
-	if got := LengthS(w); got != 8 {
+	if got := lengthS(w); got != 8 {
 		t.Errorf("window covers %v s, want 8 (5-10 and 17-20)", got)
 	}
-	if got := ExcludedText(w); got != "excluded 7.0 s (6.3 s of gdb stack sampling on master)" {
+	if got := excludedText(w); got != "excluded 7.0 s (6.3 s of gdb stack sampling on master)" {
 		t.Errorf("excluded: %q", got)
 	}
 	if d, ok := DetectWarmup(Clean(w, pts)); !ok || d != 0 {

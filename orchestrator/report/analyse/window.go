@@ -7,8 +7,8 @@ import (
 	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
-// LengthS is the seconds the window covers (NaN when it has no end).
-func LengthS(w load.Window) float64 {
+// lengthS is the seconds the window covers (NaN when it has no end).
+func lengthS(w load.Window) float64 {
 	sum := 0.0
 	for _, sg := range w.Segs {
 		sum += sg[1] - sg[0]
@@ -26,14 +26,14 @@ func ExcludedS(w load.Window) float64 {
 		return 0
 	}
 	from, to := w.FromS+w.ClientOffsetS, w.ToS+w.ClientOffsetS
-	return math.Max(0, to-from-LengthS(w))
+	return math.Max(0, to-from-lengthS(w))
 }
 
 // WindowText is the window as the Runs table shows it: "5-20 s (--warmup)",
 // with what it excludes.
 func WindowText(w load.Window) string {
 	s := Num(w.FromS, 0) + "-" + Num(w.ToS, 0) + " s (" + w.How + ")"
-	if x := ExcludedText(w); x != "" {
+	if x := excludedText(w); x != "" {
 		s += ", " + x
 	}
 	return s
@@ -51,10 +51,10 @@ func InstrumentWhat(s load.Span) string {
 	return what
 }
 
-// ExcludedText says what the window leaves out: "excluded 7.0 s (6.3 s
+// excludedText says what the window leaves out: "excluded 7.0 s (6.3 s
 // of gdb stack sampling on master)": the client's whole intervals that
 // the spans touch, and the spans themselves.
-func ExcludedText(w load.Window) string {
+func excludedText(w load.Window) string {
 	x := ExcludedS(w)
 	if x <= 0.05 {
 		return ""

@@ -160,7 +160,7 @@ func Build(in *load.Input, opts analyse.Options) (*Report, error) {
 		t.testSteady()
 		t.Headline = opts.Headline
 		t.Compare(baseline, in.NoEffect)
-		t.LintFairness()
+		t.lintFairness()
 		t.Why = t.buildWhy()
 		t.compareBlocked(in.Design)
 	}

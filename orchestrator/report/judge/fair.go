@@ -11,7 +11,7 @@ import (
 // LintFairness compares the configurations' effective variables (each
 // label's first run in the statistics that recorded them) for asymmetries
 // the comparison did not ask for.
-func (t *Table) LintFairness() {
+func (t *Table) lintFairness() {
 	var configs []fairness.Config
 	var axes []string
 	for _, g := range t.Groups {
@@ -88,7 +88,7 @@ func (t *Table) HasVariables() bool {
 // replica side tables (where its slaves keep their applied position, and
 // at which flush policy) when they differ between the configurations; ""
 // when they do not, or the lint did not look.
-func (t *Table) SidePosition(label string) string {
+func (t *Table) sidePosition(label string) string {
 	for _, w := range t.Fairness {
 		if w.What != fairness.SideTables {
 			continue

@@ -21,7 +21,7 @@ func TestReportKnobOfOneEngine(t *testing.T) {
 	}
 	tb := &Table{Groups: []*Group{{Label: "innodb k=1", Runs: []*load.Run{run("innodb k=1", "innodb")}},
 		{Label: "rocksdb k=1", Runs: []*load.Run{run("rocksdb k=1", "rocksdb")}}}}
-	tb.LintFairness()
+	tb.lintFairness()
 	lines := tb.FairnessLines()
 	if len(lines) != 1 || !strings.HasPrefix(lines[0], "UNFAIR: master: flush policy of the engine under test differs (durability): ") ||
 		!strings.HasSuffix(lines[0], "[--knobs innodb_flush_log_at_trx_commit=1 reaches innodb, not rocksdb]") {
@@ -36,13 +36,13 @@ func TestSidePositionFromTheLint(t *testing.T) {
 		{What: "flush policy of the engine under test", Values: []string{"innodb: x", "tokudb: y"}},
 		{What: fairness.SideTables, Values: []string{"innodb: mysql.gtid_slave_pos in innodb", "tokudb sync_binlog=1: mysql.gtid_slave_pos in innodb, innodb_flush_log_at_trx_commit=1"}},
 	}}
-	if got := tb.SidePosition("tokudb sync_binlog=1"); got != "mysql.gtid_slave_pos in innodb, innodb_flush_log_at_trx_commit=1" {
+	if got := tb.sidePosition("tokudb sync_binlog=1"); got != "mysql.gtid_slave_pos in innodb, innodb_flush_log_at_trx_commit=1" {
 		t.Errorf("tokudb: %q", got)
 	}
-	if got := tb.SidePosition("tokudb"); got != "" {
+	if got := tb.sidePosition("tokudb"); got != "" {
 		t.Errorf("a label that is only a prefix of another's: %q", got)
 	}
-	if got := (&Table{}).SidePosition("innodb"); got != "" {
+	if got := (&Table{}).sidePosition("innodb"); got != "" {
 		t.Errorf("no lint: %q", got)
 	}
 }

@@ -18,7 +18,7 @@ func (t *Table) buildWhy() *Why {
 	w := &Why{Runs: map[*load.Run]*analyse.RunWhy{}}
 	for _, g := range t.Groups {
 		gw := &GroupWhy{Label: g.Label, Ratio: g.Ratio, ApplyTxPS: g.Replica.ApplyTxPS, Profiles: map[string]*stacks.Profile{},
-			SidePosition: t.SidePosition(g.Label)}
+			SidePosition: t.sidePosition(g.Label)}
 		if g == t.Baseline {
 			gw.Ratio = 1
 			w.Base = gw

@@ -19,10 +19,10 @@ const (
 	MetricSeconds = bench.MetricSeconds // lower is better
 )
 
-// BenchReaders read one benchmark object by its "tool" (mysqlslap's array
+// benchReaders read one benchmark object by its "tool" (mysqlslap's array
 // of blocks is told by its shape): one per output format of the driver
 // table, which TestBenchReadersCoverDrivers holds to it.
-var BenchReaders = map[bench.Tool]func(raw json.RawMessage) (*Bench, error){
+var benchReaders = map[bench.Tool]func(raw json.RawMessage) (*Bench, error){
 	bench.ToolSysbench: func(raw json.RawMessage) (*Bench, error) {
 		// One client's result (bench.Sysbench) or several clients' merged
 		// (bench.Merged, which names its clients): read as the merged one,
@@ -58,7 +58,7 @@ func DecodeBench(raw json.RawMessage, tool string) (*Bench, error) {
 		return nil, nil
 	}
 	if raw[0] == '[' {
-		return BenchReaders[bench.ToolMysqlslap](raw)
+		return benchReaders[bench.ToolMysqlslap](raw)
 	}
 	var head struct {
 		Tool string `json:"tool"`
@@ -72,7 +72,7 @@ func DecodeBench(raw json.RawMessage, tool string) (*Bench, error) {
 	if head.Tool == "" {
 		return nil, fmt.Errorf("benchmark result has no \"tool\" key: not orch parse output")
 	}
-	if read, ok := BenchReaders[bench.Tool(head.Tool)]; ok {
+	if read, ok := benchReaders[bench.Tool(head.Tool)]; ok {
 		return read(raw)
 	}
 	return nil, fmt.Errorf("benchmark result: unknown tool %q", head.Tool)
@@ -83,7 +83,7 @@ func DecodeBench(raw json.RawMessage, tool string) (*Bench, error) {
 func sysbenchBench(d *bench.Merged, merged bool) *Bench {
 	b := &Bench{Tool: string(bench.ToolSysbench), Version: d.Version, Complete: d.Complete, Rates: map[string]Rate{},
 		Errors: float64(d.Errors), Pctl: d.Percentile, LatAvg: NaN(), LatPct: NaN(), LatMax: NaN(), DurationS: printed(d.DurationS),
-		IntervalsDropped: d.IntervalsDropped, OpenLoop: d.RateLimited}
+		IntervalsDropped: d.IntervalsDropped, openLoop: d.RateLimited}
 	if !d.Complete {
 		b.Errors = NaN() // an incomplete report's zero counts are not measurements
 	}
@@ -116,7 +116,7 @@ func sysbenchBench(d *bench.Merged, merged bool) *Bench {
 		qps = append(qps, Point{t, q})
 		writes = append(writes, Point{t, printed(iv.Writes)})
 		b.LatSeries = append(b.LatSeries, Point{t, printed(iv.LatMS)})
-		b.Threads = append(b.Threads, Point{t, float64(iv.Threads)})
+		b.threads = append(b.threads, Point{t, float64(iv.Threads)})
 	}
 	if d.Transactions > 0 || (!d.Complete && anyPositive(tps)) {
 		b.Rates[MetricTPS] = Rate{Final: final(printed(d.TPS)), Series: tps}

@@ -29,7 +29,7 @@ func TestBenchReadersCoverDrivers(t *testing.T) {
 		if d.Tool == "" {
 			continue // custom: its workload names another driver's format
 		}
-		if _, ok := BenchReaders[d.Tool]; !ok {
+		if _, ok := benchReaders[d.Tool]; !ok {
 			t.Errorf("driver %s: the report has no reader of %s results (benchReaders)", d.Kind, d.Tool)
 			continue
 		}

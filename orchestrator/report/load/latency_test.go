@@ -15,7 +15,7 @@ func TestWindowLatAvg(t *testing.T) {
 	closed := func() *Bench {
 		return &Bench{
 			Rates:   map[string]Rate{MetricTPS: {Series: []Point{{T: 1, V: 100}, {T: 2, V: 1000}, {T: 3, V: 500}}}},
-			Threads: []Point{{T: 1, V: 4}, {T: 2, V: 4}, {T: 3, V: 4}},
+			threads: []Point{{T: 1, V: 4}, {T: 2, V: 4}, {T: 3, V: 4}},
 		}
 	}
 	w := Window{FromS: 1, ToS: 3}
@@ -26,12 +26,12 @@ func TestWindowLatAvg(t *testing.T) {
 		t.Errorf("whole run: %v ms, want %v", got, 1000*12.0/1600)
 	}
 	open := closed()
-	open.OpenLoop = true
+	open.openLoop = true
 	if got := open.WindowLatAvg(w); !math.IsNaN(got) {
 		t.Errorf("open-loop (--rate) run: %v, want none", got)
 	}
 	noThreads := closed()
-	noThreads.Threads[2].V = math.NaN()
+	noThreads.threads[2].V = math.NaN()
 	if got := noThreads.WindowLatAvg(w); !math.IsNaN(got) {
 		t.Errorf("an interval without threads: %v, want none", got)
 	}

@@ -103,8 +103,8 @@ type Bench struct {
 	// threads are the intervals' running client threads ("thds"), for
 	// the window's mean latency (windowLatAvg); openLoop: the client ran
 	// at a set --rate, so they are not all busy.
-	Threads  []Point
-	OpenLoop bool
+	threads  []Point
+	openLoop bool
 	Errors   float64
 	// DurationS is how long the benchmark ran (NaN when not printed).
 	DurationS float64
@@ -278,7 +278,7 @@ func (b *Bench) WindowLat(w Window) float64 {
 // or no transactions.
 func (b *Bench) WindowLatAvg(w Window) float64 {
 	tps := b.Series(MetricTPS)
-	if b.OpenLoop || len(tps) == 0 || len(tps) != len(b.Threads) {
+	if b.openLoop || len(tps) == 0 || len(tps) != len(b.threads) {
 		return math.NaN()
 	}
 	step := StepOf(tps)
@@ -287,10 +287,10 @@ func (b *Bench) WindowLatAvg(w Window) float64 {
 		if !w.Keeps(p.T, step) {
 			continue
 		}
-		if math.IsNaN(p.V) || math.IsNaN(b.Threads[i].V) {
+		if math.IsNaN(p.V) || math.IsNaN(b.threads[i].V) {
 			return math.NaN()
 		}
-		threads += b.Threads[i].V
+		threads += b.threads[i].V
 		rate += p.V
 	}
 	if rate <= 0 {
