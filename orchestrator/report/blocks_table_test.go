@@ -109,7 +109,7 @@ func TestReportBlockedByCluster(t *testing.T) {
 			t.Errorf("markdown lacks %q:\n%s", want, md.String())
 		}
 	}
-	recs, col := csvOf(t, func(p0 io.Writer) error { return render.WriteCSV(rep, p0) })
+	recs, col := csvOf(t, func(w io.Writer) error { return render.WriteCSV(rep, w) })
 	for run, cluster := range map[string]string{"01-innodb-r1": "east", "04-rocksdb-r2": "west"} {
 		found := false
 		for _, rec := range recs[1:] {
@@ -217,7 +217,7 @@ func TestTwoClustersOneAnalysis(t *testing.T) {
 		if rocks.Test.Significant() != excludes1 {
 			t.Errorf("%+v: significant %v, interval [%v, %v]", opts, rocks.Test.Significant(), rocks.RatioCI.Low, rocks.RatioCI.High)
 		}
-		recs, col := csvOf(t, func(p0 io.Writer) error { return render.WriteConfigurationsCSV(rep, p0) })
+		recs, col := csvOf(t, func(w io.Writer) error { return render.WriteConfigurationsCSV(rep, w) })
 		for _, rec := range recs[1:] {
 			if rec[col["label"]] != "rocksdb" {
 				continue
