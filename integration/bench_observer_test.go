@@ -11,8 +11,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/orch-bench/orch/orchestrator/report"
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
 )
 
 // observerConfig is one way of watching a run, as orch run flags.
@@ -100,7 +101,7 @@ func BenchmarkObserverCost(b *testing.B) {
 	for _, c := range configs[1:] {
 		got := tps[c.name]
 		ratio := mean(got) / mean(off)
-		ci, err := report.FiellerCI(got, off)
+		ci, err := analyse.FiellerCI(got, off)
 		interval := fmt.Sprintf("95%% CI [%.3f, %.3f]", ci.Low, ci.High)
 		if err != nil {
 			interval = "95% CI " + err.Error()

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/orch-bench/orch/orchestrator/report"
+	"github.com/orch-bench/orch/orchestrator/report/judge"
 	"github.com/orch-bench/orch/orchestrator/stats"
 )
 
@@ -56,7 +56,7 @@ func BenchmarkTimeToDecision(b *testing.B) {
 				b.Fatal(err)
 			}
 			fixed := "n/a"
-			if cv, err := report.NoiseCV(dir); err == nil {
+			if cv, err := judge.NoiseCV(dir); err == nil {
 				n, ok := stats.ExpectedRounds(cv, 0.10, 2, 50)
 				fixed = fmt.Sprintf("%d (CV %.1f%%)", n, 100*cv)
 				if !ok {

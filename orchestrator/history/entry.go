@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/orch-bench/orch/orchestrator/report"
+	"github.com/orch-bench/orch/orchestrator/report/load"
 	"github.com/orch-bench/orch/orchestrator/runs"
 )
 
@@ -133,7 +134,7 @@ func campaignOf(dir string) string {
 // contextOf keeps the facts that name what else changed at a change
 // point: hosts, operating system and kernel, orch's version, and the
 // option file orch gave the master.
-func contextOf(ev *report.Evidence) map[string]string {
+func contextOf(ev *load.Evidence) map[string]string {
 	c := map[string]string{"orch": ev.OrchVersion}
 	var hosts []string
 	for h := range ev.Roles {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/orch-bench/orch/orchestrator/report"
+	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
 // Identity is what produced a run's figures: two runs are points of one
@@ -197,7 +198,7 @@ func distinct(m map[string]string) string {
 // volatile ones, free disk or clock offset, are not).
 var hardwareFacts = []string{"cpu_model", "cpus", "memory_mb", "disk_model", "disk_kind", "disk_fs", "disk_size_mb"}
 
-func hardware(facts []report.HostFacts) string {
+func hardware(facts []load.HostFacts) string {
 	var hosts []string
 	for _, h := range facts {
 		var parts []string
@@ -217,7 +218,7 @@ func hardware(facts []report.HostFacts) string {
 }
 
 // topology is the report's shape line with the hosts by role.
-func topology(shape string, ev *report.Evidence) string {
+func topology(shape string, ev *load.Evidence) string {
 	var hosts []string
 	for h, role := range ev.Roles {
 		hosts = append(hosts, role+" "+h)

@@ -43,7 +43,7 @@ func Show(ctx context.Context, o ShowOptions) (int, error) {
 	if o.Check && !(o.Threshold >= 0 && o.Threshold < 1) {
 		return 0, orchestrator.BadInputf("--threshold %v: want a percentage from 0 to below 100", 100*o.Threshold)
 	}
-	series, where, err := load(ctx, o.Where, o.Filter, o.Knob, o.Ignore)
+	series, where, err := loadSeries(ctx, o.Where, o.Filter, o.Knob, o.Ignore)
 	if err != nil {
 		return 0, err
 	}
@@ -87,8 +87,8 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// load opens the store, selects the entries and builds the series.
-func load(ctx context.Context, w Where, f Filter, knob string, ignore []string) ([]*Series, string, error) {
+// loadSeries opens the store, selects the entries and builds the series.
+func loadSeries(ctx context.Context, w Where, f Filter, knob string, ignore []string) ([]*Series, string, error) {
 	es, where, err := entriesOf(ctx, w, f)
 	if err != nil {
 		return nil, "", err

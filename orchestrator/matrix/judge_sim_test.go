@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/orch-bench/orch/orchestrator/report"
+	"github.com/orch-bench/orch/orchestrator/report/judge"
 	"github.com/orch-bench/orch/orchestrator/stats"
 )
 
@@ -91,7 +91,7 @@ func judgeCampaign(t *testing.T, name string, u *Until, analysis string, cv, rat
 			t.Fatal(err)
 		}
 		k := m.CompletedRounds()
-		line, stopped, err := m.EndRound(report.JudgeMatrix)
+		line, stopped, err := m.EndRound(judge.JudgeMatrix)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -102,7 +102,7 @@ func judgeCampaign(t *testing.T, name string, u *Until, analysis string, cv, rat
 			continue
 		}
 		judged = k
-		got, err := report.JudgeMatrix(m.Dir(), k)
+		got, err := judge.JudgeMatrix(m.Dir(), k)
 		if err != nil || len(got) != 1 {
 			t.Fatalf("%s round %d: %v %+v", name, k, err, got)
 		}

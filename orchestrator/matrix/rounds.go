@@ -2,12 +2,13 @@ package matrix
 
 import (
 	"fmt"
-	"github.com/orch-bench/orch/orchestrator/schema"
 	"math"
 	"strconv"
 	"strings"
 
-	"github.com/orch-bench/orch/orchestrator/report"
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
+	"github.com/orch-bench/orch/orchestrator/report/render"
+	"github.com/orch-bench/orch/orchestrator/schema"
 	"github.com/orch-bench/orch/orchestrator/stats"
 )
 
@@ -135,9 +136,9 @@ func statusWords(sts []stats.Status) string {
 		case s.Err != nil:
 			parts[i] = fmt.Sprintf("%s %v", s.Label, s.Err)
 		case s.Interval.Unbounded:
-			parts[i] = fmt.Sprintf("%s %s, interval unbounded", s.Label, report.Ratio(s.Ratio))
+			parts[i] = fmt.Sprintf("%s %s, interval unbounded", s.Label, analyse.Ratio(s.Ratio))
 		default:
-			parts[i] = fmt.Sprintf("%s %s half-width %.1f%%", s.Label, report.RatioWithin(s.Ratio, s.Interval.Low, s.Interval.High), 100*s.HalfWidth)
+			parts[i] = fmt.Sprintf("%s %s half-width %.1f%%", s.Label, render.RatioWithin(s.Ratio, s.Interval.Low, s.Interval.High), 100*s.HalfWidth)
 		}
 		if s.Outcome != "" && s.Outcome != stats.NotComparable {
 			parts[i] += " (" + string(s.Outcome) + ")"

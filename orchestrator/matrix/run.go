@@ -11,7 +11,7 @@ import (
 	"github.com/orch-bench/orch/orchestrator/cluster"
 	"github.com/orch-bench/orch/orchestrator/flavor"
 	"github.com/orch-bench/orch/orchestrator/history"
-	"github.com/orch-bench/orch/orchestrator/report"
+	"github.com/orch-bench/orch/orchestrator/report/judge"
 	"github.com/orch-bench/orch/orchestrator/runner"
 	"github.com/orch-bench/orch/orchestrator/stacks"
 	"github.com/orch-bench/orch/topology"
@@ -107,7 +107,7 @@ func Run(ctx context.Context, o Options) error {
 	err = execute(ctx, m, targets, ExecConfig{
 		Workload: m.CellWorkload, Version: o.Version, Command: o.Command, Costs: PlanCosts(o.Root, w),
 		FailFast: o.FailFast, StallLimit: o.StallLimit, KeepRemote: o.KeepRemote, WaitRunning: o.WaitRunning, Stacks: o.Stacks,
-		Progress: progress, Logf: u.logf, Secrets: secrets, Judge: report.JudgeMatrix, Verbose: o.Verbose,
+		Progress: progress, Logf: u.logf, Secrets: secrets, Judge: judge.JudgeMatrix, Verbose: o.Verbose,
 		History: &history.Where{Root: o.Root, File: o.Store, ConfigFile: o.StoreConfig},
 	})
 	u.writeEnd(m)

@@ -6,7 +6,9 @@ import (
 
 	"github.com/orch-bench/orch/orchestrator"
 	"github.com/orch-bench/orch/orchestrator/fairness"
-	"github.com/orch-bench/orch/orchestrator/report"
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
+	"github.com/orch-bench/orch/orchestrator/report/judge"
+	"github.com/orch-bench/orch/orchestrator/report/render"
 	"github.com/orch-bench/orch/orchestrator/stats"
 	"github.com/orch-bench/orch/topology"
 )
@@ -74,7 +76,7 @@ func (u *useCase) expectRounds(m *Matrix, dir, whose string) {
 	if r == nil || r.Precision <= 0 {
 		return
 	}
-	cv, err := report.NoiseCV(dir)
+	cv, err := judge.NoiseCV(dir)
 	if err != nil || !(cv > 0) {
 		return
 	}
@@ -114,15 +116,15 @@ func (u *useCase) writeEnd(m *Matrix) {
 // writeReport writes report.md, report.html and results.csv into the
 // matrix directory, as `orch report DIR` would, and prints the verdicts.
 func (u *useCase) writeReport(dir string) error {
-	formats := []string{report.FormatMarkdown, report.FormatHTML, report.FormatCSV}
-	rep, paths, err := report.Generate([]string{dir}, dir, formats, report.Options{AllowMixed: u.AllowMixed})
+	formats := []string{render.FormatMarkdown, render.FormatHTML, render.FormatCSV}
+	rep, paths, err := render.Generate([]string{dir}, dir, formats, analyse.Options{AllowMixed: u.AllowMixed})
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
 	// The verdicts (and fairness warnings), where they are, and last the
 	// answer, as the report's head gives it.
-	fmt.Fprint(u.Out, rep.Summary())
-	fmt.Fprintln(u.Out, "report: "+report.WrittenLine(paths))
-	fmt.Fprint(u.Out, rep.AnswerText())
+	fmt.Fprint(u.Out, render.Summary(rep))
+	fmt.Fprintln(u.Out, "report: "+render.WrittenLine(paths))
+	fmt.Fprint(u.Out, render.AnswerText(rep))
 	return nil
 }

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/orch-bench/orch/orchestrator/report"
+	"github.com/orch-bench/orch/orchestrator/report/load"
 	"github.com/orch-bench/orch/orchestrator/schema"
 	"github.com/orch-bench/orch/orchestrator/stats"
 )
@@ -71,7 +71,7 @@ func TestMatrixFileIsTheSchema(t *testing.T) {
 	}
 
 	// The report's loader reads the same file through the same types.
-	in, err := report.Load([]string{dir})
+	in, err := load.Load([]string{dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +110,7 @@ func TestMatrixFileIsTheSchemaAA(t *testing.T) {
 			t.Errorf("cell %s: arm %q, wrote %q", c.ID, c.Arm, m.Cells[i].Arm)
 		}
 	}
-	if in, err := report.Load([]string{dir}); err != nil || !in.AA {
+	if in, err := load.Load([]string{dir}); err != nil || !in.AA {
 		t.Errorf("the report read an A/A matrix as aa=%v (%v)", in != nil && in.AA, err)
 	}
 }

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/orch-bench/orch/orchestrator/flavor"
-	"github.com/orch-bench/orch/orchestrator/report"
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
 	"github.com/orch-bench/orch/orchestrator/server"
 	"github.com/orch-bench/orch/topology"
 )
@@ -142,7 +142,7 @@ func positionAt(ps []positionSample, t time.Time) (float64, bool) {
 func checkLag(t *testing.T, dir string, start time.Time, f *frozenSlave, polled []positionSample) {
 	t.Helper()
 	host := f.node.Host.Name
-	lags, err := report.SlaveLags(dir, "master", []string{host})
+	lags, err := analyse.SlaveLags(dir, "master", []string{host})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
+	"github.com/orch-bench/orch/orchestrator/report/judge"
+	"github.com/orch-bench/orch/orchestrator/report/load"
+	"github.com/orch-bench/orch/orchestrator/report/render"
 	"github.com/orch-bench/orch/orchestrator/stats"
 )
 
@@ -22,7 +26,7 @@ func blockedMatrix(t *testing.T, blocks map[string][]string, excluded map[string
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "m")
 	copyDir(t, matrixDir, dir)
-	p := filepath.Join(dir, FileMatrix)
+	p := filepath.Join(dir, load.FileMatrix)
 	var doc map[string]any
 	data, err := os.ReadFile(p)
 	if err != nil {
@@ -57,7 +61,7 @@ var twoBlocks = map[string][]string{
 }
 
 // steadyOfRun is a run's steady rate as the plain table computes it.
-func steadyOfRun(t *testing.T, rep *Report, id string) float64 {
+func steadyOfRun(t *testing.T, rep *judge.Report, id string) float64 {
 	t.Helper()
 	tb := rep.Tables[0]
 	for _, g := range tb.Groups {
@@ -74,11 +78,11 @@ func steadyOfRun(t *testing.T, rep *Report, id string) float64 {
 // Two clusters: per-cluster ratios, their geometric mean as the group's
 // ratio and verdict, a by-cluster section in the markdown.
 func TestReportBlockedByCluster(t *testing.T) {
-	plain := build(t, Options{}, matrixDir)
+	plain := build(t, analyse.Options{}, matrixDir)
 	rEast := steadyOfRun(t, plain, "02-rocksdb-r1") / steadyOfRun(t, plain, "01-innodb-r1")
 	rWest := steadyOfRun(t, plain, "04-rocksdb-r2") / steadyOfRun(t, plain, "03-innodb-r2")
 
-	rep := build(t, Options{}, blockedMatrix(t, twoBlocks, nil))
+	rep := build(t, analyse.Options{}, blockedMatrix(t, twoBlocks, nil))
 	tb := rep.Tables[0]
 	sec := tb.Blocks
 	if sec == nil || len(sec.Groups) != 1 || strings.Join(sec.Clusters, ",") != "east,west" {
@@ -91,12 +95,12 @@ func TestReportBlockedByCluster(t *testing.T) {
 	near(t, "east ratio", bg.Clusters[0].Ratio, rEast, 1e-12)
 	near(t, "west ratio", bg.Clusters[1].Ratio, rWest, 1e-12)
 	near(t, "combined", bg.Ratio, math.Sqrt(rEast*rWest), 1e-12)
-	rocks := tb.group("rocksdb")
-	if rocks.Ratio != bg.Ratio || !strings.HasSuffix(rocks.Verdict, "combined over 2 clusters") || !strings.Contains(rocks.Verdict, Ratio(bg.Ratio)) {
+	rocks := tb.Group("rocksdb")
+	if rocks.Ratio != bg.Ratio || !strings.HasSuffix(rocks.Verdict, "combined over 2 clusters") || !strings.Contains(rocks.Verdict, analyse.Ratio(bg.Ratio)) {
 		t.Errorf("group ratio %v verdict %q: want the combined %v", rocks.Ratio, rocks.Verdict, bg.Ratio)
 	}
 	var md strings.Builder
-	if err := rep.WriteMarkdown(&md); err != nil {
+	if err := render.WriteMarkdown(rep, &md); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"### By cluster", "seed 42 (orch matrix --seed 42 reproduces it)",
@@ -105,7 +109,7 @@ func TestReportBlockedByCluster(t *testing.T) {
 			t.Errorf("markdown lacks %q:\n%s", want, md.String())
 		}
 	}
-	recs, col := csvOf(t, rep.WriteCSV)
+	recs, col := csvOf(t, func(w io.Writer) error { return render.WriteCSV(rep, w) })
 	for run, cluster := range map[string]string{"01-innodb-r1": "east", "04-rocksdb-r2": "west"} {
 		found := false
 		for _, rec := range recs[1:] {
@@ -116,7 +120,7 @@ func TestReportBlockedByCluster(t *testing.T) {
 		}
 	}
 	var html strings.Builder
-	if err := rep.WriteHTML(&html); err != nil {
+	if err := render.WriteHTML(rep, &html); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(html.String(), `-clusters">By cluster</h3>`) || !strings.Contains(html.String(), "combined (2 clusters)") {
@@ -127,11 +131,11 @@ func TestReportBlockedByCluster(t *testing.T) {
 // A run of a round its cluster did not complete is left out: here west's
 // rocksdb run, so only east compares both, and the note says why.
 func TestReportBlockedExcluded(t *testing.T) {
-	plain := build(t, Options{}, matrixDir)
+	plain := build(t, analyse.Options{}, matrixDir)
 	rEast := steadyOfRun(t, plain, "02-rocksdb-r1") / steadyOfRun(t, plain, "01-innodb-r1")
-	rep := build(t, Options{}, blockedMatrix(t, twoBlocks, map[string][]string{"west": {"04-rocksdb-r2"}}))
+	rep := build(t, analyse.Options{}, blockedMatrix(t, twoBlocks, map[string][]string{"west": {"04-rocksdb-r2"}}))
 	tb := rep.Tables[0]
-	if n := tb.group("rocksdb").Rate.N; n != 1 {
+	if n := tb.Group("rocksdb").Rate.N; n != 1 {
 		t.Errorf("rocksdb n = %d, want 1 (04 excluded)", n)
 	}
 	bg := tb.Blocks.Groups[0]
@@ -148,17 +152,17 @@ func TestReportBlockedExcluded(t *testing.T) {
 // cluster that ran everything, and a note saying what happened.
 func TestReportClusterTakenOut(t *testing.T) {
 	all := []string{"01-innodb-r1", "02-rocksdb-r1", "03-innodb-r2", "04-rocksdb-r2", "05-innodb-r3", "06-rocksdb-r3"}
-	plain := build(t, Options{}, matrixDir)
-	rep := build(t, Options{}, blockedMatrix(t, map[string][]string{"east": all, "west": {}}, nil, "west", "unreachable: west-m: no route to host"))
+	plain := build(t, analyse.Options{}, matrixDir)
+	rep := build(t, analyse.Options{}, blockedMatrix(t, map[string][]string{"east": all, "west": {}}, nil, "west", "unreachable: west-m: no route to host"))
 	tb := rep.Tables[0]
 	if tb.Blocks == nil || len(tb.Blocks.Rows) != 0 {
 		t.Fatalf("section %+v: want notes only", tb.Blocks)
 	}
-	if got, want := tb.group("rocksdb").Ratio, plain.Tables[0].group("rocksdb").Ratio; got != want {
+	if got, want := tb.Group("rocksdb").Ratio, plain.Tables[0].Group("rocksdb").Ratio; got != want {
 		t.Errorf("ratio %v, want the plain %v", got, want)
 	}
 	var md strings.Builder
-	if err := rep.WriteMarkdown(&md); err != nil {
+	if err := render.WriteMarkdown(rep, &md); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(md.String(), "Cluster west was taken out of the schedule: unreachable: west-m: no route to host.") {
@@ -168,17 +172,17 @@ func TestReportClusterTakenOut(t *testing.T) {
 
 // A design of one cluster is today's analysis, figure for figure.
 func TestReportOneClusterDesignIsPlain(t *testing.T) {
-	plain := build(t, Options{}, matrixDir)
+	plain := build(t, analyse.Options{}, matrixDir)
 	dir := blockedMatrix(t, map[string][]string{"east": {"01-innodb-r1", "02-rocksdb-r1", "03-innodb-r2", "04-rocksdb-r2", "05-innodb-r3", "06-rocksdb-r3"}}, nil)
-	one := build(t, Options{}, dir)
+	one := build(t, analyse.Options{}, dir)
 	if one.Tables[0].Blocks != nil {
 		t.Fatal("one cluster got a by-cluster section")
 	}
 	var a, b strings.Builder
-	if err := plain.WriteMarkdown(&a); err != nil {
+	if err := render.WriteMarkdown(plain, &a); err != nil {
 		t.Fatal(err)
 	}
-	if err := one.WriteMarkdown(&b); err != nil {
+	if err := render.WriteMarkdown(one, &b); err != nil {
 		t.Fatal(err)
 	}
 	strip := func(s, dir string) string { // the inputs' paths differ, and the head names the design's cluster
@@ -195,10 +199,10 @@ func TestReportOneClusterDesignIsPlain(t *testing.T) {
 // (issue 36: the answer printed one analysis's interval with another's p).
 func TestTwoClustersOneAnalysis(t *testing.T) {
 	dir := blockedMatrix(t, twoBlocks, nil)
-	for _, opts := range []Options{{}, {Analysis: "unpaired"}} {
+	for _, opts := range []analyse.Options{{}, {Analysis: "unpaired"}} {
 		rep := build(t, opts, dir)
 		tb := rep.Tables[0]
-		rocks := tb.group("rocksdb")
+		rocks := tb.Group("rocksdb")
 		bg := tb.Blocks.Groups[0]
 		if rocks.Test == nil || rocks.RatioCI == nil {
 			t.Fatalf("%+v: rocksdb has no test or interval: %v %v", opts, rocks.TestErr, rocks.RatioCIErr)
@@ -213,14 +217,14 @@ func TestTwoClustersOneAnalysis(t *testing.T) {
 		if rocks.Test.Significant() != excludes1 {
 			t.Errorf("%+v: significant %v, interval [%v, %v]", opts, rocks.Test.Significant(), rocks.RatioCI.Low, rocks.RatioCI.High)
 		}
-		recs, col := csvOf(t, rep.WriteConfigurationsCSV)
+		recs, col := csvOf(t, func(w io.Writer) error { return render.WriteConfigurationsCSV(rep, w) })
 		for _, rec := range recs[1:] {
 			if rec[col["label"]] != "rocksdb" {
 				continue
 			}
-			if rec[col["ratio_ci95_low"]] != f4(rocks.RatioCI.Low) || rec[col["ratio_ci95_high"]] != f4(rocks.RatioCI.High) ||
+			if rec[col["ratio_ci95_low"]] != render.F4(rocks.RatioCI.Low) || rec[col["ratio_ci95_high"]] != render.F4(rocks.RatioCI.High) ||
 				rec[col["significant"]] != strconv.FormatBool(excludes1) {
-				t.Errorf("%+v: configurations.csv %q, want [%s, %s] significant %v", opts, rec, f4(rocks.RatioCI.Low), f4(rocks.RatioCI.High), excludes1)
+				t.Errorf("%+v: configurations.csv %q, want [%s, %s] significant %v", opts, rec, render.F4(rocks.RatioCI.Low), render.F4(rocks.RatioCI.High), excludes1)
 			}
 		}
 		if want := map[string]string{"": "blocked", "unpaired": "unpaired"}[opts.Analysis]; tb.Analysis.Used != want {
@@ -233,7 +237,7 @@ func TestTwoClustersOneAnalysis(t *testing.T) {
 // report after the data.
 func TestAnalysisNotChosenAfterTheData(t *testing.T) {
 	dir := blockedMatrix(t, twoBlocks, nil)
-	p := filepath.Join(dir, FileMatrix)
+	p := filepath.Join(dir, load.FileMatrix)
 	data, err := os.ReadFile(p)
 	if err != nil {
 		t.Fatal(err)
@@ -242,20 +246,20 @@ func TestAnalysisNotChosenAfterTheData(t *testing.T) {
 	if err := os.WriteFile(p, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	in, err := Load([]string{dir})
+	in, err := load.Load([]string{dir})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Build(in, Options{Analysis: "unpaired", AllowMixed: true})
-	var ie *InputError
+	_, err = judge.Build(in, analyse.Options{Analysis: "unpaired", AllowMixed: true})
+	var ie *load.InputError
 	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "pre-registered --analysis blocked") {
 		t.Errorf("--analysis unpaired on a blocked matrix: %v", err)
 	}
-	rep, err := Build(in, Options{Analysis: "blocked", AllowMixed: true})
+	rep, err := judge.Build(in, analyse.Options{Analysis: "blocked", AllowMixed: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if l := rep.Tables[0].methodLine(); !strings.Contains(l, "recorded in matrix.json before the runs") {
+	if l := rep.Tables[0].MethodLine(); !strings.Contains(l, "recorded in matrix.json before the runs") {
 		t.Errorf("method line: %s", l)
 	}
 }
@@ -284,12 +288,12 @@ func csvOf(t *testing.T, write func(io.Writer) error) ([][]string, map[string]in
 // where the ratio of means is 350/300 = 1.16667.
 func TestClusterRowsByTheTablesAnalysis(t *testing.T) {
 	blk := func(c string, r int) stats.Block { return stats.Block{Cluster: c, Round: r} }
-	base := &Group{Label: "innodb", Steady: []float64{100, 200, 50}, Blocks: []stats.Block{blk("west", 1), blk("west", 2), blk("east", 1)}}
-	g := &Group{Label: "rocksdb", Steady: []float64{110, 240, 60}, Blocks: []stats.Block{blk("west", 1), blk("west", 2), blk("east", 1)}}
-	tb := &Table{Metric: "writes/s", Baseline: base, Groups: []*Group{base, g}}
-	cs := []ClusterRatio{{Cluster: "west", Base: Describe([]float64{100, 200}), Other: Describe([]float64{110, 240}), Ratio: 350.0 / 300},
-		{Cluster: "east", Base: Describe([]float64{50}), Other: Describe([]float64{60}), Ratio: 1.2}}
-	tb.judgeClusters(g, cs)
+	base := &judge.Group{Label: "innodb", Steady: []float64{100, 200, 50}, Blocks: []stats.Block{blk("west", 1), blk("west", 2), blk("east", 1)}}
+	g := &judge.Group{Label: "rocksdb", Steady: []float64{110, 240, 60}, Blocks: []stats.Block{blk("west", 1), blk("west", 2), blk("east", 1)}}
+	tb := &judge.Table{Metric: "writes/s", Baseline: base, Groups: []*judge.Group{base, g}}
+	cs := []analyse.ClusterRatio{{Cluster: "west", Base: analyse.Describe([]float64{100, 200}), Other: analyse.Describe([]float64{110, 240}), Ratio: 350.0 / 300},
+		{Cluster: "east", Base: analyse.Describe([]float64{50}), Other: analyse.Describe([]float64{60}), Ratio: 1.2}}
+	tb.JudgeClusters(g, cs)
 	near(t, "west, blocked", cs[0].Ratio, math.Sqrt(1.1*1.2), 1e-12)
 	if cs[0].Test == nil || !(cs[0].CILow < cs[0].Ratio && cs[0].Ratio < cs[0].CIHigh) {
 		t.Errorf("west: test %+v interval [%v, %v]", cs[0].Test, cs[0].CILow, cs[0].CIHigh)
@@ -301,6 +305,6 @@ func TestClusterRowsByTheTablesAnalysis(t *testing.T) {
 	// Pre-registered unpaired: the rows stay the ratio of the means.
 	tb.Analysis.Asked = "unpaired"
 	cs[0].Ratio = 350.0 / 300
-	tb.judgeClusters(g, cs)
+	tb.JudgeClusters(g, cs)
 	near(t, "west, unpaired", cs[0].Ratio, 350.0/300, 1e-12)
 }

@@ -4,20 +4,22 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
 )
 
 // Expected values below were computed by hand (Python with mpmath for
 // Student's t quantiles and the chi-squared tail), not with this package.
 var (
-	eastPair   = ClusterPair{Cluster: "east", Base: []float64{100, 102, 98}, Other: []float64{120, 123, 117}}
-	westPair   = ClusterPair{Cluster: "west", Base: []float64{50, 51, 49}, Other: []float64{62.5, 63, 62}}
-	westFaster = ClusterPair{Cluster: "west", Base: []float64{50, 51, 49}, Other: []float64{75, 76, 74}}
+	eastPair   = analyse.ClusterPair{Cluster: "east", Base: []float64{100, 102, 98}, Other: []float64{120, 123, 117}}
+	westPair   = analyse.ClusterPair{Cluster: "west", Base: []float64{50, 51, 49}, Other: []float64{62.5, 63, 62}}
+	westFaster = analyse.ClusterPair{Cluster: "west", Base: []float64{50, 51, 49}, Other: []float64{75, 76, 74}}
 )
 
 // Two clusters of different speed (east twice west's rate) with nearly the
 // same effect: per-cluster ratios 1.20 and 1.25, combined sqrt(1.2*1.25).
 func TestCompareBlockedTwoClusters(t *testing.T) {
-	b := CompareBlocked([]ClusterPair{eastPair, westPair})
+	b := analyse.CompareBlocked([]analyse.ClusterPair{eastPair, westPair})
 	if b.Used != 2 || len(b.Clusters) != 2 {
 		t.Fatalf("used %d of %d clusters", b.Used, len(b.Clusters))
 	}
@@ -30,7 +32,7 @@ func TestCompareBlockedTwoClusters(t *testing.T) {
 	// (east) and 1.198179-1.305810 (west).
 	for _, c := range []struct {
 		name   string
-		pair   ClusterPair
+		pair   analyse.ClusterPair
 		lo, hi float64
 	}{{"east", eastPair, e.CILow, e.CIHigh}, {"west", westPair, w.CILow, w.CIHigh}} {
 		for _, r := range []float64{c.lo, c.hi} {
@@ -38,7 +40,7 @@ func TestCompareBlockedTwoClusters(t *testing.T) {
 			for _, x := range c.pair.Base {
 				scaled = append(scaled, r*x)
 			}
-			tt, err := Welch(c.pair.Other, scaled)
+			tt, err := analyse.Welch(c.pair.Other, scaled)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -73,7 +75,7 @@ func TestCompareBlockedTwoClusters(t *testing.T) {
 // Clusters whose effects differ far beyond their noise get a warning that
 // names each cluster's ratio.
 func TestCompareBlockedDisagreement(t *testing.T) {
-	b := CompareBlocked([]ClusterPair{eastPair, westFaster})
+	b := analyse.CompareBlocked([]analyse.ClusterPair{eastPair, westFaster})
 	near(t, "combined", b.Ratio, 1.3416407864998738, 1e-12)
 	near(t, "combined CI low", b.CILow, 0.325055126243069, 1e-9)
 	near(t, "combined CI high", b.CIHigh, 5.53752226831211, 1e-8)
@@ -92,12 +94,12 @@ func TestCompareBlockedDisagreement(t *testing.T) {
 // With one cluster the blocked analysis is the plain one: the ratio of
 // means and Welch's test of the same runs, exactly.
 func TestCompareBlockedOneClusterIsPlain(t *testing.T) {
-	b := CompareBlocked([]ClusterPair{eastPair})
-	plain, err := Welch(eastPair.Other, eastPair.Base)
+	b := analyse.CompareBlocked([]analyse.ClusterPair{eastPair})
+	plain, err := analyse.Welch(eastPair.Other, eastPair.Base)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b.Ratio != Describe(eastPair.Other).Mean/Describe(eastPair.Base).Mean || b.Test == nil || *b.Test != plain {
+	if b.Ratio != analyse.Describe(eastPair.Other).Mean/analyse.Describe(eastPair.Base).Mean || b.Test == nil || *b.Test != plain {
 		t.Errorf("one cluster: ratio %v test %+v; plain ratio %v test %+v", b.Ratio, b.Test, 1.2, plain)
 	}
 	if !math.IsNaN(b.CILow) || b.Heterogeneity != nil || b.Warning != "" {
@@ -108,15 +110,15 @@ func TestCompareBlockedOneClusterIsPlain(t *testing.T) {
 // A cluster without runs of one side is shown but not combined; no runs
 // anywhere is no comparison.
 func TestCompareBlockedMissingRuns(t *testing.T) {
-	b := CompareBlocked([]ClusterPair{eastPair, {Cluster: "west", Base: []float64{50}, Other: []float64{math.NaN()}}})
-	if b.Used != 1 || b.Clusters[1].TestErr != ErrNoRuns || b.Ratio != 1.2 {
+	b := analyse.CompareBlocked([]analyse.ClusterPair{eastPair, {Cluster: "west", Base: []float64{50}, Other: []float64{math.NaN()}}})
+	if b.Used != 1 || b.Clusters[1].TestErr != analyse.ErrNoRuns || b.Ratio != 1.2 {
 		t.Errorf("used %d, west err %v, ratio %v", b.Used, b.Clusters[1].TestErr, b.Ratio)
 	}
-	if b := CompareBlocked(nil); b.TestErr != ErrNoClusters || !math.IsNaN(b.Ratio) {
+	if b := analyse.CompareBlocked(nil); b.TestErr != analyse.ErrNoClusters || !math.IsNaN(b.Ratio) {
 		t.Errorf("no clusters: %+v", b)
 	}
 	// One run a side: a ratio, no interval, no heterogeneity test.
-	one := CompareBlocked([]ClusterPair{{Cluster: "a", Base: []float64{10}, Other: []float64{12}}, {Cluster: "b", Base: []float64{20}, Other: []float64{25}}})
+	one := analyse.CompareBlocked([]analyse.ClusterPair{{Cluster: "a", Base: []float64{10}, Other: []float64{12}}, {Cluster: "b", Base: []float64{20}, Other: []float64{25}}})
 	if one.Heterogeneity != nil || !math.IsNaN(one.Clusters[0].CILow) {
 		t.Errorf("single runs: heterogeneity %+v, CI %v", one.Heterogeneity, one.Clusters[0].CILow)
 	}
@@ -126,7 +128,7 @@ func TestCompareBlockedMissingRuns(t *testing.T) {
 // Fieller's interval is unbounded (NaN) when the baseline is not clearly
 // above zero.
 func TestFiellerUnbounded(t *testing.T) {
-	lo, hi := fieller(Describe([]float64{10, 12, 11}), Describe([]float64{-1, 1, 2}))
+	lo, hi := analyse.Fieller(analyse.Describe([]float64{10, 12, 11}), analyse.Describe([]float64{-1, 1, 2}))
 	if !math.IsNaN(lo) || !math.IsNaN(hi) {
 		t.Errorf("interval %v..%v for a baseline around zero", lo, hi)
 	}
@@ -137,7 +139,7 @@ func TestFiellerUnbounded(t *testing.T) {
 // (computed by hand from the delta-method variances and t(1) = 12.7062),
 // not a zero-width interval from one degree of freedom.
 func TestCompareBlockedNeverNarrowerThanRuns(t *testing.T) {
-	b := CompareBlocked([]ClusterPair{
+	b := analyse.CompareBlocked([]analyse.ClusterPair{
 		{Cluster: "east", Base: []float64{100, 110, 90}, Other: []float64{87, 97, 77}},
 		{Cluster: "west", Base: []float64{50, 55, 45}, Other: []float64{43.5, 48.5, 38.5}},
 	})

@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"regexp"
 	"testing"
+
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
+	"github.com/orch-bench/orch/orchestrator/report/render"
 )
 
 // layoutScript reports, once the page has loaded, the answer's lines with
@@ -64,12 +67,12 @@ type layout struct {
 // its box); at 1920 px every table shows whole.
 func TestDemoReportFirstScreen(t *testing.T) {
 	needChromium(t)
-	rep := build(t, Options{}, demoDir)
+	rep := build(t, analyse.Options{}, demoDir)
 	var page bytes.Buffer
-	if err := rep.WriteHTML(&page); err != nil {
+	if err := render.WriteHTML(rep, &page); err != nil {
 		t.Fatal(err)
 	}
-	want := rep.Tables[0].answer()
+	want := render.TableAnswer(rep.Tables[0])
 	if len(want) == 0 || !regexp.MustCompile(`^rocksdb vs innodb: ([-+]\d+% writes/s \[[-+±]\d+%, [-+±]\d+%\]|~ no significant difference) \(p=`).MatchString(want[0]) {
 		t.Fatalf("the demo's answer does not open with its comparison: %q", want)
 	}

@@ -13,6 +13,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
+	"github.com/orch-bench/orch/orchestrator/report/render"
 )
 
 const chromiumPath = "/usr/bin/chromium"
@@ -103,9 +106,9 @@ window.addEventListener("load", function () {
 // checks that its tables lay out and its inline plots decode, offline.
 func TestHTMLRendersInChromium(t *testing.T) {
 	needChromium(t)
-	rep := build(t, Options{}, matrixDir, "testdata/parse/legacy-0.5.json")
+	rep := build(t, analyse.Options{}, matrixDir, "testdata/parse/legacy-0.5.json")
 	var page bytes.Buffer
-	if err := rep.WriteHTML(&page); err != nil {
+	if err := render.WriteHTML(rep, &page); err != nil {
 		t.Fatal(err)
 	}
 	var got struct {

@@ -6,13 +6,16 @@ import (
 	"io"
 	"path/filepath"
 
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
+	"github.com/orch-bench/orch/orchestrator/report/load"
+	"github.com/orch-bench/orch/orchestrator/report/render"
 	"github.com/orch-bench/orch/orchestrator/runs"
 	"github.com/orch-bench/orch/orchestrator/schema"
 )
 
 // Request is `orch report`: the inputs and how to compare and write them.
 type Request struct {
-	Options
+	analyse.Options
 	// Inputs are run or matrix directories, folders, client logs and
 	// orch parse output; none (and no Labels): the latest run under Root.
 	Inputs []string
@@ -28,13 +31,13 @@ type Request struct {
 // Answer writes the report req asks for and prints its summary, where it
 // went and its answer to w. Bad input (flags, inputs) is an *InputError.
 func Answer(req Request, w io.Writer) error {
-	bad := func(format string, args ...any) error { return &InputError{Err: fmt.Errorf(format, args...)} }
-	fs, err := ParseFormats(req.Formats)
+	bad := func(format string, args ...any) error { return &load.InputError{Err: fmt.Errorf(format, args...)} }
+	fs, err := render.ParseFormats(req.Formats)
 	if err != nil {
 		return bad("--format: %v", err)
 	}
 	switch req.Headline {
-	case HeadlineBoth, HeadlineMaster, HeadlineSustained:
+	case analyse.HeadlineBoth, analyse.HeadlineMaster, analyse.HeadlineSustained:
 	default:
 		return bad("--headline %q: want both, master or sustained", req.Headline)
 	}
@@ -42,7 +45,7 @@ func Answer(req Request, w io.Writer) error {
 		return bad("--warmup %v: want 0 or more seconds", *req.WarmupS)
 	}
 	for _, l := range req.Labels {
-		lg, err := ParseLabelGlob(l)
+		lg, err := load.ParseLabelGlob(l)
 		if err != nil {
 			return bad("--label %v", err)
 		}
@@ -56,18 +59,18 @@ func Answer(req Request, w io.Writer) error {
 		}
 		inputs = []string{latest}
 	}
-	rep, paths, err := Generate(inputs, req.Out, fs, req.Options)
-	var inErr *InputError
+	rep, paths, err := render.Generate(inputs, req.Out, fs, req.Options)
+	var inErr *load.InputError
 	if err != nil {
 		if len(paths) > 0 && !errors.As(err, &inErr) {
-			fmt.Fprintln(w, WrittenLine(paths))
+			fmt.Fprintln(w, render.WrittenLine(paths))
 		}
 		return err
 	}
-	fmt.Fprint(w, rep.Summary())
-	fmt.Fprintln(w, WrittenLine(paths))
-	fmt.Fprint(w, rep.AnswerText())
-	answer, dbiPaths, err := regenerateDBInsert(inputs)
+	fmt.Fprint(w, render.Summary(rep))
+	fmt.Fprintln(w, render.WrittenLine(paths))
+	fmt.Fprint(w, render.AnswerText(rep))
+	answer, dbiPaths, err := render.RegenerateDBInsert(inputs)
 	for _, p := range dbiPaths {
 		fmt.Fprintln(w, "db-insert report: "+p)
 	}

@@ -7,6 +7,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
+	"github.com/orch-bench/orch/orchestrator/report/judge"
+	"github.com/orch-bench/orch/orchestrator/report/load"
+	"github.com/orch-bench/orch/orchestrator/report/render"
 )
 
 // setServers rewrites the servers a run directory's manifest recorded.
@@ -42,8 +47,8 @@ func TestRefusesMixedServers(t *testing.T) {
 	mysql := map[string]string{"master": "MySQL 9.7.4", "slave1": "MySQL 9.7.4", "slave2": "MySQL 9.7.4"}
 	setServers(t, b, mysql)
 
-	_, err := Build(mustLoad(t, a, b), Options{})
-	var ie *InputError
+	_, err := judge.Build(mustLoad(t, a, b), analyse.Options{})
+	var ie *load.InputError
 	if !errors.As(err, &ie) {
 		t.Fatalf("MariaDB vs MySQL: err = %v, want an InputError", err)
 	}
@@ -52,22 +57,22 @@ func TestRefusesMixedServers(t *testing.T) {
 		t.Errorf("err = %q, want one line with %q and --allow-mixed", msg, want)
 	}
 
-	rep, err := Build(mustLoad(t, a, b), Options{AllowMixed: true})
+	rep, err := judge.Build(mustLoad(t, a, b), analyse.Options{AllowMixed: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tb := rep.Tables[0]; len(tb.Mixed) != 1 || tb.Mixed[0] != want || !strings.Contains(tb.answer()[0], "NOT COMPARABLE, compared as asked (--allow-mixed): "+want) {
-		t.Errorf("allowed: mixed = %q, answer %q", tb.Mixed, tb.answer())
+	if tb := rep.Tables[0]; len(tb.Mixed) != 1 || tb.Mixed[0] != want || !strings.Contains(render.TableAnswer(tb)[0], "NOT COMPARABLE, compared as asked (--allow-mixed): "+want) {
+		t.Errorf("allowed: mixed = %q, answer %q", tb.Mixed, render.TableAnswer(tb))
 	}
 
 	// Another minor version of one flavour: refused too.
 	setServers(t, b, map[string]string{"master": "MariaDB 10.6.21", "slave1": "MariaDB 10.6.21", "slave2": "MariaDB 10.6.21"})
-	if _, err := Build(mustLoad(t, a, b), Options{}); err == nil || !strings.Contains(err.Error(), "server: MariaDB 10.11 (02-rocksdb-r1) vs MariaDB 10.6 (04-rocksdb-r2)") {
+	if _, err := judge.Build(mustLoad(t, a, b), analyse.Options{}); err == nil || !strings.Contains(err.Error(), "server: MariaDB 10.11 (02-rocksdb-r1) vs MariaDB 10.6 (04-rocksdb-r2)") {
 		t.Errorf("10.11 vs 10.6: err = %v", err)
 	}
 	// A patch release apart: compared.
 	setServers(t, b, map[string]string{"master": "MariaDB 10.11.20", "slave1": "MariaDB 10.11.20", "slave2": "MariaDB 10.11.20"})
-	if _, err := Build(mustLoad(t, a, b), Options{}); err != nil {
+	if _, err := judge.Build(mustLoad(t, a, b), analyse.Options{}); err != nil {
 		t.Errorf("10.11.19 vs 10.11.20 refused: %v", err)
 	}
 }
@@ -80,15 +85,15 @@ func TestServerMinor(t *testing.T) {
 		"something odd":         "something odd",
 		"MySQL":                 "MySQL",
 	} {
-		if got := serverMinor(in); got != want {
+		if got := judge.ServerMinor(in); got != want {
 			t.Errorf("serverMinor(%q) = %q, want %q", in, got, want)
 		}
 	}
-	ev := &Evidence{Servers: map[string]string{"master": "MySQL 9.7.4", "slave1": "MariaDB 10.11.19", "slave2": "MySQL 9.7.5"}}
-	if got := serverAspect(ev); got != "MariaDB 10.11, MySQL 9.7" {
+	ev := &load.Evidence{Servers: map[string]string{"master": "MySQL 9.7.4", "slave1": "MariaDB 10.11.19", "slave2": "MySQL 9.7.5"}}
+	if got := judge.ServerAspect(ev); got != "MariaDB 10.11, MySQL 9.7" {
 		t.Errorf("serverAspect = %q", got)
 	}
-	if got := serverAspect(nil); got != "" {
+	if got := judge.ServerAspect(nil); got != "" {
 		t.Errorf("serverAspect(nil) = %q", got)
 	}
 }
@@ -102,21 +107,21 @@ func TestMatrixRecordsAllowMixed(t *testing.T) {
 		copyDir(t, matrixDir, dir)
 		setServers(t, filepath.Join(dir, "cells", "04-rocksdb-r2"), map[string]string{"master": "MySQL 9.7.4", "slave1": "MySQL 9.7.4", "slave2": "MySQL 9.7.4"})
 		var doc map[string]any
-		raw, err := os.ReadFile(filepath.Join(dir, FileMatrix))
+		raw, err := os.ReadFile(filepath.Join(dir, load.FileMatrix))
 		if err != nil || json.Unmarshal(raw, &doc) != nil {
 			t.Fatal(err)
 		}
 		doc["allow_mixed"] = allowed
 		raw, _ = json.Marshal(doc)
-		if err := os.WriteFile(filepath.Join(dir, FileMatrix), raw, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, load.FileMatrix), raw, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		rep, err := Build(mustLoad(t, dir), Options{})
+		rep, err := judge.Build(mustLoad(t, dir), analyse.Options{})
 		switch {
 		case allowed && err != nil:
 			t.Errorf("allow_mixed recorded: %v", err)
-		case allowed && !strings.Contains(strings.Join(rep.Tables[0].answer(), "\n"), "NOT COMPARABLE, compared as asked (--allow-mixed): server: MariaDB 10.11"):
-			t.Errorf("allow_mixed recorded: answer %q does not label the mixed servers", rep.Tables[0].answer())
+		case allowed && !strings.Contains(strings.Join(render.TableAnswer(rep.Tables[0]), "\n"), "NOT COMPARABLE, compared as asked (--allow-mixed): server: MariaDB 10.11"):
+			t.Errorf("allow_mixed recorded: answer %q does not label the mixed servers", render.TableAnswer(rep.Tables[0]))
 		case !allowed && (err == nil || !strings.Contains(err.Error(), "--allow-mixed")):
 			t.Errorf("no allow_mixed: err = %v, want the refusal", err)
 		}

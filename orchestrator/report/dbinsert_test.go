@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/orch-bench/orch/orchestrator/bench"
+	"github.com/orch-bench/orch/orchestrator/report/load"
+	"github.com/orch-bench/orch/orchestrator/report/render"
 	"github.com/orch-bench/orch/orchestrator/schema"
 )
 
@@ -15,10 +17,10 @@ import (
 // output of PerconaFT's db-insert and db-insert-bdb through the driver's
 // script: 4 batches of 65,536, --cachesize 67108864) with results.json as
 // the runner writes it and the workload in manifest.json.
-func dbiCells(t *testing.T) (string, []DBInsertRun) {
+func dbiCells(t *testing.T) (string, []load.DBInsertRun) {
 	t.Helper()
 	root := t.TempDir()
-	var runs []DBInsertRun
+	var runs []load.DBInsertRun
 	for i, name := range []string{"tokudb-r1", "bdb-r1", "bdb-r2", "tokudb-r2"} {
 		raw, err := os.Open(filepath.Join("testdata", "dbinsert", "captured-"+name+".txt"))
 		if err != nil {
@@ -41,14 +43,14 @@ func dbiCells(t *testing.T) (string, []DBInsertRun) {
 		os.WriteFile(filepath.Join(dir, "timeseries", "master-os.csv"), []byte("t,elapsed_s,interval_s,disk_write_mbps,disk_flushes_ps\n"+
 			"2026-12-06T04:00:01.000Z,1.000,,,\n2026-12-06T04:00:02.000Z,2.000,1.000,1.048576,5.0\n2026-12-06T04:00:03.000Z,3.000,1.000,1.048576,5.0\n"), 0o644)
 		lib, _, _ := strings.Cut(name, "-")
-		runs = append(runs, DBInsertRun{Label: lib, Rep: 1 + i/2, Dir: dir, State: "ok"})
+		runs = append(runs, load.DBInsertRun{Label: lib, Rep: 1 + i/2, Dir: dir, State: "ok"})
 	}
 	return root, runs
 }
 
 func TestDBInsertReport(t *testing.T) {
 	root, runs := dbiCells(t)
-	answer, paths, err := WriteDBInsert(root, runs)
+	answer, paths, err := render.WriteDBInsert(root, runs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +66,7 @@ func TestDBInsertReport(t *testing.T) {
 	if len(paths) != 2 {
 		t.Fatalf("paths %v", paths)
 	}
-	md := string(mustReadFile(t, filepath.Join(root, FileDBInsert)))
+	md := string(mustReadFile(t, filepath.Join(root, load.FileDBInsert)))
 	// The seed's table: batch 0 after 2 x 65,536 16-byte records, Berkeley
 	// DB's random rates 1,063,827 and 651,005/s: mean 857,416.
 	for _, want := range []string{
@@ -101,11 +103,11 @@ func TestDBInsertReportFailedRun(t *testing.T) {
 	doc, _ := json.Marshal(map[string]any{"benchmark": lines})
 	os.WriteFile(cut, doc, 0o644)
 	runs[0].State = "failed"
-	answer, _, err := WriteDBInsert(root, runs)
+	answer, _, err := render.WriteDBInsert(root, runs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	md := string(mustReadFile(t, filepath.Join(root, FileDBInsert)))
+	md := string(mustReadFile(t, filepath.Join(root, load.FileDBInsert)))
 	if !strings.Contains(answer, "over 2 and 1 runs") && !strings.Contains(answer, "no interval") {
 		t.Errorf("answer %q", answer)
 	}
@@ -118,23 +120,23 @@ func TestDBInsertReportFailedRun(t *testing.T) {
 // tenth of batch 0's, named with the records inserted by the batch before
 // it against the cache.
 func TestDBInsertCollapse(t *testing.T) {
-	run := func(random ...float64) *dbiRun {
-		return &dbiRun{BatchSize: 1048576, RecordBytes: 16, CacheSize: 1 << 26, Serial: make([]float64, len(random)), Random: random}
+	run := func(random ...float64) *load.DBIRun {
+		return &load.DBIRun{BatchSize: 1048576, RecordBytes: 16, CacheSize: 1 << 26, Serial: make([]float64, len(random)), Random: random}
 	}
 	// Rates in the shape of the seed's Berkeley DB: fast while the data
 	// fits, a few thousand per second after.
-	c := &dbiConfig{Label: "bdb", Runs: []*dbiRun{run(700000, 400000, 90000, 2100), run(680000, 380000, 60000, 900)}}
+	c := &load.DBIConfig{Label: "bdb", Runs: []*load.DBIRun{run(700000, 400000, 90000, 2100), run(680000, 380000, 60000, 900)}}
 	// Batch 2's mean, 75,000/s, is above a tenth of 690,000/s; batch 3's
 	// 1,500/s is not.
-	if i := collapse(c); i != 3 {
+	if i := load.Collapse(c); i != 3 {
 		t.Fatalf("collapse at %d, want 3", i)
 	}
-	why := strings.Join(dbiWhy([]*dbiConfig{c}), "\n")
+	why := strings.Join(render.DBIWhy([]*load.DBIConfig{c}), "\n")
 	if !strings.Contains(why, "Berkeley DB (bdb): random insertions collapsed at batch 3, to 1,500/s from 690,000/s in batch 0, "+
 		"once 96.0 MiB of records had been inserted against the 64.0 MiB cache") {
 		t.Error(why)
 	}
-	if i := collapse(&dbiConfig{Runs: []*dbiRun{run(100, 99, 11)}}); i != -1 {
+	if i := load.Collapse(&load.DBIConfig{Runs: []*load.DBIRun{run(100, 99, 11)}}); i != -1 {
 		t.Errorf("no collapse expected, got %d", i)
 	}
 }
@@ -144,11 +146,11 @@ func TestDBInsertCollapse(t *testing.T) {
 // matrix printed at its end; a matrix over a server workload has none.
 func TestDBInsertFromMatrixDir(t *testing.T) {
 	root, runs := dbiCells(t)
-	want, _, err := WriteDBInsert(root, runs)
+	want, _, err := render.WriteDBInsert(root, runs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	os.Remove(filepath.Join(root, FileDBInsert))
+	os.Remove(filepath.Join(root, load.FileDBInsert))
 	m := schema.Matrix{Workload: "db-insert", Engines: []string{"tokudb", "bdb"}}
 	for i, r := range runs {
 		m.Cells = append(m.Cells, schema.MatrixCell{ID: filepath.Base(r.Dir), Engine: r.Label, Rep: r.Rep,
@@ -161,20 +163,20 @@ func TestDBInsertFromMatrixDir(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, schema.FileMatrix), doc, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	answer, paths, err := regenerateDBInsert([]string{root})
+	answer, paths, err := render.RegenerateDBInsert([]string{root})
 	if err != nil || answer != want || len(paths) != 2 {
 		t.Fatalf("answer %q (want %q), paths %v, %v", answer, want, paths, err)
 	}
-	if _, err := os.Stat(filepath.Join(root, FileDBInsert)); err != nil {
+	if _, err := os.Stat(filepath.Join(root, load.FileDBInsert)); err != nil {
 		t.Error(err)
 	}
 	m.Workload = "pure-random-writes"
-	if got, err := DBInsertRuns(root, &m); got != nil || err != nil {
+	if got, err := load.DBInsertRuns(root, &m); got != nil || err != nil {
 		t.Errorf("a server workload's matrix: %v %v", got, err)
 	}
 	m.Workload = "db-insert"
 	m.Cells[0].Dir = "../elsewhere"
-	if _, err := DBInsertRuns(root, &m); err == nil {
+	if _, err := load.DBInsertRuns(root, &m); err == nil {
 		t.Error("a cell outside the matrix was read")
 	}
 }

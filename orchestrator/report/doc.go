@@ -4,7 +4,7 @@
 //
 // # Inputs
 //
-// Load accepts paths to:
+// load.Load accepts paths to:
 //
 //	a matrix directory     matrix.json + cells/<id>/ (or matrix.json itself);
 //	                       labels, repetitions, baseline, warm-up and the
@@ -31,7 +31,7 @@
 // without transactions), seconds to run all queries for mysqlslap (lower is
 // better), rows/s for db-insert. A run's steady-state rate is the mean of
 // its per-second interval rates after its warm-up, which is detected per run
-// as a changepoint in that series (steady.go; Options.WarmupS fixes it);
+// as a changepoint in that series (analyse/steady.go; Options.WarmupS fixes it);
 // without intervals after the warm-up it is the tool's final figure.
 //
 // Only runs that ended "ok" (and complete parse files) enter the
@@ -42,19 +42,36 @@
 // did not. With replicas: the master's commit rate, the slowest slave's
 // apply rate, lag at the end and its growth, catch-up after the run, and
 // the sustained cluster rate (work / (run + catch-up)); verdicts say "not
-// sustained" when the replicas did not keep up (replica.go, verdict.go).
+// sustained" when the replicas did not keep up (analyse/replica.go,
+// judge/verdict.go).
 //
 // Runs whose servers (flavour or major.minor version), workload
-// parameters, client or topology differ are refused (comparable.go) unless Options.AllowMixed; differences between the
+// parameters, client or topology differ are refused (judge/comparable.go)
+// unless Options.AllowMixed; differences between the
 // configurations' server variables that change durability, caching or IO
-// are listed under the verdicts (fair.go, orchestrator/fairness).
+// are listed under the verdicts (judge/fair.go, orchestrator/fairness).
 //
 // # Output
 //
-// Write produces report.md (plots referenced from plots/), report.html
+// render.Write produces report.md (plots referenced from plots/), report.html
 // (self-contained: plots are SVG data URIs, evidence in <details>), and
-// tidy data (tidy.go): results.csv (one row per run, the label's
+// tidy data (render/tidy.go): results.csv (one row per run, the label's
 // statistics repeated on each), configurations.csv (one per label),
 // hosts.csv (one per run and host), why.json and noise-floor.json (each
 // with a schema_version).
+//
+// # Rooms
+//
+// The report is an offline program over files, in four rooms, each
+// importing only those before it (orchestrator/report/rooms tests it, and
+// that none reaches a host):
+//
+//	load     run directories, parse files and raw logs read into Runs
+//	analyse  windows, steady rates, replicas, costs, statistics
+//	judge    tables, verdicts, the stopping rule's judge, fairness, "why"
+//	render   report.md, report.html, the CSV and JSON files, the plots
+//
+// This package is their façade: Answer (`orch report`), RunSummary (`orch
+// run`'s last lines), Records (the results history) and the names the
+// command line uses.
 package report

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
+	"github.com/orch-bench/orch/orchestrator/report/render"
 	"github.com/orch-bench/orch/orchestrator/schema"
 )
 
@@ -56,7 +58,7 @@ func TestHostileNamesAreInert(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := t.TempDir()
-	_, paths, err := Generate([]string{dir}, out, []string{FormatCSV, FormatMarkdown, FormatHTML}, Options{AllowMixed: true})
+	_, paths, err := render.Generate([]string{dir}, out, []string{render.FormatCSV, render.FormatMarkdown, render.FormatHTML}, analyse.Options{AllowMixed: true})
 	if err != nil {
 		t.Fatal(err)
 	}

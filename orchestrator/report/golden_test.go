@@ -7,6 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
+	"github.com/orch-bench/orch/orchestrator/report/render"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/golden from the current output")
@@ -15,10 +18,10 @@ var update = flag.Bool("update", false, "rewrite testdata/golden from the curren
 // legacy log, so a change in wording, columns or figures shows as a diff
 // to review (go test -run Golden -update rewrites them).
 func TestGolden(t *testing.T) {
-	rep := build(t, Options{}, matrixDir, "testdata/parse/legacy-0.5.json")
+	rep := build(t, analyse.Options{}, matrixDir, "testdata/parse/legacy-0.5.json")
 	for name, write := range map[string]func(*bytes.Buffer) error{
-		"report.md":   func(b *bytes.Buffer) error { return rep.WriteMarkdown(b) },
-		"results.csv": func(b *bytes.Buffer) error { return rep.WriteCSV(b) },
+		"report.md":   func(b *bytes.Buffer) error { return render.WriteMarkdown(rep, b) },
+		"results.csv": func(b *bytes.Buffer) error { return render.WriteCSV(rep, b) },
 	} {
 		var got bytes.Buffer
 		if err := write(&got); err != nil {

@@ -10,6 +10,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
+	"github.com/orch-bench/orch/orchestrator/report/render"
 )
 
 // htmlDoc is what checkHTML found in a page.
@@ -84,9 +87,9 @@ func lineOf(d *xml.Decoder, page []byte) int {
 }
 
 func TestHTMLReport(t *testing.T) {
-	rep := build(t, Options{}, matrixDir, "testdata/parse/legacy-0.5.json")
+	rep := build(t, analyse.Options{}, matrixDir, "testdata/parse/legacy-0.5.json")
 	var b bytes.Buffer
-	if err := rep.WriteHTML(&b); err != nil {
+	if err := render.WriteHTML(rep, &b); err != nil {
 		t.Fatal(err)
 	}
 	doc, err := checkHTML(b.Bytes())
@@ -131,7 +134,7 @@ func TestHTMLReport(t *testing.T) {
 			t.Errorf("throughput chart has no legend entry %q", label)
 		}
 	}
-	for _, want := range []string{rep.Tables[0].group("rocksdb").Verdict, "+ default_storage_engine = ROCKSDB", "Knobs with no effect on this server"} {
+	for _, want := range []string{rep.Tables[0].Group("rocksdb").Verdict, "+ default_storage_engine = ROCKSDB", "Knobs with no effect on this server"} {
 		if !strings.Contains(doc.text, want) {
 			t.Errorf("report.html lacks %q", want)
 		}

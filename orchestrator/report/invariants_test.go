@@ -8,6 +8,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
+	"github.com/orch-bench/orch/orchestrator/report/judge"
+	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
 func secondsD(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
@@ -16,28 +20,28 @@ func TestCatchUpInconsistentWithTheFinalLagIsFlagged(t *testing.T) {
 	// The issue's run: 4161 transactions behind at the last sample, a
 	// 98 ms catch-up: 42k tx/s, 7x the fastest apply seen (6000 tx/s).
 	my := monitorCSV(nil, map[string][]float64{"gtid_tx_ps": {5000, 6000, 5500}, "lag_tx": {1000, 3000, 4161}})
-	rp := Replica{Host: "slave1", my: my, CatchUpS: 0.098, CaughtUp: true, BehindTx: nan()}
-	got := rp.catchUpFlag(loadWindow(0, 3))
+	rp := load.Replica{Host: "slave1", My: my, CatchUpS: 0.098, CaughtUp: true, BehindTx: load.NaN()}
+	got := judge.CatchUpFlag(rp, load.LoadWindow(0, 3))
 	if !strings.Contains(got, "catch-up 98 ms of slave1 with 4.2k tx behind implies 42.5k tx/s, above 3x the fastest apply seen (6k tx/s)") {
 		t.Errorf("flag = %q", got)
 	}
 	// 1 s to apply 4161 transactions at up to 6000/s: consistent.
 	rp.CatchUpS = 1
-	if got := rp.catchUpFlag(loadWindow(0, 3)); got != "" {
+	if got := judge.CatchUpFlag(rp, load.LoadWindow(0, 3)); got != "" {
 		t.Errorf("consistent catch-up flagged: %q", got)
 	}
 	// Newer runs say how far behind the slave was when the wait began.
 	rp.CatchUpS, rp.BehindTx = 0.001, 0
-	if got := rp.catchUpFlag(loadWindow(0, 3)); got != "" {
+	if got := judge.CatchUpFlag(rp, load.LoadWindow(0, 3)); got != "" {
 		t.Errorf("caught up at the wait's start, flagged: %q", got)
 	}
 }
 
 func TestMissingIntervalsAreCounted(t *testing.T) {
-	series := func(ts ...float64) []Point {
-		out := make([]Point, len(ts))
+	series := func(ts ...float64) []load.Point {
+		out := make([]load.Point, len(ts))
 		for i, x := range ts {
-			out[i] = Point{x, 100}
+			out[i] = load.Point{T: x, V: 100}
 		}
 		return out
 	}
@@ -62,8 +66,8 @@ func TestMissingIntervalsAreCounted(t *testing.T) {
 		{"a gap inside and the last left out", upTo(19, 7), 1, 19},
 		{"the last two", upTo(18), 2, 20},
 	} {
-		r := &Run{Bench: &Bench{DurationS: 20.0055, rates: map[string]rate{metricWrites: {Series: series(c.ts...)}}}}
-		if miss, of := r.missingIntervals(metricWrites); miss != c.miss || of != c.of {
+		r := &load.Run{Bench: &load.Bench{DurationS: 20.0055, Rates: map[string]load.Rate{load.MetricWrites: {Series: series(c.ts...)}}}}
+		if miss, of := judge.MissingIntervals(r, load.MetricWrites); miss != c.miss || of != c.of {
 			t.Errorf("%s: missing %d of %d, want %d of %d", c.name, miss, of, c.miss, c.of)
 		}
 	}
@@ -79,7 +83,7 @@ func TestInstrumentsText(t *testing.T) {
 		{true, "gdb", "tail", "monitors on, stacks gdb in the profiling tail after the load"},
 		{false, "perf", "load", "monitors off, stacks perf inside the load (excluded)"},
 	} {
-		if got := instrumentsText(c.mon, c.stacks, c.in); got != c.want {
+		if got := load.InstrumentsText(c.mon, c.stacks, c.in); got != c.want {
 			t.Errorf("%v %q %q: %q, want %q", c.mon, c.stacks, c.in, got, c.want)
 		}
 	}
@@ -90,17 +94,17 @@ func TestLoadBoundsAndProfilingTail(t *testing.T) {
 	// inside the load (10.5-12.5 on the monitors' clock) and once in the
 	// profiling tail after it.
 	t0 := mustTime(t, "2026-12-01T20:00:00Z")
-	at := func(s float64) Event { return Event{T: t0.Add(secondsD(s))} }
-	evs := []Event{at(0), at(0.5), at(10.5), at(12.5), at(20.5), at(25), at(27)}
+	at := func(s float64) load.Event { return load.Event{T: t0.Add(secondsD(s))} }
+	evs := []load.Event{at(0), at(0.5), at(10.5), at(12.5), at(20.5), at(25), at(27)}
 	kinds := []string{"monitor_start", "load_start", "stacks_start", "stacks_end", "load_end", "stacks_start", "stacks_end"}
 	for i := range evs {
 		evs[i].Kind, evs[i].Host = kinds[i], "master"
 	}
-	off, end := loadBounds(evs, t0)
+	off, end := load.LoadBounds(evs, t0)
 	if off != 0.5 || end != 20 {
 		t.Fatalf("load from %v s on the monitors' clock for %v s, want 0.5 and 20", off, end)
 	}
-	in := instrumentSpans(spans(evs, t0), off, end)
+	in := load.InstrumentSpans(load.Spans(evs, t0), off, end)
 	if len(in) != 1 || in[0].From != 10 || in[0].To != 12 {
 		t.Errorf("excluded spans %+v, want one at 10-12 s of the load", in)
 	}
@@ -113,19 +117,19 @@ func TestAlignOffsetFindsTheClientsShift(t *testing.T) {
 	// count from the start is unknown: the per-interval fit finds the shift.
 	rates := []float64{1000, 3000, 2000, 5000, 1000, 4000, 2500, 3500, 1500, 4500, 3000, 2000}
 	master := monitorCSV(nil, map[string][]float64{"gtid_tx_ps": rates})
-	cum := master.cumulative(master.reader("gtid_tx_ps"))
-	var client []Point
+	cum := master.Cumulative(master.Reader("gtid_tx_ps"))
+	var client []load.Point
 	for T := 2.0; T <= 10; T++ {
-		a, _ := cumAt(cum, T-0.7)
-		b, _ := cumAt(cum, T+0.3)
-		client = append(client, Point{T, b - a})
+		a, _ := load.CumAt(cum, T-0.7)
+		b, _ := load.CumAt(cum, T+0.3)
+		client = append(client, load.Point{T: T, V: b - a})
 	}
-	if d, fromStart := alignOffset(client, master); math.Abs(d-0.3) > 0.011 || fromStart {
+	if d, fromStart := analyse.AlignOffset(client, master); math.Abs(d-0.3) > 0.011 || fromStart {
 		t.Errorf("shift %v (from the start: %v), want 0.3 fitted", d, fromStart)
 	}
 	// A read-only load commits nothing on the master: no shift.
 	idle := monitorCSV(nil, map[string][]float64{"gtid_tx_ps": make([]float64, 12)})
-	if d, _ := alignOffset(client, idle); d != 0 {
+	if d, _ := analyse.AlignOffset(client, idle); d != 0 {
 		t.Errorf("shift against an idle master %v, want 0", d)
 	}
 }
@@ -134,7 +138,7 @@ func TestAlignOffsetFindsTheClientsShift(t *testing.T) {
 // until start (load seconds), then the client's per-second rates, each
 // over its own second; the monitor samples at the given times (the first
 // is the sample before the load). client is what the client printed.
-func loadOnMaster(start float64, rates, samples []float64) (client []Point, master *series) {
+func loadOnMaster(start float64, rates, samples []float64) (client []load.Point, master *load.Series) {
 	done := func(t float64) float64 { // commits by load time t
 		c := 0.0
 		for k, r := range rates {
@@ -143,15 +147,15 @@ func loadOnMaster(start float64, rates, samples []float64) (client []Point, mast
 		}
 		return c
 	}
-	master = &series{col: map[string]int{"elapsed_s": 0, "interval_s": 1, "gtid_tx_ps": 2}}
-	master.rows = append(master.rows, []string{strconv.FormatFloat(samples[0], 'f', -1, 64), "", ""})
+	master = &load.Series{Col: map[string]int{"elapsed_s": 0, "interval_s": 1, "gtid_tx_ps": 2}}
+	master.Rows = append(master.Rows, []string{strconv.FormatFloat(samples[0], 'f', -1, 64), "", ""})
 	for i := 1; i < len(samples); i++ {
 		dt := samples[i] - samples[i-1]
-		master.rows = append(master.rows, []string{strconv.FormatFloat(samples[i], 'f', -1, 64), strconv.FormatFloat(dt, 'f', -1, 64),
+		master.Rows = append(master.Rows, []string{strconv.FormatFloat(samples[i], 'f', -1, 64), strconv.FormatFloat(dt, 'f', -1, 64),
 			strconv.FormatFloat((done(samples[i])-done(samples[i-1]))/dt, 'f', -1, 64)})
 	}
 	for k, r := range rates {
-		client = append(client, Point{float64(k + 1), r})
+		client = append(client, load.Point{T: float64(k + 1), V: r})
 	}
 	return client, master
 }
@@ -176,7 +180,7 @@ func TestAlignOffsetReadsTheLoadsStart(t *testing.T) {
 		}
 		samples = append(samples, start+20.25)
 		client, master := loadOnMaster(start, rates, samples)
-		d, fromStart := alignOffset(client, master)
+		d, fromStart := analyse.AlignOffset(client, master)
 		if math.Abs(d-start) > 0.03 || !fromStart {
 			t.Errorf("client started at %v s: shift %v (from the start: %v)", start, d, fromStart)
 		}
@@ -184,10 +188,10 @@ func TestAlignOffsetReadsTheLoadsStart(t *testing.T) {
 		// client began are none, not a share of its first sample's.
 		// And one to its end: none after the client ended either, not a
 		// share of the last sample's (the client printed 20 s).
-		master.mysql = true
+		master.Mysql = true
 		for _, seg := range [][2]float64{{0, 19}, {5, 20}, {0, 20}} {
-			w := Window{ClientOffsetS: d, LoadQuiet: true, ClientEndS: d + 20, Segs: [][2]float64{{seg[0] + d, seg[1] + d}}}
-			all, _, _ := master.total("gtid_tx_ps", w)
+			w := load.Window{ClientOffsetS: d, LoadQuiet: true, ClientEndS: d + 20, Segs: [][2]float64{{seg[0] + d, seg[1] + d}}}
+			all, _, _ := master.Total("gtid_tx_ps", w)
 			var sum float64
 			for _, p := range client[int(seg[0]):int(seg[1])] {
 				sum += p.V
@@ -196,9 +200,9 @@ func TestAlignOffsetReadsTheLoadsStart(t *testing.T) {
 				t.Errorf("client started at %v s, shift %v: seconds %v-%v counted %.0f by the client, %.0f on the master", start, d, seg[0], seg[1], sum, all)
 			}
 		}
-		cum := master.cumulative(master.reader("gtid_tx_ps"))
-		a, _ := cumAt(cum, 10+d)
-		b, _ := cumAt(cum, 19+d)
+		cum := master.Cumulative(master.Reader("gtid_tx_ps"))
+		a, _ := load.CumAt(cum, 10+d)
+		b, _ := load.CumAt(cum, 19+d)
 		var counted float64
 		for _, p := range client[10:19] {
 			counted += p.V
@@ -209,7 +213,7 @@ func TestAlignOffsetReadsTheLoadsStart(t *testing.T) {
 	}
 	// A 3 s run (three intervals, too few for a fit): read from the start.
 	short, shortMaster := loadOnMaster(0.35, rates[:3], []float64{0.015, 1.03, 2.05, 3.04, 3.6})
-	if d, fromStart := alignOffset(short, shortMaster); math.Abs(d-0.35) > 0.03 || !fromStart {
+	if d, fromStart := analyse.AlignOffset(short, shortMaster); math.Abs(d-0.35) > 0.03 || !fromStart {
 		t.Errorf("3 s run started at 0.35 s: shift %v (from the start: %v)", d, fromStart)
 	}
 	// The master commits 1.3 times what the client counts: the start's
@@ -222,8 +226,8 @@ func TestAlignOffsetReadsTheLoadsStart(t *testing.T) {
 	for i := range client {
 		client[i].V /= 1.3
 	}
-	cum := master.cumulative(master.reader("gtid_tx_ps"))
-	if d, ok := startOffset(client, cum, 1); ok {
+	cum := master.Cumulative(master.Reader("gtid_tx_ps"))
+	if d, ok := analyse.StartOffset(client, cum, 1); ok {
 		t.Errorf("shift %v read from a start whose commits are not the client's", d)
 	}
 }
@@ -233,12 +237,12 @@ func TestAlignOffsetReadsTheLoadsStart(t *testing.T) {
 func TestDroppedIntervalsAreFlagged(t *testing.T) {
 	doc := `{"tool": "sysbench", "version": "1.0.20", "complete": true, "duration_s": 8.0, "transactions": 800, "tps": 100, "writes": 800,
 		"intervals_dropped": 5, "intervals": [{"t": 1, "tps": 100, "writes": 100}, {"t": 2, "tps": 100, "writes": 100}, {"t": 3, "tps": 100, "writes": 100}]}`
-	b, err := decodeBench([]byte(doc), "")
+	b, err := load.DecodeBench([]byte(doc), "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &Run{Bench: b}
-	(&Table{Metric: metricWrites}).checkInvariants(r)
+	r := &load.Run{Bench: b}
+	(&judge.Table{Metric: load.MetricWrites}).CheckInvariants(r)
 	if len(r.Flags) != 1 || r.Flags[0] != "long: 5 interval lines after the first 100000 not kept; its figures end there" {
 		t.Errorf("flags %q", r.Flags)
 	}
@@ -246,17 +250,17 @@ func TestDroppedIntervalsAreFlagged(t *testing.T) {
 
 // A steady figure computed over a series with a gap says so beside it.
 func TestSteadyCellSaysIntervalsAreMissing(t *testing.T) {
-	r := &Run{Flags: []string{"client 2164 tps vs master 3147 tx/s in the window (31.2% apart)", "incomplete: 1 of 20 intervals missing"}}
-	if got := steadyCell(3116.28, r); got != "3116.28 (incomplete: 1 of 20 intervals missing)" {
+	r := &load.Run{Flags: []string{"client 2164 tps vs master 3147 tx/s in the window (31.2% apart)", "incomplete: 1 of 20 intervals missing"}}
+	if got := judge.SteadyCell(3116.28, r); got != "3116.28 (incomplete: 1 of 20 intervals missing)" {
 		t.Errorf("steady cell %q", got)
 	}
-	if got := steadyCell(3116.28, &Run{}); got != "3116.28" {
+	if got := judge.SteadyCell(3116.28, &load.Run{}); got != "3116.28" {
 		t.Errorf("steady cell of an unflagged run %q", got)
 	}
 }
 
 // benchOf is a sysbench run of the given per-second rates, as parsed.
-func benchOf(t *testing.T, rates []float64) *Bench {
+func benchOf(t *testing.T, rates []float64) *load.Bench {
 	t.Helper()
 	var iv []string
 	sum := 0.0
@@ -266,7 +270,7 @@ func benchOf(t *testing.T, rates []float64) *Bench {
 	}
 	doc := fmt.Sprintf(`{"tool": "sysbench", "version": "1.0.20", "complete": true, "duration_s": %d, "transactions": %g, "tps": %g, "writes": %g, "intervals": [%s]}`,
 		len(rates), sum, sum/float64(len(rates)), sum, strings.Join(iv, ", "))
-	b, err := decodeBench([]byte(doc), "")
+	b, err := load.DecodeBench([]byte(doc), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -293,38 +297,38 @@ func TestClientServerGapAllowsTheWindowsEnds(t *testing.T) {
 		}
 		return append(s, start+n+0.25)
 	}
-	check := func(start float64, rates []float64, warmup, masterScale float64) (*Run, float64) {
+	check := func(start float64, rates []float64, warmup, masterScale float64) (*load.Run, float64) {
 		n := float64(len(rates))
 		_, master := loadOnMaster(start, rates, samples(start, n))
-		master.mysql = true
-		col := master.col["gtid_tx_ps"]
-		for _, row := range master.rows {
+		master.Mysql = true
+		col := master.Col["gtid_tx_ps"]
+		for _, row := range master.Rows {
 			if v, err := strconv.ParseFloat(row[col], 64); err == nil {
 				row[col] = strconv.FormatFloat(v*masterScale, 'f', -1, 64)
 			}
 		}
-		w := Window{FromS: warmup, ToS: n, ClientOffsetS: start, LoadQuiet: true, ClientEndS: start + n,
+		w := load.Window{FromS: warmup, ToS: n, ClientOffsetS: start, LoadQuiet: true, ClientEndS: start + n,
 			Segs: [][2]float64{{warmup + start, n + start}}}
-		r := &Run{Bench: benchOf(t, rates), master: master, Win: w}
-		r.Repl.MasterTxPS = master.rate("gtid_tx_ps", w)
-		(&Table{Metric: metricWrites}).checkInvariants(r)
-		tps, _ := r.Bench.steady(metricTPS, w)
+		r := &load.Run{Bench: benchOf(t, rates), Master: master, Win: w}
+		r.Repl.MasterTxPS = master.Rate("gtid_tx_ps", w)
+		(&judge.Table{Metric: load.MetricWrites}).CheckInvariants(r)
+		tps, _ := r.Bench.Steady(load.MetricTPS, w)
 		return r, math.Abs(tps/r.Repl.MasterTxPS - 1)
 	}
 	for _, start := range []float64{0.2, 0.45, 0.53, 0.8} {
 		// A 3 s run with a 1 s warm-up: one commit per transaction, yet
 		// apart by more than 1% in some of these.
 		r, gap := check(start, rates[:3], 1, 1)
-		t.Logf("start %v: 2 s window %.1f%% apart, allowance %.2f%%", start, 100*gap, 100*r.masterEdgeShare(r.Repl.MasterTxPS))
+		t.Logf("start %v: 2 s window %.1f%% apart, allowance %.2f%%", start, 100*gap, 100*judge.MasterEdgeShare(r, r.Repl.MasterTxPS))
 		if len(r.Flags) != 0 {
 			t.Errorf("start %v: a consistent 2 s window flagged: %q", start, r.Flags)
 		}
-		if e := r.masterEdgeShare(r.Repl.MasterTxPS); gap > e+1e-9 {
+		if e := judge.MasterEdgeShare(r, r.Repl.MasterTxPS); gap > e+1e-9 {
 			t.Errorf("start %v: %.2f%% apart, beyond the %.2f%% the edges allow", start, 100*gap, 100*e)
 		}
 		// Over 18 s the same swings leave the ends a fraction of that.
 		long, _ := check(start, rates, 2, 1)
-		if e := long.masterEdgeShare(long.Repl.MasterTxPS); e > 0.01 || len(long.Flags) != 0 {
+		if e := judge.MasterEdgeShare(long, long.Repl.MasterTxPS); e > 0.01 || len(long.Flags) != 0 {
 			t.Errorf("start %v: 18 s window allows %.2f%% for its ends, flags %q", start, 100*e, long.Flags)
 		}
 		// A master that commits 3% more than the client counted (2.2-2.6%
@@ -336,7 +340,7 @@ func TestClientServerGapAllowsTheWindowsEnds(t *testing.T) {
 		}
 	}
 	// That case is no straw man: the old fixed 1% flagged it.
-	if _, gap := check(0.53, rates[:3], 1, 1); gap <= MaxClientServerGap {
+	if _, gap := check(0.53, rates[:3], 1, 1); gap <= judge.MaxClientServerGap {
 		t.Errorf("the 2 s window is %.2f%% apart: not past the fixed 1%%", 100*gap)
 	}
 }

@@ -2,13 +2,17 @@ package report
 
 import (
 	"encoding/json"
-	"github.com/orch-bench/orch/orchestrator/schema"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
+	"github.com/orch-bench/orch/orchestrator/report/judge"
+	"github.com/orch-bench/orch/orchestrator/report/load"
+	"github.com/orch-bench/orch/orchestrator/report/render"
+	"github.com/orch-bench/orch/orchestrator/schema"
 	"github.com/orch-bench/orch/orchestrator/stats"
 )
 
@@ -28,7 +32,7 @@ func TestMatrixWithStoppingRule(t *testing.T) {
 	if err := os.WriteFile(man, []byte(strings.Replace(string(mb), `"TimeS": 15`, `"TimeS": 10`, 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(dir, FileMatrix)
+	path := filepath.Join(dir, load.FileMatrix)
 	var m map[string]any
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -49,19 +53,19 @@ func TestMatrixWithStoppingRule(t *testing.T) {
 	if err := os.WriteFile(path, out, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	in, err := Load([]string{dir})
+	in, err := load.Load([]string{dir})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if in.Skipped != 2 {
 		t.Errorf("skipped %d, want 2", in.Skipped)
 	}
-	rep, err := Build(in, Options{})
+	rep, err := judge.Build(in, analyse.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var md strings.Builder
-	if err := rep.WriteMarkdown(&md); err != nil {
+	if err := render.WriteMarkdown(rep, &md); err != nil {
 		t.Fatal(err)
 	}
 	head := strings.SplitN(md.String(), "\n## ", 2)[0]
@@ -77,11 +81,11 @@ func TestMatrixWithStoppingRule(t *testing.T) {
 			t.Errorf("skipped cell %s is in the table", r.ID)
 		}
 	}
-	sts, err := JudgeMatrix(dir, 2)
+	sts, err := judge.JudgeMatrix(dir, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var g *Group
+	var g *judge.Group
 	for _, x := range rep.Tables[0].Groups {
 		if x.Label == "rocksdb" {
 			g = x
@@ -106,15 +110,15 @@ func TestMatrixWithStoppingRule(t *testing.T) {
 func TestNoiseCV(t *testing.T) {
 	root := t.TempDir()
 	dir := aaFixture(t, root)
-	cv, err := NoiseCV(dir)
+	cv, err := judge.NoiseCV(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	in, err := Load([]string{dir})
+	in, err := load.Load([]string{dir})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := Build(in, Options{})
+	rep, err := judge.Build(in, analyse.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,16 +144,16 @@ func TestNoiseCV(t *testing.T) {
 // Under a significance rule a table decides at its round's share of the
 // 5%, the same level the rule judged that round at.
 func TestSignificanceRuleLevel(t *testing.T) {
-	u := &untilDoc{Until: schema.Until{Goal: stats.GoalSignificant, MinRounds: 3, MaxRounds: 5, Judged: 4}}
-	tb := &Table{Until: u}
-	if got, want := tb.familyAlpha(), stats.RuleOf(&u.Until).Level(4); got != want || got >= Alpha {
+	u := &load.UntilDoc{Until: schema.Until{Goal: stats.GoalSignificant, MinRounds: 3, MaxRounds: 5, Judged: 4}}
+	tb := &judge.Table{Until: u}
+	if got, want := tb.FamilyAlpha(), stats.RuleOf(&u.Until).Level(4); got != want || got >= analyse.Alpha {
 		t.Errorf("report level %v, rule's round-4 level %v", got, want)
 	}
-	u.round = 5
-	if got := tb.familyAlpha(); got != stats.RuleOf(&u.Until).Level(5) {
+	u.Round = 5
+	if got := tb.FamilyAlpha(); got != stats.RuleOf(&u.Until).Level(5) {
 		t.Errorf("judging round 5 at %v", got)
 	}
-	if got := (&Table{Until: &untilDoc{Until: schema.Until{Precision: 0.1, MinRounds: 3, MaxRounds: 5, Judged: 4}}}).familyAlpha(); got != Alpha {
+	if got := (&judge.Table{Until: &load.UntilDoc{Until: schema.Until{Precision: 0.1, MinRounds: 3, MaxRounds: 5, Judged: 4}}}).FamilyAlpha(); got != analyse.Alpha {
 		t.Errorf("precision rule level %v", got)
 	}
 }

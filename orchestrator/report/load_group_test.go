@@ -7,6 +7,10 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
+	"github.com/orch-bench/orch/orchestrator/report/judge"
+	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
 func mustReadFile(t *testing.T, p string) []byte {
@@ -34,7 +38,7 @@ func demoLog(t *testing.T, cell string) []byte {
 }
 
 // labelsOf counts the runs of each label, in order of first appearance.
-func labelsOf(in *Input) ([]string, map[string]int) {
+func labelsOf(in *load.Input) ([]string, map[string]int) {
 	var order []string
 	n := map[string]int{}
 	for _, r := range in.Runs {
@@ -54,9 +58,9 @@ func TestLoadFoldersAreConfigurations(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "rocksdb", "run2.txt"), demoLog(t, "03-rocksdb-r2"))
 	// A report written into the folder before is not a repetition, nor
 	// is the client's prepare output.
-	writeFile(t, filepath.Join(dir, "rocksdb", FileCSV), []byte("workload\n"))
+	writeFile(t, filepath.Join(dir, "rocksdb", load.FileCSV), []byte("workload\n"))
 	writeFile(t, filepath.Join(dir, "rocksdb", "rocksdb-prepare.txt"), mustReadFile(t, "testdata/logs/sysbench-prepare.txt"))
-	in, err := Load([]string{filepath.Join(dir, "innodb"), filepath.Join(dir, "rocksdb") + "/"})
+	in, err := load.Load([]string{filepath.Join(dir, "innodb"), filepath.Join(dir, "rocksdb") + "/"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +75,7 @@ func TestLoadFoldersAreConfigurations(t *testing.T) {
 	if want := []string{"innodb/run", "innodb/run2", "rocksdb/run", "rocksdb/run2"}; !reflect.DeepEqual(ids, want) {
 		t.Errorf("run ids %q, want %q", ids, want)
 	}
-	rep, err := Build(in, Options{})
+	rep, err := judge.Build(in, analyse.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,12 +90,12 @@ func TestLoadFolderRefusesWhatIsNoLog(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "innodb", "run.txt"), demoLog(t, "01-innodb-r1"))
 	writeFile(t, filepath.Join(dir, "innodb", "notes.txt"), []byte("ran it twice\n"))
-	_, err := Load([]string{filepath.Join(dir, "innodb")})
-	var ie *InputError
+	_, err := load.Load([]string{filepath.Join(dir, "innodb")})
+	var ie *load.InputError
 	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "notes.txt") || strings.Count(err.Error(), "notes.txt") != 1 {
 		t.Errorf("err = %v, want an input error naming notes.txt", err)
 	}
-	if _, err := Load([]string{t.TempDir()}); !errors.As(err, &ie) || !strings.Contains(err.Error(), "no benchmark logs") {
+	if _, err := load.Load([]string{t.TempDir()}); !errors.As(err, &ie) || !strings.Contains(err.Error(), "no benchmark logs") {
 		t.Errorf("empty folder: err = %v, want an input error", err)
 	}
 }
@@ -102,10 +106,10 @@ func TestLoadLabelGlobs(t *testing.T) {
 		// Four files all named run.txt, as a hand-run experiment leaves them.
 		writeFile(t, filepath.Join(dir, strings.Repeat("x", i+1), "run.txt"), demoLog(t, cell))
 	}
-	labels := []LabelGlob{{"innodb", filepath.Join(dir, "x", "run.txt")}, {"innodb", filepath.Join(dir, "xx", "*.txt")},
-		{"rocksdb", filepath.Join(dir, "xxx*", "run.txt")}}
+	labels := []load.LabelGlob{{Name: "innodb", Glob: filepath.Join(dir, "x", "run.txt")}, {Name: "innodb", Glob: filepath.Join(dir, "xx", "*.txt")},
+		{Name: "rocksdb", Glob: filepath.Join(dir, "xxx*", "run.txt")}}
 	// One file also given on the command line is read once.
-	in, err := LoadLabelled([]string{filepath.Join(dir, "xx", "run.txt")}, labels)
+	in, err := load.LoadLabelled([]string{filepath.Join(dir, "xx", "run.txt")}, labels)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,21 +117,21 @@ func TestLoadLabelGlobs(t *testing.T) {
 	if !reflect.DeepEqual(order, []string{"innodb", "rocksdb"}) || n["innodb"] != 2 || n["rocksdb"] != 2 {
 		t.Fatalf("labels %q, runs per label %v; want innodb and rocksdb with 2 each", order, n)
 	}
-	_, err = LoadLabelled(nil, []LabelGlob{{"a", filepath.Join(dir, "x", "*")}, {"b", filepath.Join(dir, "x*", "run.txt")}})
+	_, err = load.LoadLabelled(nil, []load.LabelGlob{{Name: "a", Glob: filepath.Join(dir, "x", "*")}, {Name: "b", Glob: filepath.Join(dir, "x*", "run.txt")}})
 	if err == nil || !strings.Contains(err.Error(), "--label a and --label b") {
 		t.Errorf("a file in two labels: err = %v", err)
 	}
-	if _, err = LoadLabelled(nil, []LabelGlob{{"a", filepath.Join(dir, "none*")}}); err == nil || !strings.Contains(err.Error(), "matches no file") {
+	if _, err = load.LoadLabelled(nil, []load.LabelGlob{{Name: "a", Glob: filepath.Join(dir, "none*")}}); err == nil || !strings.Contains(err.Error(), "matches no file") {
 		t.Errorf("a glob matching nothing: err = %v", err)
 	}
 }
 
 func TestParseLabelGlob(t *testing.T) {
-	if l, err := ParseLabelGlob("innodb sync=1=logs/a*.txt"); err != nil || l != (LabelGlob{"innodb sync", "1=logs/a*.txt"}) {
+	if l, err := load.ParseLabelGlob("innodb sync=1=logs/a*.txt"); err != nil || l != (load.LabelGlob{Name: "innodb sync", Glob: "1=logs/a*.txt"}) {
 		t.Errorf("got %+v, %v", l, err)
 	}
 	for _, bad := range []string{"innodb", "=x", "x=", "x=[a"} {
-		if _, err := ParseLabelGlob(bad); err == nil {
+		if _, err := load.ParseLabelGlob(bad); err == nil {
 			t.Errorf("%q: no error", bad)
 		}
 	}
@@ -137,13 +141,13 @@ func TestParseLabelGlob(t *testing.T) {
 // labelled as the matrix labels it.
 func TestLoadMatrixAndItsCellCountOnce(t *testing.T) {
 	cell := filepath.Join(demoDir, "cells", "01-innodb-r1")
-	alone, err := Load([]string{demoDir})
+	alone, err := load.Load([]string{demoDir})
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, want := labelsOf(alone)
 	for _, paths := range [][]string{{demoDir, cell}, {cell, demoDir}} {
-		in, err := Load(paths)
+		in, err := load.Load(paths)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -152,7 +156,7 @@ func TestLoadMatrixAndItsCellCountOnce(t *testing.T) {
 		}
 	}
 	// The same cell under two spellings is one run.
-	in, err := Load([]string{cell + "/", "./" + cell})
+	in, err := load.Load([]string{cell + "/", "./" + cell})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,12 +8,15 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
+	"github.com/orch-bench/orch/orchestrator/report/load"
 )
 
 const matrixDir = "testdata/matrix"
 
 func TestLoadMatrix(t *testing.T) {
-	in, err := Load([]string{matrixDir})
+	in, err := load.Load([]string{matrixDir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +33,7 @@ func TestLoadMatrix(t *testing.T) {
 		t.Errorf("cells:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	// The pending cell has no directory: listed, without figures.
-	if p := in.Runs[5]; p.Bench != nil || p.Workload != "pure-random-writes" || p.usable() {
+	if p := in.Runs[5]; p.Bench != nil || p.Workload != "pure-random-writes" || p.Usable() {
 		t.Errorf("pending cell: %+v", p)
 	}
 	if e := in.Runs[4].Error; !strings.Contains(e, "stalled") {
@@ -51,7 +54,7 @@ func TestLoadRunDirViaSymlinkAndFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range []string{filepath.Join(root, "latest"), filepath.Join(abs, "results.json")} {
-		in, err := Load([]string{p})
+		in, err := load.Load([]string{p})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -81,8 +84,8 @@ func TestLoadRejectsBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range []string{filepath.Join(dir, "missing"), garbage, empty} {
-		_, err := Load([]string{p})
-		var ie *InputError
+		_, err := load.Load([]string{p})
+		var ie *load.InputError
 		if !errors.As(err, &ie) || ie.Path != p {
 			t.Errorf("%s: err = %v, want an InputError naming it", p, err)
 		}
@@ -99,7 +102,7 @@ func TestLoadKeepsSameNamedInputsApart(t *testing.T) {
 		writeFile(t, p, src)
 		paths = append(paths, p)
 	}
-	in, err := Load(append(paths, paths[0]))
+	in, err := load.Load(append(paths, paths[0]))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,13 +119,13 @@ func TestLoadKeepsSameNamedInputsApart(t *testing.T) {
 }
 
 func TestSpansFromEvents(t *testing.T) {
-	r, err := readRunDir(filepath.Join(matrixDir, "cells/04-rocksdb-r2"))
+	r, err := load.ReadRunDir(filepath.Join(matrixDir, "cells/04-rocksdb-r2"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Monitor start 22:10:24.501; semi-sync off 27.100..30.200; slave2 cut
 	// off 31.000..33.000.
-	want := []Span{
+	want := []load.Span{
 		{From: 2.599, To: 5.699, What: "semi-sync off", Host: "master"},
 		{From: 6.499, To: 8.499, What: "fault: slave2 cut off from the master", Host: "slave2"},
 	}
@@ -139,13 +142,13 @@ func TestSpansFromEvents(t *testing.T) {
 
 func TestSpansStillOpen(t *testing.T) {
 	start := mustTime(t, "2026-11-29T10:00:00Z")
-	ev := []Event{
+	ev := []load.Event{
 		{T: start, Kind: "monitor_start"},
 		{T: start.Add(3e9), Host: "master", Kind: "stall"},
 		{T: start.Add(4e9), Host: "master", Kind: "fault"},
 		{T: start.Add(9e9), Kind: "monitor_stop"},
 	}
-	got := spans(ev, start)
+	got := load.Spans(ev, start)
 	// The stall never cleared: shaded to the monitor's stop. The fault
 	// has no end event: one second.
 	if len(got) != 2 || got[0].What != "stall" || got[0].From != 3 || got[0].To != 9 || got[1].From != 4 || got[1].To != 5 {
@@ -154,7 +157,7 @@ func TestSpansStillOpen(t *testing.T) {
 }
 
 func TestLagIsWorstSlavePerSecond(t *testing.T) {
-	r, err := readRunDir(filepath.Join(matrixDir, "cells/03-innodb-r2"))
+	r, err := load.ReadRunDir(filepath.Join(matrixDir, "cells/03-innodb-r2"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,10 +192,10 @@ func TestUnreadableBenchmarkLeavesRunWithoutFigures(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	rep := build(t, Options{}, dir)
+	rep := build(t, analyse.Options{}, dir)
 	r := rep.Tables[0].Runs[0]
-	if r.Bench != nil || r.usable() || !strings.Contains(r.Error, `unknown tool "hammerdb"`) {
-		t.Errorf("run: bench %v usable %v error %q", r.Bench, r.usable(), r.Error)
+	if r.Bench != nil || r.Usable() || !strings.Contains(r.Error, `unknown tool "hammerdb"`) {
+		t.Errorf("run: bench %v usable %v error %q", r.Bench, r.Usable(), r.Error)
 	}
 	if rep.Tables[0].Workload != "tpcc" || rep.Tables[0].Baseline.Rate.N != 0 {
 		t.Errorf("table %s n=%d", rep.Tables[0].Workload, rep.Tables[0].Baseline.Rate.N)

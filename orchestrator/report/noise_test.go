@@ -8,11 +8,16 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
+	"github.com/orch-bench/orch/orchestrator/report/judge"
+	"github.com/orch-bench/orch/orchestrator/report/load"
+	"github.com/orch-bench/orch/orchestrator/report/render"
 )
 
 // armGroup is a configuration with the given steady-state rates.
-func armGroup(label string, xs ...float64) *Group {
-	return &Group{Label: label, Steady: xs, Rate: Describe(xs)}
+func armGroup(label string, xs ...float64) *judge.Group {
+	return &judge.Group{Label: label, Steady: xs, Rate: analyse.Describe(xs)}
 }
 
 func TestMeasureFloorHandComputed(t *testing.T) {
@@ -22,14 +27,14 @@ func TestMeasureFloorHandComputed(t *testing.T) {
 	// 1 ± 0.074524: [0.925476, 1.074524].
 	a, b := armGroup("innodb (a)", 100, 100, 100), armGroup("innodb (b)", 97, 100, 103)
 	b.Ratio = b.Rate.Mean / a.Rate.Mean
-	tt, err := Welch(b.Steady, a.Steady)
+	tt, err := analyse.Welch(b.Steady, a.Steady)
 	if err != nil {
 		t.Fatal(err)
 	}
 	b.Test = &tt
-	b.compareWith(a)
-	tb := &Table{Workload: "pure-random-writes", Tool: "sysbench", Metric: "writes/s", Baseline: a, Groups: []*Group{a, b}}
-	f := tb.measureFloor("2026-12-01T120000Z-matrix-pure-random-writes", time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC))
+	b.CompareWith(a)
+	tb := &judge.Table{Workload: "pure-random-writes", Tool: "sysbench", Metric: "writes/s", Baseline: a, Groups: []*judge.Group{a, b}}
+	f := tb.MeasureFloor("2026-12-01T120000Z-matrix-pure-random-writes", time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC))
 	if f == nil || f.CI == nil {
 		t.Fatalf("no floor: %+v", f)
 	}
@@ -43,27 +48,27 @@ func TestMeasureFloorHandComputed(t *testing.T) {
 
 	// Two arms apart beyond chance: the floor warns about itself.
 	a2, b2 := armGroup("x (a)", 100, 101, 99), armGroup("x (b)", 110, 111, 109)
-	tt2, _ := Welch(b2.Steady, a2.Steady)
+	tt2, _ := analyse.Welch(b2.Steady, a2.Steady)
 	b2.Test, b2.Ratio = &tt2, 1.1
-	b2.compareWith(a2)
-	tb2 := &Table{Workload: "w", Metric: "tps", Baseline: a2, Groups: []*Group{a2, b2}}
-	if l := tb2.measureFloor("d", time.Time{}).Line(); !strings.Contains(l, "WARNING: the two identical arms differ significantly") {
+	b2.CompareWith(a2)
+	tb2 := &judge.Table{Workload: "w", Metric: "tps", Baseline: a2, Groups: []*judge.Group{a2, b2}}
+	if l := tb2.MeasureFloor("d", time.Time{}).Line(); !strings.Contains(l, "WARNING: the two identical arms differ significantly") {
 		t.Errorf("significant A/A without a warning: %q", l)
 	}
 }
 
 func TestUseFloor(t *testing.T) {
-	floor := &NoiseFloor{Source: "2026-12-01T120000Z-matrix-w", Date: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC),
-		Workload: "w", Metric: "writes/s", Ratio: 1.01, CI: &RatioCI{Low: 0.97, High: 1.05}, NA: 3, NB: 3,
-		aspects: map[string]string{"threads": "2", "topology": "master -> slave1, slave2"}}
-	run := &Run{Bench: &Bench{}, Params: []Param{{"threads", "2"}}, Topology: "master -> slave1, slave2"}
+	floor := &judge.NoiseFloor{Source: "2026-12-01T120000Z-matrix-w", Date: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC),
+		Workload: "w", Metric: "writes/s", Ratio: 1.01, CI: &analyse.RatioCI{Low: 0.97, High: 1.05}, NA: 3, NB: 3,
+		Aspects: map[string]string{"threads": "2", "topology": "master -> slave1, slave2"}}
+	run := &load.Run{Bench: &load.Bench{}, Params: []load.Param{{Name: "threads", Value: "2"}}, Topology: "master -> slave1, slave2"}
 	base := armGroup("innodb", 100, 100)
 	in, edge, out := armGroup("knob=1", 102, 102), armGroup("knob=2", 97, 97), armGroup("knob=3", 110, 110)
-	for _, g := range []*Group{in, edge, out} {
+	for _, g := range []*judge.Group{in, edge, out} {
 		g.Ratio, g.Verdict = g.Rate.Mean/100, g.Label+": verdict"
 	}
-	tb := &Table{Workload: "w", Metric: "writes/s", Baseline: base, Groups: []*Group{base, in, edge, out}, Runs: []*Run{run}}
-	u := tb.useFloor([]*NoiseFloor{floor})
+	tb := &judge.Table{Workload: "w", Metric: "writes/s", Baseline: base, Groups: []*judge.Group{base, in, edge, out}, Runs: []*load.Run{run}}
+	u := tb.UseFloor([]*judge.NoiseFloor{floor})
 	if u == nil || u.NotApplicable != "" {
 		t.Fatalf("floor not applied: %+v", u)
 	}
@@ -77,22 +82,22 @@ func TestUseFloor(t *testing.T) {
 	if out.InsideFloor || out.Verdict != "knob=3: verdict" {
 		t.Errorf("1.10 outside [0.97, 1.05]: %q", out.Verdict)
 	}
-	if n := u.note(); n != "Noise floor (A/A 2026-12-01T120000Z-matrix-w, 3+3 runs): 1.01x [0.970, 1.05]; a verdict whose ratio lies inside it says so" {
+	if n := u.Note(); n != "Noise floor (A/A 2026-12-01T120000Z-matrix-w, 3+3 runs): 1.01x [0.970, 1.05]; a verdict whose ratio lies inside it says so" {
 		t.Errorf("note %q", n)
 	}
 
 	// Another thread count: the floor says nothing about this table.
-	run.Params = []Param{{"threads", "8"}}
+	run.Params = []load.Param{{Name: "threads", Value: "8"}}
 	g := armGroup("k", 101, 101)
 	g.Ratio, g.Verdict = 1.01, "k: verdict"
-	tb = &Table{Workload: "w", Metric: "writes/s", Baseline: base, Groups: []*Group{base, g}, Runs: []*Run{run}}
-	u = tb.useFloor([]*NoiseFloor{floor})
+	tb = &judge.Table{Workload: "w", Metric: "writes/s", Baseline: base, Groups: []*judge.Group{base, g}, Runs: []*load.Run{run}}
+	u = tb.UseFloor([]*judge.NoiseFloor{floor})
 	if u.NotApplicable != "threads: 2 (A/A) vs 8" || g.InsideFloor || g.Verdict != "k: verdict" {
 		t.Errorf("other threads: %+v, verdict %q", u, g.Verdict)
 	}
 	// Another workload.
-	tb = &Table{Workload: "v", Metric: "tps", Baseline: base, Groups: []*Group{base}}
-	if u = tb.useFloor([]*NoiseFloor{floor}); !strings.Contains(u.NotApplicable, "it measured w (writes/s), not v (tps)") {
+	tb = &judge.Table{Workload: "v", Metric: "tps", Baseline: base, Groups: []*judge.Group{base}}
+	if u = tb.UseFloor([]*judge.NoiseFloor{floor}); !strings.Contains(u.NotApplicable, "it measured w (writes/s), not v (tps)") {
 		t.Errorf("other workload: %+v", u)
 	}
 }
@@ -119,7 +124,7 @@ func aaFixture(t *testing.T, root string) string {
 	m := map[string]any{"version": 1, "workload": "pure-random-writes", "engines": []string{"rocksdb"}, "knobs": []any{},
 		"repeat": 2, "baseline": "rocksdb (a)", "aa": true, "warmup_s": 2, "cells": docs}
 	data, _ := json.Marshal(m)
-	if err := os.WriteFile(filepath.Join(dir, FileMatrix), data, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, load.FileMatrix), data, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return dir
@@ -128,7 +133,7 @@ func aaFixture(t *testing.T, root string) string {
 func TestAAReportEndToEnd(t *testing.T) {
 	root := t.TempDir()
 	aa := aaFixture(t, root)
-	rep, paths, err := Generate([]string{aa}, "", []string{FormatMarkdown, FormatCSV}, Options{})
+	rep, paths, err := render.Generate([]string{aa}, "", []string{render.FormatMarkdown, render.FormatCSV}, analyse.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,40 +145,40 @@ func TestAAReportEndToEnd(t *testing.T) {
 	if f.Ratio != 1 || f.CI == nil || f.CI.Low >= 1 || f.CI.High <= 1 || f.NA != 2 || f.Source != filepath.Base(aa) || f.Date.Format("2006-01-02") != "2026-12-01" {
 		t.Errorf("floor %+v", f)
 	}
-	if !strings.Contains(rep.Summary(), "A/A: 1.00x [") || !strings.Contains(rep.Summary(), "(n=2 each, p=1): the noise floor of this cluster") {
-		t.Errorf("summary without the A/A line:\n%s", rep.Summary())
+	if !strings.Contains(render.Summary(rep), "A/A: 1.00x [") || !strings.Contains(render.Summary(rep), "(n=2 each, p=1): the noise floor of this cluster") {
+		t.Errorf("summary without the A/A line:\n%s", render.Summary(rep))
 	}
-	md, _ := os.ReadFile(filepath.Join(aa, FileMarkdown))
+	md, _ := os.ReadFile(filepath.Join(aa, load.FileMarkdown))
 	if !strings.Contains(string(md), "A/A: 1.00x [") {
 		t.Errorf("report.md without the A/A line")
 	}
 	var nf struct {
 		Measured []map[string]any `json:"measured"`
 	}
-	data, err := os.ReadFile(filepath.Join(aa, FileNoiseFloor))
+	data, err := os.ReadFile(filepath.Join(aa, load.FileNoiseFloor))
 	if err != nil || json.Unmarshal(data, &nf) != nil || len(nf.Measured) != 1 || nf.Measured[0]["ratio"] != 1.0 || nf.Measured[0]["ci95_low"] == nil {
 		t.Errorf("noise-floor.json %s (%v) in %v", data, err, paths)
 	}
 
 	// The regular fixture matrix held against it: its first run lasted
 	// 15 s, the A/A's 10 s, so the floor is named and refused.
-	reg, err := Build(loadOne(t, filepath.Join("testdata", "matrix")), Options{NoiseFloor: aa, AllowMixed: true})
+	reg, err := judge.Build(loadOne(t, filepath.Join("testdata", "matrix")), analyse.Options{NoiseFloor: aa, AllowMixed: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	u := reg.Tables[0].Floor
-	if u == nil || u.NotApplicable != "time_s: 10 (A/A) vs 15" || !strings.Contains(reg.Summary(), "Noise floor of "+aa+" not applicable: time_s: 10 (A/A) vs 15") {
-		t.Errorf("floor use %+v\n%s", u, reg.Summary())
+	if u == nil || u.NotApplicable != "time_s: 10 (A/A) vs 15" || !strings.Contains(render.Summary(reg), "Noise floor of "+aa+" not applicable: time_s: 10 (A/A) vs 15") {
+		t.Errorf("floor use %+v\n%s", u, render.Summary(reg))
 	}
 	// Not an A/A matrix: an input error naming it.
-	if _, err := Build(loadOne(t, filepath.Join("testdata", "matrix")), Options{NoiseFloor: filepath.Join("testdata", "matrix"), AllowMixed: true}); err == nil || !strings.Contains(err.Error(), "not an A/A matrix") {
+	if _, err := judge.Build(loadOne(t, filepath.Join("testdata", "matrix")), analyse.Options{NoiseFloor: filepath.Join("testdata", "matrix"), AllowMixed: true}); err == nil || !strings.Contains(err.Error(), "not an A/A matrix") {
 		t.Errorf("a plain matrix as noise floor: %v", err)
 	}
 }
 
-func loadOne(t *testing.T, p string) *Input {
+func loadOne(t *testing.T, p string) *load.Input {
 	t.Helper()
-	in, err := Load([]string{p})
+	in, err := load.Load([]string{p})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
+	"github.com/orch-bench/orch/orchestrator/report/render"
 )
 
 // TestPageOutline: report.md and report.html open with a table of contents
@@ -17,20 +20,20 @@ import (
 // same differences under one item (master, slave1, slave2); report.html's
 // Inputs line has no Markdown backticks.
 func TestPageOutline(t *testing.T) {
-	rep := build(t, Options{}, demoDir)
+	rep := build(t, analyse.Options{}, demoDir)
 	var md, html bytes.Buffer
-	if err := rep.WriteMarkdown(&md); err != nil {
+	if err := render.WriteMarkdown(rep, &md); err != nil {
 		t.Fatal(err)
 	}
-	if err := rep.WriteHTML(&html); err != nil {
+	if err := render.WriteHTML(rep, &html); err != nil {
 		t.Fatal(err)
 	}
 	page := md.String()
 	// Every heading's anchor, as a renderer makes them, in page order.
 	anchors := map[string]bool{}
-	a := mdAnchors{}
+	a := render.MDAnchors{}
 	for _, m := range regexp.MustCompile(`(?m)^#+ (.*)$`).FindAllStringSubmatch(page, -1) {
-		anchors[a.of(m[1])] = true
+		anchors[a.Of(m[1])] = true
 	}
 	contents := page[strings.Index(page, "Contents:"):strings.Index(page, "## Method")]
 	links := regexp.MustCompile(`\]\(#([^)]+)\)`).FindAllStringSubmatch(contents, -1)
@@ -42,8 +45,8 @@ func TestPageOutline(t *testing.T) {
 			t.Errorf("report.md: contents links #%s, no heading has that anchor", l[1])
 		}
 	}
-	if c, w := strings.Index(page, "### Configurations"), strings.Index(page, "### "+WhyHeading); c < 0 || w < 0 || c > w {
-		t.Errorf("report.md: Configurations at %d, %s at %d", c, WhyHeading, w)
+	if c, w := strings.Index(page, "### Configurations"), strings.Index(page, "### "+render.WhyHeading); c < 0 || w < 0 || c > w {
+		t.Errorf("report.md: Configurations at %d, %s at %d", c, render.WhyHeading, w)
 	}
 	if !strings.Contains(page, "#### 02-rocksdb-r1, 03-rocksdb-r2\n") || strings.Count(page, "`default_storage_engine`: InnoDB → ROCKSDB") != 1 {
 		t.Errorf("report.md: the rocksdb runs' identical evidence is not shown once:\n%s", page[strings.Index(page, "### Evidence"):])

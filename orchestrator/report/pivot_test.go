@@ -4,6 +4,11 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
+	"github.com/orch-bench/orch/orchestrator/report/judge"
+	"github.com/orch-bench/orch/orchestrator/report/load"
+	"github.com/orch-bench/orch/orchestrator/report/render"
 )
 
 // TestPivot2x2: an engine x knob design of four configurations gets the
@@ -12,14 +17,14 @@ import (
 // sync_binlog=1 costs rocksdb half its rate and innodb a tenth). Three
 // configurations, or a factor with three levels, get none.
 func TestPivot2x2(t *testing.T) {
-	grp := func(label, engine, sb string, mean float64) *Group {
-		return &Group{Label: label, Runs: []*Run{{Engine: engine, Knobs: []Knob{{Name: "sync_binlog", Value: sb}}}}, Rate: Sample{N: 3, Mean: mean}}
+	grp := func(label, engine, sb string, mean float64) *judge.Group {
+		return &judge.Group{Label: label, Runs: []*load.Run{{Engine: engine, Knobs: []load.Knob{{Name: "sync_binlog", Value: sb}}}}, Rate: analyse.Sample{N: 3, Mean: mean}}
 	}
-	tb := &Table{Metric: "writes/s", Groups: []*Group{
+	tb := &judge.Table{Metric: "writes/s", Groups: []*judge.Group{
 		grp("innodb sync_binlog=0", "innodb", "0", 1000), grp("innodb sync_binlog=1", "innodb", "1", 900),
 		grp("rocksdb sync_binlog=0", "rocksdb", "0", 2000), grp("rocksdb sync_binlog=1", "rocksdb", "1", 1000),
 	}}
-	s := pivotSection(tb)
+	s := render.PivotSection(tb)
 	if s == nil {
 		t.Fatal("no 2x2 table")
 	}
@@ -37,7 +42,7 @@ func TestPivot2x2(t *testing.T) {
 		t.Errorf("note %q", n)
 	}
 	tb.Groups = tb.Groups[:3]
-	if pivotSection(tb) != nil {
+	if render.PivotSection(tb) != nil {
 		t.Error("a 2x2 table for three configurations")
 	}
 }

@@ -5,10 +5,14 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
+	"github.com/orch-bench/orch/orchestrator/report/load"
+	"github.com/orch-bench/orch/orchestrator/report/render"
 )
 
 func TestMergePeriods(t *testing.T) {
-	got := mergePeriods([][2]float64{{10, 12}, {1, 3}, {11, 16}, {2, 4}, {20, 21}})
+	got := render.MergePeriods([][2]float64{{10, 12}, {1, 3}, {11, 16}, {2, 4}, {20, 21}})
 	want := [][2]float64{{1, 4}, {10, 16}, {20, 21}}
 	if !slices.Equal(got, want) {
 		t.Errorf("mergePeriods = %v, want %v", got, want)
@@ -18,7 +22,7 @@ func TestMergePeriods(t *testing.T) {
 func TestLogTicks(t *testing.T) {
 	labels := func(min, max float64) []string {
 		var out []string
-		for _, tk := range (logTicks{}).Ticks(min, max) {
+		for _, tk := range (render.LogTicks{}).Ticks(min, max) {
 			if tk.Label != "" {
 				out = append(out, tk.Label)
 			}
@@ -33,7 +37,7 @@ func TestLogTicks(t *testing.T) {
 	if got := labels(1.5, 1100); !slices.Equal(got, []string{"2", "5", "10", "20", "50", "100", "200", "500", "1000"}) {
 		t.Errorf("2-1100 ms: %v", got)
 	}
-	if got := (logTicks{}).Ticks(0, 10); got != nil {
+	if got := (render.LogTicks{}).Ticks(0, 10); got != nil {
 		t.Errorf("a log axis from 0: %v", got)
 	}
 }
@@ -42,14 +46,20 @@ func TestLogTicks(t *testing.T) {
 // once per merged period, plus its legend swatch: stacked per run, the
 // translucent bands turned into a solid block over the lines.
 func TestShadeDrawnOncePerPeriod(t *testing.T) {
-	rep := build(t, Options{}, demoDir)
+	rep := build(t, analyse.Options{}, demoDir)
+	if err := render.DrawPlots(rep); err != nil {
+		t.Fatal(err)
+	}
 	tb := rep.Tables[0]
+	if len(tb.Plots) == 0 {
+		t.Fatal("the demo drew no plots")
+	}
 	var ps [][2]float64
 	runs := 0
 	for _, r := range tb.Runs {
 		n := len(ps)
 		for _, s := range r.Spans {
-			if s.What == spanStacks {
+			if s.What == load.SpanStacks {
 				ps = append(ps, [2]float64{s.From, s.To})
 			}
 		}
@@ -57,11 +67,11 @@ func TestShadeDrawnOncePerPeriod(t *testing.T) {
 			runs++
 		}
 	}
-	merged := len(mergePeriods(ps))
+	merged := len(render.MergePeriods(ps))
 	if runs < 2 || merged >= len(ps) {
 		t.Fatalf("the demo should have overlapping stack samples in several runs: %d runs, %d periods, %d merged", runs, len(ps), merged)
 	}
-	_, c := spanColor(spanStacks)
+	_, c := render.SpanColor(load.SpanStacks)
 	// As the SVG writer spells a translucent colour (un-premultiplied,
 	// truncated).
 	r, g, b, a := c.RGBA()

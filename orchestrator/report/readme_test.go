@@ -4,6 +4,9 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/orch-bench/orch/orchestrator/report/load"
+	"github.com/orch-bench/orch/orchestrator/report/render"
 )
 
 const readmePath = "../../docs/reports.md"
@@ -15,9 +18,9 @@ func TestREADMEColumns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, ok := ReplaceReadmeBlock(string(b), ColumnsMarkdown())
+	got, ok := render.ReplaceReadmeBlock(string(b), render.ColumnsMarkdown())
 	if !ok {
-		t.Fatalf("%s: no %q ... %q block", readmePath, ReadmeBegin, ReadmeEnd)
+		t.Fatalf("%s: no %q ... %q block", readmePath, render.ReadmeBegin, render.ReadmeEnd)
 	}
 	if got == string(b) {
 		return
@@ -35,8 +38,8 @@ func TestREADMEColumns(t *testing.T) {
 // spelling the README does not define (a rate is _per_s, a fraction
 // 0..1 is _frac, a percent _pct).
 func TestColumnNames(t *testing.T) {
-	for file, names := range map[string][]string{FileCSV: ResultsHeader(), FileHostsCSV: header(hostColumns),
-		FileConfigurationsCSV: append(header(tableColumns), header(confColumns)...)} {
+	for file, names := range map[string][]string{load.FileCSV: render.ResultsHeader(), load.FileHostsCSV: render.Header(render.HostColumns),
+		load.FileConfigurationsCSV: append(render.Header(render.TableColumns), render.Header(render.ConfColumns)...)} {
 		seen := map[string]bool{}
 		for _, n := range names {
 			if seen[n] {

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/orch-bench/orch/internal/recheck"
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
+	"github.com/orch-bench/orch/orchestrator/report/render"
 )
 
 // demoDir is a trimmed copy of a real lab matrix (the demo's command:
@@ -23,7 +25,7 @@ const demoDir = "testdata/demo"
 // within 1%.
 func TestIndependentRecomputation(t *testing.T) {
 	out := t.TempDir()
-	if _, _, err := Generate([]string{demoDir}, out, []string{"md", "csv"}, Options{}); err != nil {
+	if _, _, err := render.Generate([]string{demoDir}, out, []string{"md", "csv"}, analyse.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	res, err := recheck.Matrix(demoDir, out)
@@ -62,7 +64,7 @@ func TestIndependentRecomputation(t *testing.T) {
 // no longer adopts the report's).
 func TestRecheckCatchesADisagreement(t *testing.T) {
 	out := t.TempDir()
-	if _, _, err := Generate([]string{demoDir}, out, []string{"md", "csv"}, Options{}); err != nil {
+	if _, _, err := render.Generate([]string{demoDir}, out, []string{"md", "csv"}, analyse.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	edit := func(name string, re *regexp.Regexp, repl string) {
@@ -127,7 +129,7 @@ func TestRecheckPerPhase(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := t.TempDir()
-	if _, _, err := Generate([]string{dir}, out, []string{"md", "csv"}, Options{}); err != nil {
+	if _, _, err := render.Generate([]string{dir}, out, []string{"md", "csv"}, analyse.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	md, err := os.ReadFile(filepath.Join(out, "report.md"))

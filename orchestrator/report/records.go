@@ -2,6 +2,10 @@ package report
 
 import (
 	"math"
+
+	"github.com/orch-bench/orch/orchestrator/report/judge"
+	"github.com/orch-bench/orch/orchestrator/report/load"
+	"github.com/orch-bench/orch/orchestrator/report/render"
 )
 
 // RunRecord is one run as the report computes it, for the results history
@@ -10,7 +14,7 @@ import (
 // and in a report is one number.
 type RunRecord struct {
 	// Run is the run as loaded (its evidence, parameters, topology, knobs).
-	Run *Run
+	Run *load.Run
 	// Workload, Tool and Metric are its table's; LowerIsBetter when the
 	// metric is a time (mysqlslap).
 	Workload, Tool, Metric string
@@ -26,37 +30,37 @@ type RunRecord struct {
 // RunRecords loads the inputs (run or matrix directories) and computes
 // each run's figures without comparing configurations or drawing plots.
 func RunRecords(paths []string) ([]RunRecord, error) {
-	in, err := Load(paths)
+	in, err := load.Load(paths)
 	if err != nil {
 		return nil, err
 	}
-	warm, from := float64(DefaultWarmupS), "default"
+	warm, from := float64(judge.DefaultWarmupS), "default"
 	if in.WarmupS != nil {
-		warm, from = *in.WarmupS, FileMatrix
+		warm, from = *in.WarmupS, load.FileMatrix
 	}
 	var out []RunRecord
-	for _, t := range tables(in.Runs) {
-		t.setWindows(in.WarmupS != nil, warm, from)
-		t.compare(in.Baseline, in.NoEffect)
+	for _, t := range judge.Tables(in.Runs) {
+		t.SetWindows(in.WarmupS != nil, warm, from)
+		t.Compare(in.Baseline, in.NoEffect)
 		for _, r := range t.Runs {
 			b := r.Bench
 			if b == nil {
-				b = nanBench
+				b = render.NanBench
 			}
-			row := runRow{confRow{nil, t, t.group(r.Label)}, r, b}
-			cols := values(row, runColumns)
+			row := render.RunRow{ConfRow: render.ConfRow{Rep: nil, T: t, G: t.Group(r.Label)}, R: r, B: b}
+			cols := render.Values(row, render.RunColumns)
 			figs := make(map[string]string, len(cols))
-			for i, c := range runColumns {
+			for i, c := range render.RunColumns {
 				if cols[i] != "" {
 					figs[c.Name] = cols[i]
 				}
 			}
-			v, _ := t.steadyOf(r)
-			if !r.usable() {
+			v, _ := t.SteadyOf(r)
+			if !r.Usable() {
 				v = math.NaN()
 			}
 			out = append(out, RunRecord{Run: r, Workload: t.Workload, Tool: t.Tool, Metric: t.Metric,
-				LowerIsBetter: t.LowerIsBetter, Steady: v, InStatistics: r.usable(), Figures: figs})
+				LowerIsBetter: t.LowerIsBetter, Steady: v, InStatistics: r.Usable(), Figures: figs})
 		}
 	}
 	return out, nil

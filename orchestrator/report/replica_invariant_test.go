@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/orch-bench/orch/internal/recheck"
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
+	"github.com/orch-bench/orch/orchestrator/report/render"
 )
 
 // TestAppliedIsOneNumber: every section that prints a configuration's
@@ -23,7 +25,7 @@ import (
 func TestAppliedIsOneNumber(t *testing.T) {
 	for _, dir := range []string{filepath.Join("testdata", "lab2026"), demoDir, matrixDir} {
 		out := t.TempDir()
-		if _, _, err := Generate([]string{dir}, out, []string{"md", "csv"}, Options{AllowMixed: true}); err != nil {
+		if _, _, err := render.Generate([]string{dir}, out, []string{"md", "csv"}, analyse.Options{AllowMixed: true}); err != nil {
 			t.Fatal(err)
 		}
 		md, err := os.ReadFile(filepath.Join(out, "report.md"))
@@ -94,12 +96,12 @@ func TestAppliedIsOneNumber(t *testing.T) {
 		for _, row := range rows[1:] {
 			label := row[col["label"]]
 			v, _ := strconv.ParseFloat(row[col["label_replica_apply_tx_per_s"]], 64)
-			if got := num(v, 0); got != rate[label] {
+			if got := analyse.Num(v, 0); got != rate[label] {
 				t.Errorf("%s %s: configurations.csv %s, Replicas table %s", dir, label, got, rate[label])
 			}
 			r, _ := strconv.ParseFloat(row[col["replica_apply_ratio_vs_baseline"]], 64)
-			if label != base && Ratio(r) != ratio[label] && !(math.IsNaN(r) && ratio[label] == "—") {
-				t.Errorf("%s %s: configurations.csv ratio %s, Replicas table %s", dir, label, Ratio(r), ratio[label])
+			if label != base && analyse.Ratio(r) != ratio[label] && !(math.IsNaN(r) && ratio[label] == "—") {
+				t.Errorf("%s %s: configurations.csv ratio %s, Replicas table %s", dir, label, analyse.Ratio(r), ratio[label])
 			}
 		}
 	}
@@ -110,7 +112,7 @@ func TestAppliedIsOneNumber(t *testing.T) {
 // the slaves' do not), and finds every figure within its tolerance.
 func TestRecheckCurrentRuns(t *testing.T) {
 	dir, out := filepath.Join("testdata", "lab2026"), t.TempDir()
-	if _, _, err := Generate([]string{dir}, out, []string{"md", "csv"}, Options{}); err != nil {
+	if _, _, err := render.Generate([]string{dir}, out, []string{"md", "csv"}, analyse.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	res, err := recheck.Matrix(dir, out)

@@ -14,6 +14,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
+	"github.com/orch-bench/orch/orchestrator/report/judge"
+	"github.com/orch-bench/orch/orchestrator/report/load"
+	"github.com/orch-bench/orch/orchestrator/report/render"
 	"github.com/orch-bench/orch/orchestrator/stats"
 )
 
@@ -30,14 +34,14 @@ func mustTime(t *testing.T, s string) time.Time {
 // 15 s against the others' 10 s (a real lab run, kept as it was) and the
 // legacy log is sysbench 0.5: tests of other features compare them anyway
 // (TestRefusesIncomparable covers the refusal).
-func build(t *testing.T, opts Options, inputs ...string) *Report {
+func build(t *testing.T, opts analyse.Options, inputs ...string) *judge.Report {
 	t.Helper()
 	opts.AllowMixed = true
-	in, err := Load(inputs)
+	in, err := load.Load(inputs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := Build(in, opts)
+	rep, err := judge.Build(in, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +49,7 @@ func build(t *testing.T, opts Options, inputs ...string) *Report {
 }
 
 func TestMatrixComparison(t *testing.T) {
-	rep := build(t, Options{}, matrixDir)
+	rep := build(t, analyse.Options{}, matrixDir)
 	if rep.WarmupS != 2 || rep.WarmupFrom != "matrix.json" || len(rep.Tables) != 1 {
 		t.Fatalf("warm-up %v from %s, %d tables", rep.WarmupS, rep.WarmupFrom, len(rep.Tables))
 	}
@@ -53,7 +57,7 @@ func TestMatrixComparison(t *testing.T) {
 	if tb.Workload != "pure-random-writes" || tb.Tool != "sysbench" || tb.Metric != "writes/s" || tb.Baseline.Label != "innodb" {
 		t.Fatalf("table %s/%s/%s baseline %s", tb.Workload, tb.Tool, tb.Metric, tb.Baseline.Label)
 	}
-	inno, rocks := tb.group("innodb"), tb.group("rocksdb")
+	inno, rocks := tb.Group("innodb"), tb.Group("rocksdb")
 	// Only the cells that ended ok count: r3 failed (innodb) or is pending.
 	if inno.Rate.N != 2 || rocks.Rate.N != 2 || len(inno.Runs) != 3 {
 		t.Fatalf("n = %d/%d, runs %d", inno.Rate.N, rocks.Rate.N, len(inno.Runs))
@@ -70,7 +74,7 @@ func TestMatrixComparison(t *testing.T) {
 		}
 		var sum float64
 		var n int
-		for _, p := range r.Bench.series(metricWrites) {
+		for _, p := range r.Bench.Series(load.MetricWrites) {
 			if p.T > r.WarmupS {
 				sum += p.V
 				n++
@@ -78,7 +82,7 @@ func TestMatrixComparison(t *testing.T) {
 		}
 		near(t, id+" steady", inno.Steady[i], sum/float64(n), 1e-9)
 	}
-	want := Describe(inno.Steady)
+	want := analyse.Describe(inno.Steady)
 	if !reflect.DeepEqual(inno.Rate, want) {
 		t.Errorf("innodb rate = %+v, want %+v", inno.Rate, want)
 	}
@@ -89,9 +93,9 @@ func TestMatrixComparison(t *testing.T) {
 	if tb.Analysis.Used != stats.AnalysisBlocked {
 		t.Fatalf("analysis %+v, want blocked (the design's)", tb.Analysis)
 	}
-	byRound := func(g *Group, round int) float64 {
+	byRound := func(g *judge.Group, round int) float64 {
 		for i, r := range g.Runs {
-			if r.Rep == round && r.usable() {
+			if r.Rep == round && r.Usable() {
 				return g.Steady[i]
 			}
 		}
@@ -101,12 +105,12 @@ func TestMatrixComparison(t *testing.T) {
 	y1, y2 := math.Log(byRound(rocks, 1)/byRound(inno, 1)), math.Log(byRound(rocks, 2)/byRound(inno, 2))
 	near(t, "ratio", rocks.Ratio, math.Exp((y1+y2)/2), 1e-12)
 	tv := (y1 + y2) / math.Abs(y1-y2)
-	tt := TTest{P: 1 - 2/math.Pi*math.Atan(math.Abs(tv))}
+	tt := analyse.TTest{P: 1 - 2/math.Pi*math.Atan(math.Abs(tv))}
 	if rocks.Test == nil || math.Abs(rocks.Test.P-tt.P) > 1e-9 || rocks.Test.DF != 1 {
 		t.Fatalf("test = %+v, want p %v on 1 df", rocks.Test, tt.P)
 	}
-	wantVerdict := "rocksdb: " + Ratio(rocks.Ratio) + " innodb writes/s (client)"
-	if !strings.HasPrefix(rocks.Verdict, wantVerdict) || !strings.Contains(rocks.Verdict, "("+PValue(tt.P)+", not significant)") {
+	wantVerdict := "rocksdb: " + analyse.Ratio(rocks.Ratio) + " innodb writes/s (client)"
+	if !strings.HasPrefix(rocks.Verdict, wantVerdict) || !strings.Contains(rocks.Verdict, "("+judge.PValue(tt.P)+", not significant)") {
 		t.Errorf("verdict = %q, want %q", rocks.Verdict, wantVerdict)
 	}
 	// Health over the ok runs: r2's 3 s of async fallback and its commits
@@ -118,11 +122,11 @@ func TestMatrixComparison(t *testing.T) {
 
 func TestWarmupOptionOverridesMatrix(t *testing.T) {
 	w := 0.0
-	rep := build(t, Options{WarmupS: &w}, matrixDir)
-	inno := rep.Tables[0].group("innodb")
+	rep := build(t, analyse.Options{WarmupS: &w}, matrixDir)
+	inno := rep.Tables[0].Group("innodb")
 	r := inno.Runs[1]
 	var sum float64
-	s := r.Bench.series(metricWrites)
+	s := r.Bench.Series(load.MetricWrites)
 	for _, p := range s {
 		sum += p.V
 	}
@@ -133,18 +137,18 @@ func TestWarmupOptionOverridesMatrix(t *testing.T) {
 }
 
 func TestBaselineOption(t *testing.T) {
-	rep := build(t, Options{Baseline: "rocksdb"}, matrixDir)
+	rep := build(t, analyse.Options{Baseline: "rocksdb"}, matrixDir)
 	tb := rep.Tables[0]
-	if tb.Baseline.Label != "rocksdb" || tb.group("rocksdb").Verdict != "" || !strings.HasPrefix(tb.group("innodb").Verdict, "innodb: ") ||
-		!strings.Contains(tb.group("innodb").Verdict, "x rocksdb writes/s (client)") {
-		t.Errorf("baseline %s, innodb verdict %q", tb.Baseline.Label, tb.group("innodb").Verdict)
+	if tb.Baseline.Label != "rocksdb" || tb.Group("rocksdb").Verdict != "" || !strings.HasPrefix(tb.Group("innodb").Verdict, "innodb: ") ||
+		!strings.Contains(tb.Group("innodb").Verdict, "x rocksdb writes/s (client)") {
+		t.Errorf("baseline %s, innodb verdict %q", tb.Baseline.Label, tb.Group("innodb").Verdict)
 	}
-	in, err := Load([]string{matrixDir})
+	in, err := load.Load([]string{matrixDir})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Build(in, Options{Baseline: "tokudb"})
-	var ie *InputError
+	_, err = judge.Build(in, analyse.Options{Baseline: "tokudb"})
+	var ie *load.InputError
 	if !errors.As(err, &ie) || !strings.Contains(err.Error(), `"innodb", "rocksdb"`) {
 		t.Errorf("unknown baseline: err = %v, want an InputError listing the labels", err)
 	}
@@ -152,7 +156,7 @@ func TestBaselineOption(t *testing.T) {
 
 func TestMixedParseOutputAndRunDir(t *testing.T) {
 	// A hand-run legacy sysbench log (orch parse output) next to a new run.
-	rep := build(t, Options{}, "testdata/runs/20261129T221023Z-pure-random-writes-innodb", "testdata/parse/legacy-0.5.json")
+	rep := build(t, analyse.Options{}, "testdata/runs/20261129T221023Z-pure-random-writes-innodb", "testdata/parse/legacy-0.5.json")
 	if len(rep.Tables) != 1 {
 		t.Fatalf("%d tables, want the parse output in the run's table", len(rep.Tables))
 	}
@@ -160,7 +164,7 @@ func TestMixedParseOutputAndRunDir(t *testing.T) {
 	if tb.Workload != "pure-random-writes" || tb.Metric != "writes/s" || tb.Baseline.Label != "20261129T221023Z-pure-random-writes-innodb" {
 		t.Fatalf("table %s %s baseline %s", tb.Workload, tb.Metric, tb.Baseline.Label)
 	}
-	legacy := tb.group("legacy-0.5")
+	legacy := tb.Group("legacy-0.5")
 	// The legacy log printed 5 intervals, too few to detect a warm-up,
 	// and the default 10 s covers them all: its window is the whole run,
 	// the mean of its 5 intervals. The lab run's 9
@@ -173,7 +177,7 @@ func TestMixedParseOutputAndRunDir(t *testing.T) {
 	steady := (3305.0 + 3009 + 2808 + 3326 + 3619 + 3171 + 2891 + 2990) / 8
 	near(t, "lab steady", tb.Baseline.Rate.Mean, steady, 1)
 	var lsum float64
-	ls := legacy.Runs[0].Bench.series(metricWrites)
+	ls := legacy.Runs[0].Bench.Series(load.MetricWrites)
 	for _, p := range ls {
 		lsum += p.V
 	}
@@ -186,10 +190,10 @@ func TestMixedParseOutputAndRunDir(t *testing.T) {
 }
 
 func TestParseOnlyTablesPerTool(t *testing.T) {
-	rep := build(t, Options{}, "testdata/parse/db-insert.json", "testdata/parse/mysqlslap.json")
+	rep := build(t, analyse.Options{}, "testdata/parse/db-insert.json", "testdata/parse/mysqlslap.json")
 	var got []string
 	for _, tb := range rep.Tables {
-		got = append(got, tb.Workload+" "+tb.Metric+" "+num(tb.Baseline.Rate.Mean, 0))
+		got = append(got, tb.Workload+" "+tb.Metric+" "+analyse.Num(tb.Baseline.Rate.Mean, 0))
 	}
 	if want := []string{"db-insert rows/s 123792", "mysqlslap s to run all queries 5"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("tables = %q, want %q", got, want)
@@ -207,11 +211,11 @@ func TestNoEffectKnobIsNotAFinding(t *testing.T) {
  "cells":[
   {"id":"01-innodb-r1","label":"innodb binlog_order_commits=ON","engine":"innodb","knobs":[{"name":"binlog_order_commits","value":"ON"}],"rep":1,"state":"ok","dir":"cells/01-innodb-r1"},
   {"id":"03-innodb-r2","label":"innodb binlog_order_commits=OFF","engine":"innodb","knobs":[{"name":"binlog_order_commits","value":"OFF"}],"rep":1,"state":"ok","dir":"cells/03-innodb-r2"}]}`
-	if err := os.WriteFile(filepath.Join(dir, FileMatrix), []byte(m), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, load.FileMatrix), []byte(m), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	rep := build(t, Options{}, dir)
-	g := rep.Tables[0].group("innodb binlog_order_commits=OFF")
+	rep := build(t, analyse.Options{}, dir)
+	g := rep.Tables[0].Group("innodb binlog_order_commits=OFF")
 	if !reflect.DeepEqual(g.NoEffect, []string{"binlog_order_commits"}) {
 		t.Fatalf("no effect = %v", g.NoEffect)
 	}
@@ -220,7 +224,7 @@ func TestNoEffectKnobIsNotAFinding(t *testing.T) {
 		t.Errorf("verdict = %q", g.Verdict)
 	}
 	var md bytes.Buffer
-	if err := rep.WriteMarkdown(&md); err != nil {
+	if err := render.WriteMarkdown(rep, &md); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(md.String(), "## Knobs with no effect on this server") || !strings.Contains(md.String(), "| no effect on this server |") {
@@ -231,16 +235,16 @@ func TestNoEffectKnobIsNotAFinding(t *testing.T) {
 func TestCSV(t *testing.T) {
 	// Unpaired (--analysis): its Fieller interval of rocksdb's ratio is
 	// unbounded here, which the writer must print as -inf/inf.
-	rep := build(t, Options{Analysis: stats.AnalysisUnpaired}, matrixDir, "testdata/parse/legacy-0.5.json")
+	rep := build(t, analyse.Options{Analysis: stats.AnalysisUnpaired}, matrixDir, "testdata/parse/legacy-0.5.json")
 	var b bytes.Buffer
-	if err := rep.WriteCSV(&b); err != nil {
+	if err := render.WriteCSV(rep, &b); err != nil {
 		t.Fatal(err)
 	}
 	all, err := csv.NewReader(&b).ReadAll()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(all[0], ResultsHeader()) {
+	if !reflect.DeepEqual(all[0], render.ResultsHeader()) {
 		t.Fatalf("header = %q", all[0])
 	}
 	// One row per run.
@@ -254,12 +258,12 @@ func TestCSV(t *testing.T) {
 	}
 	get := func(row int, c string) string { return rows[row][col[c]] }
 	tb := rep.Tables[0]
-	rocks := tb.group("rocksdb")
+	rocks := tb.Group("rocksdb")
 	// Row 2 is 02-rocksdb-r1.
 	if get(2, "run") != "02-rocksdb-r1" || get(2, "label") != "rocksdb" || get(2, "rep") != "1" || get(2, "in_statistics") != "true" ||
-		get(2, "final_metric") != "2155.97" || get(2, "steady_metric") != f4(rocks.Steady[0]) || get(2, "steady_source") != "intervals" ||
+		get(2, "final_metric") != "2155.97" || get(2, "steady_metric") != render.F4(rocks.Steady[0]) || get(2, "steady_source") != "intervals" ||
 		get(2, "lat_percentile") != "95" || get(2, "whole_run_lat_pctl_ms") != "29.72" || get(2, "label_n") != "2" ||
-		get(2, "ratio_vs_baseline") != f4(rocks.Ratio) || get(2, "p_value") != strconv.FormatFloat(rocks.Test.P, 'g', 4, 64) || get(2, "significant") != "false" {
+		get(2, "ratio_vs_baseline") != render.F4(rocks.Ratio) || get(2, "p_value") != strconv.FormatFloat(rocks.Test.P, 'g', 4, 64) || get(2, "significant") != "false" {
 		t.Errorf("rocksdb row = %q", rows[2])
 	}
 	// The pending cell: no figures, empty cells, not in the statistics.
@@ -282,35 +286,35 @@ func TestCSV(t *testing.T) {
 		t.Errorf("unbounded CI = [%q, %q], want [-inf, inf]", get(2, "ratio_ci95_low"), get(2, "ratio_ci95_high"))
 	}
 	if cv, err := parseFloat(get(2, "label_cv_pct")); err != nil || fmt.Sprintf("%.1f%%", cv) != "3.3%" {
-		t.Errorf("label_cv_pct = %q, want %s (3.3%% in report.md)", get(2, "label_cv_pct"), f4(100*rocks.CV))
+		t.Errorf("label_cv_pct = %q, want %s (3.3%% in report.md)", get(2, "label_cv_pct"), render.F4(100*rocks.CV))
 	}
 }
 
 func TestMarkdownTables(t *testing.T) {
 	// Unpaired (--analysis), as TestCSV: the unbounded interval's words.
-	rep := build(t, Options{Analysis: stats.AnalysisUnpaired}, matrixDir)
+	rep := build(t, analyse.Options{Analysis: stats.AnalysisUnpaired}, matrixDir)
 	var b bytes.Buffer
-	if err := rep.WriteMarkdown(&b); err != nil {
+	if err := render.WriteMarkdown(rep, &b); err != nil {
 		t.Fatal(err)
 	}
 	md := b.String()
 	tb := rep.Tables[0]
-	inno, rocks := tb.group("innodb"), tb.group("rocksdb")
+	inno, rocks := tb.Group("innodb"), tb.Group("rocksdb")
 	for _, want := range []string{
 		"## pure-random-writes (sysbench, writes/s)",
 		"Baseline: **innodb**",
 		"- " + rocks.Verdict,
 		"| configuration | n | writes/s mean | sd | 95% CI | median | CV | vs baseline | ratio 95% CI | p |",
 		"| configuration | avg ms in the window (mean of runs) | p95 ms in the window (mean of runs) | errors |",
-		"| innodb | 2 | " + num(inno.Rate.Mean, 2) + " | " + num(inno.Rate.SD, 2) + " | " + ci(inno.Rate, 2) + " | " + num(inno.Median, 2) + " | 19.8% (noisy) | baseline |",
-		"| rocksdb | 2 (2 flagged) | " + num(rocks.Rate.Mean, 2) + " | " + num(rocks.Rate.SD, 2) + " | " + ci(rocks.Rate, 2) + " | " + num(rocks.Median, 2) + " | 3.3% | " +
-			Ratio(rocks.Ratio) + " | [95% CI unbounded] | " + PValue(rocks.Test.P) + " |",
+		"| innodb | 2 | " + analyse.Num(inno.Rate.Mean, 2) + " | " + analyse.Num(inno.Rate.SD, 2) + " | " + render.CI(inno.Rate, 2) + " | " + analyse.Num(inno.Median, 2) + " | 19.8% (noisy) | baseline |",
+		"| rocksdb | 2 (2 flagged) | " + analyse.Num(rocks.Rate.Mean, 2) + " | " + analyse.Num(rocks.Rate.SD, 2) + " | " + render.CI(rocks.Rate, 2) + " | " + analyse.Num(rocks.Median, 2) + " | 3.3% | " +
+			analyse.Ratio(rocks.Ratio) + " | [95% CI unbounded] | " + judge.PValue(rocks.Test.P) + " |",
 		"| 05-innodb-r3 | innodb | 3 | failed: benchmark stopped: master stalled for 60s | — |",
-		"| 04-rocksdb-r2 | rocksdb | 2 | ok | FLAGGED: client 2066 tps vs master 3194 tx/s in the window (35.3% apart) | " + num(rocks.Steady[1], 2) +
+		"| 04-rocksdb-r2 | rocksdb | 2 | ok | FLAGGED: client 2066 tps vs master 3194 tx/s in the window (35.3% apart) | " + analyse.Num(rocks.Steady[1], 2) +
 			" | mean of intervals in 2-30 s (matrix.json) | 0.610 |",
 		// sysbench left out its report at the very end (t=1..9 of 10 s):
 		// not a gap, not flagged, but said.
-		"| 03-innodb-r2 | innodb | 2 | ok | ok | " + num(inno.Steady[1], 2) + " | mean of intervals in 2-9 s (matrix.json), 9/10 interval lines printed |",
+		"| 03-innodb-r2 | innodb | 2 | ok | ok | " + analyse.Num(inno.Steady[1], 2) + " | mean of intervals in 2-9 s (matrix.json), 9/10 interval lines printed |",
 		"| rocksdb | 3170 | 3049 | 0.850x | 1044 / <1 (slave1) | 1044 (02-rocksdb-r1 slave1) | 0.565 | 28.0 | 2073.14 | 0.583x | 0 of 2 |",
 		"![pure-random-writes: writes/s per second](plots/pure-random-writes-throughput.svg)",
 		"Warm-up: given: 2 s (orch matrix --warmup, matrix.json), the warm-up of every run; not detected (a given warm-up is used as given).",
@@ -329,7 +333,7 @@ func TestMarkdownTables(t *testing.T) {
 	cells, inWhy := 0, false
 	for _, line := range strings.Split(md, "\n") {
 		if strings.HasPrefix(line, "### ") {
-			inWhy = line == "### "+WhyHeading
+			inWhy = line == "### "+render.WhyHeading
 		}
 		if inWhy {
 			continue
@@ -346,7 +350,7 @@ func TestMarkdownTables(t *testing.T) {
 
 func TestGenerateWritesFiles(t *testing.T) {
 	out := t.TempDir()
-	_, paths, err := Generate([]string{matrixDir}, out, []string{FormatCSV, FormatMarkdown}, Options{AllowMixed: true})
+	_, paths, err := render.Generate([]string{matrixDir}, out, []string{render.FormatCSV, render.FormatMarkdown}, analyse.Options{AllowMixed: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -355,7 +359,7 @@ func TestGenerateWritesFiles(t *testing.T) {
 		r, _ := filepath.Rel(out, p)
 		rel = append(rel, r)
 	}
-	want := []string{"results.csv", FileConfigurationsCSV, FileHostsCSV, FileTablesCSV, FileWhy, "plots/pure-random-writes-throughput.svg", "plots/pure-random-writes-latency.svg",
+	want := []string{"results.csv", load.FileConfigurationsCSV, load.FileHostsCSV, render.FileTablesCSV, load.FileWhy, "plots/pure-random-writes-throughput.svg", "plots/pure-random-writes-latency.svg",
 		"plots/pure-random-writes-lag.svg", "plots/pure-random-writes-comparison.svg", "report.md"}
 	if !reflect.DeepEqual(rel, want) {
 		t.Errorf("written %q, want %q", rel, want)
@@ -365,10 +369,10 @@ func TestGenerateWritesFiles(t *testing.T) {
 			t.Errorf("%s: %v", p, err)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(out, FileHTML)); err == nil {
+	if _, err := os.Stat(filepath.Join(out, load.FileHTML)); err == nil {
 		t.Error("report.html written though not asked for")
 	}
-	if _, err := ParseFormats("md,pdf"); err == nil {
+	if _, err := render.ParseFormats("md,pdf"); err == nil {
 		t.Error("format pdf accepted")
 	}
 }
@@ -401,12 +405,12 @@ func TestRefusesIncomparable(t *testing.T) {
 	// The matrix fixture's first cell ran 15 s, the others 10 s; the
 	// legacy log is sysbench 0.5. Without --allow-mixed: refused, naming
 	// both differences and the runs on each side.
-	in, err := Load([]string{matrixDir, "testdata/parse/legacy-0.5.json"})
+	in, err := load.Load([]string{matrixDir, "testdata/parse/legacy-0.5.json"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Build(in, Options{})
-	var ie *InputError
+	_, err = judge.Build(in, analyse.Options{})
+	var ie *load.InputError
 	if !errors.As(err, &ie) {
 		t.Fatalf("err = %v, want an InputError", err)
 	}
@@ -417,19 +421,19 @@ func TestRefusesIncomparable(t *testing.T) {
 		}
 	}
 	// Allowed: compared, and the head says they are not comparable.
-	rep := build(t, Options{}, matrixDir, "testdata/parse/legacy-0.5.json")
-	if len(rep.Tables[0].Mixed) != 2 || !strings.HasPrefix(rep.head(rep.Tables[0])[0], "NOT COMPARABLE") || !strings.HasPrefix(rep.Tables[0].answer()[0], "NOT COMPARABLE") {
-		t.Errorf("mixed = %q, head %q", rep.Tables[0].Mixed, rep.head(rep.Tables[0]))
+	rep := build(t, analyse.Options{}, matrixDir, "testdata/parse/legacy-0.5.json")
+	if len(rep.Tables[0].Mixed) != 2 || !strings.HasPrefix(render.Head(rep, rep.Tables[0])[0], "NOT COMPARABLE") || !strings.HasPrefix(render.TableAnswer(rep.Tables[0])[0], "NOT COMPARABLE") {
+		t.Errorf("mixed = %q, head %q", rep.Tables[0].Mixed, render.Head(rep, rep.Tables[0]))
 	}
 	// Same parameters: no complaint.
-	if _, err := Build(mustLoad(t, "testdata/matrix/cells/02-rocksdb-r1", "testdata/matrix/cells/04-rocksdb-r2"), Options{}); err != nil {
+	if _, err := judge.Build(mustLoad(t, "testdata/matrix/cells/02-rocksdb-r1", "testdata/matrix/cells/04-rocksdb-r2"), analyse.Options{}); err != nil {
 		t.Errorf("identical workloads refused: %v", err)
 	}
 }
 
-func mustLoad(t *testing.T, paths ...string) *Input {
+func mustLoad(t *testing.T, paths ...string) *load.Input {
 	t.Helper()
-	in, err := Load(paths)
+	in, err := load.Load(paths)
 	if err != nil {
 		t.Fatal(err)
 	}

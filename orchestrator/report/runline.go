@@ -4,6 +4,11 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
+	"github.com/orch-bench/orch/orchestrator/report/judge"
+	"github.com/orch-bench/orch/orchestrator/report/load"
+	"github.com/orch-bench/orch/orchestrator/report/render"
 )
 
 // RunSummary is what `orch run` prints of the run in dir once it ended:
@@ -16,11 +21,11 @@ import (
 //	  latency in the window: avg 1.72 ms, p95 2.30 ms (the mean of the client's per-second p95)
 //	  replicas applied 4.6k tx/s (master 4.7k tx/s; lag at end 0 tx, catch-up 27 ms)
 func RunSummary(dir string) (string, error) {
-	in, err := Load([]string{dir})
+	in, err := load.Load([]string{dir})
 	if err != nil {
 		return "", err
 	}
-	rep, err := Build(in, Options{})
+	rep, err := judge.Build(in, analyse.Options{})
 	if err != nil {
 		return "", err
 	}
@@ -30,21 +35,21 @@ func RunSummary(dir string) (string, error) {
 	t := rep.Tables[0]
 	r := t.Runs[0]
 	var b strings.Builder
-	steady, how := t.steadyOf(r)
+	steady, how := t.SteadyOf(r)
 	switch {
 	case r.Bench == nil || math.IsNaN(steady):
 		fmt.Fprintf(&b, "%s (%s): no figure (%s)\n", t.Workload, t.Tool, orText(r.State, "no benchmark output"))
 		return b.String(), nil
 	case how == "intervals":
-		fmt.Fprintf(&b, "%s (%s): %s %s steady in the window %s\n", t.Workload, t.Tool, num(steady, 2), t.metricWords(), r.Win.text())
+		fmt.Fprintf(&b, "%s (%s): %s %s steady in the window %s\n", t.Workload, t.Tool, analyse.Num(steady, 2), t.MetricWords(), analyse.WindowText(r.Win))
 	default:
-		fmt.Fprintf(&b, "%s (%s): %s %s (the tool's figure: no per-second intervals)\n", t.Workload, t.Tool, num(steady, 2), t.metricWords())
+		fmt.Fprintf(&b, "%s (%s): %s %s (the tool's figure: no per-second intervals)\n", t.Workload, t.Tool, analyse.Num(steady, 2), t.MetricWords())
 	}
-	if lat := r.latencyInWindow(); lat != "" {
+	if lat := latencyInWindow(r); lat != "" {
 		b.WriteString("  latency in the window: " + lat + "\n")
 	}
-	if g := t.Groups; len(g) == 1 && g[0].Replica.Known() {
-		b.WriteString("  " + replicaText(g[0]) + "\n")
+	if g := t.Groups; len(g) == 1 && analyse.Known(g[0].Replica) {
+		b.WriteString("  " + judge.ReplicaText(g[0]) + "\n")
 	}
 	for _, f := range r.Flags {
 		b.WriteString("  flagged: " + f + "\n")
@@ -54,14 +59,14 @@ func RunSummary(dir string) (string, error) {
 
 // latencyInWindow is "avg 1.72 ms, p95 2.30 ms (...)" from the window's
 // intervals, "" when the client printed none.
-func (r *Run) latencyInWindow() string {
+func latencyInWindow(r *load.Run) string {
 	var parts []string
-	if v := r.Bench.windowLatAvg(r.Win); !math.IsNaN(v) {
-		parts = append(parts, "avg "+num(v, 2)+" ms")
+	if v := r.Bench.WindowLatAvg(r.Win); !math.IsNaN(v) {
+		parts = append(parts, "avg "+analyse.Num(v, 2)+" ms")
 	}
-	if v := r.Bench.windowLat(r.Win); !math.IsNaN(v) {
-		p := pctlName(r.Bench.Pctl)
-		parts = append(parts, fmt.Sprintf("%s %s ms (the mean of the client's per-second %s)", p, num(v, 2), p))
+	if v := r.Bench.WindowLat(r.Win); !math.IsNaN(v) {
+		p := render.PctlName(r.Bench.Pctl)
+		parts = append(parts, fmt.Sprintf("%s %s ms (the mean of the client's per-second %s)", p, analyse.Num(v, 2), p))
 	}
 	return strings.Join(parts, ", ")
 }

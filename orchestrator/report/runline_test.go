@@ -7,6 +7,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
+	"github.com/orch-bench/orch/orchestrator/report/judge"
+	"github.com/orch-bench/orch/orchestrator/report/render"
 )
 
 // TestRunSummaryIsTheReportsFigures: what `orch run` prints of a run is
@@ -23,7 +27,7 @@ func TestRunSummaryIsTheReportsFigures(t *testing.T) {
 		}
 		t.Logf("%s:\n%s", cell, sum)
 		out := t.TempDir()
-		if _, _, err := Generate([]string{dir}, out, []string{"csv"}, Options{}); err != nil {
+		if _, _, err := render.Generate([]string{dir}, out, []string{"csv"}, analyse.Options{}); err != nil {
 			t.Fatal(err)
 		}
 		row := oneCSVRow(t, filepath.Join(out, "results.csv"))
@@ -32,12 +36,12 @@ func TestRunSummaryIsTheReportsFigures(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: results.csv %s = %q", cell, col, row[col])
 			}
-			return num(v, 2)
+			return analyse.Num(v, 2)
 		}
 		for _, want := range []string{
 			two("steady_metric") + " writes/s steady in the window " + row["window_from_s"] + "-" + row["window_to_s"] + " s (",
 			"latency in the window: avg " + two("lat_avg_window_ms") + " ms, p" + row["lat_percentile"] + " " + two("lat_pctl_window_ms") + " ms",
-			"replicas applied " + kilo(mustFloat(t, row["replica_apply_tx_per_s"])) + " tx/s (master " + kilo(mustFloat(t, row["master_tx_per_s"])) + " tx/s",
+			"replicas applied " + judge.Kilo(mustFloat(t, row["replica_apply_tx_per_s"])) + " tx/s (master " + judge.Kilo(mustFloat(t, row["master_tx_per_s"])) + " tx/s",
 		} {
 			if !strings.Contains(sum, want) {
 				t.Errorf("%s: the summary lacks %q:\n%s", cell, want, sum)

@@ -10,6 +10,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
+	"github.com/orch-bench/orch/orchestrator/report/judge"
+	"github.com/orch-bench/orch/orchestrator/report/render"
 )
 
 // mdTables splits report.md into its tables by the heading above each:
@@ -71,15 +75,15 @@ func column(rows [][]string, name string, key func(row []string) string) map[str
 // and master as disagreeing.
 func TestMasterRateAgreesAcrossSections(t *testing.T) {
 	for _, in := range []string{matrixDir, demoDir, "testdata/runs/20261129T221023Z-pure-random-writes-innodb"} {
-		rep := build(t, Options{}, in)
+		rep := build(t, analyse.Options{}, in)
 		var md, csvb, hostsb bytes.Buffer
-		if err := rep.WriteMarkdown(&md); err != nil {
+		if err := render.WriteMarkdown(rep, &md); err != nil {
 			t.Fatal(err)
 		}
-		if err := rep.WriteCSV(&csvb); err != nil {
+		if err := render.WriteCSV(rep, &csvb); err != nil {
 			t.Fatal(err)
 		}
-		if err := rep.WriteHostsCSV(&hostsb); err != nil {
+		if err := render.WriteHostsCSV(rep, &hostsb); err != nil {
 			t.Fatal(err)
 		}
 		hosts, err := csv.NewReader(&hostsb).ReadAll()
@@ -167,15 +171,15 @@ func TestMasterRateAgreesAcrossSections(t *testing.T) {
 // report.md, report.html and tables.csv with its title and cells, after
 // the sections before it, without touching any renderer.
 func TestSectionInEveryFormat(t *testing.T) {
-	saved := tableSections
-	defer func() { tableSections = saved }()
-	tableSections = append(slices.Clip(saved), section{"probe-section", "A section added in one place", func(tb *Table) *sectionTable {
-		return &sectionTable{Notes: []string{"a note above it"}, Header: []string{"configuration", "runs_n"},
+	saved := render.TableSections
+	defer func() { render.TableSections = saved }()
+	render.TableSections = append(slices.Clip(saved), render.Section{ID: "probe-section", Title: "A section added in one place", Of: func(tb *judge.Table) *render.SectionTable {
+		return &render.SectionTable{Notes: []string{"a note above it"}, Header: []string{"configuration", "runs_n"},
 			Rows: [][]string{{tb.Groups[0].Label, strconv.Itoa(len(tb.Groups[0].Runs))}}, Baseline: -1}
 	}})
-	rep := build(t, Options{}, matrixDir)
+	rep := build(t, analyse.Options{}, matrixDir)
 	var md, html, tab bytes.Buffer
-	for _, w := range []func() error{func() error { return rep.WriteMarkdown(&md) }, func() error { return rep.WriteHTML(&html) }, func() error { return rep.WriteTablesCSV(&tab) }} {
+	for _, w := range []func() error{func() error { return render.WriteMarkdown(rep, &md) }, func() error { return render.WriteHTML(rep, &html) }, func() error { return render.WriteTablesCSV(rep, &tab) }} {
 		if err := w(); err != nil {
 			t.Fatal(err)
 		}
@@ -219,7 +223,7 @@ func TestSectionInEveryFormat(t *testing.T) {
 		t.Errorf("tables.csv rows of the section:\n got %q\nwant %q", got, want)
 	}
 	// Every section the fixture shows is in tables.csv too.
-	for _, s := range sectionsOf(rep.Tables[0]) {
+	for _, s := range render.SectionsOf(rep.Tables[0]) {
 		if !sections[s.ID] || !strings.Contains(m, "### "+s.Title) || !strings.Contains(h, `-`+s.ID+`">`+s.Title+"</h3>") {
 			t.Errorf("section %s (%q) missing from a format: csv %v", s.ID, s.Title, sections[s.ID])
 		}
@@ -229,12 +233,12 @@ func TestSectionInEveryFormat(t *testing.T) {
 // TestTablesCSVIsWhatMarkdownShows: every cell tables.csv holds is the
 // cell of report.md's table of the same section, row and column.
 func TestTablesCSVIsWhatMarkdownShows(t *testing.T) {
-	rep := build(t, Options{}, demoDir)
+	rep := build(t, analyse.Options{}, demoDir)
 	var md, tab bytes.Buffer
-	if err := rep.WriteMarkdown(&md); err != nil {
+	if err := render.WriteMarkdown(rep, &md); err != nil {
 		t.Fatal(err)
 	}
-	if err := rep.WriteTablesCSV(&tab); err != nil {
+	if err := render.WriteTablesCSV(rep, &tab); err != nil {
 		t.Fatal(err)
 	}
 	mdt := mdTables(md.String())
@@ -243,7 +247,7 @@ func TestTablesCSVIsWhatMarkdownShows(t *testing.T) {
 		t.Fatal(err)
 	}
 	titles := map[string]string{}
-	for _, s := range tableSections {
+	for _, s := range render.TableSections {
 		titles[s.ID] = s.Title
 	}
 	if len(rows) < 20 {
@@ -259,7 +263,7 @@ func TestTablesCSVIsWhatMarkdownShows(t *testing.T) {
 		col := slices.Index(tb[0], r[4])
 		// csvCell: a cell that a spreadsheet would run as a formula
 		// ("-1.8 (slave2)") is written with a leading quote.
-		if col < 0 || csvCell(strings.ReplaceAll(tb[n][col], `\|`, "|")) != r[5] || csvCell(tb[n][0]) != r[3] {
+		if col < 0 || render.CSVCell(strings.ReplaceAll(tb[n][col], `\|`, "|")) != r[5] || render.CSVCell(tb[n][0]) != r[3] {
 			t.Errorf("%v: report.md's %q row %d reads %q", r, titles[r[1]], n, tb[n])
 		}
 	}

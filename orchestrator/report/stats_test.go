@@ -4,6 +4,8 @@ import (
 	"errors"
 	"math"
 	"testing"
+
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
 )
 
 func near(t *testing.T, what string, got, want, tol float64) {
@@ -16,7 +18,7 @@ func near(t *testing.T, what string, got, want, tol float64) {
 func TestDescribeKnownValues(t *testing.T) {
 	// Mean 5, sum of squared deviations 32: sd = sqrt(32/7). Student's t
 	// 0.975 quantile for 7 degrees of freedom is 2.364624251 (tables).
-	s := Describe([]float64{2, 4, 4, 4, 5, 5, 7, 9})
+	s := analyse.Describe([]float64{2, 4, 4, 4, 5, 5, 7, 9})
 	if s.N != 8 {
 		t.Fatalf("N = %d, want 8", s.N)
 	}
@@ -28,16 +30,16 @@ func TestDescribeKnownValues(t *testing.T) {
 	near(t, "ci high", s.CIHigh, 5+half, 1e-6)
 
 	// n=2: the t quantile for 1 degree of freedom is 12.70620474.
-	s = Describe([]float64{1, 3})
+	s = analyse.Describe([]float64{1, 3})
 	near(t, "n=2 ci high", s.CIHigh, 2+12.70620474*math.Sqrt(2)/math.Sqrt(2), 1e-6)
 }
 
 func TestDescribeFewValues(t *testing.T) {
-	s := Describe([]float64{math.NaN(), 42})
+	s := analyse.Describe([]float64{math.NaN(), 42})
 	if s.N != 1 || s.Mean != 42 || !math.IsNaN(s.SD) || !math.IsNaN(s.CILow) {
 		t.Errorf("one value: %+v, want n=1 mean=42 and no sd or CI", s)
 	}
-	s = Describe(nil)
+	s = analyse.Describe(nil)
 	if s.N != 0 || !math.IsNaN(s.Mean) {
 		t.Errorf("no value: %+v, want n=0 and NaN mean", s)
 	}
@@ -47,7 +49,7 @@ func TestWelchTwoDegreesOfFreedom(t *testing.T) {
 	// Means 2 and 6, variances 2 and 2, n=2 each: se² = 1+1, t = -4/√2,
 	// df = 2² / (1/1 + 1/1) = 2. For 2 degrees of freedom the two-sided
 	// p-value has a closed form: 1 - |t|/sqrt(2+t²).
-	tt, err := Welch([]float64{1, 3}, []float64{5, 7})
+	tt, err := analyse.Welch([]float64{1, 3}, []float64{5, 7})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +67,7 @@ func TestWelchUnequalVariances(t *testing.T) {
 	b := []float64{2, 4, 6, 8, 10}
 	// By hand: variances 2.5 and 10, se² = 0.5+2 = 2.5, t = -3/√2.5,
 	// df = 2.5² / (0.5²/4 + 2²/4) = 6.25/1.0625.
-	tt, err := Welch(a, b)
+	tt, err := analyse.Welch(a, b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +79,7 @@ func TestWelchUnequalVariances(t *testing.T) {
 func TestWelchSignificant(t *testing.T) {
 	a := []float64{3196.03, 3210.4, 3188.2, 3201.7}
 	b := []float64{2155.97, 2160.1, 2149.5}
-	tt, err := Welch(a, b)
+	tt, err := analyse.Welch(a, b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,13 +90,13 @@ func TestWelchSignificant(t *testing.T) {
 }
 
 func TestWelchRefusesWhatItCannotTest(t *testing.T) {
-	if _, err := Welch([]float64{1}, []float64{1, 2}); !errors.Is(err, ErrTooFew) {
+	if _, err := analyse.Welch([]float64{1}, []float64{1, 2}); !errors.Is(err, analyse.ErrTooFew) {
 		t.Errorf("one run: err = %v, want ErrTooFew", err)
 	}
-	if _, err := Welch([]float64{1, math.NaN()}, []float64{1, 2}); !errors.Is(err, ErrTooFew) {
+	if _, err := analyse.Welch([]float64{1, math.NaN()}, []float64{1, 2}); !errors.Is(err, analyse.ErrTooFew) {
 		t.Errorf("one finite run: err = %v, want ErrTooFew", err)
 	}
-	if _, err := Welch([]float64{3, 3}, []float64{4, 4}); !errors.Is(err, ErrNoVariance) {
+	if _, err := analyse.Welch([]float64{3, 3}, []float64{4, 4}); !errors.Is(err, analyse.ErrNoVariance) {
 		t.Errorf("constant samples: err = %v, want ErrNoVariance", err)
 	}
 }

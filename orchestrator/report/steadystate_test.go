@@ -7,13 +7,18 @@ import (
 	"regexp"
 	"strconv"
 	"testing"
+
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
+	"github.com/orch-bench/orch/orchestrator/report/judge"
+	"github.com/orch-bench/orch/orchestrator/report/load"
+	"github.com/orch-bench/orch/orchestrator/report/render"
 )
 
 // demoRaw builds a report of the demo matrix's four raw client logs
 // (benchmark/run.txt as sysbench printed them, labelled innodb and
 // rocksdb) with --warmup 5, as the demo ran: the whole per-second series,
 // no stack-sampling span left out (raw logs carry none).
-func demoRaw(t *testing.T, warmupS float64) *Table {
+func demoRaw(t *testing.T, warmupS float64) *judge.Table {
 	t.Helper()
 	dir := t.TempDir()
 	for _, c := range []string{"01-innodb-r1", "02-rocksdb-r1", "03-rocksdb-r2", "04-innodb-r2"} {
@@ -21,12 +26,12 @@ func demoRaw(t *testing.T, warmupS float64) *Table {
 			t.Fatal(err)
 		}
 	}
-	in, err := LoadLabelled(nil, []LabelGlob{{Name: "innodb", Glob: filepath.Join(dir, "*innodb*")}, {Name: "rocksdb", Glob: filepath.Join(dir, "*rocksdb*")}})
+	in, err := load.LoadLabelled(nil, []load.LabelGlob{{Name: "innodb", Glob: filepath.Join(dir, "*innodb*")}, {Name: "rocksdb", Glob: filepath.Join(dir, "*rocksdb*")}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	w := warmupS
-	rep, err := Build(in, Options{WarmupS: &w, Baseline: "innodb"})
+	rep, err := judge.Build(in, analyse.Options{WarmupS: &w, Baseline: "innodb"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,16 +61,16 @@ func TestSteadyStateDemoSeries(t *testing.T) {
 			t.Errorf("%s: %+.1f%% at %.0f s, want a 25-50%% drop at 7-10 s", r.ID, 100*s.Rel, s.AtS)
 		}
 	}
-	base, g := tb.group("innodb"), tb.group("rocksdb")
-	if p := tb.phases(base); p.Pooled.Found || p.Tested != 2 {
+	base, g := tb.Group("innodb"), tb.Group("rocksdb")
+	if p := tb.Phases(base); p.Pooled.Found || p.Tested != 2 {
 		t.Errorf("innodb: the runs' mean shifted (%+.1f%% at %.0f s) or not 2 runs tested (%d)", 100*p.Pooled.Rel, p.Pooled.AtS, p.Tested)
 	}
-	p := tb.phases(g)
+	p := tb.Phases(g)
 	t.Logf("rocksdb pooled: %+.1f%% at %.0f s, stat %.2f vs %.2f; %d of %d runs shifted, %d alone", 100*p.Pooled.Rel, p.Pooled.AtS, p.Pooled.Stat, p.Pooled.Crit, p.Shifted, p.Tested, p.Alone)
 	if !p.Pooled.Found || p.Shifted != 2 || !p.Agree {
 		t.Fatalf("rocksdb: pooled found %v, %d of %d runs shifted, agree %v", p.Pooled.Found, p.Shifted, p.Tested, p.Agree)
 	}
-	line := tb.steadyLine(base, g)
+	line := tb.SteadyLine(base, g)
 	t.Log(line)
 	re := regexp.MustCompile(`^Steady state \(rocksdb vs innodb\): rocksdb: no steady state: (\d+)% drop at ~(\d+) s in 2 of 2 runs \(a level-shift test of the runs' mean, 5% false alarm rate; \d of the runs significant alone\); ` +
 		`per phase: ([0-9.]+)x \[[0-9.]+, [0-9.]+\] up to ~(\d+) s, ([0-9.]+)x \[[0-9.]+, [0-9.]+\] after ~\d+ s; ` +
@@ -85,7 +90,7 @@ func TestSteadyStateDemoSeries(t *testing.T) {
 				continue
 			}
 			sum, n := 0.0, 0
-			for _, pt := range r.Bench.series(tb.Metric) {
+			for _, pt := range r.Bench.Series(tb.Metric) {
 				if pt.T > warmup && (pt.T > cut) == later {
 					sum += pt.V
 					n++
@@ -107,7 +112,7 @@ func TestSteadyStateDemoSeries(t *testing.T) {
 	}
 	// The answer carries it right under the comparison, and the trend
 	// warning follows.
-	lead, more := tb.answerParts()
+	lead, more := render.AnswerParts(tb)
 	if len(lead) != 2 || lead[1] != line {
 		t.Errorf("answer lead %q, want the comparison then %q", lead, line)
 	}

@@ -5,6 +5,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
+	"github.com/orch-bench/orch/orchestrator/report/render"
 )
 
 // TestTidyCSVsInPython reads the demo matrix's report as an analyst would,
@@ -28,7 +31,7 @@ func TestTidyCSVsInPython(t *testing.T) {
 		}
 	}
 	out := t.TempDir()
-	if _, _, err := Generate([]string{demoDir}, out, []string{FormatCSV}, Options{}); err != nil {
+	if _, _, err := render.Generate([]string{demoDir}, out, []string{render.FormatCSV}, analyse.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	b, err := exec.Command(py, filepath.Join("testdata", "tidy", "check.py"), demoDir, out).CombinedOutput()

@@ -5,24 +5,28 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
+	"github.com/orch-bench/orch/orchestrator/report/judge"
+	"github.com/orch-bench/orch/orchestrator/report/render"
 )
 
 // labGroup is a configuration on four hosts; kernel gives each host's boot
 // id (one id: the lab, all on one kernel and its 2 cores).
-func labGroup(label string, ratio float64, kernel func(host string) string, master, other, client, busy float64) *GroupWhy {
-	set := func(host string, f func(c *Cost)) func(c *Cost) {
-		return func(c *Cost) {
+func labGroup(label string, ratio float64, kernel func(host string) string, master, other, client, busy float64) *judge.GroupWhy {
+	set := func(host string, f func(c *analyse.Cost)) func(c *analyse.Cost) {
+		return func(c *analyse.Cost) {
 			c.Kernel, c.SamplerCPU, c.IOWait, c.HostCPU, c.RunQueue = kernel(host), 0.01, 0, busy, 3
 			f(c)
 		}
 	}
 	return group(label, ratio,
-		cost("master", "master", set("master", func(c *Cost) {
+		cost("master", "master", set("master", func(c *analyse.Cost) {
 			c.TPS, c.CPUUs, c.ServerCPU, c.DiskBusy = 3000*ratio, master*2e6/(3000*ratio), master, 0.2
 		})),
-		cost("slave1", "slave", set("slave1", func(c *Cost) { c.ServerCPU, c.TPS = other, 3000*ratio })),
-		cost("slave2", "slave", set("slave2", func(c *Cost) { c.ServerCPU, c.TPS = other, 3000*ratio })),
-		cost("loadbox", "loadbox", set("loadbox", func(c *Cost) { c.ClientCPU, c.BoxCPU, c.BoxRunQueue = client, client+0.01, 1 })))
+		cost("slave1", "slave", set("slave1", func(c *analyse.Cost) { c.ServerCPU, c.TPS = other, 3000*ratio })),
+		cost("slave2", "slave", set("slave2", func(c *analyse.Cost) { c.ServerCPU, c.TPS = other, 3000*ratio })),
+		cost("loadbox", "loadbox", set("loadbox", func(c *analyse.Cost) { c.ClientCPU, c.BoxCPU, c.BoxRunQueue = client, client+0.01, 1 })))
 }
 
 func TestSharedMachineSaturated(t *testing.T) {
@@ -35,7 +39,7 @@ func TestSharedMachineSaturated(t *testing.T) {
 	// to something none of orch's figures name.
 	g := labGroup("rocksdb", 0.66, one, 0.22, 0.15, 0.20, 0.98)
 	g.Hosts[0].CPUUs = base.Hosts[0].CPUUs * 1.1
-	got := attribution(base, g)
+	got := judge.Attribution(base, g)
 	for _, want := range []string{
 		"Machine-bound: the machine (shared by 4 hosts) is saturated in both (CPU 98.0% vs 97.0% busy of 2 cores; " +
 			"rocksdb: servers 52.0% (the master's 22.0%), client 20.0%, orch's sampling 4.0%, everything else 22.0%; " +
@@ -55,18 +59,18 @@ func TestSharedMachineSaturated(t *testing.T) {
 	g.Slaves.TPS, base.Hosts[1].TPS = 1000, 3000
 	g.ApplyTxPS, base.ApplyTxPS = 1000, 3000
 	base.Slaves = base.Hosts[1]
-	if got := slavePart(base, g); !strings.HasSuffix(got, "they fell behind the master (1000 of 1980 tx/s committed), the machine (shared by 4 hosts) saturated.") {
+	if got := judge.SlavePart(base, g); !strings.HasSuffix(got, "they fell behind the master (1000 of 1980 tx/s committed), the machine (shared by 4 hosts) saturated.") {
 		t.Errorf("slaves: %s", got)
 	}
 	if strings.Contains(got, "Master CPU") {
 		t.Errorf("a shared kernel's CPU called the master's: %s", got)
 	}
-	if line := baselineLine(base); !strings.HasPrefix(line, "innodb (baseline): the machine (shared by 4 hosts) is saturated (machine-bound) (CPU 97.0% busy of 2 cores: servers 63.0%") {
+	if line := judge.BaselineLine(base); !strings.HasPrefix(line, "innodb (baseline): the machine (shared by 4 hosts) is saturated (machine-bound) (CPU 97.0% busy of 2 cores: servers 63.0%") {
 		t.Errorf("baseline line: %s", line)
 	}
-	w := &Why{Groups: []*GroupWhy{base, g}, Base: base}
+	w := &judge.Why{Groups: []*judge.GroupWhy{base, g}, Base: base}
 	var machineRows, flagged int
-	for _, r := range w.useRows() {
+	for _, r := range render.UseRows(w) {
 		if r[1] == "machine" {
 			machineRows++
 			if r[2] != "shared by master, slave1, slave2, loadbox" || !strings.HasPrefix(r[11], "the machine (shared by 4 hosts) is saturated (machine-bound): servers ") {
@@ -94,12 +98,12 @@ func TestSeparateHostsStayPerHost(t *testing.T) {
 		base := labGroup("innodb", 1, kernel, 0.97, 0.15, 0.20, 0.98)
 		g := labGroup("rocksdb", 0.79, kernel, 0.96, 0.15, 0.20, 0.97)
 		g.Hosts[0].CPUUs = base.Hosts[0].CPUUs / 0.79
-		got := attribution(base, g)
+		got := judge.Attribution(base, g)
 		if !strings.Contains(got, "Master CPU saturated in both (97.0%, 98.0% of 2 cores)") || strings.Contains(got, "machine") {
 			t.Errorf("%s: %s", name, got)
 		}
-		w := &Why{Groups: []*GroupWhy{base, g}, Base: base}
-		for _, r := range w.useRows() {
+		w := &judge.Why{Groups: []*judge.GroupWhy{base, g}, Base: base}
+		for _, r := range render.UseRows(w) {
 			if r[1] == "machine" || strings.Contains(r[5], "machine") {
 				t.Errorf("%s: USE row %q", name, r)
 			}
@@ -113,15 +117,15 @@ func TestSeparateHostsStayPerHost(t *testing.T) {
 // The cost predicts the master's own commit rate, the measured ratio is the
 // client's: the sentence says that is what differs.
 func TestMovedNamesTheMastersRate(t *testing.T) {
-	base := group("innodb", 1, cost("master", "master", func(c *Cost) {
+	base := group("innodb", 1, cost("master", "master", func(c *analyse.Cost) {
 		c.TPS, c.CPUUs, c.ServerCPU, c.HostCPU, c.DiskBusy = 6329, 102, 0.32, 0.986, 0.05
 	}))
-	g := group("rocksdb", 0.94, cost("master", "master", func(c *Cost) {
+	g := group("rocksdb", 0.94, cost("master", "master", func(c *analyse.Cost) {
 		c.TPS, c.CPUUs, c.ServerCPU, c.HostCPU, c.DiskBusy = 4710, 137, 0.32, 0.989, 0.02
 	}))
 	want := "which alone predicts 0.745x, not the 0.940x measured; what else moved: the master's own commit rate, 0.744x (4710 vs 6329 tx/s), " +
 		"is what the cost predicts: the 0.940x is the client's figure."
-	if got := attribution(base, g); !strings.Contains(got, want) {
+	if got := judge.Attribution(base, g); !strings.Contains(got, want) {
 		t.Errorf("sentence lacks %q:\n%s", want, got)
 	}
 }
@@ -135,7 +139,7 @@ func TestKernelID(t *testing.T) {
 		`{"host": "master"}`:      "",
 		`not json`:                "",
 	} {
-		if got := kernelID([]byte(raw)); got != want {
+		if got := analyse.KernelID([]byte(raw)); got != want {
 			t.Errorf("kernelID(%s) = %q, want %q", raw, got, want)
 		}
 	}
@@ -149,7 +153,7 @@ func TestKernelID(t *testing.T) {
 // and 3.9 > 2 cores, made both configurations "client-bound" before).
 func TestLabSharedKernelNotClientBound(t *testing.T) {
 	out := t.TempDir()
-	if _, _, err := Generate([]string{filepath.Join("testdata", "lab2026")}, out, []string{"md"}, Options{}); err != nil {
+	if _, _, err := render.Generate([]string{filepath.Join("testdata", "lab2026")}, out, []string{"md"}, analyse.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(filepath.Join(out, "report.md"))
@@ -177,8 +181,8 @@ func TestLoadBoxHogsOnTheMachine(t *testing.T) {
 	g := labGroup("innodb", 1, one, 0.24, 0.09, 0.049, 0.999)
 	lb := g.LoadBoxes[0]
 	lb.BoxCPU, lb.BoxRunQueue, lb.BoxRunQueueP90 = 0.383, 5, 9
-	g.ClientBound, g.ClientWhy = clientsBound(g.LoadBoxes)
-	line := baselineLine(g)
+	g.ClientBound, g.ClientWhy = judge.ClientsBound(g.LoadBoxes)
+	line := judge.BaselineLine(g)
 	for _, want := range []string{"client 4.9%, the load box's other processes 33.4%", "(machine-bound)"} {
 		if !strings.Contains(line, want) {
 			t.Errorf("baseline line lacks %q: %s", want, line)

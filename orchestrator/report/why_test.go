@@ -11,26 +11,30 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
+	"github.com/orch-bench/orch/orchestrator/report/judge"
+	"github.com/orch-bench/orch/orchestrator/report/load"
+	"github.com/orch-bench/orch/orchestrator/report/render"
 	"github.com/orch-bench/orch/orchestrator/stacks"
 )
 
 // cost is a hand-made host figure set; unset figures are NaN.
-func cost(host, role string, set func(c *Cost)) *Cost {
+func cost(host, role string, set func(c *analyse.Cost)) *analyse.Cost {
 	n := math.NaN()
-	c := &Cost{Host: host, Role: role, Tx: n, Seconds: n, TPS: n, CPUUs: n, CS: n, ReadKiB: n, WriteKiB: n, Fsync: n, BinlogBytes: n,
+	c := &analyse.Cost{Host: host, Role: role, Tx: n, Seconds: n, TPS: n, CPUUs: n, CS: n, ReadKiB: n, WriteKiB: n, Fsync: n, BinlogBytes: n,
 		SemisyncShare: n, NCPU: 2, ServerCPU: n, HostCPU: n, RunQueue: n, RunQueueP90: n, ServerRunnable: n, DiskBusy: n, ThreadsRunning: n,
 		ClientCPU: n, BoxCPU: n, BoxRunQueue: n, BoxRunQueueP90: n, FsyncParts: map[string]float64{}}
 	set(c)
 	return c
 }
 
-func group(label string, ratio float64, hosts ...*Cost) *GroupWhy {
-	g := &GroupWhy{Label: label, Ratio: ratio, Profiles: map[string]*stacks.Profile{}}
+func group(label string, ratio float64, hosts ...*analyse.Cost) *judge.GroupWhy {
+	g := &judge.GroupWhy{Label: label, Ratio: ratio, Profiles: map[string]*stacks.Profile{}}
 	for _, h := range hosts {
 		if h.Role == "loadbox" {
 			g.LoadBoxes = append(g.LoadBoxes, h)
 			g.LoadBox = g.LoadBoxes[0]
-			g.ClientBound, g.ClientWhy = clientsBound(g.LoadBoxes)
+			g.ClientBound, g.ClientWhy = judge.ClientsBound(g.LoadBoxes)
 			continue
 		}
 		g.Hosts = append(g.Hosts, h)
@@ -42,13 +46,13 @@ func group(label string, ratio float64, hosts ...*Cost) *GroupWhy {
 }
 
 func TestAttributionCPUBound(t *testing.T) {
-	base := group("innodb", 1, cost("master", "master", func(c *Cost) {
+	base := group("innodb", 1, cost("master", "master", func(c *analyse.Cost) {
 		c.TPS, c.CPUUs, c.ServerCPU, c.HostCPU, c.DiskBusy, c.Fsync = 6000, 325, 0.98, 0.99, 0.2, 1.0
 	}))
-	g := group("rocksdb", 0.79, cost("master", "master", func(c *Cost) {
+	g := group("rocksdb", 0.79, cost("master", "master", func(c *analyse.Cost) {
 		c.TPS, c.CPUUs, c.ServerCPU, c.HostCPU, c.DiskBusy, c.Fsync = 4740, 412, 0.97, 0.98, 0.1, 1.01
 	}))
-	got := attribution(base, g)
+	got := judge.Attribution(base, g)
 	for _, want := range []string{"rocksdb: 0.790x innodb.", "Master CPU saturated in both (98.0%, 99.0% of 2 cores)",
 		"rocksdb used 1.27x CPU per transaction (412 vs 325 us), which alone predicts 0.789x."} {
 		if !strings.Contains(got, want) {
@@ -61,21 +65,21 @@ func TestAttributionCPUBound(t *testing.T) {
 	// The same CPU cost with twice the throughput loss: the cost explains
 	// only part of it.
 	g.Ratio, g.Master().TPS = 0.5, 3000
-	if got := attribution(base, g); !strings.Contains(got, "predicts 0.789x, not the 0.500x measured; what else moved: master disk 10.0% vs 20.0% busy.") {
+	if got := judge.Attribution(base, g); !strings.Contains(got, "predicts 0.789x, not the 0.500x measured; what else moved: master disk 10.0% vs 20.0% busy.") {
 		t.Errorf("prediction off by far, not said: %s", got)
 	}
 }
 
 func TestAttributionNamesFsyncs(t *testing.T) {
-	base := group("flush=1", 1, cost("master", "master", func(c *Cost) {
+	base := group("flush=1", 1, cost("master", "master", func(c *analyse.Cost) {
 		c.TPS, c.CPUUs, c.ServerCPU, c.HostCPU, c.DiskBusy, c.Fsync = 900, 300, 0.3, 0.4, 0.5, 1.2
 		c.FsyncParts["InnoDB"] = 1.2
 	}))
-	g := group("flush=2", 2.5, cost("master", "master", func(c *Cost) {
+	g := group("flush=2", 2.5, cost("master", "master", func(c *analyse.Cost) {
 		c.TPS, c.CPUUs, c.ServerCPU, c.HostCPU, c.DiskBusy, c.Fsync = 2250, 290, 0.5, 0.6, 0.2, 0.02
 		c.FsyncParts["InnoDB"] = 0.02
 	}))
-	got := attribution(base, g)
+	got := judge.Attribution(base, g)
 	for _, want := range []string{"Master not saturated (CPU 60.0% vs 40.0% of 2 cores, disk 20.0% vs 50.0% busy)",
 		"the largest per-transaction difference: 0.0167x fsyncs per transaction (0.0200 vs 1.20; InnoDB 0.0200)"} {
 		if !strings.Contains(got, want) {
@@ -85,10 +89,10 @@ func TestAttributionNamesFsyncs(t *testing.T) {
 }
 
 func TestAttributionSlavesAndStacks(t *testing.T) {
-	mk := func(label string, ratio, slaveTPS, slaveFsync float64, ordered int) *GroupWhy {
+	mk := func(label string, ratio, slaveTPS, slaveFsync float64, ordered int) *judge.GroupWhy {
 		g := group(label, ratio,
-			cost("master", "master", func(c *Cost) { c.TPS, c.HostCPU, c.DiskBusy = 1000*ratio, 0.5, 0.1 }),
-			cost("slave1", "slave", func(c *Cost) { c.TPS, c.Fsync, c.DiskBusy = slaveTPS, slaveFsync, 0.95 }))
+			cost("master", "master", func(c *analyse.Cost) { c.TPS, c.HostCPU, c.DiskBusy = 1000*ratio, 0.5, 0.1 }),
+			cost("slave1", "slave", func(c *analyse.Cost) { c.TPS, c.Fsync, c.DiskBusy = slaveTPS, slaveFsync, 0.95 }))
 		g.ApplyTxPS = slaveTPS // the Replicas line's applied rate
 		r := stacks.Raw{Snapshots: 1}
 		for i := 0; i < 10; i++ {
@@ -117,7 +121,7 @@ func TestAttributionSlavesAndStacks(t *testing.T) {
 		return stacks.NewProfile("slave1", "slave", stacks.GDB, time.Time{}, time.Time{}, r)
 	}
 	base.Profiles["slave"], g.Profiles["slave"] = slaveProfile(0), slaveProfile(3)
-	got := attribution(base, g)
+	got := judge.Attribution(base, g)
 	for _, want := range []string{
 		// 0.001 fsyncs is under the metric's floor (0.01): no "2,000x".
 		"Slaves: the slowest applied 250 vs 1000 tx/s (Replicas), with fsyncs per applied transaction (2.00 vs 0.00100: the baseline's near 0, no ratio)",
@@ -134,12 +138,12 @@ func TestAttributionSlavesAndStacks(t *testing.T) {
 	// position: named beside the fsyncs it costs (the seed's TokuDB
 	// slaves: InnoDB 2.01 fsyncs per applied transaction).
 	g.SidePosition = "mysql.gtid_slave_pos in innodb (gtid_pos_auto_engines=''), innodb_flush_log_at_trx_commit=1 (fsync at each commit)"
-	if got, want := attribution(base, g), "(2.00 vs 0.00100: the baseline's near 0, no ratio); its slaves keep their applied position in "+
+	if got, want := judge.Attribution(base, g), "(2.00 vs 0.00100: the baseline's near 0, no ratio); its slaves keep their applied position in "+
 		"mysql.gtid_slave_pos in innodb (gtid_pos_auto_engines=''), innodb_flush_log_at_trx_commit=1 (fsync at each commit) (Fairness); they fell behind"; !strings.Contains(got, want) {
 		t.Errorf("side position not named:\n%s", got)
 	}
 	g.SidePosition = ""
-	if got := attribution(base, mk("same", 1, 1000, 0.001, 1)); !strings.Contains(got, "no server frame's share grew by 5 points") {
+	if got := judge.Attribution(base, mk("same", 1, 1000, 0.001, 1)); !strings.Contains(got, "no server frame's share grew by 5 points") {
 		t.Errorf("unchanged stacks: %s", got)
 	}
 }
@@ -158,18 +162,18 @@ func TestClientBound(t *testing.T) {
 		{0.3, 0.5, 5.1, false, ""},
 		{0.5, 0.6, 2, false, ""},
 	} {
-		lb := cost("loadbox", "loadbox", func(x *Cost) {
+		lb := cost("loadbox", "loadbox", func(x *analyse.Cost) {
 			x.ClientCPU, x.BoxCPU, x.BoxRunQueue, x.BoxRunQueueP90 = c.client, c.box, c.runq, c.runq
 		})
-		bound, why := clientBound(lb)
+		bound, why := judge.ClientBound(lb)
 		if bound != c.bound || why != c.why {
 			t.Errorf("%+v: got %v %q", c, bound, why)
 		}
 	}
-	base := group("a", 1, cost("master", "master", func(c *Cost) {}))
-	g := group("b", 1.1, cost("master", "master", func(c *Cost) {}),
-		cost("loadbox", "loadbox", func(x *Cost) { x.ClientCPU, x.BoxCPU, x.BoxRunQueue = 0.95, 0.97, 1 }))
-	if got := attribution(base, g); !strings.Contains(got, "Client-bound: the load box was saturated in b (client 95.0% of 2 cores): the comparison measures the load box") {
+	base := group("a", 1, cost("master", "master", func(c *analyse.Cost) {}))
+	g := group("b", 1.1, cost("master", "master", func(c *analyse.Cost) {}),
+		cost("loadbox", "loadbox", func(x *analyse.Cost) { x.ClientCPU, x.BoxCPU, x.BoxRunQueue = 0.95, 0.97, 1 }))
+	if got := judge.Attribution(base, g); !strings.Contains(got, "Client-bound: the load box was saturated in b (client 95.0% of 2 cores): the comparison measures the load box") {
 		t.Errorf("client-bound not said: %s", got)
 	}
 }
@@ -206,7 +210,7 @@ func TestReadRunWhy(t *testing.T) {
 		"x,2,1,50,100\nx,3,1,50,100\n")
 	write("timeseries/lb-os.csv", "t,elapsed_s,interval_s,ncpu,client_cpu_us_ps,box_cpu_us_ps,box_tasks_runnable\n"+
 		"x,2,1,2,1800000,1900000,3\nx,3,1,2,1900000,1950000,5\n")
-	rw, err := readRunWhy(dir, loadWindow(1, 3), 0, 1000)
+	rw, err := analyse.ReadRunWhy(dir, load.LoadWindow(1, 3), 0, 1000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +241,7 @@ func TestReadRunWhy(t *testing.T) {
 	near("slave fsync per applied tx", s.Fsync, 2)
 	near("client CPU share", lb.ClientCPU, 0.925)
 	near("box run queue", lb.BoxRunQueue, 4)
-	if bound, _ := clientBound(lb); !bound {
+	if bound, _ := judge.ClientBound(lb); !bound {
 		t.Error("a client at 92% of its cores is not client-bound")
 	}
 	if !math.IsNaN(s.CPUUs) || !math.IsNaN(s.SemisyncShare) {
@@ -247,7 +251,7 @@ func TestReadRunWhy(t *testing.T) {
 	// run above, an older one, had their two parts.
 	write("timeseries/m-os.csv", "t,elapsed_s,interval_s,ncpu,server_cpu_us_ps,server_cs_ps\n"+
 		"x,1,1,2,9,9\nx,2,1,2,1000000,600\nx,3,1,2,1400000,400\nx,4,1,2,9,9\n")
-	if rw, err = readRunWhy(dir, loadWindow(1, 3), 0, 1000); err != nil {
+	if rw, err = analyse.ReadRunWhy(dir, load.LoadWindow(1, 3), 0, 1000); err != nil {
 		t.Fatal(err)
 	}
 	near("cs_per_tx from server_cs_ps", rw.Hosts[0].CS, 1000.0/200)
@@ -257,17 +261,17 @@ func TestSmallSignificantDigits(t *testing.T) {
 	// One column, three significant digits, plain decimals: never 4.4e-05
 	// beside 0.00.
 	for v, want := range map[float64]string{0.000044: "0.0000440", 0: "0", 0.00119: "0.00119", 1.35: "1.35", 86.31: "86.3", 627.2: "627", 9641.4: "9641"} {
-		if got := small(v, 3); got != want {
+		if got := judge.Small(v, 3); got != want {
 			t.Errorf("small(%v, 3) = %q, want %q", v, got, want)
 		}
 	}
 }
 
 func TestCostRowsMarks(t *testing.T) {
-	base := group("a", 1, cost("master", "master", func(c *Cost) { c.TPS, c.CPUUs, c.Fsync = 100, 100, 1 }))
-	g := group("b", 1.03, cost("master", "master", func(c *Cost) { c.TPS, c.CPUUs, c.Fsync = 103, 130, 1.02 }))
-	w := &Why{Groups: []*GroupWhy{base, g}, Base: base}
-	rows := w.costRows(func(s string) string { return "[" + s + "]" })
+	base := group("a", 1, cost("master", "master", func(c *analyse.Cost) { c.TPS, c.CPUUs, c.Fsync = 100, 100, 1 }))
+	g := group("b", 1.03, cost("master", "master", func(c *analyse.Cost) { c.TPS, c.CPUUs, c.Fsync = 103, 130, 1.02 }))
+	w := &judge.Why{Groups: []*judge.GroupWhy{base, g}, Base: base}
+	rows := w.CostRows(func(s string) string { return "[" + s + "]" })
 	if rows[0][3] != "100" || rows[0][4] != "100" {
 		t.Errorf("baseline row %q", rows[0])
 	}
@@ -278,9 +282,9 @@ func TestCostRowsMarks(t *testing.T) {
 
 // hosts.csv carries the same figures, one row per run and host.
 func TestWhyCSVRows(t *testing.T) {
-	rep := build(t, Options{}, matrixDir)
+	rep := build(t, analyse.Options{}, matrixDir)
 	var b bytes.Buffer
-	if err := rep.WriteHostsCSV(&b); err != nil {
+	if err := render.WriteHostsCSV(rep, &b); err != nil {
 		t.Fatal(err)
 	}
 	rows, err := csv.NewReader(&b).ReadAll()
@@ -300,14 +304,14 @@ func TestWhyCSVRows(t *testing.T) {
 	for _, r := range rows[1:] {
 		perRun[r[col["run"]]] = append(perRun[r[col["run"]]], r[col["host"]]+"/"+r[col["host_role"]])
 		if r[col["run"]] == "01-innodb-r1" && r[col["host"]] == "slave1" {
-			var run *Run
+			var run *load.Run
 			for _, x := range tb.Runs {
 				if x.ID == "01-innodb-r1" {
 					run = x
 				}
 			}
 			c := w.Runs[run].Hosts[1]
-			if c.Host != "slave1" || r[col["fsync_per_tx"]] != f4(c.Fsync) || r[col["host_tx_per_s"]] != f4(c.TPS) || r[col["fsync_per_tx"]] == "" {
+			if c.Host != "slave1" || r[col["fsync_per_tx"]] != render.F4(c.Fsync) || r[col["host_tx_per_s"]] != render.F4(c.TPS) || r[col["fsync_per_tx"]] == "" {
 				t.Errorf("slave1 row %q, figures %+v", r, c)
 			}
 		}
@@ -321,9 +325,9 @@ func TestWhyCSVRows(t *testing.T) {
 }
 
 func TestWhyHTML(t *testing.T) {
-	rep := build(t, Options{}, matrixDir)
+	rep := build(t, analyse.Options{}, matrixDir)
 	var b bytes.Buffer
-	if err := rep.WriteHTML(&b); err != nil {
+	if err := render.WriteHTML(rep, &b); err != nil {
 		t.Fatal(err)
 	}
 	page := b.String()
@@ -331,14 +335,14 @@ func TestWhyHTML(t *testing.T) {
 		t.Fatalf("report.html is not well-formed: %v", err)
 	}
 	verdicts := strings.Index(page, `<ul class="verdicts">`)
-	why := strings.Index(page, "<h3>"+WhyHeading+"</h3>")
+	why := strings.Index(page, "<h3>"+render.WhyHeading+"</h3>")
 	configs := strings.Index(page, `-configurations">Configurations</h3>`)
 	// The configurations' table comes first, the diagnostics after it.
 	if why < 0 || !(verdicts < configs && configs < why) {
 		t.Errorf("the section is missing or not under the verdicts and the Configurations table (verdicts %d, configurations %d, why %d)", verdicts, configs, why)
 	}
 	for _, want := range []string{`<td class="marked"`, "<h4>Per transaction</h4>", "<h4>Utilisation and saturation (USE)</h4>",
-		"rocksdb: " + Ratio(rep.Tables[0].group("rocksdb").Ratio) + " innodb."} {
+		"rocksdb: " + analyse.Ratio(rep.Tables[0].Group("rocksdb").Ratio) + " innodb."} {
 		if !strings.Contains(page, want) {
 			t.Errorf("report.html lacks %q", want)
 		}
@@ -346,9 +350,9 @@ func TestWhyHTML(t *testing.T) {
 }
 
 func TestWhyJSON(t *testing.T) {
-	rep := build(t, Options{}, matrixDir)
+	rep := build(t, analyse.Options{}, matrixDir)
 	var b bytes.Buffer
-	if err := rep.WriteWhyJSON(&b); err != nil {
+	if err := render.WriteWhyJSON(rep, &b); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {

@@ -7,30 +7,34 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/orch-bench/orch/orchestrator/report/analyse"
+	"github.com/orch-bench/orch/orchestrator/report/load"
+	"github.com/orch-bench/orch/orchestrator/report/render"
 )
 
 func TestWrittenLine(t *testing.T) {
-	got := WrittenLine([]string{"r/plots/a.svg", "r/plots/b.svg", "r/report.md", "r/results.csv", "r/hosts.csv"})
+	got := render.WrittenLine([]string{"r/plots/a.svg", "r/plots/b.svg", "r/report.md", "r/results.csv", "r/hosts.csv"})
 	if want := "wrote r/{report.md,results.csv,hosts.csv} and 2 plots in r/plots"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
-	if got := WrittenLine([]string{"x/results.csv"}); got != "wrote x/{results.csv}" {
+	if got := render.WrittenLine([]string{"x/results.csv"}); got != "wrote x/{results.csv}" {
 		t.Errorf("got %q", got)
 	}
 }
 
 // Every JSON file the report writes carries its schema_version.
 func TestJSONSchemaVersion(t *testing.T) {
-	_, paths, err := Generate([]string{demoDir}, t.TempDir(), AllFormats, Options{})
+	_, paths, err := render.Generate([]string{demoDir}, t.TempDir(), render.AllFormats, analyse.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := build(t, Options{}, demoDir)
+	rep := build(t, analyse.Options{}, demoDir)
 	var nf bytes.Buffer
-	if err := rep.WriteNoiseFloorJSON(&nf); err != nil {
+	if err := render.WriteNoiseFloorJSON(rep, &nf); err != nil {
 		t.Fatal(err)
 	}
-	docs := map[string][]byte{FileNoiseFloor: nf.Bytes()}
+	docs := map[string][]byte{load.FileNoiseFloor: nf.Bytes()}
 	for _, p := range paths {
 		if strings.HasSuffix(p, ".json") {
 			b, err := os.ReadFile(p)
@@ -40,10 +44,10 @@ func TestJSONSchemaVersion(t *testing.T) {
 			docs[filepath.Base(p)] = b
 		}
 	}
-	if _, ok := docs[FileWhy]; !ok {
-		t.Fatalf("no %s among %q", FileWhy, paths)
+	if _, ok := docs[load.FileWhy]; !ok {
+		t.Fatalf("no %s among %q", load.FileWhy, paths)
 	}
-	want := map[string]int{FileWhy: WhySchemaVersion, FileNoiseFloor: NoiseFloorSchemaVersion}
+	want := map[string]int{load.FileWhy: render.WhySchemaVersion, load.FileNoiseFloor: render.NoiseFloorSchemaVersion}
 	for name, b := range docs {
 		var doc struct {
 			Schema *int `json:"schema_version"`

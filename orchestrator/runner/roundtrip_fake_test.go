@@ -11,7 +11,7 @@ import (
 
 	"github.com/orch-bench/orch/orchestrator/bench"
 	"github.com/orch-bench/orch/orchestrator/dataset"
-	"github.com/orch-bench/orch/orchestrator/report"
+	"github.com/orch-bench/orch/orchestrator/report/load"
 	"github.com/orch-bench/orch/orchestrator/rundir"
 	"github.com/orch-bench/orch/orchestrator/schema"
 	"github.com/orch-bench/orch/orchestrator/server"
@@ -48,7 +48,7 @@ func TestRunDirRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	in, err := report.Load([]string{dir})
+	in, err := load.Load([]string{dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +184,7 @@ func checkHealth(t *testing.T, d *rundir.Dir, res *schema.Results, master string
 	if err := (&run{dir: d}).writeResults(res); err != nil {
 		t.Fatal(err)
 	}
-	in, err := report.Load([]string{d.Path()})
+	in, err := load.Load([]string{d.Path()})
 	if err != nil {
 		t.Fatal(err)
 	}
