@@ -75,6 +75,13 @@ func Matrix(dir, out string) (*Result, error) {
 	}
 	res := &Result{Steady: map[string]float64{}, Master: map[string]float64{}, comparisons: map[string]*comparison{}, cvs: map[string]float64{}, until: m.Until,
 		phases: map[string]*phases{}, steady: steadyChecks{seen: map[string]bool{}}, replicas: map[string]replicaRuns{}, levels: map[string][3]float64{}}
+	if m.Until != nil {
+		for _, c := range m.Cells {
+			if c.State == "skipped" {
+				m.Until.skipped++
+			}
+		}
+	}
 	byRun := map[string]map[string]string{}
 	for _, row := range rows {
 		byRun[row["run"]] = row // results.csv has one row per run

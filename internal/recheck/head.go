@@ -38,8 +38,8 @@ var (
 			res.printed(w+"change % interval low", m[1], 100*(c.lo-1))
 			res.printed(w+"change % interval high", m[2], 100*(c.hi-1))
 		}},
-		{regexp.MustCompile(`\(p=([0-9.e-]+), n=([0-9]+)\+([0-9]+)\)`), func(res *Result, w string, c *comparison, m []string) {
-			res.printed(w+"p", m[0], c.p)
+		{regexp.MustCompile(`\(p([=<][0-9.e-]+), n=([0-9]+)\+([0-9]+)\)`), func(res *Result, w string, c *comparison, m []string) {
+			res.pValue(w+"p", m[0], c.p)
 			res.printed(w+"n", m[1], float64(c.n))
 			res.printed(w+"n baseline", m[2], float64(c.nBase))
 		}},
@@ -90,8 +90,8 @@ var (
 		{regexp.MustCompile(`catch-up ([0-9.]+) s\)`), func(res *Result, w string, c *comparison, m []string) {
 			res.printed(w+"catch-up s", m[0], c.catchUp)
 		}},
-		{regexp.MustCompile(`\(p=([0-9.e-]+), (not )?significant\)`), func(res *Result, w string, c *comparison, m []string) {
-			res.printed(w+"p", m[0], c.p)
+		{regexp.MustCompile(`\(p([=<][0-9.e-]+), (not )?significant\)`), func(res *Result, w string, c *comparison, m []string) {
+			res.pValue(w+"p", m[0], c.p)
 			// Significant exactly when the recomputed interval excludes 1.
 			res.Compared++
 			if sig := c.lo > 1 || c.hi < 1; sig != (m[1] == "") {
@@ -119,6 +119,8 @@ var (
 	reRuleWidth  = regexp.MustCompile(`(?:: |worst [^:]+: )±([0-9.]+)%`)
 	reRuleRounds = regexp.MustCompile(`(?:after|--max-repeat) ([0-9]+)\b`)
 	reRuleBounds = regexp.MustCompile(`\(rounds ([0-9]+)-([0-9]+)[,)]`)
+	// "(2 planned cell(s) not needed)": matrix.json's skipped cells.
+	reRuleSkipped = regexp.MustCompile(`\(([0-9]+) planned cell\(s\) not needed\)`)
 	// A matrix not finished: "not finished after 0 round(s) judged: going
 	// on: 0 of at least 3 rounds": matrix.json's rounds judged and
 	// --min-repeat.
@@ -128,6 +130,20 @@ var (
 	// mean, sd and runs.
 	reLevel = regexp.MustCompile(`^: ([0-9.,]+) [^±(]*?(?: ± ([0-9.,]+))? \(n=([0-9]+)\)`)
 )
+
+// pValue compares a p printed "=0.0114" (as printed) or "<0.001" (the
+// recomputed p must be below the bound) with the recomputed one.
+func (res *Result) pValue(what, text string, want float64) {
+	if bound, ok := strings.CutPrefix(text, "<"); ok {
+		b, err := strconv.ParseFloat(bound, 64)
+		res.Compared++
+		if err != nil || !(want < b) {
+			res.Problems = append(res.Problems, fmt.Sprintf("%s: report p<%s, recomputed %.4g", what, bound, want))
+		}
+		return
+	}
+	res.printed(what, strings.TrimPrefix(text, "="), want)
+}
 
 // printed compares a figure as the report printed it with the recomputed
 // one: within Tolerance, plus half a unit of its last printed digit (a
@@ -294,6 +310,10 @@ func (res *Result) checkRule(line string) [][]int {
 			want = float64(res.until.MaxRounds)
 		}
 		res.printed("stopping rule rounds", line[m[2]:m[3]], want)
+		spans = append(spans, m[2:4])
+	}
+	if m := reRuleSkipped.FindStringSubmatchIndex(line); m != nil {
+		res.printed("stopping rule cells not needed (matrix.json)", line[m[2]:m[3]], float64(res.until.skipped))
 		spans = append(spans, m[2:4])
 	}
 	if m := reRuleBounds.FindStringSubmatchIndex(line); m != nil {

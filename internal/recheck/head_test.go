@@ -52,3 +52,24 @@ func TestAppliedRatiosOnTheReplicasLine(t *testing.T) {
 		}
 	}
 }
+
+// A decisive demo's head: "p<0.001" is a bound the recomputed p must be
+// under, and the stopping rule's "(2 planned cell(s) not needed)" is
+// matrix.json's skipped cells (both were numbers no rule claimed).
+func TestBoundedPAndCellsNotNeeded(t *testing.T) {
+	md := "# Benchmark report\n\n- rocksdb vs innodb: -25% writes/s [-27%, -23%] (p<0.001, n=5+5)\n" +
+		"- Stopping rule: ±15% reached after 5 rounds: every interval's half-width is within it (worst rocksdb/innodb: ±2.91%) " +
+		"(rounds 3-6, blocked analysis) (2 planned cell(s) not needed)\n\nServers: x\n"
+	for _, c := range []struct {
+		p        float64
+		skipped  int
+		problems int
+	}{{0.0004, 2, 0}, {0.002, 2, 1}, {0.0004, 1, 1}} {
+		res := &Result{comparisons: map[string]*comparison{"rocksdb": {n: 5, nBase: 5, ratio: 0.747, lo: 0.7253, hi: 0.7688, p: c.p}},
+			until: &until{Precision: 0.15, MinRounds: 3, MaxRounds: 6, Judged: 5, skipped: c.skipped}}
+		res.checkLines(md, "innodb", []string{"innodb", "rocksdb"})
+		if len(res.Problems) != c.problems || len(res.Uncovered) > 0 {
+			t.Errorf("p %g, %d skipped: problems %q, uncovered %q", c.p, c.skipped, res.Problems, res.Uncovered)
+		}
+	}
+}

@@ -197,6 +197,7 @@ type matrixFile struct {
 		Label string `json:"label"`
 		Dir   string `json:"dir"`
 		Rep   int    `json:"rep"`
+		State string `json:"state"`
 	} `json:"cells"`
 	Design *struct {
 		Blocks []struct {
@@ -213,6 +214,9 @@ type until struct {
 	MaxRounds int     `json:"max_rounds"`
 	// Judged is the last round the matrix judged (its progress).
 	Judged int `json:"rounds_judged"`
+	// skipped counts matrix.json's cells the rule did not need (state
+	// "skipped"), set from its cells.
+	skipped int
 }
 
 // clusterOf is the cluster that ran cell id ("" with one).
